@@ -1,0 +1,4 @@
+// Command backtestd is the backtest management service.
+package main
+
+func main() {}
