@@ -1,0 +1,405 @@
+package jsrt
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+)
+
+// StrategyInfo describes a loaded strategy class.
+type StrategyInfo struct {
+	ClassName   string  `json:"class_name"`
+	Description string  `json:"description"` // first line of the class's doc comment
+	Params      []Param `json:"params"`      // in declaration order
+}
+
+// Param is one entry of a strategy's static params.
+type Param struct {
+	Name        string `json:"name"`
+	Default     any    `json:"default"`
+	Type        string `json:"type"` // "int", "float", "str", "bool", "list" or "object"
+	Description string `json:"description"`
+}
+
+// LoadError reports strategy code that cannot be loaded. Message is the
+// spec's text ("Failed to load strategy: <cause>" or "<ClassName> is not a
+// Strategy subclass"); Line and Column are 1-based when known, 0 otherwise.
+type LoadError struct {
+	Message string `json:"message"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+}
+
+func (e *LoadError) Error() string { return e.Message }
+
+func loadFailed(cause string, line, col int) *LoadError {
+	return &LoadError{Message: "Failed to load strategy: " + cause, Line: line, Column: col}
+}
+
+// Inspect loads strategy code in a fresh sandboxed runtime with a short time
+// limit and returns the first class that extends Strategy, with its
+// parameters. Errors are *LoadError, or an error wrapping ctx.Err() when the
+// context ends first.
+func Inspect(ctx context.Context, code string) (*StrategyInfo, error) {
+	rt := newRuntime()
+	base, err := installGlobals(rt, stubHost(rt), stubIndicators(rt))
+	if err != nil {
+		return nil, fmt.Errorf("install prelude: %w", err)
+	}
+	g := startGuard(ctx, rt, inspectTimeLimit, inspectMemoryLimit)
+	_, info, lerr := loadStrategy(rt, g, code, base)
+	g.stop()
+	if lerr != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("inspect strategy: %w", ctx.Err())
+		}
+		return nil, lerr
+	}
+	return info, nil
+}
+
+// installGlobals defines Strategy and ind in rt and returns Strategy.
+func installGlobals(rt *goja.Runtime, host, ind *goja.Object) (*goja.Object, error) {
+	v, err := rt.RunScript("prelude.js", preludeSrc)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := goja.AssertFunction(v)
+	if !ok {
+		return nil, errors.New("prelude is not a function")
+	}
+	cls, err := fn(goja.Undefined(), host)
+	if err != nil {
+		return nil, err
+	}
+	base := cls.ToObject(rt)
+	if err := rt.Set("Strategy", base); err != nil {
+		return nil, err
+	}
+	if err := rt.Set("ind", ind); err != nil {
+		return nil, err
+	}
+	return base, nil
+}
+
+// stubHost returns a host whose functions fail: orders cannot be placed
+// while code is only being loaded.
+func stubHost(rt *goja.Runtime) *goja.Object {
+	h := rt.NewObject()
+	fail := func(goja.FunctionCall) goja.Value {
+		panic(rt.NewTypeError("the strategy API is only available while a backtest runs"))
+	}
+	for _, n := range []string{"order", "close", "cancel", "bracket", "target", "getPosition", "log"} {
+		_ = h.Set(n, fail)
+	}
+	return h
+}
+
+func stubIndicators(rt *goja.Runtime) *goja.Object {
+	o := rt.NewObject()
+	fail := func(goja.FunctionCall) goja.Value {
+		panic(rt.NewTypeError("indicators can only be created in init()"))
+	}
+	for _, n := range indicatorNames {
+		_ = o.Set(n, fail)
+	}
+	return o
+}
+
+var (
+	classDeclRe = regexp.MustCompile(`\bclass\s+([A-Za-z_$][\w$]*)`)
+	classExprRe = regexp.MustCompile(`\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*class\b`)
+	docBlockRe  = regexp.MustCompile(`(?s)/\*\*(.*?)\*/`)
+)
+
+type classCandidate struct {
+	name string
+	pos  int
+}
+
+func classCandidates(code string) []classCandidate {
+	var out []classCandidate
+	seen := map[string]bool{}
+	add := func(re *regexp.Regexp) {
+		for _, m := range re.FindAllStringSubmatchIndex(code, -1) {
+			name := code[m[2]:m[3]]
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			out = append(out, classCandidate{name: name, pos: m[0]})
+		}
+	}
+	add(classDeclRe)
+	add(classExprRe)
+	// order by position in the source
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].pos < out[j-1].pos; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// loadStrategy runs code in rt and returns the strategy class and its info.
+func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (*goja.Object, *StrategyInfo, *LoadError) {
+	ast, err := parser.ParseFile(nil, scriptName, code, 0)
+	if err != nil {
+		var el parser.ErrorList
+		if errors.As(err, &el) && len(el) > 0 {
+			return nil, nil, loadFailed("SyntaxError: "+el[0].Message, el[0].Position.Line, el[0].Position.Column)
+		}
+		return nil, nil, loadFailed("SyntaxError: "+err.Error(), 0, 0)
+	}
+	prg, err := goja.CompileAST(ast, false)
+	if err != nil {
+		msg, line, col := jsErrorInfo(err)
+		return nil, nil, loadFailed(msg, line, col)
+	}
+	if _, err := rt.RunProgram(prg); err != nil {
+		if re := g.interrupted(err); re != nil {
+			switch re.Kind {
+			case "timeout":
+				return nil, nil, loadFailed("timed out while evaluating the code", 0, 0)
+			case "memory":
+				return nil, nil, loadFailed("used too much memory while evaluating the code", 0, 0)
+			default:
+				return nil, nil, loadFailed(re.Message, 0, 0)
+			}
+		}
+		msg, line, col := jsErrorInfo(err)
+		return nil, nil, loadFailed(msg, line, col)
+	}
+
+	cands := classCandidates(code)
+	var cls *goja.Object
+	var chosen classCandidate
+	var firstOther string
+	for _, c := range cands {
+		if c.name == "Strategy" {
+			continue
+		}
+		v, err := rt.RunString("typeof " + c.name + " === 'function' ? " + c.name + " : undefined")
+		if err != nil || v == nil || goja.IsUndefined(v) {
+			continue
+		}
+		o := v.ToObject(rt)
+		if o == base {
+			continue
+		}
+		if isSubclass(rt, o, base) {
+			cls, chosen = o, c
+			break
+		}
+		if firstOther == "" {
+			firstOther = c.name
+		}
+	}
+	if cls == nil {
+		// classes assigned to globals, e.g. globalThis.X = class extends Strategy {}
+		glob := rt.GlobalObject()
+		for _, k := range glob.Keys() {
+			o, ok := glob.Get(k).(*goja.Object)
+			if !ok || o == base {
+				continue
+			}
+			if _, isFn := goja.AssertFunction(o); isFn && isSubclass(rt, o, base) {
+				cls, chosen = o, classCandidate{name: k, pos: -1}
+				break
+			}
+		}
+	}
+	if cls == nil {
+		if firstOther != "" {
+			return nil, nil, &LoadError{Message: firstOther + " is not a Strategy subclass"}
+		}
+		return nil, nil, loadFailed("no Strategy subclass found", 0, 0)
+	}
+	name := chosen.name
+	if n := cls.Get("name"); n != nil && n.String() != "" {
+		name = n.String()
+	}
+	info := &StrategyInfo{ClassName: name}
+	doc := docComment(code, chosen.pos)
+	info.Description = firstDocLine(doc)
+	params, perr := extractParams(rt, cls, doc)
+	if perr != nil {
+		return nil, nil, loadFailed("static params: "+perr.Error(), 0, 0)
+	}
+	info.Params = params
+	return cls, info, nil
+}
+
+func isSubclass(rt *goja.Runtime, cls, base *goja.Object) bool {
+	proto, ok := cls.Get("prototype").(*goja.Object)
+	if !ok {
+		return false
+	}
+	baseProto, ok := base.Get("prototype").(*goja.Object)
+	if !ok {
+		return false
+	}
+	for p := proto.Prototype(); p != nil; p = p.Prototype() {
+		if p == baseProto {
+			return true
+		}
+	}
+	return false
+}
+
+// extractParams reads the class's static params in declaration order.
+func extractParams(rt *goja.Runtime, cls *goja.Object, doc []string) ([]Param, error) {
+	pv := cls.Get("params")
+	if pv == nil || goja.IsUndefined(pv) || goja.IsNull(pv) {
+		return []Param{}, nil
+	}
+	po, ok := pv.(*goja.Object)
+	if !ok {
+		return nil, fmt.Errorf("must be an object of name to default value")
+	}
+	out := []Param{}
+	for _, k := range po.Keys() {
+		v := po.Get(k)
+		def, typ := serialiseParam(rt, v)
+		out = append(out, Param{Name: k, Default: def, Type: typ, Description: paramDescription(doc, k)})
+	}
+	return out, nil
+}
+
+// serialiseParam applies the spec's serialisation: numbers, strings and
+// booleans are kept, arrays become lists, anything else its string form.
+func serialiseParam(rt *goja.Runtime, v goja.Value) (any, string) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil, "object"
+	}
+	switch x := v.Export().(type) {
+	case int64:
+		return x, "int"
+	case float64:
+		if !math.IsInf(x, 0) && !math.IsNaN(x) && x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x), "int"
+		}
+		return x, "float"
+	case string:
+		return x, "str"
+	case bool:
+		return x, "bool"
+	case []any:
+		return normaliseList(x), "list"
+	}
+	if o, ok := v.(*goja.Object); ok {
+		if _, isFn := goja.AssertFunction(o); !isFn {
+			if b, err := json.Marshal(o.Export()); err == nil {
+				return string(b), "object"
+			}
+		}
+	}
+	return v.String(), "object"
+}
+
+func normaliseList(in []any) []any {
+	out := make([]any, len(in))
+	for i, e := range in {
+		switch x := e.(type) {
+		case float64:
+			if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+				out[i] = int64(x)
+				continue
+			}
+			out[i] = x
+		case []any:
+			out[i] = normaliseList(x)
+		default:
+			out[i] = e
+		}
+	}
+	return out
+}
+
+// docComment returns the lines of the /** ... */ block nearest before pos
+// (or the first block in the file), with the leading "*" removed.
+func docComment(code string, pos int) []string {
+	blocks := docBlockRe.FindAllStringSubmatchIndex(code, -1)
+	if len(blocks) == 0 {
+		return nil
+	}
+	pick := blocks[0]
+	if pos >= 0 {
+		for _, b := range blocks {
+			if b[1] <= pos {
+				pick = b
+			}
+		}
+	}
+	body := code[pick[2]:pick[3]]
+	var lines []string
+	for _, l := range strings.Split(body, "\n") {
+		l = strings.TrimSpace(l)
+		l = strings.TrimSpace(strings.TrimPrefix(l, "*"))
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+func firstDocLine(doc []string) string {
+	for _, l := range doc {
+		if !strings.HasPrefix(l, "@") {
+			return l
+		}
+	}
+	return ""
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// mentionIndex returns the index of name as a whole word in line, or -1.
+func mentionIndex(line, name string) int {
+	for off := 0; off < len(line); {
+		i := strings.Index(line[off:], name)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		end := i + len(name)
+		if (i == 0 || !isIdentByte(line[i-1])) && (end == len(line) || !isIdentByte(line[end])) {
+			return i
+		}
+		off = i + 1
+	}
+	return -1
+}
+
+// paramDescription returns the first doc line that mentions name, without
+// a leading "name:", "name -" or "@param {type} name".
+func paramDescription(doc []string, name string) string {
+	for _, l := range doc {
+		i := mentionIndex(l, name)
+		if i < 0 {
+			continue
+		}
+		prefix := strings.TrimSpace(l[:i])
+		if prefix == "" || strings.HasPrefix(prefix, "@param") || prefix == "-" {
+			rest := strings.TrimSpace(l[i+len(name):])
+			for _, sep := range []string{":", "-", "—", "–", "="} {
+				if strings.HasPrefix(rest, sep) {
+					rest = strings.TrimSpace(rest[len(sep):])
+					break
+				}
+			}
+			return rest
+		}
+		return l
+	}
+	return ""
+}

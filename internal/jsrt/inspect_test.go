@@ -1,0 +1,138 @@
+package jsrt
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+const smaCrossSrc = `/**
+ * Moving-average crossover.
+ * fast: period of the fast moving average
+ * slow - period of the slow moving average
+ * size: shares per trade
+ */
+class SmaCross extends Strategy {
+  static params = { fast: 10, slow: 30, size: 10, ratio: 0.95, name: "x", on: true, list: [1, 2.5], obj: {a: 1} };
+  init() {}
+  next() {}
+}
+`
+
+func TestInspect(t *testing.T) {
+	t.Parallel()
+	info, err := Inspect(context.Background(), smaCrossSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.ClassName != "SmaCross" {
+		t.Fatalf("class %q", info.ClassName)
+	}
+	if info.Description != "Moving-average crossover." {
+		t.Errorf("description %q", info.Description)
+	}
+	want := []Param{
+		{Name: "fast", Default: int64(10), Type: "int", Description: "period of the fast moving average"},
+		{Name: "slow", Default: int64(30), Type: "int", Description: "period of the slow moving average"},
+		{Name: "size", Default: int64(10), Type: "int", Description: "shares per trade"},
+		{Name: "ratio", Default: 0.95, Type: "float"},
+		{Name: "name", Default: "x", Type: "str"},
+		{Name: "on", Default: true, Type: "bool"},
+		{Name: "list", Default: []any{int64(1), 2.5}, Type: "list"},
+		{Name: "obj", Default: `{"a":1}`, Type: "object"},
+	}
+	if !reflect.DeepEqual(info.Params, want) {
+		t.Errorf("params\n got %#v\nwant %#v", info.Params, want)
+	}
+}
+
+func TestInspectErrors(t *testing.T) {
+	t.Parallel()
+	junk := strings.Repeat("@#$%^&*( junk ", 2<<20/14)
+	tests := []struct {
+		name    string
+		code    string
+		msg     string
+		line    int
+		maxTime time.Duration
+	}{
+		{"syntax error", "class A extends Strategy {\n  next() {\n    if (\n  }\n}\n", "Failed to load strategy: SyntaxError", 4, time.Second},
+		{"no class", "const x = 1;\n", "Failed to load strategy: no Strategy subclass found", 0, time.Second},
+		{"only Strategy", "class Strategy {}\n", "Failed to load strategy: no Strategy subclass found", 0, time.Second},
+		{"not a subclass", "class Helper {}\n", "Helper is not a Strategy subclass", 0, time.Second},
+		{"throws", "\n\nthrow new Error('boom');\nclass A extends Strategy {}\n", "Failed to load strategy: Error: boom", 3, time.Second},
+		{"endless loop", "while (true) {}\nclass A extends Strategy {}\n", "Failed to load strategy: timed out", 0, time.Second},
+		{"junk", junk, "Failed to load strategy: SyntaxError", 1, 2 * time.Second},
+		{"require", "const fs = require('fs');\nclass A extends Strategy {}\n", "Failed to load strategy: ReferenceError: require is not defined", 1, time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			_, err := Inspect(context.Background(), tc.code)
+			if d := time.Since(start); d > tc.maxTime {
+				t.Errorf("took %s", d)
+			}
+			var le *LoadError
+			if !errors.As(err, &le) {
+				t.Fatalf("want *LoadError, got %v", err)
+			}
+			if !strings.HasPrefix(le.Message, tc.msg) {
+				t.Errorf("message %q, want prefix %q", le.Message, tc.msg)
+			}
+			if le.Line != tc.line {
+				t.Errorf("line %d, want %d (%s)", le.Line, tc.line, le.Message)
+			}
+		})
+	}
+}
+
+func TestInspectPicksFirstSubclass(t *testing.T) {
+	t.Parallel()
+	code := "class Helper {}\nclass Base extends Strategy { static params = {a: 1} }\nclass Child extends Base {}\n"
+	info, err := Inspect(context.Background(), code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.ClassName != "Base" || len(info.Params) != 1 {
+		t.Fatalf("%+v", info)
+	}
+}
+
+func TestValidateParams(t *testing.T) {
+	t.Parallel()
+	info := &StrategyInfo{Params: []Param{
+		{Name: "n", Type: "int"}, {Name: "f", Type: "float"}, {Name: "b", Type: "bool"}, {Name: "s", Type: "str"},
+	}}
+	got, err := ValidateParams(info, map[string]any{"n": "12", "f": float64(3), "b": "Yes", "s": "abc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"n": int64(12), "f": 3.0, "b": true, "s": "abc"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v", got)
+	}
+	got, _ = ValidateParams(info, map[string]any{"b": "no", "n": 7.0})
+	if got["b"] != false || got["n"] != int64(7) {
+		t.Fatalf("got %#v", got)
+	}
+	for _, tc := range []struct {
+		in  map[string]any
+		msg string
+	}{
+		{map[string]any{"zz": 1}, "Unknown parameter: zz"},
+		{map[string]any{"n": "abc"}, "Parameter 'n': expected int, got str"},
+		{map[string]any{"n": 1.5}, "Parameter 'n': expected int, got float"},
+		{map[string]any{"f": "x"}, "Parameter 'f': expected float, got str"},
+		{map[string]any{"b": []any{1}}, "Parameter 'b': expected bool, got list"},
+		{map[string]any{"s": 3.0}, "Parameter 's': expected str, got int"},
+	} {
+		_, err := ValidateParams(info, tc.in)
+		if err == nil || err.Error() != tc.msg {
+			t.Errorf("%v: got %v, want %q", tc.in, err, tc.msg)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package jsrt
+
+// scriptName is the source name given to strategy code, so stack frames
+// that belong to the strategy can be told from the prelude's.
+const scriptName = "strategy.js"
+
+// preludeSrc defines the Strategy base class. It is a function of the host
+// object so that host functions stay out of reach of strategy code.
+const preludeSrc = `(function (host) {
+  'use strict';
+  class Strategy {
+    init() {}
+    next() {}
+    notifyOrder(order) {}
+    notifyTrade(trade) {}
+    stop() {}
+    buy(opts) { return host.order(this, 'buy', opts); }
+    sell(opts) { return host.order(this, 'sell', opts); }
+    close(opts) { return host.close(this, opts); }
+    cancel(order) { return host.cancel(order); }
+    buyBracket(opts) { return host.bracket(this, 'buy', opts); }
+    sellBracket(opts) { return host.bracket(this, 'sell', opts); }
+    orderTargetSize(opts) { return host.target(this, 'size', opts); }
+    orderTargetValue(opts) { return host.target(this, 'value', opts); }
+    orderTargetPercent(opts) { return host.target(this, 'percent', opts); }
+    getPosition(data) { return host.getPosition(data); }
+    log(message, level) { host.log(message, level); }
+  }
+  Strategy.params = {};
+  return Strategy;
+})`
+
+// indicatorNames lists the functions of the global ind namespace.
+var indicatorNames = []string{
+	"SMA", "EMA", "WMA", "SMMA", "RSI", "MACD", "BollingerBands", "Bollinger", "ATR", "TrueRange",
+	"Stochastic", "CrossOver", "CrossUp", "CrossDown", "Highest", "Lowest", "ROC", "Momentum",
+	"StdDev", "Delay",
+}

@@ -1,0 +1,176 @@
+package jsrt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/metrics"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// Defaults for a run's resource limits.
+const (
+	DefaultWallTimeLimit = 5 * time.Minute
+	DefaultMemoryLimit   = 1 << 30 // bytes of heap growth over the start of the run
+	inspectTimeLimit     = 500 * time.Millisecond
+	inspectMemoryLimit   = 256 << 20
+	maxCallDepth         = 2000
+	watchdogInterval     = 10 * time.Millisecond
+)
+
+// RunError is the error of a failed run. Kind tells callers whether a retry
+// can help: "strategy" errors (an exception in the strategy, a bad
+// parameter) never succeed on retry; "timeout", "memory" and "cancelled"
+// report why the run was interrupted.
+type RunError struct {
+	Kind    string // "strategy", "timeout", "memory" or "cancelled"
+	Message string
+	Line    int // 1-based source line of a strategy error when known
+	cause   error
+}
+
+func (e *RunError) Error() string { return e.Message }
+
+// Unwrap returns the context error for cancelled runs.
+func (e *RunError) Unwrap() error { return e.cause }
+
+// guard interrupts a runtime when the context ends, the wall-time limit
+// passes or the process heap grows beyond the memory budget.
+type guard struct {
+	rt     *goja.Runtime
+	done   chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	reason *RunError
+}
+
+func heapBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+func startGuard(ctx context.Context, rt *goja.Runtime, wall time.Duration, mem uint64) *guard {
+	g := &guard{rt: rt, done: make(chan struct{})}
+	base := heapBytes()
+	deadline := time.NewTimer(wall)
+	tick := time.NewTicker(watchdogInterval)
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer deadline.Stop()
+		defer tick.Stop()
+		for {
+			select {
+			case <-g.done:
+				return
+			case <-ctx.Done():
+				g.interrupt(&RunError{Kind: "cancelled", Message: "backtest cancelled: " + ctx.Err().Error(), cause: ctx.Err()})
+				return
+			case <-deadline.C:
+				g.interrupt(&RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", wall)})
+				return
+			case <-tick.C:
+				if h := heapBytes(); h > base && h-base > mem {
+					g.interrupt(&RunError{Kind: "memory", Message: fmt.Sprintf("strategy exceeded its memory budget of %d MB", mem>>20)})
+					return
+				}
+			}
+		}
+	}()
+	return g
+}
+
+func (g *guard) interrupt(e *RunError) {
+	g.mu.Lock()
+	if g.reason == nil {
+		g.reason = e
+	}
+	g.mu.Unlock()
+	g.rt.Interrupt(e)
+}
+
+// stop ends the watchdog and returns the interruption reason, if any.
+func (g *guard) stop() *RunError {
+	close(g.done)
+	g.wg.Wait()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.reason
+}
+
+// interrupted returns the reason recorded by the watchdog for an
+// interrupted runtime, or nil.
+func (g *guard) interrupted(err error) *RunError {
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		if re, ok := ie.Value().(*RunError); ok {
+			return re
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.reason
+}
+
+// newRuntime returns a runtime with only the language built-ins plus the
+// given globals. Host objects such as require, process or timers do not
+// exist in goja unless installed, so nothing else is reachable.
+func newRuntime() *goja.Runtime {
+	rt := goja.New()
+	rt.SetMaxCallStackSize(maxCallDepth)
+	rt.SetFieldNameMapper(goja.UncapFieldNameMapper())
+	return rt
+}
+
+// jsErrorInfo extracts a message and 1-based line from a goja error.
+func jsErrorInfo(err error) (msg string, line, col int) {
+	var so *goja.StackOverflowError
+	if errors.As(err, &so) {
+		msg = "RangeError: Maximum call stack size exceeded"
+		for _, f := range so.Stack() {
+			if f.SrcName() == scriptName {
+				p := f.Position()
+				return msg, p.Line, p.Column
+			}
+		}
+		return msg, 0, 0
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		if v := ex.Value(); v != nil {
+			msg = v.String()
+			if o, ok := v.(*goja.Object); ok {
+				if m := o.Get("message"); m != nil && !goja.IsUndefined(m) {
+					name := "Error"
+					if n := o.Get("name"); n != nil && !goja.IsUndefined(n) {
+						name = n.String()
+					}
+					msg = name + ": " + m.String()
+				}
+			}
+		}
+		for _, f := range ex.Stack() {
+			if f.SrcName() == scriptName {
+				p := f.Position()
+				return msg, p.Line, p.Column
+			}
+		}
+		return msg, 0, 0
+	}
+	var se *goja.CompilerSyntaxError
+	if errors.As(err, &se) {
+		if se.File != nil {
+			p := se.File.Position(se.Offset)
+			return "SyntaxError: " + se.Message, p.Line, p.Column
+		}
+		return "SyntaxError: " + se.Message, 0, 0
+	}
+	return err.Error(), 0, 0
+}
