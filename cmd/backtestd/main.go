@@ -1,4 +1,70 @@
-// Command backtestd is the backtest management service.
+// Command backtestd is the backtest management service and its tools.
+//
+//	backtestd serve     HTTP API, WebSocket hub and (unless -workers 0) backtest workers
+//	backtestd worker    backtest workers only
+//	backtestd migrate   apply database migrations and exit
+//	backtestd run       run one backtest locally from files, no database
+//	backtestd bench     measure the engine's speed
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "backtestd:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: backtestd <command> [flags]
+
+commands:
+  serve     run the HTTP API, WebSocket hub and backtest workers
+  worker    run backtest workers only
+  migrate   apply database migrations and exit
+  run       run one backtest locally: run --strategy s.js --data bars.csv
+  bench     measure the engine's speed on generated bars
+
+Run 'backtestd <command> -h' for a command's flags.
+`
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serve(ctx, rest, getenv, stderr)
+	case "migrate":
+		return migrate(ctx, rest, getenv, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	if fn, ok := extraCommands[cmd]; ok {
+		return fn(ctx, rest, getenv, stdout, stderr)
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// command is the signature of a subcommand registered by the files of this package.
+type command func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
+
+// extraCommands lets each subcommand live in its own file (init registers it).
+var extraCommands = map[string]command{}

@@ -1,0 +1,50 @@
+# The two commands: `make run` and `make test`. Everything else supports them.
+GO          ?= go
+BIN         := $(CURDIR)/.bin
+SQLC_VERSION := v1.31.1
+SQLC        := $(BIN)/sqlc
+
+.PHONY: run test verify fmt-check vet sqlc sqlc-check pg-stop build web clean
+
+## run: start the service on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
+run: web
+	$(GO) run ./cmd/backtestd serve
+
+## test: the whole test suite with the race detector against a real PostgreSQL
+test: web
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+## build: the binary in bin/
+build: web
+	$(GO) build -o bin/backtestd ./cmd/backtestd
+
+## web: build the web page into web/dist when Node is available and the build is missing or stale
+web:
+	@./web/build.sh 2>/dev/null || true
+
+## verify: static checks CI runs before the tests
+verify: fmt-check vet sqlc-check
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+$(SQLC):
+	GOBIN=$(BIN) $(GO) install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
+
+## sqlc: regenerate internal/store from db/queries and db/migrations
+sqlc: $(SQLC)
+	$(SQLC) generate
+
+## sqlc-check: fail when the generated code is not what sqlc would write now
+sqlc-check: $(SQLC)
+	$(SQLC) diff
+
+## pg-stop: stop the private clusters started by `make run` and `make test`
+pg-stop:
+	-@$(GO) run ./cmd/backtestd pgctl stop .data/pg .data/testpg
+
+clean: pg-stop
+	rm -rf .data bin web/dist

@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+)
+
+// Envelope is the spec's `{code, message, data}` response wrapper.
+type Envelope struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data"`
+}
+
+// ok wraps data in a success envelope.
+func ok(data any) Envelope { return Envelope{Code: "ok", Message: "success", Data: data} }
+
+// handlerFunc is an http.HandlerFunc that returns its error instead of writing it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts h, writing any returned error in the one place that maps kinds to statuses.
+func (s *Server) handle(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	}
+}
+
+var statusOf = map[apperr.Kind]int{
+	apperr.KindInvalid:       http.StatusBadRequest,
+	apperr.KindUnprocessable: http.StatusUnprocessableEntity,
+	apperr.KindNotFound:      http.StatusNotFound,
+	apperr.KindConflict:      http.StatusConflict,
+	apperr.KindTooLarge:      http.StatusRequestEntityTooLarge,
+	apperr.KindUnavailable:   http.StatusServiceUnavailable,
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if e, isApp := apperr.As(err); isApp && e.Kind != apperr.KindInternal {
+		if e.Err != nil {
+			s.log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "detail", e.Detail, "cause", e.Err)
+		}
+		writeJSON(w, statusOf[e.Kind], map[string]string{"detail": e.Detail})
+		return
+	}
+	s.log.Error("unhandled error", "method", r.Method, "path", r.URL.Path, "err", err)
+	writeJSON(w, http.StatusInternalServerError, Envelope{Code: "error", Message: err.Error()})
+}
+
+// writeJSON writes v as JSON with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// decodeJSON reads a JSON object from r's body into dst, refusing bodies over maxBytes,
+// trailing data, and (when strict) unknown fields. Errors are apperr values with a
+// detail that tells the user what to fix.
+func decodeJSON(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64, strict bool) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
+		return &apperr.Error{Kind: apperr.KindInvalid, Detail: "Content-Type must be application/json"}
+	}
+	body := http.MaxBytesReader(w, r.Body, maxBytes)
+	dec := json.NewDecoder(body)
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(dst); err != nil {
+		return jsonError(err, maxBytes)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return apperr.Invalid("Malformed JSON: unexpected data after the JSON object")
+	}
+	return nil
+}
+
+func jsonError(err error, maxBytes int64) error {
+	var (
+		syntax  *json.SyntaxError
+		typeErr *json.UnmarshalTypeError
+		tooBig  *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &tooBig):
+		return &apperr.Error{Kind: apperr.KindTooLarge, Detail: fmt.Sprintf("Request body too large: the limit is %d bytes", maxBytes)}
+	case errors.As(err, &syntax):
+		return apperr.Invalid("Malformed JSON at byte %d: %v", syntax.Offset, syntax)
+	case errors.Is(err, io.EOF):
+		return apperr.Invalid("Request body is empty: a JSON object is required")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return apperr.Invalid("Malformed JSON: the body ends too early")
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return apperr.Unprocessable("Request body must be a JSON object, got %s", typeErr.Value)
+		}
+		return apperr.Unprocessable("Field '%s': expected %s, got %s", typeErr.Field, jsonTypeName(typeErr.Type.Kind().String()), typeErr.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return apperr.Unprocessable("Unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	default:
+		return apperr.Invalid("Malformed JSON: %v", err)
+	}
+}
+
+func jsonTypeName(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "float64", "float32":
+		return "number"
+	case "int", "int32", "int64", "uint", "uint32", "uint64":
+		return "integer"
+	case "bool":
+		return "boolean"
+	case "map", "struct":
+		return "object"
+	case "slice", "array":
+		return "array"
+	}
+	return goKind
+}
+
+// logRequests logs each request at debug level; errors are logged where they are written.
+func logRequests(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			log.Debug("request", "method", r.Method, "path", r.URL.Path)
+			next.ServeHTTP(w, r)
+		})
+	}
+}

@@ -1,0 +1,140 @@
+// Package httpapi is the HTTP and WebSocket API: one http.Handler built by New, servable on
+// its own, under a path prefix, or mounted in another program's router. Handlers are thin:
+// they decode input, call one store or service function and encode the result.
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/cors"
+
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// Version is the API version reported at GET /.
+const Version = "1.0.0"
+
+// DefaultMaxBody is the default limit on request bodies (strategy code is the largest).
+const DefaultMaxBody = 1 << 20
+
+// Config holds the API's settings.
+type Config struct {
+	BasePath    string   // e.g. "/backtests"; empty serves at the root
+	CORSOrigins []string // allowed origins; empty or "*" allows any (the spec's development default)
+	MaxBody     int64    // request body limit in bytes; 0 means DefaultMaxBody
+}
+
+// Deps are the parts the API talks to.
+type Deps struct {
+	Store  *store.Store
+	Logger *slog.Logger
+}
+
+// Server holds the API's dependencies. It is created by New and used through its handler.
+type Server struct {
+	cfg   Config
+	store *store.Store
+	log   *slog.Logger
+}
+
+// New builds the API handler.
+func New(cfg Config, deps Deps) http.Handler {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	cfg.BasePath = strings.TrimRight(cfg.BasePath, "/")
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	r := s.routes()
+	if cfg.BasePath == "" {
+		return r
+	}
+	outer := chi.NewRouter()
+	outer.Mount(cfg.BasePath, r)
+	return outer
+}
+
+func (s *Server) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(s.recoverer, logRequests(s.log), s.cors())
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method Not Allowed"})
+	})
+	r.Get("/", s.handle(s.root))
+	r.Get("/health", s.handle(s.health))
+	s.mountDocs(r)
+	s.mountStrategies(r)
+	s.mountTasks(r)
+	s.mountResults(r)
+	s.mountData(r)
+	s.mountUI(r)
+	return r
+}
+
+func (s *Server) root(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{
+		"name":    "backtestd",
+		"version": Version,
+		"docs":    s.cfg.BasePath + "/docs",
+	})
+	return nil
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Pool.Ping(ctx); err != nil {
+		s.log.Warn("health check failed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{
+			"status": "unavailable",
+			"detail": fmt.Sprintf("database unreachable: %v", err),
+		})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+func (s *Server) cors() func(http.Handler) http.Handler {
+	opts := cors.Options{
+		AllowedMethods:   []string{"GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"},
+		AllowedHeaders:   []string{"*"},
+		AllowCredentials: true,
+		MaxAge:           600,
+	}
+	if len(s.cfg.CORSOrigins) == 0 || (len(s.cfg.CORSOrigins) == 1 && s.cfg.CORSOrigins[0] == "*") {
+		// Any origin, with credentials: the origin is reflected, as the spec's policy does.
+		opts.AllowOriginFunc = func(*http.Request, string) bool { return true }
+	} else {
+		opts.AllowedOrigins = s.cfg.CORSOrigins
+	}
+	return cors.Handler(opts)
+}
+
+// recoverer turns a panic into the spec's 500 envelope and logs it.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+				writeJSON(w, http.StatusInternalServerError, Envelope{Code: "error", Message: fmt.Sprint(v)})
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
