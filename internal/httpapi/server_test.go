@@ -1,0 +1,220 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func openStore(t *testing.T, url string) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), url, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func getJSON(t *testing.T, client *http.Client, req *http.Request) (int, map[string]any) {
+	t.Helper()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("%s %s: body is not a JSON object: %v", req.Method, req.URL, err)
+	}
+	return resp.StatusCode, body
+}
+
+func TestServiceRoutes(t *testing.T) {
+	t.Parallel()
+	st := openStore(t, pgtest.NewDatabase(t))
+	tests := []struct {
+		name       string
+		basePath   string
+		path       string
+		wantStatus int
+		want       map[string]any
+	}{
+		{"root", "", "/", 200, map[string]any{"name": "backtestd", "version": "1.0.0", "docs": "/docs"}},
+		{"health", "", "/health", 200, map[string]any{"status": "ok"}},
+		{"unknown path", "", "/api/nothing", 404, map[string]any{"detail": "Not Found"}},
+		{"root under base path", "/bt", "/bt/", 200, map[string]any{"version": "1.0.0", "docs": "/bt/docs"}},
+		{"health under base path", "/bt/", "/bt/health", 200, map[string]any{"status": "ok"}},
+		{"outside base path", "/bt", "/health", 404, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(New(Config{BasePath: tt.basePath}, Deps{Store: st, Logger: quietLogger()}))
+			defer srv.Close()
+			req, _ := http.NewRequest("GET", srv.URL+tt.path, nil)
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.wantStatus)
+			}
+			if tt.want == nil {
+				return
+			}
+			var body map[string]any
+			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range tt.want {
+				if body[k] != v {
+					t.Errorf("%s = %v, want %v", k, body[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestHealthReportsUnreachableDatabase(t *testing.T) {
+	t.Parallel()
+	// Nothing listens on port 1; the pool connects lazily, so Open succeeds.
+	st := openStore(t, "postgres://nobody@127.0.0.1:1/none?connect_timeout=1")
+	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger()}))
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/health", nil)
+	status, body := getJSON(t, srv.Client(), req)
+	if status != http.StatusServiceUnavailable || body["status"] != "unavailable" {
+		t.Fatalf("got %d %v, want 503 unavailable", status, body)
+	}
+	if d, _ := body["detail"].(string); !strings.Contains(d, "database unreachable") {
+		t.Errorf("detail %q does not give the reason", d)
+	}
+}
+
+func TestCORSReflectsOriginByDefault(t *testing.T) {
+	t.Parallel()
+	st := openStore(t, pgtest.NewDatabase(t))
+	for _, tt := range []struct {
+		origins []string
+		origin  string
+		allowed bool
+	}{
+		{nil, "http://anywhere.example", true},
+		{[]string{"http://ok.example"}, "http://ok.example", true},
+		{[]string{"http://ok.example"}, "http://evil.example", false},
+	} {
+		srv := httptest.NewServer(New(Config{CORSOrigins: tt.origins}, Deps{Store: st, Logger: quietLogger()}))
+		req, _ := http.NewRequest("OPTIONS", srv.URL+"/health", nil)
+		req.Header.Set("Origin", tt.origin)
+		req.Header.Set("Access-Control-Request-Method", "GET")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Get("Access-Control-Allow-Origin") == tt.origin
+		if got != tt.allowed {
+			t.Errorf("origins %v, origin %s: allowed=%v, want %v", tt.origins, tt.origin, got, tt.allowed)
+		}
+		if tt.allowed && resp.Header.Get("Access-Control-Allow-Credentials") != "true" {
+			t.Errorf("credentials not allowed for %s", tt.origin)
+		}
+		srv.Close()
+	}
+}
+
+func TestErrorWriting(t *testing.T) {
+	t.Parallel()
+	s := &Server{log: quietLogger()}
+	tests := []struct {
+		name       string
+		h          handlerFunc
+		wantStatus int
+		wantKey    string
+		wantValue  string
+	}{
+		{"invalid", func(http.ResponseWriter, *http.Request) error { return apperr.Invalid("bad %s", "thing") }, 400, "detail", "bad thing"},
+		{"not found", func(http.ResponseWriter, *http.Request) error { return apperr.NotFound("Task not found") }, 404, "detail", "Task not found"},
+		{"conflict", func(http.ResponseWriter, *http.Request) error { return apperr.Conflict("no") }, 409, "detail", "no"},
+		{"unhandled", func(http.ResponseWriter, *http.Request) error { return errors.New("boom") }, 500, "code", "error"},
+		{"panic", func(http.ResponseWriter, *http.Request) error { panic("kaboom") }, 500, "message", "kaboom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			s.recoverer(s.handle(tt.h)).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+			if rec.Code != tt.wantStatus {
+				t.Fatalf("status %d, want %d", rec.Code, tt.wantStatus)
+			}
+			var body map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+				t.Fatal(err)
+			}
+			if body[tt.wantKey] != tt.wantValue {
+				t.Errorf("%s = %v, want %v (body %s)", tt.wantKey, body[tt.wantKey], tt.wantValue, rec.Body)
+			}
+		})
+	}
+}
+
+func TestDecodeJSON(t *testing.T) {
+	t.Parallel()
+	type target struct {
+		Name string  `json:"name"`
+		Cash float64 `json:"cash"`
+	}
+	tests := []struct {
+		name       string
+		body       string
+		strict     bool
+		wantStatus int
+		wantDetail string
+	}{
+		{"valid", `{"name":"a","cash":1}`, true, 0, ""},
+		{"syntax", `{"name":`, false, 400, "Malformed JSON"},
+		{"bad token", `{"name": nope}`, false, 400, "Malformed JSON at byte"},
+		{"empty", ``, false, 400, "Request body is empty"},
+		{"wrong type", `{"name": 5}`, false, 422, "Field 'name': expected string, got number"},
+		{"not an object", `[1,2]`, false, 422, "must be a JSON object"},
+		{"unknown field strict", `{"nme":"a"}`, true, 422, `Unknown field "nme"`},
+		{"unknown field lax", `{"nme":"a"}`, false, 0, ""},
+		{"trailing data", `{"name":"a"} {}`, false, 400, "unexpected data after"},
+		{"too large", `{"name":"` + strings.Repeat("x", 200) + `"}`, false, 413, "limit is 100 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+			var dst target
+			err := decodeJSON(rec, req, &dst, 100, tt.strict)
+			if tt.wantStatus == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			e, isApp := apperr.As(err)
+			if !isApp {
+				t.Fatalf("error %v is not an apperr", err)
+			}
+			if statusOf[e.Kind] != tt.wantStatus || !strings.Contains(e.Detail, tt.wantDetail) {
+				t.Errorf("got %d %q, want %d containing %q", statusOf[e.Kind], e.Detail, tt.wantStatus, tt.wantDetail)
+			}
+		})
+	}
+}
