@@ -1,0 +1,215 @@
+package engine
+
+import (
+	"math"
+	"time"
+)
+
+func ptr(v float64) *float64 { return &v }
+
+// meanPopSD returns fsum(x)/n and the population standard deviation, as
+// backtrader's mathsupport average and standarddev compute them.
+func meanPopSD(x []float64) (mean, sd float64) {
+	n := float64(len(x))
+	mean = Fsum(x) / n
+	var acc exactSum
+	for _, v := range x {
+		d := v - mean
+		acc.add(d * d)
+	}
+	sd = math.Sqrt(acc.value() / n)
+	return
+}
+
+// Analyze fills the per-bar returns and drawdowns of r.Equity and derives
+// the analyzers and the summary from r.Equity and r.Trades.
+func Analyze(r *Result) {
+	eq := r.Equity
+	prev := r.InitialCash
+	peak := math.Inf(-1)
+	var dd DrawdownResult
+	ddLen := 0
+	for i := range eq {
+		p := &eq[i]
+		p.Return = p.Value/prev - 1.0
+		prev = p.Value
+		peak = math.Max(peak, p.Value)
+		p.DrawdownMoney = peak - p.Value
+		p.Drawdown = 100.0 * p.DrawdownMoney / peak
+		dd.MaxMoney = math.Max(dd.MaxMoney, p.DrawdownMoney)
+		dd.MaxPct = math.Max(dd.MaxPct, p.Drawdown)
+		if p.Drawdown != 0 {
+			ddLen++
+		} else {
+			ddLen = 0
+		}
+		dd.MaxLenBars = max(dd.MaxLenBars, ddLen)
+	}
+	if len(eq) > 0 {
+		last := eq[len(eq)-1]
+		dd.FinalPct, dd.FinalMoney, dd.FinalLenBars = last.Drawdown, last.DrawdownMoney, ddLen
+	}
+	r.Analyzers.Drawdown = dd
+	r.Analyzers.Sharpe = sharpe(r.InitialCash, eq)
+	r.Analyzers.TradeAnalyzer = tradeAnalyzer(r.Trades)
+	r.Analyzers.SQN = sqn(r.Trades)
+	r.Summary = summarize(r)
+}
+
+func sharpe(initial float64, eq []EquityPoint) SharpeResult {
+	var s SharpeResult
+	if len(eq) == 0 {
+		return s
+	}
+	rets := make([]float64, len(eq))
+	for i, p := range eq {
+		rets[i] = p.Return
+	}
+	if m, sd := meanPopSD(rets); sd != 0 && !math.IsNaN(sd) {
+		s.DailyAnnualized = ptr(math.Sqrt(252) * (m / sd))
+	}
+	yr := yearlyReturns(initial, eq)
+	rate := math.Pow(1.0+0.01, 1.0/1.0) - 1.0
+	for i := range yr {
+		yr[i] -= rate
+	}
+	if len(yr) > 0 {
+		if m, sd := meanPopSD(yr); sd != 0 && !math.IsNaN(sd) {
+			s.Default = ptr(m / sd)
+		}
+	}
+	return s
+}
+
+// yearlyReturns is value at the last bar of each calendar year over the
+// value at the last bar of the previous one (the starting cash first).
+func yearlyReturns(initial float64, eq []EquityPoint) []float64 {
+	var out []float64
+	start := initial
+	for i, p := range eq {
+		if i == len(eq)-1 || eq[i+1].Time.Year() != p.Time.Year() {
+			out = append(out, p.Value/start-1.0)
+			start = p.Value
+		}
+	}
+	return out
+}
+
+func tradeAnalyzer(trades []Trade) TradeAnalyzerResult {
+	var ta TradeAnalyzerResult
+	var net, gross, wonT, lostT float64
+	curWon, curLost := 0, 0
+	for _, t := range trades {
+		ta.Total++
+		if t.IsOpen {
+			ta.Open++
+			continue
+		}
+		ta.Closed++
+		net += t.PnLNet
+		gross += t.PnLGross
+		ta.LenTotalBars += t.BarLen
+		if t.PnLNet >= 0 {
+			ta.Won++
+			wonT += t.PnLNet
+			curWon++
+			curLost = 0
+		} else {
+			ta.Lost++
+			lostT += t.PnLNet
+			curLost++
+			curWon = 0
+		}
+		ta.StreakWonLongest = max(ta.StreakWonLongest, curWon)
+		ta.StreakLostLongest = max(ta.StreakLostLongest, curLost)
+	}
+	if ta.Closed > 0 {
+		ta.PnLNetTotal, ta.PnLGrossTotal = ptr(net), ptr(gross)
+	}
+	if ta.Won > 0 {
+		ta.WonPnLTotal, ta.WonPnLAverage = ptr(wonT), ptr(wonT/float64(ta.Won))
+	}
+	if ta.Lost > 0 {
+		ta.LostPnLTotal, ta.LostPnLAverage = ptr(lostT), ptr(lostT/float64(ta.Lost))
+	}
+	return ta
+}
+
+func closedNet(trades []Trade) []float64 {
+	var pnl []float64
+	for _, t := range trades {
+		if !t.IsOpen {
+			pnl = append(pnl, t.PnLNet)
+		}
+	}
+	return pnl
+}
+
+// SQNOf is the system quality number of net pnls: √n × mean / population
+// sd; 0 when n <= 1 or the deviation is 0.
+func SQNOf(pnl []float64) float64 {
+	if len(pnl) <= 1 {
+		return 0
+	}
+	m, sd := meanPopSD(pnl)
+	if sd == 0 {
+		return 0
+	}
+	return math.Sqrt(float64(len(pnl))) * m / sd
+}
+
+func sqn(trades []Trade) SQNResult {
+	pnl := closedNet(trades)
+	return SQNResult{Value: SQNOf(pnl), Trades: len(pnl)}
+}
+
+func days(a, b time.Time) float64 { return b.Sub(a).Hours() / 24 }
+
+// maxDrawdownDuration is the calendar days spanned by the longest run of
+// bars below a peak.
+func maxDrawdownDuration(eq []EquityPoint) int {
+	best, bestDays := 0, 0
+	run := 0
+	for i, p := range eq {
+		if p.DrawdownMoney > 0 {
+			run++
+			if run > best {
+				best = run
+				bestDays = int(math.Round(days(eq[i-run+1].Time, p.Time)))
+			}
+		} else {
+			run = 0
+		}
+	}
+	return bestDays
+}
+
+func summarize(r *Result) Summary {
+	s := Summary{InitialCash: r.InitialCash, FinalValue: r.FinalValue}
+	s.TotalReturn = r.FinalValue/r.InitialCash - 1
+	if n := len(r.Equity); n > 1 {
+		y := days(r.Equity[0].Time, r.Equity[n-1].Time) / 365.25
+		if y > 0 && r.FinalValue > 0 {
+			s.AnnualReturn = ptr(math.Pow(r.FinalValue/r.InitialCash, 1/y) - 1)
+		}
+	}
+	s.SharpeRatio = r.Analyzers.Sharpe.DailyAnnualized
+	s.MaxDrawdown = r.Analyzers.Drawdown.MaxMoney
+	s.MaxDrawdownPct = r.Analyzers.Drawdown.MaxPct
+	ta := r.Analyzers.TradeAnalyzer
+	s.TotalTrades, s.Won, s.Lost = ta.Total, ta.Won, ta.Lost
+	if ta.Total > 0 {
+		s.WinRate = float64(ta.Won) / float64(ta.Total) * 100
+	}
+	if ta.Lost > 0 && ta.LostPnLTotal != nil && *ta.LostPnLTotal != 0 {
+		won := 0.0
+		if ta.WonPnLTotal != nil {
+			won = *ta.WonPnLTotal
+		}
+		s.ProfitFactor = ptr(won / math.Abs(*ta.LostPnLTotal))
+	}
+	s.AvgWin, s.AvgLoss = ta.WonPnLAverage, ta.LostPnLAverage
+	s.SQN = r.Analyzers.SQN.Value
+	s.MaxDrawdownDuration = maxDrawdownDuration(r.Equity)
+	return s
+}

@@ -1,0 +1,812 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Config configures one run.
+type Config struct {
+	Feeds      []Feed
+	Cash       float64 // starting cash; 0 means 10000
+	Commission float64 // fraction of traded value per execution
+	OnProgress func(current, total int)
+	OnLog      func(LogEntry)
+}
+
+// Strategy is driven by the engine once per bar.
+type Strategy interface {
+	// Next runs on each bar once every feed has passed its minimum period.
+	Next(e *Engine) error
+	// Prenext runs on the warm-up bars before that.
+	Prenext(e *Engine) error
+	// NotifyOrder receives a copy of an order whose status changed.
+	NotifyOrder(e *Engine, o *Order) error
+	// NotifyTrade receives a trade that opened or closed.
+	NotifyTrade(e *Engine, t *TradeState) error
+	// Stop runs once after the last bar.
+	Stop(e *Engine) error
+}
+
+// Position is the holding in one feed.
+type Position struct {
+	Size  float64
+	Price float64
+}
+
+// update is backtrader's Position.update; it returns the opened and
+// closed parts of size.
+func (p *Position) update(size, price float64) (opened, closed float64) {
+	oldsize := p.Size
+	p.Size += size
+	switch {
+	case p.Size == 0:
+		opened, closed = 0, size
+		p.Price = 0
+	case oldsize == 0:
+		opened, closed = size, 0
+		p.Price = price
+	case oldsize > 0:
+		if size > 0 {
+			opened, closed = size, 0
+			p.Price = (p.Price*oldsize + size*price) / p.Size
+		} else if p.Size > 0 {
+			opened, closed = 0, size
+		} else {
+			opened, closed = p.Size, -oldsize
+			p.Price = price
+		}
+	default:
+		if size < 0 {
+			opened, closed = size, 0
+			p.Price = (p.Price*oldsize + size*price) / p.Size
+		} else if p.Size < 0 {
+			opened, closed = 0, size
+		} else {
+			opened, closed = p.Size, -oldsize
+			p.Price = price
+		}
+	}
+	return
+}
+
+// TradeState is a round trip in progress or just closed.
+type TradeState struct {
+	Ref        int
+	Feed       int
+	Size       float64 // current signed size
+	MaxSize    float64 // largest signed size held
+	Price      float64 // average entry price
+	ExitPrice  float64
+	EntryPrice float64 // raw entry fill price (position average after scale-ins)
+	PnL        float64 // gross
+	PnLComm    float64 // net
+	Commission float64
+	OpenTime   time.Time
+	CloseTime  time.Time
+	OpenBar    int
+	BarLen     int
+	IsOpen     bool
+	IsClosed   bool
+	JustOpened bool
+}
+
+type note struct {
+	order *Order
+	trade *TradeState
+}
+
+// Engine runs one backtest. It is not safe for concurrent use.
+type Engine struct {
+	cfg       Config
+	feeds     []Feed
+	timeline  []time.Time
+	step      int
+	cursor    []int // per feed index of the current bar, -1 before its first
+	ticked    []bool
+	minPeriod []int // per feed, in bars
+	cash      float64
+	comm      float64
+	pos       []Position
+	submitted []*Order
+	pending   []*Order
+	orders    []*Order
+	nextRef   int
+	tradeRef  int
+	trades    []*TradeState // per feed, the open trade
+	closed    []Trade
+	notes     []note
+	scratch   []Position
+
+	res    Result
+	stopAt error
+}
+
+// ErrNoBars is returned when no feed has any bar.
+var ErrNoBars = errors.New("no bars to run on")
+
+// New prepares an engine for the given feeds.
+func New(cfg Config) (*Engine, error) {
+	if len(cfg.Feeds) == 0 {
+		return nil, ErrNoBars
+	}
+	if cfg.Cash == 0 {
+		cfg.Cash = 10000
+	}
+	e := &Engine{cfg: cfg, feeds: cfg.Feeds, cash: cfg.Cash, comm: cfg.Commission}
+	n := len(cfg.Feeds)
+	e.cursor = make([]int, n)
+	e.ticked = make([]bool, n)
+	e.minPeriod = make([]int, n)
+	e.pos = make([]Position, n)
+	e.scratch = make([]Position, n)
+	e.trades = make([]*TradeState, n)
+	for i := range e.cursor {
+		e.cursor[i] = -1
+		e.minPeriod[i] = 1
+	}
+	if n == 1 {
+		bars := cfg.Feeds[0].Bars
+		e.timeline = make([]time.Time, len(bars))
+		for i, b := range bars {
+			e.timeline[i] = b.Time
+		}
+	} else {
+		seen := map[int64]bool{}
+		for _, f := range cfg.Feeds {
+			for _, b := range f.Bars {
+				k := b.Time.UnixNano()
+				if !seen[k] {
+					seen[k] = true
+					e.timeline = append(e.timeline, b.Time)
+				}
+			}
+		}
+		sort.Slice(e.timeline, func(i, j int) bool { return e.timeline[i].Before(e.timeline[j]) })
+	}
+	if len(e.timeline) == 0 {
+		return nil, ErrNoBars
+	}
+	return e, nil
+}
+
+// Feeds returns the engine's feeds.
+func (e *Engine) Feeds() []Feed { return e.feeds }
+
+// Bars is the number of steps of the run.
+func (e *Engine) Bars() int { return len(e.timeline) }
+
+// Cursor returns a pointer to feed i's current bar index; it moves as the
+// run advances, so indicator views can read it without a call.
+func (e *Engine) Cursor(i int) *int { return &e.cursor[i] }
+
+// RequireMinPeriod makes next wait until feed has at least bars bars.
+func (e *Engine) RequireMinPeriod(feed, bars int) {
+	if bars > e.minPeriod[feed] {
+		e.minPeriod[feed] = bars
+	}
+}
+
+// Now is the time of the current step.
+func (e *Engine) Now() time.Time {
+	if e.step < len(e.timeline) {
+		return e.timeline[e.step]
+	}
+	return e.timeline[len(e.timeline)-1]
+}
+
+// Step is the current 0-based step of the timeline.
+func (e *Engine) Step() int { return e.step }
+
+// Cash is the broker's cash.
+func (e *Engine) Cash() float64 { return e.cash }
+
+// Position returns the position in feed i.
+func (e *Engine) Position(i int) Position { return e.pos[i] }
+
+// Value is the portfolio value marked at the current closes.
+func (e *Engine) Value() float64 { return e.value() }
+
+// FeedValue is the signed market value of the position in feed i.
+func (e *Engine) FeedValue(i int) float64 {
+	c := e.cursor[i]
+	if c < 0 {
+		return 0
+	}
+	return e.pos[i].Size * e.feeds[i].Bars[c].Close
+}
+
+// value mirrors backtrader's BackBroker._get_value with leverage 1.
+func (e *Engine) value() float64 {
+	unlever := 0.0
+	for k := range e.pos {
+		p := &e.pos[k]
+		c := e.cursor[k]
+		if c < 0 {
+			continue
+		}
+		cl := e.feeds[k].Bars[c].Close
+		dvalue := p.Size * cl
+		dunreal := p.Size * (cl - p.Price)
+		if dvalue > 0 {
+			dvalue -= dunreal
+			unlever += dvalue
+			unlever += dunreal
+		} else {
+			unlever += dvalue
+		}
+	}
+	return e.cash + unlever
+}
+
+func (e *Engine) commission(size, price float64) float64 {
+	return math.Abs(size) * e.comm * price
+}
+
+// Log records an engine or strategy log line at the current bar.
+func (e *Engine) Log(level, source, msg string) {
+	le := LogEntry{Time: e.Now(), Wall: time.Now().UTC(), Level: level, Message: msg, Source: source}
+	e.res.Logs = append(e.res.Logs, le)
+	if e.cfg.OnLog != nil {
+		e.cfg.OnLog(le)
+	}
+}
+
+// Submit creates an order. It is checked against cash at the next bar.
+func (e *Engine) Submit(r OrderRequest) (*Order, error) {
+	if r.Feed < 0 || r.Feed >= len(e.feeds) {
+		return nil, fmt.Errorf("unknown data feed %d", r.Feed)
+	}
+	c := e.cursor[r.Feed]
+	if c < 0 {
+		return nil, fmt.Errorf("data feed %d has no bar yet", r.Feed)
+	}
+	if !(r.Size > 0) || math.IsInf(r.Size, 0) {
+		return nil, fmt.Errorf("order size must be a positive number, got %v", r.Size)
+	}
+	switch r.Type {
+	case Limit, Stop:
+		if !(r.Price > 0) {
+			return nil, fmt.Errorf("%s order needs a positive price", r.Type)
+		}
+	case StopLimit:
+		if !(r.Price > 0) || !(r.PLimit > 0) {
+			return nil, fmt.Errorf("StopLimit order needs a positive price (stop) and plimit")
+		}
+	}
+	bar := e.feeds[r.Feed].Bars[c]
+	e.nextRef++
+	o := &Order{
+		Ref: e.nextRef, Feed: r.Feed, Side: r.Side, Type: r.Type,
+		Size: float64(r.Side) * r.Size, Price: r.Price, PLimit: r.PLimit,
+		Status: Submitted, CreatedTime: bar.Time, CreatedBar: e.step,
+	}
+	o.Remaining = o.Size
+	o.CreatedPrice = r.Price
+	if o.CreatedPrice == 0 {
+		o.CreatedPrice = bar.Close
+	}
+	if r.OCO != nil {
+		if r.OCO.ocoGroup == nil {
+			g := []*Order{r.OCO}
+			r.OCO.ocoGroup = &g
+		}
+		*r.OCO.ocoGroup = append(*r.OCO.ocoGroup, o)
+		o.ocoGroup = r.OCO.ocoGroup
+	}
+	e.orders = append(e.orders, o)
+	e.submitted = append(e.submitted, o)
+	e.notify(o)
+	return o, nil
+}
+
+// Bracket submits a parent order with a stop-loss and a take-profit child
+// on the opposite side. The children become active when the parent has
+// filled; a fill of one child cancels the other.
+func (e *Engine) Bracket(parent OrderRequest, stopPrice, limitPrice float64) ([]*Order, error) {
+	p, err := e.Submit(parent)
+	if err != nil {
+		return nil, err
+	}
+	out := []*Order{p}
+	opp := -parent.Side
+	var kids []*Order
+	for _, k := range []struct {
+		t     ExecType
+		price float64
+	}{{Stop, stopPrice}, {Limit, limitPrice}} {
+		if !(k.price > 0) {
+			continue
+		}
+		c, err := e.Submit(OrderRequest{Feed: parent.Feed, Side: opp, Type: k.t, Size: parent.Size, Price: k.price})
+		if err != nil {
+			return nil, err
+		}
+		c.parent = p
+		c.inactive = true
+		kids = append(kids, c)
+		out = append(out, c)
+	}
+	p.children = kids
+	if len(kids) > 1 {
+		g := append([]*Order(nil), kids...)
+		for _, k := range kids {
+			k.ocoGroup = &g
+		}
+	}
+	return out, nil
+}
+
+// Cancel cancels a live order. It reports whether anything was cancelled.
+func (e *Engine) Cancel(o *Order) bool {
+	if o == nil || !o.Status.Alive() {
+		return false
+	}
+	e.cancel(o)
+	return true
+}
+
+func (e *Engine) cancel(o *Order) {
+	o.Status = Canceled
+	e.event(o)
+	e.notify(o)
+	e.ocoCheck(o)
+	for _, c := range o.children {
+		if c.Status.Alive() {
+			e.cancel(c)
+		}
+	}
+}
+
+func (e *Engine) event(o *Order) {
+	e.res.OrderEvents = append(e.res.OrderEvents, e.orderEvent(o))
+}
+
+func (e *Engine) orderEvent(o *Order) OrderEvent {
+	return OrderEvent{
+		Ref: o.Ref, Symbol: e.feeds[o.Feed].Symbol, Side: o.Side.String(), ExecType: o.Type.String(),
+		Status: o.Status.String(), CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice,
+		Price: o.Price, Size: o.Size, Time: e.Now(),
+	}
+}
+
+func (e *Engine) notify(o *Order) {
+	snap := *o
+	e.notes = append(e.notes, note{order: &snap})
+}
+
+// ocoCheck cancels the other live members of o's group.
+func (e *Engine) ocoCheck(o *Order) {
+	if o.ocoGroup == nil {
+		return
+	}
+	g := *o.ocoGroup
+	for _, m := range g {
+		m.ocoGroup = nil
+	}
+	for i := len(g) - 1; i >= 0; i-- {
+		if m := g[i]; m != o && m.Status.Alive() {
+			e.cancel(m)
+		}
+	}
+}
+
+// Orders returns all orders of the run in creation order.
+func (e *Engine) Orders() []*Order { return e.orders }
+
+// checkSubmitted accepts or rejects new orders with a trial execution at
+// their reference prices, carrying cash and positions through the batch.
+func (e *Engine) checkSubmitted() {
+	if len(e.submitted) == 0 {
+		return
+	}
+	cash := e.cash
+	copy(e.scratch, e.pos)
+	for _, o := range e.submitted {
+		if o.Status != Submitted {
+			continue
+		}
+		price := o.CreatedPrice
+		opened, closed := e.scratch[o.Feed].update(o.Remaining, price)
+		if closed != 0 {
+			cash += -closed*price + 0
+			cash -= e.commission(closed, price)
+		}
+		if opened != 0 {
+			cash -= opened * price
+			cash -= e.commission(opened, price)
+		}
+		if cash >= 0 {
+			o.Status = Accepted
+			e.pending = append(e.pending, o)
+			e.notify(o)
+			continue
+		}
+		e.reject(o)
+	}
+	e.submitted = e.submitted[:0]
+}
+
+func (e *Engine) reject(o *Order) {
+	o.Status = Margin
+	e.event(o)
+	e.notify(o)
+	e.Log("WARNING", "engine", fmt.Sprintf("order %d (%s %s %v) rejected: Margin (not enough cash)", o.Ref, o.Side, o.Type, math.Abs(o.Size)))
+	e.ocoCheck(o)
+	for _, c := range o.children {
+		if c.Status.Alive() {
+			e.cancel(c)
+		}
+	}
+}
+
+// tryFills tries every accepted order, in submission order, on the bar.
+func (e *Engine) tryFills() {
+	if len(e.pending) == 0 {
+		return
+	}
+	for i := 0; i < len(e.pending); i++ {
+		o := e.pending[i]
+		if !o.Status.Alive() || o.inactive || !e.ticked[o.Feed] {
+			continue
+		}
+		b := &e.feeds[o.Feed].Bars[e.cursor[o.Feed]]
+		if price, ok := e.fillPrice(o, b); ok {
+			e.execute(o, price, b.Time)
+		}
+	}
+	live := e.pending[:0]
+	for _, o := range e.pending {
+		if o.Status.Alive() {
+			live = append(live, o)
+		}
+	}
+	for i := len(live); i < len(e.pending); i++ {
+		e.pending[i] = nil
+	}
+	e.pending = live
+}
+
+func limitFill(buy bool, p float64, b *Bar) (float64, bool) {
+	if buy {
+		if p >= b.Open {
+			return b.Open, true
+		}
+		if p >= b.Low {
+			return p, true
+		}
+		return 0, false
+	}
+	if p <= b.Open {
+		return b.Open, true
+	}
+	if p <= b.High {
+		return p, true
+	}
+	return 0, false
+}
+
+func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
+	buy := o.Side == Buy
+	switch o.Type {
+	case Market:
+		return b.Open, true
+	case Close:
+		return b.Close, true
+	case Limit:
+		return limitFill(buy, o.Price, b)
+	case Stop:
+		s := o.Price
+		if buy {
+			if b.Open >= s {
+				return b.Open, true
+			}
+			if b.High >= s {
+				return s, true
+			}
+			return 0, false
+		}
+		if b.Open <= s {
+			return b.Open, true
+		}
+		if b.Low <= s {
+			return s, true
+		}
+		return 0, false
+	case StopLimit:
+		if o.triggered {
+			return limitFill(buy, o.PLimit, b)
+		}
+		s, pl := o.Price, o.PLimit
+		if buy {
+			if b.Open >= s {
+				o.triggered = true
+				return limitFill(buy, pl, b)
+			}
+			if b.High >= s {
+				o.triggered = true
+				if b.Open > b.Close {
+					if pl >= s {
+						return s, true
+					} else if pl >= b.Close {
+						return pl, true
+					}
+				} else if pl >= s {
+					return s, true
+				}
+			}
+			return 0, false
+		}
+		if b.Open <= s {
+			o.triggered = true
+			return limitFill(buy, pl, b)
+		}
+		if b.Low <= s {
+			o.triggered = true
+			if b.Open < b.Close {
+				if pl <= s {
+					return s, true
+				} else if pl <= b.Close {
+					return pl, true
+				}
+			} else if pl <= s {
+				return s, true
+			}
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+// execute fills o at price, as backtrader's BackBroker._execute does.
+func (e *Engine) execute(o *Order, price float64, t time.Time) {
+	pos := &e.pos[o.Feed]
+	size := o.Remaining
+	porig := pos.Price
+	probe := *pos
+	opened, closed := probe.update(size, price)
+	pnl := -closed * (price - porig)
+	cash := e.cash
+	var closedValue, closedComm, openedValue, openedComm float64
+	if closed != 0 {
+		closedValue = -closed * porig
+		cash += closedValue + pnl
+		closedComm = e.commission(closed, price)
+		cash -= closedComm
+		e.cash = cash
+	}
+	popened := opened
+	if opened != 0 {
+		openedValue = opened * price
+		cash -= openedValue
+		openedComm = e.commission(opened, price)
+		cash -= openedComm
+		if cash < 0 {
+			opened, openedValue, openedComm = 0, 0, 0
+		} else {
+			e.cash = cash
+		}
+	}
+	if execSize := closed + opened; execSize != 0 {
+		pos.update(execSize, price)
+		prev := o.ExecSize
+		o.ExecSize += execSize
+		if prev == 0 {
+			o.ExecPrice = price
+		} else {
+			o.ExecPrice = (o.ExecPrice*prev + price*execSize) / o.ExecSize
+		}
+		o.ExecTime = t
+		o.ExecValue += closedValue + openedValue
+		o.ExecComm += closedComm + openedComm
+		o.ExecPnL += pnl
+		o.Remaining -= execSize
+		if o.Remaining == 0 {
+			o.Status = Completed
+		} else {
+			o.Status = Partial
+		}
+		e.res.Executions = append(e.res.Executions, Execution{
+			Ref: o.Ref, Symbol: e.feeds[o.Feed].Symbol, Time: t, Side: o.Side.String(), ExecType: o.Type.String(),
+			Price: price, Size: execSize, Value: closedValue + openedValue, Commission: closedComm + openedComm,
+			PnL: pnl, CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice,
+		})
+		e.notify(o)
+		if closed != 0 {
+			e.tradeUpdate(o.Feed, closed, price, closedComm, t)
+		}
+		if opened != 0 {
+			e.tradeUpdate(o.Feed, opened, price, openedComm, t)
+		}
+		e.ocoCheck(o)
+		if o.Status == Completed {
+			for _, c := range o.children {
+				c.inactive = false
+			}
+		}
+	}
+	if popened != 0 && opened == 0 {
+		e.reject(o)
+	}
+}
+
+// tradeUpdate is backtrader's Trade.update for one execution bit.
+func (e *Engine) tradeUpdate(feed int, size, price, comm float64, t time.Time) {
+	tr := e.trades[feed]
+	if tr == nil {
+		e.tradeRef++
+		tr = &TradeState{Ref: e.tradeRef, Feed: feed}
+		e.trades[feed] = tr
+	}
+	tr.Commission += comm
+	old := tr.Size
+	tr.Size += size
+	tr.JustOpened = old == 0 && size != 0
+	bar := e.cursor[feed]
+	if tr.JustOpened {
+		tr.OpenBar = bar
+		tr.OpenTime = t
+	}
+	tr.IsOpen = tr.Size != 0
+	tr.BarLen = bar - tr.OpenBar
+	tr.IsClosed = old != 0 && tr.Size == 0
+	var pnl float64
+	if math.Abs(tr.Size) > math.Abs(old) {
+		tr.Price = (old*tr.Price + size*price) / tr.Size
+		tr.EntryPrice = e.pos[feed].Price
+		if math.Abs(tr.Size) > math.Abs(tr.MaxSize) {
+			tr.MaxSize = tr.Size
+		}
+	} else {
+		pnl = -size * (price - tr.Price)
+	}
+	tr.PnL += pnl
+	tr.PnLComm = tr.PnL - tr.Commission
+	if tr.IsClosed {
+		tr.ExitPrice = price
+		tr.CloseTime = t
+		e.trades[feed] = nil
+		ct := t
+		e.closed = append(e.closed, Trade{
+			Ref: tr.Ref, Symbol: e.feeds[feed].Symbol, OpenTime: tr.OpenTime, CloseTime: &ct,
+			Size: tr.MaxSize, EntryPrice: tr.EntryPrice, ExitPrice: price, PnLGross: tr.PnL, PnLNet: tr.PnLComm,
+			Commission: tr.Commission, BarLen: tr.BarLen,
+		})
+	}
+	if tr.JustOpened || tr.IsClosed {
+		snap := *tr
+		e.notes = append(e.notes, note{trade: &snap})
+	}
+}
+
+// Run drives the strategy over every bar and returns the result.
+func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
+	n := len(e.timeline)
+	e.res.InitialCash = e.cfg.Cash
+	e.res.Equity = make([]EquityPoint, 0, n)
+	var delivering []note
+	single := len(e.feeds) == 1
+	for e.step = 0; e.step < n; e.step++ {
+		if e.step&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("backtest stopped at bar %d: %w", e.step, err)
+			}
+			if e.cfg.OnProgress != nil {
+				e.cfg.OnProgress(e.step, n)
+			}
+		}
+		t := e.timeline[e.step]
+		if single {
+			e.cursor[0] = e.step
+			e.ticked[0] = true
+		} else {
+			for k := range e.feeds {
+				c := e.cursor[k] + 1
+				e.ticked[k] = c < len(e.feeds[k].Bars) && e.feeds[k].Bars[c].Time.Equal(t)
+				if e.ticked[k] {
+					e.cursor[k] = c
+				}
+			}
+		}
+		e.checkSubmitted()
+		e.tryFills()
+		v := e.value()
+		e.res.Equity = append(e.res.Equity, EquityPoint{Time: t, Value: v, Cash: e.cash})
+
+		if len(e.notes) > 0 {
+			delivering, e.notes = e.notes, delivering[:0]
+			// orders first, then trades
+			for _, nt := range delivering {
+				if nt.order != nil {
+					if err := s.NotifyOrder(e, nt.order); err != nil {
+						return nil, err
+					}
+				}
+			}
+			for _, nt := range delivering {
+				if nt.trade != nil {
+					if err := s.NotifyTrade(e, nt.trade); err != nil {
+						return nil, err
+					}
+				}
+			}
+			clear(delivering)
+		}
+		ready := true
+		for k, c := range e.cursor {
+			if c+1 < e.minPeriod[k] {
+				ready = false
+				break
+			}
+		}
+		var err error
+		if ready {
+			if e.res.FirstNext == 0 {
+				e.res.FirstNext = e.step + 1
+			}
+			err = s.Next(e)
+		} else {
+			err = s.Prenext(e)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	e.step = n - 1
+	if err := s.Stop(e); err != nil {
+		return nil, err
+	}
+	if e.cfg.OnProgress != nil {
+		e.cfg.OnProgress(n, n)
+	}
+	return e.finish(), nil
+}
+
+func (e *Engine) finish() *Result {
+	r := &e.res
+	r.FinalCash = e.cash
+	if len(r.Equity) > 0 {
+		r.FinalValue = r.Equity[len(r.Equity)-1].Value
+	}
+	for k, p := range e.pos {
+		r.Positions = append(r.Positions, PositionOut{Symbol: e.feeds[k].Symbol, Size: p.Size, Price: p.Price})
+	}
+	r.Trades = e.closed
+	for k, tr := range e.trades {
+		if tr != nil && tr.IsOpen {
+			r.Trades = append(r.Trades, Trade{
+				Ref: tr.Ref, Symbol: e.feeds[k].Symbol, OpenTime: tr.OpenTime, Size: tr.MaxSize,
+				EntryPrice: tr.EntryPrice, PnLGross: tr.PnL, PnLNet: tr.PnLComm, Commission: tr.Commission,
+				BarLen: e.cursor[k] - tr.OpenBar, IsOpen: true,
+			})
+		}
+	}
+	// Like backtrader's get_orders_open: accepted orders still pending.
+	// Orders created on the last bar never reached the broker's check.
+	for _, o := range e.orders {
+		if o.Status == Accepted || o.Status == Partial {
+			r.OpenOrders = append(r.OpenOrders, e.orderEvent(o))
+		}
+	}
+	if r.Executions == nil {
+		r.Executions = []Execution{}
+	}
+	if r.Trades == nil {
+		r.Trades = []Trade{}
+	}
+	if r.OrderEvents == nil {
+		r.OrderEvents = []OrderEvent{}
+	}
+	if r.OpenOrders == nil {
+		r.OpenOrders = []OrderEvent{}
+	}
+	if r.Logs == nil {
+		r.Logs = []LogEntry{}
+	}
+	Analyze(r)
+	return r
+}

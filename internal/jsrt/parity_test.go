@@ -1,0 +1,327 @@
+package jsrt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/barcsv"
+	"github.com/backtestd/backtestd/internal/engine"
+)
+
+// referenceDir finds ../shared/reference beside the repository, or
+// BACKTESTD_REFERENCE_DIR.
+func referenceDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("BACKTESTD_REFERENCE_DIR"); d != "" {
+		return d
+	}
+	dir, _ := os.Getwd()
+	for {
+		if st, err := os.Stat(filepath.Join(dir, "shared", "reference", "expected")); err == nil && st.IsDir() {
+			return filepath.Join(dir, "shared", "reference")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("reference fixtures not found: expected ../shared/reference beside the repository (or set BACKTESTD_REFERENCE_DIR)")
+		}
+		dir = parent
+	}
+}
+
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func loadBars(t testing.TB, path string) []engine.Bar {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bars, err := barcsv.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bars
+}
+
+type expected struct {
+	Strategy      string         `json:"strategy"`
+	StrategyClass string         `json:"strategy_class"`
+	Params        map[string]any `json:"params"`
+	Data          string         `json:"data"`
+	Range         struct {
+		From *string `json:"fromdate"`
+		To   *string `json:"todate"`
+	} `json:"range"`
+	Bars         int     `json:"bars"`
+	FinalValue   float64 `json:"final_value"`
+	FinalCash    float64 `json:"final_cash"`
+	FinalPosSize float64 `json:"final_position_size"`
+	FirstNextBar struct {
+		Bar  int    `json:"bar"`
+		Date string `json:"date"`
+	} `json:"first_next_bar"`
+	Sharpe struct {
+		DailyAnnualized *float64 `json:"daily_annualized"`
+		Default         *float64 `json:"default"`
+	} `json:"sharpe"`
+	Drawdown      engine.DrawdownResult      `json:"drawdown"`
+	SQN           engine.SQNResult           `json:"sqn"`
+	TradeAnalyzer engine.TradeAnalyzerResult `json:"trade_analyzer"`
+	Trades        []struct {
+		OpenDate   string  `json:"open_date"`
+		CloseDate  string  `json:"close_date"`
+		Size       float64 `json:"size"`
+		EntryPrice float64 `json:"entry_price"`
+		ExitPrice  float64 `json:"exit_price"`
+		PnLGross   float64 `json:"pnl_gross"`
+		PnLNet     float64 `json:"pnl_net"`
+		Commission float64 `json:"commission"`
+		BarLen     int     `json:"barlen"`
+	} `json:"trades"`
+	Executions []struct {
+		Ref        int     `json:"ref"`
+		Date       string  `json:"date"`
+		Side       string  `json:"side"`
+		ExecType   string  `json:"exectype"`
+		Price      float64 `json:"price"`
+		Size       float64 `json:"size"`
+		Value      float64 `json:"value"`
+		Commission float64 `json:"commission"`
+		PnL        float64 `json:"pnl"`
+		Created    string  `json:"created_date"`
+	} `json:"executions"`
+	OrderEvents []struct {
+		Ref      int     `json:"ref"`
+		Side     string  `json:"side"`
+		ExecType string  `json:"exectype"`
+		Status   string  `json:"status"`
+		Created  string  `json:"created_date"`
+		Price    float64 `json:"created_price"`
+		Size     float64 `json:"requested_size"`
+		BarDate  string  `json:"bar_date"`
+	} `json:"order_events"`
+	OpenAtEnd []struct {
+		Ref      int     `json:"ref"`
+		Side     string  `json:"side"`
+		ExecType string  `json:"exectype"`
+		Status   string  `json:"status"`
+		Created  string  `json:"created_date"`
+		Price    float64 `json:"price"`
+		Size     float64 `json:"size"`
+	} `json:"orders_open_at_end"`
+	Equity [][2]any `json:"equity"`
+}
+
+func day(t time.Time) string { return t.Format("2006-01-02") }
+
+// near compares to a relative tolerance (absolute near zero).
+func near(a, b, rel float64) bool {
+	if a == b {
+		return true
+	}
+	d := math.Abs(a - b)
+	return d <= rel*math.Max(math.Abs(a), math.Abs(b)) || d <= 1e-12
+}
+
+func nearPtr(a, b *float64, rel float64) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return near(*a, *b, rel)
+}
+
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
+}
+
+func filterRange(t testing.TB, bars []engine.Bar, from, to *string) []engine.Bar {
+	var lo, hi time.Time
+	if from != nil {
+		lo, _ = time.Parse("2006-01-02", (*from)[:10])
+	}
+	if to != nil {
+		hi, _ = time.Parse("2006-01-02", (*to)[:10])
+	}
+	out := bars[:0:0]
+	for _, b := range bars {
+		if (from == nil || !b.Time.Before(lo)) && (to == nil || !b.Time.After(hi)) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func TestParity(t *testing.T) {
+	ref := referenceDir(t)
+	files, _ := filepath.Glob(filepath.Join(ref, "expected", "*.json"))
+	if len(files) == 0 {
+		t.Fatalf("no expected files in %s", ref)
+	}
+	root := repoRoot(t)
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			raw, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var exp expected
+			if err := json.Unmarshal(raw, &exp); err != nil {
+				t.Fatal(err)
+			}
+			code, err := os.ReadFile(filepath.Join(root, "examples", exp.Strategy+".js"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := Inspect(context.Background(), string(code))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.ClassName != exp.StrategyClass {
+				t.Errorf("class %s, want %s", info.ClassName, exp.StrategyClass)
+			}
+			for _, p := range info.Params {
+				want, ok := exp.Params[p.Name]
+				if !ok {
+					t.Errorf("param %s not in expected params", p.Name)
+					continue
+				}
+				if fmt.Sprint(want) != fmt.Sprint(p.Default) {
+					t.Errorf("param %s default %v, want %v", p.Name, p.Default, want)
+				}
+			}
+			bars := filterRange(t, loadBars(t, filepath.Join(ref, "data", exp.Data)), exp.Range.From, exp.Range.To)
+			if len(bars) != exp.Bars {
+				t.Fatalf("bars %d, want %d", len(bars), exp.Bars)
+			}
+			res, err := Run(context.Background(), RunConfig{
+				Code: string(code), Params: exp.Params,
+				Feeds: []engine.Feed{{Symbol: strings.TrimSuffix(exp.Data, ".csv"), Bars: bars}},
+				Cash:  10000, Commission: 0.001,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkParity(t, &exp, res)
+		})
+	}
+}
+
+func checkParity(t *testing.T, exp *expected, res *engine.Result) {
+	t.Helper()
+	const rel = 1e-9
+	if res.FirstNext != exp.FirstNextBar.Bar {
+		t.Errorf("first next bar %d, want %d", res.FirstNext, exp.FirstNextBar.Bar)
+	}
+	// executions
+	if len(res.Executions) != len(exp.Executions) {
+		t.Errorf("executions: %d, want %d", len(res.Executions), len(exp.Executions))
+	}
+	for i := 0; i < min(len(res.Executions), len(exp.Executions)); i++ {
+		g, w := res.Executions[i], exp.Executions[i]
+		if day(g.Time) != w.Date || g.Side != w.Side || g.ExecType != w.ExecType || g.Price != w.Price || g.Size != w.Size ||
+			!near(g.Commission, w.Commission, rel) || !near(g.Value, w.Value, rel) || !near(g.PnL, w.PnL, rel) || g.Ref != w.Ref || day(g.CreatedTime) != w.Created {
+			t.Errorf("execution %d:\n got %+v\nwant %+v", i, g, w)
+			break
+		}
+	}
+	// closed trades
+	var closed []engine.Trade
+	for _, tr := range res.Trades {
+		if !tr.IsOpen {
+			closed = append(closed, tr)
+		}
+	}
+	if len(closed) != len(exp.Trades) {
+		t.Errorf("closed trades: %d, want %d", len(closed), len(exp.Trades))
+	}
+	for i := 0; i < min(len(closed), len(exp.Trades)); i++ {
+		g, w := closed[i], exp.Trades[i]
+		if day(g.OpenTime) != w.OpenDate || day(*g.CloseTime) != w.CloseDate || g.Size != w.Size || g.EntryPrice != w.EntryPrice ||
+			g.ExitPrice != w.ExitPrice || !near(g.PnLGross, w.PnLGross, rel) || !near(g.PnLNet, w.PnLNet, rel) ||
+			!near(g.Commission, w.Commission, rel) || g.BarLen != w.BarLen {
+			t.Errorf("trade %d:\n got %+v\nwant %+v", i, g, w)
+			break
+		}
+	}
+	// equity
+	if len(res.Equity) != len(exp.Equity) {
+		t.Errorf("equity points %d, want %d", len(res.Equity), len(exp.Equity))
+	}
+	for i := 0; i < min(len(res.Equity), len(exp.Equity)); i++ {
+		g := res.Equity[i]
+		wd, _ := exp.Equity[i][0].(string)
+		wv, _ := exp.Equity[i][1].(float64)
+		if day(g.Time) != wd || g.Value != wv {
+			t.Errorf("equity %d: got %s %v, want %s %v", i, day(g.Time), g.Value, wd, wv)
+			break
+		}
+	}
+	if res.FinalValue != exp.FinalValue || res.FinalCash != exp.FinalCash {
+		t.Errorf("final value/cash %v/%v, want %v/%v", res.FinalValue, res.FinalCash, exp.FinalValue, exp.FinalCash)
+	}
+	if res.Positions[0].Size != exp.FinalPosSize {
+		t.Errorf("final position %v, want %v", res.Positions[0].Size, exp.FinalPosSize)
+	}
+	a := res.Analyzers
+	if !nearPtr(a.Sharpe.DailyAnnualized, exp.Sharpe.DailyAnnualized, rel) || !nearPtr(a.Sharpe.Default, exp.Sharpe.Default, rel) {
+		t.Errorf("sharpe %s/%s, want %s/%s", fmtPtr(a.Sharpe.DailyAnnualized), fmtPtr(a.Sharpe.Default), fmtPtr(exp.Sharpe.DailyAnnualized), fmtPtr(exp.Sharpe.Default))
+	}
+	d, wd := a.Drawdown, exp.Drawdown
+	if !near(d.MaxPct, wd.MaxPct, rel) || !near(d.MaxMoney, wd.MaxMoney, rel) || d.MaxLenBars != wd.MaxLenBars ||
+		!near(d.FinalPct, wd.FinalPct, rel) || !near(d.FinalMoney, wd.FinalMoney, rel) || d.FinalLenBars != wd.FinalLenBars {
+		t.Errorf("drawdown\n got %+v\nwant %+v", d, wd)
+	}
+	if !near(a.SQN.Value, exp.SQN.Value, rel) || a.SQN.Trades != exp.SQN.Trades {
+		t.Errorf("sqn %+v, want %+v", a.SQN, exp.SQN)
+	}
+	g, w := a.TradeAnalyzer, exp.TradeAnalyzer
+	if g.Total != w.Total || g.Open != w.Open || g.Closed != w.Closed || g.Won != w.Won || g.Lost != w.Lost ||
+		!nearPtr(g.PnLNetTotal, w.PnLNetTotal, rel) || !nearPtr(g.PnLGrossTotal, w.PnLGrossTotal, rel) ||
+		!nearPtr(g.WonPnLAverage, w.WonPnLAverage, rel) || !nearPtr(g.LostPnLAverage, w.LostPnLAverage, rel) ||
+		!nearPtr(g.WonPnLTotal, w.WonPnLTotal, rel) || !nearPtr(g.LostPnLTotal, w.LostPnLTotal, rel) ||
+		g.StreakWonLongest != w.StreakWonLongest || g.StreakLostLongest != w.StreakLostLongest || g.LenTotalBars != w.LenTotalBars {
+		gj, _ := json.Marshal(g)
+		wj, _ := json.Marshal(w)
+		t.Errorf("trade analyzer\n got %s\nwant %s", gj, wj)
+	}
+	// order events
+	if len(res.OrderEvents) != len(exp.OrderEvents) {
+		t.Errorf("order events %d, want %d", len(res.OrderEvents), len(exp.OrderEvents))
+	}
+	for i := 0; i < min(len(res.OrderEvents), len(exp.OrderEvents)); i++ {
+		g, w := res.OrderEvents[i], exp.OrderEvents[i]
+		if g.Ref != w.Ref || g.Side != w.Side || g.ExecType != w.ExecType || g.Status != w.Status || day(g.CreatedTime) != w.Created ||
+			g.CreatedPrice != w.Price || g.Size != w.Size || day(g.Time) != w.BarDate {
+			t.Errorf("order event %d:\n got %+v\nwant %+v", i, g, w)
+			break
+		}
+	}
+	if len(res.OpenOrders) != len(exp.OpenAtEnd) {
+		t.Errorf("open orders %d, want %d", len(res.OpenOrders), len(exp.OpenAtEnd))
+	}
+	for i := 0; i < min(len(res.OpenOrders), len(exp.OpenAtEnd)); i++ {
+		g, w := res.OpenOrders[i], exp.OpenAtEnd[i]
+		if g.Ref != w.Ref || g.Side != w.Side || g.ExecType != w.ExecType || g.Status != w.Status || day(g.CreatedTime) != w.Created ||
+			g.Price != w.Price || g.Size != w.Size {
+			t.Errorf("open order %d:\n got %+v\nwant %+v", i, g, w)
+		}
+	}
+}

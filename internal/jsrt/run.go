@@ -1,0 +1,615 @@
+package jsrt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/dop251/goja"
+)
+
+// RunConfig configures one backtest of JavaScript strategy code.
+type RunConfig struct {
+	Code          string
+	Params        map[string]any
+	Feeds         []engine.Feed
+	Cash          float64       // 0 means 10000
+	Commission    float64       // fraction of traded value
+	WallTimeLimit time.Duration // 0 means DefaultWallTimeLimit
+	MemoryLimit   uint64        // bytes of heap growth; 0 means DefaultMemoryLimit
+	OnProgress    func(current, total int)
+	OnLog         func(engine.LogEntry)
+}
+
+// Run executes the strategy over the feeds. Failures are *RunError; a
+// cancelled context gives Kind "cancelled" and an error wrapping ctx.Err().
+func Run(ctx context.Context, cfg RunConfig) (*engine.Result, error) {
+	if cfg.WallTimeLimit <= 0 {
+		cfg.WallTimeLimit = DefaultWallTimeLimit
+	}
+	if cfg.MemoryLimit == 0 {
+		cfg.MemoryLimit = DefaultMemoryLimit
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &RunError{Kind: "cancelled", Message: "backtest cancelled: " + err.Error(), cause: err}
+	}
+	rt := newRuntime()
+	h := &host{rt: rt}
+	base, err := installGlobals(rt, h.hostObject(), h.indObject())
+	if err != nil {
+		return nil, fmt.Errorf("install prelude: %w", err)
+	}
+	h.base = base
+	g := startGuard(ctx, rt, cfg.WallTimeLimit, cfg.MemoryLimit)
+	res, err := h.run(ctx, g, cfg)
+	reason := g.stop()
+	if err == nil {
+		return res, nil
+	}
+	var re *RunError
+	if errors.As(err, &re) {
+		return nil, re
+	}
+	if r := g.interrupted(err); r != nil {
+		return nil, r
+	}
+	if reason != nil && (reason.Kind != "strategy") {
+		return nil, reason
+	}
+	if ctx.Err() != nil {
+		return nil, &RunError{Kind: "cancelled", Message: "backtest cancelled: " + ctx.Err().Error(), cause: ctx.Err()}
+	}
+	msg, line, _ := jsErrorInfo(err)
+	if line > 0 {
+		msg = fmt.Sprintf("%s (line %d)", msg, line)
+	}
+	return nil, &RunError{Kind: "strategy", Message: msg, Line: line, cause: err}
+}
+
+type host struct {
+	rt    *goja.Runtime
+	base  *goja.Object
+	eng   *engine.Engine
+	inst  *goja.Object
+	datas []*goja.Object
+	lines [][6]*line // per feed: open high low close volume datetime
+	pos   []*goja.Object
+
+	next, prenext, notifyOrder, notifyTrade, stop goja.Callable
+}
+
+func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result, error) {
+	rt := h.rt
+	cls, info, lerr := loadStrategy(rt, g, cfg.Code, h.base)
+	if lerr != nil {
+		if r := g.reason; r != nil {
+			return nil, r
+		}
+		return nil, &RunError{Kind: "strategy", Message: lerr.Message, Line: lerr.Line}
+	}
+	params, err := ValidateParams(info, cfg.Params)
+	if err != nil {
+		return nil, &RunError{Kind: "strategy", Message: err.Error()}
+	}
+	eng, err := engine.New(engine.Config{Feeds: cfg.Feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog})
+	if err != nil {
+		return nil, &RunError{Kind: "strategy", Message: err.Error()}
+	}
+	h.eng = eng
+
+	p := rt.NewObject()
+	for _, prm := range info.Params {
+		v := prm.Default
+		if o, ok := params[prm.Name]; ok {
+			v = o
+		} else if prm.Type == "object" {
+			// keep the original JS value, not its string form
+			if po, ok := cls.Get("params").(*goja.Object); ok {
+				_ = p.Set(prm.Name, po.Get(prm.Name))
+				continue
+			}
+		}
+		_ = p.Set(prm.Name, v)
+	}
+
+	datas := make([]any, len(cfg.Feeds))
+	for k := range cfg.Feeds {
+		datas[k] = h.dataObject(k)
+	}
+	inst, err := rt.New(cls)
+	if err != nil {
+		return nil, err
+	}
+	h.inst = inst
+	set := func(name string, v any) { _ = inst.Set(name, v) }
+	set("p", p)
+	set("params", p)
+	set("data", datas[0])
+	set("datas", rt.NewArray(datas...))
+	for k := range datas {
+		set(fmt.Sprintf("data%d", k), datas[k])
+	}
+	set("position", h.pos[0])
+	set("broker", h.brokerObject())
+
+	if err := h.call("init"); err != nil {
+		return nil, err
+	}
+	baseProto := h.base.Get("prototype").(*goja.Object)
+	method := func(name string) goja.Callable {
+		v := inst.Get(name)
+		if v == nil || v.SameAs(baseProto.Get(name)) {
+			return nil
+		}
+		fn, _ := goja.AssertFunction(v)
+		return fn
+	}
+	h.next = method("next")
+	h.prenext = method("prenext")
+	h.notifyOrder = method("notifyOrder")
+	h.notifyTrade = method("notifyTrade")
+	h.stop = method("stop")
+	return eng.Run(ctx, h)
+}
+
+func (h *host) call(name string) error {
+	fn, ok := goja.AssertFunction(h.inst.Get(name))
+	if !ok {
+		return fmt.Errorf("%s is not a function", name)
+	}
+	_, err := fn(h.inst)
+	return err
+}
+
+// Next implements engine.Strategy.
+func (h *host) Next(*engine.Engine) error {
+	if h.next == nil {
+		return nil
+	}
+	_, err := h.next(h.inst)
+	return err
+}
+
+// Prenext implements engine.Strategy.
+func (h *host) Prenext(*engine.Engine) error {
+	if h.prenext == nil {
+		return nil
+	}
+	_, err := h.prenext(h.inst)
+	return err
+}
+
+// NotifyOrder implements engine.Strategy.
+func (h *host) NotifyOrder(_ *engine.Engine, o *engine.Order) error {
+	if h.notifyOrder == nil {
+		return nil
+	}
+	_, err := h.notifyOrder(h.inst, h.orderObject(o))
+	return err
+}
+
+// NotifyTrade implements engine.Strategy.
+func (h *host) NotifyTrade(_ *engine.Engine, t *engine.TradeState) error {
+	if h.notifyTrade == nil {
+		return nil
+	}
+	_, err := h.notifyTrade(h.inst, h.tradeObject(t))
+	return err
+}
+
+// Stop implements engine.Strategy.
+func (h *host) Stop(*engine.Engine) error {
+	if h.stop == nil {
+		return nil
+	}
+	_, err := h.stop(h.inst)
+	return err
+}
+
+func (h *host) throw(format string, args ...any) {
+	panic(h.rt.NewTypeError(fmt.Sprintf(format, args...)))
+}
+
+// dataObject builds this.datas[k] and its position object.
+func (h *host) dataObject(k int) *goja.Object {
+	rt := h.rt
+	f := h.eng.Feeds()[k]
+	n := len(f.Bars)
+	cols := [6][]float64{}
+	for c := range cols {
+		cols[c] = make([]float64, n)
+	}
+	for i, b := range f.Bars {
+		cols[0][i], cols[1][i], cols[2][i], cols[3][i] = b.Open, b.High, b.Low, b.Close
+		cols[4][i] = float64(b.Volume)
+		cols[5][i] = float64(b.Time.UnixMilli())
+	}
+	cur := h.eng.Cursor(k)
+	var ls [6]*line
+	o := rt.NewObject()
+	for c, name := range []string{"open", "high", "low", "close", "volume", "datetime"} {
+		ls[c] = newLine(rt, engine.Line(cols[c]), k, cur)
+		ls[c].date = c == 5
+		_ = o.Set(name, rt.NewDynamicArray(ls[c]))
+	}
+	_ = o.Set("symbol", f.Symbol)
+	_ = o.Set("_feed", k)
+	_ = o.DefineAccessorProperty("length", rt.ToValue(func() int { return *cur + 1 }), nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = o.Set("date", func(ago int) string {
+		i := *cur + ago
+		if ago > 0 || i < 0 || i >= n {
+			return ""
+		}
+		return f.Bars[i].Time.Format("2006-01-02")
+	})
+	h.datas = append(h.datas, o)
+	h.lines = append(h.lines, ls)
+	h.pos = append(h.pos, rt.NewDynamicObject(&positionView{h: h, feed: k}))
+	return o
+}
+
+// feedOf maps a data object (or undefined, meaning data 0) to its index.
+func (h *host) feedOf(v goja.Value) int {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return 0
+	}
+	o, ok := v.(*goja.Object)
+	if ok {
+		for k, d := range h.datas {
+			if d == o {
+				return k
+			}
+		}
+	}
+	if n, ok := v.Export().(int64); ok && n >= 0 && int(n) < len(h.datas) {
+		return int(n)
+	}
+	h.throw("data must be one of this.datas")
+	return 0
+}
+
+type positionView struct {
+	h    *host
+	feed int
+}
+
+func (p *positionView) Get(key string) goja.Value {
+	pos := p.h.eng.Position(p.feed)
+	switch key {
+	case "size":
+		return p.h.rt.ToValue(pos.Size)
+	case "price":
+		return p.h.rt.ToValue(pos.Price)
+	}
+	return goja.Undefined()
+}
+func (p *positionView) Set(string, goja.Value) bool { return false }
+func (p *positionView) Has(key string) bool         { return key == "size" || key == "price" }
+func (p *positionView) Delete(string) bool          { return false }
+func (p *positionView) Keys() []string              { return []string{"size", "price"} }
+
+type brokerView struct {
+	h                 *host
+	getCash, getValue goja.Value
+}
+
+func (b *brokerView) Get(key string) goja.Value {
+	switch key {
+	case "cash":
+		return b.h.rt.ToValue(b.h.eng.Cash())
+	case "value":
+		return b.h.rt.ToValue(b.h.eng.Value())
+	case "getCash":
+		return b.getCash
+	case "getValue":
+		return b.getValue
+	}
+	return goja.Undefined()
+}
+func (b *brokerView) Set(string, goja.Value) bool { return false }
+func (b *brokerView) Has(key string) bool {
+	return key == "cash" || key == "value" || key == "getCash" || key == "getValue"
+}
+func (b *brokerView) Delete(string) bool { return false }
+func (b *brokerView) Keys() []string     { return []string{"cash", "value"} }
+
+func (h *host) brokerObject() *goja.Object {
+	b := &brokerView{h: h}
+	b.getCash = h.rt.ToValue(func() float64 { return h.eng.Cash() })
+	b.getValue = h.rt.ToValue(func(call goja.FunctionCall) goja.Value {
+		if len(call.Arguments) > 0 && !goja.IsUndefined(call.Argument(0)) {
+			return h.rt.ToValue(h.eng.FeedValue(h.feedOf(call.Argument(0))))
+		}
+		return h.rt.ToValue(h.eng.Value())
+	})
+	return h.rt.NewDynamicObject(b)
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
+		return t.Format("2006-01-02")
+	}
+	return t.Format(time.RFC3339)
+}
+
+// orderObject is the script view of an order (a snapshot).
+func (h *host) orderObject(o *engine.Order) *goja.Object {
+	rt := h.rt
+	obj := rt.NewObject()
+	st := o.Status.String()
+	_ = obj.Set("ref", o.Ref)
+	_ = obj.Set("status", st)
+	_ = obj.Set("side", o.Side.String())
+	_ = obj.Set("exectype", o.Type.String())
+	_ = obj.Set("size", o.Size)
+	_ = obj.Set("price", o.Price)
+	_ = obj.Set("plimit", o.PLimit)
+	_ = obj.Set("data", h.datas[o.Feed])
+	created := rt.NewObject()
+	_ = created.Set("price", o.CreatedPrice)
+	_ = created.Set("size", o.Size)
+	_ = created.Set("date", fmtTime(o.CreatedTime))
+	_ = obj.Set("created", created)
+	ex := rt.NewObject()
+	_ = ex.Set("price", o.ExecPrice)
+	_ = ex.Set("size", o.ExecSize)
+	_ = ex.Set("value", o.ExecValue)
+	_ = ex.Set("comm", o.ExecComm)
+	_ = ex.Set("pnl", o.ExecPnL)
+	_ = ex.Set("date", fmtTime(o.ExecTime))
+	_ = obj.Set("executed", ex)
+	buy := o.Side == engine.Buy
+	alive := o.Status.Alive()
+	_ = obj.Set("isBuy", func() bool { return buy })
+	_ = obj.Set("isSell", func() bool { return !buy })
+	_ = obj.Set("alive", func() bool { return alive })
+	return obj
+}
+
+func (h *host) tradeObject(t *engine.TradeState) *goja.Object {
+	obj := h.rt.NewObject()
+	_ = obj.Set("ref", t.Ref)
+	_ = obj.Set("size", t.Size)
+	_ = obj.Set("price", t.Price)
+	_ = obj.Set("pnl", t.PnL)
+	_ = obj.Set("pnlcomm", t.PnLComm)
+	_ = obj.Set("commission", t.Commission)
+	_ = obj.Set("isopen", t.IsOpen)
+	_ = obj.Set("isclosed", t.IsClosed)
+	_ = obj.Set("justopened", t.JustOpened)
+	_ = obj.Set("barlen", t.BarLen)
+	_ = obj.Set("dtopen", fmtTime(t.OpenTime))
+	_ = obj.Set("dtclose", fmtTime(t.CloseTime))
+	_ = obj.Set("data", h.datas[t.Feed])
+	return obj
+}
+
+// opts reads an options argument: an object, a number (the size) or
+// nothing.
+type opts struct {
+	o    *goja.Object
+	num  float64
+	isNo bool
+}
+
+func (h *host) readOpts(v goja.Value) opts {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return opts{isNo: true}
+	}
+	if o, ok := v.(*goja.Object); ok {
+		return opts{o: o}
+	}
+	f := v.ToFloat()
+	if math.IsNaN(f) {
+		h.throw("order options must be an object or a number")
+	}
+	return opts{num: f}
+}
+
+func (op opts) get(name string) goja.Value {
+	if op.o == nil {
+		return nil
+	}
+	v := op.o.Get(name)
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil
+	}
+	return v
+}
+
+func (h *host) num(op opts, name string, def float64) float64 {
+	v := op.get(name)
+	if v == nil {
+		return def
+	}
+	f := v.ToFloat()
+	if math.IsNaN(f) {
+		h.throw("%s must be a number", name)
+	}
+	return f
+}
+
+func (h *host) orderRef(v goja.Value) *engine.Order {
+	if v == nil {
+		return nil
+	}
+	o, ok := v.(*goja.Object)
+	if !ok {
+		h.throw("expected an order")
+	}
+	ref := o.Get("ref")
+	if ref == nil {
+		h.throw("expected an order")
+	}
+	n := int(ref.ToInteger())
+	orders := h.eng.Orders()
+	if n < 1 || n > len(orders) {
+		h.throw("unknown order ref %d", n)
+	}
+	return orders[n-1]
+}
+
+func (h *host) request(side engine.Side, op opts) engine.OrderRequest {
+	r := engine.OrderRequest{Side: side, Size: 1}
+	if op.o == nil && !op.isNo {
+		r.Size = op.num
+	}
+	if op.o != nil {
+		r.Feed = h.feedOf(op.get("data"))
+		r.Size = h.num(op, "size", 1)
+		r.Price = h.num(op, "price", 0)
+		r.PLimit = h.num(op, "plimit", 0)
+		if et := op.get("exectype"); et != nil {
+			t, ok := engine.ParseExecType(et.String())
+			if !ok {
+				h.throw("unknown exectype %q (use Market, Close, Limit, Stop or StopLimit)", et.String())
+			}
+			r.Type = t
+		}
+		r.OCO = h.orderRef(op.get("oco"))
+	}
+	return r
+}
+
+func (h *host) submit(r engine.OrderRequest) goja.Value {
+	if r.Size < 0 {
+		r.Side, r.Size = -r.Side, -r.Size
+	}
+	if r.Size == 0 {
+		return goja.Null()
+	}
+	o, err := h.eng.Submit(r)
+	if err != nil {
+		h.throw("%s", err.Error())
+	}
+	return h.orderObject(o)
+}
+
+func (h *host) hostObject() *goja.Object {
+	rt := h.rt
+	o := rt.NewObject()
+	_ = o.Set("order", func(_ goja.Value, side string, v goja.Value) goja.Value {
+		s := engine.Buy
+		if side == "sell" {
+			s = engine.Sell
+		}
+		return h.submit(h.request(s, h.readOpts(v)))
+	})
+	_ = o.Set("close", func(_ goja.Value, v goja.Value) goja.Value {
+		op := h.readOpts(v)
+		feed := h.feedOf(op.get("data"))
+		pos := h.eng.Position(feed).Size
+		if pos == 0 {
+			return goja.Null()
+		}
+		r := h.request(engine.Sell, op)
+		r.Feed = feed
+		r.Size = math.Abs(h.num(op, "size", pos))
+		if pos < 0 {
+			r.Side = engine.Buy
+		}
+		return h.submit(r)
+	})
+	_ = o.Set("cancel", func(v goja.Value) bool {
+		return h.eng.Cancel(h.orderRef(v))
+	})
+	_ = o.Set("bracket", func(_ goja.Value, side string, v goja.Value) goja.Value {
+		s := engine.Buy
+		if side == "sell" {
+			s = engine.Sell
+		}
+		op := h.readOpts(v)
+		r := h.request(s, op)
+		if op.get("exectype") == nil && r.Price > 0 {
+			r.Type = engine.Limit
+		}
+		stop := h.num(op, "stopprice", 0)
+		limit := h.num(op, "limitprice", 0)
+		orders, err := h.eng.Bracket(r, stop, limit)
+		if err != nil {
+			h.throw("%s", err.Error())
+		}
+		out := make([]any, len(orders))
+		for i, x := range orders {
+			out[i] = h.orderObject(x)
+		}
+		return rt.NewArray(out...)
+	})
+	_ = o.Set("target", func(_ goja.Value, kind string, v goja.Value) goja.Value {
+		op := h.readOpts(v)
+		target := op.num
+		if op.o != nil {
+			target = h.num(op, "target", 0)
+		}
+		feed := h.feedOf(op.get("data"))
+		pos := h.eng.Position(feed).Size
+		r := h.request(engine.Buy, op)
+		r.Feed = feed
+		switch kind {
+		case "size":
+			if target == 0 && pos != 0 {
+				r.Size, r.Side = math.Abs(pos), engine.Side(-sign(pos))
+				return h.submit(r)
+			}
+			r.Size = target - pos
+			return h.submit(r)
+		default:
+			if kind == "percent" {
+				target = h.eng.Value() * target
+			}
+			if target == 0 && pos != 0 {
+				r.Size, r.Side = math.Abs(pos), engine.Side(-sign(pos))
+				return h.submit(r)
+			}
+			value := h.eng.FeedValue(feed)
+			price := r.Price
+			if price == 0 {
+				c := *h.eng.Cursor(feed)
+				price = h.eng.Feeds()[feed].Bars[c].Close
+			}
+			switch {
+			case target > value:
+				r.Size = math.Trunc(math.Floor((target - value) / price))
+			case target < value:
+				r.Size = -math.Trunc(math.Floor((value - target) / price))
+			default:
+				return goja.Null()
+			}
+			return h.submit(r)
+		}
+	})
+	_ = o.Set("getPosition", func(v goja.Value) *goja.Object { return h.pos[h.feedOf(v)] })
+	_ = o.Set("log", func(msg goja.Value, level goja.Value) {
+		lv := "INFO"
+		if level != nil && !goja.IsUndefined(level) {
+			switch strings.ToUpper(level.String()) {
+			case "DEBUG":
+				lv = "DEBUG"
+			case "WARN", "WARNING":
+				lv = "WARNING"
+			case "ERROR":
+				lv = "ERROR"
+			}
+		}
+		m := ""
+		if msg != nil {
+			m = msg.String()
+		}
+		h.eng.Log(lv, "strategy", m)
+	})
+	return o
+}
+
+func sign(x float64) float64 {
+	if x < 0 {
+		return -1
+	}
+	return 1
+}
