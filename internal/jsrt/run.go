@@ -80,6 +80,7 @@ type host struct {
 	pos   []*goja.Object
 
 	next, prenext, notifyOrder, notifyTrade, stop goja.Callable
+	orderMethods                                  [3]goja.Value
 }
 
 func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result, error) {
@@ -136,6 +137,28 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	set("position", h.pos[0])
 	set("broker", h.brokerObject())
 
+	// Run init and the bar loop from inside a call into the runtime: goja
+	// drops its value stack whenever control returns to Go at the top
+	// level, and re-growing it on every next() call would dominate the
+	// cost of a bar.
+	var res *engine.Result
+	var runErr error
+	trampoline, err := rt.RunScript("drive.js", "(function (f) { f(); })")
+	if err != nil {
+		return nil, err
+	}
+	drive, _ := goja.AssertFunction(trampoline)
+	if _, err := drive(goja.Undefined(), rt.ToValue(func(goja.FunctionCall) goja.Value {
+		res, runErr = h.drive(ctx, eng)
+		return goja.Undefined()
+	})); err != nil && runErr == nil {
+		runErr = err
+	}
+	return res, runErr
+}
+
+func (h *host) drive(ctx context.Context, eng *engine.Engine) (*engine.Result, error) {
+	inst := h.inst
 	if err := h.call("init"); err != nil {
 		return nil, err
 	}
@@ -275,15 +298,25 @@ func (h *host) feedOf(v goja.Value) int {
 type positionView struct {
 	h    *host
 	feed int
+	// script values of the last size and price read, reused while the
+	// position is unchanged (most bars), so reads do not allocate
+	size, price       float64
+	sizeVal, priceVal goja.Value
 }
 
 func (p *positionView) Get(key string) goja.Value {
 	pos := p.h.eng.Position(p.feed)
 	switch key {
 	case "size":
-		return p.h.rt.ToValue(pos.Size)
+		if p.sizeVal == nil || pos.Size != p.size {
+			p.size, p.sizeVal = pos.Size, p.h.rt.ToValue(pos.Size)
+		}
+		return p.sizeVal
 	case "price":
-		return p.h.rt.ToValue(pos.Price)
+		if p.priceVal == nil || pos.Price != p.price {
+			p.price, p.priceVal = pos.Price, p.h.rt.ToValue(pos.Price)
+		}
+		return p.priceVal
 	}
 	return goja.Undefined()
 }
@@ -339,38 +372,87 @@ func fmtTime(t time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-// orderObject is the script view of an order (a snapshot).
-func (h *host) orderObject(o *engine.Order) *goja.Object {
+// orderView is the script view of an order: a snapshot whose fields are
+// converted only when read.
+type orderView struct {
+	h *host
+	o engine.Order
+}
+
+var orderKeys = []string{"ref", "status", "side", "exectype", "size", "price", "plimit", "data", "created", "executed"}
+
+func (v *orderView) Get(key string) goja.Value {
+	h, o := v.h, &v.o
 	rt := h.rt
-	obj := rt.NewObject()
-	st := o.Status.String()
-	_ = obj.Set("ref", o.Ref)
-	_ = obj.Set("status", st)
-	_ = obj.Set("side", o.Side.String())
-	_ = obj.Set("exectype", o.Type.String())
-	_ = obj.Set("size", o.Size)
-	_ = obj.Set("price", o.Price)
-	_ = obj.Set("plimit", o.PLimit)
-	_ = obj.Set("data", h.datas[o.Feed])
-	created := rt.NewObject()
-	_ = created.Set("price", o.CreatedPrice)
-	_ = created.Set("size", o.Size)
-	_ = created.Set("date", fmtTime(o.CreatedTime))
-	_ = obj.Set("created", created)
-	ex := rt.NewObject()
-	_ = ex.Set("price", o.ExecPrice)
-	_ = ex.Set("size", o.ExecSize)
-	_ = ex.Set("value", o.ExecValue)
-	_ = ex.Set("comm", o.ExecComm)
-	_ = ex.Set("pnl", o.ExecPnL)
-	_ = ex.Set("date", fmtTime(o.ExecTime))
-	_ = obj.Set("executed", ex)
-	buy := o.Side == engine.Buy
-	alive := o.Status.Alive()
-	_ = obj.Set("isBuy", func() bool { return buy })
-	_ = obj.Set("isSell", func() bool { return !buy })
-	_ = obj.Set("alive", func() bool { return alive })
-	return obj
+	switch key {
+	case "ref":
+		return rt.ToValue(o.Ref)
+	case "status":
+		return rt.ToValue(o.Status.String())
+	case "side":
+		return rt.ToValue(o.Side.String())
+	case "exectype":
+		return rt.ToValue(o.Type.String())
+	case "size":
+		return rt.ToValue(o.Size)
+	case "price":
+		return rt.ToValue(o.Price)
+	case "plimit":
+		return rt.ToValue(o.PLimit)
+	case "data":
+		return h.datas[o.Feed]
+	case "created":
+		c := rt.NewObject()
+		_ = c.Set("price", o.CreatedPrice)
+		_ = c.Set("size", o.Size)
+		_ = c.Set("date", fmtTime(o.CreatedTime))
+		return c
+	case "executed":
+		ex := rt.NewObject()
+		_ = ex.Set("price", o.ExecPrice)
+		_ = ex.Set("size", o.ExecSize)
+		_ = ex.Set("value", o.ExecValue)
+		_ = ex.Set("comm", o.ExecComm)
+		_ = ex.Set("pnl", o.ExecPnL)
+		_ = ex.Set("date", fmtTime(o.ExecTime))
+		return ex
+	case "isBuy":
+		return h.orderMethods[0]
+	case "isSell":
+		return h.orderMethods[1]
+	case "alive":
+		return h.orderMethods[2]
+	}
+	return goja.Undefined()
+}
+func (v *orderView) Set(string, goja.Value) bool { return false }
+func (v *orderView) Has(key string) bool {
+	for _, k := range orderKeys {
+		if k == key {
+			return true
+		}
+	}
+	return key == "isBuy" || key == "isSell" || key == "alive"
+}
+func (v *orderView) Delete(string) bool { return false }
+func (v *orderView) Keys() []string     { return orderKeys }
+
+func (h *host) orderObject(o *engine.Order) *goja.Object {
+	if h.orderMethods[0] == nil {
+		view := func(call goja.FunctionCall) *orderView {
+			if o, ok := call.This.(*goja.Object); ok {
+				if v, ok := o.Export().(*orderView); ok {
+					return v
+				}
+			}
+			h.throw("not an order")
+			return nil
+		}
+		h.orderMethods[0] = h.rt.ToValue(func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Side == engine.Buy) })
+		h.orderMethods[1] = h.rt.ToValue(func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Side == engine.Sell) })
+		h.orderMethods[2] = h.rt.ToValue(func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Status.Alive()) })
+	}
+	return h.rt.NewDynamicObject(&orderView{h: h, o: *o})
 }
 
 func (h *host) tradeObject(t *engine.TradeState) *goja.Object {

@@ -1,0 +1,157 @@
+package jsrt
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+)
+
+// walk returns n deterministic daily bars.
+func walk(n int) []engine.Bar {
+	bars := make([]engine.Bar, n)
+	t := time.Date(2000, 1, 3, 0, 0, 0, 0, time.UTC)
+	p := 100.0
+	for i := range bars {
+		p *= 1 + 0.01*math.Sin(float64(i)*0.7)
+		bars[i] = engine.Bar{Time: t.AddDate(0, 0, i), Open: p, High: p * 1.01, Low: p * 0.99, Close: p, Volume: 1000}
+	}
+	return bars
+}
+
+func TestSandbox(t *testing.T) {
+	feeds := []engine.Feed{{Symbol: "X", Bars: walk(300)}}
+	tests := []struct {
+		name string
+		code string
+		kind string
+		msg  string
+		line int
+		mem  uint64
+	}{
+		{"endless loop in next", "class A extends Strategy {\n next() { while (true) {} }\n}", "timeout", "time limit", 0, 0},
+		{"endless loop in init", "class A extends Strategy {\n init() { for (;;) {} }\n}", "timeout", "time limit", 0, 0},
+		{"unbounded allocation", "class A extends Strategy {\n init() { const a = []; while (true) a.push(new Array(10000).fill(1.5)); }\n}", "memory", "memory budget", 0, 64 << 20},
+		{"deep recursion", "function f(n) { return f(n + 1) + 1; }\nclass A extends Strategy {\n next() { f(0); }\n}", "strategy", "RangeError: Maximum call stack size exceeded", 1, 0},
+		{"throws", "class A extends Strategy {\n next() {\n  throw new Error('bad signal');\n }\n}", "strategy", "Error: bad signal", 3, 0},
+		{"require", "class A extends Strategy {\n init() { require('fs'); }\n}", "strategy", "ReferenceError: require is not defined", 2, 0},
+		{"process", "class A extends Strategy {\n init() { process.exit(1); }\n}", "strategy", "ReferenceError: process is not defined", 2, 0},
+		{"setTimeout", "class A extends Strategy {\n init() { setTimeout(() => {}, 1); }\n}", "strategy", "ReferenceError: setTimeout is not defined", 2, 0},
+		{"fetch", "class A extends Strategy {\n next() { fetch('http://example.com'); }\n}", "strategy", "ReferenceError: fetch is not defined", 2, 0},
+		{"bad order", "class A extends Strategy {\n next() { this.buy({size: 1, exectype: 'Limit'}); }\n}", "strategy", "Limit order needs a positive price", 2, 0},
+		{"unknown parameter", "class A extends Strategy {}", "strategy", "Unknown parameter: nope", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := RunConfig{Code: tc.code, Feeds: feeds, WallTimeLimit: 500 * time.Millisecond, MemoryLimit: tc.mem}
+			if tc.name == "unknown parameter" {
+				cfg.Params = map[string]any{"nope": 1}
+			}
+			start := time.Now()
+			_, err := Run(context.Background(), cfg)
+			if d := time.Since(start); d > 1500*time.Millisecond {
+				t.Errorf("took %s", d)
+			}
+			var re *RunError
+			if !errors.As(err, &re) {
+				t.Fatalf("want *RunError, got %v", err)
+			}
+			if re.Kind != tc.kind || !strings.Contains(re.Message, tc.msg) {
+				t.Errorf("got %s %q, want %s containing %q", re.Kind, re.Message, tc.kind, tc.msg)
+			}
+			if tc.line != 0 && re.Line != tc.line {
+				t.Errorf("line %d, want %d", re.Line, tc.line)
+			}
+		})
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	start := time.Now()
+	_, err := Run(ctx, RunConfig{Code: "class A extends Strategy { next() { while (true) {} } }", Feeds: []engine.Feed{{Bars: walk(50)}}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	var re *RunError
+	if !errors.As(err, &re) || re.Kind != "cancelled" {
+		t.Fatalf("want cancelled RunError, got %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %s", d)
+	}
+}
+
+func TestStrategyAPI(t *testing.T) {
+	t.Parallel()
+	code := `/**
+ * Exercises the API.
+ * n: number of bars
+ */
+class Api extends Strategy {
+  static params = { n: 5 };
+  init() {
+    this.sma = ind.SMA(this.data, 3);
+    this.bars = 0;
+    this.log('init ' + this.p.n + ' ' + this.params.n, 'debug');
+  }
+  next() {
+    this.bars++;
+    if (this.bars === 1) {
+      if (this.data.close[-1] !== this.data.close[-1]) throw new Error('close[-1] missing');
+      if (!(this.sma[0] > 0)) throw new Error('sma');
+      this.order = this.buy({ size: 5 });
+      this.lim = this.buy({ size: 1, exectype: 'Limit', price: 1 });
+    }
+    if (this.bars === 2) {
+      if (this.position.size !== 5) throw new Error('position ' + this.position.size);
+      this.cancel(this.lim);
+      this.orderTargetSize({ target: 2 });
+    }
+    if (this.bars === 3) {
+      if (this.position.size !== 2) throw new Error('position ' + this.position.size);
+      this.orderTargetPercent({ target: 0 });
+    }
+    if (this.bars === 4) {
+      if (this.position.size !== 0) throw new Error('position ' + this.position.size);
+      this.sell({ size: 3 });
+    }
+    if (this.bars === 5) {
+      if (this.position.size !== -3) throw new Error('short ' + this.position.size);
+      this.close();
+      if (this.broker.getCash() !== this.broker.cash) throw new Error('cash');
+      this.log('value ' + this.broker.value.toFixed(2), 'WARNING');
+    }
+  }
+  notifyTrade(trade) { if (trade.isclosed) this.closed = (this.closed || 0) + 1; }
+  stop() { this.log('closed ' + this.closed + ' ' + this.data.date(0)); }
+}`
+	res, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: walk(20)}}, Commission: 0.001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FirstNext != 3 {
+		t.Errorf("first next %d", res.FirstNext)
+	}
+	var msgs []string
+	for _, l := range res.Logs {
+		msgs = append(msgs, l.Level+" "+l.Message)
+	}
+	joined := strings.Join(msgs, "\n")
+	for _, want := range []string{"DEBUG init 5 5", "WARNING value", "INFO closed 2 2000-01-22"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("logs missing %q:\n%s", want, joined)
+		}
+	}
+	if len(res.Trades) != 2 || res.Trades[1].Size != -3 {
+		t.Errorf("trades %+v", res.Trades)
+	}
+	if len(res.OrderEvents) != 1 || res.OrderEvents[0].Status != "Canceled" {
+		t.Errorf("events %+v", res.OrderEvents)
+	}
+}
