@@ -104,7 +104,8 @@ type note struct {
 type Engine struct {
 	cfg       Config
 	feeds     []Feed
-	timeline  []time.Time
+	timeline  []time.Time // union of bar times; nil for a single feed
+	steps     int
 	step      int
 	cursor    []int // per feed index of the current bar, -1 before its first
 	ticked    []bool
@@ -150,11 +151,8 @@ func New(cfg Config) (*Engine, error) {
 		e.minPeriod[i] = 1
 	}
 	if n == 1 {
-		bars := cfg.Feeds[0].Bars
-		e.timeline = make([]time.Time, len(bars))
-		for i, b := range bars {
-			e.timeline[i] = b.Time
-		}
+		// a single feed is its own timeline
+		e.steps = len(cfg.Feeds[0].Bars)
 	} else {
 		seen := map[int64]bool{}
 		for _, f := range cfg.Feeds {
@@ -167,8 +165,9 @@ func New(cfg Config) (*Engine, error) {
 			}
 		}
 		sort.Slice(e.timeline, func(i, j int) bool { return e.timeline[i].Before(e.timeline[j]) })
+		e.steps = len(e.timeline)
 	}
-	if len(e.timeline) == 0 {
+	if e.steps == 0 {
 		return nil, ErrNoBars
 	}
 	return e, nil
@@ -178,7 +177,14 @@ func New(cfg Config) (*Engine, error) {
 func (e *Engine) Feeds() []Feed { return e.feeds }
 
 // Bars is the number of steps of the run.
-func (e *Engine) Bars() int { return len(e.timeline) }
+func (e *Engine) Bars() int { return e.steps }
+
+func (e *Engine) timeAt(step int) time.Time {
+	if e.timeline == nil {
+		return e.feeds[0].Bars[step].Time
+	}
+	return e.timeline[step]
+}
 
 // Cursor returns a pointer to feed i's current bar index; it moves as the
 // run advances, so indicator views can read it without a call.
@@ -193,10 +199,10 @@ func (e *Engine) RequireMinPeriod(feed, bars int) {
 
 // Now is the time of the current step.
 func (e *Engine) Now() time.Time {
-	if e.step < len(e.timeline) {
-		return e.timeline[e.step]
+	if e.step < e.steps {
+		return e.timeAt(e.step)
 	}
-	return e.timeline[len(e.timeline)-1]
+	return e.timeAt(e.steps - 1)
 }
 
 // Step is the current 0-based step of the timeline.
@@ -685,7 +691,7 @@ func (e *Engine) tradeUpdate(feed int, size, price, comm float64, t time.Time) {
 
 // Run drives the strategy over every bar and returns the result.
 func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
-	n := len(e.timeline)
+	n := e.steps
 	e.res.InitialCash = e.cfg.Cash
 	e.res.Equity = make([]EquityPoint, 0, n)
 	var delivering []note
@@ -699,7 +705,7 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 				e.cfg.OnProgress(e.step, n)
 			}
 		}
-		t := e.timeline[e.step]
+		t := e.timeAt(e.step)
 		if single {
 			e.cursor[0] = e.step
 			e.ticked[0] = true

@@ -16,7 +16,7 @@ func (h *host) indArg(v goja.Value, feed int, name string) *line {
 		}
 		for k, d := range h.datas {
 			if d == o {
-				return h.lines[k][3]
+				return h.views[k].column(3)
 			}
 		}
 		if first := o.Get("_first"); first != nil {
@@ -120,7 +120,7 @@ func (h *host) indObject() *goja.Object {
 		if ok {
 			for k, x := range h.datas {
 				if x == d {
-					return h.lines[k][1], h.lines[k][2], h.lines[k][3]
+					return h.views[k].column(1), h.views[k].column(2), h.views[k].column(3)
 				}
 			}
 		}

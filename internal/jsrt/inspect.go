@@ -383,23 +383,37 @@ func mentionIndex(line, name string) int {
 // paramDescription returns the first doc line that mentions name, without
 // a leading "name:", "name -" or "@param {type} name".
 func paramDescription(doc []string, name string) string {
+	// a line that defines the name ("name: ...") wins over a mere mention
+	for _, l := range doc {
+		if i := mentionIndex(l, name); i >= 0 {
+			prefix := strings.TrimSpace(l[:i])
+			rest := strings.TrimSpace(l[i+len(name):])
+			if (prefix == "" || strings.HasPrefix(prefix, "@param") || prefix == "-") && rest != "" && strings.ContainsAny(rest[:1], ":-—–=") {
+				return paramDescriptionLine(l, i, name)
+			}
+		}
+	}
 	for _, l := range doc {
 		i := mentionIndex(l, name)
 		if i < 0 {
 			continue
 		}
-		prefix := strings.TrimSpace(l[:i])
-		if prefix == "" || strings.HasPrefix(prefix, "@param") || prefix == "-" {
-			rest := strings.TrimSpace(l[i+len(name):])
-			for _, sep := range []string{":", "-", "—", "–", "="} {
-				if strings.HasPrefix(rest, sep) {
-					rest = strings.TrimSpace(rest[len(sep):])
-					break
-				}
-			}
-			return rest
-		}
-		return l
+		return paramDescriptionLine(l, i, name)
 	}
 	return ""
+}
+
+func paramDescriptionLine(l string, i int, name string) string {
+	prefix := strings.TrimSpace(l[:i])
+	if prefix == "" || strings.HasPrefix(prefix, "@param") || prefix == "-" {
+		rest := strings.TrimSpace(l[i+len(name):])
+		for _, sep := range []string{":", "-", "—", "–", "="} {
+			if strings.HasPrefix(rest, sep) {
+				rest = strings.TrimSpace(rest[len(sep):])
+				break
+			}
+		}
+		return rest
+	}
+	return l
 }

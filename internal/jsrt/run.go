@@ -76,7 +76,7 @@ type host struct {
 	eng   *engine.Engine
 	inst  *goja.Object
 	datas []*goja.Object
-	lines [][6]*line // per feed: open high low close volume datetime
+	views []*dataView
 	pos   []*goja.Object
 
 	next, prenext, notifyOrder, notifyTrade, stop goja.Callable
@@ -237,40 +237,95 @@ func (h *host) throw(format string, args ...any) {
 	panic(h.rt.NewTypeError(fmt.Sprintf(format, args...)))
 }
 
+var columnNames = [6]string{"open", "high", "low", "close", "volume", "datetime"}
+
+// dataView is this.datas[k]. Its lines are built on first use, so a
+// strategy that only reads closes does not pay for the other columns.
+type dataView struct {
+	h      *host
+	feed   int
+	lines  [6]*line
+	objs   [6]*goja.Object
+	length goja.Value
+	date   goja.Value
+}
+
+func (d *dataView) column(c int) *line {
+	if d.lines[c] == nil {
+		f := d.h.eng.Feeds()[d.feed]
+		v := make([]float64, len(f.Bars))
+		for i := range f.Bars {
+			b := &f.Bars[i]
+			switch c {
+			case 0:
+				v[i] = b.Open
+			case 1:
+				v[i] = b.High
+			case 2:
+				v[i] = b.Low
+			case 3:
+				v[i] = b.Close
+			case 4:
+				v[i] = float64(b.Volume)
+			case 5:
+				v[i] = float64(b.Time.UnixMilli())
+			}
+		}
+		l := newLine(d.h.rt, engine.Line(v), d.feed, d.h.eng.Cursor(d.feed))
+		l.date = c == 5
+		d.lines[c] = l
+		d.objs[c] = d.h.rt.NewDynamicArray(l)
+	}
+	return d.lines[c]
+}
+
+func (d *dataView) Get(key string) goja.Value {
+	for c, n := range columnNames {
+		if n == key {
+			d.column(c)
+			return d.objs[c]
+		}
+	}
+	switch key {
+	case "symbol":
+		return d.h.rt.ToValue(d.h.eng.Feeds()[d.feed].Symbol)
+	case "length":
+		return d.h.rt.ToValue(*d.h.eng.Cursor(d.feed) + 1)
+	case "date":
+		return d.date
+	}
+	return goja.Undefined()
+}
+func (d *dataView) Set(string, goja.Value) bool { return false }
+func (d *dataView) Has(key string) bool {
+	for _, n := range columnNames {
+		if n == key {
+			return true
+		}
+	}
+	return key == "symbol" || key == "length" || key == "date"
+}
+func (d *dataView) Delete(string) bool { return false }
+func (d *dataView) Keys() []string {
+	return append(columnNames[:], "symbol", "length")
+}
+
 // dataObject builds this.datas[k] and its position object.
 func (h *host) dataObject(k int) *goja.Object {
 	rt := h.rt
 	f := h.eng.Feeds()[k]
-	n := len(f.Bars)
-	cols := [6][]float64{}
-	for c := range cols {
-		cols[c] = make([]float64, n)
-	}
-	for i, b := range f.Bars {
-		cols[0][i], cols[1][i], cols[2][i], cols[3][i] = b.Open, b.High, b.Low, b.Close
-		cols[4][i] = float64(b.Volume)
-		cols[5][i] = float64(b.Time.UnixMilli())
-	}
 	cur := h.eng.Cursor(k)
-	var ls [6]*line
-	o := rt.NewObject()
-	for c, name := range []string{"open", "high", "low", "close", "volume", "datetime"} {
-		ls[c] = newLine(rt, engine.Line(cols[c]), k, cur)
-		ls[c].date = c == 5
-		_ = o.Set(name, rt.NewDynamicArray(ls[c]))
-	}
-	_ = o.Set("symbol", f.Symbol)
-	_ = o.Set("_feed", k)
-	_ = o.DefineAccessorProperty("length", rt.ToValue(func() int { return *cur + 1 }), nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
-	_ = o.Set("date", func(ago int) string {
+	d := &dataView{h: h, feed: k}
+	d.date = rt.ToValue(func(ago int) string {
 		i := *cur + ago
-		if ago > 0 || i < 0 || i >= n {
+		if ago > 0 || i < 0 || i >= len(f.Bars) {
 			return ""
 		}
 		return f.Bars[i].Time.Format("2006-01-02")
 	})
+	o := rt.NewDynamicObject(d)
 	h.datas = append(h.datas, o)
-	h.lines = append(h.lines, ls)
+	h.views = append(h.views, d)
 	h.pos = append(h.pos, rt.NewDynamicObject(&positionView{h: h, feed: k}))
 	return o
 }

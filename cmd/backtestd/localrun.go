@@ -1,0 +1,348 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/barcsv"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
+)
+
+func init() {
+	extraCommands["run"] = func(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
+		return runLocal(ctx, args, stdout, stderr)
+	}
+	extraCommands["bench"] = func(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
+		return runBench(ctx, args, stdout, stderr)
+	}
+}
+
+// paramFlags collects repeatable --param k=v flags.
+type paramFlags map[string]any
+
+func (p paramFlags) String() string { return "" }
+
+func (p paramFlags) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("want name=value, got %q", s)
+	}
+	var val any = v
+	if strings.HasPrefix(v, "[") || strings.HasPrefix(v, "{") {
+		var j any
+		if json.Unmarshal([]byte(v), &j) == nil {
+			val = j
+		}
+	}
+	p[strings.TrimSpace(k)] = val
+	return nil
+}
+
+// runLocal implements `backtestd run`: one backtest from files, no
+// database.
+func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	strategy := fs.String("strategy", "", "JavaScript strategy file (required)")
+	data := fs.String("data", "", "CSV bars: date,open,high,low,close,volume or Yahoo layout (required)")
+	from := fs.String("from", "", "first date to use, YYYY-MM-DD (default: first bar)")
+	to := fs.String("to", "", "last date to use, YYYY-MM-DD, inclusive (default: last bar)")
+	cash := fs.Float64("cash", 10000, "starting cash")
+	commission := fs.Float64("commission", 0.001, "commission as a fraction of traded value")
+	symbol := fs.String("symbol", "", "symbol name (default: the data file's base name)")
+	asJSON := fs.Bool("json", false, "print the full result as JSON")
+	timeout := fs.Duration("timeout", jsrt.DefaultWallTimeLimit, "wall-time limit of the run")
+	quiet := fs.Bool("quiet", false, "do not echo strategy log lines to stderr")
+	params := paramFlags{}
+	fs.Var(params, "param", "strategy parameter name=value (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: backtestd run --strategy FILE --data CSV [--from YYYY-MM-DD --to YYYY-MM-DD --cash 10000 --commission 0.001 --param k=v ... --json]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *strategy == "" || *data == "" {
+		fs.Usage()
+		return errors.New("run: --strategy and --data are required")
+	}
+	code, err := os.ReadFile(*strategy)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	info, err := jsrt.Inspect(ctx, string(code))
+	if err != nil {
+		var le *jsrt.LoadError
+		if errors.As(err, &le) && le.Line > 0 {
+			return fmt.Errorf("%s:%d: %s", *strategy, le.Line, le.Message)
+		}
+		return fmt.Errorf("%s: %w", *strategy, err)
+	}
+	f, err := os.Open(*data)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	bars, err := barcsv.Parse(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", *data, err)
+	}
+	bars, err = dateRange(bars, *from, *to)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if len(bars) == 0 {
+		return errors.New("run: no bars in the selected date range")
+	}
+	sym := *symbol
+	if sym == "" {
+		sym = strings.TrimSuffix(filepath.Base(*data), filepath.Ext(*data))
+	}
+	cfg := jsrt.RunConfig{
+		Code: string(code), Params: map[string]any(params),
+		Feeds: []engine.Feed{{Symbol: sym, Bars: bars}},
+		Cash:  *cash, Commission: *commission, WallTimeLimit: *timeout,
+	}
+	if !*quiet {
+		cfg.OnLog = func(l engine.LogEntry) {
+			if l.Source == "strategy" {
+				fmt.Fprintf(stderr, "%s %-7s %s\n", l.Time.Format("2006-01-02"), l.Level, l.Message)
+			}
+		}
+	}
+	start := time.Now()
+	res, err := jsrt.Run(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", info.ClassName, err)
+	}
+	elapsed := time.Since(start)
+	if *asJSON {
+		out := struct {
+			Strategy   string            `json:"strategy"`
+			Params     []jsrt.Param      `json:"params"`
+			Overrides  map[string]any    `json:"overrides"`
+			Symbol     string            `json:"symbol"`
+			Statistics engine.Statistics `json:"statistics"`
+			Result     *engine.Result    `json:"result"`
+		}{info.ClassName, info.Params, params, sym, engine.ComputeStatistics(res.InitialCash, res.Equity, res.Trades, res.Summary.SQN), res}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printSummary(stdout, info, sym, bars, res, elapsed)
+	return nil
+}
+
+func dateRange(bars []engine.Bar, from, to string) ([]engine.Bar, error) {
+	var lo, hi time.Time
+	var err error
+	if from != "" {
+		if lo, err = time.Parse("2006-01-02", from); err != nil {
+			return nil, fmt.Errorf("--from %q: want YYYY-MM-DD", from)
+		}
+	}
+	if to != "" {
+		if hi, err = time.Parse("2006-01-02", to); err != nil {
+			return nil, fmt.Errorf("--to %q: want YYYY-MM-DD", to)
+		}
+		hi = hi.AddDate(0, 0, 1)
+	}
+	out := bars[:0:0]
+	for _, b := range bars {
+		if (from == "" || !b.Time.Before(lo)) && (to == "" || b.Time.Before(hi)) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+func fmtOpt(p *float64, format string) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf(format, *p)
+}
+
+func printSummary(w io.Writer, info *jsrt.StrategyInfo, sym string, bars []engine.Bar, res *engine.Result, elapsed time.Duration) {
+	s := res.Summary
+	fmt.Fprintf(w, "%s on %s: %d bars, %s to %s (%.0f ms)\n", info.ClassName, sym, len(bars),
+		bars[0].Time.Format("2006-01-02"), bars[len(bars)-1].Time.Format("2006-01-02"), float64(elapsed.Microseconds())/1000)
+	rows := [][2]string{
+		{"initial cash", fmt.Sprintf("%.2f", s.InitialCash)},
+		{"final value", fmt.Sprintf("%.2f", s.FinalValue)},
+		{"total return", fmt.Sprintf("%.2f%%", s.TotalReturn*100)},
+		{"annual return", fmtOpt(mul100(s.AnnualReturn), "%.2f%%")},
+		{"sharpe ratio", fmtOpt(s.SharpeRatio, "%.4f")},
+		{"max drawdown", fmt.Sprintf("%.2f (%.2f%%)", s.MaxDrawdown, s.MaxDrawdownPct)},
+		{"max drawdown duration", fmt.Sprintf("%d days", s.MaxDrawdownDuration)},
+		{"trades", fmt.Sprintf("%d (won %d, lost %d)", s.TotalTrades, s.Won, s.Lost)},
+		{"win rate", fmt.Sprintf("%.2f%%", s.WinRate)},
+		{"profit factor", fmtOpt(s.ProfitFactor, "%.3f")},
+		{"avg win / avg loss", fmtOpt(s.AvgWin, "%.2f") + " / " + fmtOpt(s.AvgLoss, "%.2f")},
+		{"sqn", fmt.Sprintf("%.3f", s.SQN)},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-22s %s\n", r[0], r[1])
+	}
+	if n := len(res.OrderEvents); n > 0 {
+		fmt.Fprintf(w, "  %-22s %d (rejections and cancellations)\n", "order events", n)
+	}
+}
+
+func mul100(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	v := *p * 100
+	return &v
+}
+
+// benchStrategy is examples/sma_cross.js (a test keeps them identical).
+const benchStrategy = `/**
+ * Moving-average crossover: buy a fixed number of shares when the fast SMA
+ * crosses above the slow SMA, close the position when it crosses below.
+ * fast: period of the fast simple moving average, in bars
+ * slow: period of the slow simple moving average, in bars
+ * size: number of shares bought on each entry
+ */
+class SmaCross extends Strategy {
+  static params = { fast: 10, slow: 30, size: 10 };
+
+  init() {
+    this.cross = ind.CrossOver(ind.SMA(this.data.close, this.p.fast),
+                               ind.SMA(this.data.close, this.p.slow));
+  }
+
+  next() {
+    const size = this.position.size;
+    if (size === 0) {
+      if (this.cross[0] > 0) this.buy({ size: this.p.size });
+    } else if (size > 0 && this.cross[0] < 0) {
+      this.close();
+    }
+  }
+}
+`
+
+// peakRSS returns the process's peak resident set (Linux VmHWM), or 0.
+func peakRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			f := strings.Fields(l)
+			if len(f) >= 2 {
+				kb, _ := strconv.ParseUint(f[1], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// runBench implements `backtestd bench`: the SMA crossover over generated
+// daily bars, reporting bars per second and peak memory.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("bars", 1_000_000, "number of generated daily bars")
+	seed := fs.Uint64("seed", 42, "random-walk seed")
+	runs := fs.Int("runs", 1, "number of timed runs (the best is reported)")
+	procs := fs.Int("procs", 1, "GOMAXPROCS during the run (1 = one core)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *n < 100 {
+		return errors.New("bench: --bars must be at least 100")
+	}
+	if *procs > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
+	}
+	bars := engine.RandomWalk(*n, *seed)
+	runtime.GC()
+
+	var peakHeap uint64
+	var mu sync.Mutex
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			mu.Lock()
+			peakHeap = max(peakHeap, s[0].Value.Uint64())
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	best := time.Duration(0)
+	var res *engine.Result
+	for i := 0; i < max(*runs, 1); i++ {
+		res = nil // let the previous run's result go before timing the next
+		runtime.GC()
+		start := time.Now()
+		r, err := jsrt.Run(ctx, jsrt.RunConfig{
+			Code: benchStrategy, Feeds: []engine.Feed{{Symbol: "RW", Bars: bars}}, Commission: 0.001,
+		})
+		if err != nil {
+			close(done)
+			wg.Wait()
+			return fmt.Errorf("bench: %w", err)
+		}
+		d := time.Since(start)
+		if best == 0 || d < best {
+			best = d
+		}
+		res = r
+	}
+	close(done)
+	wg.Wait()
+	mu.Lock()
+	heap := peakHeap
+	mu.Unlock()
+	fmt.Fprintf(stdout, "SMA crossover (10/30) over %d generated daily bars, GOMAXPROCS=%d, %s/%s, %s\n", *n, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Fprintf(stdout, "  time        %.3f s (best of %d)\n", best.Seconds(), max(*runs, 1))
+	fmt.Fprintf(stdout, "  speed       %.0f bars/s\n", float64(*n)/best.Seconds())
+	fmt.Fprintf(stdout, "  trades      %d, final value %.2f\n", res.Summary.TotalTrades, res.FinalValue)
+	fmt.Fprintf(stdout, "  peak heap   %.1f MiB (live objects, incl. the generated bars)\n", float64(heap)/(1<<20))
+	if rss := peakRSS(); rss > 0 {
+		fmt.Fprintf(stdout, "  peak RSS    %.1f MiB\n", float64(rss)/(1<<20))
+	}
+	return nil
+}
