@@ -21,6 +21,81 @@ type Bar struct {
 	Volume    int64     `json:"volume"`
 }
 
+type BiEquity struct {
+	TaskID        string    `json:"task_id"`
+	Seq           int32     `json:"seq"`
+	Ts            time.Time `json:"ts"`
+	Value         float64   `json:"value"`
+	Cash          float64   `json:"cash"`
+	Ret           float64   `json:"ret"`
+	DrawdownPct   float64   `json:"drawdown_pct"`
+	DrawdownMoney float64   `json:"drawdown_money"`
+}
+
+type BiExecution struct {
+	TaskID     string    `json:"task_id"`
+	Seq        int32     `json:"seq"`
+	Symbol     string    `json:"symbol"`
+	Ts         time.Time `json:"ts"`
+	Side       string    `json:"side"`
+	ExecType   string    `json:"exec_type"`
+	Price      float64   `json:"price"`
+	Size       float64   `json:"size"`
+	Value      float64   `json:"value"`
+	Commission float64   `json:"commission"`
+	Pnl        float64   `json:"pnl"`
+}
+
+type BiResult struct {
+	TaskID              string          `json:"task_id"`
+	StrategyID          string          `json:"strategy_id"`
+	StrategyVersion     int32           `json:"strategy_version"`
+	StrategyName        *string         `json:"strategy_name"`
+	DataSource          string          `json:"data_source"`
+	Symbol              string          `json:"symbol"`
+	StartDate           time.Time       `json:"start_date"`
+	EndDate             time.Time       `json:"end_date"`
+	StrategyParams      json.RawMessage `json:"strategy_params"`
+	Commission          float64         `json:"commission"`
+	Attempt             int32           `json:"attempt"`
+	InitialCash         float64         `json:"initial_cash"`
+	FinalValue          float64         `json:"final_value"`
+	FinalCash           float64         `json:"final_cash"`
+	TotalReturn         float64         `json:"total_return"`
+	AnnualReturn        *float64        `json:"annual_return"`
+	SharpeRatio         *float64        `json:"sharpe_ratio"`
+	MaxDrawdown         float64         `json:"max_drawdown"`
+	MaxDrawdownPct      float64         `json:"max_drawdown_pct"`
+	MaxDrawdownDuration int32           `json:"max_drawdown_duration"`
+	TotalTrades         int32           `json:"total_trades"`
+	Won                 int32           `json:"won"`
+	Lost                int32           `json:"lost"`
+	WinRate             *float64        `json:"win_rate"`
+	ProfitFactor        *float64        `json:"profit_factor"`
+	AvgWin              *float64        `json:"avg_win"`
+	AvgLoss             *float64        `json:"avg_loss"`
+	Sqn                 float64         `json:"sqn"`
+	Bars                int32           `json:"bars"`
+	TaskCreatedAt       time.Time       `json:"task_created_at"`
+	ResultCreatedAt     time.Time       `json:"result_created_at"`
+}
+
+type BiTrade struct {
+	TaskID     string     `json:"task_id"`
+	Seq        int32      `json:"seq"`
+	Symbol     string     `json:"symbol"`
+	IsOpen     bool       `json:"is_open"`
+	OpenTs     time.Time  `json:"open_ts"`
+	CloseTs    *time.Time `json:"close_ts"`
+	Size       float64    `json:"size"`
+	EntryPrice float64    `json:"entry_price"`
+	ExitPrice  *float64   `json:"exit_price"`
+	PnlGross   float64    `json:"pnl_gross"`
+	PnlNet     float64    `json:"pnl_net"`
+	Commission float64    `json:"commission"`
+	BarLen     int32      `json:"bar_len"`
+}
+
 type DataSource struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`

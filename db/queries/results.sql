@@ -1,0 +1,64 @@
+-- name: DeleteResult :exec
+DELETE FROM results WHERE task_id = $1;
+
+-- name: InsertResult :exec
+INSERT INTO results (
+    task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return,
+    sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost,
+    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers
+) VALUES (
+    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21
+);
+
+-- name: CopyResultExecutions :copyfrom
+INSERT INTO result_executions (task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11);
+
+-- name: CopyResultTrades :copyfrom
+INSERT INTO result_trades (task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price,
+                           exit_price, pnl_gross, pnl_net, commission, bar_len)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
+
+-- name: CopyResultEquity :copyfrom
+INSERT INTO result_equity (task_id, seq, ts, value, cash, ret, drawdown_pct, drawdown_money)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8);
+
+-- name: GetResult :one
+SELECT * FROM results WHERE task_id = $1;
+
+-- name: GetResultWithTask :one
+SELECT r.*, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.strategy_id,
+       t.strategy_version, t.strategy_params, t.commission,
+       COALESCE(s.name, '')::text AS strategy_name
+FROM results r
+JOIN tasks t ON t.id = r.task_id
+LEFT JOIN strategies s ON s.id = t.strategy_id
+WHERE r.task_id = $1;
+
+-- name: GetTaskResultState :one
+SELECT t.id, t.status, (r.task_id IS NOT NULL)::boolean AS has_result
+FROM tasks t
+LEFT JOIN results r ON r.task_id = t.id
+WHERE t.id = $1;
+
+-- name: CountResultExecutions :one
+SELECT count(*) FROM result_executions WHERE task_id = $1;
+
+-- name: ListResultExecutions :many
+SELECT * FROM result_executions WHERE task_id = $1 ORDER BY seq;
+
+-- name: PageResultExecutions :many
+SELECT * FROM result_executions WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3;
+
+-- name: CountResultTrades :one
+SELECT count(*) FROM result_trades WHERE task_id = $1;
+
+-- name: ListResultTrades :many
+SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq;
+
+-- name: PageResultTrades :many
+SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3;
+
+-- name: ListResultEquity :many
+SELECT ts, value, cash, ret, drawdown_pct, drawdown_money
+FROM result_equity WHERE task_id = $1 ORDER BY seq;

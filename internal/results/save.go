@@ -1,0 +1,122 @@
+// Package results stores a finished backtest's result relationally (one summary row, one row
+// per execution, per round trip and per equity point) and serves every read of it: summary,
+// trade pages, statistics, chart configurations, exports and comparisons.
+package results
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+var q = store.New()
+
+// Save stores res as the result of taskID's attempt, replacing any result the task already
+// has (so a retried task that completes again is idempotent). It writes the summary row and
+// COPYs the executions, round trips and equity points, so it belongs inside the caller's
+// completion transaction: db is typically a pgx.Tx. The task row must exist.
+func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *engine.Result) error {
+	if res == nil {
+		return fmt.Errorf("save result %s: nil result", taskID)
+	}
+	if err := q.DeleteResult(ctx, db, taskID); err != nil {
+		return fmt.Errorf("save result %s: delete previous: %w", taskID, err)
+	}
+	analyzers, err := json.Marshal(res.Analyzers)
+	if err != nil {
+		return fmt.Errorf("save result %s: analyzers: %w", taskID, err)
+	}
+	s := res.Summary
+	winRate := finite(s.WinRate)
+	err = q.InsertResult(ctx, db, store.InsertResultParams{
+		TaskID:              taskID,
+		Attempt:             int32(attempt),
+		InitialCash:         res.InitialCash,
+		FinalValue:          res.FinalValue,
+		FinalCash:           res.FinalCash,
+		TotalReturn:         s.TotalReturn,
+		AnnualReturn:        finitePtr(s.AnnualReturn),
+		SharpeRatio:         finitePtr(s.SharpeRatio),
+		MaxDrawdown:         s.MaxDrawdown,
+		MaxDrawdownPct:      s.MaxDrawdownPct,
+		MaxDrawdownDuration: int32(s.MaxDrawdownDuration),
+		TotalTrades:         int32(s.TotalTrades),
+		Won:                 int32(s.Won),
+		Lost:                int32(s.Lost),
+		WinRate:             winRate,
+		ProfitFactor:        finitePtr(s.ProfitFactor),
+		AvgWin:              finitePtr(s.AvgWin),
+		AvgLoss:             finitePtr(s.AvgLoss),
+		Sqn:                 s.SQN,
+		Bars:                int32(len(res.Equity)),
+		Analyzers:           analyzers,
+	})
+	if err != nil {
+		return fmt.Errorf("save result %s: insert summary: %w", taskID, err)
+	}
+
+	if len(res.Executions) > 0 {
+		rows := make([]store.CopyResultExecutionsParams, len(res.Executions))
+		for i, e := range res.Executions {
+			rows[i] = store.CopyResultExecutionsParams{
+				TaskID: taskID, Seq: int32(i + 1), Ref: int32(e.Ref), Ts: e.Time, Side: e.Side,
+				ExecType: e.ExecType, Price: e.Price, Size: e.Size, Value: e.Value,
+				Commission: e.Commission, Pnl: e.PnL,
+			}
+		}
+		if _, err := q.CopyResultExecutions(ctx, db, rows); err != nil {
+			return fmt.Errorf("save result %s: executions: %w", taskID, err)
+		}
+	}
+	if len(res.Trades) > 0 {
+		rows := make([]store.CopyResultTradesParams, len(res.Trades))
+		for i, t := range res.Trades {
+			r := store.CopyResultTradesParams{
+				TaskID: taskID, Seq: int32(i + 1), Ref: int32(t.Ref), Symbol: t.Symbol, IsOpen: t.IsOpen,
+				OpenTs: t.OpenTime, CloseTs: t.CloseTime, Size: t.Size, EntryPrice: t.EntryPrice,
+				PnlGross: t.PnLGross, PnlNet: t.PnLNet, Commission: t.Commission, BarLen: int32(t.BarLen),
+			}
+			if !t.IsOpen && t.CloseTime != nil {
+				x := t.ExitPrice
+				r.ExitPrice = &x
+			} else {
+				r.CloseTs = nil
+			}
+			rows[i] = r
+		}
+		if _, err := q.CopyResultTrades(ctx, db, rows); err != nil {
+			return fmt.Errorf("save result %s: trades: %w", taskID, err)
+		}
+	}
+	if len(res.Equity) > 0 {
+		rows := make([]store.CopyResultEquityParams, len(res.Equity))
+		for i, p := range res.Equity {
+			rows[i] = store.CopyResultEquityParams{
+				TaskID: taskID, Seq: int32(i + 1), Ts: p.Time, Value: p.Value, Cash: p.Cash,
+				Ret: p.Return, DrawdownPct: p.Drawdown, DrawdownMoney: p.DrawdownMoney,
+			}
+		}
+		if _, err := q.CopyResultEquity(ctx, db, rows); err != nil {
+			return fmt.Errorf("save result %s: equity: %w", taskID, err)
+		}
+	}
+	return nil
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func finitePtr(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return finite(*v)
+}

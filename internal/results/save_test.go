@@ -1,0 +1,51 @@
+package results_test
+
+import (
+	"testing"
+
+	"github.com/backtestd/backtestd/internal/results"
+)
+
+func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	bars := loadOrcl(t)
+	res := runSMA(t, bars, nil, 10000)
+	b.task(t, "task_1", "completed", "ORCL", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
+
+	for round := 1; round <= 2; round++ { // the second Save replaces the first
+		tx, err := b.pool().Begin(b.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := results.Save(b.ctx, tx, "task_1", round, res); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if err := tx.Commit(b.ctx); err != nil {
+			t.Fatal(err)
+		}
+		var nExec, nTrades, nEq, nOpen, attempt int
+		var final float64
+		err = b.pool().QueryRow(b.ctx, `SELECT
+			(SELECT count(*) FROM result_executions WHERE task_id = 'task_1'),
+			(SELECT count(*) FROM result_trades WHERE task_id = 'task_1'),
+			(SELECT count(*) FROM result_equity WHERE task_id = 'task_1'),
+			(SELECT count(*) FROM result_trades WHERE task_id = 'task_1' AND is_open),
+			(SELECT attempt FROM results WHERE task_id = 'task_1'),
+			(SELECT final_value FROM results WHERE task_id = 'task_1')`).Scan(&nExec, &nTrades, &nEq, &nOpen, &attempt, &final)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nExec != len(res.Executions) || nTrades != len(res.Trades) || nEq != len(bars) {
+			t.Errorf("round %d: stored %d executions, %d trades, %d equity; want %d, %d, %d",
+				round, nExec, nTrades, nEq, len(res.Executions), len(res.Trades), len(bars))
+		}
+		if nOpen != 1 || attempt != round || final != res.FinalValue {
+			t.Errorf("round %d: open trades %d (want 1), attempt %d, final %v (want %v)", round, nOpen, attempt, final, res.FinalValue)
+		}
+	}
+	var viewRows int
+	if err := b.pool().QueryRow(b.ctx, `SELECT count(*) FROM bi_results WHERE task_id = 'task_1' AND strategy_name = 'SmaCross'`).Scan(&viewRows); err != nil || viewRows != 1 {
+		t.Errorf("bi_results: %d rows, %v", viewRows, err)
+	}
+}
