@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+)
+
+func TestFsum(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   []float64
+		want float64
+	}{
+		{[]float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, 1.0},
+		{[]float64{1e100, 1.0, -1e100, 1e-100, 1e50, -1.0, -1e50}, 1e-100},
+		{[]float64{1, 1e100, 1, -1e100}, 2},
+		{[]float64{0.5, 0.25}, 0.75},
+		{nil, 0},
+	}
+	for _, tc := range tests {
+		if got := Fsum(tc.in); got != tc.want {
+			t.Errorf("Fsum(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	// a rolling window must equal a fresh exact sum
+	vals := RandomWalk(500, 1)
+	var acc exactSum
+	for i, b := range vals {
+		acc.add(b.Close)
+		if i >= 9 {
+			w := make([]float64, 10)
+			for j := range w {
+				w[j] = vals[i-9+j].Close
+			}
+			if acc.value() != Fsum(w) {
+				t.Fatalf("rolling sum differs at %d", i)
+			}
+			acc.remove(vals[i-9].Close)
+		}
+	}
+}
+
+func seq(vals ...float64) Series { return Line(vals) }
+
+func checkSeries(t *testing.T, name string, got Series, first int, want []float64) {
+	t.Helper()
+	if got.First != first {
+		t.Errorf("%s: first %d, want %d", name, got.First, first)
+	}
+	for i, w := range want {
+		g := got.Vals[i]
+		if math.IsNaN(w) != math.IsNaN(g) || (!math.IsNaN(w) && math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w))) {
+			t.Errorf("%s[%d] = %v, want %v", name, i, g, w)
+		}
+	}
+}
+
+var nan = math.NaN()
+
+func TestIndicators(t *testing.T) {
+	t.Parallel()
+	x := seq(1, 2, 3, 4, 5, 6)
+	checkSeries(t, "SMA3", SMA(x, 3), 2, []float64{nan, nan, 2, 3, 4, 5})
+	// EMA(3): alpha 0.5 seeded with SMA: 2, then 2*.5+4*.5=3, 4, 5
+	checkSeries(t, "EMA3", EMA(x, 3), 2, []float64{nan, nan, 2, 3, 4, 5})
+	// WMA(3) at i=2: (1*1+2*2+3*3)/6
+	checkSeries(t, "WMA3", WMA(x, 3), 2, []float64{nan, nan, 14.0 / 6, 20.0 / 6, 26.0 / 6, 32.0 / 6})
+	checkSeries(t, "Highest", Highest(seq(3, 1, 4, 1, 5, 9, 2), 3), 2, []float64{nan, nan, 4, 4, 5, 9, 9})
+	checkSeries(t, "Lowest", Lowest(seq(3, 1, 4, 1, 5, 9, 2), 3), 2, []float64{nan, nan, 1, 1, 1, 1, 2})
+	checkSeries(t, "Delay", Delay(x, 2), 2, []float64{nan, nan, 1, 2, 3, 4})
+	checkSeries(t, "Momentum", Momentum(x, 2), 2, []float64{nan, nan, 2, 2, 2, 2})
+	checkSeries(t, "ROC", ROC(x, 1), 1, []float64{nan, 1, 0.5, 1.0 / 3, 0.25, 0.2})
+	// population sd of {1,2,3} = sqrt(2/3)
+	checkSeries(t, "StdDev", StdDev(x, 3), 2, []float64{nan, nan, math.Sqrt(2.0 / 3), math.Sqrt(2.0 / 3)})
+	mid, top, bot := Bollinger(x, 3, 2)
+	checkSeries(t, "BB.mid", mid, 2, []float64{nan, nan, 2})
+	checkSeries(t, "BB.top", top, 2, []float64{nan, nan, 2 + 2*math.Sqrt(2.0/3)})
+	checkSeries(t, "BB.bot", bot, 2, []float64{nan, nan, 2 - 2*math.Sqrt(2.0/3)})
+
+	// RSI(2) on 1,2,1,2: up 1,0,1 dn 0,1,0; seeds up .5 dn .5 -> 50; then up .75 dn .25 -> 75
+	checkSeries(t, "RSI2", RSI(seq(1, 2, 1, 2), 2), 2, []float64{nan, nan, 50, 75})
+
+	// True range and ATR(2)
+	hi, lo, cl := seq(10, 12, 11), seq(8, 9, 7), seq(9, 11, 8)
+	checkSeries(t, "TR", TrueRange(hi, lo, cl), 1, []float64{nan, 3, 4})
+	checkSeries(t, "ATR1", ATR(hi, lo, cl, 1), 1, []float64{nan, 3, 4})
+
+	// Stochastic(2,1,1): k = 100*(c-ll)/(hh-ll)
+	k, d := Stochastic(hi, lo, cl, 2, 1, 1)
+	checkSeries(t, "StochK", k, 1, []float64{nan, 100 * (11 - 8) / 4.0, 100 * (8 - 7) / 5.0})
+	checkSeries(t, "StochD", d, 1, []float64{nan, 75, 20})
+
+	// MACD of a line: fast EMA(2), slow EMA(3), signal EMA(2)
+	m, s, h := MACD(x, 2, 3, 2)
+	if m.First != 2 || s.First != 3 || h.First != 3 {
+		t.Errorf("MACD firsts %d %d %d", m.First, s.First, h.First)
+	}
+
+	// CrossOver with the last-non-zero-difference rule: an equal bar does
+	// not reset the state.
+	a := seq(1, 2, 2, 3, 1)
+	b := seq(2, 2, 2, 2, 2)
+	checkSeries(t, "CrossOver", CrossOver(a, b), 1, []float64{nan, 0, 0, 1, -1})
+	checkSeries(t, "CrossUp", CrossUp(a, b), 1, []float64{nan, 0, 0, 1, 0})
+	checkSeries(t, "CrossDown", CrossDown(a, b), 1, []float64{nan, 0, 0, 0, 1})
+}
+
+type script struct {
+	next func(e *Engine)
+}
+
+func (s *script) Next(e *Engine) error                   { s.next(e); return nil }
+func (s *script) Prenext(*Engine) error                  { return nil }
+func (s *script) NotifyOrder(*Engine, *Order) error      { return nil }
+func (s *script) NotifyTrade(*Engine, *TradeState) error { return nil }
+func (s *script) Stop(*Engine) error                     { return nil }
+
+func bars(ohlc ...[4]float64) []Bar {
+	out := make([]Bar, len(ohlc))
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, b := range ohlc {
+		out[i] = Bar{Time: t0.AddDate(0, 0, i), Open: b[0], High: b[1], Low: b[2], Close: b[3]}
+	}
+	return out
+}
+
+func TestOrdersAndMargin(t *testing.T) {
+	t.Parallel()
+	e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bars(
+		[4]float64{10, 10, 10, 10},
+		[4]float64{11, 12, 9, 11}, // market fills at open 11; second buy rejected (scratch cash)
+		[4]float64{11, 11, 7, 8},  // sell stop 9.5: fills at 9.5
+		[4]float64{8, 8, 8, 8},
+	)}}, Cash: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := 0
+	s := &script{next: func(e *Engine) {
+		switch step {
+		case 0:
+			_, _ = e.Submit(OrderRequest{Side: Buy, Type: Market, Size: 60})
+			_, _ = e.Submit(OrderRequest{Side: Buy, Type: Market, Size: 60})
+		case 1:
+			_, _ = e.Submit(OrderRequest{Side: Sell, Type: Stop, Size: 60, Price: 9.5})
+		}
+		step++
+	}}
+	res, err := e.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Executions) != 2 || res.Executions[0].Price != 11 || res.Executions[1].Price != 9.5 {
+		t.Fatalf("executions %+v", res.Executions)
+	}
+	if len(res.OrderEvents) != 1 || res.OrderEvents[0].Status != "Margin" || res.OrderEvents[0].Ref != 2 {
+		t.Fatalf("events %+v", res.OrderEvents)
+	}
+	if want := 1000 - 60*11 + 60*(9.5); res.FinalCash != want {
+		t.Errorf("cash %v, want %v", res.FinalCash, want)
+	}
+	if len(res.Trades) != 1 || res.Trades[0].PnLGross != 60*(9.5-11) || res.Trades[0].BarLen != 1 {
+		t.Errorf("trades %+v", res.Trades)
+	}
+}
+
+func TestStatistics(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2020, 1, 30, 0, 0, 0, 0, time.UTC)
+	vals := []float64{100, 110, 99, 121}
+	eq := make([]EquityPoint, len(vals))
+	for i, v := range vals {
+		eq[i] = EquityPoint{Time: t0.AddDate(0, 0, i), Value: v}
+	}
+	ct := t0.AddDate(0, 0, 2)
+	trades := []Trade{
+		{OpenTime: t0, CloseTime: &ct, PnLNet: 10},
+		{OpenTime: t0, CloseTime: &ct, PnLNet: -4},
+		{OpenTime: t0, IsOpen: true},
+	}
+	st := ComputeStatistics(100, eq, trades, 1.5)
+	if len(st.Groups) != 3 || st.Groups[0].Name != "Curve" || st.Groups[1].Name != "Trade" || st.Groups[2].Name != "Time" {
+		t.Fatalf("groups %+v", st.Groups)
+	}
+	get := func(k string) *Metric {
+		m := st.Get(k)
+		if m == nil {
+			t.Fatalf("missing %s", k)
+		}
+		if m.Explanation == "" || m.Label == "" {
+			t.Errorf("%s lacks label or explanation", k)
+		}
+		return m
+	}
+	if m := get("total_return"); *m.Value != 0.21 || m.Display != "21.00%" {
+		t.Errorf("total_return %v %s", *m.Value, m.Display)
+	}
+	if m := get("max_drawdown"); math.Abs(*m.Value-10) > 1e-12 || m.Display != "10.00%" {
+		t.Errorf("max_drawdown %v %s", *m.Value, m.Display)
+	}
+	if m := get("max_drawdown_duration"); m.Display != "0 days" {
+		t.Errorf("dd duration %s", m.Display)
+	}
+	if m := get("win_rate"); *m.Value != 33.33 {
+		t.Errorf("win_rate %v", *m.Value)
+	}
+	if m := get("avg_trade"); *m.Value != 3 {
+		t.Errorf("avg_trade %v", *m.Value)
+	}
+	if m := get("best_trade"); *m.Value != 10 {
+		t.Errorf("best %v", *m.Value)
+	}
+	if m := get("worst_trade"); *m.Value != -4 {
+		t.Errorf("worst %v", *m.Value)
+	}
+	if m := get("avg_trade_duration"); m.Display != "2.0 days" {
+		t.Errorf("duration %s", m.Display)
+	}
+	if m := get("total_trades"); m.Display != "3" {
+		t.Errorf("total %s", m.Display)
+	}
+	if m := get("sqn"); m.Display != "1.50" {
+		t.Errorf("sqn %s", m.Display)
+	}
+	// months: Jan 30-31 (0 + 0.1), Feb 1-2 (-0.1 + 0.2222)
+	if m := get("win_month_pct"); *m.Value != 100 {
+		t.Errorf("win months %v", *m.Value)
+	}
+	if m := get("best_month"); math.Abs(*m.Value-(99.0/110-1+121.0/99-1)) > 1e-12 {
+		t.Errorf("best month %v", *m.Value)
+	}
+	for _, k := range []string{"cagr", "sharpe_ratio", "annual_volatility", "r_squared", "avg_win", "avg_loss", "avg_win_month", "avg_loss_month", "worst_month", "win_year_pct", "best_year", "worst_year"} {
+		get(k)
+	}
+}
+
+func BenchmarkComputeStatistics(b *testing.B) {
+	bars := RandomWalk(10000, 3)
+	eq := make([]EquityPoint, len(bars))
+	for i, x := range bars {
+		eq[i] = EquityPoint{Time: x.Time, Value: x.Close * 100}
+	}
+	for i := 0; i < b.N; i++ {
+		ComputeStatistics(10000, eq, nil, 0)
+	}
+}
