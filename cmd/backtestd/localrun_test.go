@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func refData(t *testing.T, name string) string {
+	t.Helper()
+	if d := os.Getenv("BACKTESTD_REFERENCE_DIR"); d != "" {
+		return filepath.Join(d, "data", name)
+	}
+	dir, _ := os.Getwd()
+	for {
+		p := filepath.Join(dir, "shared", "reference", "data", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("reference data not found: expected ../shared/reference beside the repository (or set BACKTESTD_REFERENCE_DIR)")
+		}
+		dir = parent
+	}
+}
+
+func TestBenchStrategyMatchesExample(t *testing.T) {
+	b, err := os.ReadFile("../../examples/sma_cross.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != benchStrategy {
+		t.Fatal("benchStrategy differs from examples/sma_cross.js; keep them identical")
+	}
+}
+
+func TestRunLocalSummary(t *testing.T) {
+	data := refData(t, "orcl.csv")
+	var out, errb bytes.Buffer
+	err := runLocal(context.Background(), []string{"--strategy", "../../examples/sma_cross.js", "--data", data, "--from", "2000-01-01", "--to", "2005-12-31"}, &out, &errb)
+	if err != nil {
+		t.Fatal(err, errb.String())
+	}
+	for _, want := range []string{"SmaCross on orcl: 1508 bars, 2000-01-03 to 2005-12-30", "final value            9807.80", "trades                 34 (won 9, lost 25)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestRunLocalJSON(t *testing.T) {
+	data := refData(t, "nvda.csv")
+	var out, errb bytes.Buffer
+	err := runLocal(context.Background(), []string{"--strategy", "../../examples/macd.js", "--data", data, "--param", "size=5", "--json"}, &out, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Strategy string `json:"strategy"`
+		Result   struct {
+			Summary map[string]any   `json:"summary"`
+			Equity  []map[string]any `json:"equity"`
+		} `json:"result"`
+		Statistics struct {
+			Groups []any `json:"groups"`
+		} `json:"statistics"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Strategy != "MacdCross" || len(v.Result.Equity) != 4012 || len(v.Statistics.Groups) != 3 {
+		t.Fatalf("unexpected JSON: %s %d", v.Strategy, len(v.Result.Equity))
+	}
+	for _, k := range []string{"initial_cash", "final_value", "total_return", "annual_return", "sharpe_ratio", "max_drawdown", "max_drawdown_pct", "total_trades", "win_rate", "profit_factor", "avg_win", "avg_loss"} {
+		if _, ok := v.Result.Summary[k]; !ok {
+			t.Errorf("summary lacks %s", k)
+		}
+	}
+	if !strings.Contains(errb.String(), "trade closed") {
+		t.Errorf("strategy logs not echoed: %q", errb.String())
+	}
+}
+
+func TestRunLocalErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.js")
+	_ = os.WriteFile(bad, []byte("class A extends Strategy {\n  next() {\n"), 0o644)
+	csv := filepath.Join(dir, "bars.csv")
+	_ = os.WriteFile(csv, []byte("date,open,high,low,close,volume\n2020-01-02,1,2,1,1,1\n2020-01-03,1,0.5,1,1,1\n"), 0o644)
+	okcsv := filepath.Join(dir, "ok.csv")
+	_ = os.WriteFile(okcsv, []byte("date,open,high,low,close,volume\n2020-01-02,1,2,1,1,1\n"), 0o644)
+	good := "../../examples/sma_cross.js"
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", csv}, "--strategy and --data are required"},
+		{[]string{"--strategy", bad, "--data", csv}, "Failed to load strategy: SyntaxError"},
+		{[]string{"--strategy", good, "--data", csv}, "line 3: high 0.5 is below low 1"},
+		{[]string{"--strategy", good, "--data", okcsv, "--from", "2020-13-01"}, "--from"},
+		{[]string{"--strategy", good, "--data", okcsv, "--param", "nope=1"}, "Unknown parameter: nope"},
+		{[]string{"--strategy", good, "--data", okcsv, "--param", "fast=abc"}, "Parameter 'fast': expected int, got str"},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		err := runLocal(context.Background(), tc.args, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestRunBenchSmall(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := runBench(context.Background(), []string{"--bars", "20000"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bars/s", "peak heap"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
