@@ -134,3 +134,41 @@ func (r iteratorForCopyResultTrades) Err() error {
 func (q *Queries) CopyResultTrades(ctx context.Context, db DBTX, arg []CopyResultTradesParams) (int64, error) {
 	return db.CopyFrom(ctx, []string{"result_trades"}, []string{"task_id", "seq", "ref", "symbol", "is_open", "open_ts", "close_ts", "size", "entry_price", "exit_price", "pnl_gross", "pnl_net", "commission", "bar_len"}, &iteratorForCopyResultTrades{rows: arg})
 }
+
+// iteratorForCopyTaskLogs implements pgx.CopyFromSource.
+type iteratorForCopyTaskLogs struct {
+	rows                 []CopyTaskLogsParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForCopyTaskLogs) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForCopyTaskLogs) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].TaskID,
+		r.rows[0].Attempt,
+		r.rows[0].Ts,
+		r.rows[0].BarTime,
+		r.rows[0].Level,
+		r.rows[0].Source,
+		r.rows[0].Message,
+	}, nil
+}
+
+func (r iteratorForCopyTaskLogs) Err() error {
+	return nil
+}
+
+func (q *Queries) CopyTaskLogs(ctx context.Context, db DBTX, arg []CopyTaskLogsParams) (int64, error) {
+	return db.CopyFrom(ctx, []string{"task_logs"}, []string{"task_id", "attempt", "ts", "bar_time", "level", "source", "message"}, &iteratorForCopyTaskLogs{rows: arg})
+}

@@ -1,0 +1,121 @@
+-- name: TaskStrategyVersion :one
+-- The strategy a new task will run: its current version's code and parameters.
+SELECT s.id, s.current_version, v.params, v.code, v.origin
+FROM strategies s
+JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
+WHERE s.id = $1 AND s.deleted_at IS NULL;
+
+-- name: TaskRecordedVersion :one
+-- The exact strategy version a task records, for running it.
+SELECT code, params, origin, class_name FROM strategy_versions WHERE strategy_id = $1 AND version = $2;
+
+-- name: TaskDefaultSource :one
+SELECT d.name,
+       COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = d.name
+                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text AS default_symbol
+FROM data_sources d WHERE d.is_default;
+
+-- name: TaskSourceExists :one
+SELECT EXISTS (SELECT 1 FROM data_sources WHERE name = $1);
+
+-- name: TaskSourceDefaultSymbol :one
+SELECT COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = $1
+                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text;
+
+-- name: TaskSymbolExists :one
+SELECT EXISTS (SELECT 1 FROM symbols WHERE source = $1 AND symbol = $2);
+
+-- name: TaskCountBars :one
+SELECT count(*) FROM bars
+WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
+  AND ts >= @from_ts AND ts < @until_ts;
+
+-- name: TaskBars :many
+-- Bars of a run, oldest first, from_ts <= ts < until_ts.
+SELECT ts, open, high, low, close, volume FROM bars
+WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
+  AND ts >= @from_ts AND ts < @until_ts
+ORDER BY ts;
+
+-- name: CreateTask :one
+INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, start_date, end_date,
+                   initial_cash, commission, strategy_params, session_id)
+VALUES ('task_' || nextval('task_seq'), @strategy_id, @strategy_version, @data_source, @symbol,
+        @start_date, @end_date, @initial_cash, @commission, @strategy_params,
+        COALESCE(NULLIF(@session_id::text, ''), 'task_' || currval('task_seq')))
+RETURNING *;
+
+-- name: SetTaskJob :exec
+UPDATE tasks SET job_id = $2 WHERE id = $1;
+
+-- name: InsertTaskAttempt :exec
+INSERT INTO task_attempts (task_id, attempt, status, job_id)
+VALUES ($1, $2, 'pending', $3)
+ON CONFLICT (task_id, attempt) DO UPDATE SET job_id = EXCLUDED.job_id;
+
+-- name: GetTask :one
+SELECT * FROM tasks WHERE id = $1;
+
+-- name: GetTaskForUpdate :one
+SELECT * FROM tasks WHERE id = $1 FOR UPDATE;
+
+-- name: ListTasks :many
+-- Newest first, optionally filtered by status and strategy.
+SELECT * FROM tasks
+WHERE (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status'))
+  AND (sqlc.narg('strategy_id')::text IS NULL OR strategy_id = sqlc.narg('strategy_id'))
+ORDER BY created_at DESC, id DESC
+OFFSET @skip LIMIT @lim;
+
+-- name: ListTaskAttempts :many
+SELECT * FROM task_attempts WHERE task_id = $1 ORDER BY attempt;
+
+-- name: CancelTask :one
+-- Cancels a pending or running task; no row when it is in any other state.
+UPDATE tasks SET status = 'cancelled', completed_at = now(), error = NULL
+WHERE id = $1 AND status IN ('pending', 'running')
+RETURNING *;
+
+-- name: RetryTask :one
+-- Puts a failed or cancelled task back to pending as a new attempt.
+UPDATE tasks SET status = 'pending', attempt = attempt + 1, progress = 0, current_bar = 0,
+    total_bars = 0, error = NULL, started_at = NULL, completed_at = NULL, job_id = NULL
+WHERE id = $1 AND status IN ('failed', 'cancelled')
+RETURNING *;
+
+-- name: StartTask :one
+-- A worker takes the task's current attempt. A running task is taken again (its previous
+-- worker died and River rescued the job); any other state means there is nothing to do.
+UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
+    current_bar = 0, total_bars = 0, error = NULL
+WHERE id = @id AND attempt = @attempt AND status IN ('pending', 'running')
+RETURNING *;
+
+-- name: SetTaskProgress :exec
+UPDATE tasks SET progress = @progress, current_bar = @current_bar, total_bars = @total_bars
+WHERE id = @id AND attempt = @attempt AND status = 'running';
+
+-- name: CompleteTask :one
+UPDATE tasks SET status = 'completed', progress = 100, current_bar = total_bars, completed_at = now()
+WHERE id = @id AND attempt = @attempt AND status = 'running'
+RETURNING completed_at;
+
+-- name: FailTask :one
+UPDATE tasks SET status = 'failed', error = @error, completed_at = now()
+WHERE id = @id AND attempt = @attempt AND status IN ('pending', 'running')
+RETURNING completed_at;
+
+-- name: StartTaskAttempt :exec
+INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at)
+VALUES (@task_id, @attempt, 'running', @job_id, now())
+ON CONFLICT (task_id, attempt) DO UPDATE
+SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
+    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at);
+
+-- name: FinishTaskAttempt :exec
+UPDATE task_attempts SET status = @status, error = @error, completed_at = now()
+WHERE task_id = @task_id AND attempt = @attempt;
+
+-- name: TaskResultSummary :one
+-- The stored summary of a completed task, for the final-state event of late subscribers.
+SELECT * FROM results WHERE task_id = $1;
