@@ -172,14 +172,15 @@ type ResultTrade struct {
 }
 
 type Strategy struct {
-	ID             string     `json:"id"`
-	Name           string     `json:"name"`
-	Description    string     `json:"description"`
-	CurrentVersion int32      `json:"current_version"`
-	Origin         string     `json:"origin"`
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
-	DeletedAt      *time.Time `json:"deleted_at"`
+	ID             string          `json:"id"`
+	Name           string          `json:"name"`
+	Description    string          `json:"description"`
+	CurrentVersion int32           `json:"current_version"`
+	Origin         string          `json:"origin"`
+	CreatedAt      time.Time       `json:"created_at"`
+	UpdatedAt      time.Time       `json:"updated_at"`
+	DeletedAt      *time.Time      `json:"deleted_at"`
+	ParamValues    json.RawMessage `json:"param_values"`
 }
 
 type StrategyVersion struct {
