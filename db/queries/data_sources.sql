@@ -11,3 +11,33 @@ SELECT * FROM data_sources WHERE is_default;
 INSERT INTO data_sources (name, description, is_default, config)
 VALUES ($1, $2, $3, $4)
 ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description, config = EXCLUDED.config;
+
+-- name: ListSymbols :many
+-- Symbols of a source whose ticker or name contains search (case-insensitive), default first.
+SELECT symbol, name, is_sample, is_default FROM symbols
+WHERE source = @source
+  AND (@search::text = '' OR strpos(lower(symbol), lower(@search::text)) > 0
+                          OR strpos(lower(name), lower(@search::text)) > 0)
+ORDER BY is_default DESC, symbol
+LIMIT @max_rows;
+
+-- name: GetSymbol :one
+SELECT * FROM symbols WHERE source = $1 AND symbol = $2;
+
+-- name: DefaultSymbol :one
+SELECT * FROM symbols WHERE source = $1 AND is_default;
+
+-- name: UpsertSymbol :exec
+-- Registers a symbol; an empty name keeps the stored one.
+INSERT INTO symbols (source, symbol, name, is_sample, is_default)
+VALUES (@source, @symbol, @name, @is_sample, @is_default)
+ON CONFLICT (source, symbol) DO UPDATE
+SET name = CASE WHEN EXCLUDED.name = '' THEN symbols.name ELSE EXCLUDED.name END,
+    updated_at = now();
+
+-- name: CountSampleSymbols :one
+SELECT count(*) FROM symbols WHERE source = $1 AND is_sample;
+
+-- name: LockDataSource :exec
+-- Serialises start-up seeding between processes sharing one database.
+SELECT pg_advisory_xact_lock(hashtext('backtestd:data_source:' || @name::text));

@@ -10,6 +10,17 @@ import (
 	"encoding/json"
 )
 
+const countSampleSymbols = `-- name: CountSampleSymbols :one
+SELECT count(*) FROM symbols WHERE source = $1 AND is_sample
+`
+
+func (q *Queries) CountSampleSymbols(ctx context.Context, db DBTX, source string) (int64, error) {
+	row := db.QueryRow(ctx, countSampleSymbols, source)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const defaultDataSource = `-- name: DefaultDataSource :one
 SELECT name, description, is_default, config, created_at FROM data_sources WHERE is_default
 `
@@ -27,6 +38,25 @@ func (q *Queries) DefaultDataSource(ctx context.Context, db DBTX) (DataSource, e
 	return i, err
 }
 
+const defaultSymbol = `-- name: DefaultSymbol :one
+SELECT source, symbol, name, is_sample, is_default, created_at, updated_at FROM symbols WHERE source = $1 AND is_default
+`
+
+func (q *Queries) DefaultSymbol(ctx context.Context, db DBTX, source string) (Symbol, error) {
+	row := db.QueryRow(ctx, defaultSymbol, source)
+	var i Symbol
+	err := row.Scan(
+		&i.Source,
+		&i.Symbol,
+		&i.Name,
+		&i.IsSample,
+		&i.IsDefault,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const getDataSource = `-- name: GetDataSource :one
 SELECT name, description, is_default, config, created_at FROM data_sources WHERE name = $1
 `
@@ -40,6 +70,30 @@ func (q *Queries) GetDataSource(ctx context.Context, db DBTX, name string) (Data
 		&i.IsDefault,
 		&i.Config,
 		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const getSymbol = `-- name: GetSymbol :one
+SELECT source, symbol, name, is_sample, is_default, created_at, updated_at FROM symbols WHERE source = $1 AND symbol = $2
+`
+
+type GetSymbolParams struct {
+	Source string `json:"source"`
+	Symbol string `json:"symbol"`
+}
+
+func (q *Queries) GetSymbol(ctx context.Context, db DBTX, arg GetSymbolParams) (Symbol, error) {
+	row := db.QueryRow(ctx, getSymbol, arg.Source, arg.Symbol)
+	var i Symbol
+	err := row.Scan(
+		&i.Source,
+		&i.Symbol,
+		&i.Name,
+		&i.IsSample,
+		&i.IsDefault,
+		&i.CreatedAt,
+		&i.UpdatedAt,
 	)
 	return i, err
 }
@@ -74,6 +128,64 @@ func (q *Queries) ListDataSources(ctx context.Context, db DBTX) ([]DataSource, e
 	return items, nil
 }
 
+const listSymbols = `-- name: ListSymbols :many
+SELECT symbol, name, is_sample, is_default FROM symbols
+WHERE source = $1
+  AND ($2::text = '' OR strpos(lower(symbol), lower($2::text)) > 0
+                          OR strpos(lower(name), lower($2::text)) > 0)
+ORDER BY is_default DESC, symbol
+LIMIT $3
+`
+
+type ListSymbolsParams struct {
+	Source  string `json:"source"`
+	Search  string `json:"search"`
+	MaxRows int32  `json:"max_rows"`
+}
+
+type ListSymbolsRow struct {
+	Symbol    string `json:"symbol"`
+	Name      string `json:"name"`
+	IsSample  bool   `json:"is_sample"`
+	IsDefault bool   `json:"is_default"`
+}
+
+// Symbols of a source whose ticker or name contains search (case-insensitive), default first.
+func (q *Queries) ListSymbols(ctx context.Context, db DBTX, arg ListSymbolsParams) ([]ListSymbolsRow, error) {
+	rows, err := db.Query(ctx, listSymbols, arg.Source, arg.Search, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListSymbolsRow
+	for rows.Next() {
+		var i ListSymbolsRow
+		if err := rows.Scan(
+			&i.Symbol,
+			&i.Name,
+			&i.IsSample,
+			&i.IsDefault,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockDataSource = `-- name: LockDataSource :exec
+SELECT pg_advisory_xact_lock(hashtext('backtestd:data_source:' || $1::text))
+`
+
+// Serialises start-up seeding between processes sharing one database.
+func (q *Queries) LockDataSource(ctx context.Context, db DBTX, name string) error {
+	_, err := db.Exec(ctx, lockDataSource, name)
+	return err
+}
+
 const upsertDataSource = `-- name: UpsertDataSource :exec
 INSERT INTO data_sources (name, description, is_default, config)
 VALUES ($1, $2, $3, $4)
@@ -93,6 +205,34 @@ func (q *Queries) UpsertDataSource(ctx context.Context, db DBTX, arg UpsertDataS
 		arg.Description,
 		arg.IsDefault,
 		arg.Config,
+	)
+	return err
+}
+
+const upsertSymbol = `-- name: UpsertSymbol :exec
+INSERT INTO symbols (source, symbol, name, is_sample, is_default)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (source, symbol) DO UPDATE
+SET name = CASE WHEN EXCLUDED.name = '' THEN symbols.name ELSE EXCLUDED.name END,
+    updated_at = now()
+`
+
+type UpsertSymbolParams struct {
+	Source    string `json:"source"`
+	Symbol    string `json:"symbol"`
+	Name      string `json:"name"`
+	IsSample  bool   `json:"is_sample"`
+	IsDefault bool   `json:"is_default"`
+}
+
+// Registers a symbol; an empty name keeps the stored one.
+func (q *Queries) UpsertSymbol(ctx context.Context, db DBTX, arg UpsertSymbolParams) error {
+	_, err := db.Exec(ctx, upsertSymbol,
+		arg.Source,
+		arg.Symbol,
+		arg.Name,
+		arg.IsSample,
+		arg.IsDefault,
 	)
 	return err
 }

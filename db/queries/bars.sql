@@ -1,0 +1,34 @@
+-- name: UpsertBars :one
+-- Inserts or updates one chunk of bars of a symbol and timeframe, reporting how many rows
+-- were new and how many changed (identical rows are left alone and counted in neither).
+WITH input AS (
+    SELECT unnest(@ts::timestamptz[]) AS ts, unnest(@open::float8[]) AS open,
+           unnest(@high::float8[]) AS high, unnest(@low::float8[]) AS low,
+           unnest(@close::float8[]) AS close, unnest(@volume::int8[]) AS volume
+), up AS (
+    INSERT INTO bars (source, symbol, timeframe, ts, open, high, low, close, volume)
+    SELECT @source::text, @symbol::text, @timeframe::text, i.ts, i.open, i.high, i.low, i.close, i.volume
+    FROM input i
+    ON CONFLICT (source, symbol, timeframe, ts) DO UPDATE
+    SET open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low, close = EXCLUDED.close,
+        volume = EXCLUDED.volume
+    WHERE (bars.open, bars.high, bars.low, bars.close, bars.volume)
+          IS DISTINCT FROM (EXCLUDED.open, EXCLUDED.high, EXCLUDED.low, EXCLUDED.close, EXCLUDED.volume)
+    RETURNING (xmax = 0) AS inserted
+)
+SELECT count(*) FILTER (WHERE inserted)::bigint AS inserted,
+       count(*) FILTER (WHERE NOT inserted)::bigint AS updated
+FROM up;
+
+-- name: ListBars :many
+-- Bars of one stored timeframe with from <= ts < until, oldest first.
+SELECT ts, open, high, low, close, volume FROM bars
+WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
+  AND ts >= @from_ts AND ts < @until_ts
+ORDER BY ts;
+
+-- name: HasBars :one
+SELECT EXISTS (SELECT 1 FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3);
+
+-- name: LastBarTime :one
+SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts DESC LIMIT 1;

@@ -1,0 +1,223 @@
+package marketdata
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/barcsv"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// ImportResult reports what an import did.
+type ImportResult struct {
+	Source    string `json:"source"`
+	Symbol    string `json:"symbol"`
+	Timeframe string `json:"timeframe"`
+	Received  int    `json:"received"`  // bars in the input
+	Inserted  int    `json:"inserted"`  // new bars
+	Updated   int    `json:"updated"`   // stored bars whose values changed
+	Unchanged int    `json:"unchanged"` // stored bars already identical
+	First     string `json:"first"`     // first bar's time, RFC 3339 (empty without bars)
+	Last      string `json:"last"`
+}
+
+// importChunk bounds the rows sent in one upsert statement.
+const importChunk = 20000
+
+var symbolPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-^=]{0,31}$`)
+
+// ValidSymbol checks a ticker before it is registered.
+func ValidSymbol(symbol string) error {
+	if !symbolPattern.MatchString(symbol) {
+		return apperr.Invalid("Invalid symbol '%s': use 1-32 letters, digits, '.', '-', '_', '^' or '=' and start with a letter or digit", symbol)
+	}
+	return nil
+}
+
+// Import stores bars for symbol in one transaction: the symbol is registered (name kept
+// when empty), existing bars at the same times are replaced, and nothing is written when any
+// step fails. tf empty means InferTimeframe. Bars must be ascending without duplicates (as
+// ParseCSV and ParseJSON return them).
+func Import(ctx context.Context, st *store.Store, source, symbol, name, tf string, bars []engine.Bar) (ImportResult, error) {
+	res := ImportResult{Source: source, Symbol: symbol, Received: len(bars)}
+	if err := ValidSymbol(symbol); err != nil {
+		return res, err
+	}
+	if len(bars) == 0 {
+		return res, apperr.Invalid("No bars to import: the input has a header but no rows")
+	}
+	if tf == "" {
+		tf = InferTimeframe(bars)
+	} else if !ValidTimeframe(tf) {
+		return res, apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
+	}
+	res.Timeframe = tf
+	if err := CheckSource(ctx, st.Pool, source); err != nil {
+		return res, err
+	}
+	err := st.WithTx(ctx, func(tx pgx.Tx) error {
+		if err := q.UpsertSymbol(ctx, tx, store.UpsertSymbolParams{Source: source, Symbol: symbol, Name: name}); err != nil {
+			return fmt.Errorf("register symbol: %w", err)
+		}
+		return upsertBars(ctx, tx, source, symbol, tf, bars, &res)
+	})
+	if err != nil {
+		return ImportResult{Source: source, Symbol: symbol, Timeframe: tf, Received: len(bars)}, fmt.Errorf("import %s/%s: %w", source, symbol, err)
+	}
+	res.Unchanged = len(bars) - res.Inserted - res.Updated
+	res.First = bars[0].Time.Format(timeLayout(tf))
+	res.Last = bars[len(bars)-1].Time.Format(timeLayout(tf))
+	return res, nil
+}
+
+func upsertBars(ctx context.Context, db store.DBTX, source, symbol, tf string, bars []engine.Bar, res *ImportResult) error {
+	n := min(len(bars), importChunk)
+	p := store.UpsertBarsParams{
+		Source: source, Symbol: symbol, Timeframe: tf,
+		Ts: make([]time.Time, 0, n), Open: make([]float64, 0, n), High: make([]float64, 0, n),
+		Low: make([]float64, 0, n), Close: make([]float64, 0, n), Volume: make([]int64, 0, n),
+	}
+	for lo := 0; lo < len(bars); lo += importChunk {
+		chunk := bars[lo:min(lo+importChunk, len(bars))]
+		p.Ts, p.Open, p.High, p.Low, p.Close, p.Volume = p.Ts[:0], p.Open[:0], p.High[:0], p.Low[:0], p.Close[:0], p.Volume[:0]
+		for _, b := range chunk {
+			p.Ts = append(p.Ts, b.Time)
+			p.Open = append(p.Open, b.Open)
+			p.High = append(p.High, b.High)
+			p.Low = append(p.Low, b.Low)
+			p.Close = append(p.Close, b.Close)
+			p.Volume = append(p.Volume, b.Volume)
+		}
+		row, err := q.UpsertBars(ctx, db, p)
+		if err != nil {
+			return fmt.Errorf("upsert bars: %w", err)
+		}
+		res.Inserted += int(row.Inserted)
+		res.Updated += int(row.Updated)
+	}
+	return nil
+}
+
+// ParseCSV reads bars in the generic date,open,high,low,close,volume layout or Yahoo's
+// layout. A bad row is a 400 naming its line.
+func ParseCSV(r io.Reader) ([]engine.Bar, error) {
+	bars, err := barcsv.Parse(r)
+	if err != nil {
+		var pe *barcsv.Error
+		if errors.As(err, &pe) {
+			return nil, apperr.Invalid("Invalid CSV at line %d: %s", pe.Line, pe.Msg)
+		}
+		return nil, apperr.Invalid("Invalid CSV: %v", err)
+	}
+	return bars, nil
+}
+
+// jsonBar is one bar of a JSON import; the time may be called datetime, date, time or ts.
+type jsonBar struct {
+	Datetime *string  `json:"datetime"`
+	Date     *string  `json:"date"`
+	Time     *string  `json:"time"`
+	Ts       *string  `json:"ts"`
+	Open     *float64 `json:"open"`
+	High     *float64 `json:"high"`
+	Low      *float64 `json:"low"`
+	Close    *float64 `json:"close"`
+	Volume   *float64 `json:"volume"`
+}
+
+// ParseJSON reads a JSON array of bars, or an object {"bars": [...]}, each bar
+// {datetime, open, high, low, close, volume}. A bad bar is a 400 naming its index.
+func ParseJSON(r io.Reader) ([]engine.Bar, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, apperr.Invalid("Invalid JSON bars: %v", err)
+	}
+	data = bytes.TrimSpace(data)
+	var raw []jsonBar
+	if len(data) > 0 && data[0] == '{' {
+		var wrap struct {
+			Bars []jsonBar `json:"bars"`
+		}
+		if err := json.Unmarshal(data, &wrap); err != nil {
+			return nil, apperr.Invalid("Invalid JSON bars: %v", err)
+		}
+		raw = wrap.Bars
+	} else if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, apperr.Invalid("Invalid JSON bars: %v (expected an array of {datetime, open, high, low, close, volume})", err)
+	}
+	bars := make([]engine.Bar, len(raw))
+	for i, b := range raw {
+		bad := func(format string, a ...any) error {
+			return apperr.Invalid("Invalid bar at index %d: %s", i, fmt.Sprintf(format, a...))
+		}
+		var ts *string
+		for _, c := range []*string{b.Datetime, b.Date, b.Time, b.Ts} {
+			if c != nil {
+				ts = c
+				break
+			}
+		}
+		if ts == nil {
+			return nil, bad("missing datetime")
+		}
+		t, err := barcsv.ParseTime(strings.TrimSpace(*ts))
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		for _, f := range []struct {
+			n string
+			v *float64
+		}{{"open", b.Open}, {"high", b.High}, {"low", b.Low}, {"close", b.Close}} {
+			if f.v == nil {
+				return nil, bad("missing %s", f.n)
+			}
+			if math.IsNaN(*f.v) || math.IsInf(*f.v, 0) {
+				return nil, bad("%s is not a finite number", f.n)
+			}
+		}
+		vol := int64(0)
+		if b.Volume != nil {
+			if *b.Volume < 0 || *b.Volume > math.MaxInt64/2 {
+				return nil, bad("volume %v is out of range", *b.Volume)
+			}
+			vol = int64(*b.Volume)
+		}
+		if *b.High < *b.Low {
+			return nil, bad("high %v is below low %v", *b.High, *b.Low)
+		}
+		if i > 0 {
+			switch prev := bars[i-1].Time; {
+			case t.Equal(prev):
+				return nil, bad("duplicate datetime %s", *ts)
+			case t.Before(prev):
+				return nil, bad("datetime %s is before the previous bar's", *ts)
+			}
+		}
+		bars[i] = engine.Bar{Time: t, Open: *b.Open, High: *b.High, Low: *b.Low, Close: *b.Close, Volume: vol}
+	}
+	return bars, nil
+}
+
+// timeLayout is how bar times of tf are written: dates for daily and coarser bars.
+func timeLayout(tf string) string {
+	if minutes[tf] >= minutes["1d"] {
+		return "2006-01-02"
+	}
+	return "2006-01-02T15:04:05Z07:00"
+}
+
+// FormatBarTime writes a bar time of timeframe tf: YYYY-MM-DD for daily and coarser
+// bars, RFC 3339 otherwise.
+func FormatBarTime(t time.Time, tf string) string { return t.UTC().Format(timeLayout(tf)) }

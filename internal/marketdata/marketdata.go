@@ -1,0 +1,235 @@
+// Package marketdata is the data-source registry and the bars behind it: the built-in source
+// (bars stored in PostgreSQL), its generated sample data, bar import (all or nothing, upsert),
+// reads with timeframe aggregation, and the River job that refreshes a symbol from the
+// source's watched import directory.
+//
+// User-facing failures are apperr values whose details follow the spec's texts; anything
+// else is an internal error.
+package marketdata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// BuiltinSource is the name of the built-in source: bars stored in PostgreSQL. It is the
+// default data source of a backtest task (data_sources.is_default).
+const BuiltinSource = "builtin"
+
+// BuiltinDescription describes the built-in source in the registry.
+const BuiltinDescription = "Built-in source: historical bars stored in PostgreSQL (sample data, imports and the watched import folder)"
+
+// MaxSymbolsLimit is the spec's maximum `limit` of the symbol listing.
+const MaxSymbolsLimit = 1000
+
+var q = store.New()
+
+// SourceInfo is a registry entry as the API lists it.
+type SourceInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// SymbolInfo is a symbol entry as the API lists it.
+type SymbolInfo struct {
+	Symbol string `json:"symbol"`
+	Name   string `json:"name"`
+}
+
+// Sources lists the registered data sources, the default first.
+func Sources(ctx context.Context, db store.DBTX) ([]SourceInfo, error) {
+	rows, err := q.ListDataSources(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("list data sources: %w", err)
+	}
+	out := make([]SourceInfo, len(rows))
+	for i, r := range rows {
+		out[i] = SourceInfo{Name: r.Name, Description: r.Description}
+	}
+	return out, nil
+}
+
+// CheckSource returns a 404 apperr when source is not registered.
+func CheckSource(ctx context.Context, db store.DBTX, source string) error {
+	if _, err := q.GetDataSource(ctx, db, source); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return apperr.NotFound("Data source not found: %s", source)
+		}
+		return fmt.Errorf("get data source %s: %w", source, err)
+	}
+	return nil
+}
+
+// Symbols lists up to limit symbols of source whose ticker or name contains search.
+func Symbols(ctx context.Context, db store.DBTX, source, search string, limit int) ([]SymbolInfo, error) {
+	if limit < 1 || limit > MaxSymbolsLimit {
+		return nil, apperr.Unprocessable("limit must be between 1 and %d, got %d", MaxSymbolsLimit, limit)
+	}
+	if err := CheckSource(ctx, db, source); err != nil {
+		return nil, err
+	}
+	rows, err := q.ListSymbols(ctx, db, store.ListSymbolsParams{Source: source, Search: search, MaxRows: int32(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("list symbols of %s: %w", source, err)
+	}
+	out := make([]SymbolInfo, len(rows))
+	for i, r := range rows {
+		out[i] = SymbolInfo{Symbol: r.Symbol, Name: r.Name}
+	}
+	return out, nil
+}
+
+// Defaults returns the default data source and its default symbol (empty when none is
+// marked), the values a task takes when its request leaves them out.
+func Defaults(ctx context.Context, db store.DBTX) (source, symbol string, err error) {
+	src, err := q.DefaultDataSource(ctx, db)
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return "", "", nil
+		}
+		return "", "", fmt.Errorf("default data source: %w", err)
+	}
+	sym, err := q.DefaultSymbol(ctx, db, src.Name)
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return src.Name, "", nil
+		}
+		return "", "", fmt.Errorf("default symbol: %w", err)
+	}
+	return src.Name, sym.Symbol, nil
+}
+
+// retrieval is the spec's 400 for a failed historical-data fetch.
+func retrieval(format string, a ...any) error {
+	return apperr.Invalid("Data retrieval failed: "+format, a...)
+}
+
+// ParseDay parses a YYYY-MM-DD query or body date (UTC midnight).
+func ParseDay(name, s string) (time.Time, error) {
+	t, err := time.ParseInLocation("2006-01-02", s, time.UTC)
+	if err != nil {
+		return time.Time{}, retrieval("%s '%s' is not a date in YYYY-MM-DD form", name, s)
+	}
+	return t, nil
+}
+
+// Bars returns the bars of symbol in [start, end] (whole days, end inclusive) at timeframe
+// tf. A timeframe coarser than the stored bars is aggregated from the coarsest stored one
+// that is finer; a finer one than anything stored is a 400, as are unknown symbols and
+// timeframes. An unknown source is a 404.
+func Bars(ctx context.Context, db store.DBTX, source, symbol string, start, end time.Time, tf string) ([]engine.Bar, error) {
+	if !ValidTimeframe(tf) {
+		return nil, retrieval("unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
+	}
+	if end.Before(start) {
+		return nil, retrieval("end_date %s is before start_date %s", end.Format(time.DateOnly), start.Format(time.DateOnly))
+	}
+	if err := CheckSource(ctx, db, source); err != nil {
+		return nil, err
+	}
+	if err := checkSymbol(ctx, db, source, symbol); err != nil {
+		return nil, err
+	}
+	stored, err := storedTimeframes(ctx, db, source, symbol)
+	if err != nil {
+		return nil, err
+	}
+	from := ""
+	for _, s := range stored { // finest first: keep the coarsest at or below tf
+		if minutes[s] <= minutes[tf] {
+			from = s
+		}
+	}
+	if from == "" {
+		if len(stored) == 0 {
+			return []engine.Bar{}, nil
+		}
+		return nil, retrieval("timeframe %s is finer than the stored bars of %s (finest stored: %s)", tf, symbol, stored[0])
+	}
+	bars, err := readBars(ctx, db, source, symbol, from, start, end.AddDate(0, 0, 1))
+	if err != nil {
+		return nil, err
+	}
+	if from == tf {
+		return bars, nil
+	}
+	return Aggregate(bars, tf), nil
+}
+
+// LoadFeed returns the bars a backtest of symbol over [start, end] (end inclusive) runs on:
+// the daily bars when stored, otherwise the symbol's finest stored timeframe. An unknown
+// source gives the spec's `Unsupported data source: <source>`; errors are apperr values
+// whose Detail is suitable as a task's error text.
+func LoadFeed(ctx context.Context, db store.DBTX, source, symbol string, start, end time.Time) ([]engine.Bar, string, error) {
+	if _, err := q.GetDataSource(ctx, db, source); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, "", apperr.Invalid("Unsupported data source: %s", source)
+		}
+		return nil, "", fmt.Errorf("get data source %s: %w", source, err)
+	}
+	if err := checkSymbol(ctx, db, source, symbol); err != nil {
+		return nil, "", err
+	}
+	stored, err := storedTimeframes(ctx, db, source, symbol)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(stored) == 0 {
+		return nil, "", retrieval("no bars stored for %s in %s", symbol, source)
+	}
+	tf := stored[0]
+	for _, s := range stored {
+		if s == "1d" {
+			tf = s
+		}
+	}
+	bars, err := readBars(ctx, db, source, symbol, tf, start, end.AddDate(0, 0, 1))
+	return bars, tf, err
+}
+
+func checkSymbol(ctx context.Context, db store.DBTX, source, symbol string) error {
+	if _, err := q.GetSymbol(ctx, db, store.GetSymbolParams{Source: source, Symbol: symbol}); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return retrieval("unknown symbol '%s' in data source '%s'", symbol, source)
+		}
+		return fmt.Errorf("get symbol %s/%s: %w", source, symbol, err)
+	}
+	return nil
+}
+
+// storedTimeframes lists the timeframes symbol has bars for, finest first.
+func storedTimeframes(ctx context.Context, db store.DBTX, source, symbol string) ([]string, error) {
+	var out []string
+	for _, tf := range Timeframes {
+		has, err := q.HasBars(ctx, db, store.HasBarsParams{Source: source, Symbol: symbol, Timeframe: tf})
+		if err != nil {
+			return nil, fmt.Errorf("stored timeframes of %s/%s: %w", source, symbol, err)
+		}
+		if has {
+			out = append(out, tf)
+		}
+	}
+	return out, nil
+}
+
+func readBars(ctx context.Context, db store.DBTX, source, symbol, tf string, from, until time.Time) ([]engine.Bar, error) {
+	rows, err := q.ListBars(ctx, db, store.ListBarsParams{Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until})
+	if err != nil {
+		return nil, fmt.Errorf("read bars %s/%s/%s: %w", source, symbol, tf, err)
+	}
+	out := make([]engine.Bar, len(rows))
+	for i, r := range rows {
+		out[i] = engine.Bar{Time: r.Ts.UTC(), Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume}
+	}
+	return out, nil
+}
+
+func asApp(err error) (*apperr.Error, bool) { return apperr.As(err) }

@@ -1,0 +1,321 @@
+package marketdata_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+type testBundle struct {
+	ctx   context.Context
+	store *store.Store
+}
+
+func setup(t testing.TB, sample bool) *testBundle {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, pgtest.NewDatabase(t), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	if err := marketdata.EnsureBuiltin(ctx, st, sample); err != nil {
+		t.Fatal(err)
+	}
+	return &testBundle{ctx: ctx, store: st}
+}
+
+func ts(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func bar(at string, o, h, l, c float64, v int64) engine.Bar {
+	return engine.Bar{Time: ts(at), Open: o, High: h, Low: l, Close: c, Volume: v}
+}
+
+func TestAggregate(t *testing.T) {
+	t.Parallel()
+	minute := []engine.Bar{
+		bar("2024-03-01T14:30:00Z", 10, 11, 9, 10.5, 100),
+		bar("2024-03-01T14:31:00Z", 10.5, 12, 10, 11, 200),
+		bar("2024-03-01T14:34:00Z", 11, 11.5, 8, 9, 300),
+		bar("2024-03-01T14:35:00Z", 9, 9.5, 8.5, 9.2, 400),
+		bar("2024-03-01T15:59:00Z", 9.2, 9.3, 9.1, 9.25, 500),
+		bar("2024-03-04T14:30:00Z", 20, 21, 19, 20.5, 600), // Monday of the next week
+	}
+	daily := []engine.Bar{
+		bar("2024-01-30T00:00:00Z", 1, 2, 0.5, 1.5, 10), // Tuesday
+		bar("2024-01-31T00:00:00Z", 1.5, 3, 1, 2.5, 20),
+		bar("2024-02-01T00:00:00Z", 2.5, 2.6, 2, 2.1, 30), // Thursday, new month, same week
+		bar("2024-02-05T00:00:00Z", 2.1, 4, 2, 3.9, 40),   // Monday
+	}
+	tests := []struct {
+		name string
+		in   []engine.Bar
+		tf   string
+		want []engine.Bar
+	}{
+		{"5m", minute, "5m", []engine.Bar{
+			bar("2024-03-01T14:30:00Z", 10, 12, 8, 9, 600),
+			bar("2024-03-01T14:35:00Z", 9, 9.5, 8.5, 9.2, 400),
+			bar("2024-03-01T15:55:00Z", 9.2, 9.3, 9.1, 9.25, 500),
+			bar("2024-03-04T14:30:00Z", 20, 21, 19, 20.5, 600),
+		}},
+		{"1h", minute, "1h", []engine.Bar{
+			bar("2024-03-01T14:00:00Z", 10, 12, 8, 9.2, 1000),
+			bar("2024-03-01T15:00:00Z", 9.2, 9.3, 9.1, 9.25, 500),
+			bar("2024-03-04T14:00:00Z", 20, 21, 19, 20.5, 600),
+		}},
+		{"4h aligned to midnight", minute, "4h", []engine.Bar{
+			bar("2024-03-01T12:00:00Z", 10, 12, 8, 9.25, 1500),
+			bar("2024-03-04T12:00:00Z", 20, 21, 19, 20.5, 600),
+		}},
+		{"1d from minutes", minute, "1d", []engine.Bar{
+			bar("2024-03-01T00:00:00Z", 10, 12, 8, 9.25, 1500),
+			bar("2024-03-04T00:00:00Z", 20, 21, 19, 20.5, 600),
+		}},
+		{"1w starts Monday", daily, "1w", []engine.Bar{
+			bar("2024-01-29T00:00:00Z", 1, 3, 0.5, 2.1, 60),
+			bar("2024-02-05T00:00:00Z", 2.1, 4, 2, 3.9, 40),
+		}},
+		{"1M calendar month", daily, "1M", []engine.Bar{
+			bar("2024-01-01T00:00:00Z", 1, 3, 0.5, 2.5, 30),
+			bar("2024-02-01T00:00:00Z", 2.5, 4, 2, 3.9, 70),
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := marketdata.Aggregate(tc.in, tc.tf)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d bars, want %d: %+v", len(got), len(tc.want), got)
+			}
+			for i := range got {
+				if !got[i].Time.Equal(tc.want[i].Time) || got[i].Open != tc.want[i].Open || got[i].High != tc.want[i].High ||
+					got[i].Low != tc.want[i].Low || got[i].Close != tc.want[i].Close || got[i].Volume != tc.want[i].Volume {
+					t.Errorf("bar %d: got %+v, want %+v", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestInferTimeframe(t *testing.T) {
+	t.Parallel()
+	mk := func(step time.Duration, n int) []engine.Bar {
+		out := make([]engine.Bar, n)
+		for i := range out {
+			out[i] = engine.Bar{Time: ts("2024-01-01T00:00:00Z").Add(time.Duration(i) * step)}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		step time.Duration
+		want string
+	}{{time.Minute, "1m"}, {5 * time.Minute, "5m"}, {15 * time.Minute, "15m"}, {time.Hour, "1h"},
+		{4 * time.Hour, "4h"}, {24 * time.Hour, "1d"}, {7 * 24 * time.Hour, "1w"}, {31 * 24 * time.Hour, "1M"}} {
+		if got := marketdata.InferTimeframe(mk(tc.step, 5)); got != tc.want {
+			t.Errorf("step %v: got %s, want %s", tc.step, got, tc.want)
+		}
+	}
+}
+
+func detail(err error) string {
+	if e, ok := apperr.As(err); ok {
+		return e.Detail
+	}
+	if err == nil {
+		return ""
+	}
+	return "internal: " + err.Error()
+}
+
+func TestEnsureBuiltinSampleData(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	if err := marketdata.EnsureBuiltin(b.ctx, b.store, true); err != nil { // idempotent
+		t.Fatal(err)
+	}
+	src, sym, err := marketdata.Defaults(b.ctx, b.store.Pool)
+	if err != nil || src != marketdata.BuiltinSource || sym != marketdata.DefaultSymbol {
+		t.Fatalf("defaults %q %q %v", src, sym, err)
+	}
+	syms, err := marketdata.Symbols(b.ctx, b.store.Pool, src, "", 100)
+	if err != nil || len(syms) != len(marketdata.Samples) {
+		t.Fatalf("symbols %v %v", syms, err)
+	}
+	for _, s := range syms {
+		if !strings.HasSuffix(s.Name, "(sample data)") {
+			t.Errorf("%s: name %q is not marked as sample data", s.Symbol, s.Name)
+		}
+	}
+	bars, err := marketdata.Bars(b.ctx, b.store.Pool, src, sym, ts("2015-01-01T00:00:00Z"), ts("2024-12-31T00:00:00Z"), "1d")
+	if err != nil || len(bars) != 2608 {
+		t.Fatalf("daily bars: %d, %v", len(bars), err)
+	}
+	again := marketdata.Samples[0].Generate()
+	if again[100] != bars[100] {
+		t.Errorf("sample data is not deterministic: %+v vs %+v", again[100], bars[100])
+	}
+	hourly, err := marketdata.Bars(b.ctx, b.store.Pool, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-01T00:00:00Z"), "1h")
+	if err != nil || len(hourly) != 7 { // 14:30-21:00 touches hours 14..20
+		t.Fatalf("hourly from 5m: %d, %v", len(hourly), err)
+	}
+	feed, tf, err := marketdata.LoadFeed(b.ctx, b.store.Pool, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-02T00:00:00Z"))
+	if err != nil || tf != "5m" || len(feed) != 2*78 {
+		t.Fatalf("intraday feed: %d %s %v", len(feed), tf, err)
+	}
+}
+
+func TestBarsErrors(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	d := ts("2020-01-01T00:00:00Z")
+	tests := []struct {
+		name, source, symbol, tf string
+		start, end               time.Time
+		want                     string
+	}{
+		{"unknown source", "nope", "ACME", "1d", d, d, "Data source not found: nope"},
+		{"unknown symbol", "builtin", "NOPE", "1d", d, d, "Data retrieval failed: unknown symbol 'NOPE' in data source 'builtin'"},
+		{"bad timeframe", "builtin", "ACME", "2d", d, d, "Data retrieval failed: unsupported timeframe '2d' (use one of 1m, 5m, 15m, 1h, 4h, 1d, 1w, 1M)"},
+		{"finer than stored", "builtin", "ACME", "1h", d, d, "Data retrieval failed: timeframe 1h is finer than the stored bars of ACME (finest stored: 1d)"},
+		{"end before start", "builtin", "ACME", "1d", d, d.AddDate(0, 0, -1), "Data retrieval failed: end_date 2019-12-31 is before start_date 2020-01-01"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := marketdata.Bars(b.ctx, b.store.Pool, tc.source, tc.symbol, tc.start, tc.end, tc.tf)
+			if got := detail(err); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if _, _, err := marketdata.LoadFeed(b.ctx, b.store.Pool, "yahoo", "ACME", d, d); detail(err) != "Unsupported data source: yahoo" {
+		t.Errorf("LoadFeed unknown source: %v", err)
+	}
+	for _, lim := range []int{0, 1001} {
+		if _, err := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "", lim); err == nil {
+			t.Errorf("limit %d accepted", lim)
+		}
+	}
+	if got, err := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "acme", 1); err != nil || len(got) != 1 || got[0].Symbol != "ACME" {
+		t.Errorf("search acme limit 1: %v %v", got, err)
+	}
+}
+
+func TestImportValidationAndIdempotence(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	good := "date,open,high,low,close,volume\n2024-01-02,10,11,9,10.5,100\n2024-01-03,10.5,12,10,11,200\n"
+	bad := map[string]string{
+		"non-numeric":  "date,open,high,low,close,volume\n2024-01-02,10,11,9,10.5,100\n2024-01-03,x,12,10,11,200\n",
+		"high < low":   "date,open,high,low,close,volume\n2024-01-02,10,8,9,10.5,100\n",
+		"duplicate":    "date,open,high,low,close,volume\n2024-01-02,10,11,9,10.5,100\n2024-01-02,10,11,9,10.5,100\n",
+		"bad date":     "date,open,high,low,close,volume\n2024-01-02,10,11,9,10.5,100\n2024-13-45,10,11,9,10.5,100\n",
+		"wrong fields": "date,open,high,low,close,volume\n2024-01-02,10,11,9\n",
+	}
+	wantLine := map[string]string{"non-numeric": "line 3", "high < low": "line 2", "duplicate": "line 3", "bad date": "line 3", "wrong fields": "line 2"}
+	for name, body := range bad {
+		_, err := marketdata.ParseCSV(strings.NewReader(body))
+		if d := detail(err); !strings.Contains(d, wantLine[name]) {
+			t.Errorf("%s: %q lacks %q", name, d, wantLine[name])
+		}
+	}
+	bars, err := marketdata.ParseCSV(strings.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := marketdata.Import(b.ctx, b.store, "builtin", "MINE", "My data", "", bars)
+	if err != nil || r1.Inserted != 2 || r1.Updated != 0 || r1.Timeframe != "1d" {
+		t.Fatalf("first import: %+v %v", r1, err)
+	}
+	r2, err := marketdata.Import(b.ctx, b.store, "builtin", "MINE", "", "", bars)
+	if err != nil || r2.Inserted != 0 || r2.Updated != 0 || r2.Unchanged != 2 {
+		t.Fatalf("same import again: %+v %v", r2, err)
+	}
+	bars[1].Close = 11.5
+	bars = append(bars, engine.Bar{Time: ts("2024-01-04T00:00:00Z"), Open: 1, High: 2, Low: 1, Close: 2})
+	r3, err := marketdata.Import(b.ctx, b.store, "builtin", "MINE", "", "", bars)
+	if err != nil || r3.Inserted != 1 || r3.Updated != 1 || r3.Unchanged != 1 {
+		t.Fatalf("changed import: %+v %v", r3, err)
+	}
+	syms, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "mine", 10)
+	if len(syms) != 1 || syms[0].Name != "My data" {
+		t.Errorf("symbol registration: %+v", syms)
+	}
+	// All or nothing: a failure inside the transaction leaves nothing behind.
+	overflow := []engine.Bar{{Time: ts("2024-02-01T00:00:00Z"), Open: 1, High: 1, Low: 1, Close: 1, Volume: 1},
+		{Time: ts("2024-02-02T00:00:00Z"), Open: 1, High: 1, Low: 1, Close: 1, Volume: 1}}
+	overflow[1].Time = overflow[0].Time // duplicate inside one statement makes Postgres refuse the chunk
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "OTHER", "", "", overflow); err == nil {
+		t.Fatal("import with a duplicate time succeeded")
+	}
+	if got, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "other", 10); len(got) != 0 {
+		t.Errorf("failed import left symbol %v", got)
+	}
+	if _, err := marketdata.Import(b.ctx, b.store, "nope", "X", "", "", bars); detail(err) != "Data source not found: nope" {
+		t.Errorf("unknown source: %v", err)
+	}
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "bad symbol!", "", "", bars); !strings.HasPrefix(detail(err), "Invalid symbol") {
+		t.Errorf("bad symbol: %v", err)
+	}
+}
+
+func TestParseJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, body, want string }{
+		{"ok array", `[{"datetime":"2024-01-02","open":1,"high":2,"low":0.5,"close":1.5,"volume":10}]`, ""},
+		{"ok object", `{"bars":[{"date":"2024-01-02T10:00:00Z","open":1,"high":2,"low":0.5,"close":1.5}]}`, ""},
+		{"missing close", `[{"datetime":"2024-01-02","open":1,"high":2,"low":0.5}]`, "Invalid bar at index 0: missing close"},
+		{"high below low", `[{"datetime":"2024-01-02","open":1,"high":2,"low":0.5,"close":1},{"datetime":"2024-01-03","open":1,"high":0.1,"low":0.5,"close":1}]`, "Invalid bar at index 1: high 0.1 is below low 0.5"},
+		{"duplicate", `[{"datetime":"2024-01-02","open":1,"high":2,"low":0.5,"close":1},{"datetime":"2024-01-02","open":1,"high":2,"low":0.5,"close":1}]`, "Invalid bar at index 1: duplicate datetime 2024-01-02"},
+		{"string price", `[{"datetime":"2024-01-02","open":"x","high":2,"low":0.5,"close":1}]`, "Invalid JSON bars"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := marketdata.ParseJSON(strings.NewReader(tc.body))
+			if got := detail(err); !strings.HasPrefix(got, tc.want) || (tc.want == "" && err != nil) {
+				t.Errorf("got %q, want prefix %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRefreshFromImportDir(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "feed.csv"), []byte("date,open,high,low,close,volume\n2024-01-02,10,11,9,10.5,100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, skipped, err := marketdata.Refresh(b.ctx, b.store, dir, "builtin", "FEED", false)
+	if err != nil || skipped || res.Inserted != 1 {
+		t.Fatalf("first refresh: %+v %v %v", res, skipped, err)
+	}
+	if _, skipped, err = marketdata.Refresh(b.ctx, b.store, dir, "builtin", "FEED", false); err != nil || !skipped {
+		t.Fatalf("refresh without new bars: skipped %v, %v", skipped, err)
+	}
+	if res, skipped, err = marketdata.Refresh(b.ctx, b.store, dir, "builtin", "FEED", true); err != nil || skipped || res.Unchanged != 1 {
+		t.Fatalf("forced refresh: %+v %v %v", res, skipped, err)
+	}
+	for _, tc := range []struct{ dir, symbol, want string }{
+		{"", "FEED", "no import folder configured"},
+		{dir, "MISSING", "no file MISSING.csv"},
+	} {
+		if _, _, err := marketdata.Refresh(b.ctx, b.store, tc.dir, "builtin", tc.symbol, false); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("refresh %q %s: %v, want %q", tc.dir, tc.symbol, err, tc.want)
+		}
+	}
+}

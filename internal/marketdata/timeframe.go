@@ -1,0 +1,92 @@
+package marketdata
+
+import (
+	"strings"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+)
+
+// Timeframes are the bar intervals the service knows, finest first.
+var Timeframes = []string{"1m", "5m", "15m", "1h", "4h", "1d", "1w", "1M"}
+
+// DefaultTimeframe is the spec's default `timeframe`.
+const DefaultTimeframe = "1d"
+
+// minutes orders the timeframes; a month counts as 31 days (only the order matters).
+var minutes = map[string]int{"1m": 1, "5m": 5, "15m": 15, "1h": 60, "4h": 240, "1d": 1440, "1w": 10080, "1M": 44640}
+
+// ValidTimeframe reports whether tf is one of Timeframes.
+func ValidTimeframe(tf string) bool { _, ok := minutes[tf]; return ok }
+
+func timeframeList() string { return strings.Join(Timeframes, ", ") }
+
+// bucket returns the start of tf's interval containing t (UTC): intraday intervals are
+// aligned to midnight, weeks start on Monday, months on the first.
+func bucket(tf string, t time.Time) time.Time {
+	t = t.UTC()
+	switch tf {
+	case "1d":
+		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	case "1w":
+		d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		wd := (int(d.Weekday()) + 6) % 7 // Monday = 0
+		return d.AddDate(0, 0, -wd)
+	case "1M":
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	default:
+		return t.Truncate(time.Duration(minutes[tf]) * time.Minute)
+	}
+}
+
+// Aggregate folds bars (ascending) into tf intervals: first open, highest high, lowest
+// low, last close, summed volume. Each result bar is stamped with its interval's start.
+func Aggregate(bars []engine.Bar, tf string) []engine.Bar {
+	out := make([]engine.Bar, 0, len(bars)/2+1)
+	for _, b := range bars {
+		k := bucket(tf, b.Time)
+		if n := len(out); n > 0 && out[n-1].Time.Equal(k) {
+			o := &out[n-1]
+			o.High = max(o.High, b.High)
+			o.Low = min(o.Low, b.Low)
+			o.Close = b.Close
+			o.Volume += b.Volume
+			continue
+		}
+		out = append(out, engine.Bar{Time: k, Open: b.Open, High: b.High, Low: b.Low, Close: b.Close, Volume: b.Volume})
+	}
+	return out
+}
+
+// InferTimeframe guesses the timeframe of imported bars: the smallest gap between
+// consecutive bars, mapped to the nearest known interval at or below it (gaps of a day or
+// more give 1d, of a week 1w, of 28 days or more 1M).
+func InferTimeframe(bars []engine.Bar) string {
+	if len(bars) < 2 {
+		if len(bars) == 1 && !bars[0].Time.Equal(bucket("1d", bars[0].Time)) {
+			return "1m"
+		}
+		return "1d"
+	}
+	gap := time.Duration(1<<63 - 1)
+	for i := 1; i < len(bars); i++ {
+		if d := bars[i].Time.Sub(bars[i-1].Time); d > 0 && d < gap {
+			gap = d
+		}
+	}
+	switch {
+	case gap >= 28*24*time.Hour:
+		return "1M"
+	case gap >= 7*24*time.Hour:
+		return "1w"
+	case gap >= 24*time.Hour:
+		return "1d"
+	}
+	best := "1m"
+	for _, tf := range Timeframes[:5] {
+		if time.Duration(minutes[tf])*time.Minute <= gap {
+			best = tf
+		}
+	}
+	return best
+}
