@@ -12,6 +12,8 @@ import (
 
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/httpapi"
+	"github.com/backtestd/backtestd/internal/strategy"
+	"github.com/backtestd/backtestd/internal/strategydir"
 )
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -25,6 +27,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer db.Close()
+	if len(cfg.StrategyDirs) > 0 {
+		sw, err := strategydir.Start(ctx, cfg.StrategyDirs, strategy.NewService(db.Store, log), strategydir.Options{Logger: log})
+		if err != nil {
+			return err
+		}
+		defer sw.Close()
+	}
 
 	api := httpapi.New(httpapi.Config{BasePath: cfg.BasePath, CORSOrigins: cfg.CORSOrigins}, httpapi.Deps{
 		Store:  db.Store,
