@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,7 +15,9 @@ import (
 	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/store"
 )
 
@@ -63,12 +66,14 @@ func (b *testBundle) exec(t testing.TB, sql string, args ...any) {
 // task inserts a strategy version (once) and a task row in the given status.
 func (b *testBundle) task(t testing.TB, id, status, symbol string, start, end time.Time, cash float64, params string) {
 	t.Helper()
-	b.exec(t, `INSERT INTO data_sources (name, description, is_default) VALUES ('builtin', 'test', true) ON CONFLICT DO NOTHING`)
+	if err := marketdata.EnsureBuiltin(b.ctx, b.store, false); err != nil {
+		t.Fatal(err)
+	}
 	b.exec(t, `INSERT INTO symbols (source, symbol, name) VALUES ('builtin', $1, $1) ON CONFLICT DO NOTHING`, symbol)
 	b.exec(t, `INSERT INTO strategies (id, name, current_version) VALUES ('str_1', 'SmaCross', 1) ON CONFLICT DO NOTHING`)
 	b.exec(t, `INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, origin, content_hash)
 		VALUES ('str_1', 1, 'SmaCross', 'x', 'SmaCross', 'api', 'h') ON CONFLICT DO NOTHING`)
-	if params == "" {
+	if params == "" || params == "null" {
 		params = "{}"
 	}
 	b.exec(t, `INSERT INTO tasks (id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date,
@@ -77,13 +82,27 @@ func (b *testBundle) task(t testing.TB, id, status, symbol string, start, end ti
 		id, status, symbol, start, end, cash, params)
 }
 
-// bars inserts bars for symbol as daily bars of the built-in source.
+// bars imports bars for symbol into the built-in source.
 func (b *testBundle) bars(t testing.TB, symbol string, bars []engine.Bar) {
 	t.Helper()
-	for _, x := range bars {
-		b.exec(t, `INSERT INTO bars (source, symbol, timeframe, ts, open, high, low, close, volume)
-			VALUES ('builtin', $1, '1d', $2, $3, $4, $5, $6, $7)`, symbol, x.Time, x.Open, x.High, x.Low, x.Close, x.Volume)
+	if err := marketdata.EnsureBuiltin(b.ctx, b.store, false); err != nil {
+		t.Fatal(err)
 	}
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", symbol, "", "1d", bars); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// completed stores a real run of the SMA crossover over bars as task id's result.
+func (b *testBundle) completed(t testing.TB, id, symbol string, bars []engine.Bar, params map[string]any) *engine.Result {
+	t.Helper()
+	res := runSMA(t, bars, params, 10000)
+	pj, _ := json.Marshal(params)
+	b.task(t, id, "completed", symbol, bars[0].Time, bars[len(bars)-1].Time, 10000, string(pj))
+	if err := results.Save(b.ctx, b.store.Pool, id, 1, res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 var (

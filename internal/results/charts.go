@@ -1,0 +1,396 @@
+package results
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// ChartConfig is the spec's chart configuration: an ECharts option object with a fixed
+// title per chart type. Series are ECharts series definitions.
+type ChartConfig struct {
+	Title     string `json:"title"`
+	Type      string `json:"type"` // candlestick, line, bar or scatter
+	Series    []obj  `json:"series"`
+	XAxis     any    `json:"xAxis,omitempty"`
+	YAxis     any    `json:"yAxis,omitempty"`
+	Grid      any    `json:"grid,omitempty"`
+	Legend    any    `json:"legend,omitempty"`
+	Tooltip   any    `json:"tooltip,omitempty"`
+	DataZoom  any    `json:"dataZoom,omitempty"`
+	VisualMap any    `json:"visualMap,omitempty"`
+	AxisPtr   any    `json:"axisPointer,omitempty"`
+}
+
+type obj = map[string]any
+
+// Chart colours.
+const (
+	ColorUp       = "#ef5350" // rising candles, positive bars
+	ColorDown     = "#26a69a" // falling candles, negative bars
+	ColorVolume   = "#7fbe9e"
+	ColorDrawdown = "#ef5350"
+	AreaDrawdown  = "rgba(239, 83, 80, 0.3)"
+)
+
+// ChartTypes are the supported chart_type values.
+var ChartTypes = []string{"candlestick", "equity", "drawdown", "underwater", "monthly_heatmap", "yearly_returns", "trades"}
+
+// MonthNames label the heatmap's x axis.
+var MonthNames = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+// ChartInput is what the chart builders read: the bars the backtest ran on, the equity
+// curve and the executions.
+type ChartInput struct {
+	InitialCash float64
+	Bars        []engine.Bar
+	Equity      []store.ListResultEquityRow
+	Executions  []store.ResultExecution
+}
+
+// Chart builds chart_type for taskID's result. The bars come from the bars table for the
+// task's source, symbol and date range.
+func Chart(ctx context.Context, db store.DBTX, taskID, chartType string) (*ChartConfig, error) {
+	if !validChart(chartType) {
+		return nil, apperr.Invalid("Unsupported chart type: %s", chartType)
+	}
+	s, err := Load(ctx, db, taskID, chartType == "trades")
+	if err != nil {
+		return nil, err
+	}
+	in := ChartInput{InitialCash: s.Row.InitialCash, Equity: s.Equity, Executions: s.Executions}
+	if chartType == "candlestick" || chartType == "equity" || chartType == "trades" {
+		if in.Bars, err = s.bars(ctx, db); err != nil {
+			return nil, err
+		}
+	}
+	return BuildChart(chartType, in)
+}
+
+func (s *Stored) bars(ctx context.Context, db store.DBTX) ([]engine.Bar, error) {
+	bars, _, err := marketdata.LoadFeed(ctx, db, s.Row.DataSource, s.Row.Symbol, s.Row.StartDate, s.Row.EndDate)
+	if err != nil {
+		if _, isApp := apperr.As(err); isApp { // the bars are gone: chart what is stored
+			return nil, nil
+		}
+		return nil, err
+	}
+	return bars, nil
+}
+
+func validChart(t string) bool {
+	for _, c := range ChartTypes {
+		if c == t {
+			return true
+		}
+	}
+	return false
+}
+
+// BuildChart builds a chart from its input.
+func BuildChart(chartType string, in ChartInput) (*ChartConfig, error) {
+	switch chartType {
+	case "candlestick":
+		return candlestick(in.Bars), nil
+	case "equity":
+		return equity(in), nil
+	case "drawdown":
+		return drawdown(in), nil
+	case "underwater":
+		return underwater(in), nil
+	case "monthly_heatmap":
+		return monthlyHeatmap(in), nil
+	case "yearly_returns":
+		return yearlyReturns(in), nil
+	case "trades":
+		return tradesChart(in), nil
+	}
+	return nil, apperr.Invalid("Unsupported chart type: %s", chartType)
+}
+
+func interaction() (tooltip, axisPointer any, zoom func(axes ...int) any) {
+	tooltip = obj{"trigger": "axis", "axisPointer": obj{"type": "cross"}}
+	axisPointer = obj{"link": []obj{{"xAxisIndex": "all"}}}
+	zoom = func(axes ...int) any {
+		return []obj{{"type": "inside", "xAxisIndex": axes}, {"type": "slider", "xAxisIndex": axes}}
+	}
+	return
+}
+
+func categoryAxis(dates []string, extra obj) obj {
+	a := obj{"type": "category", "data": dates, "boundaryGap": false}
+	for k, v := range extra {
+		a[k] = v
+	}
+	return a
+}
+
+// SMA is the simple moving average of closes over n bars; nil before n bars.
+func SMA(bars []engine.Bar, n int) []*float64 {
+	out := make([]*float64, len(bars))
+	sum := 0.0
+	for i, b := range bars {
+		sum += b.Close
+		if i >= n {
+			sum -= bars[i-n].Close
+		}
+		if i >= n-1 {
+			v := sum / float64(n)
+			out[i] = &v
+		}
+	}
+	return out
+}
+
+func candlestick(bars []engine.Bar) *ChartConfig {
+	dates := make([]string, len(bars))
+	rows := make([][]any, len(bars))
+	vols := make([]int64, len(bars))
+	for i, b := range bars {
+		dates[i] = FormatTime(b.Time)
+		rows[i] = []any{dates[i], b.Open, b.Close, b.Low, b.High, b.Volume}
+		vols[i] = b.Volume
+	}
+	series := []obj{{
+		"name": "K-Line", "type": "candlestick", "data": rows,
+		"encode":    obj{"x": 0, "y": []int{1, 2, 3, 4}},
+		"itemStyle": obj{"color": ColorUp, "color0": ColorDown, "borderColor": ColorUp, "borderColor0": ColorDown},
+	}}
+	for _, n := range []int{5, 10, 20} {
+		series = append(series, obj{
+			"name": fmt.Sprintf("MA%d", n), "type": "line", "data": SMA(bars, n), "smooth": true,
+			"showSymbol": false, "lineStyle": obj{"opacity": 0.8, "width": 1},
+		})
+	}
+	series = append(series, obj{
+		"name": "Volume", "type": "bar", "xAxisIndex": 1, "yAxisIndex": 1, "data": vols,
+		"itemStyle": obj{"color": ColorVolume},
+	})
+	tip, ptr, zoom := interaction()
+	return &ChartConfig{
+		Title: "K-Line Chart", Type: "candlestick", Series: series,
+		XAxis: []obj{
+			categoryAxis(dates, obj{"gridIndex": 0, "boundaryGap": true}),
+			categoryAxis(dates, obj{"gridIndex": 1, "boundaryGap": true, "axisLabel": obj{"show": false}}),
+		},
+		YAxis: []obj{{"type": "value", "scale": true, "gridIndex": 0}, {"type": "value", "scale": true, "gridIndex": 1, "splitNumber": 2}},
+		// Two rows splitting the height 70% / 30%: the price row ends where the volume row starts.
+		Grid: []obj{
+			{"left": "8%", "right": "4%", "top": "8%", "height": "56%"},
+			{"left": "8%", "right": "4%", "top": "70%", "height": "22%"},
+		},
+		Legend: obj{"data": []string{"K-Line", "MA5", "MA10", "MA20", "Volume"}}, Tooltip: tip, AxisPtr: ptr,
+		DataZoom: zoom(0, 1),
+	}
+}
+
+// Benchmark is buy-and-hold of the same symbol over the same bars from the same cash: the
+// cash is invested at the first bar's close and marked at every later close. Equity points
+// without a bar of the same time carry the last value.
+func Benchmark(initialCash float64, bars []engine.Bar, equity []store.ListResultEquityRow) []*float64 {
+	out := make([]*float64, len(equity))
+	if len(bars) == 0 || bars[0].Close <= 0 {
+		return out
+	}
+	first := bars[0].Close
+	j := 0
+	var last *float64
+	for i, e := range equity {
+		for j < len(bars) && !bars[j].Time.After(e.Ts) {
+			v := initialCash * bars[j].Close / first
+			last = &v
+			j++
+		}
+		out[i] = last
+	}
+	return out
+}
+
+func equityDates(eq []store.ListResultEquityRow) []string {
+	d := make([]string, len(eq))
+	for i, e := range eq {
+		d[i] = FormatTime(e.Ts)
+	}
+	return d
+}
+
+func equity(in ChartInput) *ChartConfig {
+	vals := make([]float64, len(in.Equity))
+	for i, e := range in.Equity {
+		vals[i] = e.Value
+	}
+	tip, ptr, zoom := interaction()
+	return &ChartConfig{
+		Title: "Equity Curve", Type: "line",
+		Series: []obj{
+			{"name": "Equity", "type": "line", "data": vals, "showSymbol": false, "areaStyle": obj{"opacity": 0.15}, "lineStyle": obj{"width": 2}},
+			{"name": "Benchmark (buy & hold)", "type": "line", "data": Benchmark(in.InitialCash, in.Bars, in.Equity), "showSymbol": false, "lineStyle": obj{"type": "dashed", "width": 1}},
+		},
+		XAxis: categoryAxis(equityDates(in.Equity), nil), YAxis: obj{"type": "value", "scale": true, "name": "Value"},
+		Legend: obj{"data": []string{"Equity", "Benchmark (buy & hold)"}}, Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
+	}
+}
+
+func drawdown(in ChartInput) *ChartConfig {
+	vals := make([]float64, len(in.Equity))
+	for i, e := range in.Equity {
+		vals[i] = e.DrawdownPct
+	}
+	tip, ptr, zoom := interaction()
+	return &ChartConfig{
+		Title: "Drawdown", Type: "line",
+		Series: []obj{{"name": "Drawdown", "type": "line", "data": vals, "showSymbol": false,
+			"lineStyle": obj{"color": ColorDrawdown, "width": 1}, "itemStyle": obj{"color": ColorDrawdown},
+			"areaStyle": obj{"color": AreaDrawdown}}},
+		XAxis:   categoryAxis(equityDates(in.Equity), nil),
+		YAxis:   obj{"type": "value", "name": "Drawdown (%)", "inverse": true},
+		Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
+	}
+}
+
+// Underwater is −100 × (running maximum − cumulative) / running maximum of the cumulative
+// product of (1 + return).
+func Underwater(eq []store.ListResultEquityRow) []float64 {
+	out := make([]float64, len(eq))
+	cum, peak := 1.0, math.Inf(-1)
+	for i, e := range eq {
+		cum *= 1 + e.Ret
+		peak = math.Max(peak, cum)
+		if peak != 0 {
+			out[i] = -100 * (peak - cum) / peak
+		}
+	}
+	return out
+}
+
+func underwater(in ChartInput) *ChartConfig {
+	tip, ptr, zoom := interaction()
+	return &ChartConfig{
+		Title: "Underwater Plot", Type: "line",
+		Series: []obj{{"name": "Underwater", "type": "line", "data": Underwater(in.Equity), "showSymbol": false,
+			"lineStyle": obj{"color": ColorDrawdown, "width": 1}, "itemStyle": obj{"color": ColorDrawdown},
+			"areaStyle": obj{"color": AreaDrawdown}}},
+		XAxis: categoryAxis(equityDates(in.Equity), nil), YAxis: obj{"type": "value", "name": "Drawdown (%)", "max": 0},
+		Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
+	}
+}
+
+// MonthlyReturns sums the returns per year and month, × 100; months without bars are 0.
+// Years are ascending; each row has 12 values, January first.
+func MonthlyReturns(eq []store.ListResultEquityRow) (years []int, grid [][]float64) {
+	idx := map[int]int{}
+	for _, e := range eq {
+		y := e.Ts.UTC().Year()
+		if _, ok := idx[y]; !ok {
+			idx[y] = len(years)
+			years = append(years, y)
+			grid = append(grid, make([]float64, 12))
+		}
+		grid[idx[y]][e.Ts.UTC().Month()-1] += e.Ret * 100
+	}
+	return years, grid
+}
+
+// YearlyReturns sums the returns per year, × 100.
+func YearlyReturns(eq []store.ListResultEquityRow) (years []int, sums []float64) {
+	for _, e := range eq {
+		y := e.Ts.UTC().Year()
+		if len(years) == 0 || years[len(years)-1] != y {
+			years = append(years, y)
+			sums = append(sums, 0)
+		}
+		sums[len(sums)-1] += e.Ret * 100
+	}
+	return years, sums
+}
+
+func monthlyHeatmap(in ChartInput) *ChartConfig {
+	years, grid := MonthlyReturns(in.Equity)
+	labels := make([]string, len(years))
+	data := make([][]any, 0, 12*len(years))
+	lim := 0.0
+	for yi, y := range years {
+		labels[yi] = fmt.Sprint(y)
+		for m := 0; m < 12; m++ {
+			v := grid[yi][m]
+			lim = math.Max(lim, math.Abs(v))
+			data = append(data, []any{m, yi, v})
+		}
+	}
+	if lim == 0 {
+		lim = 1
+	}
+	return &ChartConfig{
+		Title: "Monthly Returns (%)", Type: "scatter", // a grid of cells: ECharts draws it as a heatmap series
+		Series: []obj{{"name": "Monthly Return", "type": "heatmap", "data": data,
+			"label": obj{"show": true, "formatter": "{@[2]}"}, "emphasis": obj{"itemStyle": obj{"borderColor": "#333", "borderWidth": 1}}}},
+		XAxis:     obj{"type": "category", "data": MonthNames, "splitArea": obj{"show": true}},
+		YAxis:     obj{"type": "category", "data": labels, "splitArea": obj{"show": true}},
+		VisualMap: obj{"min": -lim, "max": lim, "calculable": true, "orient": "horizontal", "left": "center", "bottom": 0, "inRange": obj{"color": []string{ColorDown, "#ffffff", ColorUp}}},
+		Tooltip:   obj{"position": "top"},
+	}
+}
+
+func yearlyReturns(in ChartInput) *ChartConfig {
+	years, sums := YearlyReturns(in.Equity)
+	labels := make([]string, len(years))
+	data := make([]obj, len(years))
+	for i, y := range years {
+		labels[i] = fmt.Sprint(y)
+		c := ColorUp
+		if sums[i] < 0 {
+			c = ColorDown
+		}
+		data[i] = obj{"value": sums[i], "itemStyle": obj{"color": c}}
+	}
+	return &ChartConfig{
+		Title: "Yearly Returns (%)", Type: "bar",
+		Series:  []obj{{"name": "Yearly Return", "type": "bar", "data": data}},
+		XAxis:   obj{"type": "category", "data": labels},
+		YAxis:   obj{"type": "value", "name": "Return (%)"},
+		Tooltip: obj{"trigger": "axis"},
+	}
+}
+
+func tradesChart(in ChartInput) *ChartConfig {
+	dates := make([]string, len(in.Bars))
+	closes := make([]float64, len(in.Bars))
+	for i, b := range in.Bars {
+		dates[i] = FormatTime(b.Time)
+		closes[i] = b.Close
+	}
+	var buys, sells [][]any
+	execs := append([]store.ResultExecution(nil), in.Executions...)
+	sort.SliceStable(execs, func(i, j int) bool { return execs[i].Ts.Before(execs[j].Ts) })
+	for _, e := range execs {
+		p := []any{FormatTime(e.Ts), e.Price, math.Abs(e.Size), e.Pnl}
+		if e.Side == "buy" {
+			buys = append(buys, p)
+		} else {
+			sells = append(sells, p)
+		}
+	}
+	if buys == nil {
+		buys = [][]any{}
+	}
+	if sells == nil {
+		sells = [][]any{}
+	}
+	tip, ptr, zoom := interaction()
+	return &ChartConfig{
+		Title: "Trades", Type: "line",
+		Series: []obj{
+			{"name": "Close", "type": "line", "data": closes, "showSymbol": false, "lineStyle": obj{"width": 1}},
+			{"name": "Buy", "type": "scatter", "data": buys, "symbol": "triangle", "symbolSize": 10, "itemStyle": obj{"color": ColorUp}},
+			{"name": "Sell", "type": "scatter", "data": sells, "symbol": "triangle", "symbolRotate": 180, "symbolSize": 10, "itemStyle": obj{"color": ColorDown}},
+		},
+		XAxis: categoryAxis(dates, nil), YAxis: obj{"type": "value", "scale": true, "name": "Price"},
+		Legend: obj{"data": []string{"Close", "Buy", "Sell"}}, Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
+	}
+}

@@ -1,0 +1,245 @@
+package results
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// Comparison limits.
+const (
+	MinCompare = 2
+	MaxCompare = 5
+)
+
+// ComparedTask describes one compared backtest: what ran, on what, with which parameters.
+type ComparedTask struct {
+	TaskID          string         `json:"task_id"`
+	StrategyID      string         `json:"strategy_id"`
+	StrategyName    string         `json:"strategy_name"`
+	StrategyVersion int32          `json:"strategy_version"`
+	Params          map[string]any `json:"params"`
+	DataSource      string         `json:"data_source"`
+	Symbol          string         `json:"symbol"`
+	StartDate       string         `json:"start_date"`
+	EndDate         string         `json:"end_date"`
+	InitialCash     float64        `json:"initial_cash"`
+	Commission      float64        `json:"commission"`
+}
+
+// ComparedMetric is one metric side by side, in the order of the tasks.
+type ComparedMetric struct {
+	Key    string     `json:"key"`
+	Label  string     `json:"label"`
+	Values []*float64 `json:"values"`
+}
+
+// ComparedEquity holds the equity curves aligned on the union of their dates and divided by
+// their first value, so every curve starts at 1. A curve is null before its first date and
+// carries its last value over dates it has no bar for.
+type ComparedEquity struct {
+	Dates  []string     `json:"dates"`
+	Series [][]*float64 `json:"series"` // one per task, in task order
+}
+
+// Comparison is the compare route's data.
+type Comparison struct {
+	Tasks   []ComparedTask   `json:"tasks"`
+	Metrics []ComparedMetric `json:"metrics"`
+	Equity  ComparedEquity   `json:"equity"`
+}
+
+// ParseTaskIDs splits the compare route's comma-separated task_ids and checks the count.
+func ParseTaskIDs(raw string) ([]string, error) {
+	var ids []string
+	seen := map[string]bool{}
+	for _, p := range strings.Split(raw, ",") {
+		if p = strings.TrimSpace(p); p != "" && !seen[p] {
+			seen[p] = true
+			ids = append(ids, p)
+		}
+	}
+	if len(ids) < MinCompare || len(ids) > MaxCompare {
+		return nil, apperr.Invalid("Comparison needs %d to %d distinct task ids in task_ids (comma-separated), got %d", MinCompare, MaxCompare, len(ids))
+	}
+	return ids, nil
+}
+
+var compareExtra = []struct{ key, label string }{
+	{"cagr", "CAGR"}, {"annual_volatility", "Annual Volatility"}, {"sqn", "SQN"},
+	{"max_drawdown_duration", "Max DD Duration (days)"}, {"win_month_pct", "Win Months %"},
+}
+
+var summaryLabels = map[string]string{
+	"initial_cash": "Initial Cash", "final_value": "Final Value", "total_return": "Total Return",
+	"annual_return": "Annual Return", "sharpe_ratio": "Sharpe Ratio", "max_drawdown": "Max Drawdown",
+	"max_drawdown_pct": "Max Drawdown %", "total_trades": "Total Trades", "win_rate": "Win Rate",
+	"profit_factor": "Profit Factor", "avg_win": "Average Win", "avg_loss": "Average Loss",
+}
+
+// Compare loads 2 to 5 completed tasks' results side by side. Unknown or unfinished tasks
+// are a 400 naming the task.
+func Compare(ctx context.Context, db store.DBTX, ids []string) (*Comparison, error) {
+	if len(ids) < MinCompare || len(ids) > MaxCompare {
+		return nil, apperr.Invalid("Comparison needs %d to %d distinct task ids, got %d", MinCompare, MaxCompare, len(ids))
+	}
+	stored := make([]*Stored, len(ids))
+	for i, id := range ids {
+		st, err := q.GetTaskResultState(ctx, db, id)
+		if err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil, apperr.Invalid("Cannot compare %s: task not found", id)
+			}
+			return nil, fmt.Errorf("task %s: %w", id, err)
+		}
+		if st.Status != "completed" || !st.HasResult {
+			return nil, apperr.Invalid("Cannot compare %s: the task is %s, only completed tasks have results", id, st.Status)
+		}
+		if stored[i], err = Load(ctx, db, id, false); err != nil {
+			return nil, err
+		}
+		if stored[i].Trades, err = q.ListResultTrades(ctx, db, id); err != nil {
+			return nil, fmt.Errorf("trades of %s: %w", id, err)
+		}
+	}
+	c := &Comparison{}
+	for _, s := range stored {
+		c.Tasks = append(c.Tasks, ComparedTask{
+			TaskID: s.TaskID, StrategyID: s.Row.StrategyID, StrategyName: s.Row.StrategyName,
+			StrategyVersion: s.Row.StrategyVersion, Params: s.params(), DataSource: s.Row.DataSource,
+			Symbol: s.Row.Symbol, StartDate: s.Row.StartDate.Format("2006-01-02"), EndDate: s.Row.EndDate.Format("2006-01-02"),
+			InitialCash: s.Row.InitialCash, Commission: s.Row.Commission,
+		})
+	}
+	for ki, key := range SummaryKeys {
+		m := ComparedMetric{Key: key, Label: summaryLabels[key]}
+		for _, s := range stored {
+			m.Values = append(m.Values, s.Summary.values()[ki])
+		}
+		c.Metrics = append(c.Metrics, m)
+	}
+	stats := make([]func(string) *float64, len(stored))
+	for i, s := range stored {
+		st := s.statistics()
+		stats[i] = func(k string) *float64 {
+			if m := st.Get(k); m != nil {
+				return m.Value
+			}
+			return nil
+		}
+	}
+	for _, e := range compareExtra {
+		m := ComparedMetric{Key: e.key, Label: e.label}
+		for i := range stored {
+			m.Values = append(m.Values, stats[i](e.key))
+		}
+		c.Metrics = append(c.Metrics, m)
+	}
+	c.Equity = alignEquity(stored)
+	return c, nil
+}
+
+func alignEquity(stored []*Stored) ComparedEquity {
+	set := map[int64]bool{}
+	for _, s := range stored {
+		for _, e := range s.Equity {
+			set[e.Ts.UnixNano()] = true
+		}
+	}
+	keys := make([]int64, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	out := ComparedEquity{Dates: make([]string, len(keys)), Series: make([][]*float64, len(stored))}
+	for i, k := range keys {
+		out.Dates[i] = FormatTime(timeFromNano(k))
+	}
+	for si, s := range stored {
+		series := make([]*float64, len(keys))
+		j := 0
+		var last *float64
+		for i, k := range keys {
+			for j < len(s.Equity) && s.Equity[j].Ts.UnixNano() <= k {
+				if base := s.Equity[0].Value; base != 0 {
+					v := s.Equity[j].Value / base
+					last = &v
+				}
+				j++
+			}
+			series[i] = last
+		}
+		out.Series[si] = series
+	}
+	return out
+}
+
+// CSV writes the comparison: a metric table (one column per task), an empty row, the
+// `Equity (normalised)` label and the aligned curves.
+func (c *Comparison) CSV() string {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	head := []string{"metric"}
+	for _, t := range c.Tasks {
+		head = append(head, t.TaskID)
+	}
+	_ = w.Write(head)
+	for _, row := range [][]string{
+		c.taskRow("strategy", func(t ComparedTask) string { return t.StrategyName }),
+		c.taskRow("strategy_version", func(t ComparedTask) string { return fmt.Sprint(t.StrategyVersion) }),
+		c.taskRow("symbol", func(t ComparedTask) string { return t.DataSource + "/" + t.Symbol }),
+		c.taskRow("params", func(t ComparedTask) string { return paramsText(t.Params) }),
+	} {
+		_ = w.Write(row)
+	}
+	for _, m := range c.Metrics {
+		row := []string{m.Key}
+		for _, v := range m.Values {
+			row = append(row, num(v))
+		}
+		_ = w.Write(row)
+	}
+	w.Flush()
+	b.WriteString("\nEquity (normalised)\n")
+	head[0] = "date"
+	_ = w.Write(head)
+	for i, d := range c.Equity.Dates {
+		row := []string{d}
+		for _, s := range c.Equity.Series {
+			row = append(row, num(s[i]))
+		}
+		_ = w.Write(row)
+	}
+	w.Flush()
+	return b.String()
+}
+
+func (c *Comparison) taskRow(name string, f func(ComparedTask) string) []string {
+	row := []string{name}
+	for _, t := range c.Tasks {
+		row = append(row, f(t))
+	}
+	return row
+}
+
+func paramsText(p map[string]any) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, p[k])
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,274 @@
+package results
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// notFound is the spec's 404 for a task without a stored result.
+func notFound(taskID string) error { return apperr.NotFound("Result not found: %s", taskID) }
+
+// Summary is the spec's 12 summary keys, in its order. Nil means undefined (JSON null).
+type Summary struct {
+	InitialCash    float64  `json:"initial_cash"`
+	FinalValue     float64  `json:"final_value"`
+	TotalReturn    float64  `json:"total_return"`
+	AnnualReturn   *float64 `json:"annual_return"`
+	SharpeRatio    *float64 `json:"sharpe_ratio"`
+	MaxDrawdown    float64  `json:"max_drawdown"`
+	MaxDrawdownPct float64  `json:"max_drawdown_pct"`
+	TotalTrades    int      `json:"total_trades"`
+	WinRate        *float64 `json:"win_rate"`
+	ProfitFactor   *float64 `json:"profit_factor"`
+	AvgWin         *float64 `json:"avg_win"`
+	AvgLoss        *float64 `json:"avg_loss"`
+}
+
+// SummaryKeys are the summary keys in the spec's order (the CSV export's rows).
+var SummaryKeys = []string{"initial_cash", "final_value", "total_return", "annual_return", "sharpe_ratio",
+	"max_drawdown", "max_drawdown_pct", "total_trades", "win_rate", "profit_factor", "avg_win", "avg_loss"}
+
+// values returns the summary's values in SummaryKeys order.
+func (s Summary) values() []*float64 {
+	f := func(v float64) *float64 { return &v }
+	return []*float64{f(s.InitialCash), f(s.FinalValue), f(s.TotalReturn), s.AnnualReturn, s.SharpeRatio,
+		f(s.MaxDrawdown), f(s.MaxDrawdownPct), f(float64(s.TotalTrades)), s.WinRate, s.ProfitFactor, s.AvgWin, s.AvgLoss}
+}
+
+func summaryOf(r store.Result) Summary {
+	return Summary{
+		InitialCash: r.InitialCash, FinalValue: r.FinalValue, TotalReturn: r.TotalReturn,
+		AnnualReturn: r.AnnualReturn, SharpeRatio: r.SharpeRatio, MaxDrawdown: r.MaxDrawdown,
+		MaxDrawdownPct: r.MaxDrawdownPct, TotalTrades: int(r.TotalTrades), WinRate: r.WinRate,
+		ProfitFactor: r.ProfitFactor, AvgWin: r.AvgWin, AvgLoss: r.AvgLoss,
+	}
+}
+
+// GetSummary returns the stored summary of taskID.
+func GetSummary(ctx context.Context, db store.DBTX, taskID string) (Summary, error) {
+	r, err := q.GetResult(ctx, db, taskID)
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Summary{}, notFound(taskID)
+		}
+		return Summary{}, fmt.Errorf("get result %s: %w", taskID, err)
+	}
+	return summaryOf(r), nil
+}
+
+// TradeRow is one execution as the trade list and the CSV export show it: entries and exits
+// both appear; pnl is what that execution realised (0 for an entry).
+type TradeRow struct {
+	Date       string  `json:"date"`
+	Type       string  `json:"type"` // buy or sell
+	Price      float64 `json:"price"`
+	Size       float64 `json:"size"` // absolute; the type gives the direction
+	PnL        float64 `json:"pnl"`
+	Value      float64 `json:"value"`
+	Commission float64 `json:"commission"`
+	OrderRef   int32   `json:"order_ref"`
+}
+
+// RoundTrip is a closed (or still open) trade from entry to exit.
+type RoundTrip struct {
+	Seq        int32    `json:"seq"`
+	Symbol     string   `json:"symbol"`
+	IsOpen     bool     `json:"is_open"`
+	EntryDate  string   `json:"entry_date"`
+	ExitDate   *string  `json:"exit_date"`
+	Size       float64  `json:"size"`
+	EntryPrice float64  `json:"entry_price"`
+	ExitPrice  *float64 `json:"exit_price"`
+	BarsHeld   int32    `json:"bars_held"`
+	PnLGross   float64  `json:"pnl_gross"`
+	PnLNet     float64  `json:"pnl_net"`
+	Commission float64  `json:"commission"`
+}
+
+// TradePage is the trades route's data.
+type TradePage struct {
+	Total  int64  `json:"total"`
+	Trades any    `json:"trades"`
+	Kind   string `json:"kind"`
+}
+
+// Trade kinds of the trades route.
+const (
+	KindExecutions = "executions"
+	KindRoundTrips = "round_trips"
+)
+
+// FormatTime writes a bar or fill time: YYYY-MM-DD at midnight UTC, RFC 3339 otherwise.
+func FormatTime(t time.Time) string {
+	t = t.UTC()
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+		return t.Format(time.DateOnly)
+	}
+	return t.Format(time.RFC3339)
+}
+
+func tradeRow(e store.ResultExecution) TradeRow {
+	return TradeRow{Date: FormatTime(e.Ts), Type: e.Side, Price: e.Price, Size: math.Abs(e.Size), PnL: e.Pnl,
+		Value: e.Value, Commission: e.Commission, OrderRef: e.Ref}
+}
+
+func roundTrip(t store.ResultTrade) RoundTrip {
+	rt := RoundTrip{Seq: t.Seq, Symbol: t.Symbol, IsOpen: t.IsOpen, EntryDate: FormatTime(t.OpenTs), Size: t.Size,
+		EntryPrice: t.EntryPrice, ExitPrice: t.ExitPrice, BarsHeld: t.BarLen, PnLGross: t.PnlGross,
+		PnLNet: t.PnlNet, Commission: t.Commission}
+	if t.CloseTs != nil {
+		s := FormatTime(*t.CloseTs)
+		rt.ExitDate = &s
+	}
+	return rt
+}
+
+// Trades returns a page of the executions (kind "executions", the default) or of the round
+// trips (kind "round_trips") of taskID's result.
+func Trades(ctx context.Context, db store.DBTX, taskID, kind string, skip, limit int) (TradePage, error) {
+	if skip < 0 {
+		return TradePage{}, apperr.Unprocessable("skip must be 0 or more, got %d", skip)
+	}
+	if limit < 0 {
+		return TradePage{}, apperr.Unprocessable("limit must be 0 or more, got %d", limit)
+	}
+	if kind == "" {
+		kind = KindExecutions
+	}
+	if kind != KindExecutions && kind != KindRoundTrips {
+		return TradePage{}, apperr.Invalid("Unsupported trade kind: %s (use executions or round_trips)", kind)
+	}
+	if _, err := GetSummary(ctx, db, taskID); err != nil {
+		return TradePage{}, err
+	}
+	page := TradePage{Kind: kind}
+	var err error
+	if kind == KindExecutions {
+		if page.Total, err = q.CountResultExecutions(ctx, db, taskID); err != nil {
+			return page, fmt.Errorf("count executions: %w", err)
+		}
+		rows, err := q.PageResultExecutions(ctx, db, store.PageResultExecutionsParams{TaskID: taskID, Offset: clamp32(skip), Limit: clamp32(limit)})
+		if err != nil {
+			return page, fmt.Errorf("page executions: %w", err)
+		}
+		out := make([]TradeRow, len(rows))
+		for i, r := range rows {
+			out[i] = tradeRow(r)
+		}
+		page.Trades = out
+		return page, nil
+	}
+	if page.Total, err = q.CountResultTrades(ctx, db, taskID); err != nil {
+		return page, fmt.Errorf("count trades: %w", err)
+	}
+	rows, err := q.PageResultTrades(ctx, db, store.PageResultTradesParams{TaskID: taskID, Offset: clamp32(skip), Limit: clamp32(limit)})
+	if err != nil {
+		return page, fmt.Errorf("page trades: %w", err)
+	}
+	out := make([]RoundTrip, len(rows))
+	for i, r := range rows {
+		out[i] = roundTrip(r)
+	}
+	page.Trades = out
+	return page, nil
+}
+
+// Stored is everything stored for one result, with its task's context.
+type Stored struct {
+	TaskID     string
+	Row        store.GetResultWithTaskRow
+	Summary    Summary
+	Equity     []store.ListResultEquityRow
+	Executions []store.ResultExecution
+	Trades     []store.ResultTrade
+}
+
+// Load reads taskID's whole result. withTrades false skips executions and round trips.
+func Load(ctx context.Context, db store.DBTX, taskID string, withTrades bool) (*Stored, error) {
+	row, err := q.GetResultWithTask(ctx, db, taskID)
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, notFound(taskID)
+		}
+		return nil, fmt.Errorf("get result %s: %w", taskID, err)
+	}
+	s := &Stored{TaskID: taskID, Row: row}
+	s.Summary = Summary{
+		InitialCash: row.InitialCash, FinalValue: row.FinalValue, TotalReturn: row.TotalReturn,
+		AnnualReturn: row.AnnualReturn, SharpeRatio: row.SharpeRatio, MaxDrawdown: row.MaxDrawdown,
+		MaxDrawdownPct: row.MaxDrawdownPct, TotalTrades: int(row.TotalTrades), WinRate: row.WinRate,
+		ProfitFactor: row.ProfitFactor, AvgWin: row.AvgWin, AvgLoss: row.AvgLoss,
+	}
+	if s.Equity, err = q.ListResultEquity(ctx, db, taskID); err != nil {
+		return nil, fmt.Errorf("equity of %s: %w", taskID, err)
+	}
+	if withTrades {
+		if s.Executions, err = q.ListResultExecutions(ctx, db, taskID); err != nil {
+			return nil, fmt.Errorf("executions of %s: %w", taskID, err)
+		}
+		if s.Trades, err = q.ListResultTrades(ctx, db, taskID); err != nil {
+			return nil, fmt.Errorf("trades of %s: %w", taskID, err)
+		}
+	}
+	return s, nil
+}
+
+// engineEquity converts stored equity rows for engine.ComputeStatistics.
+func (s *Stored) engineEquity() []engine.EquityPoint {
+	out := make([]engine.EquityPoint, len(s.Equity))
+	for i, e := range s.Equity {
+		out[i] = engine.EquityPoint{Time: e.Ts, Value: e.Value, Cash: e.Cash, Return: e.Ret, Drawdown: e.DrawdownPct, DrawdownMoney: e.DrawdownMoney}
+	}
+	return out
+}
+
+func (s *Stored) engineTrades() []engine.Trade {
+	out := make([]engine.Trade, len(s.Trades))
+	for i, t := range s.Trades {
+		et := engine.Trade{Ref: int(t.Ref), Symbol: t.Symbol, OpenTime: t.OpenTs, CloseTime: t.CloseTs, Size: t.Size,
+			EntryPrice: t.EntryPrice, PnLGross: t.PnlGross, PnLNet: t.PnlNet, Commission: t.Commission,
+			BarLen: int(t.BarLen), IsOpen: t.IsOpen}
+		if t.ExitPrice != nil {
+			et.ExitPrice = *t.ExitPrice
+		}
+		out[i] = et
+	}
+	return out
+}
+
+// Statistics computes the spec's statistics record from the stored equity and round trips.
+func Statistics(ctx context.Context, db store.DBTX, taskID string) (engine.Statistics, error) {
+	s, err := Load(ctx, db, taskID, false)
+	if err != nil {
+		return engine.Statistics{}, err
+	}
+	if s.Trades, err = q.ListResultTrades(ctx, db, taskID); err != nil {
+		return engine.Statistics{}, fmt.Errorf("trades of %s: %w", taskID, err)
+	}
+	return s.statistics(), nil
+}
+
+func (s *Stored) statistics() engine.Statistics {
+	return engine.ComputeStatistics(s.Row.InitialCash, s.engineEquity(), s.engineTrades(), s.Row.Sqn)
+}
+
+// params decodes the task's strategy parameters.
+func (s *Stored) params() map[string]any {
+	m := map[string]any{}
+	_ = json.Unmarshal(s.Row.StrategyParams, &m)
+	return m
+}
+
+func clamp32(n int) int32 { return int32(min(n, math.MaxInt32)) }
+
+func timeFromNano(n int64) time.Time { return time.Unix(0, n).UTC() }
