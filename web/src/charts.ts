@@ -1,0 +1,119 @@
+// ECharts, imported piece by piece to keep the bundle small, and the chart panel used on every
+// page: a titled box with the chart, PNG and SVG export buttons, resizing and disposal.
+
+import * as echarts from 'echarts/core';
+import { BarChart, CandlestickChart, HeatmapChart, LineChart, ScatterChart } from 'echarts/charts';
+import {
+  AriaComponent,
+  AxisPointerComponent,
+  DataZoomComponent,
+  GridComponent,
+  LegendComponent,
+  MarkAreaComponent,
+  MarkLineComponent,
+  MarkPointComponent,
+  TitleComponent,
+  TooltipComponent,
+  VisualMapComponent,
+} from 'echarts/components';
+import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
+import { h, downloadDataURL, toast } from './dom';
+
+echarts.use([
+  BarChart,
+  CandlestickChart,
+  HeatmapChart,
+  LineChart,
+  ScatterChart,
+  AriaComponent,
+  AxisPointerComponent,
+  DataZoomComponent,
+  GridComponent,
+  LegendComponent,
+  MarkAreaComponent,
+  MarkLineComponent,
+  MarkPointComponent,
+  TitleComponent,
+  TooltipComponent,
+  VisualMapComponent,
+  CanvasRenderer,
+  SVGRenderer,
+]);
+
+type Option = Record<string, unknown>;
+
+const live = new Set<echarts.ECharts>();
+
+/** Disposes every chart (called when the page changes). */
+export function disposeCharts(): void {
+  for (const c of live) c.dispose();
+  live.clear();
+}
+
+export interface ChartPanel {
+  el: HTMLElement;
+  chart: echarts.ECharts;
+  set(option: Option): void;
+}
+
+/**
+ * A chart panel. `name` is used for export file names; `points` (data points shown) is put on
+ * the element as data-points so tests and people can tell an empty chart from a full one.
+ */
+export function chartPanel(name: string, label: string, opts: { height?: number } = {}): ChartPanel {
+  const box = h('div', { class: 'chart', role: 'img', 'aria-label': label, style: { height: `${opts.height ?? 360}px` } });
+  const exportBtn = (fmt: 'png' | 'svg') =>
+    h('button', { type: 'button', class: 'btn small', 'data-export': fmt, 'aria-label': `Export ${label} as ${fmt.toUpperCase()}`, onclick: () => exportChart(panel, name, fmt) }, fmt.toUpperCase());
+  const el = h('section', { class: 'chart-panel', 'data-chart': name }, h('div', { class: 'chart-head' }, h('h3', null, label), h('div', { class: 'chart-tools' }, exportBtn('png'), exportBtn('svg'))), box);
+  const chart = echarts.init(box, undefined, { renderer: 'canvas' });
+  live.add(chart);
+  let current: Option = {};
+  const ro = new ResizeObserver(() => {
+    if (!chart.isDisposed()) chart.resize();
+  });
+  ro.observe(box);
+  const panel: ChartPanel = {
+    el,
+    chart,
+    set(option: Option) {
+      current = { aria: { enabled: true }, ...option };
+      chart.setOption(current, { notMerge: true });
+      el.dataset.points = String(countPoints(option));
+      el.dataset.ready = 'true';
+    },
+  };
+  (panel as unknown as { option: () => Option }).option = () => current;
+  return panel;
+}
+
+function countPoints(option: Option): number {
+  const series = Array.isArray(option.series) ? option.series : option.series ? [option.series] : [];
+  return (series as Option[]).reduce((n, s) => n + (Array.isArray(s.data) ? (s.data as unknown[]).length : 0), 0);
+}
+
+/**
+ * Exports a chart. PNG comes from the canvas (getDataURL, 2× pixel ratio, white background);
+ * SVG renders the same option once more with ECharts' SVG renderer and takes its data URL.
+ */
+export function exportChart(panel: ChartPanel, name: string, fmt: 'png' | 'svg'): void {
+  try {
+    if (fmt === 'png') {
+      const url = panel.chart.getDataURL({ type: 'png', pixelRatio: 2, backgroundColor: '#ffffff' });
+      downloadDataURL(`${name}.png`, url);
+      return;
+    }
+    const w = panel.chart.getWidth() || 800;
+    const hgt = panel.chart.getHeight() || 400;
+    const holder = h('div', { style: { position: 'fixed', left: '-10000px', top: '0', width: `${w}px`, height: `${hgt}px` } });
+    document.body.appendChild(holder);
+    const svg = echarts.init(holder, undefined, { renderer: 'svg', width: w, height: hgt });
+    const opt = panel.chart.getOption() as Option;
+    svg.setOption({ ...opt, animation: false });
+    const url = svg.getDataURL({ type: 'svg', backgroundColor: '#ffffff' });
+    svg.dispose();
+    holder.remove();
+    downloadDataURL(`${name}.svg`, url);
+  } catch (e) {
+    toast(`Export failed: ${(e as Error).message}`, 'error');
+  }
+}

@@ -1,0 +1,123 @@
+// Tiny DOM helpers: h() builds elements, toast() reports, confirmDialog() asks.
+
+type Child = Node | string | number | null | undefined | false | Child[];
+type Attrs = Record<string, unknown>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (attrs) {
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k.startsWith('on') && typeof v === 'function') {
+        el.addEventListener(k.slice(2).toLowerCase(), v as EventListener);
+      } else if (k === 'class') {
+        el.className = String(v);
+      } else if (k === 'style' && typeof v === 'object') {
+        Object.assign(el.style, v);
+      } else if (k === 'value' && 'value' in el) {
+        (el as HTMLInputElement).value = String(v);
+      } else if (k === 'checked' || k === 'disabled' || k === 'selected') {
+        (el as unknown as Record<string, boolean>)[k] = Boolean(v);
+        if (v) el.setAttribute(k, '');
+      } else {
+        el.setAttribute(k, v === true ? '' : String(v));
+      }
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el: Node, children: Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.appendChild(typeof c === 'object' ? c : document.createTextNode(String(c)));
+  }
+}
+
+export function clear(el: Element): void {
+  while (el.firstChild) el.removeChild(el.firstChild);
+}
+
+let uid = 0;
+export function id(prefix = 'f'): string {
+  uid += 1;
+  return `${prefix}-${uid}`;
+}
+
+/** A labelled form field: the label is tied to the control for screen readers. */
+export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+  if (!control.id) control.id = id('fld');
+  const hintEl = hint ? h('small', { class: 'hint', id: control.id + '-hint' }, hint) : null;
+  if (hintEl) control.setAttribute('aria-describedby', hintEl.id);
+  return h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hintEl);
+}
+
+export function toast(message: string, kind: 'info' | 'error' | 'ok' = 'info'): void {
+  const box = document.getElementById('toasts');
+  if (!box) return;
+  const t = h('div', { class: `toast ${kind}`, role: kind === 'error' ? 'alert' : undefined }, message);
+  box.appendChild(t);
+  setTimeout(() => t.remove(), kind === 'error' ? 8000 : 4000);
+}
+
+export function errorBox(err: unknown): HTMLElement {
+  return h('div', { class: 'error-box', role: 'alert' }, errorText(err));
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+export function loading(text = 'Loading…'): HTMLElement {
+  return h('div', { class: 'loading', role: 'status', 'aria-live': 'polite' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), text);
+}
+
+export function empty(text: string, ...extra: Child[]): HTMLElement {
+  return h('div', { class: 'empty' }, h('p', null, text), ...extra);
+}
+
+/** A modal confirmation built on <dialog>; resolves true when confirmed. */
+export function confirmDialog(title: string, body: string, confirmLabel = 'Delete'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const dlg = h('dialog', { class: 'dialog', 'aria-labelledby': 'dlg-title' }) as HTMLDialogElement;
+    const done = (v: boolean) => {
+      dlg.close();
+      dlg.remove();
+      resolve(v);
+    };
+    const cancel = h('button', { type: 'button', class: 'btn', onclick: () => done(false) }, 'Cancel');
+    const okBtn = h('button', { type: 'button', class: 'btn danger', onclick: () => done(true) }, confirmLabel);
+    dlg.append(h('h2', { id: 'dlg-title' }, title), h('p', null, body), h('div', { class: 'actions' }, cancel, okBtn));
+    dlg.addEventListener('cancel', (e) => {
+      e.preventDefault();
+      done(false);
+    });
+    document.body.appendChild(dlg);
+    dlg.showModal();
+    cancel.focus();
+  });
+}
+
+export function download(filename: string, data: string | Blob, type = 'application/octet-stream'): void {
+  const blob = typeof data === 'string' ? new Blob([data], { type }) : data;
+  const url = URL.createObjectURL(blob);
+  const a = h('a', { href: url, download: filename, style: { display: 'none' } });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function downloadDataURL(filename: string, dataURL: string): void {
+  const a = h('a', { href: dataURL, download: filename, style: { display: 'none' } });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+
+export function button(label: string, onclick: (e: MouseEvent) => void, cls = 'btn', attrs: Attrs = {}): HTMLButtonElement {
+  return h('button', { type: 'button', class: cls, onclick, ...attrs }, label);
+}

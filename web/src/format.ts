@@ -1,0 +1,195 @@
+// Formatting of numbers, money, percentages, dates and the statistics record's display rules.
+
+export function isNum(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+export function fmtNumber(v: unknown, digits = 2): string {
+  if (!isNum(v)) return '—';
+  return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+export function fmtInt(v: unknown): string {
+  if (!isNum(v)) return '—';
+  return Math.round(v).toLocaleString('en-US');
+}
+
+export function fmtMoney(v: unknown): string {
+  if (!isNum(v)) return '—';
+  const s = Math.abs(v).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return (v < 0 ? '−' : '') + s;
+}
+
+/** A fraction (0.1234) as a percent (12.34%). */
+export function fmtPctFraction(v: unknown, digits = 2): string {
+  if (!isNum(v)) return '—';
+  return `${(v * 100).toFixed(digits)}%`;
+}
+
+/** A value already in percent (12.34) as 12.34%. */
+export function fmtPct(v: unknown, digits = 2): string {
+  if (!isNum(v)) return '—';
+  return `${v.toFixed(digits)}%`;
+}
+
+export function signClass(v: unknown): string {
+  if (!isNum(v) || v === 0) return '';
+  return v > 0 ? 'pos' : 'neg';
+}
+
+/** ISO timestamp or epoch seconds → "2024-01-31 14:05:09" in local time. */
+export function fmtDateTime(v: unknown): string {
+  const d = toDate(v);
+  if (!d) return '—';
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+export function fmtTime(v: unknown): string {
+  const d = toDate(v);
+  if (!d) return '';
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+}
+
+export function fmtDate(v: unknown): string {
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v)) return v.slice(0, 10);
+  const d = toDate(v);
+  if (!d) return '—';
+  return d.toISOString().slice(0, 10);
+}
+
+export function toDate(v: unknown): Date | null {
+  if (v === null || v === undefined || v === '') return null;
+  if (v instanceof Date) return v;
+  if (typeof v === 'number') return new Date(v < 1e12 ? v * 1000 : v);
+  const d = new Date(String(v));
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** "3 min ago" style relative time; `now` is injectable for tests. */
+export function fmtAgo(v: unknown, now: number = Date.now()): string {
+  const d = toDate(v);
+  if (!d) return '—';
+  const s = Math.round((now - d.getTime()) / 1000);
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+export function fmtDuration(startISO: unknown, endISO: unknown): string {
+  const a = toDate(startISO);
+  const b = toDate(endISO);
+  if (!a || !b) return '—';
+  const ms = b.getTime() - a.getTime();
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
+}
+
+export function fmtParamValue(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+// ---- the statistics record ------------------------------------------------------------------
+
+export type StatFormat = 'pctFraction' | 'pct' | 'ratio' | 'days' | 'days1' | 'int' | 'money';
+
+export interface StatDef {
+  key: string;
+  label: string;
+  group: 'Curve' | 'Trade' | 'Time';
+  format: StatFormat;
+  explanation: string;
+}
+
+export const STAT_DEFS: StatDef[] = [
+  { key: 'total_return', label: 'Total Return', group: 'Curve', format: 'pctFraction', explanation: 'Growth of the portfolio over the whole run: the product of (1 + period return) minus 1.' },
+  { key: 'cagr', label: 'CAGR', group: 'Curve', format: 'pctFraction', explanation: 'Compound annual growth rate: total growth raised to 1/years minus 1, with years = days / 365.25.' },
+  { key: 'sharpe_ratio', label: 'Sharpe Ratio', group: 'Curve', format: 'ratio', explanation: 'Mean daily return divided by its standard deviation, annualised with √252; risk-free rate 0.' },
+  { key: 'annual_volatility', label: 'Annual Volatility', group: 'Curve', format: 'pctFraction', explanation: 'Standard deviation of daily returns annualised with √252.' },
+  { key: 'sqn', label: 'SQN', group: 'Curve', format: 'ratio', explanation: 'System Quality Number: √n × mean trade pnl / standard deviation of trade pnl.' },
+  { key: 'r_squared', label: 'R-Squared', group: 'Curve', format: 'ratio', explanation: 'Stability of the equity curve: squared correlation of cumulative growth with time (1 is a straight line).' },
+  { key: 'max_drawdown', label: 'Max Drawdown', group: 'Curve', format: 'pct', explanation: 'Largest drop from a running peak of portfolio value, in percent of the peak.' },
+  { key: 'max_drawdown_duration', label: 'Max DD Duration', group: 'Curve', format: 'days', explanation: 'Longest time spent below a previous peak, in calendar days.' },
+  { key: 'win_rate', label: 'Win Rate', group: 'Trade', format: 'pct', explanation: 'Winning trades divided by all trades × 100.' },
+  { key: 'avg_trade', label: 'Average Trade', group: 'Trade', format: 'money', explanation: 'Average net profit or loss per closed trade.' },
+  { key: 'avg_win', label: 'Average Win', group: 'Trade', format: 'money', explanation: 'Average net profit of winning trades.' },
+  { key: 'avg_loss', label: 'Average Loss', group: 'Trade', format: 'money', explanation: 'Average net loss of losing trades.' },
+  { key: 'best_trade', label: 'Best Trade', group: 'Trade', format: 'money', explanation: 'Largest profit among winning trades.' },
+  { key: 'worst_trade', label: 'Worst Trade', group: 'Trade', format: 'money', explanation: 'Largest loss among losing trades.' },
+  { key: 'avg_trade_duration', label: 'Avg Duration', group: 'Trade', format: 'days1', explanation: 'Average time a trade is held, in days.' },
+  { key: 'total_trades', label: 'Total Trades', group: 'Trade', format: 'int', explanation: 'Number of trades, including one still open at the end.' },
+  { key: 'win_month_pct', label: 'Win Months %', group: 'Time', format: 'pct', explanation: 'Share of calendar months with a positive return × 100.' },
+  { key: 'avg_win_month', label: 'Avg Win Month', group: 'Time', format: 'pctFraction', explanation: 'Mean return of the months with a positive return.' },
+  { key: 'avg_loss_month', label: 'Avg Loss Month', group: 'Time', format: 'pctFraction', explanation: 'Mean return of the months with a negative return.' },
+  { key: 'best_month', label: 'Best Month', group: 'Time', format: 'pctFraction', explanation: 'Highest monthly return (sum of the period returns in the month).' },
+  { key: 'worst_month', label: 'Worst Month', group: 'Time', format: 'pctFraction', explanation: 'Lowest monthly return (sum of the period returns in the month).' },
+  { key: 'win_year_pct', label: 'Win Years %', group: 'Time', format: 'pct', explanation: 'Share of calendar years with a positive return × 100.' },
+  { key: 'best_year', label: 'Best Year', group: 'Time', format: 'pctFraction', explanation: 'Highest yearly return (sum of the period returns in the year).' },
+  { key: 'worst_year', label: 'Worst Year', group: 'Time', format: 'pctFraction', explanation: 'Lowest yearly return (sum of the period returns in the year).' },
+];
+
+/** The spec's display rule for one statistic. */
+export function fmtStat(format: StatFormat, v: unknown): string {
+  if (!isNum(v)) return '—';
+  switch (format) {
+    case 'pctFraction':
+      return fmtPctFraction(v, 2);
+    case 'pct':
+      return fmtPct(v, 2);
+    case 'ratio':
+      return v.toFixed(2);
+    case 'days':
+      return `${Math.round(v)} days`;
+    case 'days1':
+      return `${v.toFixed(1)} days`;
+    case 'int':
+      return fmtInt(v);
+    case 'money':
+      return fmtMoney(v);
+  }
+}
+
+// ---- the summary cards ------------------------------------------------------------------------
+
+export interface SummaryCard {
+  key: string;
+  label: string;
+  display: string;
+  tone: string;
+}
+
+const SUMMARY_FORMATS: [string, string, (v: unknown) => string, boolean][] = [
+  ['final_value', 'Final Value', fmtMoney, false],
+  ['total_return', 'Total Return', (v) => fmtPctFraction(v), true],
+  ['annual_return', 'Annual Return', (v) => fmtPctFraction(v), true],
+  ['sharpe_ratio', 'Sharpe Ratio', (v) => fmtNumber(v, 2), false],
+  ['max_drawdown_pct', 'Max Drawdown', (v) => fmtPct(v), false],
+  ['max_drawdown', 'Max Drawdown ($)', fmtMoney, false],
+  ['total_trades', 'Trades', fmtInt, false],
+  ['win_rate', 'Win Rate', (v) => fmtPct(v), false],
+  ['profit_factor', 'Profit Factor', (v) => fmtNumber(v, 2), false],
+  ['avg_win', 'Average Win', fmtMoney, false],
+  ['avg_loss', 'Average Loss', fmtMoney, false],
+  ['initial_cash', 'Initial Cash', fmtMoney, false],
+];
+
+export function summaryCards(summary: Record<string, unknown>): SummaryCard[] {
+  return SUMMARY_FORMATS.map(([key, label, f, signed]) => ({
+    key,
+    label,
+    display: f(summary[key]),
+    tone: signed ? signClass(summary[key]) : '',
+  }));
+}
+
+export const SUMMARY_LABELS: Record<string, string> = Object.fromEntries(SUMMARY_FORMATS.map(([k, l]) => [k, l]));
+
+export function statusClass(status: string): string {
+  return `status status-${status}`;
+}

@@ -1,0 +1,93 @@
+// History-API router for the pages under /ui/ (any BASE_PATH prefix is kept).
+
+import { basePath } from './api';
+
+export type Cleanup = () => void;
+export type View = (main: HTMLElement, params: Record<string, string>, query: URLSearchParams) => Cleanup | void | Promise<Cleanup | void>;
+
+interface Route {
+  re: RegExp;
+  keys: string[];
+  view: View;
+}
+
+const routes: Route[] = [];
+let cleanup: Cleanup | void;
+let onChange: (path: string) => void = () => {};
+
+export function route(pattern: string, view: View): void {
+  const keys: string[] = [];
+  const re = new RegExp(
+    '^' +
+      pattern.replace(/\/:([a-z_]+)/gi, (_m, k: string) => {
+        keys.push(k);
+        return '/([^/]+)';
+      }) +
+      '/?$',
+  );
+  routes.push({ re, keys, view });
+}
+
+/** The app-relative path (e.g. "/runs/task_1") of a full location path. */
+export function appPath(pathname = window.location.pathname): string {
+  const p = pathname.slice(basePath(pathname).length).replace(/^\/ui/, '');
+  return p === '' ? '/' : p;
+}
+
+export function href(path: string): string {
+  return `${basePath()}/ui${path}`;
+}
+
+export function navigate(path: string, replace = false): void {
+  const url = href(path);
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  void render();
+}
+
+export function onRouteChange(fn: (path: string) => void): void {
+  onChange = fn;
+}
+
+export async function render(): Promise<void> {
+  const main = document.getElementById('main')!;
+  if (typeof cleanup === 'function') {
+    try {
+      cleanup();
+    } catch {
+      /* a view's cleanup must not block navigation */
+    }
+  }
+  cleanup = undefined;
+  const path = appPath();
+  const query = new URLSearchParams(window.location.search);
+  onChange(path);
+  for (const r of routes) {
+    const m = r.re.exec(path);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    r.keys.forEach((k, i) => (params[k] = decodeURIComponent(m[i + 1])));
+    main.replaceChildren();
+    cleanup = await r.view(main, params, query);
+    return;
+  }
+  main.replaceChildren();
+  const p = document.createElement('p');
+  p.textContent = 'Page not found.';
+  main.append(p);
+}
+
+export function startRouter(): void {
+  window.addEventListener('popstate', () => void render());
+  document.addEventListener('click', (e) => {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    const a = (e.target as Element).closest?.('a');
+    if (!a || a.target || a.hasAttribute('download')) return;
+    const url = new URL(a.href, window.location.href);
+    if (url.origin !== window.location.origin || !url.pathname.startsWith(basePath() + '/ui')) return;
+    e.preventDefault();
+    history.pushState(null, '', url.pathname + url.search);
+    void render();
+  });
+  void render();
+}

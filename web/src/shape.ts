@@ -1,0 +1,559 @@
+// Data shaping: diffs, indicators, chart options, statistics, comparison and import reports.
+// Pure functions (no DOM, no ECharts instance) so Vitest checks them directly.
+
+import type { Bar, ChartConfig } from './api';
+import { STAT_DEFS, fmtStat, type StatDef } from './format';
+
+// ---- line diff --------------------------------------------------------------------------------
+
+export interface DiffLine {
+  op: ' ' | '+' | '-';
+  text: string;
+  a?: number; // line number in the old text
+  b?: number; // line number in the new text
+}
+
+/** Line diff by longest common subsequence (strategy files are small). */
+export function lineDiff(oldText: string, newText: string): DiffLine[] {
+  const a = oldText.split('\n');
+  const b = newText.split('\n');
+  const n = a.length;
+  const m = b.length;
+  // lcs[i][j] = LCS length of a[i:] and b[j:]
+  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const out: DiffLine[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (a[i] === b[j]) {
+      out.push({ op: ' ', text: a[i], a: i + 1, b: j + 1 });
+      i++;
+      j++;
+    } else if (lcs[i + 1][j] >= lcs[i][j + 1]) {
+      out.push({ op: '-', text: a[i], a: i + 1 });
+      i++;
+    } else {
+      out.push({ op: '+', text: b[j], b: j + 1 });
+      j++;
+    }
+  }
+  for (; i < n; i++) out.push({ op: '-', text: a[i], a: i + 1 });
+  for (; j < m; j++) out.push({ op: '+', text: b[j], b: j + 1 });
+  return out;
+}
+
+export function diffStats(d: DiffLine[]): { added: number; removed: number } {
+  return { added: d.filter((x) => x.op === '+').length, removed: d.filter((x) => x.op === '-').length };
+}
+
+// ---- load errors ----------------------------------------------------------------------------
+
+export interface LoadError {
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** The position of a strategy load error: the 400 body's line/column, else found in the text. */
+export function parseLoadError(body: unknown, fallback: string): LoadError {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const message = typeof b.detail === 'string' ? b.detail : fallback;
+  let line = typeof b.line === 'number' && b.line > 0 ? b.line : undefined;
+  let column = typeof b.column === 'number' && b.column > 0 ? b.column : undefined;
+  if (line === undefined) {
+    const m = /\bline (\d+)(?::(\d+)|,? col(?:umn)? (\d+))?/i.exec(message) ?? /\((?:[^():]*:)?(\d+):(\d+)\)/.exec(message) ?? /:(\d+):(\d+)/.exec(message);
+    if (m) {
+      line = Number(m[1]);
+      const c = m[2] ?? m[3];
+      if (c) column = Number(c);
+    }
+  }
+  return { message, line, column };
+}
+
+// ---- import reports -------------------------------------------------------------------------
+
+export interface Rejected {
+  line: number | null;
+  reason: string;
+}
+
+/** Rejected lines of a failed CSV import, from structured errors or from the detail text. */
+export function rejectedLines(body: unknown, detail: string): Rejected[] {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  for (const key of ['errors', 'rejected', 'lines']) {
+    const list = b[key];
+    if (Array.isArray(list) && list.length) {
+      return list.map((e) => {
+        if (typeof e === 'string') return fromText(e);
+        const o = e as Record<string, unknown>;
+        return { line: typeof o.line === 'number' ? o.line : null, reason: String(o.message ?? o.reason ?? o.error ?? o.detail ?? '') };
+      });
+    }
+  }
+  const parts = detail
+    .split(/\n|;\s+(?=line\s+\d)/i)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return parts.map(fromText);
+}
+
+function fromText(s: string): Rejected {
+  const m = /line\s+(\d+)\s*[:,-]?\s*(.*)$/i.exec(s);
+  if (m) return { line: Number(m[1]), reason: m[2] || s };
+  return { line: null, reason: s };
+}
+
+// ---- indicators and bar charts ----------------------------------------------------------------
+
+export function movingAverage(values: number[], n: number): (number | null)[] {
+  const out: (number | null)[] = new Array(values.length).fill(null);
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    sum += values[i];
+    if (i >= n) sum -= values[i - n];
+    if (i >= n - 1) out[i] = Math.round((sum / n) * 1e6) / 1e6;
+  }
+  return out;
+}
+
+export const UP_COLOR = '#ef5350';
+export const DOWN_COLOR = '#26a69a';
+
+/** An ECharts option for bars: candlestick + MA5/10/20 on top (70%), volume below (30%). */
+export function barsOption(bars: Bar[], title: string): Record<string, unknown> {
+  const dates = bars.map((b) => String(b.datetime).replace('T00:00:00Z', '').replace('T', ' ').replace(/Z$/, ''));
+  const closes = bars.map((b) => b.close);
+  const ma = (n: number) => ({ name: `MA${n}`, type: 'line', data: movingAverage(closes, n), smooth: true, showSymbol: false, lineStyle: { opacity: 0.8, width: 1 } });
+  return {
+    title: { text: title, left: 0, textStyle: { fontSize: 14 } },
+    animation: false,
+    legend: { top: 0, right: 0, data: ['Price', 'MA5', 'MA10', 'MA20', 'Volume'] },
+    tooltip: { trigger: 'axis', axisPointer: { type: 'cross' } },
+    axisPointer: { link: [{ xAxisIndex: 'all' }] },
+    grid: [
+      { left: 56, right: 16, top: 36, height: '52%' },
+      { left: 56, right: 16, top: '72%', height: '18%' },
+    ],
+    xAxis: [
+      { type: 'category', data: dates, boundaryGap: true, axisLine: { onZero: false }, min: 'dataMin', max: 'dataMax' },
+      { type: 'category', gridIndex: 1, data: dates, boundaryGap: true, axisLabel: { show: false }, min: 'dataMin', max: 'dataMax' },
+    ],
+    yAxis: [{ scale: true }, { scale: true, gridIndex: 1, splitNumber: 2, axisLabel: { show: false } }],
+    dataZoom: [
+      { type: 'inside', xAxisIndex: [0, 1] },
+      { type: 'slider', xAxisIndex: [0, 1], bottom: 4, height: 18 },
+    ],
+    series: [
+      {
+        name: 'Price',
+        type: 'candlestick',
+        data: bars.map((b) => [b.open, b.close, b.low, b.high]),
+        itemStyle: { color: UP_COLOR, color0: DOWN_COLOR, borderColor: UP_COLOR, borderColor0: DOWN_COLOR },
+      },
+      ma(5),
+      ma(10),
+      ma(20),
+      {
+        name: 'Volume',
+        type: 'bar',
+        xAxisIndex: 1,
+        yAxisIndex: 1,
+        data: bars.map((b) => ({ value: b.volume, itemStyle: { color: b.close < b.open ? DOWN_COLOR : UP_COLOR } })),
+      },
+    ],
+  };
+}
+
+// ---- server chart configurations --------------------------------------------------------------
+
+function asArray<T>(v: T | T[] | undefined): T[] {
+  if (v === undefined || v === null) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+/** Counts the data points of a chart config's series (to tell an empty chart from a full one). */
+export function seriesPoints(cfg: ChartConfig): number {
+  return asArray(cfg.series as Record<string, unknown>[]).reduce((n, s) => n + (Array.isArray(s?.data) ? (s.data as unknown[]).length : 0), 0);
+}
+
+/**
+ * Turns a server ChartConfig (spec shape: title string, type, series, axes) into a complete
+ * interactive ECharts option: unified axis tooltip, zoom and pan, a legend that toggles series,
+ * the 70/30 layout for two-grid charts. What the server already set is kept.
+ */
+export function prepareChartOption(cfg: ChartConfig, chartType: string): Record<string, unknown> {
+  const { type: _kind, title, ...rest } = cfg;
+  const opt: Record<string, unknown> = { animation: false, ...rest };
+  const text = typeof title === 'string' ? title : (title as { text?: string } | undefined)?.text;
+  opt.title = { text: text ?? '', left: 0, textStyle: { fontSize: 14 } };
+  const series = asArray(opt.series as Record<string, unknown>[]).map((s) => ({ ...s }));
+  opt.series = series;
+  const xAxes = asArray(opt.xAxis as Record<string, unknown>[]);
+  const isHeatmap = chartType === 'monthly_heatmap' || series.some((s) => s.type === 'heatmap');
+  const twoGrids = xAxes.length >= 2 || series.some((s) => s.xAxisIndex === 1);
+
+  if (!opt.tooltip) opt.tooltip = isHeatmap ? { trigger: 'item' } : { trigger: 'axis', axisPointer: { type: 'cross' } };
+  const names = series.map((s) => s.name).filter((n): n is string => typeof n === 'string' && n !== '');
+  if (!opt.legend && names.length > 0 && !isHeatmap) opt.legend = { top: 0, right: 0, type: 'scroll', data: names };
+  if (!opt.xAxis && !isHeatmap) opt.xAxis = { type: 'category' };
+  if (!opt.yAxis && !isHeatmap) opt.yAxis = { type: 'value', scale: true };
+
+  if (twoGrids) {
+    if (!opt.grid) {
+      opt.grid = [
+        { left: 60, right: 16, top: 40, height: '50%' },
+        { left: 60, right: 16, top: '70%', height: '18%' },
+      ];
+    }
+    const xs = xAxes.map((x, i) => ({ ...x, gridIndex: (x as Record<string, unknown>).gridIndex ?? i }));
+    opt.xAxis = xs.length >= 2 ? xs : [{ ...(xs[0] ?? { type: 'category' }) }, { type: 'category', gridIndex: 1, data: (xs[0] as Record<string, unknown> | undefined)?.data }];
+    const ys = asArray(opt.yAxis as Record<string, unknown>[]);
+    opt.yAxis = ys.length >= 2 ? ys.map((y, i) => ({ scale: true, ...y, gridIndex: y.gridIndex ?? i })) : [{ scale: true, ...(ys[0] ?? {}) }, { scale: true, gridIndex: 1, splitNumber: 2 }];
+    opt.axisPointer = opt.axisPointer ?? { link: [{ xAxisIndex: 'all' }] };
+  } else if (!opt.grid) {
+    opt.grid = isHeatmap ? { left: 60, right: 16, top: 40, bottom: 70 } : { left: 60, right: 16, top: 40, bottom: 56 };
+  }
+
+  if (!opt.dataZoom && !isHeatmap) {
+    const idx = twoGrids ? [0, 1] : [0];
+    opt.dataZoom = [
+      { type: 'inside', xAxisIndex: idx },
+      { type: 'slider', xAxisIndex: idx, bottom: 4, height: 18 },
+    ];
+  }
+  if (isHeatmap && !opt.visualMap) {
+    const values: number[] = [];
+    for (const s of series) for (const d of asArray(s.data as unknown[])) {
+      const v = Array.isArray(d) ? d[2] : (d as { value?: unknown[] })?.value?.[2];
+      if (typeof v === 'number') values.push(v);
+    }
+    const m = Math.max(1, ...values.map(Math.abs));
+    opt.visualMap = { min: -m, max: m, calculable: true, orient: 'horizontal', left: 'center', bottom: 4, inRange: { color: [DOWN_COLOR, '#f7f7f7', UP_COLOR] } };
+  }
+  return opt;
+}
+
+// ---- statistics -----------------------------------------------------------------------------
+
+export interface StatItem {
+  key: string;
+  label: string;
+  value: unknown;
+  display: string;
+  explanation: string;
+}
+
+export interface StatGroup {
+  name: string;
+  items: StatItem[];
+}
+
+const GROUP_NAMES: Record<string, string> = { curve: 'Curve', trade: 'Trade', trades: 'Trade', time: 'Time' };
+
+/**
+ * Brings the statistics answer into three groups of {key, label, value, display, explanation},
+ * whatever its exact form: groups as a list, groups as an object, or a flat record. Missing
+ * labels, display strings and explanations come from the spec's table.
+ */
+export function normaliseStatistics(raw: unknown): StatGroup[] {
+  const byKey = new Map<string, StatDef>(STAT_DEFS.map((d) => [d.key, d]));
+  const item = (key: string, v: unknown): StatItem => {
+    const def = byKey.get(key);
+    let value = v;
+    let label = def?.label ?? key;
+    let display: string | undefined;
+    let explanation = def?.explanation ?? '';
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      const o = v as Record<string, unknown>;
+      value = o.value ?? o.raw ?? null;
+      if (typeof o.label === 'string') label = o.label;
+      if (typeof o.display === 'string') display = o.display;
+      if (typeof o.explanation === 'string' && o.explanation) explanation = o.explanation;
+      else if (typeof o.description === 'string' && o.description) explanation = o.description;
+    }
+    return { key, label, value, display: display ?? (def ? fmtStat(def.format, value) : String(value ?? '—')), explanation };
+  };
+  const groupFrom = (name: string, body: unknown): StatGroup => {
+    if (Array.isArray(body)) {
+      return {
+        name,
+        items: body.map((e) => {
+          const o = e as Record<string, unknown>;
+          const key = String(o.key ?? o.name ?? o.field ?? '');
+          return item(key, o);
+        }),
+      };
+    }
+    const o = (body ?? {}) as Record<string, unknown>;
+    return { name, items: Object.entries(o).map(([k, v]) => item(k, v)) };
+  };
+
+  const r = (raw ?? {}) as Record<string, unknown>;
+  const groups = r.groups ?? (Array.isArray(raw) ? raw : undefined);
+  if (Array.isArray(groups)) {
+    return groups.map((g) => {
+      const o = g as Record<string, unknown>;
+      const name = String(o.name ?? o.group ?? o.title ?? '');
+      return groupFrom(GROUP_NAMES[name.toLowerCase()] ?? name, o.metrics ?? o.items ?? o.stats ?? o.fields ?? []);
+    });
+  }
+  if (groups && typeof groups === 'object') {
+    return Object.entries(groups as Record<string, unknown>).map(([k, v]) => groupFrom(GROUP_NAMES[k.toLowerCase()] ?? k, v));
+  }
+  const keyed = Object.keys(r).filter((k) => GROUP_NAMES[k.toLowerCase()]);
+  if (keyed.length) return keyed.map((k) => groupFrom(GROUP_NAMES[k.toLowerCase()], r[k]));
+  // flat record
+  const out: StatGroup[] = ['Curve', 'Trade', 'Time'].map((name) => ({ name, items: [] }));
+  for (const [k, v] of Object.entries(r)) {
+    const def = byKey.get(k);
+    if (!def) continue;
+    out.find((g) => g.name === def.group)!.items.push(item(k, v));
+  }
+  return out.filter((g) => g.items.length);
+}
+
+// ---- comparison -----------------------------------------------------------------------------
+
+export interface EquitySeries {
+  name: string;
+  points: [string, number][]; // date, value
+}
+
+/** Aligns equity curves on the union of their dates, normalised to 1 at each one's start; gaps carry forward. */
+export function alignEquity(series: EquitySeries[]): { dates: string[]; lines: { name: string; data: (number | null)[] }[] } {
+  const dates = Array.from(new Set(series.flatMap((s) => s.points.map((p) => p[0])))).sort();
+  const lines = series.map((s) => {
+    const map = new Map(s.points.map((p) => [p[0], p[1]]));
+    const first = s.points.find((p) => p[1] !== 0)?.[1] ?? 1;
+    let last: number | null = null;
+    const data = dates.map((d) => {
+      const v = map.get(d);
+      if (v !== undefined) last = Math.round((v / first) * 1e6) / 1e6;
+      return last;
+    });
+    return { name: s.name, data };
+  });
+  return { dates, lines };
+}
+
+/** Picks the equity points out of an equity chart config or an equity list from the API. */
+export function equityPoints(v: unknown): [string, number][] {
+  if (Array.isArray(v)) {
+    return v
+      .map((p): [string, number] | null => {
+        if (Array.isArray(p)) return [String(p[0]).slice(0, 10), Number(p[1])];
+        const o = p as Record<string, unknown>;
+        const d = o.date ?? o.datetime ?? o.time ?? o.ts;
+        const val = o.value ?? o.equity ?? o.normalized ?? o.normalised;
+        return d !== undefined && typeof val === 'number' ? [String(d).slice(0, 10), val] : null;
+      })
+      .filter((x): x is [string, number] => x !== null);
+  }
+  const cfg = v as ChartConfig | undefined;
+  const s = asArray(cfg?.series as Record<string, unknown>[])[0];
+  if (!s) return [];
+  const data = asArray(s.data as unknown[]);
+  const x = asArray(cfg?.xAxis as Record<string, unknown>[])[0];
+  const cats = asArray(x?.data as unknown[]);
+  return data
+    .map((d, i): [string, number] | null => {
+      if (Array.isArray(d)) return [String(d[0]).slice(0, 10), Number(d[1])];
+      if (typeof d === 'number') return [String(cats[i] ?? i).slice(0, 10), d];
+      return null;
+    })
+    .filter((x): x is [string, number] => x !== null);
+}
+
+// ---- logs -----------------------------------------------------------------------------------
+
+export const LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR'] as const;
+
+/** The canonical level name: WARN → WARNING, lower case accepted, unknown → INFO. */
+export function normLevel(level: unknown): string {
+  const l = String(level ?? '').toUpperCase();
+  if (l === 'WARN') return 'WARNING';
+  if (l === 'ERR' || l === 'CRITICAL' || l === 'FATAL') return 'ERROR';
+  return (LEVELS as readonly string[]).includes(l) ? l : 'INFO';
+}
+
+export function filterLogs<T extends { level: string }>(lines: T[], enabled: Set<string>): T[] {
+  return lines.filter((l) => enabled.has(normLevel(l.level)));
+}
+
+// ---- paging and parameters --------------------------------------------------------------------
+
+export function pageCount(total: number, limit: number): number {
+  return Math.max(1, Math.ceil(total / Math.max(1, limit)));
+}
+
+/** Parses a form value for a parameter of the given type; throws with the spec's text. */
+export function coerceParam(name: string, type: string, raw: string): unknown {
+  const t = type.toLowerCase();
+  const s = raw.trim();
+  if (t === 'int' || t === 'integer') {
+    if (!/^[-+]?\d+$/.test(s)) throw new Error(`Parameter '${name}': expected int, got ${s === '' ? 'empty' : 'str'}`);
+    return Number(s);
+  }
+  if (t === 'float' || t === 'number') {
+    if (s === '' || !Number.isFinite(Number(s))) throw new Error(`Parameter '${name}': expected float, got ${s === '' ? 'empty' : 'str'}`);
+    return Number(s);
+  }
+  if (t === 'bool' || t === 'boolean') return ['true', '1', 'yes'].includes(s.toLowerCase());
+  if (t === 'list' || t === 'array' || t === 'dict' || t === 'object') {
+    try {
+      return JSON.parse(s);
+    } catch {
+      throw new Error(`Parameter '${name}': expected ${t}, got str`);
+    }
+  }
+  return raw;
+}
+
+/** The type name of a parameter's default value, as the parameter info reports it. */
+export function typeOfValue(v: unknown): string {
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (Array.isArray(v)) return 'list';
+  if (v && typeof v === 'object') return 'dict';
+  return 'str';
+}
+
+/**
+ * Adds the drawdown series of a drawdown chart config to an equity option, on a second y axis
+ * at the right, unless the equity option already shows a drawdown.
+ */
+export function overlayDrawdown(equity: Record<string, unknown>, drawdown: ChartConfig | null): Record<string, unknown> {
+  const series = asArray(equity.series as Record<string, unknown>[]);
+  if (!drawdown || series.some((s) => /drawdown/i.test(String(s.name ?? '')))) return equity;
+  const dd = asArray(drawdown.series as Record<string, unknown>[])[0];
+  if (!dd || !Array.isArray(dd.data)) return equity;
+  const ys = asArray(equity.yAxis as Record<string, unknown>[]);
+  const yAxis = [...(ys.length ? ys : [{ type: 'value', scale: true }]).map((y) => ({ ...y })), { type: 'value', name: 'Drawdown', position: 'right', splitLine: { show: false }, axisLabel: { color: UP_COLOR } }];
+  const ddIndex = yAxis.length - 1;
+  const name = typeof dd.name === 'string' && dd.name ? dd.name : 'Drawdown';
+  const out: Record<string, unknown> = {
+    ...equity,
+    yAxis,
+    series: [...series, { ...dd, name, type: 'line', yAxisIndex: ddIndex, showSymbol: false, lineStyle: { color: UP_COLOR, width: 1, opacity: 0.7 }, areaStyle: { color: 'rgba(239, 83, 80, 0.2)' }, itemStyle: { color: UP_COLOR }, z: 1 }],
+  };
+  const legend = equity.legend as { data?: unknown[] } | undefined;
+  if (legend && Array.isArray(legend.data)) out.legend = { ...legend, data: [...legend.data, name] };
+  const grid = equity.grid as Record<string, unknown> | undefined;
+  if (grid && !Array.isArray(grid)) out.grid = { ...grid, right: 60 };
+  return out;
+}
+
+// ---- comparison shaping ---------------------------------------------------------------------
+
+export interface CompareRun {
+  task_id: string;
+  label: string;
+  strategy?: string;
+  version?: number | string;
+  symbol?: string;
+  params: Record<string, unknown>;
+  metrics: Record<string, unknown>;
+}
+
+export interface Comparison {
+  runs: CompareRun[];
+  dates: string[];
+  lines: { name: string; data: (number | null)[] }[];
+}
+
+/** Brings a /api/results/compare answer into runs + aligned equity lines, whatever its exact form. */
+export function normaliseComparison(raw: unknown): Comparison {
+  const r = (raw ?? {}) as Record<string, unknown>;
+  const runsRaw = listFirst(r, ['runs', 'tasks', 'results', 'items', 'backtests']);
+  const runs: CompareRun[] = runsRaw.map((x) => {
+    const o = x as Record<string, unknown>;
+    const task_id = String(o.task_id ?? o.id ?? '');
+    const strategy = (o.strategy_name ?? o.strategy ?? o.name ?? o.strategy_id) as string | undefined;
+    const version = (o.strategy_version ?? o.version) as number | undefined;
+    const metrics = (o.summary ?? o.metrics ?? {}) as Record<string, unknown>;
+    return {
+      task_id,
+      label: [task_id, typeof strategy === 'string' ? strategy : undefined, version !== undefined ? `v${version}` : undefined].filter(Boolean).join(' · '),
+      strategy: typeof strategy === 'string' ? strategy : undefined,
+      version,
+      symbol: o.symbol as string | undefined,
+      params: (o.params ?? o.strategy_params ?? {}) as Record<string, unknown>,
+      metrics,
+    };
+  });
+  // metrics given as {metric: {task_id: value}} or [{metric, values}]
+  const m = r.metrics;
+  if (m && typeof m === 'object' && !Array.isArray(m)) {
+    for (const [metric, perRun] of Object.entries(m as Record<string, unknown>)) {
+      if (perRun && typeof perRun === 'object') for (const run of runs) if (run.task_id in (perRun as object)) run.metrics[metric] = (perRun as Record<string, unknown>)[run.task_id];
+    }
+  }
+  // equity: {dates, series:[{task_id, values}]} or per-run lists
+  const eq = (r.equity ?? r.equity_curves ?? r.curves) as unknown;
+  let dates: string[] = [];
+  let lines: { name: string; data: (number | null)[] }[] = [];
+  if (eq && typeof eq === 'object' && !Array.isArray(eq) && Array.isArray((eq as Record<string, unknown>).dates)) {
+    const e = eq as { dates: string[]; series?: Record<string, unknown>[] };
+    dates = e.dates.map((d) => String(d).slice(0, 10));
+    lines = (e.series ?? []).map((s) => ({ name: labelFor(runs, String(s.task_id ?? s.name ?? '')), data: (s.values ?? s.data ?? []) as (number | null)[] }));
+  } else {
+    const perRun: EquitySeries[] = [];
+    if (Array.isArray(eq)) {
+      for (const s of eq as Record<string, unknown>[]) perRun.push({ name: labelFor(runs, String(s.task_id ?? s.name ?? '')), points: equityPoints(s.points ?? s.values ?? s.data ?? s.equity) });
+    } else if (eq && typeof eq === 'object') {
+      for (const [k, v] of Object.entries(eq as Record<string, unknown>)) perRun.push({ name: labelFor(runs, k), points: equityPoints(v) });
+    } else {
+      for (const x of runsRaw) {
+        const o = x as Record<string, unknown>;
+        const pts = equityPoints(o.equity ?? o.equity_curve);
+        if (pts.length) perRun.push({ name: labelFor(runs, String(o.task_id)), points: pts });
+      }
+    }
+    ({ dates, lines } = alignEquity(perRun));
+  }
+  return { runs, dates, lines };
+}
+
+function listFirst(r: Record<string, unknown>, keys: string[]): unknown[] {
+  for (const k of keys) if (Array.isArray(r[k])) return r[k] as unknown[];
+  return [];
+}
+
+function labelFor(runs: CompareRun[], taskID: string): string {
+  return runs.find((r) => r.task_id === taskID)?.label ?? taskID;
+}
+
+/** The metric keys to show side by side: the summary's, in its order, then any others. */
+export function comparisonMetricKeys(runs: CompareRun[], preferred: string[]): string[] {
+  const all = new Set<string>();
+  for (const r of runs) for (const [k, v] of Object.entries(r.metrics)) if (v === null || typeof v !== 'object') all.add(k);
+  return [...preferred.filter((k) => all.has(k)), ...[...all].filter((k) => !preferred.includes(k))];
+}
+
+function csvCell(v: unknown): string {
+  const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** CSV of a comparison: metrics × runs, then parameters, then the aligned equity curves. */
+export function comparisonCSV(c: Comparison, metricKeys: string[]): string {
+  const rows: unknown[][] = [];
+  rows.push(['metric', ...c.runs.map((r) => r.task_id)]);
+  rows.push(['strategy', ...c.runs.map((r) => r.strategy ?? '')]);
+  rows.push(['version', ...c.runs.map((r) => r.version ?? '')]);
+  for (const k of metricKeys) rows.push([k, ...c.runs.map((r) => r.metrics[k])]);
+  const paramNames = Array.from(new Set(c.runs.flatMap((r) => Object.keys(r.params))));
+  for (const p of paramNames) rows.push([`param.${p}`, ...c.runs.map((r) => r.params[p])]);
+  if (c.dates.length) {
+    rows.push([]);
+    rows.push(['date', ...c.lines.map((l) => l.name)]);
+    c.dates.forEach((d, i) => rows.push([d, ...c.lines.map((l) => l.data[i])]));
+  }
+  return rows.map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
+}

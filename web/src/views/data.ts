@@ -1,0 +1,172 @@
+// Data: sources, symbols, a symbol's bars as a chart, and CSV import with a report.
+
+import { ApiError, get, listOf, qs, request, type Bar, type DataSource, type SymbolInfo } from '../api';
+import { chartPanel } from '../charts';
+import { clear, empty, errorBox, field, h, loading, toast } from '../dom';
+import { fmtInt } from '../format';
+import { href } from '../router';
+import { barsOption, rejectedLines } from '../shape';
+
+export async function dataView(main: HTMLElement, _p: Record<string, string>, query: URLSearchParams): Promise<void> {
+  main.append(h('div', { class: 'page-head' }, h('h1', null, 'Data')));
+  let sources: DataSource[];
+  try {
+    sources = listOf<DataSource>(await get('/api/data/sources'), 'sources');
+  } catch (e) {
+    main.append(errorBox(e));
+    return;
+  }
+  if (!sources.length) {
+    main.append(empty('No data sources are registered.'));
+    return;
+  }
+  let source = query.get('source') ?? sources[0].name;
+  const srcList = h('ul', { class: 'source-list', role: 'list' });
+  const symBox = h('div', { id: 'symbols' });
+  const searchIn = h('input', { type: 'search', id: 'symbol-search', placeholder: 'Filter symbols', autocomplete: 'off' }) as HTMLInputElement;
+  const renderSources = () =>
+    srcList.replaceChildren(
+      ...sources.map((s) =>
+        h('li', null, h('button', { type: 'button', class: `source${s.name === source ? ' active' : ''}`, 'aria-pressed': String(s.name === source), onclick: () => ((source = s.name), renderSources(), void loadSymbols()) }, h('strong', null, s.name), h('span', { class: 'muted small' }, s.description ?? ''))),
+      ),
+    );
+  const loadSymbols = async () => {
+    symBox.replaceChildren(loading('Loading symbols…'));
+    try {
+      const syms = listOf<SymbolInfo>(await get(`/api/data/${encodeURIComponent(source)}/symbols${qs({ search: searchIn.value.trim(), limit: 200 })}`), 'symbols');
+      clear(symBox);
+      if (!syms.length) {
+        symBox.append(empty(searchIn.value ? 'No symbol matches.' : 'This source has no symbols yet. Import a CSV file below.'));
+        return;
+      }
+      symBox.append(h('ul', { class: 'symbol-list' }, syms.map((s) => h('li', null, h('a', { href: href(`/data/${encodeURIComponent(source)}/${encodeURIComponent(s.symbol)}`) }, h('strong', null, s.symbol), ' ', h('span', { class: 'muted' }, s.name ?? ''))))));
+    } catch (e) {
+      symBox.replaceChildren(errorBox(e));
+    }
+  };
+  let t: ReturnType<typeof setTimeout> | undefined;
+  searchIn.addEventListener('input', () => {
+    clearTimeout(t);
+    t = setTimeout(() => void loadSymbols(), 200);
+  });
+  renderSources();
+  main.append(
+    h('div', { class: 'data-layout' }, h('section', { 'aria-labelledby': 'h-src' }, h('h2', { id: 'h-src' }, 'Sources'), srcList), h('section', { 'aria-labelledby': 'h-sym' }, h('h2', { id: 'h-sym' }, 'Symbols'), field('Search', searchIn), symBox)),
+    importSection(sources, () => source, loadSymbols),
+  );
+  await loadSymbols();
+}
+
+function importSection(sources: DataSource[], current: () => string, after: () => Promise<void>): HTMLElement {
+  const srcSel = h('select', { id: 'import-source' }, sources.map((s) => h('option', { value: s.name, selected: s.name === current() }, s.name))) as HTMLSelectElement;
+  const symIn = h('input', { type: 'text', id: 'import-symbol', required: true, autocomplete: 'off', placeholder: 'e.g. ORCL', pattern: '[A-Za-z0-9][A-Za-z0-9._\\-^=]{0,31}' }) as HTMLInputElement;
+  const tfSel = h('select', { id: 'import-timeframe' }, ['1d', '1h', '15m', '5m', '1m', '4h', '1w'].map((tf) => h('option', { value: tf }, tf))) as HTMLSelectElement;
+  const fileIn = h('input', { type: 'file', id: 'import-file', accept: '.csv,text/csv', required: true }) as HTMLInputElement;
+  const report = h('div', { id: 'import-report', 'aria-live': 'polite' });
+  const submit = h('button', { type: 'submit', class: 'btn primary' }, 'Import') as HTMLButtonElement;
+  fileIn.addEventListener('change', () => {
+    const f = fileIn.files?.[0];
+    if (f && !symIn.value) symIn.value = f.name.replace(/\.[^.]+$/, '').toUpperCase().replace(/[^A-Z0-9._\-^=]/g, '');
+  });
+  const form = h(
+    'form',
+    { class: 'import-form', novalidate: true },
+    h('div', { class: 'grid2' }, field('Source', srcSel), field('Symbol', symIn), field('Timeframe', tfSel), field('CSV file', fileIn, 'Columns date,open,high,low,close,volume (or Yahoo’s layout). All-or-nothing: one bad line rejects the file.')),
+    h('div', { class: 'actions' }, submit),
+    report,
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const f = fileIn.files?.[0];
+    if (!symIn.value.trim() || !symIn.checkValidity()) {
+      symIn.setAttribute('aria-invalid', 'true');
+      report.replaceChildren(h('div', { class: 'error-box', role: 'alert' }, 'Enter a symbol: 1–32 letters, digits, ".", "-", "_", "^" or "=".'));
+      symIn.focus();
+      return;
+    }
+    symIn.removeAttribute('aria-invalid');
+    if (!f) {
+      report.replaceChildren(h('div', { class: 'error-box', role: 'alert' }, 'Choose a CSV file.'));
+      fileIn.focus();
+      return;
+    }
+    const text = await f.text();
+    submit.disabled = true;
+    report.replaceChildren(loading('Importing…'));
+    const sym = symIn.value.trim();
+    try {
+      const res = await request<Record<string, unknown>>('POST', `/api/data/${encodeURIComponent(srcSel.value)}/${encodeURIComponent(sym)}/bars${qs({ timeframe: tfSel.value })}`, text, { contentType: 'text/csv' });
+      report.replaceChildren(
+        h(
+          'div',
+          { class: 'ok-box', role: 'status' },
+          h('strong', null, `Imported ${fmtInt(res.received)} bars into ${srcSel.value}/${sym}. `),
+          `${fmtInt(res.inserted)} new, ${fmtInt(res.updated)} updated, ${fmtInt(res.unchanged)} unchanged`,
+          res.first ? ` · ${String(res.first).slice(0, 10)} → ${String(res.last).slice(0, 10)}` : '',
+          ' ',
+          h('a', { href: href(`/data/${encodeURIComponent(srcSel.value)}/${encodeURIComponent(sym)}`) }, 'View the chart'),
+        ),
+      );
+      toast(`Imported ${sym}.`, 'ok');
+      await after();
+    } catch (err) {
+      const body = err instanceof ApiError ? err.body : null;
+      const rej = rejectedLines(body, (err as Error).message);
+      const fileLines = text.split(/\r?\n/);
+      report.replaceChildren(
+        h(
+          'div',
+          { class: 'error-box', role: 'alert' },
+          h('strong', null, 'Nothing was imported. '),
+          (err as Error).message,
+          rej.some((r) => r.line !== null)
+            ? h(
+                'table',
+                { class: 'table compact rejected' },
+                h('caption', null, 'Rejected lines'),
+                h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Line'), h('th', { scope: 'col' }, 'Reason'), h('th', { scope: 'col' }, 'Content'))),
+                h('tbody', null, rej.map((r) => h('tr', { 'data-line': r.line ?? '' }, h('td', null, r.line ?? '—'), h('td', null, r.reason), h('td', null, h('code', null, r.line ? (fileLines[r.line - 1] ?? '') : ''))))),
+              )
+            : null,
+        ),
+      );
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return h('section', { 'aria-labelledby': 'h-import', class: 'import' }, h('h2', { id: 'h-import' }, 'Import a CSV file'), form);
+}
+
+export async function symbolView(main: HTMLElement, params: Record<string, string>, query: URLSearchParams): Promise<void> {
+  const { source, symbol } = params;
+  const startIn = h('input', { type: 'date', id: 'bars-start', value: query.get('start') ?? '2000-01-01' }) as HTMLInputElement;
+  const endIn = h('input', { type: 'date', id: 'bars-end', value: query.get('end') ?? new Date().toISOString().slice(0, 10) }) as HTMLInputElement;
+  const tfSel = h('select', { id: 'bars-timeframe' }, ['1d', '1w', '1M', '4h', '1h', '15m', '5m', '1m'].map((tf) => h('option', { value: tf, selected: tf === (query.get('timeframe') ?? '1d') }, tf))) as HTMLSelectElement;
+  const info = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const panel = chartPanel(`${source}_${symbol}`, `${symbol} bars`, { height: 480 });
+  const load = async () => {
+    info.textContent = 'Loading bars…';
+    panel.chart.showLoading({ text: 'Loading…' });
+    try {
+      const d = await get<{ bars: Bar[]; timeframe?: string }>(`/api/data/${encodeURIComponent(source)}/${encodeURIComponent(symbol)}${qs({ start_date: startIn.value, end_date: endIn.value, timeframe: tfSel.value })}`);
+      const bars = listOf<Bar>(d, 'bars');
+      panel.chart.hideLoading();
+      info.textContent = bars.length ? `${fmtInt(bars.length)} bars · ${String(bars[0].datetime).slice(0, 10)} → ${String(bars[bars.length - 1].datetime).slice(0, 10)}` : 'No bars in this range.';
+      panel.set(barsOption(bars, `${symbol} (${tfSel.value})`));
+    } catch (e) {
+      panel.chart.hideLoading();
+      info.textContent = '';
+      toast((e as Error).message, 'error');
+      info.replaceChildren(errorBox(e));
+    }
+  };
+  const form = h('form', { class: 'form-row inline', onsubmit: (e: Event) => (e.preventDefault(), void load()) }, field('From', startIn), field('To', endIn), field('Timeframe', tfSel), h('button', { type: 'submit', class: 'btn' }, 'Show'));
+  main.append(
+    h('div', { class: 'page-head' }, h('h1', null, symbol), h('span', { class: 'muted' }, source), h('a', { class: 'btn small', href: href(`/runs?symbol=${encodeURIComponent(symbol)}`) }, 'Backtest on this symbol')),
+    h('p', null, h('a', { href: href('/data') }, '← All data')),
+    form,
+    info,
+    panel.el,
+  );
+  await load();
+}

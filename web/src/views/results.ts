@@ -1,0 +1,186 @@
+// Results of one run: summary cards, statistics, charts with export, trades, result exports.
+
+import { ApiError, get, listOf, qs, request, type ChartConfig, type Task } from '../api';
+import { chartPanel } from '../charts';
+import { button, clear, download, empty, errorBox, h, loading, toast } from '../dom';
+import { fmtDate, fmtMoney, fmtNumber, signClass, summaryCards } from '../format';
+import { href } from '../router';
+import { normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
+import { statusBadge } from './runs';
+
+export const CHARTS: [string, string][] = [
+  ['candlestick', 'Price, moving averages and volume'],
+  ['equity', 'Equity, drawdown and benchmark'],
+  ['underwater', 'Underwater'],
+  ['monthly_heatmap', 'Monthly returns (%)'],
+  ['yearly_returns', 'Yearly returns (%)'],
+  ['trades', 'Trades on price'],
+];
+
+export async function fetchChart(tid: string, type: string): Promise<ChartConfig> {
+  return get<ChartConfig>(`/api/results/${encodeURIComponent(tid)}/chart${qs({ chart_type: type })}`);
+}
+
+export async function resultView(main: HTMLElement, params: Record<string, string>): Promise<void> {
+  const tid = params.task;
+  main.append(loading('Loading the result…'));
+  let summary: Record<string, unknown>;
+  let task: Task | null = null;
+  try {
+    [summary, task] = await Promise.all([get<Record<string, unknown>>(`/api/results/${encodeURIComponent(tid)}/summary`), get<Task>(`/api/backtests/${encodeURIComponent(tid)}`).catch(() => null)]);
+  } catch (e) {
+    const notYet = e instanceof ApiError && e.status === 404;
+    main.replaceChildren(errorBox(e), notYet ? h('p', null, 'The result exists once the run has completed. ', h('a', { href: href(`/runs/${tid}`) }, `Watch ${tid}`)) : '');
+    return;
+  }
+  main.replaceChildren();
+  const exportBtn = (fmt: string, label: string) => button(label, () => void exportResult(tid, fmt), 'btn small', { 'data-result-export': fmt });
+  main.append(
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h1', null, `Results of ${tid}`),
+      task ? statusBadge(task.status) : null,
+      h('div', { class: 'head-actions' }, h('a', { class: 'btn small', href: href(`/runs/${tid}`) }, 'Task and log'), h('a', { class: 'btn small', href: href(`/compare?ids=${tid}`) }, 'Compare…'), exportBtn('json', 'Export JSON'), exportBtn('csv', 'Export CSV'), exportBtn('html', 'HTML report')),
+    ),
+    task ? h('p', { class: 'muted' }, [task.strategy_name ?? task.strategy_id, task.symbol, task.start_date && `${task.start_date} → ${task.end_date}`].filter(Boolean).join(' · ')) : '',
+    h('section', { 'aria-label': 'Summary' }, h('ul', { class: 'cards summary', id: 'summary-cards' }, summaryCards(summary).map((c) => h('li', { class: 'card stat-card', 'data-key': c.key }, h('span', { class: 'label' }, c.label), h('span', { class: `value ${c.tone}` }, c.display))))),
+  );
+
+  const statsBox = h('div', { id: 'statistics' }, loading('Loading statistics…'));
+  const chartsBox = h('div', { class: 'charts', id: 'charts' });
+  const tradesBox = h('div', { id: 'trades' }, loading('Loading trades…'));
+  main.append(
+    h('section', { 'aria-labelledby': 'h-charts' }, h('h2', { id: 'h-charts' }, 'Charts'), chartsBox),
+    h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistics'), statsBox),
+    h('section', { 'aria-labelledby': 'h-trades' }, h('h2', { id: 'h-trades' }, 'Trades'), tradesBox),
+  );
+
+  // charts
+  const drawdownCfg = fetchChart(tid, 'drawdown').catch(() => null);
+  for (const [type, label] of CHARTS) {
+    const panel = chartPanel(`${tid}_${type}`, label, { height: type === 'candlestick' ? 440 : type === 'monthly_heatmap' ? 320 : 340 });
+    panel.el.dataset.chartType = type;
+    chartsBox.append(panel.el);
+    panel.chart.showLoading({ text: 'Loading…' });
+    fetchChart(tid, type)
+      .then(async (cfg) => {
+        let opt = prepareChartOption(cfg, type);
+        if (type === 'equity') opt = overlayDrawdown(opt, await drawdownCfg);
+        panel.chart.hideLoading();
+        panel.set(opt);
+      })
+      .catch((e) => {
+        panel.chart.hideLoading();
+        panel.el.querySelector('.chart')!.replaceWith(errorBox(e));
+        panel.el.dataset.error = 'true';
+      });
+  }
+
+  // statistics
+  get(`/api/results/${encodeURIComponent(tid)}/statistics`).then(
+    (raw) => {
+      const groups = normaliseStatistics(raw);
+      clear(statsBox);
+      if (!groups.length) {
+        statsBox.append(empty('No statistics for this result.'));
+        return;
+      }
+      statsBox.append(
+        h(
+          'div',
+          { class: 'stat-groups' },
+          groups.map((g) =>
+            h(
+              'section',
+              { class: 'stat-group card', 'aria-label': `${g.name} statistics` },
+              h('h3', null, g.name),
+              h(
+                'ul',
+                { class: 'stat-list' },
+                g.items.map((it) =>
+                  h(
+                    'li',
+                    { 'data-key': it.key },
+                    h('details', null, h('summary', null, h('span', { class: 'label' }, it.label), h('span', { class: `value ${typeof it.value === 'number' && /return|month|year|trade|win|loss/.test(it.key) ? signClass(it.value) : ''}` }, it.display)), h('p', { class: 'explain' }, it.explanation || 'No explanation available.')),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        ),
+      );
+    },
+    (e) => statsBox.replaceChildren(errorBox(e)),
+  );
+
+  // trades
+  let skip = 0;
+  let limit = 20;
+  const loadTrades = async () => {
+    try {
+      const d = await get<{ total: number; trades: Record<string, unknown>[] }>(`/api/results/${encodeURIComponent(tid)}/trades${qs({ skip, limit })}`);
+      renderTrades(d.total ?? 0, listOf<Record<string, unknown>>(d, 'trades'));
+    } catch (e) {
+      tradesBox.replaceChildren(errorBox(e));
+    }
+  };
+  const renderTrades = (total: number, trades: Record<string, unknown>[]) => {
+    clear(tradesBox);
+    if (!total) {
+      tradesBox.append(empty('This run made no trades.'));
+      return;
+    }
+    const pages = pageCount(total, limit);
+    const page = Math.floor(skip / limit) + 1;
+    const sizeSel = h('select', { id: 'trade-page-size', 'aria-label': 'Trades per page' }, [10, 20, 50, 100].map((n) => h('option', { value: String(n), selected: n === limit }, `${n} per page`))) as HTMLSelectElement;
+    sizeSel.addEventListener('change', () => {
+      limit = Number(sizeSel.value);
+      skip = 0;
+      void loadTrades();
+    });
+    const prev = button('← Previous', () => ((skip = Math.max(0, skip - limit)), void loadTrades()), 'btn small', { disabled: page <= 1, id: 'trades-prev' });
+    const next = button('Next →', () => ((skip = skip + limit), void loadTrades()), 'btn small', { disabled: page >= pages, id: 'trades-next' });
+    tradesBox.append(
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'table trades-table' },
+          h('caption', { class: 'sr-only' }, `Trades ${skip + 1} to ${Math.min(total, skip + limit)} of ${total}`),
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Date'), h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col', class: 'num' }, 'Price'), h('th', { scope: 'col', class: 'num' }, 'Size'), h('th', { scope: 'col', class: 'num' }, 'P&L'))),
+          h(
+            'tbody',
+            null,
+            trades.map((t, i) =>
+              h(
+                'tr',
+                null,
+                h('td', { class: 'muted' }, skip + i + 1),
+                h('td', null, fmtDate(t.date ?? t.datetime)),
+                h('td', null, h('span', { class: `side ${String(t.type).toLowerCase()}` }, String(t.type ?? ''))),
+                h('td', { class: 'num' }, fmtNumber(t.price, 2)),
+                h('td', { class: 'num' }, fmtNumber(t.size, 0)),
+                h('td', { class: `num ${signClass(t.pnl)}` }, t.pnl === null || t.pnl === undefined ? '—' : fmtMoney(t.pnl)),
+              ),
+            ),
+          ),
+        ),
+      ),
+      h('nav', { class: 'pager', 'aria-label': 'Trades pages' }, prev, h('span', { 'aria-live': 'polite', id: 'trades-page' }, `Page ${page} of ${pages} · ${total} trades`), next, sizeSel),
+    );
+  };
+  void loadTrades();
+}
+
+export async function exportResult(tid: string, fmt: string): Promise<void> {
+  try {
+    const data = await request<unknown>('GET', `/api/results/${encodeURIComponent(tid)}/export${qs({ format: fmt })}`);
+    if (fmt === 'json') download(`${tid}.json`, JSON.stringify(data, null, 2), 'application/json');
+    else if (fmt === 'csv') download(`${tid}.csv`, typeof data === 'string' ? data : String((data as { data?: string }).data ?? ''), 'text/csv');
+    else download(`${tid}_report.${fmt}`, typeof data === 'string' ? data : JSON.stringify(data), fmt === 'html' ? 'text/html' : 'application/octet-stream');
+  } catch (e) {
+    toast((e as Error).message, 'error');
+  }
+}

@@ -1,0 +1,484 @@
+// Runs: the backtest form, the live task list, and the task page with its live log.
+
+import { ApiError, del, get, listOf, post, qs, type DataSource, type LogLine, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
+import { button, clear, empty, errorBox, field, h, id, loading, toast } from '../dom';
+import { fmtAgo, fmtDateTime, fmtDuration, fmtParamValue, fmtTime, statusClass } from '../format';
+import { href, navigate, type Cleanup } from '../router';
+import { LEVELS, normLevel } from '../shape';
+import { taskSocket, type TaskEvent, type TaskSocket } from '../ws';
+import { infosFromParams, paramForm, type ParamForm } from './params';
+
+const ACTIVE = new Set(['pending', 'running']);
+
+export function progressBar(task: Pick<Task, 'progress' | 'status' | 'task_id'>): HTMLElement {
+  const pct = Math.max(0, Math.min(100, Number(task.progress) || 0));
+  return h(
+    'div',
+    { class: `progress ${task.status}`, role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': pct.toFixed(0), 'aria-label': `Progress of ${task.task_id}` },
+    h('div', { class: 'bar', style: { width: `${pct}%` } }),
+    h('span', { class: 'pct' }, `${pct.toFixed(0)}%`),
+  );
+}
+
+function setProgress(el: Element | null, pct: number, status?: string) {
+  if (!el) return;
+  const p = Math.max(0, Math.min(100, pct));
+  el.setAttribute('aria-valuenow', p.toFixed(0));
+  (el.querySelector('.bar') as HTMLElement).style.width = `${p}%`;
+  el.querySelector('.pct')!.textContent = `${p.toFixed(0)}%`;
+  if (status) el.className = `progress ${status}`;
+}
+
+export function statusBadge(status: string): HTMLElement {
+  return h('span', { class: statusClass(status), 'data-status': status }, status);
+}
+
+export async function cancelTask(taskID: string): Promise<void> {
+  await del(`/api/backtests/${encodeURIComponent(taskID)}`);
+  toast(`Cancelled ${taskID}.`, 'ok');
+}
+
+export async function retryTask(taskID: string): Promise<void> {
+  await post(`/api/backtests/${encodeURIComponent(taskID)}/retry`);
+  toast(`Retrying ${taskID}.`, 'ok');
+}
+
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+// ---- the runs page ------------------------------------------------------------------------
+
+export async function runsView(main: HTMLElement, _p: Record<string, string>, query: URLSearchParams): Promise<Cleanup> {
+  const formBox = h('div', null, loading('Loading the form…'));
+  const listBox = h('div', { id: 'task-list' }, loading('Loading runs…'));
+  const compareBtn = h('button', { type: 'button', class: 'btn', disabled: true, id: 'compare-selected' }, 'Compare selected') as HTMLButtonElement;
+  main.append(
+    h('div', { class: 'page-head' }, h('h1', null, 'Runs')),
+    h('div', { class: 'runs-layout' }, h('section', { class: 'run-form-box', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, 'New backtest'), formBox), h('section', { 'aria-labelledby': 'h-tasks', class: 'tasks-box' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-tasks' }, 'Tasks'), compareBtn), listBox)),
+  );
+  void buildRunForm(formBox, query);
+
+  const selected = new Set<string>();
+  compareBtn.addEventListener('click', () => navigate(`/compare?ids=${[...selected].join(',')}`));
+  const sockets = new Map<string, TaskSocket>();
+  let tasks: Task[] = [];
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const refresh = async () => {
+    try {
+      tasks = listOf<Task>(await get('/api/backtests'), 'tasks');
+      renderList();
+    } catch (e) {
+      listBox.replaceChildren(errorBox(e));
+    }
+    if (!stopped) timer = setTimeout(refresh, tasks.some((t) => ACTIVE.has(t.status)) ? 2000 : 8000);
+  };
+
+  const renderList = () => {
+    clear(listBox);
+    if (!tasks.length) {
+      listBox.append(empty('No backtests yet. Fill in the form to start one.'));
+      return;
+    }
+    for (const tid of [...selected]) if (!tasks.some((t) => t.task_id === tid && t.status === 'completed')) selected.delete(tid);
+    compareBtn.disabled = selected.size < 2;
+    listBox.append(
+      h(
+        'ul',
+        { class: 'task-list' },
+        tasks.map((t) => {
+          const check = h('input', { type: 'checkbox', id: `cmp-${t.task_id}`, checked: selected.has(t.task_id), disabled: t.status !== 'completed' || (!selected.has(t.task_id) && selected.size >= 5), 'aria-label': `Select ${t.task_id} for comparison` }) as HTMLInputElement;
+          check.addEventListener('change', () => {
+            if (check.checked) selected.add(t.task_id);
+            else selected.delete(t.task_id);
+            renderList();
+            document.getElementById(`cmp-${t.task_id}`)?.focus();
+          });
+          return h(
+            'li',
+            { class: 'task', 'data-task': t.task_id, 'data-status': t.status },
+            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id' }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [t.strategy_name ?? t.strategy_id, t.symbol].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            progressBar(t),
+            t.error ? h('div', { class: 'task-error' }, t.error) : null,
+            h('div', { class: 'task-actions' }, taskActions(t, refresh)),
+          );
+        }),
+      ),
+    );
+    // live progress for active tasks
+    for (const t of tasks) {
+      if (ACTIVE.has(t.status) && !sockets.has(t.task_id) && sockets.size < 20) {
+        sockets.set(
+          t.task_id,
+          taskSocket(t.task_id, (e) => {
+            const row = listBox.querySelector(`[data-task="${t.task_id}"]`);
+            if (e.event === 'progress' && e.data) {
+              const task = tasks.find((x) => x.task_id === t.task_id);
+              if (task) {
+                task.progress = Number(e.data.progress);
+                if (task.status === 'pending') task.status = 'running';
+              }
+              setProgress(row?.querySelector('.progress') ?? null, Number(e.data.progress));
+            } else if (e.event === 'complete') {
+              sockets.get(t.task_id)?.close();
+              sockets.delete(t.task_id);
+              void refreshSoon();
+            }
+          }),
+        );
+      }
+    }
+    for (const [tid, s] of sockets) {
+      if (!tasks.some((t) => t.task_id === tid && ACTIVE.has(t.status))) {
+        s.close();
+        sockets.delete(tid);
+      }
+    }
+  };
+  const refreshSoon = () => {
+    clearTimeout(timer);
+    return refresh();
+  };
+  await refresh();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    for (const s of sockets.values()) s.close();
+  };
+}
+
+function taskActions(t: Task, after: () => Promise<void> | void): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  if (ACTIVE.has(t.status)) {
+    out.push(
+      button('Cancel', async () => {
+        try {
+          await cancelTask(t.task_id);
+          await after();
+        } catch (e) {
+          toast((e as Error).message, 'error');
+        }
+      }, 'btn small', { 'aria-label': `Cancel ${t.task_id}` }),
+    );
+  }
+  if (t.status === 'failed' || t.status === 'cancelled') {
+    out.push(
+      button('Retry', async () => {
+        try {
+          await retryTask(t.task_id);
+          await after();
+        } catch (e) {
+          toast((e as Error).message, 'error');
+        }
+      }, 'btn small', { 'aria-label': `Retry ${t.task_id}` }),
+    );
+  }
+  if (t.status === 'completed') out.push(h('a', { class: 'btn small primary', href: href(`/results/${t.task_id}`), 'aria-label': `Results of ${t.task_id}` }, 'Results'));
+  return out;
+}
+
+async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<void> {
+  let strategies: Strategy[];
+  let sources: DataSource[];
+  try {
+    [strategies, sources] = await Promise.all([get('/api/strategies').then((v) => listOf<Strategy>(v, 'strategies')), get('/api/data/sources').then((v) => listOf<DataSource>(v, 'sources'))]);
+  } catch (e) {
+    box.replaceChildren(errorBox(e));
+    return;
+  }
+  if (!strategies.length) {
+    box.replaceChildren(empty('Create a strategy first.', h('a', { class: 'btn primary', href: href('/strategies/new') }, 'New strategy')));
+    return;
+  }
+  const want = query.get('strategy');
+  const stratSel = h('select', { name: 'strategy_id', required: true }, strategies.map((s) => h('option', { value: s.id, selected: s.id === want }, `${s.name} (${s.id})`))) as HTMLSelectElement;
+  const versionSel = h('select', { name: 'strategy_version' }, h('option', { value: '' }, 'Latest')) as HTMLSelectElement;
+  const sourceSel = h('select', { name: 'data_source' }, sources.map((s, i) => h('option', { value: s.name, selected: i === 0, title: s.description }, s.name))) as HTMLSelectElement;
+  const listID = id('symbols');
+  const symbolIn = h('input', { type: 'search', name: 'symbol', list: listID, autocomplete: 'off', placeholder: 'Search symbols', required: true }) as HTMLInputElement;
+  const symbolList = h('datalist', { id: listID });
+  const startIn = h('input', { type: 'date', name: 'start_date', required: true, value: query.get('start') ?? '2020-01-01' }) as HTMLInputElement;
+  const endIn = h('input', { type: 'date', name: 'end_date', required: true, value: query.get('end') ?? today() }) as HTMLInputElement;
+  const cashIn = h('input', { type: 'number', name: 'initial_cash', min: '0', step: 'any', value: '10000', required: true }) as HTMLInputElement;
+  const commIn = h('input', { type: 'number', name: 'commission', min: '0', max: '1', step: 'any', value: '0.001', required: true }) as HTMLInputElement;
+  const paramsBox = h('fieldset', { class: 'params-box' }, h('legend', null, 'Parameters'));
+  const formError = h('div', { class: 'error-box', role: 'alert', hidden: true });
+  const submit = h('button', { type: 'submit', class: 'btn primary' }, 'Run backtest') as HTMLButtonElement;
+  let pform: ParamForm | null = null;
+
+  const loadSymbols = async (search: string) => {
+    try {
+      const list = listOf<SymbolInfo>(await get(`/api/data/${encodeURIComponent(sourceSel.value)}/symbols${qs({ search, limit: 20 })}`), 'symbols');
+      symbolList.replaceChildren(...list.map((s) => h('option', { value: s.symbol }, s.name ?? '')));
+      if (!symbolIn.value && list.length && !search) symbolIn.value = query.get('symbol') ?? list[0].symbol;
+    } catch {
+      /* the field still accepts free text */
+    }
+  };
+  let debounce: ReturnType<typeof setTimeout> | undefined;
+  symbolIn.addEventListener('input', () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(() => void loadSymbols(symbolIn.value.trim()), 200);
+  });
+  sourceSel.addEventListener('change', () => {
+    symbolIn.value = '';
+    void loadSymbols('');
+  });
+
+  const loadStrategy = async () => {
+    const sid = stratSel.value;
+    paramsBox.replaceChildren(h('legend', null, 'Parameters'), loading('Loading parameters…'));
+    versionSel.replaceChildren(h('option', { value: '' }, 'Latest'));
+    const [infos, versions] = await Promise.all([
+      get(`/api/strategies/${encodeURIComponent(sid)}/parameters`)
+        .then((v) => listOf<ParamInfo>(v, 'parameters'))
+        .catch(() => infosFromParams(strategies.find((s) => s.id === sid)?.params)),
+      get(`/api/strategies/${encodeURIComponent(sid)}/versions`)
+        .then((v) => listOf<StrategyVersion>(v, 'versions'))
+        .catch(() => [] as StrategyVersion[]),
+    ]);
+    versions.sort((a, b) => b.version - a.version);
+    versionSel.append(...versions.map((v) => h('option', { value: String(v.version) }, `v${v.version} · ${fmtDateTime(v.created_at)}`)));
+    pform = paramForm(infos, { idPrefix: 'rp' });
+    const preset = query.get('params');
+    if (preset && sid === want) {
+      try {
+        pform.set(JSON.parse(preset));
+      } catch {
+        /* ignore a malformed link */
+      }
+    }
+    paramsBox.replaceChildren(h('legend', null, 'Parameters'), pform.el);
+  };
+  stratSel.addEventListener('change', () => void loadStrategy());
+
+  const form = h(
+    'form',
+    { class: 'run-form', novalidate: true, 'aria-describedby': 'run-form-error' },
+    h('div', { class: 'grid2' }, field('Strategy', stratSel), field('Version', versionSel), field('Data source', sourceSel), field('Symbol', symbolIn, 'Type to search the source’s symbols'), symbolList, field('Start date', startIn), field('End date', endIn), field('Initial cash', cashIn), field('Commission', commIn, 'Fraction of the traded value, e.g. 0.001 = 0.1%')),
+    paramsBox,
+    formError,
+    h('div', { class: 'actions' }, submit),
+  );
+  formError.id = 'run-form-error';
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    formError.hidden = true;
+    const problems: string[] = [];
+    for (const el of [symbolIn, startIn, endIn, cashIn, commIn]) {
+      const bad = !el.checkValidity() || (el.required && !el.value.trim());
+      el.toggleAttribute('aria-invalid', bad);
+      if (bad) problems.push(`${el.closest('.field')?.querySelector('label')?.textContent}: ${el.validationMessage || 'required'}`);
+    }
+    if (startIn.value && endIn.value && startIn.value > endIn.value) problems.push('Start date must be before the end date');
+    const values = pform?.values();
+    if (values === null) problems.push('Fix the parameters marked below');
+    if (problems.length) {
+      formError.textContent = problems.join('. ');
+      formError.hidden = false;
+      return;
+    }
+    const body: Record<string, unknown> = {
+      strategy_id: stratSel.value,
+      strategy_params: values ?? {},
+      data_source: sourceSel.value,
+      symbol: symbolIn.value.trim(),
+      start_date: startIn.value,
+      end_date: endIn.value,
+      initial_cash: Number(cashIn.value),
+      commission: Number(commIn.value),
+    };
+    if (versionSel.value) body.strategy_version = Number(versionSel.value);
+    submit.disabled = true;
+    try {
+      const t = await post<Task>('/api/backtests', body);
+      toast(`Started ${t.task_id}.`, 'ok');
+      navigate(`/runs/${t.task_id}`);
+    } catch (err) {
+      formError.textContent = err instanceof ApiError ? err.message : String(err);
+      formError.hidden = false;
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  box.replaceChildren(form);
+  await Promise.all([loadStrategy(), loadSymbols('')]);
+}
+
+// ---- the task page --------------------------------------------------------------------------
+
+export async function taskView(main: HTMLElement, params: Record<string, string>): Promise<Cleanup | void> {
+  const tid = params.task;
+  main.append(loading());
+  let task: Task;
+  try {
+    task = await get<Task>(`/api/backtests/${encodeURIComponent(tid)}`);
+  } catch (e) {
+    main.replaceChildren(errorBox(e), h('p', null, h('a', { href: href('/runs') }, 'Back to runs')));
+    return;
+  }
+  main.replaceChildren();
+  const head = h('div', { class: 'page-head' });
+  const meta = h('dl', { class: 'meta' });
+  const bar = progressBar(task);
+  const barsText = h('span', { class: 'muted small', id: 'bars-text' });
+  const actions = h('div', { class: 'actions' });
+  const errorEl = h('div', { class: 'error-box', role: 'alert', hidden: true });
+  const renderHead = () => {
+    head.replaceChildren(h('h1', null, `Run ${task.task_id}`), statusBadge(task.status));
+    setProgress(bar, task.progress, task.status);
+    barsText.textContent = task.total_bars ? `bar ${task.current_bar ?? 0} of ${task.total_bars}` : '';
+    const m: [string, unknown][] = [
+      ['Strategy', task.strategy_name ? `${task.strategy_name} (${task.strategy_id})` : task.strategy_id],
+      ['Version', task.strategy_version ? `v${task.strategy_version}` : undefined],
+      ['Data', [task.data_source, task.symbol].filter(Boolean).join(' / ')],
+      ['Period', task.start_date ? `${task.start_date} → ${task.end_date}` : undefined],
+      ['Parameters', task.strategy_params && Object.keys(task.strategy_params).length ? Object.entries(task.strategy_params).map(([k, v]) => `${k}=${fmtParamValue(v)}`).join(', ') : undefined],
+      ['Attempt', task.attempt],
+      ['Created', fmtDateTime(task.created_at)],
+      ['Duration', task.started_at ? fmtDuration(task.started_at, task.completed_at ?? new Date().toISOString()) : undefined],
+    ];
+    meta.replaceChildren(...m.filter(([, v]) => v !== undefined && v !== '' && v !== null).flatMap(([k, v]) => [h('dt', null, k), h('dd', null, String(v))]));
+    actions.replaceChildren(...taskActions(task, reload));
+    errorEl.hidden = !task.error;
+    errorEl.textContent = task.error ?? '';
+  };
+  const reload = async () => {
+    try {
+      task = await get<Task>(`/api/backtests/${encodeURIComponent(tid)}`);
+      renderHead();
+      if (ACTIVE.has(task.status) && !sock) openSocket();
+    } catch (e) {
+      toast((e as Error).message, 'error');
+    }
+  };
+
+  // ---- log panel ----
+  const enabled = new Set<string>(LEVELS);
+  const lines: LogLine[] = [];
+  const seen = new Set<string>();
+  const logBox = h('div', { class: 'log', id: 'log', tabindex: '0', role: 'log', 'aria-label': 'Task log', 'aria-live': 'off' });
+  const count = h('span', { class: 'muted small', id: 'log-count' });
+  let follow = true;
+  const jump = button('Jump to latest ↓', () => {
+    follow = true;
+    logBox.scrollTop = logBox.scrollHeight;
+    jump.hidden = true;
+  }, 'btn small jump');
+  jump.hidden = true;
+  logBox.addEventListener('scroll', () => {
+    const atBottom = logBox.scrollHeight - logBox.scrollTop - logBox.clientHeight < 24;
+    follow = atBottom;
+    jump.hidden = atBottom;
+    logBox.dataset.follow = String(follow);
+  });
+  const lineEl = (l: LogLine) => {
+    const lv = normLevel(l.level);
+    return h('div', { class: `ll lv-${lv}`, 'data-level': lv }, h('time', null, fmtTime(l.timestamp)), h('span', { class: 'lv' }, lv), h('span', { class: 'msg' }, l.message));
+  };
+  const updateCount = () => {
+    const shown = lines.filter((l) => enabled.has(normLevel(l.level))).length;
+    count.textContent = `${shown} of ${lines.length} lines`;
+  };
+  const addLines = (ls: LogLine[]) => {
+    const frag = document.createDocumentFragment();
+    for (const l of ls) {
+      const key = `${l.timestamp}|${l.level}|${l.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      lines.push(l);
+      if (enabled.has(normLevel(l.level))) frag.appendChild(lineEl(l));
+    }
+    if (!frag.childNodes.length) return updateCount();
+    logBox.querySelector('.empty-log')?.remove();
+    logBox.appendChild(frag);
+    updateCount();
+    if (follow) logBox.scrollTop = logBox.scrollHeight;
+  };
+  const rerender = () => {
+    logBox.replaceChildren(...lines.filter((l) => enabled.has(normLevel(l.level))).map(lineEl));
+    if (!logBox.childNodes.length) logBox.append(h('p', { class: 'empty-log muted' }, lines.length ? 'No lines at the selected levels.' : 'No log lines yet.'));
+    updateCount();
+    if (follow) logBox.scrollTop = logBox.scrollHeight;
+  };
+  const filters = h(
+    'fieldset',
+    { class: 'level-filter' },
+    h('legend', { class: 'sr-only' }, 'Log levels'),
+    LEVELS.map((lv) => {
+      const cb = h('input', { type: 'checkbox', checked: true, id: `lv-${lv}`, 'data-level': lv }) as HTMLInputElement;
+      cb.addEventListener('change', () => {
+        if (cb.checked) enabled.add(lv);
+        else enabled.delete(lv);
+        rerender();
+      });
+      return h('label', { class: `lvl lv-${lv}`, for: cb.id }, cb, lv);
+    }),
+  );
+
+  const resultsLink = h('div', { class: 'results-link' });
+  main.append(
+    head,
+    h('div', { class: 'task-top' }, h('div', { class: 'progress-wrap' }, bar, barsText), actions),
+    errorEl,
+    resultsLink,
+    h('details', { class: 'meta-box', open: true }, h('summary', null, 'Details'), meta),
+    h('section', { class: 'log-section', 'aria-labelledby': 'h-log' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-log' }, 'Log'), filters, count, h('span', { class: 'conn muted small', id: 'ws-state' })), h('div', { class: 'log-wrap' }, logBox, jump)),
+  );
+  const showResultsLink = () => {
+    resultsLink.replaceChildren(task.status === 'completed' ? h('a', { class: 'btn primary', href: href(`/results/${task.task_id}`), id: 'view-results' }, 'View results →') : '');
+  };
+  renderHead();
+  showResultsLink();
+  rerender();
+
+  let sock: TaskSocket | null = null;
+  const wsState = main.querySelector('#ws-state')!;
+  const onEvent = (e: TaskEvent) => {
+    const d = e.data ?? {};
+    if (e.event === 'progress') {
+      task.progress = Number(d.progress) || 0;
+      task.current_bar = Number(d.current_bar) || 0;
+      task.total_bars = Number(d.total_bars) || task.total_bars;
+      if (task.status === 'pending') task.status = 'running';
+      setProgress(bar, task.progress, task.status);
+      barsText.textContent = task.total_bars ? `bar ${task.current_bar} of ${task.total_bars}` : '';
+      head.querySelector('.status')?.replaceWith(statusBadge(task.status));
+    } else if (e.event === 'log') {
+      addLines([{ level: String(d.level ?? 'INFO'), message: String(d.message ?? ''), timestamp: d.timestamp as number }]);
+    } else if (e.event === 'complete') {
+      void reload().then(() => {
+        showResultsLink();
+        if (!ACTIVE.has(task.status)) {
+          sock?.close();
+          sock = null;
+          wsState.textContent = '';
+        }
+        void fetchLogs();
+      });
+    }
+  };
+  const openSocket = () => {
+    sock = taskSocket(tid, onEvent, (c) => (wsState.textContent = c ? '● live' : '○ reconnecting…'));
+  };
+  const fetchLogs = async () => {
+    try {
+      const raw = await get(`/api/backtests/${encodeURIComponent(tid)}/logs${qs({ limit: 10000 })}`);
+      const ls = listOf<Record<string, unknown>>(raw, 'logs').map((l) => ({ level: String(l.level ?? l.levelname ?? 'INFO'), message: String(l.message ?? ''), timestamp: (l.timestamp ?? l.ts ?? l.created_at) as number }));
+      addLines(ls);
+      if (!lines.length) rerender();
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 404)) toast((e as Error).message, 'error');
+    }
+  };
+  if (ACTIVE.has(task.status)) openSocket();
+  await fetchLogs();
+  // keep the duration fresh while running
+  const tick = setInterval(() => ACTIVE.has(task.status) && renderHead(), 1000);
+  return () => {
+    clearInterval(tick);
+    sock?.close();
+  };
+}
