@@ -1,6 +1,6 @@
 -- name: TaskStrategyVersion :one
 -- The strategy a new task will run: its current version's code and parameters.
-SELECT s.id, s.current_version, v.params, v.code, v.origin
+SELECT s.id, s.current_version, s.param_values, v.params, v.code, v.origin
 FROM strategies s
 JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
 WHERE s.id = $1 AND s.deleted_at IS NULL;
@@ -119,3 +119,11 @@ WHERE task_id = @task_id AND attempt = @attempt;
 -- name: TaskResultSummary :one
 -- The stored summary of a completed task, for the final-state event of late subscribers.
 SELECT * FROM results WHERE task_id = $1;
+
+-- name: TaskListStrategies :many
+-- Strategies for the secondary API's GET /strategies, oldest first.
+SELECT s.id, s.name, s.description, s.current_version, v.class_name, v.params
+FROM strategies s
+JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
+WHERE s.deleted_at IS NULL
+ORDER BY s.created_at, s.id;

@@ -1,0 +1,140 @@
+// Package events carries task events from the worker that produces them to every API process
+// that has WebSocket subscribers for them. Workers publish with Postgres NOTIFY on one
+// channel; each API process holds one LISTEN connection (Listener) and fans the events out
+// through a Hub to its subscribers. Payloads stay under Postgres' 8,000-byte limit: large data
+// is read from the tables, and log lines are batched into as many notifications as they need.
+package events
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Channel is the Postgres NOTIFY channel all task events travel on.
+const Channel = "backtestd_events"
+
+// MaxPayload is the largest NOTIFY payload the publisher sends (Postgres refuses 8,000 bytes).
+const MaxPayload = 7900
+
+// Event kinds on the task channel (`/ws/{task_id}`), per the spec's Events table.
+const (
+	KindConnected = "connected"
+	KindPong      = "pong"
+	KindProgress  = "progress"
+	KindLog       = "log"
+	KindComplete  = "complete"
+)
+
+// Event kinds on the session log channel (`/ws/logs`).
+const (
+	KindLogConnected  = "connected"
+	KindSubscribeLogs = "subscribe_logs"
+	KindLogMessage    = "log_message"
+)
+
+// Message is one notification: a progress update, a batch of log lines or a completion.
+type Message struct {
+	Event   string    `json:"e"`
+	Task    string    `json:"t"`
+	Session string    `json:"s,omitempty"`
+	Progr   *Progress `json:"p,omitempty"`
+	Logs    []LogLine `json:"l,omitempty"`
+	Done    *Complete `json:"c,omitempty"`
+	SentAt  int64     `json:"at,omitempty"` // unix nanoseconds at publication
+}
+
+// Progress is the data of a `progress` event.
+type Progress struct {
+	TaskID     string  `json:"task_id"`
+	Progress   float64 `json:"progress"`
+	CurrentBar int     `json:"current_bar"`
+	TotalBars  int     `json:"total_bars"`
+}
+
+// LogLine is one log line of a task, as published. Time is epoch seconds.
+type LogLine struct {
+	Level   string  `json:"v"`
+	Message string  `json:"m"`
+	Time    float64 `json:"ts"`
+	Source  string  `json:"o,omitempty"` // "strategy" or "engine"
+	Path    string  `json:"f,omitempty"` // where the strategy came from, for log_message.pathname
+	Line    int     `json:"n,omitempty"`
+}
+
+// Complete is the data of a `complete` event: the task is finished. Result is the stored
+// summary for a completed task and null otherwise; Status and Error say how it ended.
+type Complete struct {
+	TaskID string          `json:"task_id"`
+	Status string          `json:"status"`
+	Error  *string         `json:"error"`
+	Result json.RawMessage `json:"result"`
+}
+
+// Frame is one WebSocket message `{event, data}`.
+type Frame struct {
+	Event string `json:"event"`
+	Data  any    `json:"data"`
+}
+
+// Encode returns the JSON text of an `{event, data}` frame.
+func Encode(event string, data any) []byte {
+	b, err := json.Marshal(Frame{Event: event, Data: data})
+	if err != nil {
+		// Data is always one of this package's types or a map of plain values.
+		b, _ = json.Marshal(Frame{Event: event})
+	}
+	return b
+}
+
+// logData is the `log` event's data on the task channel.
+type logData struct {
+	TaskID    string  `json:"task_id"`
+	Level     string  `json:"level"`
+	Message   string  `json:"message"`
+	Timestamp float64 `json:"timestamp"`
+}
+
+// LogRecord is the `log_message` event's data on the session channel: the spec's log record.
+type LogRecord struct {
+	Name      string  `json:"name"`
+	Levelname string  `json:"levelname"`
+	Message   string  `json:"message"`
+	Timestamp float64 `json:"timestamp"`
+	Pathname  string  `json:"pathname"`
+	Lineno    int     `json:"lineno"`
+}
+
+// Record turns a task's log line into the session channel's log record.
+func Record(taskID string, l LogLine) LogRecord {
+	src := l.Source
+	if src == "" {
+		src = "strategy"
+	}
+	return LogRecord{
+		Name:      "backtestd." + src + "." + taskID,
+		Levelname: l.Level,
+		Message:   l.Message,
+		Timestamp: l.Time,
+		Pathname:  l.Path,
+		Lineno:    l.Line,
+	}
+}
+
+// ProgressFrame, LogFrame and CompleteFrame encode the task channel's events.
+func ProgressFrame(p Progress) []byte { return Encode(KindProgress, p) }
+
+// LogFrame encodes a `log` event.
+func LogFrame(taskID string, l LogLine) []byte {
+	return Encode(KindLog, logData{TaskID: taskID, Level: l.Level, Message: l.Message, Timestamp: l.Time})
+}
+
+// CompleteFrame encodes a `complete` event.
+func CompleteFrame(c Complete) []byte {
+	if len(c.Result) == 0 {
+		c.Result = json.RawMessage("null")
+	}
+	return Encode(KindComplete, c)
+}
+
+// EpochSeconds converts t to fractional epoch seconds, the spec's log timestamp.
+func EpochSeconds(t time.Time) float64 { return float64(t.UnixMicro()) / 1e6 }

@@ -1,0 +1,195 @@
+package events
+
+import (
+	"sync"
+)
+
+// SubBuffer is how many frames a subscriber may fall behind before it is dropped.
+const SubBuffer = 1024
+
+// Sub is one subscriber (a WebSocket connection): frames to send arrive on C in order.
+// A subscriber that cannot keep up is closed and removed from the hub, as the spec's rule
+// "a connection whose send fails is removed" asks.
+type Sub struct {
+	C    chan []byte
+	done chan struct{}
+	once sync.Once
+
+	mu   sync.Mutex
+	sent map[string]bool // tasks whose complete event was already queued
+}
+
+// NewSub returns an open subscriber.
+func NewSub() *Sub {
+	return &Sub{C: make(chan []byte, SubBuffer), done: make(chan struct{}), sent: map[string]bool{}}
+}
+
+// Send queues frame without blocking; false means the subscriber is closed or full.
+func (s *Sub) Send(frame []byte) bool {
+	select {
+	case <-s.done:
+		return false
+	default:
+	}
+	select {
+	case s.C <- frame:
+		return true
+	default:
+		return false
+	}
+}
+
+// SendComplete queues a task's complete frame unless one was queued already (a late
+// joiner may see the final state both from the table and from the notification).
+func (s *Sub) SendComplete(taskID string, frame []byte) bool {
+	s.mu.Lock()
+	if s.sent[taskID] {
+		s.mu.Unlock()
+		return true
+	}
+	s.sent[taskID] = true
+	s.mu.Unlock()
+	return s.Send(frame)
+}
+
+// Close marks the subscriber closed; Done is closed then.
+func (s *Sub) Close() { s.once.Do(func() { close(s.done) }) }
+
+// Done is closed when the subscriber is closed.
+func (s *Sub) Done() <-chan struct{} { return s.done }
+
+// Hub is the in-process fan-out: task subscribers (`/ws/{task_id}`) and session log
+// subscribers (`/ws/logs`, channel `logs:<session_id>`).
+type Hub struct {
+	mu       sync.RWMutex
+	tasks    map[string]map[*Sub]struct{}
+	sessions map[string]map[*Sub]struct{}
+	keys     map[*Sub][]string // "t:<id>" or "s:<id>" per subscription, for removal
+}
+
+// NewHub returns an empty hub.
+func NewHub() *Hub {
+	return &Hub{tasks: map[string]map[*Sub]struct{}{}, sessions: map[string]map[*Sub]struct{}{}, keys: map[*Sub][]string{}}
+}
+
+// SubscribeTask adds s to taskID's subscriber set.
+func (h *Hub) SubscribeTask(s *Sub, taskID string) { h.add(h.tasks, s, "t:", taskID) }
+
+// SubscribeSession adds s to the session log channel `logs:<sessionID>`.
+func (h *Hub) SubscribeSession(s *Sub, sessionID string) { h.add(h.sessions, s, "s:", sessionID) }
+
+func (h *Hub) add(m map[string]map[*Sub]struct{}, s *Sub, prefix, id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	set := m[id]
+	if set == nil {
+		set = map[*Sub]struct{}{}
+		m[id] = set
+	}
+	if _, dup := set[s]; dup {
+		return
+	}
+	set[s] = struct{}{}
+	h.keys[s] = append(h.keys[s], prefix+id)
+}
+
+// Unsubscribe removes s from every set; a set left empty is dropped.
+func (h *Hub) Unsubscribe(s *Sub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, k := range h.keys[s] {
+		m := h.tasks
+		if k[0] == 's' {
+			m = h.sessions
+		}
+		id := k[2:]
+		if set := m[id]; set != nil {
+			delete(set, s)
+			if len(set) == 0 {
+				delete(m, id)
+			}
+		}
+	}
+	delete(h.keys, s)
+}
+
+// Counts reports how many tasks and sessions have subscribers, and how many subscribers
+// there are in all.
+func (h *Hub) Counts() (tasks, sessions, subs int) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.tasks), len(h.sessions), len(h.keys)
+}
+
+func (h *Hub) snapshot(m map[string]map[*Sub]struct{}, id string) []*Sub {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	set := m[id]
+	if len(set) == 0 {
+		return nil
+	}
+	out := make([]*Sub, 0, len(set))
+	for s := range set {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Deliver fans m out: progress, log and complete frames to the task's subscribers and
+// log_message frames to the session's. Subscribers whose send fails are dropped.
+func (h *Hub) Deliver(m Message) {
+	var failed []*Sub
+	if subs := h.snapshot(h.tasks, m.Task); len(subs) > 0 {
+		var frames [][]byte
+		complete := false
+		switch m.Event {
+		case KindProgress:
+			if m.Progr != nil {
+				frames = append(frames, ProgressFrame(*m.Progr))
+			}
+		case KindLog:
+			for _, l := range m.Logs {
+				frames = append(frames, LogFrame(m.Task, l))
+			}
+		case KindComplete:
+			if m.Done != nil {
+				frames = append(frames, CompleteFrame(*m.Done))
+				complete = true
+			}
+		}
+		for _, s := range subs {
+			for _, f := range frames {
+				var sent bool
+				if complete {
+					sent = s.SendComplete(m.Task, f)
+				} else {
+					sent = s.Send(f)
+				}
+				if !sent {
+					failed = append(failed, s)
+					break
+				}
+			}
+		}
+	}
+	if m.Event == KindLog && m.Session != "" {
+		if subs := h.snapshot(h.sessions, m.Session); len(subs) > 0 {
+			frames := make([][]byte, len(m.Logs))
+			for i, l := range m.Logs {
+				frames[i] = Encode(KindLogMessage, Record(m.Task, l))
+			}
+			for _, s := range subs {
+				for _, f := range frames {
+					if !s.Send(f) {
+						failed = append(failed, s)
+						break
+					}
+				}
+			}
+		}
+	}
+	for _, s := range failed {
+		h.Unsubscribe(s)
+		s.Close()
+	}
+}

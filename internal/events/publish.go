@@ -1,0 +1,147 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Execer is the part of a pgx pool or connection the publisher needs.
+type Execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// Publisher sends events with NOTIFY. It is safe for concurrent use.
+type Publisher struct {
+	db Execer
+}
+
+// NewPublisher returns a publisher that notifies through db (typically the pool).
+func NewPublisher(db Execer) *Publisher { return &Publisher{db: db} }
+
+// Publish sends m. A message whose payload would exceed MaxPayload is split (log batches)
+// or has its log text shortened, so Publish never fails for size.
+func (p *Publisher) Publish(ctx context.Context, m Message) error {
+	if m.SentAt == 0 {
+		m.SentAt = time.Now().UnixNano()
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", m.Event, err)
+	}
+	if len(b) > MaxPayload {
+		if len(m.Logs) > 1 {
+			half := len(m.Logs) / 2
+			a, c := m, m
+			a.Logs, c.Logs = m.Logs[:half], m.Logs[half:]
+			if err := p.Publish(ctx, a); err != nil {
+				return err
+			}
+			return p.Publish(ctx, c)
+		}
+		if len(m.Logs) == 1 {
+			l := m.Logs[0]
+			l.Message = truncate(l.Message, len(l.Message)-(len(b)-MaxPayload)-64)
+			m.Logs = []LogLine{l}
+			return p.Publish(ctx, m)
+		}
+		return fmt.Errorf("%s event of %d bytes exceeds the NOTIFY limit", m.Event, len(b))
+	}
+	if _, err := p.db.Exec(ctx, "SELECT pg_notify($1, $2)", Channel, string(b)); err != nil {
+		return fmt.Errorf("notify %s event: %w", m.Event, err)
+	}
+	return nil
+}
+
+// truncate shortens s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if n < 0 {
+		n = 0
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// LogBatcher collects a run's log lines and publishes them in batches, at most every
+// interval, so a strategy that logs on every bar costs one NOTIFY per interval, not per line.
+type LogBatcher struct {
+	pub      *Publisher
+	task     string
+	session  string
+	log      *slog.Logger
+	mu       sync.Mutex
+	buf      []LogLine
+	kick     chan struct{}
+	done     chan struct{}
+	finished chan struct{}
+}
+
+// NewLogBatcher starts a batcher for one run; Close flushes and stops it.
+func NewLogBatcher(pub *Publisher, taskID, sessionID string, interval time.Duration, log *slog.Logger) *LogBatcher {
+	b := &LogBatcher{pub: pub, task: taskID, session: sessionID, log: log,
+		kick: make(chan struct{}, 1), done: make(chan struct{}), finished: make(chan struct{})}
+	go b.loop(interval)
+	return b
+}
+
+// Add queues one line.
+func (b *LogBatcher) Add(l LogLine) {
+	b.mu.Lock()
+	b.buf = append(b.buf, l)
+	n := len(b.buf)
+	b.mu.Unlock()
+	if n >= 200 {
+		select {
+		case b.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (b *LogBatcher) loop(interval time.Duration) {
+	defer close(b.finished)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.done:
+			b.flush()
+			return
+		case <-t.C:
+		case <-b.kick:
+		}
+		b.flush()
+	}
+}
+
+func (b *LogBatcher) flush() {
+	b.mu.Lock()
+	lines := b.buf
+	b.buf = nil
+	b.mu.Unlock()
+	if len(lines) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := b.pub.Publish(ctx, Message{Event: KindLog, Task: b.task, Session: b.session, Logs: lines}); err != nil && b.log != nil {
+		b.log.Warn("publish log lines", "task", b.task, "err", err)
+	}
+}
+
+// Close publishes what is left and stops the batcher.
+func (b *LogBatcher) Close() {
+	close(b.done)
+	<-b.finished
+}

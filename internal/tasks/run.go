@@ -1,0 +1,311 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/jobs"
+	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+var _ jobs.Executor = (*Service)(nil)
+
+// Progress throttling: an event at most about every 1% or 100 ms; the row less often.
+const (
+	progressStep     = 1.0
+	progressInterval = 100 * time.Millisecond
+	progressDBEvery  = 250 * time.Millisecond
+)
+
+// errStop is returned by a run step that ended the job on purpose.
+type failure struct {
+	msg       string
+	permanent bool // true: no retry can help (strategy error, missing data, limits)
+}
+
+// Execute runs one backtest job: the spec's execution steps for the task's current attempt.
+// It returns nil when there is nothing to do (the task was cancelled, retried as a newer
+// attempt or already finished: e.g. a rescued duplicate of a job that completed), a
+// river.JobCancel error when the task failed for good, and a plain error for an
+// infrastructure failure River should retry. On the last attempt such a failure fails the
+// task, so a task is never left running.
+func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) error {
+	args := job.Args
+	attempt := int32(args.Attempt)
+	row, err := s.q.StartTask(ctx, s.db.Pool, store.StartTaskParams{ID: args.TaskID, Attempt: attempt})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return s.infraError(job, row, fmt.Errorf("start %s: %w", args.TaskID, err))
+	}
+	jobID := job.ID
+	if err := s.q.StartTaskAttempt(ctx, s.db.Pool, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID}); err != nil {
+		return s.infraError(job, row, fmt.Errorf("start attempt of %s: %w", row.ID, err))
+	}
+	if job.Attempt > 1 {
+		// The previous run of this attempt died: its partial log lines go.
+		if err := s.q.DeleteTaskAttemptLogs(ctx, s.db.Pool, store.DeleteTaskAttemptLogsParams{TaskID: row.ID, Attempt: attempt}); err != nil {
+			return s.infraError(job, row, fmt.Errorf("clear logs of %s: %w", row.ID, err))
+		}
+	}
+
+	res, fail, err := s.run(ctx, row)
+	if err != nil {
+		return s.infraError(job, row, err)
+	}
+	if fail != nil {
+		if fail.permanent {
+			s.fail(row, fail.msg)
+			return river.JobCancel(errors.New(fail.msg))
+		}
+		return s.infraError(job, row, errors.New(fail.msg))
+	}
+
+	var done bool
+	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if _, err := s.q.CompleteTask(ctx, tx, store.CompleteTaskParams{ID: row.ID, Attempt: attempt}); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil // cancelled while it finished: the cancel stands
+			}
+			return fmt.Errorf("complete %s: %w", row.ID, err)
+		}
+		if err := results.Save(ctx, tx, row.ID, int(attempt), res); err != nil {
+			return err
+		}
+		if err := s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: StatusCompleted, TaskID: row.ID, Attempt: attempt}); err != nil {
+			return fmt.Errorf("finish attempt of %s: %w", row.ID, err)
+		}
+		done = true
+		return nil
+	})
+	if err != nil {
+		return s.infraError(job, row, err)
+	}
+	if done {
+		sum, _ := json.Marshal(res.Summary)
+		s.publishDone(ctx, row.ID, row.SessionID, StatusCompleted, nil, sum)
+	}
+	return nil
+}
+
+// run loads the data and the strategy version and runs the engine. A nil result comes
+// with a failure (the run cannot succeed or was interrupted) or an error (retry).
+func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failure, error) {
+	ok, err := s.q.TaskSourceExists(ctx, s.db.Pool, t.DataSource)
+	if err != nil {
+		return nil, nil, fmt.Errorf("look up data source: %w", err)
+	}
+	if !ok {
+		return nil, &failure{msg: "Unsupported data source: " + t.DataSource, permanent: true}, nil
+	}
+	ver, err := s.q.TaskRecordedVersion(ctx, s.db.Pool, store.TaskRecordedVersionParams{StrategyID: t.StrategyID, Version: t.StrategyVersion})
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, &failure{msg: fmt.Sprintf("Strategy version not found: %s version %d", t.StrategyID, t.StrategyVersion), permanent: true}, nil
+		}
+		return nil, nil, fmt.Errorf("load strategy version: %w", err)
+	}
+	rows, err := s.q.TaskBars(ctx, s.db.Pool, store.TaskBarsParams{
+		Source: t.DataSource, Symbol: t.Symbol, Timeframe: Timeframe,
+		FromTs: t.StartDate, UntilTs: t.EndDate.AddDate(0, 0, 1),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("load bars: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, &failure{msg: fmt.Sprintf("Data retrieval failed: no data for %s in data source %s between %s and %s",
+			t.Symbol, t.DataSource, t.StartDate.Format(time.DateOnly), t.EndDate.Format(time.DateOnly)), permanent: true}, nil
+	}
+	bars := make([]engine.Bar, len(rows))
+	for i, r := range rows {
+		bars[i] = engine.Bar{Time: r.Ts.UTC(), Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume}
+	}
+	var params map[string]any
+	if len(t.StrategyParams) > 0 {
+		if err := json.Unmarshal(t.StrategyParams, &params); err != nil {
+			return nil, &failure{msg: "stored strategy_params are not an object: " + err.Error(), permanent: true}, nil
+		}
+	}
+
+	path := fmt.Sprintf("%s@v%d", t.StrategyID, t.StrategyVersion)
+	if ver.Origin != "" && ver.Origin != "api" {
+		path = ver.Origin
+	}
+	sink := s.newLogSink(t, path)
+	prog := &progress{s: s, task: t, total: len(bars)}
+	s.publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
+		Progr: &events.Progress{TaskID: t.ID, TotalBars: len(bars)}})
+	res, err := jsrt.Run(ctx, jsrt.RunConfig{
+		Code: ver.Code, Params: params,
+		Feeds:         []engine.Feed{{Symbol: t.Symbol, Bars: bars}},
+		Cash:          t.InitialCash,
+		Commission:    t.Commission,
+		WallTimeLimit: s.cfg.RunTimeout,
+		MemoryLimit:   s.cfg.MemoryLimit,
+		OnProgress:    prog.report,
+		OnLog:         sink.add,
+	})
+	if err == nil {
+		sink.engineEvents(res)
+	}
+	sink.close()
+	if err != nil {
+		var re *jsrt.RunError
+		if errors.As(err, &re) {
+			switch re.Kind {
+			case "strategy", "timeout", "memory":
+				return nil, &failure{msg: re.Message, permanent: true}, nil
+			}
+			// cancelled: by the user (the status says so), or the worker is stopping.
+			return nil, &failure{msg: re.Message, permanent: false}, nil
+		}
+		return nil, nil, fmt.Errorf("run %s: %w", t.ID, err)
+	}
+	prog.final()
+	return res, nil, nil
+}
+
+// infraError decides what a retryable failure does: on the last attempt the task fails
+// (it is never left running); before that River retries. A task the user cancelled in the
+// meantime stays cancelled and the job ends.
+func (s *Service) infraError(job *river.Job[jobs.RunArgs], t store.Task, err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cur, gerr := s.q.GetTask(ctx, s.db.Pool, job.Args.TaskID)
+	if gerr == nil && (cur.Status != StatusRunning && cur.Status != StatusPending || cur.Attempt != int32(job.Args.Attempt)) {
+		return river.JobCancel(fmt.Errorf("task %s is %s: %w", cur.ID, cur.Status, err))
+	}
+	if job.Attempt >= job.MaxAttempts {
+		if t.ID == "" {
+			t = cur
+		}
+		s.fail(t, fmt.Sprintf("backtest could not run after %d attempts: %v", job.Attempt, err))
+		return river.JobCancel(err)
+	}
+	s.log.Warn("backtest attempt failed; River will retry", "task", job.Args.TaskID, "job_attempt", job.Attempt, "err", err)
+	return err
+}
+
+// fail marks the task's attempt failed with msg and publishes its completion.
+func (s *Service) fail(t store.Task, msg string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var done bool
+	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if _, err := s.q.FailTask(ctx, tx, store.FailTaskParams{Error: &msg, ID: t.ID, Attempt: t.Attempt}); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			return err
+		}
+		done = true
+		return s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: StatusFailed, Error: &msg, TaskID: t.ID, Attempt: t.Attempt})
+	})
+	if err != nil {
+		s.log.Error("mark task failed", "task", t.ID, "err", err)
+		return
+	}
+	if done {
+		s.publishDone(ctx, t.ID, t.SessionID, StatusFailed, &msg, nil)
+	}
+}
+
+func (s *Service) publish(ctx context.Context, m events.Message) {
+	if err := s.pub.Publish(ctx, m); err != nil && ctx.Err() == nil {
+		s.log.Warn("publish event", "task", m.Task, "event", m.Event, "err", err)
+	}
+}
+
+func (s *Service) publishDone(ctx context.Context, id, session, status string, errText *string, result json.RawMessage) {
+	if ctx.Err() != nil {
+		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ctx = c
+	}
+	s.publish(ctx, events.Message{Event: events.KindComplete, Task: id, Session: session,
+		Done: &events.Complete{TaskID: id, Status: status, Error: errText, Result: result}})
+}
+
+// storedSummary reads a completed task's summary in the shape of engine.Summary.
+func (s *Service) storedSummary(ctx context.Context, id string) (json.RawMessage, error) {
+	r, err := s.q.TaskResultSummary(ctx, s.db.Pool, id)
+	if err != nil {
+		return nil, err
+	}
+	winRate := 0.0
+	if r.WinRate != nil {
+		winRate = *r.WinRate
+	}
+	return json.Marshal(engine.Summary{
+		InitialCash: r.InitialCash, FinalValue: r.FinalValue, TotalReturn: r.TotalReturn,
+		AnnualReturn: r.AnnualReturn, SharpeRatio: r.SharpeRatio, MaxDrawdown: r.MaxDrawdown,
+		MaxDrawdownPct: r.MaxDrawdownPct, TotalTrades: int(r.TotalTrades), WinRate: winRate,
+		ProfitFactor: r.ProfitFactor, AvgWin: r.AvgWin, AvgLoss: r.AvgLoss, Won: int(r.Won),
+		Lost: int(r.Lost), SQN: r.Sqn, MaxDrawdownDuration: int(r.MaxDrawdownDuration),
+	})
+}
+
+// progress throttles the engine's progress callbacks into events and row updates.
+type progress struct {
+	s        *Service
+	task     store.Task
+	total    int
+	lastPct  float64
+	lastPub  time.Time
+	lastDB   time.Time
+	cur      int
+	finalled bool
+}
+
+func (p *progress) report(current, total int) {
+	p.cur, p.total = current, total
+	now := time.Now()
+	pct := 0.0
+	if total > 0 {
+		pct = float64(current) * 100 / float64(total)
+	}
+	if current < total && pct-p.lastPct < progressStep && now.Sub(p.lastPub) < progressInterval {
+		return
+	}
+	if current >= total {
+		// The last callback; final() publishes it once the run has really finished.
+		return
+	}
+	p.lastPct, p.lastPub = pct, now
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	p.s.publish(ctx, events.Message{Event: events.KindProgress, Task: p.task.ID,
+		Progr: &events.Progress{TaskID: p.task.ID, Progress: round2(pct), CurrentBar: current, TotalBars: total}})
+	if now.Sub(p.lastDB) >= progressDBEvery {
+		p.lastDB = now
+		if err := p.s.q.SetTaskProgress(ctx, p.s.db.Pool, store.SetTaskProgressParams{
+			Progress: round2(pct), CurrentBar: int32(current), TotalBars: int32(total), ID: p.task.ID, Attempt: p.task.Attempt,
+		}); err != nil {
+			p.s.log.Warn("store progress", "task", p.task.ID, "err", err)
+		}
+	}
+}
+
+// final publishes 100% (the row gets it with the completion).
+func (p *progress) final() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	p.s.publish(ctx, events.Message{Event: events.KindProgress, Task: p.task.ID,
+		Progr: &events.Progress{TaskID: p.task.ID, Progress: 100, CurrentBar: p.total, TotalBars: p.total}})
+	_ = p.s.q.SetTaskProgress(ctx, p.s.db.Pool, store.SetTaskProgressParams{
+		Progress: 100, CurrentBar: int32(p.total), TotalBars: int32(p.total), ID: p.task.ID, Attempt: p.task.Attempt,
+	})
+}
+
+func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }

@@ -1,0 +1,630 @@
+// Package tasks is the backtest task lifecycle: create (validated, stored as pending and
+// enqueued in one transaction), list, read, cancel, retry, progress and logs, and the run
+// step a River worker executes (load bars and the recorded strategy version, run the engine,
+// store the result and the completion in one transaction, publish events).
+//
+// States follow the spec's table with the deviations of DESIGN.md: cancelling a pending
+// task cancels it and removes its job; a failed or cancelled task can be retried as a new
+// attempt. Every worker-side status change is guarded by the task's status and attempt, so
+// a cancel, a retry or a rescued duplicate job can never overwrite a newer state.
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/jobs"
+	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// Timeframe is the bar timeframe backtests run on.
+const Timeframe = "1d"
+
+// Defaults of a backtest request (the spec's Limits).
+const (
+	DefaultCash       = 10000
+	DefaultCommission = 0.001
+)
+
+// States of a task.
+const (
+	StatusPending   = "pending"
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
+)
+
+// Statuses lists the valid states, for validating filters.
+var Statuses = []string{StatusPending, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled}
+
+// Config configures a Service.
+type Config struct {
+	RunTimeout  time.Duration // wall-time limit of one run; 0: jsrt's default
+	MemoryLimit uint64        // bytes; 0: jsrt's default
+	LogDir      string        // when set, log lines are appended to <LogDir>/<session_id>.log
+}
+
+// Service implements the task lifecycle. Create it with New, then give it the River client
+// with SetQueue (the client's worker needs the service, so they are built in two steps).
+type Service struct {
+	cfg   Config
+	db    *store.Store
+	q     *store.Queries
+	pub   *events.Publisher
+	log   *slog.Logger
+	queue *jobs.Client
+}
+
+// New returns a service over db.
+func New(cfg Config, db *store.Store, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log}
+}
+
+// SetQueue gives the service the River client it enqueues and cancels jobs with.
+func (s *Service) SetQueue(c *jobs.Client) { s.queue = c }
+
+// Publisher returns the service's event publisher.
+func (s *Service) Publisher() *events.Publisher { return s.pub }
+
+// Request is the body of POST /api/backtests (the spec's BacktestRequest) plus session_id.
+// Pointers tell a missing field from a zero one.
+type Request struct {
+	StrategyID     *string        `json:"strategy_id"`
+	StrategyParams map[string]any `json:"strategy_params"`
+	DataSource     *string        `json:"data_source"`
+	Symbol         *string        `json:"symbol"`
+	StartDate      *string        `json:"start_date"`
+	EndDate        *string        `json:"end_date"`
+	InitialCash    *float64       `json:"initial_cash"`
+	Commission     *float64       `json:"commission"`
+	SessionID      *string        `json:"session_id"`
+}
+
+// Task is the spec's BacktestStatus plus what the task records (strategy version, attempt,
+// request). Attempts is filled by Get.
+type Task struct {
+	TaskID          string          `json:"task_id"`
+	Status          string          `json:"status"`
+	Progress        float64         `json:"progress"`
+	CurrentBar      int             `json:"current_bar"`
+	TotalBars       int             `json:"total_bars"`
+	Error           *string         `json:"error"`
+	CreatedAt       time.Time       `json:"created_at"`
+	StartedAt       *time.Time      `json:"started_at"`
+	CompletedAt     *time.Time      `json:"completed_at"`
+	StrategyID      string          `json:"strategy_id"`
+	StrategyVersion int             `json:"strategy_version"`
+	Attempt         int             `json:"attempt"`
+	DataSource      string          `json:"data_source"`
+	Symbol          string          `json:"symbol"`
+	StartDate       string          `json:"start_date"`
+	EndDate         string          `json:"end_date"`
+	InitialCash     float64         `json:"initial_cash"`
+	Commission      float64         `json:"commission"`
+	StrategyParams  json.RawMessage `json:"strategy_params"`
+	SessionID       string          `json:"session_id"`
+	Attempts        []Attempt       `json:"attempts,omitempty"`
+}
+
+// Attempt is one run of a task: the first, and one per retry.
+type Attempt struct {
+	Attempt     int        `json:"attempt"`
+	Status      string     `json:"status"`
+	Error       *string    `json:"error"`
+	CreatedAt   time.Time  `json:"created_at"`
+	StartedAt   *time.Time `json:"started_at"`
+	CompletedAt *time.Time `json:"completed_at"`
+}
+
+// ProgressInfo is the data of GET /api/backtests/{task_id}/progress.
+type ProgressInfo struct {
+	TaskID     string  `json:"task_id"`
+	Status     string  `json:"status"`
+	Progress   float64 `json:"progress"`
+	CurrentBar int     `json:"current_bar"`
+	TotalBars  int     `json:"total_bars"`
+}
+
+// FromRow converts a stored task.
+func FromRow(t store.Task) Task {
+	params := t.StrategyParams
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	return Task{
+		TaskID: t.ID, Status: t.Status, Progress: t.Progress, CurrentBar: int(t.CurrentBar),
+		TotalBars: int(t.TotalBars), Error: t.Error, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt,
+		CompletedAt: t.CompletedAt, StrategyID: t.StrategyID, StrategyVersion: int(t.StrategyVersion),
+		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol,
+		StartDate: t.StartDate.Format(time.DateOnly), EndDate: t.EndDate.Format(time.DateOnly),
+		InitialCash: t.InitialCash, Commission: t.Commission, StrategyParams: params, SessionID: t.SessionID,
+	}
+}
+
+// TaskNotFound is the 404 of the task routes.
+func TaskNotFound(id string) error { return apperr.NotFound("Task not found: %s", id) }
+
+// parseDate parses a request date (the spec's %Y-%m-%d).
+func parseDate(field, v string) (time.Time, error) {
+	d, err := time.Parse(time.DateOnly, strings.TrimSpace(v))
+	if err != nil {
+		return time.Time{}, apperr.Invalid("Invalid %s '%s': expected a date as YYYY-MM-DD", field, v)
+	}
+	return d, nil
+}
+
+// Create validates req, stores the task as pending and enqueues its job in one transaction.
+// Everything knowable before running is checked here and answered with a 4xx error: a
+// missing field (422), an unknown strategy (404), bad dates, cash or commission, an
+// unsupported data source, an unknown symbol, an empty bar range and invalid strategy
+// parameters (400, with the spec's texts).
+func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
+	if req.StrategyID == nil || *req.StrategyID == "" {
+		return Task{}, apperr.Unprocessable("Field 'strategy_id' is required")
+	}
+	if req.StartDate == nil {
+		return Task{}, apperr.Unprocessable("Field 'start_date' is required")
+	}
+	if req.EndDate == nil {
+		return Task{}, apperr.Unprocessable("Field 'end_date' is required")
+	}
+	sv, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, *req.StrategyID)
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Task{}, apperr.NotFound("Strategy not found: %s", *req.StrategyID)
+		}
+		return Task{}, fmt.Errorf("load strategy %s: %w", *req.StrategyID, err)
+	}
+	start, err := parseDate("start_date", *req.StartDate)
+	if err != nil {
+		return Task{}, err
+	}
+	end, err := parseDate("end_date", *req.EndDate)
+	if err != nil {
+		return Task{}, err
+	}
+	if end.Before(start) {
+		return Task{}, apperr.Invalid("start_date %s is after end_date %s", start.Format(time.DateOnly), end.Format(time.DateOnly))
+	}
+	cash := float64(DefaultCash)
+	if req.InitialCash != nil {
+		cash = *req.InitialCash
+	}
+	if !(cash > 0) || math.IsInf(cash, 0) {
+		return Task{}, apperr.Invalid("initial_cash must be a positive number, got %v", cash)
+	}
+	comm := DefaultCommission
+	if req.Commission != nil {
+		comm = *req.Commission
+	}
+	if !(comm >= 0 && comm < 1) {
+		return Task{}, apperr.Invalid("commission must be a fraction from 0 up to 1, got %v", comm)
+	}
+	source, symbol, err := s.resolveData(ctx, req.DataSource, req.Symbol)
+	if err != nil {
+		return Task{}, err
+	}
+	n, err := s.q.TaskCountBars(ctx, s.db.Pool, store.TaskCountBarsParams{
+		Source: source, Symbol: symbol, Timeframe: Timeframe, FromTs: start, UntilTs: end.AddDate(0, 0, 1),
+	})
+	if err != nil {
+		return Task{}, fmt.Errorf("count bars: %w", err)
+	}
+	if n == 0 {
+		return Task{}, apperr.Invalid("No data for %s in data source %s between %s and %s",
+			symbol, source, start.Format(time.DateOnly), end.Format(time.DateOnly))
+	}
+	params, err := validateParams(sv.Params, sv.ParamValues, req.StrategyParams)
+	if err != nil {
+		return Task{}, err
+	}
+	session := ""
+	if req.SessionID != nil {
+		session = strings.TrimSpace(*req.SessionID)
+		if len(session) > 200 {
+			return Task{}, apperr.Invalid("session_id is too long: at most 200 characters")
+		}
+	}
+	var row store.Task
+	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		row, err = s.q.CreateTask(ctx, tx, store.CreateTaskParams{
+			StrategyID: sv.ID, StrategyVersion: sv.CurrentVersion, DataSource: source, Symbol: symbol,
+			StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
+			StrategyParams: params, SessionID: session,
+		})
+		if err != nil {
+			return fmt.Errorf("insert task: %w", err)
+		}
+		return s.enqueue(ctx, tx, &row)
+	})
+	if err != nil {
+		return Task{}, err
+	}
+	return FromRow(row), nil
+}
+
+// enqueue inserts the job of t's current attempt and records it, inside tx.
+func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, t *store.Task) error {
+	if s.queue == nil {
+		return errors.New("tasks: no job queue configured")
+	}
+	res, err := s.queue.InsertTx(ctx, tx, jobs.RunArgs{TaskID: t.ID, Attempt: int(t.Attempt)}, nil)
+	if err != nil {
+		return fmt.Errorf("enqueue %s: %w", t.ID, err)
+	}
+	id := res.Job.ID
+	t.JobID = &id
+	if err := s.q.SetTaskJob(ctx, tx, store.SetTaskJobParams{ID: t.ID, JobID: &id}); err != nil {
+		return fmt.Errorf("record job of %s: %w", t.ID, err)
+	}
+	if err := s.q.InsertTaskAttempt(ctx, tx, store.InsertTaskAttemptParams{TaskID: t.ID, Attempt: t.Attempt, JobID: &id}); err != nil {
+		return fmt.Errorf("record attempt of %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// resolveData applies the defaults (the built-in source and its default symbol) and checks
+// that the source and symbol exist.
+func (s *Service) resolveData(ctx context.Context, reqSource, reqSymbol *string) (source, symbol string, err error) {
+	if reqSource != nil && strings.TrimSpace(*reqSource) != "" {
+		source = strings.TrimSpace(*reqSource)
+		ok, err := s.q.TaskSourceExists(ctx, s.db.Pool, source)
+		if err != nil {
+			return "", "", fmt.Errorf("look up data source: %w", err)
+		}
+		if !ok {
+			return "", "", apperr.Invalid("Unsupported data source: %s", source)
+		}
+		if reqSymbol == nil || strings.TrimSpace(*reqSymbol) == "" {
+			if symbol, err = s.q.TaskSourceDefaultSymbol(ctx, s.db.Pool, source); err != nil {
+				return "", "", fmt.Errorf("default symbol: %w", err)
+			}
+		}
+	} else {
+		def, err := s.q.TaskDefaultSource(ctx, s.db.Pool)
+		if err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return "", "", apperr.Invalid("No built-in data source is configured: give data_source")
+			}
+			return "", "", fmt.Errorf("default data source: %w", err)
+		}
+		source, symbol = def.Name, def.DefaultSymbol
+	}
+	if reqSymbol != nil && strings.TrimSpace(*reqSymbol) != "" {
+		symbol = strings.TrimSpace(*reqSymbol)
+	}
+	if symbol == "" {
+		return "", "", apperr.Invalid("Data source %s has no symbols: give symbol", source)
+	}
+	ok, err := s.q.TaskSymbolExists(ctx, s.db.Pool, store.TaskSymbolExistsParams{Source: source, Symbol: symbol})
+	if err != nil {
+		return "", "", fmt.Errorf("look up symbol: %w", err)
+	}
+	if !ok {
+		return "", "", apperr.Invalid("Unknown symbol %s in data source %s", symbol, source)
+	}
+	return source, symbol, nil
+}
+
+// validateParams checks the request's parameters against the version's declared ones with
+// the spec's texts, over the strategy's saved parameter values, and returns the coerced
+// overrides as JSON.
+func validateParams(declared, saved json.RawMessage, in map[string]any) (json.RawMessage, error) {
+	var info jsrt.StrategyInfo
+	if len(declared) > 0 {
+		if err := json.Unmarshal(declared, &info.Params); err != nil {
+			return nil, fmt.Errorf("stored strategy params: %w", err)
+		}
+	}
+	merged := map[string]any{}
+	if len(saved) > 0 {
+		var sv map[string]any
+		if err := json.Unmarshal(saved, &sv); err == nil {
+			// Saved values whose parameter no longer fits are ignored, not fatal.
+			if ok, err := jsrt.ValidateParams(&info, sv); err == nil {
+				for k, v := range ok {
+					merged[k] = v
+				}
+			}
+		}
+	}
+	out, err := jsrt.ValidateParams(&info, in)
+	if err != nil {
+		var pe *jsrt.ParamError
+		if errors.As(err, &pe) {
+			return nil, apperr.Invalid("%s", pe.Message)
+		}
+		return nil, apperr.Invalid("%s", err.Error())
+	}
+	for k, v := range out {
+		merged[k] = v
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		return nil, apperr.Invalid("strategy_params cannot be stored: %v", err)
+	}
+	return b, nil
+}
+
+// ListFilter selects tasks for List.
+type ListFilter struct {
+	Status     string
+	StrategyID string
+	Skip       int
+	Limit      int
+}
+
+// List returns tasks newest first.
+func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, error) {
+	p := store.ListTasksParams{Skip: int32(f.Skip), Lim: int32(f.Limit)}
+	if f.Status != "" {
+		p.Status = &f.Status
+	}
+	if f.StrategyID != "" {
+		p.StrategyID = &f.StrategyID
+	}
+	rows, err := s.q.ListTasks(ctx, s.db.Pool, p)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	out := make([]Task, len(rows))
+	for i, r := range rows {
+		out[i] = FromRow(r)
+	}
+	return out, nil
+}
+
+// Get returns a task with its attempt history.
+func (s *Service) Get(ctx context.Context, id string) (Task, error) {
+	row, err := s.q.GetTask(ctx, s.db.Pool, id)
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Task{}, TaskNotFound(id)
+		}
+		return Task{}, fmt.Errorf("get task %s: %w", id, err)
+	}
+	t := FromRow(row)
+	atts, err := s.q.ListTaskAttempts(ctx, s.db.Pool, id)
+	if err != nil {
+		return Task{}, fmt.Errorf("attempts of %s: %w", id, err)
+	}
+	t.Attempts = make([]Attempt, len(atts))
+	for i, a := range atts {
+		t.Attempts[i] = Attempt{Attempt: int(a.Attempt), Status: a.Status, Error: a.Error,
+			CreatedAt: a.CreatedAt, StartedAt: a.StartedAt, CompletedAt: a.CompletedAt}
+	}
+	return t, nil
+}
+
+// Progress returns the progress record of a task.
+func (s *Service) Progress(ctx context.Context, id string) (ProgressInfo, error) {
+	row, err := s.q.GetTask(ctx, s.db.Pool, id)
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ProgressInfo{}, TaskNotFound(id)
+		}
+		return ProgressInfo{}, fmt.Errorf("get task %s: %w", id, err)
+	}
+	return ProgressInfo{TaskID: row.ID, Status: row.Status, Progress: row.Progress,
+		CurrentBar: int(row.CurrentBar), TotalBars: int(row.TotalBars)}, nil
+}
+
+// Cancel cancels a pending or running task: the status becomes cancelled and its job is
+// removed (pending) or cancelled (running: River tells the process running it, whose job
+// context ends and interrupts the engine). Completed, failed and cancelled tasks are left
+// as they are; changed reports which case it was.
+func (s *Service) Cancel(ctx context.Context, id string) (t Task, changed bool, err error) {
+	var row store.Task
+	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		cur, err := s.q.GetTaskForUpdate(ctx, tx, id)
+		if err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return TaskNotFound(id)
+			}
+			return fmt.Errorf("get task %s: %w", id, err)
+		}
+		if cur.Status != StatusPending && cur.Status != StatusRunning {
+			row = cur
+			return nil
+		}
+		if row, err = s.q.CancelTask(ctx, tx, id); err != nil {
+			return fmt.Errorf("cancel %s: %w", id, err)
+		}
+		changed = true
+		if err := s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{
+			Status: StatusCancelled, TaskID: id, Attempt: cur.Attempt,
+		}); err != nil {
+			return fmt.Errorf("cancel attempt of %s: %w", id, err)
+		}
+		if cur.JobID == nil || s.queue == nil {
+			return nil
+		}
+		if cur.Status == StatusPending {
+			_, err = s.queue.JobDeleteTx(ctx, tx, *cur.JobID)
+			if err == nil || errors.Is(err, rivertype.ErrNotFound) {
+				return nil
+			}
+			if !errors.Is(err, rivertype.ErrJobRunning) {
+				return fmt.Errorf("remove job of %s: %w", id, err)
+			}
+			// A worker has just picked it up: cancel it like a running one.
+		}
+		if _, err := s.queue.JobCancelTx(ctx, tx, *cur.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+			return fmt.Errorf("cancel job of %s: %w", id, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Task{}, false, err
+	}
+	if changed {
+		s.publishDone(ctx, row.ID, row.SessionID, StatusCancelled, nil, nil)
+	}
+	return FromRow(row), changed, nil
+}
+
+// Retry runs a failed or cancelled task again as a new attempt: it goes back to pending
+// with attempt+1 and a new job, in one transaction. Other states give 409.
+func (s *Service) Retry(ctx context.Context, id string) (Task, error) {
+	var row store.Task
+	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		row, err = s.q.RetryTask(ctx, tx, id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			cur, err := s.q.GetTask(ctx, tx, id)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return TaskNotFound(id)
+			}
+			if err != nil {
+				return fmt.Errorf("get task %s: %w", id, err)
+			}
+			return apperr.Conflict("Task %s is %s: only failed or cancelled tasks can be retried", id, cur.Status)
+		}
+		if err != nil {
+			return fmt.Errorf("retry %s: %w", id, err)
+		}
+		return s.enqueue(ctx, tx, &row)
+	})
+	if err != nil {
+		return Task{}, err
+	}
+	return FromRow(row), nil
+}
+
+// LogFilter selects log lines.
+type LogFilter struct {
+	Levels  []string // empty: all
+	Attempt int      // 0: all attempts
+	Skip    int
+	Limit   int
+}
+
+// LogEntry is one stored log line as the logs route returns it.
+type LogEntry struct {
+	ID        int64      `json:"id"`
+	TaskID    string     `json:"task_id"`
+	Attempt   int        `json:"attempt"`
+	Level     string     `json:"level"`
+	Message   string     `json:"message"`
+	Source    string     `json:"source"`
+	Timestamp float64    `json:"timestamp"` // epoch seconds, as in the log event
+	Time      time.Time  `json:"time"`
+	BarTime   *time.Time `json:"bar_time"`
+}
+
+// Logs returns a page of a task's stored log lines, oldest first. Unknown ids give an
+// empty list (the spec does not check them).
+func (s *Service) Logs(ctx context.Context, id string, f LogFilter) ([]LogEntry, error) {
+	p := store.ListTaskLogsParams{TaskID: id, Skip: int32(f.Skip), Lim: int32(f.Limit)}
+	if len(f.Levels) > 0 {
+		p.Levels = f.Levels
+	}
+	if f.Attempt > 0 {
+		a := int32(f.Attempt)
+		p.Attempt = &a
+	}
+	rows, err := s.q.ListTaskLogs(ctx, s.db.Pool, p)
+	if err != nil {
+		return nil, fmt.Errorf("logs of %s: %w", id, err)
+	}
+	out := make([]LogEntry, len(rows))
+	for i, r := range rows {
+		out[i] = LogEntry{ID: r.ID, TaskID: r.TaskID, Attempt: int(r.Attempt), Level: r.Level,
+			Message: r.Message, Source: r.Source, Timestamp: events.EpochSeconds(r.Ts), Time: r.Ts, BarTime: r.BarTime}
+	}
+	return out, nil
+}
+
+// FinalState returns the frames a subscriber joining now should see after `connected`:
+// the complete event of a finished task, or the current progress of a running one. An
+// unknown task gives none.
+func (s *Service) FinalState(ctx context.Context, id string) (complete bool, frame []byte, err error) {
+	row, err := s.q.GetTask(ctx, s.db.Pool, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil, nil
+	}
+	if err != nil {
+		return false, nil, err
+	}
+	switch row.Status {
+	case StatusRunning:
+		return false, events.ProgressFrame(events.Progress{TaskID: id, Progress: row.Progress,
+			CurrentBar: int(row.CurrentBar), TotalBars: int(row.TotalBars)}), nil
+	case StatusCompleted, StatusFailed, StatusCancelled:
+		c := events.Complete{TaskID: id, Status: row.Status, Error: row.Error}
+		if row.Status == StatusCompleted {
+			if sum, err := s.storedSummary(ctx, id); err == nil {
+				c.Result = sum
+			}
+		}
+		return true, events.CompleteFrame(c), nil
+	}
+	return false, nil, nil
+}
+
+// IsRiverCancel reports whether err asks River to cancel the job for good.
+func IsRiverCancel(err error) bool {
+	var jc *river.JobCancelError
+	return errors.As(err, &jc)
+}
+
+// Result returns a task and, once it completed, its stored summary (null before).
+func (s *Service) Result(ctx context.Context, id string) (Task, json.RawMessage, error) {
+	t, err := s.Get(ctx, id)
+	if err != nil {
+		return Task{}, nil, err
+	}
+	if t.Status != StatusCompleted {
+		return t, nil, nil
+	}
+	sum, err := s.storedSummary(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, nil, nil
+	}
+	if err != nil {
+		return Task{}, nil, fmt.Errorf("summary of %s: %w", id, err)
+	}
+	return t, sum, nil
+}
+
+// StrategyEntry is one strategy of the secondary API's list.
+type StrategyEntry struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Version     int             `json:"version"`
+	ClassName   string          `json:"class_name"`
+	Params      json.RawMessage `json:"params"`
+}
+
+// Strategies lists the strategies tasks can run, with their current version.
+func (s *Service) Strategies(ctx context.Context) ([]StrategyEntry, error) {
+	rows, err := s.q.TaskListStrategies(ctx, s.db.Pool)
+	if err != nil {
+		return nil, fmt.Errorf("list strategies: %w", err)
+	}
+	out := make([]StrategyEntry, len(rows))
+	for i, r := range rows {
+		out[i] = StrategyEntry{ID: r.ID, Name: r.Name, Description: r.Description, Version: int(r.CurrentVersion),
+			ClassName: r.ClassName, Params: r.Params}
+	}
+	return out, nil
+}
