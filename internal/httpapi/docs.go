@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"embed"
 	"html/template"
 	"io/fs"
@@ -50,10 +51,15 @@ func (s *Server) mountDocs(r chi.Router) {
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
+	doc := api.OpenAPI
+	if s.cfg.BasePath != "" {
+		// Point "try it out" requests at the prefix the service is served under.
+		doc = bytes.Replace(doc, []byte("\nservers:\n  - url: /\n"), []byte("\nservers:\n  - url: "+s.cfg.BasePath+"\n"), 1)
+	}
 	r.Get("/openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
-		_, _ = w.Write(api.OpenAPI)
+		_, _ = w.Write(doc)
 	})
 	r.Get("/docs", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
