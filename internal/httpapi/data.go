@@ -1,6 +1,186 @@
 package httpapi
 
-import "github.com/go-chi/chi/v5"
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 
-// mountData mounts Data-source routes under /api/data.
-func (s *Server) mountData(r chi.Router) {}
+	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/marketdata"
+)
+
+// importBodyLimit bounds a bar import body (about 2.5 million CSV rows).
+const importBodyLimit = 128 << 20
+
+// mountData mounts Data-source routes under /api/data. The literal `sources`, `symbols` and
+// `update` segments are registered before the generic {symbol} form.
+func (s *Server) mountData(r chi.Router) {
+	r.Route("/api/data", func(r chi.Router) {
+		r.Get("/sources", s.handle(s.dataSources))
+		r.Route("/{source}", func(r chi.Router) {
+			r.Get("/symbols", s.handle(s.dataSymbols))
+			r.Post("/update", s.handle(s.dataUpdate))
+			r.Get("/{symbol}", s.handle(s.dataBars))
+			r.Post("/{symbol}/bars", s.handle(s.dataImport))
+		})
+	})
+}
+
+func (s *Server) dataSources(w http.ResponseWriter, r *http.Request) error {
+	list, err := marketdata.Sources(r.Context(), s.store.Pool)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(list))
+	return nil
+}
+
+func (s *Server) dataSymbols(w http.ResponseWriter, r *http.Request) error {
+	limit, err := queryInt(r, "limit", 100)
+	if err != nil {
+		return err
+	}
+	list, err := marketdata.Symbols(r.Context(), s.store.Pool, chi.URLParam(r, "source"), r.URL.Query().Get("search"), limit)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(list))
+	return nil
+}
+
+// barJSON is the spec's bar record.
+type barJSON struct {
+	Datetime string  `json:"datetime"`
+	Open     float64 `json:"open"`
+	High     float64 `json:"high"`
+	Low      float64 `json:"low"`
+	Close    float64 `json:"close"`
+	Volume   int64   `json:"volume"`
+}
+
+func requiredDay(r *http.Request, name string) (time.Time, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return time.Time{}, apperr.Invalid("Data retrieval failed: %s is required (YYYY-MM-DD)", name)
+	}
+	return marketdata.ParseDay(name, raw)
+}
+
+func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {
+	source, symbol := chi.URLParam(r, "source"), chi.URLParam(r, "symbol")
+	if err := marketdata.CheckSource(r.Context(), s.store.Pool, source); err != nil {
+		return err
+	}
+	start, err := requiredDay(r, "start_date")
+	if err != nil {
+		return err
+	}
+	end, err := requiredDay(r, "end_date")
+	if err != nil {
+		return err
+	}
+	tf := queryDefault(r, "timeframe", marketdata.DefaultTimeframe)
+	bars, err := marketdata.Bars(r.Context(), s.store.Pool, source, symbol, start, end, tf)
+	if err != nil {
+		return err
+	}
+	out := make([]barJSON, len(bars))
+	for i, b := range bars {
+		out[i] = barJSON{Datetime: marketdata.FormatBarTime(b.Time, tf), Open: b.Open, High: b.High, Low: b.Low, Close: b.Close, Volume: b.Volume}
+	}
+	writeJSON(w, http.StatusOK, ok(map[string]any{"symbol": symbol, "timeframe": tf, "bars": out}))
+	return nil
+}
+
+func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
+	source, symbol := chi.URLParam(r, "source"), chi.URLParam(r, "symbol")
+	if err := marketdata.CheckSource(r.Context(), s.store.Pool, source); err != nil {
+		return err
+	}
+	tf := r.URL.Query().Get("timeframe")
+	if tf != "" && !marketdata.ValidTimeframe(tf) {
+		return apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, strings.Join(marketdata.Timeframes, ", "))
+	}
+	body := http.MaxBytesReader(w, r.Body, importBodyLimit)
+	var (
+		bars []engine.Bar
+		err  error
+	)
+	if strings.Contains(r.Header.Get("Content-Type"), "json") {
+		bars, err = marketdata.ParseJSON(body)
+	} else {
+		bars, err = marketdata.ParseCSV(body)
+	}
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) || strings.Contains(err.Error(), "request body too large") {
+			return &apperr.Error{Kind: apperr.KindTooLarge, Detail: fmt.Sprintf("Request body too large: the limit is %d bytes", importBodyLimit)}
+		}
+		return err
+	}
+	res, err := marketdata.Import(r.Context(), s.store, source, symbol, r.URL.Query().Get("name"), tf, bars)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: fmt.Sprintf("Imported %d bars for %s/%s (%d new, %d updated, %d unchanged)",
+		res.Received, source, symbol, res.Inserted, res.Updated, res.Unchanged), Data: res})
+	return nil
+}
+
+// updateInserters holds one insert-only River client per pool for enqueueing updates.
+var updateInserters sync.Map // *pgxpool.Pool → marketdata.Inserter
+
+func inserterFor(pool *pgxpool.Pool) (marketdata.Inserter, error) {
+	if v, ok := updateInserters.Load(pool); ok {
+		return v.(marketdata.Inserter), nil
+	}
+	c, err := marketdata.NewInserter(pool)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := updateInserters.LoadOrStore(pool, c)
+	return v.(marketdata.Inserter), nil
+}
+
+func (s *Server) dataUpdate(w http.ResponseWriter, r *http.Request) error {
+	source := chi.URLParam(r, "source")
+	if err := marketdata.CheckSource(r.Context(), s.store.Pool, source); err != nil {
+		return err
+	}
+	symbol := r.URL.Query().Get("symbol")
+	if symbol == "" {
+		return apperr.Unprocessable("Query parameter 'symbol' is required")
+	}
+	force := false
+	if raw := r.URL.Query().Get("force"); raw != "" {
+		v, err := strconv.ParseBool(raw)
+		if err != nil {
+			return apperr.Unprocessable("Query parameter 'force': expected true or false, got '%s'", raw)
+		}
+		force = v
+	}
+	ins, err := inserterFor(s.store.Pool)
+	if err != nil {
+		return err
+	}
+	id, dup, err := marketdata.EnqueueUpdate(r.Context(), s.store.Pool, ins, source, symbol, force)
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("Update task created for %s/%s", source, symbol)
+	if dup {
+		msg = fmt.Sprintf("Update task already pending for %s/%s", source, symbol)
+	}
+	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: msg, Data: map[string]any{
+		"job_id": id, "source": source, "symbol": symbol, "force": force, "already_pending": dup,
+	}})
+	return nil
+}

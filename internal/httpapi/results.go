@@ -1,6 +1,151 @@
 package httpapi
 
-import "github.com/go-chi/chi/v5"
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/results"
+)
 
 // mountResults mounts Result routes under /api/results.
-func (s *Server) mountResults(r chi.Router) {}
+func (s *Server) mountResults(r chi.Router) {
+	r.Route("/api/results", func(r chi.Router) {
+		r.Get("/compare", s.handle(s.compareResults))
+		r.Route("/{task_id}", func(r chi.Router) {
+			r.Get("/summary", s.handle(s.resultSummary))
+			r.Get("/trades", s.handle(s.resultTrades))
+			r.Get("/chart", s.handle(s.resultChart))
+			r.Get("/statistics", s.handle(s.resultStatistics))
+			r.Get("/export", s.handle(s.resultExport))
+		})
+	})
+}
+
+// queryInt reads an integer query parameter, def when absent; anything else is a 422.
+func queryInt(r *http.Request, name string, def int) (int, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		return 0, apperr.Unprocessable("Query parameter '%s': expected an integer, got '%s'", name, raw)
+	}
+	return n, nil
+}
+
+// queryDefault reads a string query parameter with a default.
+func queryDefault(r *http.Request, name, def string) string {
+	if v, ok := r.URL.Query()[name]; ok && len(v) > 0 {
+		return v[0]
+	}
+	return def
+}
+
+func (s *Server) resultSummary(w http.ResponseWriter, r *http.Request) error {
+	sum, err := results.GetSummary(r.Context(), s.store.Pool, chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(sum))
+	return nil
+}
+
+func (s *Server) resultTrades(w http.ResponseWriter, r *http.Request) error {
+	skip, err := queryInt(r, "skip", 0)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit", 100)
+	if err != nil {
+		return err
+	}
+	page, err := results.Trades(r.Context(), s.store.Pool, chi.URLParam(r, "task_id"), r.URL.Query().Get("kind"), skip, limit)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(page))
+	return nil
+}
+
+func (s *Server) resultChart(w http.ResponseWriter, r *http.Request) error {
+	chart, err := results.Chart(r.Context(), s.store.Pool, chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(chart))
+	return nil
+}
+
+func (s *Server) resultStatistics(w http.ResponseWriter, r *http.Request) error {
+	stats, err := results.Statistics(r.Context(), s.store.Pool, chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(stats))
+	return nil
+}
+
+// csvEnvelope is the spec's CSV export answer: the envelope plus the content type.
+type csvEnvelope struct {
+	Envelope
+	ContentType string `json:"content_type"`
+}
+
+func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "task_id")
+	format := queryDefault(r, "format", "json")
+	if err := results.CheckExportFormat(format); err != nil {
+		return err
+	}
+	ctx, db := r.Context(), s.store.Pool
+	switch format {
+	case "csv":
+		text, err := results.ExportCSV(ctx, db, id)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, csvEnvelope{Envelope: ok(text), ContentType: "text/csv"})
+	case "html":
+		page, err := results.ExportHTML(ctx, db, id)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="backtest-%s.html"`, id))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(page))
+	default:
+		doc, err := results.ExportJSON(ctx, db, id)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, doc)
+	}
+	return nil
+}
+
+func (s *Server) compareResults(w http.ResponseWriter, r *http.Request) error {
+	ids, err := results.ParseTaskIDs(r.URL.Query().Get("task_ids"))
+	if err != nil {
+		return err
+	}
+	format := queryDefault(r, "format", "json")
+	if format != "json" && format != "csv" {
+		return apperr.Invalid("Unsupported export format: %s", format)
+	}
+	c, err := results.Compare(r.Context(), s.store.Pool, ids)
+	if err != nil {
+		return err
+	}
+	if format == "csv" {
+		writeJSON(w, http.StatusOK, csvEnvelope{Envelope: ok(c.CSV()), ContentType: "text/csv"})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, ok(c))
+	return nil
+}

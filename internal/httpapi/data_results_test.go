@@ -1,0 +1,382 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+type dataBundle struct {
+	ctx   context.Context
+	store *store.Store
+	srv   *httptest.Server
+}
+
+func setupData(t *testing.T, sample bool) *dataBundle {
+	t.Helper()
+	ctx := context.Background()
+	st := openStore(t, pgtest.NewDatabase(t))
+	if err := marketdata.EnsureBuiltin(ctx, st, sample); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger()}))
+	t.Cleanup(srv.Close)
+	return &dataBundle{ctx: ctx, store: st, srv: srv}
+}
+
+// call does one request and decodes a JSON answer (any shape).
+func (b *dataBundle) call(t *testing.T, method, path, contentType string, body io.Reader) (int, any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, b.srv.URL+path, body)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return resp.StatusCode, string(raw)
+	}
+	return resp.StatusCode, v
+}
+
+func field(v any, path ...string) any {
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+func sharedPath(t *testing.T, parts ...string) string {
+	p := filepath.Join(append([]string{"..", "..", "..", "shared", "reference"}, parts...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("reference data not available: %v", err)
+	}
+	return p
+}
+
+func TestDataRoutes(t *testing.T) {
+	t.Parallel()
+	b := setupData(t, true)
+	tests := []struct {
+		name, method, path string
+		status             int
+		detail             string
+	}{
+		{"sources", "GET", "/api/data/sources", 200, ""},
+		{"symbols", "GET", "/api/data/builtin/symbols", 200, ""},
+		{"symbols unknown source", "GET", "/api/data/nope/symbols", 404, "Data source not found: nope"},
+		{"symbols limit too big", "GET", "/api/data/builtin/symbols?limit=1001", 422, "limit must be between 1 and 1000, got 1001"},
+		{"symbols limit zero", "GET", "/api/data/builtin/symbols?limit=0", 422, "limit must be between 1 and 1000, got 0"},
+		{"symbols limit not a number", "GET", "/api/data/builtin/symbols?limit=x", 422, "Query parameter 'limit': expected an integer, got 'x'"},
+		{"bars", "GET", "/api/data/builtin/ACME?start_date=2020-01-01&end_date=2020-01-31", 200, ""},
+		{"bars unknown source", "GET", "/api/data/nope/ACME?start_date=2020-01-01&end_date=2020-01-31", 404, "Data source not found: nope"},
+		{"bars missing start", "GET", "/api/data/builtin/ACME?end_date=2020-01-31", 400, "Data retrieval failed: start_date is required (YYYY-MM-DD)"},
+		{"bars bad date", "GET", "/api/data/builtin/ACME?start_date=2020-13-01&end_date=2020-01-31", 400, "Data retrieval failed: start_date '2020-13-01' is not a date in YYYY-MM-DD form"},
+		{"bars finer timeframe", "GET", "/api/data/builtin/ACME?start_date=2020-01-01&end_date=2020-01-31&timeframe=5m", 400, "Data retrieval failed: timeframe 5m is finer than the stored bars of ACME (finest stored: 1d)"},
+		{"bars unknown symbol", "GET", "/api/data/builtin/NOPE?start_date=2020-01-01&end_date=2020-01-31", 400, "Data retrieval failed: unknown symbol 'NOPE' in data source 'builtin'"},
+		{"update", "POST", "/api/data/builtin/update?symbol=ACME", 200, ""},
+		{"update unknown source", "POST", "/api/data/nope/update?symbol=ACME", 404, "Data source not found: nope"},
+		{"update without symbol", "POST", "/api/data/builtin/update", 422, "Query parameter 'symbol' is required"},
+		{"update bad force", "POST", "/api/data/builtin/update?symbol=ACME&force=maybe", 422, "Query parameter 'force': expected true or false, got 'maybe'"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := b.call(t, tc.method, tc.path, "", nil)
+			if status != tc.status {
+				t.Fatalf("status %d, want %d: %v", status, tc.status, body)
+			}
+			if tc.detail != "" && field(body, "detail") != tc.detail {
+				t.Errorf("detail %q, want %q", field(body, "detail"), tc.detail)
+			}
+			if tc.status == 200 && field(body, "code") != "ok" {
+				t.Errorf("not an ok envelope: %v", body)
+			}
+		})
+	}
+
+	_, body := b.call(t, "GET", "/api/data/sources", "", nil)
+	if src := field(body, "data").([]any)[0].(map[string]any); src["name"] != "builtin" || src["description"] == "" {
+		t.Errorf("sources %v", body)
+	}
+	_, body = b.call(t, "GET", "/api/data/builtin/symbols?search=glob", "", nil)
+	if syms := field(body, "data").([]any); len(syms) != 1 || syms[0].(map[string]any)["symbol"] != "GLOBEX" {
+		t.Errorf("search glob: %v", syms)
+	}
+	_, body = b.call(t, "GET", "/api/data/builtin/symbols?limit=2", "", nil)
+	if syms := field(body, "data").([]any); len(syms) != 2 {
+		t.Errorf("limit 2: %d symbols", len(syms))
+	}
+	_, body = b.call(t, "GET", "/api/data/builtin/ACME?start_date=2020-01-01&end_date=2020-01-31&timeframe=1w", "", nil)
+	weeks := field(body, "data", "bars").([]any)
+	_, body = b.call(t, "GET", "/api/data/builtin/ACME?start_date=2020-01-01&end_date=2020-01-31", "", nil)
+	days := field(body, "data", "bars").([]any)
+	if field(body, "data", "symbol") != "ACME" || field(body, "data", "timeframe") != "1d" || len(days) != 23 || len(weeks) != 5 {
+		t.Fatalf("January 2020: %d days, %d weeks", len(days), len(weeks))
+	}
+	d0 := days[0].(map[string]any)
+	for _, k := range []string{"datetime", "open", "high", "low", "close", "volume"} {
+		if _, ok := d0[k]; !ok {
+			t.Errorf("bar lacks %s: %v", k, d0)
+		}
+	}
+	if d0["datetime"] != "2020-01-01" || weeks[0].(map[string]any)["open"] != d0["open"] {
+		t.Errorf("first day %v, first week %v", d0, weeks[0])
+	}
+	_, body = b.call(t, "POST", "/api/data/builtin/update?symbol=ACME&force=true", "", nil)
+	if !strings.HasPrefix(field(body, "message").(string), "Update task") {
+		t.Errorf("update message %v", body)
+	}
+}
+
+func TestBarImportRoute(t *testing.T) {
+	t.Parallel()
+	b := setupData(t, false)
+	csvBytes, err := os.ReadFile(sharedPath(t, "data", "orcl.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, body := b.call(t, "POST", "/api/data/builtin/ORCL/bars?name=Oracle", "text/csv", bytes.NewReader(csvBytes))
+	if status != 200 || field(body, "data", "inserted") != 5036.0 || field(body, "data", "timeframe") != "1d" {
+		t.Fatalf("import: %d %v", status, body)
+	}
+	status, body = b.call(t, "POST", "/api/data/builtin/ORCL/bars", "text/csv", bytes.NewReader(csvBytes))
+	if status != 200 || field(body, "data", "inserted") != 0.0 || field(body, "data", "unchanged") != 5036.0 {
+		t.Fatalf("re-import: %d %v", status, body)
+	}
+	_, body = b.call(t, "GET", "/api/data/builtin/symbols?search=orcl", "", nil)
+	if syms := field(body, "data").([]any); len(syms) != 1 || syms[0].(map[string]any)["name"] != "Oracle" {
+		t.Errorf("registered symbol: %v", syms)
+	}
+	bad := []struct{ name, ct, body, detail string }{
+		{"non-numeric", "text/csv", "date,open,high,low,close,volume\n2024-01-02,1,2,0.5,1,10\n2024-01-03,abc,2,0.5,1,10\n", "Invalid CSV at line 3: open \"abc\" is not a number"},
+		{"high below low", "text/csv", "date,open,high,low,close,volume\n2024-01-02,1,0.4,0.5,1,10\n", "Invalid CSV at line 2: high 0.4 is below low 0.5"},
+		{"duplicate date", "text/csv", "date,open,high,low,close,volume\n2024-01-02,1,2,0.5,1,10\n2024-01-02,1,2,0.5,1,10\n", "Invalid CSV at line 3: duplicate date 2024-01-02"},
+		{"bad date", "text/csv", "date,open,high,low,close,volume\n02/01/2024,1,2,0.5,1,10\n", "Invalid CSV at line 2"},
+		{"json bad bar", "application/json", `[{"datetime":"2024-01-02","open":1,"high":0.1,"low":0.5,"close":1}]`, "Invalid bar at index 0: high 0.1 is below low 0.5"},
+		{"empty", "text/csv", "date,open,high,low,close,volume\n", "No bars to import: the input has a header but no rows"},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := b.call(t, "POST", "/api/data/builtin/NEWSYM/bars", tc.ct, strings.NewReader(tc.body))
+			if status != 400 || !strings.HasPrefix(field(body, "detail").(string), tc.detail) {
+				t.Errorf("%d %v, want 400 %q", status, body, tc.detail)
+			}
+		})
+	}
+	if _, body := b.call(t, "GET", "/api/data/builtin/symbols?search=newsym", "", nil); len(field(body, "data").([]any)) != 0 {
+		t.Errorf("a refused import registered the symbol")
+	}
+	status, body = b.call(t, "POST", "/api/data/builtin/INTRA/bars", "application/json",
+		strings.NewReader(`{"bars":[{"datetime":"2024-01-02T14:30:00Z","open":1,"high":2,"low":0.5,"close":1.5,"volume":10},{"datetime":"2024-01-02T14:35:00Z","open":1.5,"high":3,"low":1,"close":2,"volume":5}]}`))
+	if status != 200 || field(body, "data", "timeframe") != "5m" || field(body, "data", "inserted") != 2.0 {
+		t.Fatalf("json import: %d %v", status, body)
+	}
+	_, body = b.call(t, "GET", "/api/data/builtin/INTRA?start_date=2024-01-02&end_date=2024-01-02&timeframe=1h", "", nil)
+	hour := field(body, "data", "bars").([]any)
+	if len(hour) != 1 || hour[0].(map[string]any)["high"] != 3.0 || hour[0].(map[string]any)["volume"] != 15.0 || hour[0].(map[string]any)["datetime"] != "2024-01-02T14:00:00Z" {
+		t.Errorf("hourly aggregate %v", hour)
+	}
+	if status, body := b.call(t, "POST", "/api/data/nope/X/bars", "text/csv", strings.NewReader("date,open,high,low,close\n")); status != 404 {
+		t.Errorf("unknown source import: %d %v", status, body)
+	}
+}
+
+// storeRun runs the SMA crossover over bars and stores it as a completed task.
+func storeRun(t *testing.T, b *dataBundle, id, symbol string, bars []engine.Bar, params string) *engine.Result {
+	t.Helper()
+	code, err := os.ReadFile(filepath.Join("..", "..", "examples", "sma_cross.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	_ = json.Unmarshal([]byte(params), &p)
+	res, err := jsrt.Run(b.ctx, jsrt.RunConfig{Code: string(code), Params: p, Feeds: []engine.Feed{{Symbol: symbol, Bars: bars}}, Cash: 10000, Commission: 0.001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := func(sql string, args ...any) {
+		if _, err := b.store.Pool.Exec(b.ctx, sql, args...); err != nil {
+			t.Fatalf("fixture: %v", err)
+		}
+	}
+	exec(`INSERT INTO strategies (id, name, current_version) VALUES ('str_1', 'SmaCross', 1) ON CONFLICT DO NOTHING`)
+	exec(`INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, origin, content_hash)
+		VALUES ('str_1', 1, 'SmaCross', $1, 'SmaCross', 'api', 'h') ON CONFLICT DO NOTHING`, string(code))
+	exec(`INSERT INTO tasks (id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date,
+		initial_cash, commission, strategy_params, session_id) VALUES ($1, 'str_1', 1, 'completed', 'builtin', $2, $3, $4, 10000, 0.001, $5::jsonb, 's')`,
+		id, symbol, bars[0].Time, bars[len(bars)-1].Time, params)
+	tx, err := b.store.Pool.Begin(b.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(b.ctx)
+	if err := results.Save(b.ctx, tx, id, 1, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestImportRunAndReadEndToEnd imports orcl.csv through the API, runs the SMA-crossover
+// example on the bars the data layer serves for a task, stores the result and checks the
+// summary served by the API against backtrader's figures.
+func TestImportRunAndReadEndToEnd(t *testing.T) {
+	t.Parallel()
+	b := setupData(t, false)
+	csvBytes, err := os.ReadFile(sharedPath(t, "data", "orcl.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, body := b.call(t, "POST", "/api/data/builtin/ORCL/bars", "text/csv", bytes.NewReader(csvBytes)); status != 200 {
+		t.Fatalf("import: %d %v", status, body)
+	}
+	bars, tf, err := marketdata.LoadFeed(b.ctx, b.store.Pool, "builtin", "ORCL", mustDay("1995-01-01"), mustDay("2014-12-31"))
+	if err != nil || tf != "1d" || len(bars) != 5036 {
+		t.Fatalf("feed: %d %s %v", len(bars), tf, err)
+	}
+	storeRun(t, b, "task_1", "ORCL", bars, `{"fast":10,"slow":30,"size":10}`)
+
+	var want struct {
+		FinalValue float64 `json:"final_value"`
+		Sharpe     struct {
+			DailyAnnualized float64 `json:"daily_annualized"`
+		} `json:"sharpe"`
+		Drawdown struct {
+			MaxPct float64 `json:"max_drawdown_pct"`
+		} `json:"drawdown"`
+	}
+	raw, _ := os.ReadFile(sharedPath(t, "expected", "sma_cross__orcl.json"))
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	status, body := b.call(t, "GET", "/api/results/task_1/summary", "", nil)
+	if status != 200 {
+		t.Fatalf("summary %d %v", status, body)
+	}
+	got := func(k string) float64 { return field(body, "data", k).(float64) }
+	closeTo := func(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+	if !closeTo(got("final_value"), want.FinalValue) || !closeTo(got("sharpe_ratio"), want.Sharpe.DailyAnnualized) || !closeTo(got("max_drawdown_pct"), want.Drawdown.MaxPct) {
+		t.Errorf("summary %v, want final %v sharpe %v dd %v", field(body, "data"), want.FinalValue, want.Sharpe.DailyAnnualized, want.Drawdown.MaxPct)
+	}
+}
+
+func TestResultRoutes(t *testing.T) {
+	t.Parallel()
+	b := setupData(t, false)
+	bars := engine.RandomWalk(700, 9)
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "RW", "", "1d", bars); err != nil {
+		t.Fatal(err)
+	}
+	res := storeRun(t, b, "task_1", "RW", bars, `{"fast":5,"slow":20,"size":10}`)
+	storeRun(t, b, "task_2", "RW", bars[200:], `{"fast":10,"slow":30,"size":10}`)
+
+	tests := []struct {
+		name, path string
+		status     int
+		detail     string
+	}{
+		{"summary", "/api/results/task_1/summary", 200, ""},
+		{"trades", "/api/results/task_1/trades?skip=1&limit=2", 200, ""},
+		{"round trips", "/api/results/task_1/trades?kind=round_trips", 200, ""},
+		{"trades bad skip", "/api/results/task_1/trades?skip=x", 422, "Query parameter 'skip': expected an integer, got 'x'"},
+		{"chart default", "/api/results/task_1/chart", 200, ""},
+		{"chart equity", "/api/results/task_1/chart?chart_type=equity", 200, ""},
+		{"chart underwater", "/api/results/task_1/chart?chart_type=underwater", 200, ""},
+		{"chart unsupported", "/api/results/task_1/chart?chart_type=pie", 400, "Unsupported chart type: pie"},
+		{"statistics", "/api/results/task_1/statistics", 200, ""},
+		{"export csv", "/api/results/task_1/export?format=csv", 200, ""},
+		{"export unsupported", "/api/results/task_1/export?format=xml", 400, "Unsupported export format: xml"},
+		{"compare", "/api/results/compare?task_ids=task_1,task_2", 200, ""},
+		{"compare csv", "/api/results/compare?task_ids=task_1,task_2&format=csv", 200, ""},
+		{"compare one", "/api/results/compare?task_ids=task_1", 400, "Comparison needs 2 to 5 distinct task ids in task_ids (comma-separated), got 1"},
+		{"compare six", "/api/results/compare?task_ids=a,b,c,d,e,f", 400, "Comparison needs 2 to 5 distinct task ids in task_ids (comma-separated), got 6"},
+		{"compare unknown", "/api/results/compare?task_ids=task_1,task_99", 400, "Cannot compare task_99: task not found"},
+		{"compare bad format", "/api/results/compare?task_ids=task_1,task_2&format=xml", 400, "Unsupported export format: xml"},
+		{"summary missing", "/api/results/task_99/summary", 404, "Result not found: task_99"},
+		{"trades missing", "/api/results/task_99/trades", 404, "Result not found: task_99"},
+		{"chart missing", "/api/results/task_99/chart", 404, "Result not found: task_99"},
+		{"statistics missing", "/api/results/task_99/statistics", 404, "Result not found: task_99"},
+		{"export missing", "/api/results/task_99/export", 404, "Result not found: task_99"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := b.call(t, "GET", tc.path, "", nil)
+			if status != tc.status {
+				t.Fatalf("status %d, want %d: %v", status, tc.status, body)
+			}
+			if tc.detail != "" && field(body, "detail") != tc.detail {
+				t.Errorf("detail %q, want %q", field(body, "detail"), tc.detail)
+			}
+			if tc.status == 200 && field(body, "code") != "ok" {
+				t.Errorf("not an ok envelope: %v", body)
+			}
+		})
+	}
+
+	_, body := b.call(t, "GET", "/api/results/task_1/summary", "", nil)
+	if len(field(body, "data").(map[string]any)) != 12 {
+		t.Errorf("summary keys: %v", field(body, "data"))
+	}
+	_, body = b.call(t, "GET", "/api/results/task_1/trades?skip=1&limit=2", "", nil)
+	if field(body, "data", "total") != float64(len(res.Executions)) || len(field(body, "data", "trades").([]any)) != 2 {
+		t.Errorf("trades page %v", field(body, "data"))
+	}
+	_, body = b.call(t, "GET", "/api/results/task_1/chart", "", nil)
+	if field(body, "data", "type") != "candlestick" || field(body, "data", "title") == "" {
+		t.Errorf("default chart %v", field(body, "data", "title"))
+	}
+	_, body = b.call(t, "GET", "/api/results/task_1/export?format=csv", "", nil)
+	if field(body, "content_type") != "text/csv" || !strings.HasPrefix(field(body, "data").(string), "metric,value\ninitial_cash,10000\n") {
+		t.Errorf("csv export %v", body)
+	}
+	_, body = b.call(t, "GET", "/api/results/task_1/export", "", nil)
+	if field(body, "task_id") != "task_1" || field(body, "status") != "completed" || field(body, "code") != nil {
+		t.Errorf("json export is not the bare result object: %v", field(body, "task_id"))
+	}
+	status, page := b.call(t, "GET", "/api/results/task_1/export?format=html", "", nil)
+	if s, ok := page.(string); status != 200 || !ok || !strings.Contains(s, "<svg") {
+		t.Errorf("html export %d", status)
+	}
+	_, body = b.call(t, "GET", "/api/results/task_1/statistics", "", nil)
+	if groups := field(body, "data", "groups").([]any); len(groups) != 3 {
+		t.Errorf("statistics groups %v", groups)
+	}
+	_, body = b.call(t, "GET", "/api/results/compare?task_ids=task_1,task_2", "", nil)
+	if eq := field(body, "data", "equity", "series").([]any); len(eq) != 2 {
+		t.Errorf("compare equity %v", eq)
+	}
+}
+
+func mustDay(s string) (t time.Time) {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
