@@ -341,6 +341,7 @@ func TestStrategyBadInput(t *testing.T) {
 		{"trailing data", `{"name": "x", "code": "y"} {}`, 400, "unexpected data after the JSON object"},
 		{"code over 1 MiB", map[string]any{"name": "x", "code": big}, 413, "the limit is 1048576 bytes (1 MiB)"},
 		{"body over the body limit", `{"name": "x", "code": "` + strings.Repeat("a", 3<<20) + `"}`, 413, "limited to 1048576 bytes (1 MiB)"},
+		{"description too long", map[string]any{"name": "x", "description": strings.Repeat("d", 10001), "code": rsiCode}, 422, "Field 'description' is too long"},
 		{"name too long", map[string]any{"name": strings.Repeat("n", 201), "code": rsiCode}, 422, "Field 'name' is too long"},
 	}
 	for _, tt := range tests {

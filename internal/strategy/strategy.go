@@ -32,6 +32,9 @@ const MaxCodeBytes = 1 << 20
 // MaxNameLength is the longest strategy name accepted, in characters.
 const MaxNameLength = 200
 
+// MaxDescriptionLength is the longest description accepted, in characters.
+const MaxDescriptionLength = 10000
+
 // OriginAPI is the origin of code uploaded over the API; code loaded from a strategy
 // directory has its absolute file path as origin.
 const OriginAPI = "api"
@@ -129,13 +132,17 @@ func NewService(st *store.Store, log *slog.Logger) *Service {
 func NotFound(id string) error { return apperr.NotFound("Strategy not found: %s", id) }
 
 // CheckUpload validates an upload's fields (not its code): name and code are required,
-// the name is at most MaxNameLength characters and the code at most MaxCodeBytes.
+// the name is at most MaxNameLength characters, the description at most
+// MaxDescriptionLength and the code at most MaxCodeBytes.
 func CheckUpload(up Upload) error {
 	if strings.TrimSpace(up.Name) == "" {
 		return apperr.Unprocessable("Field 'name' is required and must not be empty")
 	}
 	if utf8.RuneCountInString(up.Name) > MaxNameLength {
 		return apperr.Unprocessable("Field 'name' is too long: at most %d characters", MaxNameLength)
+	}
+	if utf8.RuneCountInString(up.Description) > MaxDescriptionLength {
+		return apperr.Unprocessable("Field 'description' is too long: at most %d characters", MaxDescriptionLength)
 	}
 	if len(up.Code) > MaxCodeBytes {
 		return &apperr.Error{Kind: apperr.KindTooLarge, Detail: fmt.Sprintf("Strategy code too large: %d bytes, the limit is %d bytes (1 MiB)", len(up.Code), MaxCodeBytes)}
