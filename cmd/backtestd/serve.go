@@ -12,6 +12,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/httpapi"
+	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/strategy"
 	"github.com/backtestd/backtestd/internal/strategydir"
 )
@@ -27,6 +28,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer db.Close()
+	// The built-in data source (the default of a task's data_source) and, unless
+	// SAMPLE_DATA=false, its generated sample symbols: created once, skipped when present.
+	if err := marketdata.EnsureBuiltin(ctx, db.Store, cfg.SampleData); err != nil {
+		return fmt.Errorf("built-in data source: %w", err)
+	}
 	if len(cfg.StrategyDirs) > 0 {
 		sw, err := strategydir.Start(ctx, cfg.StrategyDirs, strategy.NewService(db.Store, log), strategydir.Options{Logger: log})
 		if err != nil {
