@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/config"
+	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/httpapi"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/strategy"
@@ -41,11 +42,26 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		defer sw.Close()
 	}
 
+	// Tasks: River workers unless -workers 0, and the one LISTEN connection feeding the
+	// WebSocket hub. Shutdown order: HTTP, River (soft, then hard), listener, pools.
+	taskRT, err := startTaskRuntime(ctx, cfg, db.URL, getenv, log)
+	if err != nil {
+		return err
+	}
+	hub := events.NewHub()
+	stopListener := startListener(db.URL, hub, log)
+
 	api := httpapi.New(httpapi.Config{BasePath: cfg.BasePath, CORSOrigins: cfg.CORSOrigins}, httpapi.Deps{
 		Store:  db.Store,
 		Logger: log,
+		Tasks:  taskRT.svc,
+		Hub:    hub,
 	})
-	return listenAndServe(ctx, cfg.Listen, api, log)
+	err = listenAndServe(ctx, cfg.Listen, api, log)
+	taskRT.stopWorkers()
+	stopListener()
+	taskRT.close()
+	return err
 }
 
 // listenAndServe serves h until ctx ends, then shuts down gracefully.

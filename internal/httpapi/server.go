@@ -15,7 +15,9 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/cors"
 
+	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/tasks"
 )
 
 // Version is the API version reported at GET /.
@@ -35,6 +37,8 @@ type Config struct {
 type Deps struct {
 	Store  *store.Store
 	Logger *slog.Logger
+	Tasks  *tasks.Service // backtest tasks; nil leaves the task routes answering 503
+	Hub    *events.Hub    // WebSocket fan-out fed by the process's event listener
 }
 
 // Server holds the API's dependencies. It is created by New and used through its handler.
@@ -42,6 +46,8 @@ type Server struct {
 	cfg   Config
 	store *store.Store
 	log   *slog.Logger
+	tasks *tasks.Service
+	hub   *events.Hub
 }
 
 // New builds the API handler.
@@ -50,7 +56,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	cfg.BasePath = strings.TrimRight(cfg.BasePath, "/")
-	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger}
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, hub: deps.Hub}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -1,6 +1,191 @@
 package httpapi
 
-import "github.com/go-chi/chi/v5"
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/tasks"
+)
+
+// Paging limits of the task routes.
+const (
+	taskListDefaultLimit = 100
+	taskListMaxLimit     = 1000
+	taskLogDefaultLimit  = 1000
+	taskLogMaxLimit      = 10000
+	taskBodyLimit        = 256 << 10
+)
+
+// taskHandlers serves /api/backtests, the WebSocket endpoints and the secondary surface.
+type taskHandlers struct {
+	s   *Server
+	svc *tasks.Service
+}
 
 // mountTasks mounts Backtest task routes under /api/backtests, the WebSocket endpoints and the secondary /backtest surface.
-func (s *Server) mountTasks(r chi.Router) {}
+func (s *Server) mountTasks(r chi.Router) {
+	if s.hub == nil {
+		s.hub = events.NewHub() // no listener: sockets work, task events never come
+	}
+	h := &taskHandlers{s: s, svc: s.tasks}
+	r.Route("/api/backtests", func(r chi.Router) {
+		r.Post("/", h.handle(h.create))
+		r.Get("/", h.handle(h.list))
+		r.Route("/{task_id}", func(r chi.Router) {
+			r.Get("/", h.handle(h.get))
+			r.Delete("/", h.handle(h.cancel))
+			r.Post("/retry", h.handle(h.retry))
+			r.Get("/logs", h.handle(h.logs))
+			r.Get("/progress", h.handle(h.progress))
+		})
+	})
+	r.Get("/ws/logs", h.wsLogs) // before /ws/{task_id}
+	r.Get("/ws/{task_id}", h.wsTask)
+	h.mountSecondary(r)
+}
+
+// handle answers 503 when the process has no task service (it is always wired in serve).
+func (h *taskHandlers) handle(fn handlerFunc) http.HandlerFunc {
+	return h.s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		if h.svc == nil {
+			return &apperr.Error{Kind: apperr.KindUnavailable, Detail: "Backtest tasks are not available in this process"}
+		}
+		return fn(w, r)
+	})
+}
+
+func (h *taskHandlers) create(w http.ResponseWriter, r *http.Request) error {
+	var req tasks.Request
+	if err := decodeJSON(w, r, &req, taskBodyLimit, false); err != nil {
+		return err
+	}
+	t, err := h.svc.Create(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := tasks.ListFilter{Status: strings.TrimSpace(q.Get("status")), StrategyID: strings.TrimSpace(q.Get("strategy_id"))}
+	if f.Status != "" && !slices.Contains(tasks.Statuses, f.Status) {
+		return apperr.Invalid("Invalid status '%s': use one of %s", f.Status, strings.Join(tasks.Statuses, ", "))
+	}
+	var err error
+	if f.Skip, err = taskIntParam(r, "skip", 0, 0, -1); err != nil {
+		return err
+	}
+	if f.Limit, err = taskIntParam(r, "limit", taskListDefaultLimit, 1, taskListMaxLimit); err != nil {
+		return err
+	}
+	list, err := h.svc.List(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, list)
+	return nil
+}
+
+func (h *taskHandlers) get(w http.ResponseWriter, r *http.Request) error {
+	t, err := h.svc.Get(r.Context(), chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+func (h *taskHandlers) cancel(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "task_id")
+	t, changed, err := h.svc.Cancel(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	msg := "Task " + id + " cancelled"
+	if !changed {
+		msg = "Task " + id + " is " + t.Status + "; nothing to cancel"
+	}
+	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: msg, Data: map[string]string{"task_id": t.TaskID, "status": t.Status}})
+	return nil
+}
+
+func (h *taskHandlers) retry(w http.ResponseWriter, r *http.Request) error {
+	t, err := h.svc.Retry(r.Context(), chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+func (h *taskHandlers) progress(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.svc.Progress(r.Context(), chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(p))
+	return nil
+}
+
+var taskLogLevels = []string{"DEBUG", "INFO", "WARNING", "ERROR"}
+
+// logs serves a task's stored log lines. Query: level (one or more, comma-separated or
+// repeated: DEBUG, INFO, WARNING, ERROR), attempt, skip, limit. Unknown ids give [].
+func (h *taskHandlers) logs(w http.ResponseWriter, r *http.Request) error {
+	var f tasks.LogFilter
+	for _, v := range r.URL.Query()["level"] {
+		for _, l := range strings.Split(v, ",") {
+			l = strings.ToUpper(strings.TrimSpace(l))
+			if l == "" {
+				continue
+			}
+			if l == "WARN" {
+				l = "WARNING"
+			}
+			if !slices.Contains(taskLogLevels, l) {
+				return apperr.Invalid("Invalid level '%s': use DEBUG, INFO, WARNING or ERROR", l)
+			}
+			f.Levels = append(f.Levels, l)
+		}
+	}
+	var err error
+	if f.Attempt, err = taskIntParam(r, "attempt", 0, 1, -1); err != nil {
+		return err
+	}
+	if f.Skip, err = taskIntParam(r, "skip", 0, 0, -1); err != nil {
+		return err
+	}
+	if f.Limit, err = taskIntParam(r, "limit", taskLogDefaultLimit, 1, taskLogMaxLimit); err != nil {
+		return err
+	}
+	lines, err := h.svc.Logs(r.Context(), chi.URLParam(r, "task_id"), f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(lines))
+	return nil
+}
+
+// taskIntParam reads an integer query parameter within [lo, hi] (hi < 0: no upper bound).
+func taskIntParam(r *http.Request, name string, def, lo, hi int) (int, error) {
+	v := strings.TrimSpace(r.URL.Query().Get(name))
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || (hi >= 0 && n > hi) || n > 1<<31-1 {
+		if hi >= 0 {
+			return 0, apperr.Invalid("Invalid %s '%s': expected an integer from %d to %d", name, v, lo, hi)
+		}
+		return 0, apperr.Invalid("Invalid %s '%s': expected an integer of at least %d", name, v, lo)
+	}
+	return n, nil
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/backtestd/backtestd/internal/config"
+	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/jobs"
+	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/tasks"
+)
+
+func init() { extraCommands["worker"] = workerCommand }
+
+// workerCommand is `backtestd worker`: River workers only, no HTTP.
+func workerCommand(ctx context.Context, args []string, getenv func(string) string, _, stderr io.Writer) error {
+	cfg, _, err := config.Load("worker", args, getenv)
+	if err != nil {
+		return err
+	}
+	if cfg.Workers < 1 {
+		return fmt.Errorf("worker: -workers must be at least 1")
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	db, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rt, err := startTaskRuntime(ctx, cfg, db.URL, getenv, log)
+	if err != nil {
+		return err
+	}
+	log.Info("worker running", "workers", cfg.Workers)
+	<-ctx.Done()
+	log.Info("worker stopping")
+	rt.stopWorkers()
+	rt.close()
+	return nil
+}
+
+// taskRuntime is the task service with its River client and the pool they use, sized for
+// the worker concurrency (each running backtest holds at most one connection at a time).
+type taskRuntime struct {
+	svc     *tasks.Service
+	client  *jobs.Client
+	store   *store.Store
+	started bool
+	log     *slog.Logger
+}
+
+// startTaskRuntime builds the task service and its River client over a pool of its own and,
+// when cfg.Workers > 0, starts working jobs. Extra settings read from the environment:
+// RESCUE_AFTER (a duration; how long a job may run before River runs it again elsewhere,
+// by default a margin past the job timeout derived from RUN_TIMEOUT).
+func startTaskRuntime(ctx context.Context, cfg config.Config, url string, getenv func(string) string, log *slog.Logger) (*taskRuntime, error) {
+	st, err := store.Open(ctx, url, int32(cfg.Workers+10))
+	if err != nil {
+		return nil, err
+	}
+	var rescue time.Duration
+	if v := getenv("RESCUE_AFTER"); v != "" {
+		if rescue, err = time.ParseDuration(v); err != nil || rescue <= 0 {
+			st.Close()
+			return nil, fmt.Errorf("RESCUE_AFTER: want a duration such as 15m, got %q", v)
+		}
+	}
+	svc := tasks.New(tasks.Config{RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20, LogDir: cfg.LogDir}, st, log)
+	// River reports routine work at info level; keep its warnings and errors.
+	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
+	client, err := jobs.NewClient(st.Pool, jobs.Config{
+		Workers: cfg.Workers, RunTimeout: cfg.RunTimeout, RescueAfter: rescue, Logger: riverLog,
+		Register: registerJobWorkers(st, log),
+	}, svc)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	svc.SetQueue(client)
+	rt := &taskRuntime{svc: svc, client: client, store: st, log: log}
+	if cfg.Workers > 0 {
+		// River gets a context that outlives ctx: stopWorkers stops it softly first.
+		if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("start workers: %w", err)
+		}
+		rt.started = true
+	}
+	return rt, nil
+}
+
+// registerJobWorkers is where other packages' River workers join the client (they run on
+// River's default queue in every process with workers).
+var registerJobWorkers = func(*store.Store, *slog.Logger) func(*river.Workers) { return nil }
+
+// stopWorkers stops River: soft (running backtests finish) for up to 10 seconds, then hard
+// (they are cancelled and River runs them again later, here or elsewhere).
+func (rt *taskRuntime) stopWorkers() {
+	if !rt.started {
+		return
+	}
+	if err := jobs.Stop(context.Background(), rt.client, 10*time.Second); err != nil {
+		rt.log.Warn("stop workers", "err", err)
+	}
+	rt.started = false
+}
+
+func (rt *taskRuntime) close() { rt.store.Close() }
+
+// startListener runs the process's one LISTEN connection feeding hub until the returned
+// stop function is called.
+func startListener(url string, hub *events.Hub, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := events.NewListener(url, hub, log)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = l.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// levelFloor drops records below min.
+type levelFloor struct {
+	h   slog.Handler
+	min slog.Level
+}
+
+func (f levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= f.min && f.h.Enabled(ctx, l)
+}
+func (f levelFloor) Handle(ctx context.Context, r slog.Record) error { return f.h.Handle(ctx, r) }
+func (f levelFloor) WithAttrs(a []slog.Attr) slog.Handler {
+	return levelFloor{h: f.h.WithAttrs(a), min: f.min}
+}
+func (f levelFloor) WithGroup(n string) slog.Handler {
+	return levelFloor{h: f.h.WithGroup(n), min: f.min}
+}

@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/tasks"
+)
+
+// The secondary API surface (spec REQ-108-07), a compact interface for scripts:
+//
+//	POST /backtest        body: the BacktestRequest of POST /api/backtests → the Task
+//	GET  /backtest/{id}   → {"task": <Task with attempts>, "result": null until completed,
+//	                         then {"task_id", "status": "completed", "summary": <the 12
+//	                         summary keys plus won, lost, sqn, max_drawdown_duration>}}
+//	GET  /strategies      → [{"id", "name", "description", "version", "class_name", "params"}]
+//	GET  /analyzers       → [{"name", "description"}]
+//
+// Errors are as on the main routes: {"detail": ...} with 4xx.
+
+func (h *taskHandlers) mountSecondary(r chi.Router) {
+	r.Post("/backtest", h.handle(h.secondarySubmit))
+	r.Get("/backtest/{id}", h.handle(h.secondaryResult))
+	r.Get("/strategies", h.handle(h.secondaryStrategies))
+	r.Get("/analyzers", h.s.handle(secondaryAnalyzers))
+}
+
+func (h *taskHandlers) secondarySubmit(w http.ResponseWriter, r *http.Request) error {
+	var req tasks.Request
+	if err := decodeJSON(w, r, &req, taskBodyLimit, false); err != nil {
+		return err
+	}
+	t, err := h.svc.Create(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+type secondaryResult struct {
+	TaskID  string          `json:"task_id"`
+	Status  string          `json:"status"`
+	Summary json.RawMessage `json:"summary"`
+}
+
+func (h *taskHandlers) secondaryResult(w http.ResponseWriter, r *http.Request) error {
+	t, sum, err := h.svc.Result(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	body := map[string]any{"task": t, "result": nil}
+	if sum != nil {
+		body["result"] = secondaryResult{TaskID: t.TaskID, Status: t.Status, Summary: sum}
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+func (h *taskHandlers) secondaryStrategies(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.svc.Strategies(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, list)
+	return nil
+}
+
+var analyzerDescriptions = map[string]string{
+	"pyfolio":  "portfolio returns per bar (equity curve, monthly and yearly returns)",
+	"drawdown": "drawdown in money and percent, its maximum and longest duration",
+	"SQN":      "system quality number over closed trades",
+	"trades":   "trade analysis: totals, won and lost, pnl averages, streaks",
+	"sharpe":   "Sharpe ratio of daily returns, annualised",
+}
+
+func secondaryAnalyzers(w http.ResponseWriter, r *http.Request) error {
+	names := append([]string{}, engine.AnalyzerNames...)
+	names = append(names, "sharpe")
+	out := make([]map[string]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, map[string]string{"name": n, "description": analyzerDescriptions[n]})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
