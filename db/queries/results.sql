@@ -62,3 +62,7 @@ SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3;
 -- name: ListResultEquity :many
 SELECT ts, value, cash, ret, drawdown_pct, drawdown_money
 FROM result_equity WHERE task_id = $1 ORDER BY seq;
+
+-- name: ListResultEquityValues :many
+-- The equity curve's times and values only: what the statistics record reads.
+SELECT ts, value FROM result_equity WHERE task_id = $1 ORDER BY seq;

@@ -246,11 +246,24 @@ func (s *Stored) engineTrades() []engine.Trade {
 	return out
 }
 
-// Statistics computes the spec's statistics record from the stored equity and round trips.
+// Statistics computes the spec's statistics record (engine.ComputeStatistics) from the
+// stored equity curve and round trips.
 func Statistics(ctx context.Context, db store.DBTX, taskID string) (engine.Statistics, error) {
-	s, err := Load(ctx, db, taskID, false)
+	r, err := q.GetResult(ctx, db, taskID)
 	if err != nil {
-		return engine.Statistics{}, err
+		if errors.Is(err, pgx.ErrNoRows) {
+			return engine.Statistics{}, notFound(taskID)
+		}
+		return engine.Statistics{}, fmt.Errorf("get result %s: %w", taskID, err)
+	}
+	rows, err := q.ListResultEquityValues(ctx, db, taskID)
+	if err != nil {
+		return engine.Statistics{}, fmt.Errorf("equity of %s: %w", taskID, err)
+	}
+	s := &Stored{TaskID: taskID, Row: store.GetResultWithTaskRow{InitialCash: r.InitialCash, Sqn: r.Sqn}}
+	s.Equity = make([]store.ListResultEquityRow, len(rows))
+	for i, e := range rows {
+		s.Equity[i] = store.ListResultEquityRow{Ts: e.Ts, Value: e.Value}
 	}
 	if s.Trades, err = q.ListResultTrades(ctx, db, taskID); err != nil {
 		return engine.Statistics{}, fmt.Errorf("trades of %s: %w", taskID, err)

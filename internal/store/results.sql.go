@@ -325,6 +325,36 @@ func (q *Queries) ListResultEquity(ctx context.Context, db DBTX, taskID string) 
 	return items, nil
 }
 
+const listResultEquityValues = `-- name: ListResultEquityValues :many
+SELECT ts, value FROM result_equity WHERE task_id = $1 ORDER BY seq
+`
+
+type ListResultEquityValuesRow struct {
+	Ts    time.Time `json:"ts"`
+	Value float64   `json:"value"`
+}
+
+// The equity curve's times and values only: what the statistics record reads.
+func (q *Queries) ListResultEquityValues(ctx context.Context, db DBTX, taskID string) ([]ListResultEquityValuesRow, error) {
+	rows, err := db.Query(ctx, listResultEquityValues, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListResultEquityValuesRow
+	for rows.Next() {
+		var i ListResultEquityValuesRow
+		if err := rows.Scan(&i.Ts, &i.Value); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listResultExecutions = `-- name: ListResultExecutions :many
 SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl FROM result_executions WHERE task_id = $1 ORDER BY seq
 `
