@@ -7,16 +7,30 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/riverqueue/river"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/store"
 )
 
-func init() { extraCommands["import"] = importBars }
+func init() {
+	extraCommands["import"] = importBars
+	// The market-data update job (POST /api/data/{source}/update) runs on the River client of
+	// every process with workers. The hook gets no config, so the import folder comes from the
+	// IMPORT_DIR environment variable (the -import-dir flag is not seen here).
+	registerJobWorkers = func(st *store.Store, log *slog.Logger) func(*river.Workers) {
+		return func(w *river.Workers) {
+			marketdata.AddWorkers(w, marketdata.Deps{Store: st, ImportDir: os.Getenv("IMPORT_DIR"), Logger: log})
+		}
+	}
+}
 
 // importBars is `backtestd import --source builtin --symbol X [--name N] [--timeframe tf]
 // FILE.csv|FILE.json`: an all-or-nothing upsert of one file's bars, registering the symbol.
