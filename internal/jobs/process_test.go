@@ -1,0 +1,364 @@
+package jobs_test
+
+// Tests with real processes: the backtestd binary is built once, then run as an API process
+// without workers (`serve -workers 0`) and as separate worker processes on one database.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/pgtest"
+)
+
+const (
+	logging = `
+class Logging extends Strategy {
+  static params = { spin: 0 };
+  next() {
+    let x = 0; for (let i = 0; i < this.p.spin; i++) x += i;
+    if (this.data.close.length % 100 === 0) this.log('bar ' + this.data.close.length, 'INFO');
+    if (this.position.size === 0 && this.data.close.length % 50 === 0) this.buy({ size: 1 });
+    else if (this.position.size > 0 && this.data.close.length % 50 === 25) this.close();
+  }
+}`
+	nBars = 3000
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	binDir    string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// binary builds cmd/backtestd once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "backtestd-bin-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "backtestd")
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Join(filepath.Dir(file), "..", "..")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/backtestd")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+type procEnv struct {
+	ctx  context.Context
+	url  string
+	pool *pgxpool.Pool
+}
+
+// newProcEnv creates a database with source "testsrc" (symbol AAA, 3,000 daily bars) and
+// strategy str_1 (Logging).
+func newProcEnv(t *testing.T) *procEnv {
+	t.Helper()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	e := &procEnv{ctx: ctx, url: url, pool: pool}
+	e.exec(t, `INSERT INTO data_sources (name, description) VALUES ('testsrc', 'test')`)
+	e.exec(t, `INSERT INTO symbols (source, symbol, name) VALUES ('testsrc', 'AAA', 'A')`)
+	bars := engine.RandomWalk(nBars, 5)
+	rows := make([][]any, len(bars))
+	for i, x := range bars {
+		rows[i] = []any{"testsrc", "AAA", "1d", x.Time, x.Open, x.High, x.Low, x.Close, x.Volume}
+	}
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"bars"}, []string{"source", "symbol", "timeframe", "ts", "open", "high", "low", "close", "volume"}, pgx.CopyFromRows(rows)); err != nil {
+		t.Fatal(err)
+	}
+	info, err := jsrt.Inspect(ctx, logging)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, _ := json.Marshal(info.Params)
+	e.exec(t, `INSERT INTO strategies (id, name, current_version) VALUES ('str_1', 'Logging', 1)`)
+	e.exec(t, `INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, params, origin, content_hash)
+		VALUES ('str_1', 1, 'Logging', $1, 'Logging', $2, 'api', 'h')`, logging, params)
+	return e
+}
+
+func (e *procEnv) exec(t *testing.T, sql string, args ...any) {
+	t.Helper()
+	if _, err := e.pool.Exec(e.ctx, sql, args...); err != nil {
+		t.Fatalf("fixture: %v", err)
+	}
+}
+
+func (e *procEnv) scalar(t *testing.T, dst any, sql string, args ...any) {
+	t.Helper()
+	if err := e.pool.QueryRow(e.ctx, sql, args...).Scan(dst); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	addr chan string
+	mu   sync.Mutex
+	log  strings.Builder
+}
+
+var addrRE = regexp.MustCompile(`msg=serving addr=(http://\S+)`)
+
+// start runs the binary with args and env; stderr is kept for failure reports.
+func (e *procEnv) start(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), append([]string{"DATABASE_URL=" + e.url, "SAMPLE_DATA=false", "LOG_LEVEL=info"}, env...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, addr: make(chan string, 1)}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.log.WriteString(line + "\n")
+			p.mu.Unlock()
+			if m := addrRE.FindStringSubmatch(line); m != nil {
+				p.addr <- m[1]
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			p.mu.Lock()
+			t.Logf("%s output:\n%s", args[0], p.log.String())
+			p.mu.Unlock()
+		}
+	})
+	return p
+}
+
+func (p *proc) baseURL(t *testing.T) string {
+	t.Helper()
+	select {
+	case a := <-p.addr:
+		return a
+	case <-time.After(60 * time.Second):
+		t.Fatal("the API process did not start serving")
+	}
+	return ""
+}
+
+func post(t *testing.T, url, body string) map[string]any {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("POST %s: %d %s", url, resp.StatusCode, b)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+func del(t *testing.T, url string) {
+	t.Helper()
+	req, _ := http.NewRequest("DELETE", url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("DELETE %s: %d", url, resp.StatusCode)
+	}
+}
+
+func (e *procEnv) waitStatus(t *testing.T, id string, within time.Duration, want string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var st string
+		e.scalar(t, &st, `SELECT status FROM tasks WHERE id = $1`, id)
+		if st == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s is %s after %s, want %s", id, st, within, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+const body = `{"strategy_id":"str_1","data_source":"testsrc","symbol":"AAA","start_date":"1970-01-01","end_date":"1990-01-01"`
+
+func TestTwoProcesses(t *testing.T) {
+	t.Parallel()
+	e := newProcEnv(t)
+	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
+	base := api.baseURL(t)
+	e.start(t, nil, "worker", "-workers", "2")
+
+	// Events of a task the worker process runs reach a WebSocket client of the API process.
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws/task_1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	seen := map[string]int{}
+	read := func() string {
+		_ = ws.SetReadDeadline(time.Now().Add(60 * time.Second))
+		_, msg, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatalf("read after %v: %v", seen, err)
+		}
+		var f struct{ Event string }
+		_ = json.Unmarshal(msg, &f)
+		seen[f.Event]++
+		return f.Event
+	}
+	if ev := read(); ev != "connected" {
+		t.Fatalf("first event %s", ev)
+	}
+	post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":200}}`)
+	for read() != "complete" {
+	}
+	if seen["progress"] == 0 || seen["log"] == 0 {
+		t.Fatalf("events: %v", seen)
+	}
+
+	// A cancel sent to the API stops the run in the worker process within a second.
+	post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":100000000}}`)
+	e.waitStatus(t, "task_2", 30*time.Second, "running")
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	del(t, base+"/api/backtests/task_2")
+	var jobID int64
+	e.scalar(t, &jobID, `SELECT job_id FROM tasks WHERE id = 'task_2'`)
+	for {
+		var state string
+		e.scalar(t, &state, `SELECT state::text FROM river_job WHERE id = $1`, jobID)
+		if state == "cancelled" {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("job still %s 10s after the cancel", state)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	took := time.Since(start)
+	t.Logf("cancel → run stopped in the worker process: %s", took)
+	if took > time.Second {
+		t.Errorf("the run stopped %s after the cancel, want < 1s", took)
+	}
+	var status string
+	e.scalar(t, &status, `SELECT status FROM tasks WHERE id = 'task_2'`)
+	if status != "cancelled" {
+		t.Fatalf("task_2 is %s", status)
+	}
+}
+
+func TestWorkerKilledMidRunIsRescued(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for River's leader election and rescuer (about 20 s)")
+	}
+	t.Parallel()
+	e := newProcEnv(t)
+	// Short limits so River rescues the job soon: run 2s, job timeout 4s, rescue after 5s.
+	env := []string{"RUN_TIMEOUT=2s", "RESCUE_AFTER=5s"}
+	first := e.start(t, env, "worker", "-workers", "1")
+	// Enqueue through the API process so the job is inserted exactly as in production.
+	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
+	base := api.baseURL(t)
+	post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":3000}}`)
+
+	e.waitStatus(t, "task_1", 30*time.Second, "running")
+	var bar int
+	for deadline := time.Now().Add(10 * time.Second); bar == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond) // until the run has stored some progress: mid-run
+		e.scalar(t, &bar, `SELECT current_bar FROM tasks WHERE id = 'task_1'`)
+	}
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	var status string
+	e.scalar(t, &status, `SELECT status FROM tasks WHERE id = 'task_1'`)
+	if status != "running" {
+		t.Fatalf("task was %s when the worker was killed; the run is too short for this test", status)
+	}
+	e.start(t, env, "worker", "-workers", "1")
+	e.waitStatus(t, "task_1", 120*time.Second, "completed")
+	t.Logf("killed at bar %d; completed %s after the kill", bar, time.Since(killed).Round(time.Millisecond))
+
+	var results, equity, attempts, jobAttempt int
+	e.scalar(t, &results, `SELECT count(*) FROM results WHERE task_id = 'task_1'`)
+	e.scalar(t, &equity, `SELECT count(*) FROM result_equity WHERE task_id = 'task_1'`)
+	e.scalar(t, &attempts, `SELECT count(*) FROM task_attempts WHERE task_id = 'task_1'`)
+	e.scalar(t, &jobAttempt, `SELECT attempt FROM river_job WHERE id = (SELECT job_id FROM tasks WHERE id = 'task_1')`)
+	if results != 1 || equity != nBars || attempts != 1 || jobAttempt != 2 {
+		t.Fatalf("results %d, equity rows %d (want %d), task attempts %d, job attempts %d", results, equity, nBars, attempts, jobAttempt)
+	}
+	// Log lines are not duplicated: the run logs every 100th bar once.
+	var logs, distinct int
+	e.scalar(t, &logs, `SELECT count(*) FROM task_logs WHERE task_id = 'task_1' AND source = 'strategy'`)
+	e.scalar(t, &distinct, `SELECT count(DISTINCT message) FROM task_logs WHERE task_id = 'task_1' AND source = 'strategy'`)
+	if logs != nBars/100 || distinct != logs {
+		t.Fatalf("%d strategy log lines (%d distinct), want %d", logs, distinct, nBars/100)
+	}
+}
