@@ -462,6 +462,7 @@ export interface CompareRun {
 }
 
 export interface Comparison {
+  labels?: Record<string, string>;
   runs: CompareRun[];
   dates: string[];
   lines: { name: string; data: (number | null)[] }[];
@@ -476,7 +477,7 @@ export function normaliseComparison(raw: unknown): Comparison {
     const task_id = String(o.task_id ?? o.id ?? '');
     const strategy = (o.strategy_name ?? o.strategy ?? o.name ?? o.strategy_id) as string | undefined;
     const version = (o.strategy_version ?? o.version) as number | undefined;
-    const metrics = (o.summary ?? o.metrics ?? {}) as Record<string, unknown>;
+    const metrics = { ...((o.summary ?? o.metrics ?? {}) as Record<string, unknown>) };
     return {
       task_id,
       label: [task_id, typeof strategy === 'string' ? strategy : undefined, version !== undefined ? `v${version}` : undefined].filter(Boolean).join(' · '),
@@ -487,9 +488,19 @@ export function normaliseComparison(raw: unknown): Comparison {
       metrics,
     };
   });
-  // metrics given as {metric: {task_id: value}} or [{metric, values}]
+  // metrics given as [{key, label, values (in the order of the runs)}] or {metric: {task_id: value}}
   const m = r.metrics;
-  if (m && typeof m === 'object' && !Array.isArray(m)) {
+  const labels: Record<string, string> = {};
+  if (Array.isArray(m)) {
+    for (const e of m as Record<string, unknown>[]) {
+      const key = String(e.key ?? e.name ?? '');
+      if (!key) continue;
+      if (typeof e.label === 'string') labels[key] = e.label;
+      const vals = e.values;
+      if (Array.isArray(vals)) runs.forEach((run, i) => (run.metrics[key] = vals[i] ?? null));
+      else if (vals && typeof vals === 'object') for (const run of runs) run.metrics[key] = (vals as Record<string, unknown>)[run.task_id] ?? null;
+    }
+  } else if (m && typeof m === 'object') {
     for (const [metric, perRun] of Object.entries(m as Record<string, unknown>)) {
       if (perRun && typeof perRun === 'object') for (const run of runs) if (run.task_id in (perRun as object)) run.metrics[metric] = (perRun as Record<string, unknown>)[run.task_id];
     }
@@ -501,7 +512,11 @@ export function normaliseComparison(raw: unknown): Comparison {
   if (eq && typeof eq === 'object' && !Array.isArray(eq) && Array.isArray((eq as Record<string, unknown>).dates)) {
     const e = eq as { dates: string[]; series?: Record<string, unknown>[] };
     dates = e.dates.map((d) => String(d).slice(0, 10));
-    lines = (e.series ?? []).map((s) => ({ name: labelFor(runs, String(s.task_id ?? s.name ?? '')), data: (s.values ?? s.data ?? []) as (number | null)[] }));
+    lines = (e.series ?? []).map((s, i) =>
+      Array.isArray(s)
+        ? { name: runs[i]?.label ?? `run ${i + 1}`, data: s as (number | null)[] }
+        : { name: labelFor(runs, String(s.task_id ?? s.name ?? '')), data: (s.values ?? s.data ?? []) as (number | null)[] },
+    );
   } else {
     const perRun: EquitySeries[] = [];
     if (Array.isArray(eq)) {
@@ -517,7 +532,7 @@ export function normaliseComparison(raw: unknown): Comparison {
     }
     ({ dates, lines } = alignEquity(perRun));
   }
-  return { runs, dates, lines };
+  return { runs, dates, lines, labels };
 }
 
 function listFirst(r: Record<string, unknown>, keys: string[]): unknown[] {

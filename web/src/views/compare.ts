@@ -130,7 +130,7 @@ function renderComparison(out: HTMLElement, c: Comparison): void {
           null,
           keys.map((k) => {
             const b = best(k);
-            return h('tr', null, h('th', { scope: 'row' }, SUMMARY_LABELS[k] ?? k), c.runs.map((r) => h('td', { class: `num${b === r.task_id ? ' best' : ''}` }, fmt(k, r.metrics[k]))));
+            return h('tr', null, h('th', { scope: 'row' }, c.labels?.[k] ?? SUMMARY_LABELS[k] ?? k), c.runs.map((r) => h('td', { class: `num${b === r.task_id ? ' best' : ''}` }, fmt(k, r.metrics[k]))));
           }),
           paramNames.map((p) => h('tr', { class: 'param-row' }, h('th', { scope: 'row' }, `param ${p}`), c.runs.map((r) => h('td', { class: 'num' }, fmtParamValue(r.params[p]))))),
         ),

@@ -80,5 +80,7 @@ export function codeEditor(parent: HTMLElement, code: string, onSave: () => void
       view.dispatch({ effects: markErrorLine.of(null) });
     },
   };
+  // A handle for end-to-end tests and browser consoles: document.querySelector('#code-editor').__editor
+  Object.defineProperty(parent, '__editor', { value: ed });
   return ed;
 }

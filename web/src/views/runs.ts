@@ -294,7 +294,11 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
     submit.disabled = true;
     try {
       const t = await post<Task>('/api/backtests', body);
-      toast(`Started ${t.task_id}.`, 'ok');
+      if (body.strategy_version && t.strategy_version && t.strategy_version !== body.strategy_version) {
+        toast(`The service ran the current version v${t.strategy_version}: it cannot run an older version yet.`, 'error');
+      } else {
+        toast(`Started ${t.task_id}.`, 'ok');
+      }
       navigate(`/runs/${t.task_id}`);
     } catch (err) {
       formError.textContent = err instanceof ApiError ? err.message : String(err);
