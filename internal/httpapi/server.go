@@ -90,6 +90,11 @@ func (s *Server) routes() chi.Router {
 }
 
 func (s *Server) root(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Add("Vary", "Accept")
+	if wantsHTML(r) { // a browser: the web page; API clients keep the JSON below
+		http.Redirect(w, r, s.cfg.BasePath+"/ui/", http.StatusFound)
+		return nil
+	}
 	writeJSON(w, http.StatusOK, map[string]string{
 		"name":    "backtestd",
 		"version": Version,
