@@ -66,7 +66,7 @@ export function parseLoadError(body: unknown, fallback: string): LoadError {
   let line = typeof b.line === 'number' && b.line > 0 ? b.line : undefined;
   let column = typeof b.column === 'number' && b.column > 0 ? b.column : undefined;
   if (line === undefined) {
-    const m = /\bline (\d+)(?::(\d+)|,? col(?:umn)? (\d+))?/i.exec(message) ?? /\((?:[^():]*:)?(\d+):(\d+)\)/.exec(message) ?? /:(\d+):(\d+)/.exec(message);
+    const m = /\bline (\d+)(?::(\d+)|,? col(?:umn)? (\d+))?/i.exec(message) ?? /\((?:[^():]*:)?(\d+):(\d+)\)/.exec(message) ?? /(?:^|[\s(:])(\d+):(\d+)(?!\d)/.exec(message);
     if (m) {
       line = Number(m[1]);
       const c = m[2] ?? m[3];

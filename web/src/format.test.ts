@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { fmtAgo, fmtDate, fmtDuration, fmtMoney, fmtPct, fmtPctFraction, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
+
+describe('numbers', () => {
+  it.each([
+    [1234.5, '1,234.50'],
+    [-12.345, '−12.35'],
+    [0, '0.00'],
+    [null, '—'],
+    [NaN, '—'],
+    [Infinity, '—'],
+  ])('fmtMoney(%s) = %s', (v, want) => expect(fmtMoney(v)).toBe(want));
+
+  it('percent of a fraction and of a percent', () => {
+    expect(fmtPctFraction(0.12345)).toBe('12.35%');
+    expect(fmtPctFraction(-0.0072)).toBe('-0.72%');
+    expect(fmtPct(36.1403)).toBe('36.14%');
+    expect(fmtPct(undefined)).toBe('—');
+  });
+});
+
+describe('the statistics display rules of the spec', () => {
+  const def = (k: string) => STAT_DEFS.find((d) => d.key === k)!;
+  it.each([
+    ['total_return', 0.1234, '12.34%'],
+    ['cagr', -0.0072, '-0.72%'],
+    ['annual_volatility', 0.2, '20.00%'],
+    ['sharpe_ratio', 1.23456, '1.23'],
+    ['sqn', -0.8, '-0.80'],
+    ['r_squared', 0.734, '0.73'],
+    ['max_drawdown', 4.2263, '4.23%'],
+    ['max_drawdown_duration', 126, '126 days'],
+    ['avg_trade_duration', 21.24, '21.2 days'],
+    ['win_rate', 36.1403, '36.14%'],
+    ['total_trades', 83, '83'],
+    ['best_month', 0.0076, '0.76%'],
+    ['win_year_pct', 40, '40.00%'],
+  ])('%s %s → %s', (key, v, want) => expect(fmtStat(def(key).format, v)).toBe(want));
+
+  it('covers at least 20 metrics in the three groups with explanations', () => {
+    expect(STAT_DEFS.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(STAT_DEFS.map((d) => d.group))).toEqual(new Set(['Curve', 'Trade', 'Time']));
+    for (const d of STAT_DEFS) expect(d.explanation.length).toBeGreaterThan(10);
+  });
+
+  it('shows null as a dash', () => expect(fmtStat('ratio', null)).toBe('—'));
+});
+
+describe('summary cards', () => {
+  it('formats the 12 summary keys and tones signed returns', () => {
+    const cards = summaryCards({ initial_cash: 10000, final_value: 9824.85, total_return: -0.0175, annual_return: 0.01, sharpe_ratio: null, max_drawdown: 412.56, max_drawdown_pct: 4.03, total_trades: 83, win_rate: 36.14, profit_factor: 0.79, avg_win: 21.4, avg_loss: -15.42 });
+    expect(cards).toHaveLength(12);
+    const by = Object.fromEntries(cards.map((c) => [c.key, c]));
+    expect(by.total_return.display).toBe('-1.75%');
+    expect(by.total_return.tone).toBe('neg');
+    expect(by.annual_return.tone).toBe('pos');
+    expect(by.sharpe_ratio.display).toBe('—');
+    expect(by.final_value.display).toBe('9,824.85');
+    expect(by.avg_loss.display).toBe('−15.42');
+  });
+});
+
+describe('dates', () => {
+  it('reads ISO strings and epoch seconds', () => {
+    expect(toDate(1700000000)!.toISOString()).toBe('2023-11-14T22:13:20.000Z');
+    expect(toDate('2024-01-31T10:00:00Z')!.getUTCHours()).toBe(10);
+    expect(toDate('nope')).toBeNull();
+    expect(fmtDate('2024-01-31T10:00:00Z')).toBe('2024-01-31');
+  });
+  it('relative time and durations', () => {
+    const now = Date.parse('2024-01-01T12:00:00Z');
+    expect(fmtAgo('2024-01-01T11:59:58Z', now)).toBe('just now');
+    expect(fmtAgo('2024-01-01T11:57:00Z', now)).toBe('3 min ago');
+    expect(fmtAgo('2023-12-30T12:00:00Z', now)).toBe('2 d ago');
+    expect(fmtDuration('2024-01-01T00:00:00Z', '2024-01-01T00:00:00.250Z')).toBe('250 ms');
+    expect(fmtDuration('2024-01-01T00:00:00Z', '2024-01-01T00:00:02.5Z')).toBe('2.5 s');
+  });
+});

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import {
+  alignEquity,
+  barsOption,
+  coerceParam,
+  comparisonCSV,
+  comparisonMetricKeys,
+  diffStats,
+  equityPoints,
+  filterLogs,
+  lineDiff,
+  movingAverage,
+  normaliseComparison,
+  normaliseStatistics,
+  normLevel,
+  overlayDrawdown,
+  pageCount,
+  parseLoadError,
+  prepareChartOption,
+  rejectedLines,
+  seriesPoints,
+} from './shape';
+import { detailOf, isEnvelope, listOf, basePath } from './api';
+
+describe('lineDiff', () => {
+  it('marks added and removed lines with both line numbers', () => {
+    const d = lineDiff('a\nb\nc', 'a\nB\nc\nd');
+    expect(d.map((x) => x.op + x.text)).toEqual([' a', '-b', '+B', ' c', '+d']);
+    expect(d[0]).toMatchObject({ a: 1, b: 1 });
+    expect(d[4]).toMatchObject({ b: 4 });
+    expect(diffStats(d)).toEqual({ added: 2, removed: 1 });
+  });
+  it('equal texts have no changes', () => expect(diffStats(lineDiff('x\ny', 'x\ny'))).toEqual({ added: 0, removed: 0 }));
+});
+
+describe('load errors', () => {
+  it('uses the body line and column', () => {
+    expect(parseLoadError({ detail: 'Invalid strategy code: SyntaxError', line: 4, column: 14 }, 'x')).toEqual({ message: 'Invalid strategy code: SyntaxError', line: 4, column: 14 });
+  });
+  it('falls back to a position in the text', () => {
+    expect(parseLoadError({ detail: 'Failed to load strategy: ReferenceError at line 7:3' }, '')).toMatchObject({ line: 7, column: 3 });
+    expect(parseLoadError({ detail: 'SyntaxError: (anonymous): 9:2 Unexpected token' }, '')).toMatchObject({ line: 9, column: 2 });
+    expect(parseLoadError(null, 'no position')).toEqual({ message: 'no position', line: undefined, column: undefined });
+  });
+});
+
+describe('import reports', () => {
+  it('reads the line number from the detail', () => {
+    expect(rejectedLines({ detail: 'Invalid CSV at line 3: high 9 is below low 11' }, 'Invalid CSV at line 3: high 9 is below low 11')).toEqual([{ line: 3, reason: 'high 9 is below low 11' }]);
+  });
+  it('reads structured errors', () => {
+    expect(rejectedLines({ errors: [{ line: 5, message: 'bad date' }, 'line 9: not a number'] }, '')).toEqual([
+      { line: 5, reason: 'bad date' },
+      { line: 9, reason: 'not a number' },
+    ]);
+  });
+});
+
+describe('indicators and bar charts', () => {
+  it('moving average starts after n values', () => {
+    expect(movingAverage([1, 2, 3, 4, 5], 3)).toEqual([null, null, 2, 3, 4]);
+  });
+  it('bars option has candlesticks, MA5/10/20 and volume in a 70/30 layout', () => {
+    const bars = Array.from({ length: 30 }, (_, i) => ({ datetime: `2024-01-${String(i + 1).padStart(2, '0')}T00:00:00Z`, open: 10 + i, high: 12 + i, low: 9 + i, close: i % 2 ? 11 + i : 9.5 + i, volume: 100 * i }));
+    const o = barsOption(bars, 'X') as { series: { name: string; type: string; data: unknown[]; xAxisIndex?: number }[]; grid: unknown[]; xAxis: { data: string[] }[] };
+    expect(o.series.map((s) => s.name)).toEqual(['Price', 'MA5', 'MA10', 'MA20', 'Volume']);
+    expect(o.series[0].data[0]).toEqual([10, 9.5, 9, 12]);
+    expect(o.series[4].xAxisIndex).toBe(1);
+    expect(o.grid).toHaveLength(2);
+    expect(o.xAxis[0].data[0]).toBe('2024-01-01');
+    expect((o.series[4].data[0] as { itemStyle: { color: string } }).itemStyle.color).toBe('#26a69a'); // close < open
+  });
+});
+
+describe('prepareChartOption', () => {
+  it('adds axis tooltip, zoom and legend to a spec ChartConfig', () => {
+    const o = prepareChartOption({ title: 'Equity Curve', type: 'line', series: [{ name: 'Equity', type: 'line', data: [1, 2] }], xAxis: { type: 'category', data: ['a', 'b'] }, yAxis: { type: 'value' } }, 'equity') as Record<string, any>;
+    expect(o.type).toBeUndefined();
+    expect(o.title.text).toBe('Equity Curve');
+    expect(o.tooltip.trigger).toBe('axis');
+    expect(o.dataZoom.map((z: { type: string }) => z.type)).toEqual(['inside', 'slider']);
+    expect(o.legend.data).toEqual(['Equity']);
+  });
+  it('keeps what the server set and lays out two grids 70/30', () => {
+    const o = prepareChartOption({ type: 'candlestick', series: [{ type: 'candlestick', data: [[1, 2, 3, 4]] }, { type: 'bar', xAxisIndex: 1, yAxisIndex: 1, data: [5] }], xAxis: [{ data: ['d'] }, { data: ['d'], gridIndex: 1 }], tooltip: { trigger: 'item' } }, 'candlestick') as Record<string, any>;
+    expect(o.tooltip.trigger).toBe('item');
+    expect(o.grid).toHaveLength(2);
+    expect(o.dataZoom[0].xAxisIndex).toEqual([0, 1]);
+    expect(o.yAxis).toHaveLength(2);
+  });
+  it('heatmaps get a visual map and item tooltip, no zoom', () => {
+    const o = prepareChartOption({ series: [{ type: 'heatmap', data: [[0, 0, 1.5], [1, 0, -3]] }], xAxis: { data: ['Jan', 'Feb'] }, yAxis: { data: ['2024'] } }, 'monthly_heatmap') as Record<string, any>;
+    expect(o.visualMap.min).toBe(-3);
+    expect(o.visualMap.max).toBe(3);
+    expect(o.tooltip.trigger).toBe('item');
+    expect(o.dataZoom).toBeUndefined();
+  });
+  it('counts data points', () => expect(seriesPoints({ series: [{ data: [1, 2] }, { data: [3] }] })).toBe(3));
+  it('overlays drawdown on a right axis', () => {
+    const eq = prepareChartOption({ series: [{ name: 'Equity', type: 'line', data: [1] }], xAxis: { data: ['a'] }, yAxis: { type: 'value' } }, 'equity');
+    const o = overlayDrawdown(eq, { series: [{ type: 'line', data: [0.5] }] }) as Record<string, any>;
+    expect(o.series).toHaveLength(2);
+    expect(o.series[1].yAxisIndex).toBe(1);
+    expect(o.yAxis).toHaveLength(2);
+    expect(o.legend.data).toEqual(['Equity', 'Drawdown']);
+    expect(overlayDrawdown(o, { series: [{ data: [1] }] })).toBe(o); // already has one
+  });
+});
+
+describe('statistics', () => {
+  it('reads the server groups with their display strings', () => {
+    const g = normaliseStatistics({ groups: [{ name: 'Curve', metrics: [{ key: 'total_return', label: 'Total Return', value: -0.0353, display: '-3.53%', explanation: 'growth' }] }] });
+    expect(g).toEqual([{ name: 'Curve', items: [{ key: 'total_return', label: 'Total Return', value: -0.0353, display: '-3.53%', explanation: 'growth' }] }]);
+  });
+  it('groups a flat record with the spec labels and formats', () => {
+    const g = normaliseStatistics({ total_return: 0.1, win_rate: 50, best_year: 0.2 });
+    expect(g.map((x) => x.name)).toEqual(['Curve', 'Trade', 'Time']);
+    expect(g[0].items[0]).toMatchObject({ label: 'Total Return', display: '10.00%' });
+    expect(g[1].items[0].display).toBe('50.00%');
+  });
+  it('reads groups keyed by name', () => {
+    const g = normaliseStatistics({ curve: { sharpe_ratio: 1.5 }, trade: { total_trades: 3 }, time: {} });
+    expect(g[0]).toMatchObject({ name: 'Curve', items: [{ key: 'sharpe_ratio', display: '1.50' }] });
+  });
+});
+
+describe('comparison', () => {
+  it('aligns curves on the union of dates, normalised, gaps carried forward', () => {
+    const a = alignEquity([
+      { name: 'A', points: [['2024-01-01', 100], ['2024-01-03', 110]] },
+      { name: 'B', points: [['2024-01-02', 50], ['2024-01-03', 25]] },
+    ]);
+    expect(a.dates).toEqual(['2024-01-01', '2024-01-02', '2024-01-03']);
+    expect(a.lines[0].data).toEqual([1, 1, 1.1]);
+    expect(a.lines[1].data).toEqual([null, 1, 0.5]);
+  });
+  it('reads equity points from a chart config and from lists', () => {
+    expect(equityPoints({ xAxis: { data: ['2024-01-01', '2024-01-02'] }, series: [{ data: [1, 2] }] })).toEqual([['2024-01-01', 1], ['2024-01-02', 2]]);
+    expect(equityPoints([{ date: '2024-01-01T00:00:00Z', value: 5 }])).toEqual([['2024-01-01', 5]]);
+  });
+  const raw = {
+    tasks: [
+      { task_id: 'task_1', strategy_name: 'sma', strategy_version: 1, params: { fast: 10 } },
+      { task_id: 'task_2', strategy_name: 'sma', strategy_version: 2, params: { fast: 20, note: 'a,b' } },
+    ],
+    metrics: [
+      { key: 'final_value', label: 'Final Value', values: [9647.4, 9656.3] },
+      { key: 'sharpe_ratio', label: 'Sharpe Ratio', values: [-0.66, null] },
+    ],
+    equity: { dates: ['2024-01-01', '2024-01-02'], series: [[1, 1.1], [1, 0.9]] },
+  };
+  it('reads the compare answer: runs, metrics in run order, equity series', () => {
+    const c = normaliseComparison(raw);
+    expect(c.runs.map((r) => r.label)).toEqual(['task_1 · sma · v1', 'task_2 · sma · v2']);
+    expect(c.runs[1].metrics).toEqual({ final_value: 9656.3, sharpe_ratio: null });
+    expect(c.labels).toEqual({ final_value: 'Final Value', sharpe_ratio: 'Sharpe Ratio' });
+    expect(c.lines).toEqual([
+      { name: 'task_1 · sma · v1', data: [1, 1.1] },
+      { name: 'task_2 · sma · v2', data: [1, 0.9] },
+    ]);
+    expect(comparisonMetricKeys(c.runs, ['sharpe_ratio'])).toEqual(['sharpe_ratio', 'final_value']);
+  });
+  it('exports CSV with metrics, parameters (quoted when needed) and curves', () => {
+    const c = normaliseComparison(raw);
+    const csv = comparisonCSV(c, ['final_value']).trim().split('\n');
+    expect(csv[0]).toBe('metric,task_1,task_2');
+    expect(csv).toContain('final_value,9647.4,9656.3');
+    expect(csv).toContain('param.note,,"a,b"');
+    expect(csv[csv.length - 1]).toBe('2024-01-02,1.1,0.9');
+  });
+});
+
+describe('logs, paging, parameters', () => {
+  it('normalises levels and filters', () => {
+    expect(normLevel('warn')).toBe('WARNING');
+    expect(normLevel('critical')).toBe('ERROR');
+    expect(normLevel('whatever')).toBe('INFO');
+    const lines = [{ level: 'DEBUG' }, { level: 'info' }, { level: 'ERROR' }];
+    expect(filterLogs(lines, new Set(['INFO', 'ERROR']))).toEqual([{ level: 'info' }, { level: 'ERROR' }]);
+  });
+  it('page count', () => {
+    expect(pageCount(0, 20)).toBe(1);
+    expect(pageCount(166, 20)).toBe(9);
+  });
+  it('coerces parameters with the spec texts', () => {
+    expect(coerceParam('fast', 'int', ' 12 ')).toBe(12);
+    expect(coerceParam('x', 'float', '1.5')).toBe(1.5);
+    expect(coerceParam('b', 'bool', 'Yes')).toBe(true);
+    expect(coerceParam('b', 'bool', 'no')).toBe(false);
+    expect(() => coerceParam('fast', 'int', '1.5')).toThrow("Parameter 'fast': expected int, got str");
+    expect(() => coerceParam('x', 'float', 'abc')).toThrow("Parameter 'x': expected float, got str");
+    expect(coerceParam('l', 'list', '[1,2]')).toEqual([1, 2]);
+  });
+});
+
+describe('api helpers', () => {
+  it('tells envelopes and reads details', () => {
+    expect(isEnvelope({ code: 'ok', message: 'success', data: [] })).toBe(true);
+    expect(isEnvelope({ task_id: 'x' })).toBe(false);
+    expect(detailOf({ detail: 'Strategy not found' }, 404)).toBe('Strategy not found');
+    expect(detailOf({ detail: [{ msg: 'a' }, 'b'] }, 422)).toBe('a; b');
+    expect(detailOf({ code: 'error', message: 'boom' }, 500)).toBe('boom');
+    expect(detailOf('', 502)).toBe('Request failed with HTTP 502');
+    expect(listOf({ trades: [1] }, 'trades')).toEqual([1]);
+    expect(listOf(null)).toEqual([]);
+  });
+  it('finds the base path before /ui', () => {
+    expect(basePath('/ui/runs')).toBe('');
+    expect(basePath('/backtests/ui/runs/task_1')).toBe('/backtests');
+  });
+});
