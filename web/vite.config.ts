@@ -7,6 +7,9 @@ export default defineConfig({
   build: {
     outDir: 'dist/app',
     emptyOutDir: true,
+    // No preload helper: it would name chunks by the absolute /ui/ base, which is wrong under a
+    // BASE_PATH; dynamic imports are relative to the importing chunk and work anywhere.
+    modulePreload: false,
     chunkSizeWarningLimit: 1200,
     rollupOptions: {
       output: {

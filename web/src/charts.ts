@@ -18,6 +18,7 @@ import {
 } from 'echarts/components';
 import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
 import { h, downloadDataURL, toast } from './dom';
+import { onLeave } from './lifecycle';
 
 echarts.use([
   BarChart,
@@ -42,13 +43,6 @@ echarts.use([
 
 type Option = Record<string, unknown>;
 
-const live = new Set<echarts.ECharts>();
-
-/** Disposes every chart (called when the page changes). */
-export function disposeCharts(): void {
-  for (const c of live) c.dispose();
-  live.clear();
-}
 
 export interface ChartPanel {
   el: HTMLElement;
@@ -66,12 +60,15 @@ export function chartPanel(name: string, label: string, opts: { height?: number 
     h('button', { type: 'button', class: 'btn small', 'data-export': fmt, 'aria-label': `Export ${label} as ${fmt.toUpperCase()}`, onclick: () => exportChart(panel, name, fmt) }, fmt.toUpperCase());
   const el = h('section', { class: 'chart-panel', 'data-chart': name }, h('div', { class: 'chart-head' }, h('h3', null, label), h('div', { class: 'chart-tools' }, exportBtn('png'), exportBtn('svg'))), box);
   const chart = echarts.init(box, undefined, { renderer: 'canvas' });
-  live.add(chart);
   let current: Option = {};
   const ro = new ResizeObserver(() => {
     if (!chart.isDisposed()) chart.resize();
   });
   ro.observe(box);
+  onLeave(() => {
+    ro.disconnect();
+    chart.dispose();
+  });
   const panel: ChartPanel = {
     el,
     chart,
@@ -98,7 +95,10 @@ function countPoints(option: Option): number {
 export function exportChart(panel: ChartPanel, name: string, fmt: 'png' | 'svg'): void {
   try {
     if (fmt === 'png') {
+      // The file carries the chart's title, which the page shows above the chart instead.
+      panel.chart.setOption({ title: { show: true } });
       const url = panel.chart.getDataURL({ type: 'png', pixelRatio: 2, backgroundColor: '#ffffff' });
+      panel.chart.setOption({ title: { show: false } });
       downloadDataURL(`${name}.png`, url);
       return;
     }
@@ -109,6 +109,7 @@ export function exportChart(panel: ChartPanel, name: string, fmt: 'png' | 'svg')
     const svg = echarts.init(holder, undefined, { renderer: 'svg', width: w, height: hgt });
     const opt = panel.chart.getOption() as Option;
     svg.setOption({ ...opt, animation: false });
+    svg.setOption({ title: { show: true } });
     const url = svg.getDataURL({ type: 'svg', backgroundColor: '#ffffff' });
     svg.dispose();
     holder.remove();

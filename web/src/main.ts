@@ -1,11 +1,18 @@
 import './style.css';
 import { route, startRouter, onRouteChange, href } from './router';
-import { disposeCharts } from './charts';
-import { strategiesView, strategyView } from './views/strategies';
-import { runsView, taskView } from './views/runs';
-import { resultView } from './views/results';
-import { compareView } from './views/compare';
-import { dataView, symbolView } from './views/data';
+import { leave } from './lifecycle';
+import type { View } from './router';
+
+// Pages load on demand: the editor (CodeMirror) and the charts (ECharts) only where used.
+const lazy =
+  <M>(load: () => Promise<M>, pick: (m: M) => View): View =>
+  async (main, params, query) =>
+    pick(await load())(main, params, query);
+const strategies = () => import('./views/strategies');
+const runs = () => import('./views/runs');
+const results = () => import('./views/results');
+const compare = () => import('./views/compare');
+const data = () => import('./views/data');
 
 // Links in the static shell are written for /ui/; rewrite them for a BASE_PATH prefix.
 for (const a of document.querySelectorAll<HTMLAnchorElement>('a[data-link]')) {
@@ -13,22 +20,22 @@ for (const a of document.querySelectorAll<HTMLAnchorElement>('a[data-link]')) {
 }
 
 const wrap =
-  (v: Parameters<typeof route>[1]): Parameters<typeof route>[1] =>
+  (v: View): View =>
   (main, params, query) => {
-    disposeCharts();
+    leave();
     return v(main, params, query);
   };
 
-route('/', wrap(strategiesView));
-route('/strategies', wrap(strategiesView));
-route('/strategies/new', wrap((m, _p, q) => strategyView(m, { id: '' }, q)));
-route('/strategies/:id', wrap(strategyView));
-route('/runs', wrap(runsView));
-route('/runs/:task', wrap(taskView));
-route('/results/:task', wrap(resultView));
-route('/compare', wrap(compareView));
-route('/data', wrap(dataView));
-route('/data/:source/:symbol', wrap(symbolView));
+route('/', wrap(lazy(strategies, (m) => m.strategiesView)));
+route('/strategies', wrap(lazy(strategies, (m) => m.strategiesView)));
+route('/strategies/new', wrap(lazy(strategies, (m) => (main, _p, q) => m.strategyView(main, { id: '' }, q))));
+route('/strategies/:id', wrap(lazy(strategies, (m) => m.strategyView)));
+route('/runs', wrap(lazy(runs, (m) => m.runsView)));
+route('/runs/:task', wrap(lazy(runs, (m) => m.taskView)));
+route('/results/:task', wrap(lazy(results, (m) => m.resultView)));
+route('/compare', wrap(lazy(compare, (m) => m.compareView)));
+route('/data', wrap(lazy(data, (m) => m.dataView)));
+route('/data/:source/:symbol', wrap(lazy(data, (m) => m.symbolView)));
 
 const nav = document.getElementById('nav')!;
 const toggle = document.querySelector<HTMLButtonElement>('.menu-toggle')!;

@@ -131,9 +131,9 @@ export function barsOption(bars: Bar[], title: string): Record<string, unknown> 
   const closes = bars.map((b) => b.close);
   const ma = (n: number) => ({ name: `MA${n}`, type: 'line', data: movingAverage(closes, n), smooth: true, showSymbol: false, lineStyle: { opacity: 0.8, width: 1 } });
   return {
-    title: { text: title, left: 0, textStyle: { fontSize: 14 } },
+    title: { text: title, show: false, left: 0, top: 0, textStyle: { fontSize: 14 } },
     animation: false,
-    legend: { top: 0, right: 0, data: ['Price', 'MA5', 'MA10', 'MA20', 'Volume'] },
+    legend: { top: 0, right: 0, type: 'scroll', data: ['Price', 'MA5', 'MA10', 'MA20', 'Volume'] },
     tooltip: { trigger: 'axis', axisPointer: { type: 'cross' } },
     axisPointer: { link: [{ xAxisIndex: 'all' }] },
     grid: [
@@ -187,11 +187,12 @@ export function seriesPoints(cfg: ChartConfig): number {
  * interactive ECharts option: unified axis tooltip, zoom and pan, a legend that toggles series,
  * the 70/30 layout for two-grid charts. What the server already set is kept.
  */
-export function prepareChartOption(cfg: ChartConfig, chartType: string): Record<string, unknown> {
+export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { narrow?: boolean; visibleBars?: number } = {}): Record<string, unknown> {
   const { type: _kind, title, ...rest } = cfg;
   const opt: Record<string, unknown> = { animation: false, ...rest };
   const text = typeof title === 'string' ? title : (title as { text?: string } | undefined)?.text;
-  opt.title = { text: text ?? '', left: 0, textStyle: { fontSize: 14 } };
+  // The page shows the title above the chart; exports switch it on (charts.ts).
+  opt.title = { text: text ?? '', show: false, left: 0, top: 0, textStyle: { fontSize: 14 } };
   const series = asArray(opt.series as Record<string, unknown>[]).map((s) => ({ ...s }));
   opt.series = series;
   const xAxes = asArray(opt.xAxis as Record<string, unknown>[]);
@@ -227,6 +228,20 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string): Record<
       { type: 'slider', xAxisIndex: idx, bottom: 4, height: 18 },
     ];
   }
+  if (isHeatmap) {
+    for (const s of series) {
+      if (s.type !== 'heatmap') continue;
+      const label = (s.label ?? {}) as Record<string, unknown>;
+      s.label = { ...label, show: !opts.narrow && label.show !== false, fontSize: 10, formatter: heatLabel };
+    }
+  }
+  // Long price series open on their most recent bars; the slider and the mouse wheel show the rest.
+  const cats = asArray((asArray(opt.xAxis as Record<string, unknown>[])[0] as Record<string, unknown> | undefined)?.data as unknown[]);
+  const visible = opts.visibleBars ?? 0;
+  if (visible > 0 && cats.length > visible * 1.2 && Array.isArray(opt.dataZoom)) {
+    const start = Math.round((1 - visible / cats.length) * 1000) / 10;
+    opt.dataZoom = (opt.dataZoom as Record<string, unknown>[]).map((z) => ({ start, end: 100, ...z }));
+  }
   if (isHeatmap && !opt.visualMap) {
     const values: number[] = [];
     for (const s of series) for (const d of asArray(s.data as unknown[])) {
@@ -237,6 +252,11 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string): Record<
     opt.visualMap = { min: -m, max: m, calculable: true, orient: 'horizontal', left: 'center', bottom: 4, inRange: { color: [DOWN_COLOR, '#f7f7f7', UP_COLOR] } };
   }
   return opt;
+}
+
+function heatLabel(p: { value?: unknown; data?: unknown }): string {
+  const v = Array.isArray(p.value) ? p.value[2] : Array.isArray(p.data) ? p.data[2] : p.value;
+  return typeof v === 'number' ? v.toFixed(1) : '';
 }
 
 // ---- statistics -----------------------------------------------------------------------------

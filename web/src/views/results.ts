@@ -65,7 +65,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     panel.chart.showLoading({ text: 'Loading…' });
     fetchChart(tid, type)
       .then(async (cfg) => {
-        let opt = prepareChartOption(cfg, type);
+        let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0 });
         if (type === 'equity') opt = overlayDrawdown(opt, await drawdownCfg);
         panel.chart.hideLoading();
         panel.set(opt);

@@ -334,6 +334,12 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     head.replaceChildren(h('h1', null, `Run ${task.task_id}`), statusBadge(task.status));
     setProgress(bar, task.progress, task.status);
     barsText.textContent = task.total_bars ? `bar ${task.current_bar ?? 0} of ${task.total_bars}` : '';
+    renderMeta();
+    actions.replaceChildren(...taskActions(task, reload));
+    errorEl.hidden = !task.error;
+    errorEl.textContent = task.error ?? '';
+  };
+  const renderMeta = () => {
     const m: [string, unknown][] = [
       ['Strategy', task.strategy_name ? `${task.strategy_name} (${task.strategy_id})` : task.strategy_id],
       ['Version', task.strategy_version ? `v${task.strategy_version}` : undefined],
@@ -345,9 +351,6 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
       ['Duration', task.started_at ? fmtDuration(task.started_at, task.completed_at ?? new Date().toISOString()) : undefined],
     ];
     meta.replaceChildren(...m.filter(([, v]) => v !== undefined && v !== '' && v !== null).flatMap(([k, v]) => [h('dt', null, k), h('dd', null, String(v))]));
-    actions.replaceChildren(...taskActions(task, reload));
-    errorEl.hidden = !task.error;
-    errorEl.textContent = task.error ?? '';
   };
   const reload = async () => {
     try {
@@ -480,7 +483,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   if (ACTIVE.has(task.status)) openSocket();
   await fetchLogs();
   // keep the duration fresh while running
-  const tick = setInterval(() => ACTIVE.has(task.status) && renderHead(), 1000);
+  const tick = setInterval(() => ACTIVE.has(task.status) && renderMeta(), 1000);
   return () => {
     clearInterval(tick);
     sock?.close();

@@ -5,7 +5,6 @@ import { button, clear, confirmDialog, download, empty, errorBox, field, h, load
 import { fmtDateTime, fmtParamValue } from '../format';
 import { href, navigate } from '../router';
 import { diffStats, lineDiff, parseLoadError } from '../shape';
-import { codeEditor } from './editor';
 import { infosFromParams, paramForm } from './params';
 
 const SKELETON = `/**
@@ -153,6 +152,9 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
     editorBox,
     h('div', { class: 'editor-foot' }, actions, status),
   );
+  editorBox.append(loading('Loading the editor…'));
+  const { codeEditor } = await import('./editor');
+  editorBox.replaceChildren();
   const editor = codeEditor(editorBox, initial.code, () => void save());
 
   async function save(): Promise<void> {
