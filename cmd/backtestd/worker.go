@@ -53,6 +53,8 @@ type taskRuntime struct {
 	store   *store.Store
 	started bool
 	log     *slog.Logger
+
+	stopSweep context.CancelFunc
 }
 
 // startTaskRuntime builds the task service and its River client over a pool of its own and,
@@ -91,8 +93,31 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, getenv
 			return nil, fmt.Errorf("start workers: %w", err)
 		}
 		rt.started = true
+		sweepCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		rt.stopSweep = cancel
+		go rt.sweep(sweepCtx)
 	}
 	return rt, nil
+}
+
+// sweep fails, once a minute, tasks whose job ended without finishing them (see
+// tasks.Service.Sweep). Every worker process runs it; the updates are guarded, so running
+// it twice is harmless.
+func (rt *taskRuntime) sweep(ctx context.Context) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if n, err := rt.svc.Sweep(ctx, time.Minute); err != nil && ctx.Err() == nil {
+			rt.log.Warn("sweep unfinished tasks", "err", err)
+		} else if n > 0 {
+			rt.log.Warn("failed tasks whose job ended without finishing them", "tasks", n)
+		}
+	}
 }
 
 // registerJobWorkers is where other packages' River workers join the client (they run on
@@ -105,6 +130,7 @@ func (rt *taskRuntime) stopWorkers() {
 	if !rt.started {
 		return
 	}
+	rt.stopSweep()
 	if err := jobs.Stop(context.Background(), rt.client, 10*time.Second); err != nil {
 		rt.log.Warn("stop workers", "err", err)
 	}

@@ -127,3 +127,10 @@ FROM strategies s
 JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
 WHERE s.deleted_at IS NULL
 ORDER BY s.created_at, s.id;
+
+-- name: UnfinishedTasksBefore :many
+-- Pending or running tasks last changed before the cutoff, for the sweeper to check their jobs.
+SELECT * FROM tasks
+WHERE status IN ('pending', 'running') AND COALESCE(started_at, created_at) < @before::timestamptz
+ORDER BY created_at
+LIMIT 500;

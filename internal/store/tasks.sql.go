@@ -766,3 +766,53 @@ func (q *Queries) TaskSymbolExists(ctx context.Context, db DBTX, arg TaskSymbolE
 	err := row.Scan(&exists)
 	return exists, err
 }
+
+const unfinishedTasksBefore = `-- name: UnfinishedTasksBefore :many
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at FROM tasks
+WHERE status IN ('pending', 'running') AND COALESCE(started_at, created_at) < $1::timestamptz
+ORDER BY created_at
+LIMIT 500
+`
+
+// Pending or running tasks last changed before the cutoff, for the sweeper to check their jobs.
+func (q *Queries) UnfinishedTasksBefore(ctx context.Context, db DBTX, before time.Time) ([]Task, error) {
+	rows, err := db.Query(ctx, unfinishedTasksBefore, before)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Task
+	for rows.Next() {
+		var i Task
+		if err := rows.Scan(
+			&i.ID,
+			&i.StrategyID,
+			&i.StrategyVersion,
+			&i.Status,
+			&i.DataSource,
+			&i.Symbol,
+			&i.StartDate,
+			&i.EndDate,
+			&i.InitialCash,
+			&i.Commission,
+			&i.StrategyParams,
+			&i.SessionID,
+			&i.Progress,
+			&i.CurrentBar,
+			&i.TotalBars,
+			&i.Error,
+			&i.Attempt,
+			&i.JobID,
+			&i.CreatedAt,
+			&i.StartedAt,
+			&i.CompletedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

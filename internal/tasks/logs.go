@@ -20,7 +20,7 @@ import (
 
 const (
 	logStoreInterval = 250 * time.Millisecond
-	logEventInterval = 50 * time.Millisecond
+	logEventInterval = 20 * time.Millisecond
 	maxLogMessage    = 4000
 )
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
@@ -27,7 +28,7 @@ const (
 	progressDBEvery  = 250 * time.Millisecond
 )
 
-// errStop is returned by a run step that ended the job on purpose.
+// failure is a run that cannot complete: permanent ones fail the task, others are retried.
 type failure struct {
 	msg       string
 	permanent bool // true: no retry can help (strategy error, missing data, limits)
@@ -309,3 +310,40 @@ func (p *progress) final() {
 }
 
 func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+// Sweep fails pending or running tasks (unchanged for olderThan) whose job has ended or
+// disappeared without finishing them: for example a job River discarded after its worker
+// died on every attempt. With it no task stays pending or running forever. It returns how
+// many tasks it failed.
+func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, error) {
+	if s.queue == nil {
+		return 0, errors.New("tasks: no job queue configured")
+	}
+	rows, err := s.q.UnfinishedTasksBefore(ctx, s.db.Pool, time.Now().Add(-olderThan))
+	if err != nil {
+		return 0, fmt.Errorf("sweep: %w", err)
+	}
+	n := 0
+	for _, t := range rows {
+		why := ""
+		if t.JobID == nil {
+			why = "it has no job"
+		} else {
+			job, err := s.queue.JobGet(ctx, *t.JobID)
+			switch {
+			case errors.Is(err, river.ErrNotFound):
+				why = "its job was removed"
+			case err != nil:
+				return n, fmt.Errorf("sweep: job of %s: %w", t.ID, err)
+			case job.State == rivertype.JobStateCompleted || job.State == rivertype.JobStateCancelled || job.State == rivertype.JobStateDiscarded:
+				why = fmt.Sprintf("its job ended (%s) after %d attempts", job.State, job.Attempt)
+			}
+		}
+		if why == "" {
+			continue
+		}
+		s.fail(t, "backtest did not finish: "+why)
+		n++
+	}
+	return n, nil
+}

@@ -402,3 +402,25 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 		t.Fatalf("get unknown: %v", err)
 	}
 }
+
+func TestSweepFailsTasksWhoseJobEnded(t *testing.T) {
+	t.Parallel()
+	b := setup(t, opts{})
+	sma := b.strategy(t, smaCross)
+	orphan := b.create(t, req(sma))
+	waiting := b.create(t, req(sma))
+	if _, err := b.client.JobDelete(b.ctx, b.jobID(t, orphan.TaskID)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := b.svc.Sweep(b.ctx, 0)
+	if err != nil || n != 1 {
+		t.Fatalf("sweep: %d, %v", n, err)
+	}
+	got, _ := b.svc.Get(b.ctx, orphan.TaskID)
+	if got.Status != "failed" || got.Error == nil || *got.Error != "backtest did not finish: its job was removed" {
+		t.Fatalf("orphan = %+v", got)
+	}
+	if got, _ := b.svc.Get(b.ctx, waiting.TaskID); got.Status != "pending" {
+		t.Fatalf("a task with a live job was touched: %+v", got)
+	}
+}

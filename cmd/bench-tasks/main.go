@@ -1,0 +1,442 @@
+// Command bench-tasks measures the task service from the outside, against a running
+// `backtestd serve` (and, for the event benchmark, its database):
+//
+//	latency  submit → completed of a 5,000-bar daily backtest on an idle service
+//	events   event latency from a worker's NOTIFY to a WebSocket client of the API (p50/p99),
+//	         and of strategy log lines end to end (this.log → browser)
+//	flood    1,000 tasks submitted at once; all must complete, none lost
+//
+// Usage:
+//
+//	WORKERS=100 DATABASE_URL=postgres://... backtestd serve &
+//	go run ./cmd/bench-tasks -api http://localhost:8080 -db postgres://... [-only latency,events,flood]
+//
+// It loads a 5,000-bar symbol BENCH5K into the default data source and uploads two
+// strategies through the API; nothing else in the service is touched.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/events"
+)
+
+const smaCode = `
+/** Moving-average crossover (bench). fast: fast period. slow: slow period. */
+class BenchSma extends Strategy {
+  static params = { fast: 10, slow: 30 };
+  init() { this.cross = ind.CrossOver(ind.SMA(this.data.close, this.p.fast), ind.SMA(this.data.close, this.p.slow)); }
+  next() {
+    if (this.position.size === 0 && this.cross[0] > 0) this.buy({ size: 10 });
+    else if (this.position.size > 0 && this.cross[0] < 0) this.close();
+  }
+}`
+
+// tickerCode logs the wall clock every `every` bars, spinning in between so the lines are
+// spread over about a second.
+const tickerCode = `
+/** Logs Date.now() (bench). */
+class BenchTicker extends Strategy {
+  static params = { every: 10, spin: 20000 };
+  next() {
+    let x = 0; for (let i = 0; i < this.p.spin; i++) x += i;
+    if (this.data.close.length % this.p.every === 0) this.log(String(Date.now()), 'INFO');
+  }
+}`
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-tasks:", err)
+		os.Exit(1)
+	}
+}
+
+type bench struct {
+	api    string
+	db     string
+	source string
+	sma    string
+	ticker string
+}
+
+func run() error {
+	var b bench
+	var only string
+	var runs, nEvents, flood, submitters int
+	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
+	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
+	flag.StringVar(&only, "only", "latency,events,flood", "which benchmarks to run")
+	flag.IntVar(&runs, "runs", 30, "latency samples")
+	flag.IntVar(&nEvents, "events", 2000, "events to publish")
+	flag.IntVar(&flood, "flood", 1000, "tasks in the flood")
+	flag.IntVar(&submitters, "submitters", 50, "concurrent submitters in the flood")
+	flag.Parse()
+	b.api = strings.TrimRight(b.api, "/")
+	if err := b.setup(); err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	want := strings.Split(only, ",")
+	if slices.Contains(want, "latency") {
+		if err := b.latency(runs); err != nil {
+			return fmt.Errorf("latency: %w", err)
+		}
+	}
+	if slices.Contains(want, "events") {
+		if err := b.events(nEvents); err != nil {
+			return fmt.Errorf("events: %w", err)
+		}
+	}
+	if slices.Contains(want, "flood") {
+		if err := b.flood(flood, submitters); err != nil {
+			return fmt.Errorf("flood: %w", err)
+		}
+	}
+	return nil
+}
+
+func (b *bench) call(method, path string, body any, out any) error {
+	var rd io.Reader
+	if body != nil {
+		j, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, b.api+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, data)
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}
+
+func (b *bench) setup() error {
+	var sources struct {
+		Data []struct{ Name string } `json:"data"`
+	}
+	if err := b.call("GET", "/api/data/sources", nil, &sources); err != nil {
+		return err
+	}
+	if len(sources.Data) == 0 {
+		return errors.New("the service has no data source")
+	}
+	b.source = sources.Data[0].Name
+	bars := engine.RandomWalk(5000, 42)
+	rows := make([]map[string]any, len(bars))
+	for i, x := range bars {
+		rows[i] = map[string]any{"datetime": x.Time.Format(time.DateOnly), "open": x.Open, "high": x.High, "low": x.Low, "close": x.Close, "volume": x.Volume}
+	}
+	if err := b.call("POST", "/api/data/"+b.source+"/BENCH5K/bars?timeframe=1d&name=bench", rows, nil); err != nil {
+		return err
+	}
+	for _, s := range []struct {
+		name, code string
+		id         *string
+	}{{"bench-sma", smaCode, &b.sma}, {"bench-ticker", tickerCode, &b.ticker}} {
+		var out struct{ ID string }
+		if err := b.call("POST", "/api/strategies", map[string]string{"name": s.name, "code": s.code}, &out); err != nil {
+			return err
+		}
+		*s.id = out.ID
+	}
+	fmt.Printf("setup: source %s, symbol BENCH5K (5000 daily bars), strategies %s %s\n", b.source, b.sma, b.ticker)
+	return nil
+}
+
+func (b *bench) submit(strategy string, params map[string]any) (string, error) {
+	var t struct {
+		TaskID string `json:"task_id"`
+	}
+	err := b.call("POST", "/api/backtests", map[string]any{
+		"strategy_id": strategy, "data_source": b.source, "symbol": "BENCH5K",
+		"start_date": "1970-01-01", "end_date": "1990-01-01", "strategy_params": params,
+	}, &t)
+	return t.TaskID, err
+}
+
+func (b *bench) dial(path string) (*websocket.Conn, error) {
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(b.api, "http")+path, nil)
+	return c, err
+}
+
+type frame struct {
+	Event string          `json:"event"`
+	Data  json.RawMessage `json:"data"`
+}
+
+func readFrame(c *websocket.Conn, within time.Duration) (frame, time.Time, error) {
+	_ = c.SetReadDeadline(time.Now().Add(within))
+	_, msg, err := c.ReadMessage()
+	now := time.Now()
+	var f frame
+	if err == nil {
+		err = json.Unmarshal(msg, &f)
+	}
+	return f, now, err
+}
+
+// latency: submit → complete event on a WebSocket, sequentially on an idle service.
+func (b *bench) latency(runs int) error {
+	var client, server []time.Duration
+	for i := 0; i < runs+3; i++ {
+		t0 := time.Now()
+		id, err := b.submit(b.sma, nil)
+		if err != nil {
+			return err
+		}
+		c, err := b.dial("/ws/" + id)
+		if err != nil {
+			return err
+		}
+		var done time.Time
+		for done.IsZero() {
+			f, at, err := readFrame(c, 30*time.Second)
+			if err != nil {
+				c.Close()
+				return err
+			}
+			if f.Event == "complete" {
+				if !bytes.Contains(f.Data, []byte(`"completed"`)) {
+					c.Close()
+					return fmt.Errorf("task %s: %s", id, f.Data)
+				}
+				done = at
+			}
+		}
+		c.Close()
+		var t struct {
+			CreatedAt   time.Time  `json:"created_at"`
+			CompletedAt *time.Time `json:"completed_at"`
+		}
+		if err := b.call("GET", "/api/backtests/"+id, nil, &t); err != nil {
+			return err
+		}
+		if i < 3 {
+			continue // warm-up
+		}
+		client = append(client, done.Sub(t0))
+		if t.CompletedAt != nil {
+			server = append(server, t.CompletedAt.Sub(t.CreatedAt))
+		}
+	}
+	fmt.Printf("latency: 5,000-bar daily SMA crossover, submit → completed, %d runs\n", runs)
+	fmt.Printf("  client (POST → complete event): %s\n", stats(client))
+	fmt.Printf("  server (created_at → completed_at): %s\n", stats(server))
+	return nil
+}
+
+// events: the bench publishes progress events as a worker does (NOTIFY) and a WebSocket
+// client of the API measures when each arrives; then strategy log lines end to end.
+func (b *bench) events(n int) error {
+	if b.db != "" {
+		ctx := context.Background()
+		pool, err := pgxpool.New(ctx, b.db)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		pub := events.NewPublisher(pool)
+		task := fmt.Sprintf("bench_%d", rand.Int64())
+		c, err := b.dial("/ws/" + task)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if _, _, err := readFrame(c, 5*time.Second); err != nil { // connected
+			return err
+		}
+		sent := make([]int64, n)
+		lat := make([]time.Duration, 0, n)
+		errc := make(chan error, 1)
+		go func() {
+			for i := 0; i < n; i++ {
+				atomic.StoreInt64(&sent[i], time.Now().UnixNano())
+				if err := pub.Publish(ctx, events.Message{Event: events.KindProgress, Task: task,
+					Progr: &events.Progress{TaskID: task, CurrentBar: i, TotalBars: n, Progress: float64(i) * 100 / float64(n)}}); err != nil {
+					errc <- err
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+			errc <- nil
+		}()
+		for len(lat) < n {
+			f, at, err := readFrame(c, 10*time.Second)
+			if err != nil {
+				return fmt.Errorf("after %d events: %w", len(lat), err)
+			}
+			var p events.Progress
+			_ = json.Unmarshal(f.Data, &p)
+			lat = append(lat, time.Duration(at.UnixNano()-atomic.LoadInt64(&sent[p.CurrentBar])))
+		}
+		if err := <-errc; err != nil {
+			return err
+		}
+		fmt.Printf("events: %d progress events, worker NOTIFY → WebSocket client: %s\n", n, stats(lat))
+	} else {
+		fmt.Println("events: -db not given; skipping the NOTIFY → WebSocket measurement")
+	}
+
+	// Strategy log lines, this.log (Date.now() in the worker) → WebSocket client.
+	// The ids are sequential: subscribe to the next one before submitting.
+	var list []struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := b.call("GET", "/api/backtests?limit=1", nil, &list); err != nil {
+		return err
+	}
+	next := "task_1"
+	if len(list) > 0 {
+		k, _ := strconv.Atoi(strings.TrimPrefix(list[0].TaskID, "task_"))
+		next = fmt.Sprintf("task_%d", k+1)
+	}
+	c, err := b.dial("/ws/" + next)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, _, err := readFrame(c, 5*time.Second); err != nil {
+		return err
+	}
+	id, err := b.submit(b.ticker, map[string]any{"every": 5, "spin": 20000})
+	if err != nil {
+		return err
+	}
+	if id != next {
+		return fmt.Errorf("another client submitted a task meanwhile (%s, expected %s); run on an idle service", id, next)
+	}
+	var lat []time.Duration
+	for {
+		f, at, err := readFrame(c, 60*time.Second)
+		if err != nil {
+			return err
+		}
+		if f.Event == "complete" {
+			break
+		}
+		if f.Event != "log" {
+			continue
+		}
+		var l struct{ Message string }
+		_ = json.Unmarshal(f.Data, &l)
+		if ms, err := strconv.ParseInt(l.Message, 10, 64); err == nil {
+			lat = append(lat, at.Sub(time.UnixMilli(ms)))
+		}
+	}
+	fmt.Printf("events: %d strategy log lines, this.log → WebSocket client (incl. batching): %s\n", len(lat), stats(lat))
+	return nil
+}
+
+// flood submits n tasks at once and waits until every one is finished.
+func (b *bench) flood(n, submitters int) error {
+	ids := make([]string, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errc := make(chan error, submitters)
+	t0 := time.Now()
+	for w := 0; w < submitters; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				id, err := b.submit(b.sma, map[string]any{"fast": 5 + i%10})
+				if err != nil {
+					errc <- err
+					return
+				}
+				ids[i] = id
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	if err := <-errc; err != nil {
+		return err
+	}
+	submitted := time.Since(t0)
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	maxRunning := 0
+	var counts map[string]int
+	for {
+		var list []struct {
+			TaskID string `json:"task_id"`
+			Status string `json:"status"`
+		}
+		if err := b.call("GET", fmt.Sprintf("/api/backtests?limit=%d", min(n+100, 1000)), nil, &list); err != nil {
+			return err
+		}
+		counts = map[string]int{}
+		for _, t := range list {
+			if want[t.TaskID] {
+				counts[t.Status]++
+			}
+		}
+		maxRunning = max(maxRunning, counts["running"])
+		if counts["completed"]+counts["failed"]+counts["cancelled"] == n {
+			break
+		}
+		if time.Since(t0) > 30*time.Minute {
+			return fmt.Errorf("not finished after 30 minutes: %v", counts)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	total := time.Since(t0)
+	fmt.Printf("flood: %d tasks submitted in %s by %d clients; all finished after %s (%.0f tasks/s)\n",
+		n, submitted.Round(time.Millisecond), submitters, total.Round(time.Millisecond), float64(n)/total.Seconds())
+	fmt.Printf("  completed %d, failed %d, cancelled %d, lost %d; most seen running at once: %d\n",
+		counts["completed"], counts["failed"], counts["cancelled"], n-counts["completed"]-counts["failed"]-counts["cancelled"], maxRunning)
+	if counts["completed"] != n {
+		return fmt.Errorf("%d of %d tasks completed", counts["completed"], n)
+	}
+	return nil
+}
+
+func stats(d []time.Duration) string {
+	if len(d) == 0 {
+		return "no samples"
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	q := func(p float64) time.Duration { return s[min(len(s)-1, int(p*float64(len(s))))] }
+	r := func(x time.Duration) string { return x.Round(10 * time.Microsecond).String() }
+	return fmt.Sprintf("p50 %s, p90 %s, p99 %s, max %s (n=%d)", r(q(0.50)), r(q(0.90)), r(q(0.99)), r(s[len(s)-1]), len(s))
+}
