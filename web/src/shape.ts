@@ -201,7 +201,12 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
 
   if (!opt.tooltip) opt.tooltip = isHeatmap ? { trigger: 'item' } : { trigger: 'axis', axisPointer: { type: 'cross' } };
   const names = series.map((s) => s.name).filter((n): n is string => typeof n === 'string' && n !== '');
-  if (!opt.legend && names.length > 0 && !isHeatmap) opt.legend = { top: 0, right: 0, type: 'scroll', data: names };
+  if (!opt.legend && names.length > 0 && !isHeatmap) opt.legend = { data: names };
+  if (opt.legend && !isHeatmap) {
+    // At the top, clear of the zoom slider at the bottom; scrolls when it is too long for a phone.
+    const { bottom: _b, top: _t, ...legend } = opt.legend as Record<string, unknown>;
+    opt.legend = { type: 'scroll', left: 'center', ...legend, top: 0 };
+  }
   if (!opt.xAxis && !isHeatmap) opt.xAxis = { type: 'category' };
   if (!opt.yAxis && !isHeatmap) opt.yAxis = { type: 'value', scale: true };
 
@@ -218,7 +223,9 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
     opt.yAxis = ys.length >= 2 ? ys.map((y, i) => ({ scale: true, ...y, gridIndex: y.gridIndex ?? i })) : [{ scale: true, ...(ys[0] ?? {}) }, { scale: true, gridIndex: 1, splitNumber: 2 }];
     opt.axisPointer = opt.axisPointer ?? { link: [{ xAxisIndex: 'all' }] };
   } else if (!opt.grid) {
-    opt.grid = isHeatmap ? { left: 60, right: 16, top: 40, bottom: 70 } : { left: 60, right: 16, top: 40, bottom: 56 };
+    // Room at the top for the legend and, below it, the names of the y axes.
+    const named = asArray(opt.yAxis as Record<string, unknown>[]).some((y) => typeof y?.name === 'string' && y.name !== '');
+    opt.grid = isHeatmap ? { left: 60, right: 16, top: 40, bottom: 70 } : { left: 60, right: 16, top: named ? 64 : 40, bottom: 56 };
   }
 
   if (!opt.dataZoom && !isHeatmap) {
@@ -238,6 +245,9 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
   // Long price series open on their most recent bars; the slider and the mouse wheel show the rest.
   const cats = asArray((asArray(opt.xAxis as Record<string, unknown>[])[0] as Record<string, unknown> | undefined)?.data as unknown[]);
   const visible = opts.visibleBars ?? 0;
+  if (Array.isArray(opt.dataZoom)) {
+    opt.dataZoom = (opt.dataZoom as Record<string, unknown>[]).map((z) => (z.type === 'slider' ? { ...z, height: z.height ?? 18, bottom: z.bottom ?? 4 } : z));
+  }
   if (visible > 0 && cats.length > visible * 1.2 && Array.isArray(opt.dataZoom)) {
     const start = Math.round((1 - visible / cats.length) * 1000) / 10;
     opt.dataZoom = (opt.dataZoom as Record<string, unknown>[]).map((z) => ({ start, end: 100, ...z }));
@@ -465,7 +475,7 @@ export function overlayDrawdown(equity: Record<string, unknown>, drawdown: Chart
   const legend = equity.legend as { data?: unknown[] } | undefined;
   if (legend && Array.isArray(legend.data)) out.legend = { ...legend, data: [...legend.data, name] };
   const grid = equity.grid as Record<string, unknown> | undefined;
-  if (grid && !Array.isArray(grid)) out.grid = { ...grid, right: 60 };
+  if (grid && !Array.isArray(grid)) out.grid = { ...grid, right: 60, top: Math.max(Number(grid.top) || 0, 64) };
   return out;
 }
 

@@ -40,8 +40,8 @@ export function taskSocket(taskID: string, onEvent: (e: TaskEvent) => void, onSt
     };
     ws.onclose = () => {
       clearInterval(ping);
-      onState?.(false);
       if (closed) return;
+      onState?.(false);
       retry = Math.min(retry + 1, 6);
       timer = setTimeout(open, 250 * 2 ** retry);
     };

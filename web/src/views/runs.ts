@@ -99,7 +99,7 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
           return h(
             'li',
             { class: 'task', 'data-task': t.task_id, 'data-status': t.status },
-            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id' }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [t.strategy_name ?? t.strategy_id, t.symbol].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id' }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [strategyLabel(t), t.symbol].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
             progressBar(t),
             t.error ? h('div', { class: 'task-error' }, t.error) : null,
             h('div', { class: 'task-actions' }, taskActions(t, refresh)),
@@ -141,6 +141,7 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
     clearTimeout(timer);
     return refresh();
   };
+  await loadStrategyNames();
   await refresh();
   return () => {
     stopped = true;
@@ -149,7 +150,21 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
   };
 }
 
-function taskActions(t: Task, after: () => Promise<void> | void): HTMLElement[] {
+/** Strategy names by id, for tasks (which carry only the id). */
+const strategyNames = new Map<string, string>();
+async function loadStrategyNames(): Promise<void> {
+  try {
+    for (const s of listOf<Strategy>(await get('/api/strategies'), 'strategies')) strategyNames.set(s.id, s.name);
+  } catch {
+    /* ids are shown instead */
+  }
+}
+function strategyLabel(t: Task): string | undefined {
+  const name = t.strategy_name ?? (t.strategy_id ? strategyNames.get(t.strategy_id) : undefined);
+  return name ? `${name} (${t.strategy_id})` : t.strategy_id;
+}
+
+function taskActions(t: Task, after: () => Promise<void> | void, withResults = true): HTMLElement[] {
   const out: HTMLElement[] = [];
   if (ACTIVE.has(t.status)) {
     out.push(
@@ -175,7 +190,7 @@ function taskActions(t: Task, after: () => Promise<void> | void): HTMLElement[] 
       }, 'btn small', { 'aria-label': `Retry ${t.task_id}` }),
     );
   }
-  if (t.status === 'completed') out.push(h('a', { class: 'btn small primary', href: href(`/results/${t.task_id}`), 'aria-label': `Results of ${t.task_id}` }, 'Results'));
+  if (withResults && t.status === 'completed') out.push(h('a', { class: 'btn small primary', href: href(`/results/${t.task_id}`), 'aria-label': `Results of ${t.task_id}` }, 'Results'));
   return out;
 }
 
@@ -323,6 +338,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     main.replaceChildren(errorBox(e), h('p', null, h('a', { href: href('/runs') }, 'Back to runs')));
     return;
   }
+  await loadStrategyNames();
   main.replaceChildren();
   const head = h('div', { class: 'page-head' });
   const meta = h('dl', { class: 'meta' });
@@ -335,13 +351,13 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     setProgress(bar, task.progress, task.status);
     barsText.textContent = task.total_bars ? `bar ${task.current_bar ?? 0} of ${task.total_bars}` : '';
     renderMeta();
-    actions.replaceChildren(...taskActions(task, reload));
+    actions.replaceChildren(...taskActions(task, reload, false));
     errorEl.hidden = !task.error;
     errorEl.textContent = task.error ?? '';
   };
   const renderMeta = () => {
     const m: [string, unknown][] = [
-      ['Strategy', task.strategy_name ? `${task.strategy_name} (${task.strategy_id})` : task.strategy_id],
+      ['Strategy', strategyLabel(task)],
       ['Version', task.strategy_version ? `v${task.strategy_version}` : undefined],
       ['Data', [task.data_source, task.symbol].filter(Boolean).join(' / ')],
       ['Period', task.start_date ? `${task.start_date} → ${task.end_date}` : undefined],
