@@ -1,0 +1,150 @@
+package events_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/pgtest"
+)
+
+func frames(s *events.Sub) []string {
+	var out []string
+	for {
+		select {
+		case f := <-s.C:
+			out = append(out, string(f))
+		default:
+			return out
+		}
+	}
+}
+
+func TestHubFanOutAndIsolation(t *testing.T) {
+	t.Parallel()
+	h := events.NewHub()
+	a, b, other, sess := events.NewSub(), events.NewSub(), events.NewSub(), events.NewSub()
+	h.SubscribeTask(a, "task_1")
+	h.SubscribeTask(b, "task_1")
+	h.SubscribeTask(b, "task_1") // twice is once
+	h.SubscribeTask(other, "task_2")
+	h.SubscribeSession(sess, "s1")
+	h.Deliver(events.Message{Event: events.KindProgress, Task: "task_1", Progr: &events.Progress{TaskID: "task_1", Progress: 50, CurrentBar: 5, TotalBars: 10}})
+	h.Deliver(events.Message{Event: events.KindLog, Task: "task_1", Session: "s1", Logs: []events.LogLine{{Level: "INFO", Message: "hi", Time: 1.5, Source: "strategy", Path: "str_1@v1"}}})
+	h.Deliver(events.Message{Event: events.KindLog, Task: "task_3", Session: "s2", Logs: []events.LogLine{{Level: "INFO", Message: "not yours"}}})
+	done := events.Complete{TaskID: "task_1", Status: "completed", Result: json.RawMessage(`{"final_value":1}`)}
+	h.Deliver(events.Message{Event: events.KindComplete, Task: "task_1", Done: &done})
+	h.Deliver(events.Message{Event: events.KindComplete, Task: "task_1", Done: &done}) // sent once per subscriber
+
+	want := []string{
+		`{"event":"progress","data":{"task_id":"task_1","progress":50,"current_bar":5,"total_bars":10}}`,
+		`{"event":"log","data":{"task_id":"task_1","level":"INFO","message":"hi","timestamp":1.5}}`,
+		`{"event":"complete","data":{"task_id":"task_1","status":"completed","error":null,"result":{"final_value":1}}}`,
+	}
+	for _, s := range []*events.Sub{a, b} {
+		if got := frames(s); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("task subscriber got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	if got := frames(other); len(got) != 0 {
+		t.Errorf("other task's subscriber got %v", got)
+	}
+	wantSess := `{"event":"log_message","data":{"name":"backtestd.strategy.task_1","levelname":"INFO","message":"hi","timestamp":1.5,"pathname":"str_1@v1","lineno":0}}`
+	if got := frames(sess); len(got) != 1 || got[0] != wantSess {
+		t.Errorf("session subscriber got %v, want %s", got, wantSess)
+	}
+
+	h.Unsubscribe(a)
+	h.Unsubscribe(b)
+	h.Unsubscribe(other)
+	h.Unsubscribe(sess)
+	if tasks, sessions, subs := h.Counts(); tasks+sessions+subs != 0 {
+		t.Errorf("after unsubscribing: %d tasks, %d sessions, %d subscribers", tasks, sessions, subs)
+	}
+}
+
+func TestHubDropsSubscriberThatFallsBehind(t *testing.T) {
+	t.Parallel()
+	h := events.NewHub()
+	slow, fine := events.NewSub(), events.NewSub()
+	h.SubscribeTask(slow, "t")
+	h.SubscribeTask(fine, "t")
+	for i := 0; i <= events.SubBuffer; i++ {
+		h.Deliver(events.Message{Event: events.KindProgress, Task: "t", Progr: &events.Progress{TaskID: "t", CurrentBar: i}})
+		if i < events.SubBuffer {
+			<-fine.C // this one keeps up
+		}
+	}
+	select {
+	case <-slow.Done():
+	default:
+		t.Fatal("the subscriber that fell behind is still open")
+	}
+	if _, _, subs := h.Counts(); subs != 1 {
+		t.Fatalf("%d subscribers, want 1", subs)
+	}
+	if len(frames(fine)) != 1 {
+		t.Fatal("the subscriber that kept up lost an event")
+	}
+}
+
+func TestPublishThroughListener(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	h := events.NewHub()
+	l := events.NewListener(url, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = l.Run(lctx) }()
+	defer func() { cancel(); <-done }()
+	<-l.Ready()
+	sub := events.NewSub()
+	h.SubscribeTask(sub, "task_9")
+	pub := events.NewPublisher(pool)
+
+	// A batch far over the NOTIFY limit is split; a single huge line is shortened.
+	var lines []events.LogLine
+	for i := 0; i < 300; i++ {
+		lines = append(lines, events.LogLine{Level: "INFO", Message: fmt.Sprintf("line %03d %s", i, strings.Repeat("x", 100))})
+	}
+	lines = append(lines, events.LogLine{Level: "ERROR", Message: strings.Repeat("é", 20000)})
+	if err := pub.Publish(ctx, events.Message{Event: events.KindLog, Task: "task_9", Logs: lines}); err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for got < len(lines) {
+		select {
+		case f := <-sub.C:
+			var m struct {
+				Event string
+				Data  struct{ Message string }
+			}
+			if err := json.Unmarshal(f, &m); err != nil || m.Event != "log" {
+				t.Fatalf("frame %s: %v", f, err)
+			}
+			if got < 300 && !strings.HasPrefix(m.Data.Message, fmt.Sprintf("line %03d", got)) {
+				t.Fatalf("line %d out of order: %.20s", got, m.Data.Message)
+			}
+			if got == 300 && (!strings.HasSuffix(m.Data.Message, "…") || len(m.Data.Message) > events.MaxPayload) {
+				t.Fatalf("huge line not shortened: %d bytes", len(m.Data.Message))
+			}
+			got++
+		case <-time.After(10 * time.Second):
+			t.Fatalf("received %d of %d lines", got, len(lines))
+		}
+	}
+}
