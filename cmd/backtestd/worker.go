@@ -62,7 +62,9 @@ type taskRuntime struct {
 // RESCUE_AFTER (a duration; how long a job may run before River runs it again elsewhere,
 // by default a margin past the job timeout derived from RUN_TIMEOUT).
 func startTaskRuntime(ctx context.Context, cfg config.Config, url string, getenv func(string) string, log *slog.Logger) (*taskRuntime, error) {
-	st, err := store.Open(ctx, url, int32(cfg.Workers+10))
+	// A running backtest holds a connection only for short queries (the engine holds none),
+	// so the pool stays well under PostgreSQL's default limit of 100 even with many workers.
+	st, err := store.Open(ctx, url, int32(min(cfg.Workers+10, 60)))
 	if err != nil {
 		return nil, err
 	}

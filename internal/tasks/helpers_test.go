@@ -134,6 +134,24 @@ func setup(t *testing.T, o opts) *bundle {
 	return b
 }
 
+// startWorkers starts a second River client with n workers on the bundle's database (for
+// bundles set up without workers).
+func (b *bundle) startWorkers(t *testing.T, n int) {
+	t.Helper()
+	c, err := jobs.NewClient(b.store.Pool, jobs.Config{Workers: n, RunTimeout: 30 * time.Second, Logger: quietLog()}, b.svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = c.StopAndCancel(ctx)
+	})
+}
+
 func (b *bundle) exec(t testing.TB, sql string, args ...any) {
 	t.Helper()
 	if _, err := b.store.Pool.Exec(b.ctx, sql, args...); err != nil {

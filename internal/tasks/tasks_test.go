@@ -424,3 +424,19 @@ func TestSweepFailsTasksWhoseJobEnded(t *testing.T) {
 		t.Fatalf("a task with a live job was touched: %+v", got)
 	}
 }
+
+func TestDataMissingAtRunTimeFailsTask(t *testing.T) {
+	t.Parallel()
+	b := setup(t, opts{})
+	task := b.create(t, req(b.strategy(t, smaCross)))
+	b.exec(t, `DELETE FROM bars WHERE symbol = 'AAA'`) // gone between submission and run
+	b.startWorkers(t, 1)
+	done := b.wait(t, task.TaskID, "failed", "completed")
+	want := "Data retrieval failed: no data for AAA in data source testsrc between 1970-01-01 and 1983-12-31"
+	if done.Error == nil || *done.Error != want || done.StartedAt == nil || done.CompletedAt == nil {
+		t.Fatalf("task = %+v, want error %q", done, want)
+	}
+	if a := b.waitJob(t, b.jobID(t, task.TaskID), "cancelled"); a != 1 {
+		t.Fatalf("job ran %d times, want once", a)
+	}
+}
