@@ -504,6 +504,79 @@ func TestWebPage(t *testing.T) {
 	))
 	screenshot(t, ctx, shots, "data-1440")
 
+	// ---- version history: a second version and the diff between the two ----
+	step("new version and its diff")
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ui+"/strategies/"+sid),
+		chromedp.WaitVisible(`#code-editor .cm-content`),
+		setEditor(strings.Replace(strategyCode, "E2E moving-average crossover.", "E2E moving-average crossover, second version.", 1)),
+		chromedp.Click(`.editor-foot button.btn.primary`),
+		waitJS(`document.querySelector('.save-status').textContent.startsWith('Saved')`, 10*time.Second),
+		chromedp.Click(`#tab-versions`),
+		waitJS(`document.querySelectorAll('#panel-versions tbody tr').length === 2 && document.querySelector('#panel-versions .diff') !== null`, 10*time.Second),
+	))
+	var added, removed int
+	must(t, chromedp.Run(ctx,
+		chromedp.Evaluate(`document.querySelectorAll('#panel-versions .dl.add').length`, &added),
+		chromedp.Evaluate(`document.querySelectorAll('#panel-versions .dl.del').length`, &removed),
+	))
+	if added != 1 || removed != 1 {
+		t.Errorf("diff v1 → v2: +%d −%d lines, want +1 −1", added, removed)
+	}
+
+	// ---- cancel and retry, driven from the keyboard ----
+	step("cancel and retry")
+	var slow struct {
+		TaskID string `json:"task_id"`
+	}
+	must(t, postJSON(srv.url+"/api/backtests", map[string]any{
+		"strategy_id": sid, "strategy_params": map[string]any{"delay": 20},
+		"start_date": "2015-01-01", "end_date": "2024-12-31",
+	}, &slow))
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ui+"/runs/"+slow.TaskID),
+		waitJS(`[...document.querySelectorAll('.task-top button')].some(b => b.textContent === 'Cancel')`, 10*time.Second),
+		chromedp.Focus(`.task-top button[aria-label^="Cancel"]`),
+		chromedp.KeyEvent("\r"),
+		waitJS(`document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`, 10*time.Second),
+		chromedp.Focus(`.task-top button[aria-label^="Retry"]`),
+		chromedp.KeyEvent("\r"),
+		waitJS(`['pending', 'running'].includes(document.querySelector('.page-head .status')?.dataset.status)`, 10*time.Second),
+		chromedp.Click(`.task-top button[aria-label^="Cancel"]`),
+		waitJS(`document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`, 10*time.Second),
+	))
+	var attempt string
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll('.meta dt')].find(d => d.textContent === 'Attempt')?.nextElementSibling.textContent ?? ''`, &attempt)))
+	if attempt != "2" {
+		t.Errorf("after a retry the task page shows attempt %q, want 2", attempt)
+	}
+
+	// ---- delete with confirmation ----
+	step("delete a strategy")
+	var doomed struct {
+		ID string `json:"id"`
+	}
+	must(t, postJSON(srv.url+"/api/strategies", map[string]any{"name": "Doomed", "code": strategyCode}, &doomed))
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ui+"/strategies/"+doomed.ID),
+		chromedp.WaitVisible(`#code-editor .cm-content`),
+		chromedp.Click(`button.btn.danger`),
+		chromedp.WaitVisible(`dialog[open] button.btn.danger`),
+		chromedp.Click(`dialog[open] button.btn.danger`),
+		waitJS(`location.pathname.endsWith('/ui/strategies') && document.querySelector('#strategy-table') !== null`, 10*time.Second),
+	))
+	var listed bool
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`!!document.querySelector('#strategy-table a[href$="/`+doomed.ID+`"]')`, &listed)))
+	if listed {
+		t.Errorf("deleted strategy %s is still listed", doomed.ID)
+	}
+	res, err := http.Get(srv.url + "/api/strategies/" + doomed.ID)
+	must(t, err)
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Errorf("deleted strategy answers %d, want 404", res.StatusCode)
+	}
+
 	// ---- phone width ----
 	step("375 px screenshots")
 	must(t, chromedp.Run(ctx, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile)))
