@@ -164,6 +164,7 @@ export function barsOption(bars: Bar[], title: string): Record<string, unknown> 
         type: 'bar',
         xAxisIndex: 1,
         yAxisIndex: 1,
+        itemStyle: { color: '#7fbe9e' },
         data: bars.map((b) => ({ value: b.volume, itemStyle: { color: b.close < b.open ? DOWN_COLOR : UP_COLOR } })),
       },
     ],

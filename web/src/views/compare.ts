@@ -3,7 +3,7 @@
 import { ApiError, get, listOf, qs, type Task } from '../api';
 import { chartPanel } from '../charts';
 import { button, download, empty, errorBox, h, loading } from '../dom';
-import { SUMMARY_LABELS, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtInt, fmtParamValue } from '../format';
+import { STAT_DEFS, SUMMARY_LABELS, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtInt, fmtParamValue, fmtStat } from '../format';
 import { href, navigate } from '../router';
 import { alignEquity, comparisonCSV, comparisonMetricKeys, equityPoints, normaliseComparison, type Comparison } from '../shape';
 import { fetchChart } from './results';
@@ -101,11 +101,21 @@ async function clientComparison(ids: string[]): Promise<Comparison> {
 
 function renderComparison(out: HTMLElement, c: Comparison): void {
   const keys = comparisonMetricKeys(c.runs, ORDER);
-  const fmt = (k: string, v: unknown) => (FORMAT[k] ?? ((x: unknown) => (typeof x === 'number' ? fmtNumber(x, 2) : fmtParamValue(x) || '—')))(v);
+  const statDef = new Map(STAT_DEFS.map((d) => [d.key, d]));
+  const fmt = (k: string, v: unknown) => {
+    const f = FORMAT[k];
+    if (f) return f(v);
+    const d = statDef.get(k);
+    if (d) return fmtStat(d.format, v);
+    return typeof v === 'number' ? fmtNumber(v, 2) : fmtParamValue(v) || '—';
+  };
+  // The best value of a row: the highest, or the lowest where less is better; none where neither is.
+  const lowerIsBetter = new Set(['max_drawdown', 'max_drawdown_pct', 'annual_volatility', 'max_drawdown_duration', 'avg_trade_duration']);
+  const noBest = new Set(['initial_cash', 'total_trades']);
   const best = (k: string): string | null => {
     const vals = c.runs.map((r) => r.metrics[k]).filter((v): v is number => typeof v === 'number');
-    if (vals.length < 2 || ['initial_cash', 'total_trades', 'avg_loss', 'max_drawdown', 'max_drawdown_pct'].includes(k)) return null;
-    const m = Math.max(...vals);
+    if (vals.length < 2 || noBest.has(k) || vals.every((v) => v === vals[0])) return null;
+    const m = lowerIsBetter.has(k) ? Math.min(...vals) : Math.max(...vals);
     return c.runs.find((r) => r.metrics[k] === m)?.task_id ?? null;
   };
   const paramNames = Array.from(new Set(c.runs.flatMap((r) => Object.keys(r.params))));
