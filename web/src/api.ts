@@ -135,6 +135,7 @@ export interface Template {
   description?: string;
   code: string;
   file?: string;
+  params?: Record<string, unknown>;
 }
 
 export interface Task {

@@ -19,6 +19,7 @@ import {
   prepareChartOption,
   rejectedLines,
   seriesPoints,
+  docSummary,
 } from './shape';
 import { detailOf, isEnvelope, listOf, basePath } from './api';
 
@@ -207,5 +208,13 @@ describe('api helpers', () => {
   it('finds the base path before /ui', () => {
     expect(basePath('/ui/runs')).toBe('');
     expect(basePath('/backtests/ui/runs/task_1')).toBe('/backtests');
+  });
+});
+
+describe('docSummary', () => {
+  it('joins the prose lines before the parameter lines', () => {
+    const code = '/**\n * Moving-average crossover: buy when the fast SMA\n * crosses above the slow SMA.\n * fast: period\n */\nclass A extends Strategy {}';
+    expect(docSummary(code, ['fast'])).toBe('Moving-average crossover: buy when the fast SMA crosses above the slow SMA.');
+    expect(docSummary('class A {}', [])).toBe('');
   });
 });

@@ -603,3 +603,18 @@ export function comparisonCSV(c: Comparison, metricKeys: string[]): string {
   }
   return rows.map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
 }
+
+/** The prose of a strategy's leading doc comment, up to the first "param: ..." line. */
+export function docSummary(code: string, params: string[]): string {
+  const m = /\/\*\*([\s\S]*?)\*\//.exec(code ?? '');
+  if (!m) return '';
+  const out: string[] = [];
+  for (const raw of m[1].split('\n')) {
+    const line = raw.replace(/^\s*\*\s?/, '').trim();
+    const pm = /^(\w+)\s*:/.exec(line);
+    if (pm && (params.length === 0 || params.includes(pm[1]))) break;
+    if (line.startsWith('@')) break;
+    if (line) out.push(line);
+  }
+  return out.join(' ');
+}

@@ -4,7 +4,7 @@ import { ApiError, del, get, listOf, post, put, type ParamInfo, type Strategy, t
 import { button, clear, confirmDialog, download, empty, errorBox, field, h, loading, toast } from '../dom';
 import { fmtDateTime, fmtParamValue } from '../format';
 import { href, navigate } from '../router';
-import { diffStats, lineDiff, parseLoadError } from '../shape';
+import { diffStats, docSummary, lineDiff, parseLoadError } from '../shape';
 import { infosFromParams, paramForm } from './params';
 
 const SKELETON = `/**
@@ -92,7 +92,7 @@ export async function strategiesView(main: HTMLElement): Promise<void> {
               'li',
               { class: 'card template' },
               h('h3', null, t.name),
-              h('p', { class: 'muted' }, t.description || firstDocLine(t.code) || ''),
+              h('p', { class: 'muted' }, docSummary(t.code, Object.keys(t.params ?? {})) || t.description || ''),
               h('a', { class: 'btn', href: href(`/strategies/new?template=${encodeURIComponent(templateKey(t))}`), 'aria-label': `Use template ${t.name}` }, 'Use template'),
             ),
           ),
@@ -108,8 +108,7 @@ function templateKey(t: Template): string {
 }
 
 function firstDocLine(code: string): string {
-  const m = /\/\*\*\s*\n?\s*\*?\s*([^\n*][^\n]*)/.exec(code ?? '');
-  return m ? m[1].trim() : '';
+  return docSummary(code, []);
 }
 
 export async function strategyView(main: HTMLElement, params: Record<string, string>, query: URLSearchParams): Promise<void> {
