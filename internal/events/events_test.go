@@ -96,25 +96,60 @@ func TestHubDropsSubscriberThatFallsBehind(t *testing.T) {
 	}
 }
 
-func TestPublishThroughListener(t *testing.T) {
-	t.Parallel()
+// listen starts a listener on a fresh database and returns a publisher for it.
+func listen(t *testing.T) (*events.Hub, *events.Publisher) {
+	t.Helper()
 	ctx := context.Background()
 	url := pgtest.NewDatabase(t)
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
 	h := events.NewHub()
 	l := events.NewListener(url, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	lctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = l.Run(lctx) }()
-	defer func() { cancel(); <-done }()
+	t.Cleanup(func() { cancel(); <-done; pool.Close() })
 	<-l.Ready()
+	return h, events.NewPublisher(pool)
+}
+
+func TestLogBatcherCapsStreamedLines(t *testing.T) {
+	t.Parallel()
+	h, pub := listen(t)
+	sub := events.NewSub()
+	h.SubscribeTask(sub, "task_1")
+	b := events.NewLogBatcher(pub, "task_1", "task_1", time.Hour, nil)
+	for i := 0; i < 1000; i++ {
+		b.Add(events.LogLine{Level: "INFO", Message: fmt.Sprint(i)})
+	}
+	b.Close() // one flush of 1,000 lines
+	var last string
+	for n := 0; n < events.MaxStreamedLines; n++ {
+		select {
+		case f := <-sub.C:
+			last = string(f)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("received %d lines", n)
+		}
+	}
+	if !strings.Contains(last, `"message":"901 log lines not streamed`) {
+		t.Fatalf("last line %s", last)
+	}
+	select {
+	case f := <-sub.C:
+		t.Fatalf("more than %d lines streamed: %s", events.MaxStreamedLines, f)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func TestPublishThroughListener(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, pub := listen(t)
 	sub := events.NewSub()
 	h.SubscribeTask(sub, "task_9")
-	pub := events.NewPublisher(pool)
 
 	// A batch far over the NOTIFY limit is split; a single huge line is shortened.
 	var lines []events.LogLine
@@ -122,9 +157,13 @@ func TestPublishThroughListener(t *testing.T) {
 		lines = append(lines, events.LogLine{Level: "INFO", Message: fmt.Sprintf("line %03d %s", i, strings.Repeat("x", 100))})
 	}
 	lines = append(lines, events.LogLine{Level: "ERROR", Message: strings.Repeat("é", 20000)})
-	if err := pub.Publish(ctx, events.Message{Event: events.KindLog, Task: "task_9", Logs: lines}); err != nil {
-		t.Fatal(err)
-	}
+	errc := make(chan error, 1)
+	go func() { errc <- pub.Publish(ctx, events.Message{Event: events.KindLog, Task: "task_9", Logs: lines}) }()
+	defer func() {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}()
 	got := 0
 	for got < len(lines) {
 		select {

@@ -4,8 +4,9 @@ import (
 	"sync"
 )
 
-// SubBuffer is how many frames a subscriber may fall behind before it is dropped.
-const SubBuffer = 1024
+// SubBuffer is how many frames a subscriber may fall behind before it is dropped. Log
+// streaming is capped per batch (MaxStreamedLines), so a reader that keeps up never is.
+const SubBuffer = 256
 
 // Sub is one subscriber (a WebSocket connection): frames to send arrive on C in order.
 // A subscriber that cannot keep up is closed and removed from the hub, as the spec's rule

@@ -73,6 +73,11 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// MaxStreamedLines caps the log lines one batch streams to subscribers (about every 20 ms):
+// a strategy that logs faster than anyone can read has the excess summarised in one line.
+// Every line is still stored and served by the logs route.
+const MaxStreamedLines = 100
+
 // LogBatcher collects a run's log lines and publishes them in batches, at most every
 // interval, so a strategy that logs on every bar costs one NOTIFY per interval, not per line.
 type LogBatcher struct {
@@ -82,7 +87,6 @@ type LogBatcher struct {
 	log      *slog.Logger
 	mu       sync.Mutex
 	buf      []LogLine
-	kick     chan struct{}
 	done     chan struct{}
 	finished chan struct{}
 }
@@ -90,7 +94,7 @@ type LogBatcher struct {
 // NewLogBatcher starts a batcher for one run; Close flushes and stops it.
 func NewLogBatcher(pub *Publisher, taskID, sessionID string, interval time.Duration, log *slog.Logger) *LogBatcher {
 	b := &LogBatcher{pub: pub, task: taskID, session: sessionID, log: log,
-		kick: make(chan struct{}, 1), done: make(chan struct{}), finished: make(chan struct{})}
+		done: make(chan struct{}), finished: make(chan struct{})}
 	go b.loop(interval)
 	return b
 }
@@ -99,14 +103,7 @@ func NewLogBatcher(pub *Publisher, taskID, sessionID string, interval time.Durat
 func (b *LogBatcher) Add(l LogLine) {
 	b.mu.Lock()
 	b.buf = append(b.buf, l)
-	n := len(b.buf)
 	b.mu.Unlock()
-	if n >= 200 {
-		select {
-		case b.kick <- struct{}{}:
-		default:
-		}
-	}
 }
 
 func (b *LogBatcher) loop(interval time.Duration) {
@@ -119,7 +116,6 @@ func (b *LogBatcher) loop(interval time.Duration) {
 			b.flush()
 			return
 		case <-t.C:
-		case <-b.kick:
 		}
 		b.flush()
 	}
@@ -132,6 +128,12 @@ func (b *LogBatcher) flush() {
 	b.mu.Unlock()
 	if len(lines) == 0 {
 		return
+	}
+	if len(lines) > MaxStreamedLines {
+		skipped := len(lines) - (MaxStreamedLines - 1)
+		last := lines[len(lines)-1]
+		lines = append(lines[:MaxStreamedLines-1:MaxStreamedLines-1], LogLine{Level: "WARNING", Source: "engine", Time: last.Time, Path: last.Path,
+			Message: fmt.Sprintf("%d log lines not streamed (too many to show live); all lines are stored", skipped)})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
