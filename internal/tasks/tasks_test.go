@@ -105,6 +105,29 @@ func TestRunCompletesWithResultLogsAndEvents(t *testing.T) {
 	taskSub, sessSub := events.NewSub(), events.NewSub()
 	b.hub.SubscribeTask(taskSub, "task_1")
 	b.hub.SubscribeSession(sessSub, "sess")
+	// Subscribers read as they go, as WebSocket writers do.
+	collect := func(sub *events.Sub, until string) chan []string {
+		out := make(chan []string, 1)
+		go func() {
+			var got []string
+			timeout := time.After(30 * time.Second)
+			for {
+				select {
+				case f := <-sub.C:
+					got = append(got, string(f))
+					if until == "" || strings.Contains(string(f), until) {
+						out <- got
+						return
+					}
+				case <-timeout:
+					out <- got
+					return
+				}
+			}
+		}()
+		return out
+	}
+	taskFrames, sessFrames := collect(taskSub, `"event":"complete"`), collect(sessSub, "")
 	r := req(sma)
 	r.SessionID = sp("sess")
 	task := b.create(t, r)
@@ -167,40 +190,33 @@ func TestRunCompletesWithResultLogsAndEvents(t *testing.T) {
 			Result map[string]any `json:"result"`
 		} `json:"data"`
 	}
-	deadline := time.After(10 * time.Second)
-	for kinds["complete"] == 0 {
-		select {
-		case f := <-taskSub.C:
-			var m struct{ Event string }
-			_ = json.Unmarshal(f, &m)
-			kinds[m.Event]++
-			if m.Event == "complete" {
-				_ = json.Unmarshal(f, &complete)
-			}
-		case <-deadline:
-			t.Fatalf("events so far: %v", kinds)
+	for _, f := range <-taskFrames {
+		var m struct{ Event string }
+		_ = json.Unmarshal([]byte(f), &m)
+		kinds[m.Event]++
+		if m.Event == "complete" {
+			_ = json.Unmarshal([]byte(f), &complete)
 		}
 	}
-	if kinds["progress"] == 0 || kinds["log"] == 0 {
+	if kinds["progress"] == 0 || kinds["log"] == 0 || kinds["complete"] != 1 {
 		t.Fatalf("events: %v", kinds)
 	}
 	if complete.Data.TaskID != task.TaskID || complete.Data.Status != "completed" || complete.Data.Result["final_value"] == nil {
 		t.Fatalf("complete = %+v", complete.Data)
 	}
-	select {
-	case f := <-sessSub.C:
-		var m struct {
-			Event string
-			Data  map[string]any
-		}
-		_ = json.Unmarshal(f, &m)
-		for _, k := range []string{"name", "levelname", "message", "timestamp", "pathname", "lineno"} {
-			if _, ok := m.Data[k]; !ok || m.Event != "log_message" {
-				t.Fatalf("session frame %s lacks %s", f, k)
-			}
-		}
-	case <-time.After(5 * time.Second):
+	sess := <-sessFrames
+	if len(sess) == 0 {
 		t.Fatal("no log_message on the session channel")
+	}
+	var m struct {
+		Event string
+		Data  map[string]any
+	}
+	_ = json.Unmarshal([]byte(sess[0]), &m)
+	for _, k := range []string{"name", "levelname", "message", "timestamp", "pathname", "lineno"} {
+		if _, ok := m.Data[k]; !ok || m.Event != "log_message" {
+			t.Fatalf("session frame %s lacks %s", sess[0], k)
+		}
 	}
 
 	// The session's log file.
