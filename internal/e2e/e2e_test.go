@@ -398,6 +398,18 @@ func TestWebPage(t *testing.T) {
 	if all == 0 || noDebug >= all {
 		t.Errorf("log filter: %d lines with DEBUG, %d without; want fewer without", all, noDebug)
 	}
+	step("auto-scroll pauses when the log is scrolled up")
+	var paused, resumed bool
+	must(t, chromedp.Run(ctx,
+		chromedp.Evaluate(`(() => { const l = document.querySelector('#log'); l.scrollTop = 0; l.dispatchEvent(new Event('scroll')); return true })()`, nil),
+		chromedp.Evaluate(`!document.querySelector('.jump').hidden && document.querySelector('#log').dataset.follow === 'false'`, &paused),
+		chromedp.Click(`.jump`),
+		waitJS(`(() => { const l = document.querySelector('#log'); return l.scrollHeight - l.scrollTop - l.clientHeight < 24 })()`, 3*time.Second),
+		chromedp.Evaluate(`document.querySelector('.jump').hidden`, &resumed),
+	))
+	if !paused || !resumed {
+		t.Errorf("auto-scroll: paused after scrolling up=%v, back at the bottom after 'Jump to latest'=%v", paused, resumed)
+	}
 	screenshot(t, ctx, shots, "task-1440")
 
 	// ---- results: every chart renders with data ----
@@ -440,6 +452,22 @@ func TestWebPage(t *testing.T) {
 	svg := waitFile(t, filepath.Join(downloads, taskA+"_equity.svg"))
 	if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("<path")) {
 		t.Errorf("SVG export is not an SVG drawing: %.200s", svg)
+	}
+
+	step("export the result as JSON, CSV and HTML report")
+	must(t, chromedp.Run(ctx,
+		chromedp.Click(`button[data-result-export="json"]`),
+		chromedp.Click(`button[data-result-export="csv"]`),
+		chromedp.Click(`button[data-result-export="html"]`),
+	))
+	if b := waitFile(t, filepath.Join(downloads, taskA+".json")); !json.Valid(b) || !bytes.Contains(b, []byte(taskA)) {
+		t.Errorf("JSON export: %.200s", b)
+	}
+	if b := waitFile(t, filepath.Join(downloads, taskA+".csv")); !bytes.Contains(b, []byte("date,type,price,size,pnl")) {
+		t.Errorf("CSV export lacks the trades header: %.300s", b)
+	}
+	if b := waitFile(t, filepath.Join(downloads, taskA+"_report.html")); !bytes.Contains(bytes.ToLower(b), []byte("<html")) {
+		t.Errorf("HTML report: %.200s", b)
 	}
 
 	// ---- a second run, then the comparison ----
@@ -593,6 +621,11 @@ func TestWebPage(t *testing.T) {
 			t.Errorf("%s: the page is wider than 375 px", p.path)
 		}
 		screenshot(t, ctx, shots, p.name)
+		var unlabelled []string
+		must(t, chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll('input, select, textarea, button, [contenteditable="true"]')].filter(e => e.type !== 'hidden' && !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby') && !(e.tagName === 'BUTTON' && e.textContent.trim())).map(e => e.outerHTML.slice(0, 80))`, &unlabelled)))
+		if len(unlabelled) > 0 {
+			t.Errorf("%s: controls without an accessible name: %v", p.path, unlabelled)
+		}
 	}
 
 	if e := errs.list(); len(e) > 0 {
