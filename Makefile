@@ -13,6 +13,7 @@ run: web
 ## test: the whole test suite with the race detector against a real PostgreSQL
 test: web
 	$(GO) test -race -count=1 -timeout 15m ./...
+	./web/test.sh
 
 ## build: the binary in bin/
 build: web
@@ -20,7 +21,7 @@ build: web
 
 ## web: build the web page into web/dist when Node is available and the build is missing or stale
 web:
-	@./web/build.sh 2>/dev/null || true
+	@./web/build.sh
 
 ## verify: static checks CI runs before the tests
 verify: fmt-check vet sqlc-check
