@@ -575,7 +575,10 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 	porig := pos.Price
 	probe := *pos
 	opened, closed := probe.update(size, price)
-	pnl := -closed * (price - porig)
+	var pnl float64 // stays +0 for an opening fill; -closed*(...) would give -0 there
+	if closed != 0 {
+		pnl = -closed * (price - porig)
+	}
 	cash := e.cash
 	var closedValue, closedComm, openedValue, openedComm float64
 	if closed != 0 {

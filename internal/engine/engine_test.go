@@ -158,6 +158,10 @@ func TestOrdersAndMargin(t *testing.T) {
 	if len(res.OrderEvents) != 1 || res.OrderEvents[0].Status != "Margin" || res.OrderEvents[0].Ref != 2 {
 		t.Fatalf("events %+v", res.OrderEvents)
 	}
+	// An opening fill realises nothing: +0, never -0 (which JSON shows as "-0").
+	if pnl := res.Executions[0].PnL; pnl != 0 || math.Signbit(pnl) {
+		t.Errorf("opening execution pnl %v, want +0", pnl)
+	}
 	if want := 1000 - 60*11 + 60*(9.5); res.FinalCash != want {
 		t.Errorf("cash %v, want %v", res.FinalCash, want)
 	}
