@@ -4,7 +4,10 @@
 //	latency  submit → completed of a 5,000-bar daily backtest on an idle service
 //	events   event latency from a worker's NOTIFY to a WebSocket client of the API (p50/p99),
 //	         and of strategy log lines end to end (this.log → browser)
-//	flood    1,000 tasks submitted at once; all must complete, none lost
+//	flood    1,000 tasks submitted at once; all must complete, none lost; task reads
+//	         (GET one, GET list) are timed while they run
+//	conns    many WebSocket connections on one task all receive its events (not in the
+//	         default set; each connection is a file descriptor on both ends: raise ulimit -n)
 //
 // Usage:
 //
@@ -81,7 +84,7 @@ type bench struct {
 func run() error {
 	var b bench
 	var only string
-	var runs, nEvents, flood, submitters int
+	var runs, nEvents, flood, submitters, conns int
 	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
 	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
 	flag.StringVar(&only, "only", "latency,events,flood", "which benchmarks to run")
@@ -89,6 +92,7 @@ func run() error {
 	flag.IntVar(&nEvents, "events", 2000, "events to publish")
 	flag.IntVar(&flood, "flood", 1000, "tasks in the flood")
 	flag.IntVar(&submitters, "submitters", 50, "concurrent submitters in the flood")
+	flag.IntVar(&conns, "conns", 5000, "WebSocket connections for -only conns")
 	flag.Parse()
 	b.api = strings.TrimRight(b.api, "/")
 	if err := b.setup(); err != nil {
@@ -103,6 +107,11 @@ func run() error {
 	if slices.Contains(want, "events") {
 		if err := b.events(nEvents); err != nil {
 			return fmt.Errorf("events: %w", err)
+		}
+	}
+	if slices.Contains(want, "conns") {
+		if err := b.conns(conns); err != nil {
+			return fmt.Errorf("conns: %w", err)
 		}
 	}
 	if slices.Contains(want, "flood") {
@@ -363,6 +372,7 @@ func (b *bench) events(n int) error {
 func (b *bench) flood(n, submitters int) error {
 	ids := make([]string, n)
 	var next atomic.Int64
+	var first atomic.Value // the first task's id, for the reads
 	var wg sync.WaitGroup
 	errc := make(chan error, submitters)
 	t0 := time.Now()
@@ -381,12 +391,42 @@ func (b *bench) flood(n, submitters int) error {
 					return
 				}
 				ids[i] = id
+				if i == 0 {
+					first.Store(id)
+				}
 			}
 		}()
 	}
+	// Reads while the flood runs: one task and the first page of the list.
+	stopReads := make(chan struct{})
+	readsDone := make(chan struct{})
+	var getOne, getList []time.Duration
+	go func() {
+		defer close(readsDone)
+		for i := 0; ; i++ {
+			select {
+			case <-stopReads:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			id, _ := first.Load().(string)
+			if id == "" {
+				continue
+			}
+			t := time.Now()
+			if b.call("GET", "/api/backtests/"+id, nil, nil) == nil {
+				getOne = append(getOne, time.Since(t))
+			}
+			t = time.Now()
+			if b.call("GET", "/api/backtests?limit=100", nil, nil) == nil {
+				getList = append(getList, time.Since(t))
+			}
+		}
+	}()
 	wg.Wait()
 	close(errc)
 	if err := <-errc; err != nil {
+		close(stopReads)
 		return err
 	}
 	submitted := time.Since(t0)
@@ -420,12 +460,86 @@ func (b *bench) flood(n, submitters int) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	total := time.Since(t0)
+	close(stopReads)
+	<-readsDone
 	fmt.Printf("flood: %d tasks submitted in %s by %d clients; all finished after %s (%.0f tasks/s)\n",
 		n, submitted.Round(time.Millisecond), submitters, total.Round(time.Millisecond), float64(n)/total.Seconds())
 	fmt.Printf("  completed %d, failed %d, cancelled %d, lost %d; most seen running at once: %d\n",
 		counts["completed"], counts["failed"], counts["cancelled"], n-counts["completed"]-counts["failed"]-counts["cancelled"], maxRunning)
+	fmt.Printf("  reads while it ran: GET /api/backtests/{id} %s\n", stats(getOne))
+	fmt.Printf("                      GET /api/backtests?limit=100 %s\n", stats(getList))
 	if counts["completed"] != n {
 		return fmt.Errorf("%d of %d tasks completed", counts["completed"], n)
+	}
+	return nil
+}
+
+// conns opens n WebSocket connections on one task, publishes events as a worker does and
+// checks that every connection receives every event.
+func (b *bench) conns(n int) error {
+	if b.db == "" {
+		return errors.New("-db is required")
+	}
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, b.db)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	task := fmt.Sprintf("bench_%d", rand.Int64())
+	t0 := time.Now()
+	cs := make([]*websocket.Conn, n)
+	for i := range cs {
+		c, err := b.dial("/ws/" + task)
+		if err != nil {
+			return fmt.Errorf("connection %d: %w", i, err)
+		}
+		defer c.Close()
+		if _, _, err := readFrame(c, 10*time.Second); err != nil {
+			return fmt.Errorf("connection %d: %w", i, err)
+		}
+		cs[i] = c
+	}
+	fmt.Printf("conns: %d WebSocket connections open in %s\n", n, time.Since(t0).Round(time.Millisecond))
+	const k = 20
+	gap := time.Duration(n/10) * time.Millisecond // room for the fan-out of each event
+	pub := events.NewPublisher(pool)
+	var sent [k]atomic.Int64
+	var mu sync.Mutex
+	var lat []time.Duration
+	var wg sync.WaitGroup
+	missing := atomic.Int64{}
+	for _, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for got := 0; got < k; got++ {
+				f, at, err := readFrame(c, 30*time.Second)
+				if err != nil {
+					missing.Add(int64(k - got))
+					return
+				}
+				var p events.Progress
+				_ = json.Unmarshal(f.Data, &p)
+				d := time.Duration(at.UnixNano() - sent[p.CurrentBar].Load())
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; i < k; i++ {
+		sent[i].Store(time.Now().UnixNano())
+		if err := pub.Publish(ctx, events.Message{Event: events.KindProgress, Task: task,
+			Progr: &events.Progress{TaskID: task, CurrentBar: i, TotalBars: k, Progress: float64(i) * 100 / k}}); err != nil {
+			return err
+		}
+		time.Sleep(gap)
+	}
+	wg.Wait()
+	fmt.Printf("conns: %d events %s apart to each of %d connections: %d delivered, %d missing; latency %s\n", k, gap, n, len(lat), missing.Load(), stats(lat))
+	if missing.Load() > 0 {
+		return fmt.Errorf("%d events not delivered", missing.Load())
 	}
 	return nil
 }

@@ -72,6 +72,7 @@ type opts struct {
 	workers    int
 	runTimeout time.Duration
 	logDir     string
+	cpuSlots   int
 }
 
 func quietLog() *slog.Logger {
@@ -104,7 +105,7 @@ func setup(t *testing.T, o opts) *bundle {
 	if o.runTimeout == 0 {
 		o.runTimeout = 30 * time.Second
 	}
-	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir}, st, quietLog())
+	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, CPUSlots: o.cpuSlots}, st, quietLog())
 	b.client, err = jobs.NewClient(st.Pool, jobs.Config{Workers: o.workers, RunTimeout: o.runTimeout, Logger: quietLog()}, b.svc)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -144,7 +145,12 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 		path = ver.Origin
 	}
 	sink := s.newLogSink(t, path)
-	prog := &progress{s: s, task: t, total: len(bars)}
+	prog := &progress{s: s, task: t, total: len(bars), ctx: ctx}
+	held, ok := s.cpu.acquire(ctx)
+	if !ok {
+		return nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
+	}
+	prog.holding = held
 	s.publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
 		Progr: &events.Progress{TaskID: t.ID, TotalBars: len(bars)}})
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{
@@ -157,6 +163,9 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 		OnProgress:    prog.report,
 		OnLog:         sink.add,
 	})
+	if prog.holding {
+		s.cpu.release()
+	}
 	if err == nil {
 		sink.engineEvents(res)
 	}
@@ -259,6 +268,8 @@ func (s *Service) storedSummary(ctx context.Context, id string) (json.RawMessage
 
 // progress throttles the engine's progress callbacks into events and row updates.
 type progress struct {
+	ctx      context.Context
+	holding  bool // the run holds a CPU slot
 	s        *Service
 	task     store.Task
 	total    int
@@ -270,6 +281,11 @@ type progress struct {
 }
 
 func (p *progress) report(current, total int) {
+	// The engine calls this every 1,024 bars: let other runs have the CPU slot for a while.
+	if p.holding && current < total && p.s.cpu.contended() {
+		p.s.cpu.release()
+		p.holding, _ = p.s.cpu.acquire(p.ctx)
+	}
 	p.cur, p.total = current, total
 	now := time.Now()
 	pct := 0.0
@@ -347,3 +363,66 @@ func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, erro
 	}
 	return n, nil
 }
+
+// cpuSlots bounds how many engine runs compute at once in a process. Runs hand their slot
+// on every 1,024 bars when others wait (round robin), so the process keeps CPU for its API
+// and its database traffic however many tasks are running. The bound is soft: when no slot
+// has been handed on for hogWait (a strategy so slow per bar that 1,024 bars take long), a
+// waiting run goes ahead without one rather than wait behind it. A nil cpuSlots is unlimited.
+type cpuSlots struct {
+	sem      chan struct{}
+	waiting  atomic.Int32
+	releases atomic.Int64
+}
+
+const hogWait = 250 * time.Millisecond
+
+func newCPUSlots(n int) *cpuSlots {
+	if n <= 0 {
+		return nil
+	}
+	return &cpuSlots{sem: make(chan struct{}, n)}
+}
+
+// acquire waits for a slot. It reports whether the run got one (held) and whether it may
+// go on at all (false when ctx ended first).
+func (c *cpuSlots) acquire(ctx context.Context) (held, ok bool) {
+	if c == nil {
+		return false, true
+	}
+	select {
+	case c.sem <- struct{}{}:
+		return true, true
+	default:
+	}
+	c.waiting.Add(1)
+	defer c.waiting.Add(-1)
+	t := time.NewTimer(hogWait)
+	defer t.Stop()
+	seen := c.releases.Load()
+	for {
+		select {
+		case c.sem <- struct{}{}:
+			return true, true
+		case <-ctx.Done():
+			return false, false
+		case <-t.C:
+			now := c.releases.Load()
+			if now == seen {
+				return false, true // the holders are hogging: go ahead without a slot
+			}
+			seen = now
+			t.Reset(hogWait)
+		}
+	}
+}
+
+func (c *cpuSlots) release() {
+	if c != nil {
+		<-c.sem
+		c.releases.Add(1)
+	}
+}
+
+// contended reports whether a run is waiting for a slot.
+func (c *cpuSlots) contended() bool { return c != nil && c.waiting.Load() > 0 }

@@ -56,6 +56,9 @@ type Config struct {
 	RunTimeout  time.Duration // wall-time limit of one run; 0: jsrt's default
 	MemoryLimit uint64        // bytes; 0: jsrt's default
 	LogDir      string        // when set, log lines are appended to <LogDir>/<session_id>.log
+	// CPUSlots is how many engine runs compute at once in this process (0: no limit). Runs
+	// take turns every 1,024 bars, so every running task advances.
+	CPUSlots int
 }
 
 // Service implements the task lifecycle. Create it with New, then give it the River client
@@ -67,6 +70,7 @@ type Service struct {
 	pub   *events.Publisher
 	log   *slog.Logger
 	queue *jobs.Client
+	cpu   *cpuSlots
 }
 
 // New returns a service over db.
@@ -74,7 +78,7 @@ func New(cfg Config, db *store.Store, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log}
+	return &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log, cpu: newCPUSlots(cfg.CPUSlots)}
 }
 
 // SetQueue gives the service the River client it enqueues and cancels jobs with.

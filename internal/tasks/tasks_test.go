@@ -456,3 +456,22 @@ func TestDataMissingAtRunTimeFailsTask(t *testing.T) {
 		t.Fatalf("job ran %d times, want once", a)
 	}
 }
+
+func TestCPUSlotsTakeTurns(t *testing.T) {
+	t.Parallel()
+	b := setup(t, opts{workers: 2, cpuSlots: 1})
+	long := req(b.strategy(t, slow))
+	long.StrategyParams = map[string]any{"spin": 1000000} // minutes of work
+	l := b.create(t, long)
+	b.wait(t, l.TaskID, "running")
+	// With one CPU slot held by the long run, a short run still completes: they take turns.
+	short := b.create(t, req(b.strategy(t, smaCross)))
+	b.wait(t, short.TaskID, "completed")
+	if got, _ := b.svc.Get(b.ctx, l.TaskID); got.Status != "running" {
+		t.Fatalf("long task is %s", got.Status)
+	}
+	if _, _, err := b.svc.Cancel(b.ctx, l.TaskID); err != nil {
+		t.Fatal(err)
+	}
+	b.waitJob(t, b.jobID(t, l.TaskID), "cancelled")
+}
