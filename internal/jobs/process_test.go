@@ -238,6 +238,14 @@ func (e *procEnv) waitStatus(t *testing.T, id string, within time.Duration, want
 		if st == want {
 			return
 		}
+		if st == "failed" || st == "completed" || st == "cancelled" {
+			var msg *string
+			e.scalar(t, &msg, `SELECT error FROM tasks WHERE id = $1`, id)
+			if msg != nil {
+				t.Fatalf("task %s is %s (%s), want %s", id, st, *msg, want)
+			}
+			t.Fatalf("task %s is %s, want %s", id, st, want)
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("task %s is %s after %s, want %s", id, st, within, want)
 		}
@@ -319,8 +327,9 @@ func TestWorkerKilledMidRunIsRescued(t *testing.T) {
 	}
 	t.Parallel()
 	e := newProcEnv(t)
-	// Short limits so River rescues the job soon: run 2s, job timeout 4s, rescue after 5s.
-	env := []string{"RUN_TIMEOUT=2s", "RESCUE_AFTER=5s"}
+	// Short limits so River rescues the job soon: run 5s, job timeout 10s, rescue after 11s
+	// (about the time a new worker takes to become River's leader anyway).
+	env := []string{"RUN_TIMEOUT=5s", "RESCUE_AFTER=11s"}
 	first := e.start(t, env, "worker", "-workers", "1")
 	// Enqueue through the API process so the job is inserted exactly as in production.
 	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
