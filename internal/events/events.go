@@ -61,13 +61,15 @@ type LogLine struct {
 	Line    int     `json:"n,omitempty"`
 }
 
-// Complete is the data of a `complete` event: the task is finished. Result is the stored
-// summary for a completed task and null otherwise; Status and Error say how it ended.
+// Complete is the data of a `complete` event: the task's attempt is finished. Result is the
+// stored summary for a completed task and null otherwise; Status and Error say how it ended.
+// A retried task finishes again with a higher Attempt.
 type Complete struct {
-	TaskID string          `json:"task_id"`
-	Status string          `json:"status"`
-	Error  *string         `json:"error"`
-	Result json.RawMessage `json:"result"`
+	TaskID  string          `json:"task_id"`
+	Attempt int             `json:"attempt"`
+	Status  string          `json:"status"`
+	Error   *string         `json:"error"`
+	Result  json.RawMessage `json:"result"`
 }
 
 // Frame is one WebSocket message `{event, data}`.

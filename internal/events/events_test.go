@@ -47,7 +47,7 @@ func TestHubFanOutAndIsolation(t *testing.T) {
 	want := []string{
 		`{"event":"progress","data":{"task_id":"task_1","progress":50,"current_bar":5,"total_bars":10}}`,
 		`{"event":"log","data":{"task_id":"task_1","level":"INFO","message":"hi","timestamp":1.5}}`,
-		`{"event":"complete","data":{"task_id":"task_1","status":"completed","error":null,"result":{"final_value":1}}}`,
+		`{"event":"complete","data":{"task_id":"task_1","attempt":0,"status":"completed","error":null,"result":{"final_value":1}}}`,
 	}
 	for _, s := range []*events.Sub{a, b} {
 		if got := frames(s); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -60,6 +60,13 @@ func TestHubFanOutAndIsolation(t *testing.T) {
 	wantSess := `{"event":"log_message","data":{"name":"backtestd.strategy.task_1","levelname":"INFO","message":"hi","timestamp":1.5,"pathname":"str_1@v1","lineno":0}}`
 	if got := frames(sess); len(got) != 1 || got[0] != wantSess {
 		t.Errorf("session subscriber got %v, want %s", got, wantSess)
+	}
+
+	// A retried task finishes again: its next attempt's complete event is delivered.
+	retried := events.Complete{TaskID: "task_1", Attempt: 2, Status: "failed"}
+	h.Deliver(events.Message{Event: events.KindComplete, Task: "task_1", Done: &retried})
+	if got := frames(a); len(got) != 1 || !strings.Contains(got[0], `"attempt":2`) {
+		t.Errorf("complete of attempt 2: %v", got)
 	}
 
 	h.Unsubscribe(a)

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"sync"
 )
 
@@ -17,7 +18,7 @@ type Sub struct {
 	once sync.Once
 
 	mu   sync.Mutex
-	sent map[string]bool // tasks whose complete event was already queued
+	sent map[string]bool // task attempts whose complete event was already queued
 }
 
 // NewSub returns an open subscriber.
@@ -40,15 +41,16 @@ func (s *Sub) Send(frame []byte) bool {
 	}
 }
 
-// SendComplete queues a task's complete frame unless one was queued already (a late
-// joiner may see the final state both from the table and from the notification).
-func (s *Sub) SendComplete(taskID string, frame []byte) bool {
+// SendComplete queues the complete frame of a task's attempt unless one was queued already
+// (a late joiner may see the final state both from the table and from the notification).
+func (s *Sub) SendComplete(taskID string, attempt int, frame []byte) bool {
+	key := fmt.Sprintf("%s#%d", taskID, attempt)
 	s.mu.Lock()
-	if s.sent[taskID] {
+	if s.sent[key] {
 		s.mu.Unlock()
 		return true
 	}
-	s.sent[taskID] = true
+	s.sent[key] = true
 	s.mu.Unlock()
 	return s.Send(frame)
 }
@@ -142,7 +144,7 @@ func (h *Hub) Deliver(m Message) {
 	var failed []*Sub
 	if subs := h.snapshot(h.tasks, m.Task); len(subs) > 0 {
 		var frames [][]byte
-		complete := false
+		complete, attempt := false, 0
 		switch m.Event {
 		case KindProgress:
 			if m.Progr != nil {
@@ -155,14 +157,14 @@ func (h *Hub) Deliver(m Message) {
 		case KindComplete:
 			if m.Done != nil {
 				frames = append(frames, CompleteFrame(*m.Done))
-				complete = true
+				complete, attempt = true, m.Done.Attempt
 			}
 		}
 		for _, s := range subs {
 			for _, f := range frames {
 				var sent bool
 				if complete {
-					sent = s.SendComplete(m.Task, f)
+					sent = s.SendComplete(m.Task, attempt, f)
 				} else {
 					sent = s.Send(f)
 				}

@@ -138,7 +138,7 @@ func (h *taskHandlers) sendState(sub *events.Sub, id string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wsStateWithin)
 	defer cancel()
-	complete, frame, err := h.svc.FinalState(ctx, id)
+	complete, attempt, frame, err := h.svc.FinalState(ctx, id)
 	if err != nil {
 		h.s.log.Warn("websocket state", "task", id, "err", err)
 		return
@@ -147,7 +147,7 @@ func (h *taskHandlers) sendState(sub *events.Sub, id string) {
 		return
 	}
 	if complete {
-		sub.SendComplete(id, frame)
+		sub.SendComplete(id, attempt, frame)
 	} else {
 		sub.Send(frame)
 	}

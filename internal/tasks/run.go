@@ -96,7 +96,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	}
 	if done {
 		sum, _ := json.Marshal(res.Summary)
-		s.publishDone(ctx, row.ID, row.SessionID, StatusCompleted, nil, sum)
+		s.publishDone(ctx, row.ID, row.SessionID, int(row.Attempt), StatusCompleted, nil, sum)
 	}
 	return nil
 }
@@ -227,7 +227,7 @@ func (s *Service) fail(t store.Task, msg string) {
 		return
 	}
 	if done {
-		s.publishDone(ctx, t.ID, t.SessionID, StatusFailed, &msg, nil)
+		s.publishDone(ctx, t.ID, t.SessionID, int(t.Attempt), StatusFailed, &msg, nil)
 	}
 }
 
@@ -237,14 +237,14 @@ func (s *Service) publish(ctx context.Context, m events.Message) {
 	}
 }
 
-func (s *Service) publishDone(ctx context.Context, id, session, status string, errText *string, result json.RawMessage) {
+func (s *Service) publishDone(ctx context.Context, id, session string, attempt int, status string, errText *string, result json.RawMessage) {
 	if ctx.Err() != nil {
 		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		ctx = c
 	}
 	s.publish(ctx, events.Message{Event: events.KindComplete, Task: id, Session: session,
-		Done: &events.Complete{TaskID: id, Status: status, Error: errText, Result: result}})
+		Done: &events.Complete{TaskID: id, Attempt: attempt, Status: status, Error: errText, Result: result}})
 }
 
 // storedSummary reads a completed task's summary in the shape of engine.Summary.

@@ -480,7 +480,7 @@ func (s *Service) Cancel(ctx context.Context, id string) (t Task, changed bool, 
 		return Task{}, false, err
 	}
 	if changed {
-		s.publishDone(ctx, row.ID, row.SessionID, StatusCancelled, nil, nil)
+		s.publishDone(ctx, row.ID, row.SessionID, int(row.Attempt), StatusCancelled, nil, nil)
 	}
 	return FromRow(row), changed, nil
 }
@@ -560,28 +560,28 @@ func (s *Service) Logs(ctx context.Context, id string, f LogFilter) ([]LogEntry,
 // FinalState returns the frames a subscriber joining now should see after `connected`:
 // the complete event of a finished task, or the current progress of a running one. An
 // unknown task gives none.
-func (s *Service) FinalState(ctx context.Context, id string) (complete bool, frame []byte, err error) {
+func (s *Service) FinalState(ctx context.Context, id string) (complete bool, attempt int, frame []byte, err error) {
 	row, err := s.q.GetTask(ctx, s.db.Pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil, nil
+		return false, 0, nil, nil
 	}
 	if err != nil {
-		return false, nil, err
+		return false, 0, nil, err
 	}
 	switch row.Status {
 	case StatusRunning:
-		return false, events.ProgressFrame(events.Progress{TaskID: id, Progress: row.Progress,
+		return false, int(row.Attempt), events.ProgressFrame(events.Progress{TaskID: id, Progress: row.Progress,
 			CurrentBar: int(row.CurrentBar), TotalBars: int(row.TotalBars)}), nil
 	case StatusCompleted, StatusFailed, StatusCancelled:
-		c := events.Complete{TaskID: id, Status: row.Status, Error: row.Error}
+		c := events.Complete{TaskID: id, Attempt: int(row.Attempt), Status: row.Status, Error: row.Error}
 		if row.Status == StatusCompleted {
 			if sum, err := s.storedSummary(ctx, id); err == nil {
 				c.Result = sum
 			}
 		}
-		return true, events.CompleteFrame(c), nil
+		return true, int(row.Attempt), events.CompleteFrame(c), nil
 	}
-	return false, nil, nil
+	return false, 0, nil, nil
 }
 
 // IsRiverCancel reports whether err asks River to cancel the job for good.

@@ -226,7 +226,7 @@ func TestRunCompletesWithResultLogsAndEvents(t *testing.T) {
 	}
 
 	// A late joiner's final state is the complete event with the stored summary.
-	isComplete, frame, err := b.svc.FinalState(b.ctx, task.TaskID)
+	isComplete, _, frame, err := b.svc.FinalState(b.ctx, task.TaskID)
 	if err != nil || !isComplete || !strings.Contains(string(frame), `"final_value"`) {
 		t.Fatalf("final state: %v %s %v", isComplete, frame, err)
 	}
