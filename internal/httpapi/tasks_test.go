@@ -315,6 +315,13 @@ func TestTaskWebSocket(t *testing.T) {
 		t.Fatalf("events: %v, done %v", seen, done)
 	}
 
+	// The secondary surface serves the result once completed.
+	code, body := e.do(t, "GET", "/backtest/task_1", "")
+	text, _ := json.Marshal(body)
+	if code != 200 || !strings.Contains(string(text), `"status":"completed","summary":{`) || !strings.Contains(string(text), `"final_value"`) {
+		t.Fatalf("GET /backtest/task_1: %d %s", code, text)
+	}
+
 	// A late joiner gets connected and then the final state.
 	late := e.dial(t, "/ws/task_1")
 	if f := late.next(t); f.Event != "connected" {
