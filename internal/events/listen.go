@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Listener holds the process's one LISTEN connection and hands every event to the hub.
@@ -52,7 +53,12 @@ func (l *Listener) Run(ctx context.Context) error {
 }
 
 func (l *Listener) listen(ctx context.Context) error {
-	conn, err := pgx.Connect(ctx, l.url)
+	// Parsed as a pool URL so pool settings in it (pool_max_conns, ...) are accepted.
+	pc, err := pgxpool.ParseConfig(l.url)
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.ConnectConfig(ctx, pc.ConnConfig)
 	if err != nil {
 		return err
 	}
