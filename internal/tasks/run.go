@@ -95,7 +95,10 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 		return s.infraError(job, row, err)
 	}
 	if done {
-		sum, _ := json.Marshal(res.Summary)
+		sum, err := json.Marshal(res.Summary)
+		if err != nil { // a figure JSON cannot carry: send what was stored
+			sum, _ = s.storedSummary(ctx, row.ID)
+		}
 		s.publishDone(ctx, row.ID, row.SessionID, int(row.Attempt), StatusCompleted, nil, sum)
 	}
 	return nil
