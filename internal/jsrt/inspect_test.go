@@ -57,23 +57,23 @@ func TestInspectErrors(t *testing.T) {
 		code    string
 		msg     string
 		line    int
-		maxTime time.Duration
+		maxTime time.Duration // only where the load limit itself is under test; generous for loaded CI machines
 	}{
-		{"syntax error", "class A extends Strategy {\n  next() {\n    if (\n  }\n}\n", "Failed to load strategy: SyntaxError", 4, time.Second},
-		{"no class", "const x = 1;\n", "Failed to load strategy: no Strategy subclass found", 0, time.Second},
-		{"only Strategy", "class Strategy {}\n", "Failed to load strategy: no Strategy subclass found", 0, time.Second},
-		{"not a subclass", "class Helper {}\n", "Helper is not a Strategy subclass", 0, time.Second},
-		{"throws", "\n\nthrow new Error('boom');\nclass A extends Strategy {}\n", "Failed to load strategy: Error: boom", 3, time.Second},
-		{"endless loop", "while (true) {}\nclass A extends Strategy {}\n", "Failed to load strategy: timed out", 0, time.Second},
-		{"junk", junk, "Failed to load strategy: SyntaxError", 1, 2 * time.Second},
-		{"require", "const fs = require('fs');\nclass A extends Strategy {}\n", "Failed to load strategy: ReferenceError: require is not defined", 1, time.Second},
+		{"syntax error", "class A extends Strategy {\n  next() {\n    if (\n  }\n}\n", "Failed to load strategy: SyntaxError", 4, 0},
+		{"no class", "const x = 1;\n", "Failed to load strategy: no Strategy subclass found", 0, 0},
+		{"only Strategy", "class Strategy {}\n", "Failed to load strategy: no Strategy subclass found", 0, 0},
+		{"not a subclass", "class Helper {}\n", "Helper is not a Strategy subclass", 0, 0},
+		{"throws", "\n\nthrow new Error('boom');\nclass A extends Strategy {}\n", "Failed to load strategy: Error: boom", 3, 0},
+		{"endless loop", "while (true) {}\nclass A extends Strategy {}\n", "Failed to load strategy: timed out", 0, 5 * time.Second},
+		{"junk", junk, "Failed to load strategy: SyntaxError", 1, 0},
+		{"require", "const fs = require('fs');\nclass A extends Strategy {}\n", "Failed to load strategy: ReferenceError: require is not defined", 1, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
 			_, err := Inspect(context.Background(), tc.code)
-			if d := time.Since(start); d > tc.maxTime {
+			if d := time.Since(start); tc.maxTime > 0 && d > tc.maxTime {
 				t.Errorf("took %s", d)
 			}
 			var le *LoadError

@@ -56,7 +56,9 @@ func TestSandbox(t *testing.T) {
 			}
 			start := time.Now()
 			_, err := Run(context.Background(), cfg)
-			if d := time.Since(start); d > 1500*time.Millisecond {
+			// The kind check proves which limit fired; the bound only catches a run that
+			// ignores interruption, with room for a loaded CI machine under -race.
+			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("took %s", d)
 			}
 			var re *RunError
@@ -85,7 +87,7 @@ func TestRunCancelled(t *testing.T) {
 	if !errors.As(err, &re) || re.Kind != "cancelled" {
 		t.Fatalf("want cancelled RunError, got %v", err)
 	}
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > 5*time.Second { // interrupted at all, not how fast: see process tests
 		t.Errorf("took %s", d)
 	}
 }
