@@ -475,3 +475,33 @@ func TestCPUSlotsTakeTurns(t *testing.T) {
 	}
 	b.waitJob(t, b.jobID(t, l.TaskID), "cancelled")
 }
+
+func TestInfrastructureErrorIsRetried(t *testing.T) {
+	t.Parallel()
+	b := setup(t, opts{workers: 1})
+	// The first attempt to store a result fails, as a lost connection would.
+	b.exec(t, `CREATE SEQUENCE outage`) // sequences are not rolled back with the failed transaction
+	b.exec(t, `CREATE FUNCTION outage_once() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF nextval('outage') = 1 THEN
+				RAISE EXCEPTION 'simulated outage';
+			END IF;
+			RETURN NEW;
+		END $$`)
+	b.exec(t, `CREATE TRIGGER outage BEFORE INSERT ON results FOR EACH ROW EXECUTE FUNCTION outage_once()`)
+	task := b.create(t, req(b.strategy(t, smaCross)))
+	done := b.wait(t, task.TaskID, "completed", "failed")
+	if done.Status != "completed" || len(done.Attempts) != 1 || done.Attempts[0].Status != "completed" {
+		t.Fatalf("task = %+v", done)
+	}
+	if a := b.waitJob(t, b.jobID(t, task.TaskID), "completed"); a != 2 {
+		t.Fatalf("job ran %d times, want 2", a)
+	}
+	if n := b.count(t, `SELECT last_value FROM outage`); n != 2 {
+		t.Fatalf("results were inserted %d times, want 2 (one refused)", n)
+	}
+	// The failed run's log lines were replaced, not duplicated.
+	if n := b.count(t, `SELECT count(*) - count(DISTINCT (bar_time, message)) FROM task_logs WHERE task_id = $1`, task.TaskID); n != 0 {
+		t.Fatalf("%d duplicated log lines", n)
+	}
+}
