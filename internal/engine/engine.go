@@ -699,8 +699,13 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 	e.res.Equity = make([]EquityPoint, 0, n)
 	var delivering []note
 	single := len(e.feeds) == 1
+	// Check for cancellation and report progress about every 1% of the bars, and at
+	// least every 1,024 bars so a long run stops promptly.
+	every := min(max(n/100, 1), 1024)
+	checkAt := 0
 	for e.step = 0; e.step < n; e.step++ {
-		if e.step&1023 == 0 {
+		if e.step == checkAt {
+			checkAt += every
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("backtest stopped at bar %d: %w", e.step, err)
 			}

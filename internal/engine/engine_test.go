@@ -250,3 +250,37 @@ func BenchmarkComputeStatistics(b *testing.B) {
 		ComputeStatistics(10000, eq, nil, 0)
 	}
 }
+
+func TestProgressAboutEveryPercent(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{50, 2600, 300000} {
+		rows := make([][4]float64, n)
+		for i := range rows {
+			rows[i] = [4]float64{10, 10, 10, 10}
+		}
+		var calls []int
+		e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bars(rows...)}}, Cash: 1000,
+			OnProgress: func(cur, total int) {
+				if total != n {
+					t.Errorf("total %d, want %d", total, n)
+				}
+				calls = append(calls, cur)
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Run(context.Background(), &script{next: func(*Engine) {}}); err != nil {
+			t.Fatal(err)
+		}
+		if calls[len(calls)-1] != n {
+			t.Errorf("n=%d: last call at %d, want %d", n, calls[len(calls)-1], n)
+		}
+		maxGap := min(max(n/100, 1), 1024)
+		for i := 1; i < len(calls); i++ {
+			if gap := calls[i] - calls[i-1]; gap > maxGap {
+				t.Errorf("n=%d: progress jumped %d bars (%d→%d), want at most %d", n, gap, calls[i-1], calls[i], maxGap)
+				break
+			}
+		}
+	}
+}
