@@ -1,9 +1,10 @@
 -- name: TaskStrategyVersion :one
--- The strategy a new task will run: its current version's code and parameters.
-SELECT s.id, s.current_version, s.param_values, v.params, v.code, v.origin
+-- The strategy version a new task will run: the one asked for, else the current one.
+SELECT s.id, v.version, s.param_values, v.params, v.code, v.origin
 FROM strategies s
-JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
-WHERE s.id = $1 AND s.deleted_at IS NULL;
+JOIN strategy_versions v ON v.strategy_id = s.id
+    AND v.version = COALESCE(sqlc.narg('version')::integer, s.current_version)
+WHERE s.id = sqlc.arg('id') AND s.deleted_at IS NULL;
 
 -- name: TaskRecordedVersion :one
 -- The exact strategy version a task records, for running it.

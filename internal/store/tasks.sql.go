@@ -721,28 +721,34 @@ func (q *Queries) TaskSourceExists(ctx context.Context, db DBTX, name string) (b
 }
 
 const taskStrategyVersion = `-- name: TaskStrategyVersion :one
-SELECT s.id, s.current_version, s.param_values, v.params, v.code, v.origin
+SELECT s.id, v.version, s.param_values, v.params, v.code, v.origin
 FROM strategies s
-JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
-WHERE s.id = $1 AND s.deleted_at IS NULL
+JOIN strategy_versions v ON v.strategy_id = s.id
+    AND v.version = COALESCE($1::integer, s.current_version)
+WHERE s.id = $2 AND s.deleted_at IS NULL
 `
 
-type TaskStrategyVersionRow struct {
-	ID             string          `json:"id"`
-	CurrentVersion int32           `json:"current_version"`
-	ParamValues    json.RawMessage `json:"param_values"`
-	Params         json.RawMessage `json:"params"`
-	Code           string          `json:"code"`
-	Origin         string          `json:"origin"`
+type TaskStrategyVersionParams struct {
+	Version *int32 `json:"version"`
+	ID      string `json:"id"`
 }
 
-// The strategy a new task will run: its current version's code and parameters.
-func (q *Queries) TaskStrategyVersion(ctx context.Context, db DBTX, id string) (TaskStrategyVersionRow, error) {
-	row := db.QueryRow(ctx, taskStrategyVersion, id)
+type TaskStrategyVersionRow struct {
+	ID          string          `json:"id"`
+	Version     int32           `json:"version"`
+	ParamValues json.RawMessage `json:"param_values"`
+	Params      json.RawMessage `json:"params"`
+	Code        string          `json:"code"`
+	Origin      string          `json:"origin"`
+}
+
+// The strategy version a new task will run: the one asked for, else the current one.
+func (q *Queries) TaskStrategyVersion(ctx context.Context, db DBTX, arg TaskStrategyVersionParams) (TaskStrategyVersionRow, error) {
+	row := db.QueryRow(ctx, taskStrategyVersion, arg.Version, arg.ID)
 	var i TaskStrategyVersionRow
 	err := row.Scan(
 		&i.ID,
-		&i.CurrentVersion,
+		&i.Version,
 		&i.ParamValues,
 		&i.Params,
 		&i.Code,

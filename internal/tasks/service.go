@@ -90,15 +90,17 @@ func (s *Service) Publisher() *events.Publisher { return s.pub }
 // Request is the body of POST /api/backtests (the spec's BacktestRequest) plus session_id.
 // Pointers tell a missing field from a zero one.
 type Request struct {
-	StrategyID     *string        `json:"strategy_id"`
-	StrategyParams map[string]any `json:"strategy_params"`
-	DataSource     *string        `json:"data_source"`
-	Symbol         *string        `json:"symbol"`
-	StartDate      *string        `json:"start_date"`
-	EndDate        *string        `json:"end_date"`
-	InitialCash    *float64       `json:"initial_cash"`
-	Commission     *float64       `json:"commission"`
-	SessionID      *string        `json:"session_id"`
+	StrategyID *string `json:"strategy_id"`
+	// StrategyVersion picks an earlier version of the strategy; nil runs the current one.
+	StrategyVersion *int           `json:"strategy_version"`
+	StrategyParams  map[string]any `json:"strategy_params"`
+	DataSource      *string        `json:"data_source"`
+	Symbol          *string        `json:"symbol"`
+	StartDate       *string        `json:"start_date"`
+	EndDate         *string        `json:"end_date"`
+	InitialCash     *float64       `json:"initial_cash"`
+	Commission      *float64       `json:"commission"`
+	SessionID       *string        `json:"session_id"`
 }
 
 // Task is the spec's BacktestStatus plus what the task records (strategy version, attempt,
@@ -189,7 +191,21 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if req.EndDate == nil {
 		return Task{}, apperr.Unprocessable("Field 'end_date' is required")
 	}
-	sv, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, *req.StrategyID)
+	var version *int32
+	if req.StrategyVersion != nil {
+		if *req.StrategyVersion < 1 || *req.StrategyVersion > math.MaxInt32 {
+			return Task{}, apperr.Invalid("strategy_version must be a version number from 1, got %d", *req.StrategyVersion)
+		}
+		v := int32(*req.StrategyVersion)
+		version = &v
+	}
+	sv, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, store.TaskStrategyVersionParams{ID: *req.StrategyID, Version: version})
+	if errors.Is(err, pgx.ErrNoRows) && version != nil {
+		// Tell a missing version from a missing strategy.
+		if _, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, store.TaskStrategyVersionParams{ID: *req.StrategyID}); err == nil {
+			return Task{}, apperr.NotFound("Strategy %s has no version %d", *req.StrategyID, *version)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return Task{}, apperr.NotFound("Strategy not found: %s", *req.StrategyID)
@@ -250,7 +266,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		row, err = s.q.CreateTask(ctx, tx, store.CreateTaskParams{
-			StrategyID: sv.ID, StrategyVersion: sv.CurrentVersion, DataSource: source, Symbol: symbol,
+			StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbol,
 			StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
 			StrategyParams: params, SessionID: session,
 		})

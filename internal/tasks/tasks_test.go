@@ -505,3 +505,48 @@ func TestInfrastructureErrorIsRetried(t *testing.T) {
 		t.Fatalf("%d duplicated log lines", n)
 	}
 }
+
+func TestCreateRunsTheAskedStrategyVersion(t *testing.T) {
+	t.Parallel()
+	b := setup(t, opts{})
+	id := b.strategy(t, smaCross)
+	// A second version with one parameter fewer; the strategy now points at it.
+	b.exec(t, `INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, params, origin, content_hash)
+		SELECT strategy_id, 2, name, code, class_name, '[]', origin, 'h2' FROM strategy_versions WHERE strategy_id = $1`, id)
+	b.exec(t, `UPDATE strategies SET current_version = 2 WHERE id = $1`, id)
+	ip := func(n int) *int { return &n }
+
+	if got := b.create(t, req(id)); got.StrategyVersion != 2 {
+		t.Fatalf("default version %d, want the current one, 2", got.StrategyVersion)
+	}
+	old := req(id)
+	old.StrategyVersion = ip(1)
+	old.StrategyParams = map[string]any{"fast": 5}
+	if got := b.create(t, old); got.StrategyVersion != 1 {
+		t.Fatalf("version %d, want 1", got.StrategyVersion)
+	}
+	tests := []struct {
+		name    string
+		id      string
+		version int
+		kind    apperr.Kind
+		detail  string
+	}{
+		{"missing version", id, 7, apperr.KindNotFound, "Strategy " + id + " has no version 7"},
+		{"missing strategy", "str_99", 1, apperr.KindNotFound, "Strategy not found: str_99"},
+		{"zero", id, 0, apperr.KindInvalid, "strategy_version must be a version number from 1, got 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := req(tt.id)
+			r.StrategyVersion = ip(tt.version)
+			_, err := b.svc.Create(b.ctx, r)
+			apiErr(t, err, tt.kind, tt.detail)
+		})
+	}
+	// The current version declares no parameters, so "fast" is only valid on version 1.
+	cur := req(id)
+	cur.StrategyParams = map[string]any{"fast": 5}
+	_, err := b.svc.Create(b.ctx, cur)
+	apiErr(t, err, apperr.KindInvalid, "Unknown parameter: fast")
+}
