@@ -26,6 +26,8 @@ type Config struct {
 	ImportDir    string        // IMPORT_DIR: watched folder the built-in source refreshes symbols from
 	RunTimeout   time.Duration // RUN_TIMEOUT: wall-time limit of one backtest
 	RunMemoryMB  int           // RUN_MEMORY_MB: memory budget of one backtest
+	RescueAfter  time.Duration // RESCUE_AFTER: run time after which a job counts as stuck (worker died) and runs again; 0 derives it from RunTimeout
+	CPUSlots     int           // CPU_SLOTS: engine runs computing at once in this process; 0 no limit, -1 automatic
 }
 
 // Load parses args (without the program and subcommand names) over the environment.
@@ -40,7 +42,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	var (
 		c                             Config
 		cors, dirs, level, sample, to string
-		workers, mem                  string
+		workers, mem, rescue, slots   string
 	)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private cluster in the data dir")
@@ -56,6 +58,8 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&c.ImportDir, "import-dir", env("IMPORT_DIR", ""), "folder of CSV files the built-in source refreshes symbols from")
 	fs.StringVar(&to, "run-timeout", env("RUN_TIMEOUT", "10m"), "wall-time limit of one backtest")
 	fs.StringVar(&mem, "run-memory-mb", env("RUN_MEMORY_MB", "1024"), "memory budget of one backtest in MiB")
+	fs.StringVar(&rescue, "rescue-after", env("RESCUE_AFTER", "0"), "a job running this long counts as stuck and runs again (0: a margin past -run-timeout)")
+	fs.StringVar(&slots, "cpu-slots", env("CPU_SLOTS", "auto"), "engine runs computing at once (auto: one per CPU, one fewer when serving the API; 0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
 	}
@@ -68,6 +72,15 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	if c.RunTimeout, err = time.ParseDuration(to); err != nil || c.RunTimeout <= 0 {
 		return c, fs, fmt.Errorf("run-timeout: want a duration such as 10m, got %q", to)
+	}
+	if c.RescueAfter, err = time.ParseDuration(rescue); err != nil || c.RescueAfter < 0 {
+		return c, fs, fmt.Errorf("rescue-after: want a duration such as 15m, got %q", rescue)
+	}
+	c.CPUSlots = -1
+	if slots != "auto" {
+		if c.CPUSlots, err = strconv.Atoi(slots); err != nil || c.CPUSlots < 0 {
+			return c, fs, fmt.Errorf("cpu-slots: want auto or a number >= 0 (0: no limit), got %q", slots)
+		}
 	}
 	if c.SampleData, err = strconv.ParseBool(sample); err != nil {
 		return c, fs, fmt.Errorf("sample-data: want true or false, got %q", sample)
