@@ -44,7 +44,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 	// Tasks: River workers unless -workers 0, and the one LISTEN connection feeding the
 	// WebSocket hub. Shutdown order: HTTP, River (soft, then hard), listener, pools.
-	taskRT, err := startTaskRuntime(ctx, cfg, db.URL, getenv, log, true)
+	taskRT, err := startTaskRuntime(ctx, cfg, db.URL, log, true)
 	if err != nil {
 		return err
 	}

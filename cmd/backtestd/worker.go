@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -35,7 +34,7 @@ func workerCommand(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	defer db.Close()
-	rt, err := startTaskRuntime(ctx, cfg, db.URL, getenv, log, false)
+	rt, err := startTaskRuntime(ctx, cfg, db.URL, log, false)
 	if err != nil {
 		return err
 	}
@@ -60,33 +59,20 @@ type taskRuntime struct {
 }
 
 // startTaskRuntime builds the task service and its River client over a pool of its own and,
-// when cfg.Workers > 0, starts working jobs. Extra settings read from the environment:
-// RESCUE_AFTER (a duration; how long a job may run before River runs it again elsewhere,
-// by default a margin past the job timeout derived from RUN_TIMEOUT) and CPU_SLOTS (how many
-// engine runs compute at once; by default the number of CPUs, one less when the process
-// also serves the API, so requests stay fast however many backtests run).
-func startTaskRuntime(ctx context.Context, cfg config.Config, url string, getenv func(string) string, log *slog.Logger, serving bool) (*taskRuntime, error) {
+// when cfg.Workers > 0, starts working jobs. Automatic CPU slots are one per CPU, one fewer
+// when the process also serves the API, so requests stay fast however many backtests run.
+func startTaskRuntime(ctx context.Context, cfg config.Config, url string, log *slog.Logger, serving bool) (*taskRuntime, error) {
 	// A running backtest holds a connection only for short queries (the engine holds none),
 	// so the pool stays well under PostgreSQL's default limit of 100 even with many workers.
 	st, err := store.Open(ctx, url, int32(min(cfg.Workers+10, 60)))
 	if err != nil {
 		return nil, err
 	}
-	var rescue time.Duration
-	if v := getenv("RESCUE_AFTER"); v != "" {
-		if rescue, err = time.ParseDuration(v); err != nil || rescue <= 0 {
-			st.Close()
-			return nil, fmt.Errorf("RESCUE_AFTER: want a duration such as 15m, got %q", v)
-		}
-	}
-	slots := runtime.NumCPU()
-	if serving {
-		slots = max(1, slots-1)
-	}
-	if v := getenv("CPU_SLOTS"); v != "" {
-		if slots, err = strconv.Atoi(v); err != nil || slots < 0 {
-			st.Close()
-			return nil, fmt.Errorf("CPU_SLOTS: want a number >= 0 (0: no limit), got %q", v)
+	slots := cfg.CPUSlots
+	if slots < 0 { // automatic
+		slots = runtime.NumCPU()
+		if serving {
+			slots = max(1, slots-1)
 		}
 	}
 	svc := tasks.New(tasks.Config{RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
@@ -94,7 +80,7 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, getenv
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{
-		Workers: cfg.Workers, RunTimeout: cfg.RunTimeout, RescueAfter: rescue, Logger: riverLog,
+		Workers: cfg.Workers, RunTimeout: cfg.RunTimeout, RescueAfter: cfg.RescueAfter, Logger: riverLog,
 		Register: registerJobWorkers(st, log),
 	}, svc)
 	if err != nil {
