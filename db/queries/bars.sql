@@ -1,6 +1,9 @@
 -- name: UpsertBars :one
 -- Inserts or updates one chunk of bars of a symbol and timeframe, reporting how many rows
 -- were new and how many changed (identical rows are left alone and counted in neither).
+-- ON CONFLICT finds each row's match through the primary key whatever the planner thinks of
+-- the input's size (an UPDATE ... FROM plus an anti-joined INSERT planned a quadratic join
+-- on a freshly loaded table).
 WITH input AS (
     SELECT unnest(@ts::timestamptz[]) AS ts, unnest(@open::float8[]) AS open,
            unnest(@high::float8[]) AS high, unnest(@low::float8[]) AS low,
@@ -19,6 +22,13 @@ WITH input AS (
 SELECT count(*) FILTER (WHERE inserted)::bigint AS inserted,
        count(*) FILTER (WHERE NOT inserted)::bigint AS updated
 FROM up;
+
+-- name: LockSymbolBars :exec
+-- Serialises imports of one symbol until the end of the transaction.
+SELECT pg_advisory_xact_lock(hashtext('backtestd:bars:' || @source::text || '/' || @symbol::text));
+
+-- name: FirstBarTime :one
+SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts LIMIT 1;
 
 -- name: ListBars :many
 -- Bars of one stored timeframe with from <= ts < until, oldest first.

@@ -8,8 +8,9 @@ import (
 	"github.com/backtestd/backtestd/internal/marketdata"
 )
 
-// BenchmarkImport measures an all-or-nothing import of n new daily bars (one transaction,
-// upsert in chunks). 1,000,000 bars is the target size; 2,520 is a 10-year daily file.
+// BenchmarkImport measures an all-or-nothing import of n daily bars (one transaction): new
+// bars of a new symbol (COPY), and the same file imported again (upsert; all unchanged).
+// 1,000,000 bars is the target size; 2,520 is a 10-year daily file.
 func BenchmarkImport(b *testing.B) {
 	tb := setup(b, false)
 	for _, n := range []int{2520, 1_000_000} {
@@ -20,6 +21,19 @@ func BenchmarkImport(b *testing.B) {
 				i++
 				if _, err := marketdata.Import(tb.ctx, tb.store, "builtin", fmt.Sprintf("B%d_%d", n, i), "", "1d", bars); err != nil {
 					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "bars/s")
+		})
+		b.Run(fmt.Sprintf("bars=%d/reimport", n), func(b *testing.B) {
+			sym := fmt.Sprintf("R%d", n)
+			if _, err := marketdata.Import(tb.ctx, tb.store, "builtin", sym, "", "1d", bars); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				res, err := marketdata.Import(tb.ctx, tb.store, "builtin", sym, "", "1d", bars)
+				if err != nil || res.Unchanged != n {
+					b.Fatal(res, err)
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "bars/s")

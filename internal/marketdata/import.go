@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -33,8 +34,8 @@ type ImportResult struct {
 	Last      string `json:"last"`
 }
 
-// importChunk bounds the rows sent in one upsert statement.
-const importChunk = 20000
+// upsertChunk bounds the rows sent in one upsert statement (bars that may already be stored).
+const upsertChunk = 50000
 
 var symbolPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-^=]{0,31}$`)
 
@@ -49,7 +50,11 @@ func ValidSymbol(symbol string) error {
 // Import stores bars for symbol in one transaction: the symbol is registered (name kept
 // when empty), existing bars at the same times are replaced, and nothing is written when any
 // step fails. tf empty means InferTimeframe. Bars must be ascending without duplicates (as
-// ParseCSV and ParseJSON return them).
+// ParseCSV and ParseJSON return them; ParseCSV names the line of a bad row).
+//
+// Imports of one symbol are serialised. Bars before the first or after the last stored bar
+// of the symbol and timeframe cannot collide with stored ones and are COPYed straight into
+// the table; only the overlapping stretch goes through the (slower) upsert.
 func Import(ctx context.Context, st *store.Store, source, symbol, name, tf string, bars []engine.Bar) (ImportResult, error) {
 	res := ImportResult{Source: source, Symbol: symbol, Received: len(bars)}
 	if err := ValidSymbol(symbol); err != nil {
@@ -57,6 +62,9 @@ func Import(ctx context.Context, st *store.Store, source, symbol, name, tf strin
 	}
 	if len(bars) == 0 {
 		return res, apperr.Invalid("No bars to import: the input has a header but no rows")
+	}
+	if err := checkBars(bars); err != nil {
+		return res, err
 	}
 	if tf == "" {
 		tf = InferTimeframe(bars)
@@ -68,10 +76,13 @@ func Import(ctx context.Context, st *store.Store, source, symbol, name, tf strin
 		return res, err
 	}
 	err := st.WithTx(ctx, func(tx pgx.Tx) error {
+		if err := q.LockSymbolBars(ctx, tx, store.LockSymbolBarsParams{Source: source, Symbol: symbol}); err != nil {
+			return fmt.Errorf("lock symbol: %w", err)
+		}
 		if err := q.UpsertSymbol(ctx, tx, store.UpsertSymbolParams{Source: source, Symbol: symbol, Name: name}); err != nil {
 			return fmt.Errorf("register symbol: %w", err)
 		}
-		return upsertBars(ctx, tx, source, symbol, tf, bars, &res)
+		return storeBars(ctx, tx, source, symbol, tf, bars, &res)
 	})
 	if err != nil {
 		return ImportResult{Source: source, Symbol: symbol, Timeframe: tf, Received: len(bars)}, fmt.Errorf("import %s/%s: %w", source, symbol, err)
@@ -82,15 +93,109 @@ func Import(ctx context.Context, st *store.Store, source, symbol, name, tf strin
 	return res, nil
 }
 
+// checkBars guards callers that did not parse their bars with ParseCSV or ParseJSON: times
+// strictly ascending, prices finite, high not below low, volume not negative.
+func checkBars(bars []engine.Bar) error {
+	for i, b := range bars {
+		bad := func(format string, a ...any) error {
+			return apperr.Invalid("Invalid bar at index %d (%s): %s", i, b.Time.UTC().Format(time.RFC3339), fmt.Sprintf(format, a...))
+		}
+		for _, v := range [...]float64{b.Open, b.High, b.Low, b.Close} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return bad("prices must be finite numbers")
+			}
+		}
+		switch {
+		case b.High < b.Low:
+			return bad("high %v is below low %v", b.High, b.Low)
+		case b.Volume < 0:
+			return bad("volume %d is negative", b.Volume)
+		case i > 0 && !b.Time.After(bars[i-1].Time):
+			return bad("not after the previous bar's time (bars must be ascending without duplicates)")
+		}
+	}
+	return nil
+}
+
+// storeBars writes ascending bars inside tx (which holds LockSymbolBars): the stretch that
+// overlaps the stored bars of the timeframe is upserted, the rest COPYed.
+func storeBars(ctx context.Context, tx pgx.Tx, source, symbol, tf string, bars []engine.Bar, res *ImportResult) error {
+	lo, hi := 0, len(bars) // bars[lo:hi] may collide with stored bars
+	first, err := q.FirstBarTime(ctx, tx, store.FirstBarTimeParams{Source: source, Symbol: symbol, Timeframe: tf})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		lo, hi = 0, 0
+	case err != nil:
+		return fmt.Errorf("first stored bar: %w", err)
+	default:
+		last, err := q.LastBarTime(ctx, tx, store.LastBarTimeParams{Source: source, Symbol: symbol, Timeframe: tf})
+		if err != nil {
+			return fmt.Errorf("last stored bar: %w", err)
+		}
+		lo = sort.Search(len(bars), func(i int) bool { return !bars[i].Time.Before(first) })
+		hi = sort.Search(len(bars), func(i int) bool { return bars[i].Time.After(last) })
+		if hi < lo {
+			hi = lo
+		}
+	}
+	if err := upsertBars(ctx, tx, source, symbol, tf, bars[lo:hi], res); err != nil {
+		return err
+	}
+	fresh := len(bars) - (hi - lo)
+	if fresh == 0 {
+		return nil
+	}
+	src := &copySource{source: source, symbol: symbol, tf: tf, parts: [][]engine.Bar{bars[:lo], bars[hi:]}}
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{"bars"}, barColumns, src)
+	if err != nil {
+		return fmt.Errorf("copy bars: %w", err)
+	}
+	res.Inserted += int(n)
+	return nil
+}
+
+// barColumns are the bars table's columns in copySource's order.
+var barColumns = []string{"source", "symbol", "timeframe", "ts", "open", "high", "low", "close", "volume"}
+
+// copySource feeds bars to COPY without allocating per row: Values hands out pointers into
+// the bars and one reused slice, which pgx encodes before asking for the next row.
+type copySource struct {
+	source, symbol, tf string
+	parts              [][]engine.Bar
+	cur                *engine.Bar
+	row                [9]any
+}
+
+func (s *copySource) Next() bool {
+	for len(s.parts) > 0 && len(s.parts[0]) == 0 {
+		s.parts = s.parts[1:]
+	}
+	if len(s.parts) == 0 {
+		return false
+	}
+	s.cur = &s.parts[0][0]
+	s.parts[0] = s.parts[0][1:]
+	return true
+}
+
+func (s *copySource) Values() ([]any, error) {
+	b := s.cur
+	s.row = [9]any{&s.source, &s.symbol, &s.tf, &b.Time, &b.Open, &b.High, &b.Low, &b.Close, &b.Volume}
+	return s.row[:], nil
+}
+
+func (s *copySource) Err() error { return nil }
+
+// upsertBars inserts or updates bars that may already be stored, in chunks.
 func upsertBars(ctx context.Context, db store.DBTX, source, symbol, tf string, bars []engine.Bar, res *ImportResult) error {
-	n := min(len(bars), importChunk)
+	n := min(len(bars), upsertChunk)
 	p := store.UpsertBarsParams{
 		Source: source, Symbol: symbol, Timeframe: tf,
 		Ts: make([]time.Time, 0, n), Open: make([]float64, 0, n), High: make([]float64, 0, n),
 		Low: make([]float64, 0, n), Close: make([]float64, 0, n), Volume: make([]int64, 0, n),
 	}
-	for lo := 0; lo < len(bars); lo += importChunk {
-		chunk := bars[lo:min(lo+importChunk, len(bars))]
+	for lo := 0; lo < len(bars); lo += upsertChunk {
+		chunk := bars[lo:min(lo+upsertChunk, len(bars))]
 		p.Ts, p.Open, p.High, p.Low, p.Close, p.Volume = p.Ts[:0], p.Open[:0], p.High[:0], p.Low[:0], p.Close[:0], p.Volume[:0]
 		for _, b := range chunk {
 			p.Ts = append(p.Ts, b.Time)

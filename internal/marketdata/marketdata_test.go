@@ -2,11 +2,15 @@ package marketdata_test
 
 import (
 	"context"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
@@ -317,5 +321,154 @@ func TestRefreshFromImportDir(t *testing.T) {
 		if _, _, err := marketdata.Refresh(b.ctx, b.store, tc.dir, "builtin", tc.symbol, false); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("refresh %q %s: %v, want %q", tc.dir, tc.symbol, err, tc.want)
 		}
+	}
+}
+
+func days(from, n int, price float64) []engine.Bar {
+	out := make([]engine.Bar, n)
+	for i := range out {
+		p := price + float64(from+i)
+		out[i] = engine.Bar{Time: time.Date(2024, 1, from+i, 0, 0, 0, 0, time.UTC), Open: p, High: p + 1, Low: p - 1, Close: p, Volume: int64(from + i)}
+	}
+	return out
+}
+
+// TestImportAroundStoredRange checks the split of an import into bars before, inside and
+// after the stored range (COPY outside, upsert inside) by its counts and the stored values.
+func TestImportAroundStoredRange(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	type step struct {
+		name                         string
+		bars                         []engine.Bar
+		inserted, updated, unchanged int
+	}
+	changed := days(5, 20, 100) // days 5..24 over stored 10..19; day 12 differs
+	changed[7].Close, changed[7].High = 500, 501
+	steps := []step{
+		{"first", days(10, 10, 100), 10, 0, 0},
+		{"around", changed, 10, 1, 9},
+		{"after a gap", days(30, 2, 100), 2, 0, 0},
+		{"into the gap", days(25, 5, 100), 5, 0, 0},
+		{"all again", days(5, 27, 100), 0, 1, 26}, // day 12 back to its first values
+	}
+	for _, s := range steps {
+		r, err := marketdata.Import(b.ctx, b.store, "builtin", "SPLIT", "", "1d", s.bars)
+		if err != nil || r.Inserted != s.inserted || r.Updated != s.updated || r.Unchanged != s.unchanged || r.Received != len(s.bars) {
+			t.Fatalf("%s: %+v %v, want %d/%d/%d", s.name, r, err, s.inserted, s.updated, s.unchanged)
+		}
+	}
+	got, err := marketdata.Bars(b.ctx, b.store.Pool, "builtin", "SPLIT", ts("2024-01-01T00:00:00Z"), ts("2024-02-28T00:00:00Z"), "1d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := days(5, 27, 100)
+	if len(got) != len(want) {
+		t.Fatalf("stored %d bars, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !got[i].Time.Equal(want[i].Time) || got[i].Open != want[i].Open || got[i].High != want[i].High ||
+			got[i].Low != want[i].Low || got[i].Close != want[i].Close || got[i].Volume != want[i].Volume {
+			t.Errorf("bar %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestImportAllOrNothing makes PostgreSQL refuse a bar (a time past its range) in the COPY
+// and in the upsert part of an import: nothing of either import may remain.
+func TestImportAllOrNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	far := engine.Bar{Time: time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC), Open: 1, High: 1, Low: 1, Close: 1}
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "NEW", "", "1d", append(days(1, 3, 10), far)); err == nil {
+		t.Fatal("import of a new symbol with an out-of-range time succeeded")
+	}
+	if got, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "NEW", 10); len(got) != 0 {
+		t.Errorf("failed import left symbol %v", got)
+	}
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "OLD", "", "1d", days(1, 5, 10)); err != nil {
+		t.Fatal(err)
+	}
+	again := days(1, 5, 20) // every stored bar changes (upsert) and one bar is new (COPY)...
+	again = append(again, days(6, 1, 20)...)
+	again = append(again, far) // ...and the last one is refused
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "OLD", "", "1d", again); err == nil {
+		t.Fatal("import with an out-of-range time succeeded")
+	}
+	got, err := marketdata.Bars(b.ctx, b.store.Pool, "builtin", "OLD", ts("2024-01-01T00:00:00Z"), ts("2024-01-31T00:00:00Z"), "1d")
+	if err != nil || len(got) != 5 || got[0].Close != 11 {
+		t.Errorf("after the failed import: %v %+v", err, got)
+	}
+}
+
+func TestImportRejectsBadBars(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	nan := days(1, 3, 10)
+	nan[1].Low = math.NaN()
+	highLow := days(1, 3, 10)
+	highLow[2].High = 0
+	unsorted := days(1, 3, 10)
+	unsorted[0], unsorted[1] = unsorted[1], unsorted[0]
+	dup := days(1, 3, 10)
+	dup[2].Time = dup[1].Time
+	negVol := days(1, 3, 10)
+	negVol[0].Volume = -1
+	for _, c := range []struct {
+		name string
+		bars []engine.Bar
+		want string
+	}{
+		{"nan", nan, "Invalid bar at index 1 (2024-01-02T00:00:00Z): prices must be finite numbers"},
+		{"high below low", highLow, "Invalid bar at index 2 (2024-01-03T00:00:00Z): high 0 is below low 12"},
+		{"unsorted", unsorted, "Invalid bar at index 1 (2024-01-01T00:00:00Z): not after the previous bar's time"},
+		{"duplicate", dup, "Invalid bar at index 2 (2024-01-02T00:00:00Z): not after the previous bar's time"},
+		{"negative volume", negVol, "Invalid bar at index 0 (2024-01-01T00:00:00Z): volume -1 is negative"},
+	} {
+		_, err := marketdata.Import(b.ctx, b.store, "builtin", "BAD", "", "1d", c.bars)
+		if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindInvalid || !strings.HasPrefix(e.Detail, c.want) {
+			t.Errorf("%s: %v, want a 400 starting %q", c.name, err, c.want)
+		}
+	}
+	if got, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "BAD", 10); len(got) != 0 {
+		t.Errorf("rejected imports left symbol %v", got)
+	}
+}
+
+// TestBarsNeedTheirSymbol checks the triggers that replaced the bars → symbols foreign key.
+func TestBarsNeedTheirSymbol(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "HAS", "", "1d", days(1, 2, 10)); err != nil {
+		t.Fatal(err)
+	}
+	exec := func(sql string, args ...any) error {
+		_, err := b.store.Pool.Exec(b.ctx, sql, args...)
+		return err
+	}
+	fk := func(err error) bool {
+		var pe *pgconn.PgError
+		return errors.As(err, &pe) && pe.Code == "23503"
+	}
+	if err := exec(`INSERT INTO bars (source, symbol, timeframe, ts, open, high, low, close) VALUES ('builtin', 'NOPE', '1d', now(), 1, 1, 1, 1)`); !fk(err) {
+		t.Errorf("bar of an unregistered symbol: %v", err)
+	}
+	if err := exec(`UPDATE bars SET symbol = 'NOPE' WHERE symbol = 'HAS'`); !fk(err) {
+		t.Errorf("bar moved to an unregistered symbol: %v", err)
+	}
+	if err := exec(`DELETE FROM symbols WHERE symbol = 'HAS'`); !fk(err) {
+		t.Errorf("delete of a symbol with bars: %v", err)
+	}
+	if err := exec(`UPDATE symbols SET symbol = 'HAS2' WHERE symbol = 'HAS'`); !fk(err) {
+		t.Errorf("rename of a symbol with bars: %v", err)
+	}
+	if err := exec(`UPDATE symbols SET name = 'renamed' WHERE symbol = 'HAS'`); err != nil {
+		t.Errorf("name change: %v", err)
+	}
+	if err := exec(`DELETE FROM bars WHERE symbol = 'HAS'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec(`DELETE FROM symbols WHERE symbol = 'HAS'`); err != nil {
+		t.Errorf("delete of a symbol without bars: %v", err)
 	}
 }

@@ -132,7 +132,10 @@ func EnsureBuiltin(ctx context.Context, st *store.Store, sample bool) error {
 				return fmt.Errorf("register sample %s: %w", s.Symbol, err)
 			}
 			var res ImportResult
-			if err := upsertBars(ctx, tx, BuiltinSource, s.Symbol, s.Timeframe, s.Generate(), &res); err != nil {
+			if err := q.LockSymbolBars(ctx, tx, store.LockSymbolBarsParams{Source: BuiltinSource, Symbol: s.Symbol}); err != nil {
+				return fmt.Errorf("lock sample %s: %w", s.Symbol, err)
+			}
+			if err := storeBars(ctx, tx, BuiltinSource, s.Symbol, s.Timeframe, s.Generate(), &res); err != nil {
 				return fmt.Errorf("sample %s: %w", s.Symbol, err)
 			}
 		}

@@ -10,6 +10,23 @@ import (
 	"time"
 )
 
+const firstBarTime = `-- name: FirstBarTime :one
+SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts LIMIT 1
+`
+
+type FirstBarTimeParams struct {
+	Source    string `json:"source"`
+	Symbol    string `json:"symbol"`
+	Timeframe string `json:"timeframe"`
+}
+
+func (q *Queries) FirstBarTime(ctx context.Context, db DBTX, arg FirstBarTimeParams) (time.Time, error) {
+	row := db.QueryRow(ctx, firstBarTime, arg.Source, arg.Symbol, arg.Timeframe)
+	var ts time.Time
+	err := row.Scan(&ts)
+	return ts, err
+}
+
 const hasBars = `-- name: HasBars :one
 SELECT EXISTS (SELECT 1 FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3)
 `
@@ -102,6 +119,21 @@ func (q *Queries) ListBars(ctx context.Context, db DBTX, arg ListBarsParams) ([]
 	return items, nil
 }
 
+const lockSymbolBars = `-- name: LockSymbolBars :exec
+SELECT pg_advisory_xact_lock(hashtext('backtestd:bars:' || $1::text || '/' || $2::text))
+`
+
+type LockSymbolBarsParams struct {
+	Source string `json:"source"`
+	Symbol string `json:"symbol"`
+}
+
+// Serialises imports of one symbol until the end of the transaction.
+func (q *Queries) LockSymbolBars(ctx context.Context, db DBTX, arg LockSymbolBarsParams) error {
+	_, err := db.Exec(ctx, lockSymbolBars, arg.Source, arg.Symbol)
+	return err
+}
+
 const upsertBars = `-- name: UpsertBars :one
 WITH input AS (
     SELECT unnest($1::timestamptz[]) AS ts, unnest($2::float8[]) AS open,
@@ -142,6 +174,9 @@ type UpsertBarsRow struct {
 
 // Inserts or updates one chunk of bars of a symbol and timeframe, reporting how many rows
 // were new and how many changed (identical rows are left alone and counted in neither).
+// ON CONFLICT finds each row's match through the primary key whatever the planner thinks of
+// the input's size (an UPDATE ... FROM plus an anti-joined INSERT planned a quadratic join
+// on a freshly loaded table).
 func (q *Queries) UpsertBars(ctx context.Context, db DBTX, arg UpsertBarsParams) (UpsertBarsRow, error) {
 	row := db.QueryRow(ctx, upsertBars,
 		arg.Ts,
