@@ -23,11 +23,11 @@ import (
 func init() {
 	extraCommands["import"] = importBars
 	// The market-data update job (POST /api/data/{source}/update) runs on the River client of
-	// every process with workers. The hook gets no config, so the import folder comes from the
-	// IMPORT_DIR environment variable (the -import-dir flag is not seen here).
-	registerJobWorkers = func(st *store.Store, log *slog.Logger) func(*river.Workers) {
+	// every process with workers, refreshing symbols from the import folder (-import-dir, or
+	// IMPORT_DIR).
+	registerJobWorkers = func(cfg config.Config, st *store.Store, log *slog.Logger) func(*river.Workers) {
 		return func(w *river.Workers) {
-			marketdata.AddWorkers(w, marketdata.Deps{Store: st, ImportDir: os.Getenv("IMPORT_DIR"), Logger: log})
+			marketdata.AddWorkers(w, marketdata.Deps{Store: st, ImportDir: cfg.ImportDir, Logger: log})
 		}
 	}
 }

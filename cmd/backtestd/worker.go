@@ -81,7 +81,7 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, log *s
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{
 		Workers: cfg.Workers, RunTimeout: cfg.RunTimeout, RescueAfter: cfg.RescueAfter, Logger: riverLog,
-		Register: registerJobWorkers(st, log),
+		Register: registerJobWorkers(cfg, st, log),
 	}, svc)
 	if err != nil {
 		st.Close()
@@ -124,8 +124,8 @@ func (rt *taskRuntime) sweep(ctx context.Context) {
 }
 
 // registerJobWorkers is where other packages' River workers join the client (they run on
-// River's default queue in every process with workers).
-var registerJobWorkers = func(*store.Store, *slog.Logger) func(*river.Workers) { return nil }
+// River's default queue in every process with workers); they get the process's settings.
+var registerJobWorkers = func(config.Config, *store.Store, *slog.Logger) func(*river.Workers) { return nil }
 
 // stopWorkers stops River: soft (running backtests finish) for up to 10 seconds, then hard
 // (they are cancelled and River runs them again later, here or elsewhere).
