@@ -66,3 +66,14 @@ FROM result_equity WHERE task_id = $1 ORDER BY seq;
 -- name: ListResultEquityValues :many
 -- The equity curve's times and values only: what the statistics record reads.
 SELECT ts, value FROM result_equity WHERE task_id = $1 ORDER BY seq;
+
+-- name: InsertResultStatistics :exec
+INSERT INTO result_statistics (task_id, record) VALUES ($1, $2);
+
+-- name: GetResultStatistics :one
+-- The stored statistics record of a result (NULL for results stored before it was kept),
+-- with what computing it again needs.
+SELECT r.initial_cash, r.sqn, s.record
+FROM results r
+LEFT JOIN result_statistics s ON s.task_id = r.task_id
+WHERE r.task_id = $1;

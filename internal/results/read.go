@@ -246,21 +246,34 @@ func (s *Stored) engineTrades() []engine.Trade {
 	return out
 }
 
-// Statistics computes the spec's statistics record (engine.ComputeStatistics) from the
-// stored equity curve and round trips.
+// Statistics returns the spec's statistics record of taskID's result: the one stored with
+// the result, or, for results stored before records were kept, one computed
+// (engine.ComputeStatistics) from the stored equity curve and round trips.
 func Statistics(ctx context.Context, db store.DBTX, taskID string) (engine.Statistics, error) {
-	r, err := q.GetResult(ctx, db, taskID)
+	r, err := q.GetResultStatistics(ctx, db, taskID)
 	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return engine.Statistics{}, notFound(taskID)
 		}
 		return engine.Statistics{}, fmt.Errorf("get result %s: %w", taskID, err)
 	}
+	if len(r.Record) > 0 {
+		var st engine.Statistics
+		if err := json.Unmarshal(r.Record, &st); err != nil {
+			return engine.Statistics{}, fmt.Errorf("statistics of %s: %w", taskID, err)
+		}
+		return st, nil
+	}
+	return computeStatistics(ctx, db, taskID, r.InitialCash, r.Sqn)
+}
+
+// computeStatistics computes the statistics record from the stored rows.
+func computeStatistics(ctx context.Context, db store.DBTX, taskID string, initialCash, sqn float64) (engine.Statistics, error) {
 	rows, err := q.ListResultEquityValues(ctx, db, taskID)
 	if err != nil {
 		return engine.Statistics{}, fmt.Errorf("equity of %s: %w", taskID, err)
 	}
-	s := &Stored{TaskID: taskID, Row: store.GetResultWithTaskRow{InitialCash: r.InitialCash, Sqn: r.Sqn}}
+	s := &Stored{TaskID: taskID, Row: store.GetResultWithTaskRow{InitialCash: initialCash, Sqn: sqn}}
 	s.Equity = make([]store.ListResultEquityRow, len(rows))
 	for i, e := range rows {
 		s.Equity[i] = store.ListResultEquityRow{Ts: e.Ts, Value: e.Value}

@@ -58,6 +58,15 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 	if err != nil {
 		return fmt.Errorf("save result %s: insert summary: %w", taskID, err)
 	}
+	// The statistics record is computed once here (from what is stored below) and kept, so
+	// the statistics route reads one row.
+	record, err := json.Marshal(engine.ComputeStatistics(res.InitialCash, res.Equity, storedTrades(res.Trades), s.SQN))
+	if err != nil {
+		return fmt.Errorf("save result %s: statistics: %w", taskID, err)
+	}
+	if err := q.InsertResultStatistics(ctx, db, store.InsertResultStatisticsParams{TaskID: taskID, Record: record}); err != nil {
+		return fmt.Errorf("save result %s: statistics: %w", taskID, err)
+	}
 
 	if len(res.Executions) > 0 {
 		rows := make([]store.CopyResultExecutionsParams, len(res.Executions))
@@ -105,6 +114,19 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 		}
 	}
 	return nil
+}
+
+// storedTrades returns trades as they read back from result_trades: an open trade has no
+// close time and no exit price.
+func storedTrades(trades []engine.Trade) []engine.Trade {
+	out := make([]engine.Trade, len(trades))
+	for i, t := range trades {
+		if t.IsOpen || t.CloseTime == nil {
+			t.CloseTime, t.ExitPrice = nil, 0
+		}
+		out[i] = t
+	}
+	return out
 }
 
 func finite(v float64) *float64 {

@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/results"
@@ -47,5 +48,55 @@ func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
 	var viewRows int
 	if err := b.pool().QueryRow(b.ctx, `SELECT count(*) FROM bi_results WHERE task_id = 'task_1' AND strategy_name = 'SmaCross'`).Scan(&viewRows); err != nil || viewRows != 1 {
 		t.Errorf("bi_results: %d rows, %v", viewRows, err)
+	}
+}
+
+// TestStoredStatisticsMatchComputed checks that the record Save keeps is the one computed from
+// the stored rows (what results stored without a record get), open trade included.
+func TestStoredStatisticsMatchComputed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	bars := loadOrcl(t)
+	res := runSMA(t, bars, nil, 10000)
+	b.task(t, "task_1", "completed", "ORCL", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
+	for round := 1; round <= 2; round++ {
+		tx, err := b.pool().Begin(b.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := results.Save(b.ctx, tx, "task_1", round, res); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(b.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := b.pool().QueryRow(b.ctx, `SELECT count(*) FROM result_statistics WHERE task_id = 'task_1'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("stored statistics rows: %d %v", n, err)
+	}
+	stored, err := results.Statistics(b.ctx, b.pool(), "task_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.exec(t, `DELETE FROM result_statistics WHERE task_id = 'task_1'`)
+	computed, err := results.Statistics(b.ctx, b.pool(), "task_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sj, _ := json.Marshal(stored)
+	cj, _ := json.Marshal(computed)
+	if string(sj) != string(cj) {
+		t.Errorf("stored record differs from the computed one:\nstored   %s\ncomputed %s", sj, cj)
+	}
+	if m := stored.Get("total_trades"); m == nil || m.Value == nil {
+		t.Errorf("stored record lacks total_trades: %s", sj)
+	}
+	b.exec(t, `DELETE FROM results WHERE task_id = 'task_1'`)
+	if err := b.pool().QueryRow(b.ctx, `SELECT count(*) FROM result_statistics`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("statistics rows after the result was deleted: %d %v", n, err)
+	}
+	if _, err := results.Statistics(b.ctx, b.pool(), "task_1"); err == nil {
+		t.Error("statistics of a deleted result")
 	}
 }

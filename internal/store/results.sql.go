@@ -118,6 +118,28 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 	return i, err
 }
 
+const getResultStatistics = `-- name: GetResultStatistics :one
+SELECT r.initial_cash, r.sqn, s.record
+FROM results r
+LEFT JOIN result_statistics s ON s.task_id = r.task_id
+WHERE r.task_id = $1
+`
+
+type GetResultStatisticsRow struct {
+	InitialCash float64         `json:"initial_cash"`
+	Sqn         float64         `json:"sqn"`
+	Record      json.RawMessage `json:"record"`
+}
+
+// The stored statistics record of a result (NULL for results stored before it was kept),
+// with what computing it again needs.
+func (q *Queries) GetResultStatistics(ctx context.Context, db DBTX, taskID string) (GetResultStatisticsRow, error) {
+	row := db.QueryRow(ctx, getResultStatistics, taskID)
+	var i GetResultStatisticsRow
+	err := row.Scan(&i.InitialCash, &i.Sqn, &i.Record)
+	return i, err
+}
+
 const getResultWithTask = `-- name: GetResultWithTask :one
 SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.strategy_id,
        t.strategy_version, t.strategy_params, t.commission,
@@ -281,6 +303,20 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 		arg.Bars,
 		arg.Analyzers,
 	)
+	return err
+}
+
+const insertResultStatistics = `-- name: InsertResultStatistics :exec
+INSERT INTO result_statistics (task_id, record) VALUES ($1, $2)
+`
+
+type InsertResultStatisticsParams struct {
+	TaskID string          `json:"task_id"`
+	Record json.RawMessage `json:"record"`
+}
+
+func (q *Queries) InsertResultStatistics(ctx context.Context, db DBTX, arg InsertResultStatisticsParams) error {
+	_, err := db.Exec(ctx, insertResultStatistics, arg.TaskID, arg.Record)
 	return err
 }
 

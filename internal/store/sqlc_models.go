@@ -154,6 +154,11 @@ type ResultExecution struct {
 	Pnl        float64   `json:"pnl"`
 }
 
+type ResultStatistic struct {
+	TaskID string          `json:"task_id"`
+	Record json.RawMessage `json:"record"`
+}
+
 type ResultTrade struct {
 	TaskID     string     `json:"task_id"`
 	Seq        int32      `json:"seq"`
