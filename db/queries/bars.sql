@@ -37,8 +37,11 @@ WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
   AND ts >= @from_ts AND ts < @until_ts
 ORDER BY ts;
 
--- name: HasBars :one
-SELECT EXISTS (SELECT 1 FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3);
+-- name: StoredTimeframes :many
+-- Which of the given timeframes have bars for a symbol: one primary-key probe each, in one
+-- round trip.
+SELECT tf::text AS timeframe FROM unnest(@timeframes::text[]) AS tf
+WHERE EXISTS (SELECT 1 FROM bars b WHERE b.source = @source AND b.symbol = @symbol AND b.timeframe = tf);
 
 -- name: LastBarTime :one
 SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts DESC LIMIT 1;

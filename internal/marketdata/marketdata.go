@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -207,13 +208,13 @@ func checkSymbol(ctx context.Context, db store.DBTX, source, symbol string) erro
 
 // storedTimeframes lists the timeframes symbol has bars for, finest first.
 func storedTimeframes(ctx context.Context, db store.DBTX, source, symbol string) ([]string, error) {
+	has, err := q.StoredTimeframes(ctx, db, store.StoredTimeframesParams{Timeframes: Timeframes, Source: source, Symbol: symbol})
+	if err != nil {
+		return nil, fmt.Errorf("stored timeframes of %s/%s: %w", source, symbol, err)
+	}
 	var out []string
 	for _, tf := range Timeframes {
-		has, err := q.HasBars(ctx, db, store.HasBarsParams{Source: source, Symbol: symbol, Timeframe: tf})
-		if err != nil {
-			return nil, fmt.Errorf("stored timeframes of %s/%s: %w", source, symbol, err)
-		}
-		if has {
+		if slices.Contains(has, tf) {
 			out = append(out, tf)
 		}
 	}

@@ -60,7 +60,9 @@ func Chart(ctx context.Context, db store.DBTX, taskID, chartType string) (*Chart
 	if !validChart(chartType) {
 		return nil, apperr.Invalid("Unsupported chart type: %s", chartType)
 	}
-	s, err := Load(ctx, db, taskID, chartType == "trades")
+	// Read only what the chart shows: the candlestick and trade charts need no equity curve.
+	needEquity := chartType != "candlestick" && chartType != "trades"
+	s, err := load(ctx, db, taskID, needEquity, chartType == "trades")
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +126,7 @@ func interaction() (tooltip, axisPointer any, zoom func(axes ...int) any) {
 }
 
 func categoryAxis(dates []string, extra obj) obj {
-	a := obj{"type": "category", "data": dates, "boundaryGap": false}
+	a := obj{"type": "category", "data": stringSeries(dates), "boundaryGap": false}
 	for k, v := range extra {
 		a[k] = v
 	}
@@ -150,26 +152,24 @@ func SMA(bars []engine.Bar, n int) []*float64 {
 
 func candlestick(bars []engine.Bar) *ChartConfig {
 	dates := make([]string, len(bars))
-	rows := make([][]any, len(bars))
 	vols := make([]int64, len(bars))
 	for i, b := range bars {
 		dates[i] = FormatTime(b.Time)
-		rows[i] = []any{dates[i], b.Open, b.Close, b.Low, b.High, b.Volume}
 		vols[i] = b.Volume
 	}
 	series := []obj{{
-		"name": "K-Line", "type": "candlestick", "data": rows,
+		"name": "K-Line", "type": "candlestick", "data": candleRows{dates: dates, bars: bars},
 		"encode":    obj{"x": 0, "y": []int{1, 2, 3, 4}},
 		"itemStyle": obj{"color": ColorUp, "color0": ColorDown, "borderColor": ColorUp, "borderColor0": ColorDown},
 	}}
 	for _, n := range []int{5, 10, 20} {
 		series = append(series, obj{
-			"name": fmt.Sprintf("MA%d", n), "type": "line", "data": SMA(bars, n), "smooth": true,
+			"name": fmt.Sprintf("MA%d", n), "type": "line", "data": optFloatSeries(SMA(bars, n)), "smooth": true,
 			"showSymbol": false, "lineStyle": obj{"opacity": 0.8, "width": 1},
 		})
 	}
 	series = append(series, obj{
-		"name": "Volume", "type": "bar", "xAxisIndex": 1, "yAxisIndex": 1, "data": vols,
+		"name": "Volume", "type": "bar", "xAxisIndex": 1, "yAxisIndex": 1, "data": intSeries(vols),
 		"itemStyle": obj{"color": ColorVolume},
 	})
 	tip, ptr, zoom := interaction()
@@ -229,8 +229,8 @@ func equity(in ChartInput) *ChartConfig {
 	return &ChartConfig{
 		Title: "Equity Curve", Type: "line",
 		Series: []obj{
-			{"name": "Equity", "type": "line", "data": vals, "showSymbol": false, "areaStyle": obj{"opacity": 0.15}, "lineStyle": obj{"width": 2}},
-			{"name": "Benchmark (buy & hold)", "type": "line", "data": Benchmark(in.InitialCash, in.Bars, in.Equity), "showSymbol": false, "lineStyle": obj{"type": "dashed", "width": 1}},
+			{"name": "Equity", "type": "line", "data": floatSeries(vals), "showSymbol": false, "areaStyle": obj{"opacity": 0.15}, "lineStyle": obj{"width": 2}},
+			{"name": "Benchmark (buy & hold)", "type": "line", "data": optFloatSeries(Benchmark(in.InitialCash, in.Bars, in.Equity)), "showSymbol": false, "lineStyle": obj{"type": "dashed", "width": 1}},
 		},
 		XAxis: categoryAxis(equityDates(in.Equity), nil), YAxis: obj{"type": "value", "scale": true, "name": "Value"},
 		Legend: obj{"data": []string{"Equity", "Benchmark (buy & hold)"}}, Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
@@ -245,7 +245,7 @@ func drawdown(in ChartInput) *ChartConfig {
 	tip, ptr, zoom := interaction()
 	return &ChartConfig{
 		Title: "Drawdown", Type: "line",
-		Series: []obj{{"name": "Drawdown", "type": "line", "data": vals, "showSymbol": false,
+		Series: []obj{{"name": "Drawdown", "type": "line", "data": floatSeries(vals), "showSymbol": false,
 			"lineStyle": obj{"color": ColorDrawdown, "width": 1}, "itemStyle": obj{"color": ColorDrawdown},
 			"areaStyle": obj{"color": AreaDrawdown}}},
 		XAxis:   categoryAxis(equityDates(in.Equity), nil),
@@ -273,7 +273,7 @@ func underwater(in ChartInput) *ChartConfig {
 	tip, ptr, zoom := interaction()
 	return &ChartConfig{
 		Title: "Underwater Plot", Type: "line",
-		Series: []obj{{"name": "Underwater", "type": "line", "data": Underwater(in.Equity), "showSymbol": false,
+		Series: []obj{{"name": "Underwater", "type": "line", "data": floatSeries(Underwater(in.Equity)), "showSymbol": false,
 			"lineStyle": obj{"color": ColorDrawdown, "width": 1}, "itemStyle": obj{"color": ColorDrawdown},
 			"areaStyle": obj{"color": AreaDrawdown}}},
 		XAxis: categoryAxis(equityDates(in.Equity), nil), YAxis: obj{"type": "value", "name": "Drawdown (%)", "max": 0},
@@ -386,7 +386,7 @@ func tradesChart(in ChartInput) *ChartConfig {
 	return &ChartConfig{
 		Title: "Trades", Type: "line",
 		Series: []obj{
-			{"name": "Close", "type": "line", "data": closes, "showSymbol": false, "lineStyle": obj{"width": 1}},
+			{"name": "Close", "type": "line", "data": floatSeries(closes), "showSymbol": false, "lineStyle": obj{"width": 1}},
 			{"name": "Buy", "type": "scatter", "data": buys, "symbol": "triangle", "symbolSize": 10, "itemStyle": obj{"color": ColorUp}},
 			{"name": "Sell", "type": "scatter", "data": sells, "symbol": "triangle", "symbolRotate": 180, "symbolSize": 10, "itemStyle": obj{"color": ColorDown}},
 		},

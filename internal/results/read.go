@@ -111,10 +111,17 @@ const (
 // FormatTime writes a bar or fill time: YYYY-MM-DD at midnight UTC, RFC 3339 otherwise.
 func FormatTime(t time.Time) string {
 	t = t.UTC()
-	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+	if h, m, s := t.Clock(); h != 0 || m != 0 || s != 0 || t.Nanosecond() != 0 {
+		return t.Format(time.RFC3339)
+	}
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
 		return t.Format(time.DateOnly)
 	}
-	return t.Format(time.RFC3339)
+	// A chart formats one date per bar; this is several times faster than t.Format.
+	b := [10]byte{byte('0' + y/1000), byte('0' + y/100%10), byte('0' + y/10%10), byte('0' + y%10), '-',
+		byte('0' + int(mo)/10), byte('0' + int(mo)%10), '-', byte('0' + d/10), byte('0' + d%10)}
+	return string(b[:])
 }
 
 func tradeRow(e store.ResultExecution) TradeRow {
@@ -195,6 +202,10 @@ type Stored struct {
 
 // Load reads taskID's whole result. withTrades false skips executions and round trips.
 func Load(ctx context.Context, db store.DBTX, taskID string, withTrades bool) (*Stored, error) {
+	return load(ctx, db, taskID, true, withTrades)
+}
+
+func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTrades bool) (*Stored, error) {
 	row, err := q.GetResultWithTask(ctx, db, taskID)
 	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -209,8 +220,10 @@ func Load(ctx context.Context, db store.DBTX, taskID string, withTrades bool) (*
 		MaxDrawdownPct: row.MaxDrawdownPct, TotalTrades: int(row.TotalTrades), WinRate: row.WinRate,
 		ProfitFactor: row.ProfitFactor, AvgWin: row.AvgWin, AvgLoss: row.AvgLoss,
 	}
-	if s.Equity, err = q.ListResultEquity(ctx, db, taskID); err != nil {
-		return nil, fmt.Errorf("equity of %s: %w", taskID, err)
+	if withEquity {
+		if s.Equity, err = q.ListResultEquity(ctx, db, taskID); err != nil {
+			return nil, fmt.Errorf("equity of %s: %w", taskID, err)
+		}
 	}
 	if withTrades {
 		if s.Executions, err = q.ListResultExecutions(ctx, db, taskID); err != nil {

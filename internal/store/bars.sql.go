@@ -27,23 +27,6 @@ func (q *Queries) FirstBarTime(ctx context.Context, db DBTX, arg FirstBarTimePar
 	return ts, err
 }
 
-const hasBars = `-- name: HasBars :one
-SELECT EXISTS (SELECT 1 FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3)
-`
-
-type HasBarsParams struct {
-	Source    string `json:"source"`
-	Symbol    string `json:"symbol"`
-	Timeframe string `json:"timeframe"`
-}
-
-func (q *Queries) HasBars(ctx context.Context, db DBTX, arg HasBarsParams) (bool, error) {
-	row := db.QueryRow(ctx, hasBars, arg.Source, arg.Symbol, arg.Timeframe)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
-}
-
 const lastBarTime = `-- name: LastBarTime :one
 SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts DESC LIMIT 1
 `
@@ -132,6 +115,39 @@ type LockSymbolBarsParams struct {
 func (q *Queries) LockSymbolBars(ctx context.Context, db DBTX, arg LockSymbolBarsParams) error {
 	_, err := db.Exec(ctx, lockSymbolBars, arg.Source, arg.Symbol)
 	return err
+}
+
+const storedTimeframes = `-- name: StoredTimeframes :many
+SELECT tf::text AS timeframe FROM unnest($1::text[]) AS tf
+WHERE EXISTS (SELECT 1 FROM bars b WHERE b.source = $2 AND b.symbol = $3 AND b.timeframe = tf)
+`
+
+type StoredTimeframesParams struct {
+	Timeframes []string `json:"timeframes"`
+	Source     string   `json:"source"`
+	Symbol     string   `json:"symbol"`
+}
+
+// Which of the given timeframes have bars for a symbol: one primary-key probe each, in one
+// round trip.
+func (q *Queries) StoredTimeframes(ctx context.Context, db DBTX, arg StoredTimeframesParams) ([]string, error) {
+	rows, err := db.Query(ctx, storedTimeframes, arg.Timeframes, arg.Source, arg.Symbol)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var timeframe string
+		if err := rows.Scan(&timeframe); err != nil {
+			return nil, err
+		}
+		items = append(items, timeframe)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const upsertBars = `-- name: UpsertBars :one

@@ -1,0 +1,137 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// TestSeriesEncodeLikeEncodingJSON checks that the chart arrays' own encoders write exactly
+// what encoding/json writes for the plain slices.
+func TestSeriesEncodeLikeEncodingJSON(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	floats := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e-6, 9.99e-7, 1e-7, 1.5e-9, 1e20, 1e21, 1.2345e21, -3e-300,
+		math.MaxFloat64, math.SmallestNonzeroFloat64, 123456789.123456789, 100.10000000000001}
+	for i := 0; i < 2000; i++ {
+		floats = append(floats, (r.Float64()-0.5)*math.Pow(10, float64(r.IntN(60)-30)))
+	}
+	opt := make([]*float64, len(floats)+1)
+	for i := range floats {
+		opt[i+1] = &floats[i]
+	}
+	ints := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 1234567}
+	strs := []string{"2024-01-02", "2024-01-02T15:04:05Z", "", "a\"b", "<&>", "é", "tab\t"}
+	bars := engine.RandomWalk(500, 3)
+	bars = append(bars, engine.Bar{Time: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Open: 1e-7, High: 1e22, Low: -0.0, Close: 3, Volume: -5})
+	dates := make([]string, len(bars))
+	rows := make([][]any, len(bars))
+	for i, b := range bars {
+		dates[i] = FormatTime(b.Time)
+		rows[i] = []any{dates[i], b.Open, b.Close, b.Low, b.High, b.Volume}
+	}
+	for _, c := range []struct {
+		name      string
+		own, want any
+	}{
+		{"floats", floatSeries(floats), floats},
+		{"optional floats", optFloatSeries(opt), opt},
+		{"ints", intSeries(ints), ints},
+		{"strings", stringSeries(strs), strs},
+		{"candles", candleRows{dates: dates, bars: bars}, rows},
+		{"empty floats", floatSeries{}, []float64{}},
+	} {
+		got, err := json.Marshal(c.own)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		want, _ := json.Marshal(c.want)
+		if string(got) != string(want) {
+			t.Errorf("%s:\n got %.300s\nwant %.300s", c.name, got, want)
+		}
+	}
+	if got, _ := json.Marshal(floatSeries{1, math.NaN(), math.Inf(1)}); string(got) != "[1,null,null]" {
+		t.Errorf("non-finite: %s", got)
+	}
+}
+
+// TestChartAppendJSONLikeEncoder checks ChartConfig.AppendJSON against what the API wrote
+// before it existed: an encoding/json Encoder without HTML escaping.
+func TestChartAppendJSONLikeEncoder(t *testing.T) {
+	t.Parallel()
+	bars := engine.RandomWalk(800, 9)
+	eq := make([]store.ListResultEquityRow, len(bars))
+	prev := 10000.0
+	for i, b := range bars {
+		v := 10000 * b.Close / bars[0].Close
+		eq[i] = store.ListResultEquityRow{Ts: b.Time, Value: v, Cash: v / 2, Ret: v/prev - 1, DrawdownPct: float64(i%7) * 0.3, DrawdownMoney: float64(i % 5)}
+		prev = v
+	}
+	eq[3].Value = math.NaN() // written as null by both (the encoder would fail: see below)
+	var execs []store.ResultExecution
+	for i := 10; i < len(bars); i += 37 {
+		side := "buy"
+		if i%2 == 1 {
+			side = "sell"
+		}
+		execs = append(execs, store.ResultExecution{Ts: bars[i].Time, Side: side, Price: bars[i].Close, Size: 10, Pnl: float64(i) - 300.5})
+	}
+	in := ChartInput{InitialCash: 10000, Bars: bars, Equity: eq, Executions: execs}
+	for _, kind := range ChartTypes {
+		c, err := BuildChart(kind, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(c.AppendJSON(nil))
+		if kind == "equity" { // encoding/json refuses NaN; compare without it
+			in2 := in
+			in2.Equity = append([]store.ListResultEquityRow(nil), eq...)
+			in2.Equity[3].Value = 1
+			c2, _ := BuildChart(kind, in2)
+			if !strings.Contains(got, ",null,") {
+				t.Errorf("equity: NaN not written as null")
+			}
+			c, got = c2, string(c2.AppendJSON(nil))
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(c); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if want := strings.TrimSuffix(buf.String(), "\n"); got != want {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			t.Errorf("%s differs at byte %d:\n got …%.120s\nwant …%.120s", kind, i, got[max(0, i-40):], want[max(0, i-40):])
+		}
+	}
+}
+
+func TestFormatTime(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2024, 3, 9, 0, 0, 0, 0, time.UTC), "2024-03-09"},
+		{time.Date(1970, 12, 31, 0, 0, 0, 0, time.UTC), "1970-12-31"},
+		{time.Date(5, 1, 1, 0, 0, 0, 0, time.UTC), "0005-01-01"},
+		{time.Date(2024, 3, 9, 0, 0, 0, 0, time.FixedZone("x", -3600)), "2024-03-09T01:00:00Z"},
+		{time.Date(2024, 3, 9, 14, 30, 0, 0, time.UTC), "2024-03-09T14:30:00Z"},
+		{time.Date(2024, 3, 9, 0, 0, 0, 5, time.UTC), "2024-03-09T00:00:00Z"},
+		{time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)},
+	} {
+		if got := FormatTime(c.in); got != c.want {
+			t.Errorf("FormatTime(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
