@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
@@ -246,22 +246,16 @@ func storeRun(t *testing.T, b *dataBundle, id, symbol string, bars []engine.Bar,
 // TestImportRunAndReadEndToEnd imports orcl.csv through the API, runs the SMA-crossover
 // example on the bars the data layer serves for a task, stores the result and checks the
 // summary served by the API against backtrader's figures.
+// TestImportRunAndReadEndToEnd goes the way a user does, over HTTP against real River
+// workers: import orcl.csv through the bar-import route, create the SMA-crossover example
+// through POST /api/strategies, run it through POST /api/backtests, wait for completed, and
+// check the stored summary against backtrader's figures in sma_cross__orcl.json.
 func TestImportRunAndReadEndToEnd(t *testing.T) {
 	t.Parallel()
-	b := setupData(t, false)
 	csvBytes, err := os.ReadFile(sharedPath(t, "data", "orcl.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status, body := b.call(t, "POST", "/api/data/builtin/ORCL/bars", "text/csv", bytes.NewReader(csvBytes)); status != 200 {
-		t.Fatalf("import: %d %v", status, body)
-	}
-	bars, tf, err := marketdata.LoadFeed(b.ctx, b.store.Pool, "builtin", "ORCL", mustDay("1995-01-01"), mustDay("2014-12-31"))
-	if err != nil || tf != "1d" || len(bars) != 5036 {
-		t.Fatalf("feed: %d %s %v", len(bars), tf, err)
-	}
-	storeRun(t, b, "task_1", "ORCL", bars, `{"fast":10,"slow":30,"size":10}`)
-
 	var want struct {
 		FinalValue float64 `json:"final_value"`
 		Sharpe     struct {
@@ -270,19 +264,82 @@ func TestImportRunAndReadEndToEnd(t *testing.T) {
 		Drawdown struct {
 			MaxPct float64 `json:"max_drawdown_pct"`
 		} `json:"drawdown"`
+		TradeAnalyzer struct {
+			Total int `json:"total"`
+		} `json:"trade_analyzer"`
+		Bars int `json:"bars"`
 	}
-	raw, _ := os.ReadFile(sharedPath(t, "expected", "sma_cross__orcl.json"))
+	raw, err := os.ReadFile(sharedPath(t, "expected", "sma_cross__orcl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}
-	status, body := b.call(t, "GET", "/api/results/task_1/summary", "", nil)
+	code, err := os.ReadFile(filepath.Join("..", "..", "examples", "sma_cross.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	e := newTaskEnv(t, 1) // the task tests' server: API, event listener and River workers
+	if err := marketdata.EnsureBuiltin(e.ctx, e.st, false); err != nil {
+		t.Fatal(err)
+	}
+	// newTaskEnv inserted str_1 by hand: move the id sequence past it.
+	if _, err := e.st.Pool.Exec(e.ctx, `SELECT setval('strategy_seq', 100)`); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(e.srv.URL+"/api/data/builtin/ORCL/bars?name=Oracle", "text/csv", bytes.NewReader(csvBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var imported Envelope
+	_ = json.NewDecoder(resp.Body).Decode(&imported)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || field(imported.Data, "inserted") != float64(want.Bars) {
+		t.Fatalf("import: %d %+v, want %d new bars", resp.StatusCode, imported, want.Bars)
+	}
+
+	upload, _ := json.Marshal(map[string]string{"name": "SmaCross", "code": string(code)})
+	status, body := e.do(t, "POST", "/api/strategies", string(upload))
+	id, _ := field(body, "id").(string)
+	if status != 200 || id == "" {
+		t.Fatalf("create strategy: %d %v", status, body)
+	}
+	status, body = e.do(t, "POST", "/api/backtests", `{"strategy_id":"`+id+`","data_source":"builtin","symbol":"ORCL",
+		"start_date":"1995-01-01","end_date":"2014-12-31","initial_cash":10000,"commission":0.001,
+		"strategy_params":{"fast":10,"slow":30,"size":10}}`)
+	taskID, _ := field(body, "task_id").(string)
+	if status != 200 || taskID == "" {
+		t.Fatalf("submit: %d %v", status, body)
+	}
+	if final := e.waitStatus(t, taskID, "completed", "failed", "cancelled"); final["status"] != "completed" {
+		t.Fatalf("task %s ended %v: %v", taskID, final["status"], final["error"])
+	}
+
+	status, body = e.do(t, "GET", "/api/results/"+taskID+"/summary", "")
 	if status != 200 {
 		t.Fatalf("summary %d %v", status, body)
 	}
-	got := func(k string) float64 { return field(body, "data", k).(float64) }
-	closeTo := func(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
-	if !closeTo(got("final_value"), want.FinalValue) || !closeTo(got("sharpe_ratio"), want.Sharpe.DailyAnnualized) || !closeTo(got("max_drawdown_pct"), want.Drawdown.MaxPct) {
-		t.Errorf("summary %v, want final %v sharpe %v dd %v", field(body, "data"), want.FinalValue, want.Sharpe.DailyAnnualized, want.Drawdown.MaxPct)
+	got := func(k string) float64 { v, _ := field(body, "data", k).(float64); return v }
+	for _, c := range []struct {
+		key          string
+		got, want    float64
+		relTolerance float64
+	}{
+		{"final_value", got("final_value"), want.FinalValue, 1e-9},
+		{"sharpe_ratio", got("sharpe_ratio"), want.Sharpe.DailyAnnualized, 1e-9},
+		{"max_drawdown_pct", got("max_drawdown_pct"), want.Drawdown.MaxPct, 1e-9},
+		{"total_trades", got("total_trades"), float64(want.TradeAnalyzer.Total), 0},
+	} {
+		if math.Abs(c.got-c.want) > c.relTolerance*math.Abs(c.want) {
+			t.Errorf("%s = %v, want %v (relative tolerance %g)", c.key, c.got, c.want, c.relTolerance)
+		}
+	}
+	// The stored statistics record is served too, and agrees with the summary.
+	status, body = e.do(t, "GET", "/api/results/"+taskID+"/statistics", "")
+	if status != 200 || field(body, "data", "groups") == nil {
+		t.Errorf("statistics %d %v", status, body)
 	}
 }
 
@@ -371,12 +428,4 @@ func TestResultRoutes(t *testing.T) {
 	if eq := field(body, "data", "equity", "series").([]any); len(eq) != 2 {
 		t.Errorf("compare equity %v", eq)
 	}
-}
-
-func mustDay(s string) (t time.Time) {
-	t, err := time.Parse("2006-01-02", s)
-	if err != nil {
-		panic(err)
-	}
-	return t
 }
