@@ -206,7 +206,7 @@ func TestBarImportRoute(t *testing.T) {
 }
 
 // storeRun runs the SMA crossover over bars and stores it as a completed task.
-func storeRun(t *testing.T, b *dataBundle, id, symbol string, bars []engine.Bar, params string) *engine.Result {
+func storeRun(t testing.TB, b *dataBundle, id, symbol string, bars []engine.Bar, params string) *engine.Result {
 	t.Helper()
 	code, err := os.ReadFile(filepath.Join("..", "..", "examples", "sma_cross.js"))
 	if err != nil {
@@ -243,9 +243,6 @@ func storeRun(t *testing.T, b *dataBundle, id, symbol string, bars []engine.Bar,
 	return res
 }
 
-// TestImportRunAndReadEndToEnd imports orcl.csv through the API, runs the SMA-crossover
-// example on the bars the data layer serves for a task, stores the result and checks the
-// summary served by the API against backtrader's figures.
 // TestImportRunAndReadEndToEnd goes the way a user does, over HTTP against real River
 // workers: import orcl.csv through the bar-import route, create the SMA-crossover example
 // through POST /api/strategies, run it through POST /api/backtests, wait for completed, and
@@ -427,5 +424,48 @@ func TestResultRoutes(t *testing.T) {
 	_, body = b.call(t, "GET", "/api/results/compare?task_ids=task_1,task_2", "", nil)
 	if eq := field(body, "data", "equity", "series").([]any); len(eq) != 2 {
 		t.Errorf("compare equity %v", eq)
+	}
+}
+
+// BenchmarkResultRoutes10k measures the chart and statistics routes over HTTP (handler,
+// envelope, transfer of the body) on a stored 10,000-bar result. Targets: chart < 50 ms,
+// statistics < 10 ms.
+func BenchmarkResultRoutes10k(b *testing.B) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, pgtest.NewDatabase(b), 4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	if err := marketdata.EnsureBuiltin(ctx, st, false); err != nil {
+		b.Fatal(err)
+	}
+	bars := engine.RandomWalk(10000, 11)
+	if _, err := marketdata.Import(ctx, st, "builtin", "RW", "", "1d", bars); err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger()}))
+	defer srv.Close()
+	storeRun(b, &dataBundle{ctx: ctx, store: st, srv: srv}, "task_1", "RW", bars, `{"fast":10,"slow":30,"size":10}`)
+	paths := []string{"/api/results/task_1/statistics"}
+	for _, kind := range results.ChartTypes {
+		paths = append(paths, "/api/results/task_1/chart?chart_type="+kind)
+	}
+	for _, path := range paths {
+		name := strings.Replace(strings.TrimPrefix(path, "/api/results/task_1/"), "?chart_type=", "/", 1)
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				resp, err := http.Get(srv.URL + path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, _ := io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 || n == 0 {
+					b.Fatalf("%s: %d", path, resp.StatusCode)
+				}
+				b.SetBytes(n)
+			}
+		})
 	}
 }
