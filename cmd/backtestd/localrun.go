@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/backtestd/backtestd/examples"
 	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
@@ -211,33 +212,6 @@ func mul100(p *float64) *float64 {
 	return &v
 }
 
-// benchStrategy is examples/sma_cross.js (a test keeps them identical).
-const benchStrategy = `/**
- * Moving-average crossover: buy a fixed number of shares when the fast SMA
- * crosses above the slow SMA, close the position when it crosses below.
- * fast: period of the fast simple moving average, in bars
- * slow: period of the slow simple moving average, in bars
- * size: number of shares bought on each entry
- */
-class SmaCross extends Strategy {
-  static params = { fast: 10, slow: 30, size: 10 };
-
-  init() {
-    this.cross = ind.CrossOver(ind.SMA(this.data.close, this.p.fast),
-                               ind.SMA(this.data.close, this.p.slow));
-  }
-
-  next() {
-    const size = this.position.size;
-    if (size === 0) {
-      if (this.cross[0] > 0) this.buy({ size: this.p.size });
-    } else if (size > 0 && this.cross[0] < 0) {
-      this.close();
-    }
-  }
-}
-`
-
 // peakRSS returns the process's peak resident set (Linux VmHWM), or 0.
 func peakRSS() uint64 {
 	b, err := os.ReadFile("/proc/self/status")
@@ -311,6 +285,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer pprof.StopCPUProfile()
 	}
+	code, err := examples.FS.ReadFile("sma_cross.js")
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
 	best := time.Duration(0)
 	var res *engine.Result
 	for i := 0; i < max(*runs, 1); i++ {
@@ -318,7 +296,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		runtime.GC()
 		start := time.Now()
 		r, err := jsrt.Run(ctx, jsrt.RunConfig{
-			Code: benchStrategy, Feeds: []engine.Feed{{Symbol: "RW", Bars: bars}}, Commission: 0.001,
+			Code: string(code), Feeds: []engine.Feed{{Symbol: "RW", Bars: bars}}, Commission: 0.001,
 		})
 		if err != nil {
 			close(done)

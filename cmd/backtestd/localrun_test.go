@@ -29,16 +29,6 @@ func refData(t *testing.T, name string) string {
 	}
 }
 
-func TestBenchStrategyMatchesExample(t *testing.T) {
-	b, err := os.ReadFile("../../examples/sma_cross.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != benchStrategy {
-		t.Fatal("benchStrategy differs from examples/sma_cross.js; keep them identical")
-	}
-}
-
 func TestRunLocalSummary(t *testing.T) {
 	data := refData(t, "orcl.csv")
 	var out, errb bytes.Buffer
