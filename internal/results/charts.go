@@ -60,11 +60,22 @@ func Chart(ctx context.Context, db store.DBTX, taskID, chartType string) (*Chart
 	if !validChart(chartType) {
 		return nil, apperr.Invalid("Unsupported chart type: %s", chartType)
 	}
-	// Read only what the chart shows: the candlestick and trade charts need no equity curve.
-	needEquity := chartType != "candlestick" && chartType != "trades"
+	// Read only what the chart shows: the candlestick and trade charts need no equity curve,
+	// the equity chart only its times and values.
+	needEquity := chartType != "candlestick" && chartType != "trades" && chartType != "equity"
 	s, err := load(ctx, db, taskID, needEquity, chartType == "trades")
 	if err != nil {
 		return nil, err
+	}
+	if chartType == "equity" {
+		rows, err := q.ListResultEquityValues(ctx, db, taskID)
+		if err != nil {
+			return nil, fmt.Errorf("equity of %s: %w", taskID, err)
+		}
+		s.Equity = make([]store.ListResultEquityRow, len(rows))
+		for i, e := range rows {
+			s.Equity[i] = store.ListResultEquityRow{Ts: e.Ts, Value: e.Value}
+		}
 	}
 	in := ChartInput{InitialCash: s.Row.InitialCash, Equity: s.Equity, Executions: s.Executions}
 	if chartType == "candlestick" || chartType == "equity" || chartType == "trades" {
