@@ -282,10 +282,6 @@ func TestImportRunAndReadEndToEnd(t *testing.T) {
 	if err := marketdata.EnsureBuiltin(e.ctx, e.st, false); err != nil {
 		t.Fatal(err)
 	}
-	// newTaskEnv inserted str_1 by hand: move the id sequence past it.
-	if _, err := e.st.Pool.Exec(e.ctx, `SELECT setval('strategy_seq', 100)`); err != nil {
-		t.Fatal(err)
-	}
 	resp, err := http.Post(e.srv.URL+"/api/data/builtin/ORCL/bars?name=Oracle", "text/csv", bytes.NewReader(csvBytes))
 	if err != nil {
 		t.Fatal(err)

@@ -75,7 +75,8 @@ func newTaskEnv(t *testing.T, workers int) *taskEnv {
 		t.Fatal(err)
 	}
 	params, _ := json.Marshal(info.Params)
-	exec(`INSERT INTO strategies (id, name, current_version) VALUES ('str_1', 'SmaCross', 1)`)
+	// The id comes from the sequence (str_1 in a fresh database), as the API's would.
+	exec(`INSERT INTO strategies (id, name, current_version) VALUES ('str_' || nextval('strategy_seq'), 'SmaCross', 1)`)
 	exec(`INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, params, origin, content_hash)
 		VALUES ('str_1', 1, 'SmaCross', $1, 'SmaCross', $2, 'api', 'h')`, taskTestStrategy, params)
 
