@@ -8,25 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/backtestd/backtestd/internal/reftest"
 )
 
 func refData(t *testing.T, name string) string {
 	t.Helper()
-	if d := os.Getenv("BACKTESTD_REFERENCE_DIR"); d != "" {
-		return filepath.Join(d, "data", name)
-	}
-	dir, _ := os.Getwd()
-	for {
-		p := filepath.Join(dir, "shared", "reference", "data", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("reference data not found: expected ../shared/reference beside the repository (or set BACKTESTD_REFERENCE_DIR)")
-		}
-		dir = parent
-	}
+	return reftest.Path(t, "data", name)
 }
 
 func TestRunLocalSummary(t *testing.T) {

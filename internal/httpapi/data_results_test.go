@@ -17,6 +17,7 @@ import (
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/reftest"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/store"
 )
@@ -71,11 +72,8 @@ func field(v any, path ...string) any {
 }
 
 func sharedPath(t *testing.T, parts ...string) string {
-	p := filepath.Join(append([]string{"..", "..", "..", "shared", "reference"}, parts...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("reference data not available: %v", err)
-	}
-	return p
+	t.Helper()
+	return reftest.Path(t, parts...)
 }
 
 func TestDataRoutes(t *testing.T) {

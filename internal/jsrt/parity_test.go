@@ -14,26 +14,14 @@ import (
 
 	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/reftest"
 )
 
 // referenceDir finds ../shared/reference beside the repository, or
 // BACKTESTD_REFERENCE_DIR.
 func referenceDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("BACKTESTD_REFERENCE_DIR"); d != "" {
-		return d
-	}
-	dir, _ := os.Getwd()
-	for {
-		if st, err := os.Stat(filepath.Join(dir, "shared", "reference", "expected")); err == nil && st.IsDir() {
-			return filepath.Join(dir, "shared", "reference")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("reference fixtures not found: expected ../shared/reference beside the repository (or set BACKTESTD_REFERENCE_DIR)")
-		}
-		dir = parent
-	}
+	return reftest.Dir(t)
 }
 
 func repoRoot(t testing.TB) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/reftest"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/store"
 )
@@ -28,13 +29,10 @@ func repoPath(parts ...string) string {
 	return filepath.Join(append([]string{root}, parts...)...)
 }
 
-// referencePath is ../shared/reference relative to the repository.
+// referencePath is a file of the backtrader reference fixtures.
 func referencePath(t testing.TB, parts ...string) string {
-	p := filepath.Join(append([]string{repoPath("..", "shared", "reference")}, parts...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("reference data not available: %v", err)
-	}
-	return p
+	t.Helper()
+	return reftest.Path(t, parts...)
 }
 
 type testBundle struct {

@@ -1,0 +1,55 @@
+// Package reftest locates the backtrader reference fixtures (market data and expected
+// figures) for tests. They live outside the repository, in ../shared/reference, and are
+// never copied into it.
+package reftest
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// workplaceDir is where the fixtures live on the project's machines, for clones that are
+// not checked out beside the shared folder (such as CI's).
+const workplaceDir = "/work/shared/reference"
+
+// Dir returns the reference folder: BACKTESTD_REFERENCE_DIR when set, else the first
+// shared/reference beside the repository or one of its parents, else workplaceDir. It
+// skips t with a clear message when none exists.
+func Dir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("BACKTESTD_REFERENCE_DIR"); d != "" {
+		if !isDir(filepath.Join(d, "expected")) {
+			t.Fatalf("BACKTESTD_REFERENCE_DIR=%s has no expected/ folder", d)
+		}
+		return d
+	}
+	_, file, _, _ := runtime.Caller(0)
+	for dir := filepath.Join(filepath.Dir(file), "..", ".."); ; {
+		if d := filepath.Join(dir, "..", "shared", "reference"); isDir(filepath.Join(d, "expected")) {
+			return filepath.Clean(d)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if isDir(filepath.Join(workplaceDir, "expected")) {
+		return workplaceDir
+	}
+	t.Skip("reference fixtures not found: expected ../shared/reference beside the repository (or set BACKTESTD_REFERENCE_DIR)")
+	return ""
+}
+
+// Path joins parts onto Dir.
+func Path(t testing.TB, parts ...string) string {
+	t.Helper()
+	return filepath.Join(append([]string{Dir(t)}, parts...)...)
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
