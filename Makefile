@@ -7,8 +7,8 @@ SQLC        := $(BIN)/sqlc
 .PHONY: run test verify fmt-check vet sqlc sqlc-check pg-stop build web clean
 
 ## run: start the service on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
-run: web
-	$(GO) run ./cmd/backtestd serve
+run: build
+	exec ./bin/backtestd serve
 
 ## test: the whole test suite with the race detector against a real PostgreSQL
 test: web
