@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/store"
 )
 
 // Envelope is the spec's `{code, message, data}` response wrapper.
@@ -49,6 +50,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			s.log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "detail", e.Detail, "cause", e.Err)
 		}
 		writeJSON(w, statusOf[e.Kind], map[string]string{"detail": e.Detail})
+		return
+	}
+	if store.IsInvalidText(err) {
+		// Any text field or path segment can carry it; refusing here covers them all.
+		writeJSON(w, http.StatusBadRequest, map[string]string{
+			"detail": "Invalid text: values must be valid UTF-8 without NUL (\\u0000) characters"})
 		return
 	}
 	s.log.Error("unhandled error", "method", r.Method, "path", r.URL.Path, "err", err)

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/pgtest"
@@ -150,6 +153,9 @@ func TestErrorWriting(t *testing.T) {
 		{"invalid", func(http.ResponseWriter, *http.Request) error { return apperr.Invalid("bad %s", "thing") }, 400, "detail", "bad thing"},
 		{"not found", func(http.ResponseWriter, *http.Request) error { return apperr.NotFound("Task not found") }, 404, "detail", "Task not found"},
 		{"conflict", func(http.ResponseWriter, *http.Request) error { return apperr.Conflict("no") }, 409, "detail", "no"},
+		{"text PostgreSQL refuses", func(http.ResponseWriter, *http.Request) error {
+			return fmt.Errorf("get task: %w", &pgconn.PgError{Code: "22021"})
+		}, 400, "detail", "Invalid text: values must be valid UTF-8 without NUL (\\u0000) characters"},
 		{"unhandled", func(http.ResponseWriter, *http.Request) error { return errors.New("boom") }, 500, "code", "error"},
 		{"panic", func(http.ResponseWriter, *http.Request) error { panic("kaboom") }, 500, "message", "kaboom"},
 	}

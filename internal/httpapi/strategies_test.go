@@ -321,6 +321,13 @@ func TestStrategyBadCode(t *testing.T) {
 func TestStrategyBadInput(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	t.Run("NUL character in the name", func(t *testing.T) {
+		// Valid JSON that PostgreSQL cannot store: a 400, not a 500.
+		status, raw := b.do(t, "POST", "/api/strategies", map[string]any{"name": "a\x00b", "code": rsiCode})
+		if status != 400 || !strings.Contains(string(raw), "without NUL") {
+			t.Fatalf("got %d %s, want 400 naming the NUL character", status, raw)
+		}
+	})
 	big := strings.Repeat("// pad\n", (1<<20)/7+1) + rsiCode
 	tests := []struct {
 		name       string

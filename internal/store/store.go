@@ -113,6 +113,13 @@ func NotFound(err error) error {
 	return err
 }
 
+// IsInvalidText reports whether PostgreSQL refused a text value: a NUL character or bytes
+// that are not valid UTF-8. Such input comes from clients, so it is their error to fix.
+func IsInvalidText(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "22021" || pgErr.Code == "22P05")
+}
+
 // IsUniqueViolation reports whether err is a unique-constraint violation.
 func IsUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
