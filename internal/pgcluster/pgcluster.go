@@ -40,7 +40,7 @@ func New(dir string) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster dir: %w", err)
 	}
-	bin, err := findBinDir()
+	bin, err := findBinDir(exec.LookPath, "/usr/lib/postgresql/*/bin")
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +56,11 @@ func New(dir string) (*Cluster, error) {
 	return c, nil
 }
 
-func findBinDir() (string, error) {
-	if p, err := exec.LookPath("pg_ctl"); err == nil {
-		if _, err := exec.LookPath("initdb"); err == nil {
+// findBinDir finds pg_ctl and initdb on the PATH (lookPath), else in the newest of the
+// folders matching debianGlob.
+func findBinDir(lookPath func(string) (string, error), debianGlob string) (string, error) {
+	if p, err := lookPath("pg_ctl"); err == nil {
+		if _, err := lookPath("initdb"); err == nil {
 			// Resolve symlinks so we find postgres beside them.
 			if real, err := filepath.EvalSymlinks(p); err == nil {
 				return filepath.Dir(real), nil
@@ -66,7 +68,7 @@ func findBinDir() (string, error) {
 			return filepath.Dir(p), nil
 		}
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob(debianGlob)
 	// Newest major version first.
 	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
 	for _, d := range dirs {
