@@ -7,7 +7,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,10 +16,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +27,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/proctest"
 	"github.com/backtestd/backtestd/web"
 )
 
@@ -97,77 +95,17 @@ func requireOrSkip(t *testing.T, format string, args ...any) {
 }
 
 type server struct {
-	url string
-	mu  sync.Mutex
-	log bytes.Buffer
-}
-
-func (s *server) logs() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.String()
+	url  string
+	proc *proctest.Proc
 }
 
 // startServer builds cmd/backtestd and serves it on a free port against a fresh database.
 func startServer(t *testing.T) *server {
 	t.Helper()
-	root := repoRoot(t)
-	bin := filepath.Join(t.TempDir(), "backtestd")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/backtestd")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build backtestd: %v\n%s", err, out)
-	}
 	dbURL := pgtest.NewDatabase(t)
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--database-url", dbURL, "--workers", "4", "--log-level", "info")
-	cmd.Env = append(os.Environ(), "SAMPLE_DATA=true", "STRATEGY_DIRS=", "BASE_PATH=")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start backtestd: %v", err)
-	}
-	s := &server{}
-	addr := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`msg=serving addr=(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			s.mu.Lock()
-			s.log.WriteString(line + "\n")
-			s.mu.Unlock()
-			if m := re.FindStringSubmatch(line); m != nil {
-				select {
-				case addr <- strings.Trim(m[1], `"`):
-				default:
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("server log:\n%s", tail(s.logs(), 80))
-		}
-	})
-	select {
-	case a := <-addr:
-		s.url = a
-	case <-time.After(60 * time.Second):
-		t.Fatalf("server did not start:\n%s", s.logs())
-	}
+	p := proctest.Start(t, []string{"SAMPLE_DATA=true", "STRATEGY_DIRS=", "BASE_PATH="},
+		"serve", "--listen", "127.0.0.1:0", "--database-url", dbURL, "--workers", "4", "--log-level", "info")
+	s := &server{url: p.URL(t), proc: p}
 	// Wait for the sample data (the run form needs a symbol).
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -176,19 +114,11 @@ func startServer(t *testing.T) *server {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no sample symbols after 30 s:\n%s", tail(s.logs(), 40))
+			t.Fatalf("no sample symbols after 30 s:\n%s", proctest.Tail(p.Log(), 40))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	return s
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 func getEnvelope(url string, into any) error {

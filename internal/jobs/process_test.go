@@ -4,19 +4,11 @@ package jobs_test
 // without workers (`serve -workers 0`) and as separate worker processes on one database.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +20,7 @@ import (
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/proctest"
 )
 
 const (
@@ -44,44 +37,7 @@ class Logging extends Strategy {
 	nBars = 3000
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	binDir    string
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// binary builds cmd/backtestd once per test run.
-func binary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "backtestd-bin-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "backtestd")
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/backtestd")
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+func TestMain(m *testing.M) { proctest.Main(m) }
 
 type procEnv struct {
 	ctx  context.Context
@@ -136,68 +92,10 @@ func (e *procEnv) scalar(t *testing.T, dst any, sql string, args ...any) {
 	}
 }
 
-type proc struct {
-	cmd  *exec.Cmd
-	addr chan string
-	mu   sync.Mutex
-	log  strings.Builder
-}
-
-var addrRE = regexp.MustCompile(`msg=serving addr=(http://\S+)`)
-
-// start runs the binary with args and env; stderr is kept for failure reports.
-func (e *procEnv) start(t *testing.T, env []string, args ...string) *proc {
+// start runs the binary with args and env against the environment's database.
+func (e *procEnv) start(t *testing.T, env []string, args ...string) *proctest.Proc {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), append([]string{"DATABASE_URL=" + e.url, "SAMPLE_DATA=false", "LOG_LEVEL=info"}, env...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{cmd: cmd, addr: make(chan string, 1)}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			p.mu.Lock()
-			p.log.WriteString(line + "\n")
-			p.mu.Unlock()
-			if m := addrRE.FindStringSubmatch(line); m != nil {
-				p.addr <- m[1]
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			p.mu.Lock()
-			t.Logf("%s output:\n%s", args[0], p.log.String())
-			p.mu.Unlock()
-		}
-	})
-	return p
-}
-
-func (p *proc) baseURL(t *testing.T) string {
-	t.Helper()
-	select {
-	case a := <-p.addr:
-		return a
-	case <-time.After(60 * time.Second):
-		t.Fatal("the API process did not start serving")
-	}
-	return ""
+	return proctest.Start(t, append([]string{"DATABASE_URL=" + e.url, "SAMPLE_DATA=false", "LOG_LEVEL=info"}, env...), args...)
 }
 
 func post(t *testing.T, url, body string) map[string]any {
@@ -259,7 +157,7 @@ func TestTwoProcesses(t *testing.T) {
 	t.Parallel()
 	e := newProcEnv(t)
 	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
-	base := api.baseURL(t)
+	base := api.URL(t)
 	e.start(t, nil, "worker", "-workers", "2")
 
 	// Events of a task the worker process runs reach a WebSocket client of the API process.
@@ -333,7 +231,7 @@ func TestWorkerKilledMidRunIsRescued(t *testing.T) {
 	first := e.start(t, env, "worker", "-workers", "1")
 	// Enqueue through the API process so the job is inserted exactly as in production.
 	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
-	base := api.baseURL(t)
+	base := api.URL(t)
 	post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":3000}}`)
 
 	e.waitStatus(t, "task_1", 30*time.Second, "running")
@@ -342,7 +240,7 @@ func TestWorkerKilledMidRunIsRescued(t *testing.T) {
 		time.Sleep(5 * time.Millisecond) // until the run has stored some progress: mid-run
 		e.scalar(t, &bar, `SELECT current_bar FROM tasks WHERE id = 'task_1'`)
 	}
-	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := first.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	killed := time.Now()
