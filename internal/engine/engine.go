@@ -307,6 +307,7 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 	e.orders = append(e.orders, o)
 	e.submitted = append(e.submitted, o)
 	e.notify(o)
+	e.Log("INFO", "engine", fmt.Sprintf("order %d submitted: %s %s %g %s", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol))
 	return o, nil
 }
 
@@ -360,6 +361,7 @@ func (e *Engine) cancel(o *Order) {
 	o.Status = Canceled
 	e.event(o)
 	e.notify(o)
+	e.Log("INFO", "engine", fmt.Sprintf("order %d cancelled: %s %s %g %s", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol))
 	e.ocoCheck(o)
 	for _, c := range o.children {
 		if c.Status.Alive() {
@@ -624,6 +626,8 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 			Price: price, Size: execSize, Value: closedValue + openedValue, Commission: closedComm + openedComm,
 			PnL: pnl, CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice,
 		})
+		e.Log("INFO", "engine", fmt.Sprintf("order %d filled: %s %g %s @ %.4f, commission %.4f",
+			o.Ref, o.Side, math.Abs(execSize), e.feeds[o.Feed].Symbol, price, closedComm+openedComm))
 		e.notify(o)
 		if closed != 0 {
 			e.tradeUpdate(o.Feed, closed, price, closedComm, t)
@@ -685,6 +689,8 @@ func (e *Engine) tradeUpdate(feed int, size, price, comm float64, t time.Time) {
 			Size: tr.MaxSize, EntryPrice: tr.EntryPrice, ExitPrice: price, PnLGross: tr.PnL, PnLNet: tr.PnLComm,
 			Commission: tr.Commission, BarLen: tr.BarLen,
 		})
+		e.Log("INFO", "engine", fmt.Sprintf("trade %d closed: %s, pnl %.4f, net %.4f, %d bars",
+			tr.Ref, e.feeds[feed].Symbol, tr.PnL, tr.PnLComm, tr.BarLen))
 	}
 	if tr.JustOpened || tr.IsClosed {
 		snap := *tr

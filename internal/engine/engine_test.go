@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -128,7 +129,12 @@ func bars(ohlc ...[4]float64) []Bar {
 
 func TestOrdersAndMargin(t *testing.T) {
 	t.Parallel()
-	e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bars(
+	var live []string // engine log lines as they were reported, with the bar they came on
+	e, err := New(Config{OnLog: func(l LogEntry) {
+		if l.Source == "engine" {
+			live = append(live, l.Time.Format("01-02")+" "+l.Message)
+		}
+	}, Feeds: []Feed{{Symbol: "X", Bars: bars(
 		[4]float64{10, 10, 10, 10},
 		[4]float64{11, 12, 9, 11}, // market fills at open 11; second buy rejected (scratch cash)
 		[4]float64{11, 11, 7, 8},  // sell stop 9.5: fills at 9.5
@@ -157,6 +163,18 @@ func TestOrdersAndMargin(t *testing.T) {
 	}
 	if len(res.OrderEvents) != 1 || res.OrderEvents[0].Status != "Margin" || res.OrderEvents[0].Ref != 2 {
 		t.Fatalf("events %+v", res.OrderEvents)
+	}
+	wantLive := []string{
+		"01-01 order 1 submitted: buy Market 60 X",
+		"01-01 order 2 submitted: buy Market 60 X",
+		"01-02 order 2 (buy Market 60) rejected: Margin (not enough cash)",
+		"01-02 order 1 filled: buy 60 X @ 11.0000, commission 0.0000",
+		"01-02 order 3 submitted: sell Stop 60 X",
+		"01-03 order 3 filled: sell 60 X @ 9.5000, commission 0.0000",
+		"01-03 trade 1 closed: X, pnl -90.0000, net -90.0000, 1 bars",
+	}
+	if strings.Join(live, "\n") != strings.Join(wantLive, "\n") {
+		t.Errorf("engine log lines as they happened:\n%s\nwant:\n%s", strings.Join(live, "\n"), strings.Join(wantLive, "\n"))
 	}
 	// An opening fill realises nothing: +0, never -0 (which JSON shows as "-0").
 	if pnl := res.Executions[0].PnL; pnl != 0 || math.Signbit(pnl) {

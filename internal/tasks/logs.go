@@ -6,10 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -140,38 +138,6 @@ func (k *logSink) flush() {
 	defer cancel()
 	if _, err := k.s.q.CopyTaskLogs(ctx, k.s.db.Pool, rows); err != nil {
 		k.s.log.Warn("store log lines", "task", k.task.ID, "lines", len(rows), "err", err)
-	}
-}
-
-// engineEvents logs what the broker did, from the result: orders submitted and filled,
-// and round trips closed, in bar order.
-func (k *logSink) engineEvents(res *engine.Result) {
-	type ev struct {
-		t   time.Time
-		seq int
-		msg string
-	}
-	var evs []ev
-	for _, x := range res.Executions {
-		evs = append(evs,
-			ev{x.CreatedTime, 0, fmt.Sprintf("order %d submitted: %s %s %g %s", x.Ref, x.Side, x.ExecType, math.Abs(x.Size), x.Symbol)},
-			ev{x.Time, 1, fmt.Sprintf("order %d filled: %s %g %s @ %.4f, commission %.4f", x.Ref, x.Side, math.Abs(x.Size), x.Symbol, x.Price, x.Commission)})
-	}
-	for _, tr := range res.Trades {
-		if tr.IsOpen || tr.CloseTime == nil {
-			continue
-		}
-		evs = append(evs, ev{*tr.CloseTime, 2, fmt.Sprintf("trade %d closed: %s, pnl %.4f, net %.4f, %d bars", tr.Ref, tr.Symbol, tr.PnLGross, tr.PnLNet, tr.BarLen)})
-	}
-	sort.SliceStable(evs, func(i, j int) bool {
-		if !evs[i].t.Equal(evs[j].t) {
-			return evs[i].t.Before(evs[j].t)
-		}
-		return evs[i].seq < evs[j].seq
-	})
-	now := time.Now().UTC()
-	for _, e := range evs {
-		k.add(engine.LogEntry{Time: e.t, Wall: now, Level: "INFO", Message: e.msg, Source: "engine"})
 	}
 }
 

@@ -169,9 +169,6 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 	if prog.holding {
 		s.cpu.release()
 	}
-	if err == nil {
-		sink.engineEvents(res)
-	}
 	sink.close()
 	if err != nil {
 		var re *jsrt.RunError

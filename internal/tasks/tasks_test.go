@@ -168,6 +168,9 @@ func TestRunCompletesWithResultLogsAndEvents(t *testing.T) {
 	if strat == 0 || eng == 0 || debug == 0 {
 		t.Fatalf("logs: %d strategy buys, %d fills, %d debug of %d", strat, eng, debug, len(all))
 	}
+	if n := b.count(t, `SELECT count(*) FROM result_executions WHERE task_id = $1`, task.TaskID); eng != n {
+		t.Fatalf("%d 'filled' log lines for %d executions", eng, n)
+	}
 	onlyDebug, _ := b.svc.Logs(b.ctx, task.TaskID, tasks.LogFilter{Levels: []string{"DEBUG"}, Limit: 100000})
 	if len(onlyDebug) != debug {
 		t.Fatalf("level filter: %d, want %d", len(onlyDebug), debug)
