@@ -111,7 +111,9 @@ INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at)
 VALUES (@task_id, @attempt, 'running', @job_id, now())
 ON CONFLICT (task_id, attempt) DO UPDATE
 SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
-    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at);
+    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at)
+-- A finished attempt (e.g. cancelled meanwhile) stays finished.
+WHERE task_attempts.status IN ('pending', 'running');
 
 -- name: FinishTaskAttempt :exec
 UPDATE task_attempts SET status = @status, error = @error, completed_at = now()

@@ -471,6 +471,7 @@ VALUES ($1, $2, 'running', $3, now())
 ON CONFLICT (task_id, attempt) DO UPDATE
 SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
     started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at)
+WHERE task_attempts.status IN ('pending', 'running')
 `
 
 type StartTaskAttemptParams struct {
@@ -479,6 +480,7 @@ type StartTaskAttemptParams struct {
 	JobID   *int64 `json:"job_id"`
 }
 
+// A finished attempt (e.g. cancelled meanwhile) stays finished.
 func (q *Queries) StartTaskAttempt(ctx context.Context, db DBTX, arg StartTaskAttemptParams) error {
 	_, err := db.Exec(ctx, startTaskAttempt, arg.TaskID, arg.Attempt, arg.JobID)
 	return err

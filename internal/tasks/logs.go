@@ -36,8 +36,9 @@ type logSink struct {
 	file *os.File
 	w    *bufio.Writer
 
-	stop chan struct{}
-	done chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
 }
 
 func (s *Service) newLogSink(t store.Task, path string) *logSink {
@@ -141,12 +142,16 @@ func (k *logSink) flush() {
 	}
 }
 
+// close flushes and stops the sink. It is safe to call more than once, so the run can
+// close it explicitly (before completing the task) and also defer it for early returns.
 func (k *logSink) close() {
-	close(k.stop)
-	<-k.done
-	k.batch.Close()
-	if k.file != nil {
-		_ = k.w.Flush()
-		_ = k.file.Close()
-	}
+	k.closeOnce.Do(func() {
+		close(k.stop)
+		<-k.done
+		k.batch.Close()
+		if k.file != nil {
+			_ = k.w.Flush()
+			_ = k.file.Close()
+		}
+	})
 }

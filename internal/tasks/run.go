@@ -44,16 +44,22 @@ type failure struct {
 func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) error {
 	args := job.Args
 	attempt := int32(args.Attempt)
-	row, err := s.q.StartTask(ctx, s.db.Pool, store.StartTaskParams{ID: args.TaskID, Attempt: attempt})
+	// The task and its attempt row change together: a cancel arriving in between must not
+	// leave the attempt marked running after the task is cancelled.
+	var row store.Task
+	jobID := job.ID
+	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if row, err = s.q.StartTask(ctx, tx, store.StartTaskParams{ID: args.TaskID, Attempt: attempt}); err != nil {
+			return err
+		}
+		return s.q.StartTaskAttempt(ctx, tx, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID})
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return s.infraError(job, row, fmt.Errorf("start %s: %w", args.TaskID, err))
-	}
-	jobID := job.ID
-	if err := s.q.StartTaskAttempt(ctx, s.db.Pool, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID}); err != nil {
-		return s.infraError(job, row, fmt.Errorf("start attempt of %s: %w", row.ID, err))
 	}
 	if job.Attempt > 1 {
 		// The previous run of this attempt died: its partial log lines go.
@@ -148,12 +154,20 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 		path = ver.Origin
 	}
 	sink := s.newLogSink(t, path)
+	defer sink.close() // early returns and panics; closed explicitly below otherwise
 	prog := &progress{s: s, task: t, total: len(bars), ctx: ctx}
 	held, ok := s.cpu.acquire(ctx)
 	if !ok {
 		return nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
 	}
 	prog.holding = held
+	release := func() {
+		if prog.holding {
+			prog.holding = false
+			s.cpu.release()
+		}
+	}
+	defer release()
 	s.publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
 		Progr: &events.Progress{TaskID: t.ID, TotalBars: len(bars)}})
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{
@@ -166,9 +180,7 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 		OnProgress:    prog.report,
 		OnLog:         sink.add,
 	})
-	if prog.holding {
-		s.cpu.release()
-	}
+	release()
 	sink.close()
 	if err != nil {
 		var re *jsrt.RunError
