@@ -172,6 +172,22 @@ func TestPublishThroughListener(t *testing.T) {
 		}
 	}()
 	got := 0
+	defer func() {
+		// A complete event with an error far over the limit still arrives, shortened.
+		long := strings.Repeat("boom ", 4000)
+		if err := pub.Publish(ctx, events.Message{Event: events.KindComplete, Task: "task_9",
+			Done: &events.Complete{TaskID: "task_9", Attempt: 1, Status: "failed", Error: &long}}); err != nil {
+			t.Fatalf("publish complete: %v", err)
+		}
+		select {
+		case f := <-sub.C:
+			if !strings.Contains(string(f), `"event":"complete"`) || !strings.Contains(string(f), "boom boom") || len(f) > events.MaxPayload {
+				t.Fatalf("complete frame of %d bytes: %.200s", len(f), f)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("complete event with a long error never arrived")
+		}
+	}()
 	for got < len(lines) {
 		select {
 		case f := <-sub.C:

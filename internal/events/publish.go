@@ -26,7 +26,7 @@ type Publisher struct {
 func NewPublisher(db Execer) *Publisher { return &Publisher{db: db} }
 
 // Publish sends m. A message whose payload would exceed MaxPayload is split (log batches)
-// or has its log text shortened, so Publish never fails for size.
+// or has its log or error text shortened, so Publish never fails for size.
 func (p *Publisher) Publish(ctx context.Context, m Message) error {
 	if m.SentAt == 0 {
 		m.SentAt = time.Now().UnixNano()
@@ -49,6 +49,15 @@ func (p *Publisher) Publish(ctx context.Context, m Message) error {
 			l := m.Logs[0]
 			l.Message = truncate(l.Message, len(l.Message)-(len(b)-MaxPayload)-64)
 			m.Logs = []LogLine{l}
+			return p.Publish(ctx, m)
+		}
+		if m.Done != nil && m.Done.Error != nil && len(*m.Done.Error) > 0 {
+			// A strategy's error text has no length limit; subscribers must still learn
+			// that the task ended (the full text is stored with the task).
+			d := *m.Done
+			e := truncate(*d.Error, len(*d.Error)-(len(b)-MaxPayload)-64)
+			d.Error = &e
+			m.Done = &d
 			return p.Publish(ctx, m)
 		}
 		return fmt.Errorf("%s event of %d bytes exceeds the NOTIFY limit", m.Event, len(b))
