@@ -81,7 +81,9 @@ func ParseTime(s string) (time.Time, error) {
 		}
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
+		// Microseconds are what PostgreSQL keeps: finer times that would be stored as one
+		// must be seen as duplicates by the caller.
+		return t.UTC().Truncate(time.Microsecond), nil
 	}
 	return time.Time{}, fmt.Errorf("unparsable date %q (use YYYY-MM-DD, YYYY-MM-DD HH:MM[:SS] or RFC 3339)", s)
 }

@@ -48,6 +48,8 @@ func TestParseErrors(t *testing.T) {
 		{"when,open\n", 1, "unknown column"},
 		{"", 1, "empty file"},
 		{head + "2020-01-03,1,2,1,1,1\n2020-01-02,1,2,1,1,1\n", 3, "before the previous"},
+		// Stored with microsecond precision, these two would be one bar.
+		{head + "2020-01-02T10:00:00.0000001Z,1,2,1,1,1\n2020-01-02T10:00:00.0000002Z,1,2,1,1,1\n", 3, "duplicate date"},
 	}
 	for _, tc := range tests {
 		_, err := Parse(strings.NewReader(tc.in))

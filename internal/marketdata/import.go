@@ -50,7 +50,8 @@ func ValidSymbol(symbol string) error {
 // Import stores bars for symbol in one transaction: the symbol is registered (name kept
 // when empty), existing bars at the same times are replaced, and nothing is written when any
 // step fails. tf empty means InferTimeframe. Bars must be ascending without duplicates (as
-// ParseCSV and ParseJSON return them; ParseCSV names the line of a bad row).
+// ParseCSV and ParseJSON return them; ParseCSV names the line of a bad row). Bar times
+// are rounded to microseconds in place.
 //
 // Imports of one symbol are serialised. Bars before the first or after the last stored bar
 // of the symbol and timeframe cannot collide with stored ones and are COPYed straight into
@@ -95,7 +96,13 @@ func Import(ctx context.Context, st *store.Store, source, symbol, name, tf strin
 
 // checkBars guards callers that did not parse their bars with ParseCSV or ParseJSON: times
 // strictly ascending, prices finite, high not below low, volume not negative.
+// checkBars validates bars, first rounding their times to PostgreSQL's precision
+// (microseconds, in UTC) in place, so that two times that would be stored as one are
+// reported as duplicates here rather than failing the COPY.
 func checkBars(bars []engine.Bar) error {
+	for i := range bars {
+		bars[i].Time = bars[i].Time.UTC().Truncate(time.Microsecond)
+	}
 	for i, b := range bars {
 		bad := func(format string, a ...any) error {
 			return apperr.Invalid("Invalid bar at index %d (%s): %s", i, b.Time.UTC().Format(time.RFC3339), fmt.Sprintf(format, a...))

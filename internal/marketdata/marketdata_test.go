@@ -414,6 +414,8 @@ func TestImportRejectsBadBars(t *testing.T) {
 	dup[2].Time = dup[1].Time
 	negVol := days(1, 3, 10)
 	negVol[0].Volume = -1
+	subMicro := days(1, 3, 10) // distinct in Go, one time in PostgreSQL
+	subMicro[1].Time = subMicro[0].Time.Add(time.Nanosecond)
 	for _, c := range []struct {
 		name string
 		bars []engine.Bar
@@ -424,6 +426,7 @@ func TestImportRejectsBadBars(t *testing.T) {
 		{"unsorted", unsorted, "Invalid bar at index 1 (2024-01-01T00:00:00Z): not after the previous bar's time"},
 		{"duplicate", dup, "Invalid bar at index 2 (2024-01-02T00:00:00Z): not after the previous bar's time"},
 		{"negative volume", negVol, "Invalid bar at index 0 (2024-01-01T00:00:00Z): volume -1 is negative"},
+		{"same microsecond", subMicro, "Invalid bar at index 1 (2024-01-01T00:00:00Z): not after the previous bar's time"},
 	} {
 		_, err := marketdata.Import(b.ctx, b.store, "builtin", "BAD", "", "1d", c.bars)
 		if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindInvalid || !strings.HasPrefix(e.Detail, c.want) {
