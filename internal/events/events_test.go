@@ -210,3 +210,28 @@ func TestPublishThroughListener(t *testing.T) {
 		}
 	}
 }
+
+func TestHubCapsSubscriptionsPerSubscriber(t *testing.T) {
+	t.Parallel()
+	h := events.NewHub()
+	s := events.NewSub()
+	for i := 0; i < events.MaxSubscriptions; i++ {
+		if !h.SubscribeTask(s, fmt.Sprintf("task_%d", i)) {
+			t.Fatalf("subscription %d refused below the cap", i)
+		}
+	}
+	if h.SubscribeTask(s, "task_over") || h.SubscribeSession(s, "sess_over") {
+		t.Fatal("subscription over the cap accepted")
+	}
+	if !h.SubscribeTask(s, "task_0") {
+		t.Fatal("repeating an existing subscription refused")
+	}
+	h.Deliver(events.Message{Event: events.KindProgress, Task: "task_over", Progr: &events.Progress{TaskID: "task_over"}})
+	if got := frames(s); len(got) != 0 {
+		t.Fatalf("refused subscription delivered %v", got)
+	}
+	h.Unsubscribe(s)
+	if !h.SubscribeTask(events.NewSub(), "task_over") {
+		t.Fatal("a fresh subscriber is refused")
+	}
+}

@@ -75,25 +75,36 @@ func NewHub() *Hub {
 	return &Hub{tasks: map[string]map[*Sub]struct{}{}, sessions: map[string]map[*Sub]struct{}{}, keys: map[*Sub][]string{}}
 }
 
-// SubscribeTask adds s to taskID's subscriber set.
-func (h *Hub) SubscribeTask(s *Sub, taskID string) { h.add(h.tasks, s, "t:", taskID) }
+// SubscribeTask adds s to taskID's subscriber set; false when s is at MaxSubscriptions.
+func (h *Hub) SubscribeTask(s *Sub, taskID string) bool { return h.add(h.tasks, s, "t:", taskID) }
 
 // SubscribeSession adds s to the session log channel `logs:<sessionID>`.
-func (h *Hub) SubscribeSession(s *Sub, sessionID string) { h.add(h.sessions, s, "s:", sessionID) }
+func (h *Hub) SubscribeSession(s *Sub, sessionID string) bool {
+	return h.add(h.sessions, s, "s:", sessionID)
+}
 
-func (h *Hub) add(m map[string]map[*Sub]struct{}, s *Sub, prefix, id string) {
+// MaxSubscriptions bounds the channels one subscriber (one WebSocket) may join, so a
+// client cannot grow the hub without limit.
+const MaxSubscriptions = 100
+
+// add subscribes s to id; it reports false when s already has MaxSubscriptions others.
+func (h *Hub) add(m map[string]map[*Sub]struct{}, s *Sub, prefix, id string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	set := m[id]
+	if _, dup := set[s]; dup {
+		return true
+	}
+	if len(h.keys[s]) >= MaxSubscriptions {
+		return false
+	}
 	if set == nil {
 		set = map[*Sub]struct{}{}
 		m[id] = set
 	}
-	if _, dup := set[s]; dup {
-		return
-	}
 	set[s] = struct{}{}
 	h.keys[s] = append(h.keys[s], prefix+id)
+	return true
 }
 
 // Unsubscribe removes s from every set; a set left empty is dropped.

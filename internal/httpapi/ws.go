@@ -93,11 +93,16 @@ func (h *taskHandlers) wsConn(w http.ResponseWriter, r *http.Request, onOpen fun
 		}
 	}()
 	conn.SetReadLimit(wsReadLimit)
+	// A peer that neither sends nor answers our pings is gone: stop waiting for it.
+	readWait := 2*wsPingEvery + wsWriteWait
+	_ = conn.SetReadDeadline(time.Now().Add(readWait))
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(readWait)) })
 	for {
 		_, msg, err := conn.ReadMessage()
 		if err != nil {
 			return
 		}
+		_ = conn.SetReadDeadline(time.Now().Add(readWait))
 		onMessage(sub, msg)
 	}
 }
@@ -123,8 +128,8 @@ func (h *taskHandlers) wsTask(w http.ResponseWriter, r *http.Request) {
 		case "ping":
 			sub.Send(pongFrame)
 		case "subscribe":
-			if m.Channel == "backtest" && m.TaskID != "" {
-				h.hub().SubscribeTask(sub, m.TaskID)
+			// Beyond events.MaxSubscriptions per connection, subscriptions are ignored.
+			if m.Channel == "backtest" && m.TaskID != "" && h.hub().SubscribeTask(sub, m.TaskID) {
 				h.sendState(sub, m.TaskID)
 			}
 		}
