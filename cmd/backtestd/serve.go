@@ -49,7 +49,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	hub := events.NewHub()
-	stopListener := startListener(db.URL, hub, log)
+	stopListener := startListener(db.URL, hub, taskRT.svc, log)
 
 	api := httpapi.New(httpapi.Config{BasePath: cfg.BasePath, CORSOrigins: cfg.CORSOrigins}, httpapi.Deps{
 		Store:  db.Store,

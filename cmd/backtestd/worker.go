@@ -144,9 +144,23 @@ func (rt *taskRuntime) close() { rt.store.Close() }
 
 // startListener runs the process's one LISTEN connection feeding hub until the returned
 // stop function is called.
-func startListener(url string, hub *events.Hub, log *slog.Logger) (stop func()) {
+func startListener(url string, hub *events.Hub, svc *tasks.Service, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := events.NewListener(url, hub, log)
+	// Events published while the connection was down are gone: give every watched task's
+	// subscribers its current state from the tables instead.
+	l.OnReconnect = func(ctx context.Context) {
+		for _, id := range hub.TaskIDs() {
+			complete, attempt, frame, err := svc.FinalState(ctx, id)
+			if err != nil {
+				log.Warn("resend task state", "task", id, "err", err)
+				continue
+			}
+			if frame != nil {
+				hub.SendTaskState(id, complete, attempt, frame)
+			}
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -235,3 +235,45 @@ func TestHubCapsSubscriptionsPerSubscriber(t *testing.T) {
 		t.Fatal("a fresh subscriber is refused")
 	}
 }
+
+func TestListenerResendsStateAfterReconnect(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := events.NewHub()
+	sub := events.NewSub()
+	h.SubscribeTask(sub, "task_7")
+	l := events.NewListener(url, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	resent := events.Encode(events.KindProgress, map[string]any{"task_id": "task_7", "progress": 42})
+	l.OnReconnect = func(context.Context) {
+		for _, id := range h.TaskIDs() {
+			h.SendTaskState(id, false, 0, resent)
+		}
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = l.Run(lctx) }()
+	t.Cleanup(func() { cancel(); <-done; pool.Close() })
+	<-l.Ready()
+	if got := frames(sub); len(got) != 0 {
+		t.Fatalf("state sent on the first LISTEN: %v", got)
+	}
+	// Cut the listener's connection as a database restart would.
+	var killed int
+	if err := pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&killed); err != nil || killed != 1 {
+		t.Fatalf("terminated %d listener connections: %v", killed, err)
+	}
+	select {
+	case f := <-sub.C:
+		if string(f) != string(resent) {
+			t.Fatalf("after reconnect got %s, want the resent state", f)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no state resent after the listener reconnected")
+	}
+}

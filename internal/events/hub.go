@@ -135,6 +135,29 @@ func (h *Hub) Counts() (tasks, sessions, subs int) {
 	return len(h.tasks), len(h.sessions), len(h.keys)
 }
 
+// TaskIDs lists the tasks that have subscribers.
+func (h *Hub) TaskIDs() []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	ids := make([]string, 0, len(h.tasks))
+	for id := range h.tasks {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// SendTaskState sends a task's current state frame (from the tables) to its subscribers;
+// a complete frame reaches each subscriber once per attempt, as from Deliver.
+func (h *Hub) SendTaskState(taskID string, complete bool, attempt int, frame []byte) {
+	for _, s := range h.snapshot(h.tasks, taskID) {
+		if complete {
+			s.SendComplete(taskID, attempt, frame)
+		} else {
+			s.Send(frame)
+		}
+	}
+}
+
 func (h *Hub) snapshot(m map[string]map[*Sub]struct{}, id string) []*Sub {
 	h.mu.RLock()
 	defer h.mu.RUnlock()

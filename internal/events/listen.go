@@ -12,15 +12,20 @@ import (
 )
 
 // Listener holds the process's one LISTEN connection and hands every event to the hub.
-// It reconnects after a lost connection; events sent while it was away are not replayed
-// (the state is in the tables, which a reconnecting client reads).
+// It reconnects after a lost connection. Events sent while it was away are not replayed;
+// OnReconnect lets the owner resend the current state to the subscribers instead.
 type Listener struct {
 	url string
 	hub *Hub
 	log *slog.Logger
 
+	// OnReconnect, when set, runs after every LISTEN but the first, before new events
+	// are read (they queue meanwhile, so none is lost after it).
+	OnReconnect func(ctx context.Context)
+
 	readyOnce sync.Once
 	ready     chan struct{}
+	listened  bool
 }
 
 // NewListener returns a listener for the database at url delivering to hub.
@@ -36,11 +41,15 @@ func (l *Listener) Ready() <-chan struct{} { return l.ready }
 
 // Run listens until ctx ends. It returns nil on cancellation.
 func (l *Listener) Run(ctx context.Context) error {
-	backoff := 100 * time.Millisecond
+	const firstBackoff = 100 * time.Millisecond
+	backoff := firstBackoff
 	for {
-		err := l.listen(ctx)
+		connected, err := l.listen(ctx)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if connected {
+			backoff = firstBackoff // a connection that worked resets the wait
 		}
 		l.log.Warn("event listener lost its connection; reconnecting", "err", err, "in", backoff)
 		select {
@@ -52,25 +61,31 @@ func (l *Listener) Run(ctx context.Context) error {
 	}
 }
 
-func (l *Listener) listen(ctx context.Context) error {
+// listen holds one connection until it fails; connected reports whether LISTEN worked.
+func (l *Listener) listen(ctx context.Context) (connected bool, err error) {
 	// Parsed as a pool URL so pool settings in it (pool_max_conns, ...) are accepted.
 	pc, err := pgxpool.ParseConfig(l.url)
 	if err != nil {
-		return err
+		return false, err
 	}
 	conn, err := pgx.ConnectConfig(ctx, pc.ConnConfig)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
-		return err
+		return false, err
 	}
+	if l.listened && l.OnReconnect != nil {
+		l.log.Info("event listener reconnected; resending current task states")
+		l.OnReconnect(ctx)
+	}
+	l.listened = true
 	l.readyOnce.Do(func() { close(l.ready) })
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return true, err
 		}
 		var m Message
 		if err := json.Unmarshal([]byte(n.Payload), &m); err != nil {
