@@ -78,7 +78,7 @@ func TestHubFanOutAndIsolation(t *testing.T) {
 	}
 }
 
-func TestHubDropsSubscriberThatFallsBehind(t *testing.T) {
+func TestHubSkipsProgressForAReaderThatFallsBehind(t *testing.T) {
 	t.Parallel()
 	h := events.NewHub()
 	slow, fine := events.NewSub(), events.NewSub()
@@ -86,20 +86,39 @@ func TestHubDropsSubscriberThatFallsBehind(t *testing.T) {
 	h.SubscribeTask(fine, "t")
 	for i := 0; i <= events.SubBuffer; i++ {
 		h.Deliver(events.Message{Event: events.KindProgress, Task: "t", Progr: &events.Progress{TaskID: "t", CurrentBar: i}})
-		if i < events.SubBuffer {
-			<-fine.C // this one keeps up
-		}
+		<-fine.C // this one keeps up and misses nothing
+	}
+	// The slow reader keeps its connection and the room for the task's end.
+	h.Deliver(events.Message{Event: events.KindComplete, Task: "t", Done: &events.Complete{TaskID: "t", Attempt: 1, Status: "completed"}})
+	got := frames(slow)
+	if len(got) != events.SubBuffer-events.CompleteReserve+1 || !strings.Contains(got[len(got)-1], `"event":"complete"`) {
+		t.Fatalf("slow reader got %d frames ending %.60s; want the progress that fit, then complete", len(got), got[len(got)-1])
+	}
+	if got := frames(fine); len(got) != 1 || !strings.Contains(got[0], `"event":"complete"`) {
+		t.Fatalf("the reader that kept up got %v", got)
 	}
 	select {
 	case <-slow.Done():
+		t.Fatal("a reader that fell behind on progress was dropped")
 	default:
-		t.Fatal("the subscriber that fell behind is still open")
 	}
-	if _, _, subs := h.Counts(); subs != 1 {
-		t.Fatalf("%d subscribers, want 1", subs)
+}
+
+func TestHubDropsSubscriberThatCannotTakeComplete(t *testing.T) {
+	t.Parallel()
+	h := events.NewHub()
+	dead := events.NewSub()
+	h.SubscribeTask(dead, "t")
+	for i := 0; i < events.SubBuffer+1; i++ { // completes of many attempts, never read
+		h.Deliver(events.Message{Event: events.KindComplete, Task: "t", Done: &events.Complete{TaskID: "t", Attempt: i, Status: "failed"}})
 	}
-	if len(frames(fine)) != 1 {
-		t.Fatal("the subscriber that kept up lost an event")
+	select {
+	case <-dead.Done():
+	default:
+		t.Fatal("a subscriber whose buffer is full is still open")
+	}
+	if _, _, subs := h.Counts(); subs != 0 {
+		t.Fatalf("%d subscribers, want 0", subs)
 	}
 }
 

@@ -5,13 +5,18 @@ import (
 	"sync"
 )
 
-// SubBuffer is how many frames a subscriber may fall behind before it is dropped. Log
-// streaming is capped per batch (MaxStreamedLines), so a reader that keeps up never is.
+// SubBuffer is how many frames a subscriber may fall behind. Progress and log frames stop
+// being queued CompleteReserve frames short of it (progress is superseded by the next one,
+// and every log line is stored and served by the logs route), so a burst never costs a
+// reader its connection nor its complete event.
 const SubBuffer = 256
 
+// CompleteReserve is the room kept in a subscriber's buffer for complete events.
+const CompleteReserve = 32
+
 // Sub is one subscriber (a WebSocket connection): frames to send arrive on C in order.
-// A subscriber that cannot keep up is closed and removed from the hub, as the spec's rule
-// "a connection whose send fails is removed" asks.
+// A subscriber that cannot take even a complete event is closed and removed from the hub,
+// as the spec's rule "a connection whose send fails is removed" asks.
 type Sub struct {
 	C    chan []byte
 	done chan struct{}
@@ -39,6 +44,20 @@ func (s *Sub) Send(frame []byte) bool {
 	default:
 		return false
 	}
+}
+
+// Offer queues a frame that may be skipped (progress, log) unless it would eat into the
+// room kept for complete events; false means the subscriber is closed.
+func (s *Sub) Offer(frame []byte) bool {
+	if len(s.C) >= SubBuffer-CompleteReserve {
+		select {
+		case <-s.done:
+			return false
+		default:
+			return true // skipped: the reader is behind
+		}
+	}
+	return s.Send(frame)
 }
 
 // SendComplete queues the complete frame of a task's attempt unless one was queued already
@@ -173,7 +192,8 @@ func (h *Hub) snapshot(m map[string]map[*Sub]struct{}, id string) []*Sub {
 }
 
 // Deliver fans m out: progress, log and complete frames to the task's subscribers and
-// log_message frames to the session's. Subscribers whose send fails are dropped.
+// log_message frames to the session's. Progress and log frames are skipped for a reader
+// that is far behind; a subscriber that cannot take a complete frame is dropped.
 func (h *Hub) Deliver(m Message) {
 	var failed []*Sub
 	if subs := h.snapshot(h.tasks, m.Task); len(subs) > 0 {
@@ -200,7 +220,7 @@ func (h *Hub) Deliver(m Message) {
 				if complete {
 					sent = s.SendComplete(m.Task, attempt, f)
 				} else {
-					sent = s.Send(f)
+					sent = s.Offer(f)
 				}
 				if !sent {
 					failed = append(failed, s)
@@ -217,7 +237,7 @@ func (h *Hub) Deliver(m Message) {
 			}
 			for _, s := range subs {
 				for _, f := range frames {
-					if !s.Send(f) {
+					if !s.Offer(f) {
 						failed = append(failed, s)
 						break
 					}
