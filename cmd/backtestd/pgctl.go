@@ -16,7 +16,7 @@ func init() { extraCommands["pgctl"] = pgctl }
 // pgctl stops private clusters: `backtestd pgctl stop DIR...` (used by `make pg-stop`).
 func pgctl(ctx context.Context, args []string, _ func(string) string, stdout, _ io.Writer) error {
 	if len(args) < 1 || args[0] != "stop" {
-		return errors.New("usage: backtestd pgctl stop DIR...")
+		return errors.New("usage: backtestd pgctl stop DIR [DIR]")
 	}
 	for _, dir := range args[1:] {
 		if _, err := os.Stat(filepath.Join(dir, "data")); err != nil {

@@ -69,7 +69,8 @@ func sharpe(initial float64, eq []EquityPoint) SharpeResult {
 		s.DailyAnnualized = ptr(math.Sqrt(252) * (m / sd))
 	}
 	yr := yearlyReturns(initial, eq)
-	rate := math.Pow(1.0+0.01, 1.0/1.0) - 1.0
+	// backtrader's yearly risk-free rate (1+0.01)^(1/1) - 1, which is 0.010000000000000009.
+	rate := 1.01 - 1.0
 	for i := range yr {
 		yr[i] -= rate
 	}

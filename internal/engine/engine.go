@@ -123,8 +123,7 @@ type Engine struct {
 	notes     []note
 	scratch   []Position
 
-	res    Result
-	stopAt error
+	res Result
 }
 
 // ErrNoBars is returned when no feed has any bar.

@@ -7,7 +7,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/backtestd/backtestd/internal/engine"
-	"github.com/backtestd/backtestd/internal/tasks"
 )
 
 // The secondary API surface (spec REQ-108-07), a compact interface for scripts:
@@ -22,23 +21,10 @@ import (
 // Errors are as on the main routes: {"detail": ...} with 4xx.
 
 func (h *taskHandlers) mountSecondary(r chi.Router) {
-	r.Post("/backtest", h.handle(h.secondarySubmit))
+	r.Post("/backtest", h.handle(h.create)) // same request and answer as POST /api/backtests
 	r.Get("/backtest/{id}", h.handle(h.secondaryResult))
 	r.Get("/strategies", h.handle(h.secondaryStrategies))
 	r.Get("/analyzers", h.s.handle(secondaryAnalyzers))
-}
-
-func (h *taskHandlers) secondarySubmit(w http.ResponseWriter, r *http.Request) error {
-	var req tasks.Request
-	if err := decodeJSON(w, r, &req, taskBodyLimit, false); err != nil {
-		return err
-	}
-	t, err := h.svc.Create(r.Context(), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, t)
-	return nil
 }
 
 type secondaryResult struct {

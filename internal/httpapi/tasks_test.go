@@ -255,19 +255,6 @@ func (c *wsClient) send(t testing.TB, v string) {
 	}
 }
 
-// until reads frames until event arrives, counting the kinds seen.
-func (c *wsClient) until(t testing.TB, event string) (frame, map[string]int) {
-	t.Helper()
-	seen := map[string]int{}
-	for {
-		f := c.next(t)
-		seen[f.Event]++
-		if f.Event == event {
-			return f, seen
-		}
-	}
-}
-
 func TestTaskWebSocket(t *testing.T) {
 	t.Parallel()
 	e := newTaskEnv(t, 2)

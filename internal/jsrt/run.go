@@ -242,12 +242,11 @@ var columnNames = [6]string{"open", "high", "low", "close", "volume", "datetime"
 // dataView is this.datas[k]. Its lines are built on first use, so a
 // strategy that only reads closes does not pay for the other columns.
 type dataView struct {
-	h      *host
-	feed   int
-	lines  [6]*line
-	objs   [6]*goja.Object
-	length goja.Value
-	date   goja.Value
+	h     *host
+	feed  int
+	lines [6]*line
+	objs  [6]*goja.Object
+	date  goja.Value
 }
 
 func (d *dataView) column(c int) *line {

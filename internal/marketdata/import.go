@@ -127,11 +127,10 @@ func checkBars(bars []engine.Bar) error {
 // storeBars writes ascending bars inside tx (which holds LockSymbolBars): the stretch that
 // overlaps the stored bars of the timeframe is upserted, the rest COPYed.
 func storeBars(ctx context.Context, tx pgx.Tx, source, symbol, tf string, bars []engine.Bar, res *ImportResult) error {
-	lo, hi := 0, len(bars) // bars[lo:hi] may collide with stored bars
+	var lo, hi int // bars[lo:hi] may collide with stored bars
 	first, err := q.FirstBarTime(ctx, tx, store.FirstBarTimeParams{Source: source, Symbol: symbol, Timeframe: tf})
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		lo, hi = 0, 0
+	case errors.Is(err, pgx.ErrNoRows): // nothing stored: no overlap
 	case err != nil:
 		return fmt.Errorf("first stored bar: %w", err)
 	default:

@@ -30,7 +30,7 @@ func TestSeriesEncodeLikeEncodingJSON(t *testing.T) {
 	ints := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 1234567}
 	strs := []string{"2024-01-02", "2024-01-02T15:04:05Z", "", "a\"b", "<&>", "é", "tab\t"}
 	bars := engine.RandomWalk(500, 3)
-	bars = append(bars, engine.Bar{Time: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Open: 1e-7, High: 1e22, Low: -0.0, Close: 3, Volume: -5})
+	bars = append(bars, engine.Bar{Time: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Open: 1e-7, High: 1e22, Low: math.Copysign(0, -1), Close: 3, Volume: -5})
 	dates := make([]string, len(bars))
 	rows := make([][]any, len(bars))
 	for i, b := range bars {

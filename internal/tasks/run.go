@@ -280,16 +280,15 @@ func (s *Service) storedSummary(ctx context.Context, id string) (json.RawMessage
 
 // progress throttles the engine's progress callbacks into events and row updates.
 type progress struct {
-	ctx      context.Context
-	holding  bool // the run holds a CPU slot
-	s        *Service
-	task     store.Task
-	total    int
-	lastPct  float64
-	lastPub  time.Time
-	lastDB   time.Time
-	cur      int
-	finalled bool
+	ctx     context.Context
+	holding bool // the run holds a CPU slot
+	s       *Service
+	task    store.Task
+	total   int
+	lastPct float64
+	lastPub time.Time
+	lastDB  time.Time
+	cur     int
 }
 
 func (p *progress) report(current, total int) {
