@@ -3,8 +3,10 @@ GO          ?= go
 BIN         := $(CURDIR)/.bin
 SQLC_VERSION := v1.31.1
 SQLC        := $(BIN)/sqlc
+STATICCHECK_VERSION := 2026.2.2
+STATICCHECK := $(BIN)/staticcheck
 
-.PHONY: run test verify fmt-check vet sqlc sqlc-check pg-stop build web clean
+.PHONY: run test verify fmt-check vet lint sqlc sqlc-check pg-stop build web clean
 
 ## run: start the service on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 run: build
@@ -24,13 +26,20 @@ web:
 	@./web/build.sh
 
 ## verify: static checks CI runs before the tests
-verify: fmt-check vet sqlc-check
+verify: fmt-check vet lint sqlc-check
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
 	$(GO) vet ./...
+
+$(STATICCHECK):
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+## lint: staticcheck (unused code, suspicious constructs)
+lint: $(STATICCHECK)
+	$(STATICCHECK) ./...
 
 $(SQLC):
 	GOBIN=$(BIN) $(GO) install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
