@@ -3,7 +3,7 @@ GO          ?= go
 BIN         := $(CURDIR)/.bin
 SQLC_VERSION := v1.31.1
 SQLC        := $(BIN)/sqlc
-STATICCHECK_VERSION := 2026.2.2
+STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck
 
 .PHONY: run test verify fmt-check vet lint sqlc sqlc-check pg-stop build web clean
