@@ -64,6 +64,9 @@ func Import(ctx context.Context, st *store.Store, source, symbol, name, tf strin
 	if len(bars) == 0 {
 		return res, apperr.Invalid("No bars to import: the input has a header but no rows")
 	}
+	// The caller's slice is not ours to change (an engine run may be reading it): rounding
+	// the times happens on a copy.
+	bars = roundedTimes(bars)
 	if err := checkBars(bars); err != nil {
 		return res, err
 	}
@@ -94,15 +97,21 @@ func Import(ctx context.Context, st *store.Store, source, symbol, name, tf strin
 	return res, nil
 }
 
+// roundedTimes returns a copy of bars with times in UTC at PostgreSQL's precision
+// (microseconds), so that two times that would be stored as one are reported as duplicates
+// by checkBars rather than failing the COPY.
+func roundedTimes(in []engine.Bar) []engine.Bar {
+	bars := make([]engine.Bar, len(in))
+	for i, b := range in {
+		b.Time = b.Time.UTC().Truncate(time.Microsecond)
+		bars[i] = b
+	}
+	return bars
+}
+
 // checkBars guards callers that did not parse their bars with ParseCSV or ParseJSON: times
 // strictly ascending, prices finite, high not below low, volume not negative.
-// checkBars validates bars, first rounding their times to PostgreSQL's precision
-// (microseconds, in UTC) in place, so that two times that would be stored as one are
-// reported as duplicates here rather than failing the COPY.
 func checkBars(bars []engine.Bar) error {
-	for i := range bars {
-		bars[i].Time = bars[i].Time.UTC().Truncate(time.Microsecond)
-	}
 	for i, b := range bars {
 		bad := func(format string, a ...any) error {
 			return apperr.Invalid("Invalid bar at index %d (%s): %s", i, b.Time.UTC().Format(time.RFC3339), fmt.Sprintf(format, a...))
