@@ -39,6 +39,22 @@ type LoadError struct {
 
 func (e *LoadError) Error() string { return e.Message }
 
+// loadErrorOf describes an error thrown or an interruption while loading.
+func loadErrorOf(g *guard, err error) *LoadError {
+	if re := g.interrupted(err); re != nil {
+		switch re.Kind {
+		case "timeout":
+			return loadFailed("timed out while evaluating the code", 0, 0)
+		case "memory":
+			return loadFailed("used too much memory while evaluating the code", 0, 0)
+		default:
+			return loadFailed(re.Message, 0, 0)
+		}
+	}
+	msg, line, col := jsErrorInfo(err)
+	return loadFailed(msg, line, col)
+}
+
 func loadFailed(cause string, line, col int) *LoadError {
 	return &LoadError{Message: "Failed to load strategy: " + cause, Line: line, Column: col}
 }
@@ -149,7 +165,14 @@ func classCandidates(code string) []classCandidate {
 }
 
 // loadStrategy runs code in rt and returns the strategy class and its info.
-func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (*goja.Object, *StrategyInfo, *LoadError) {
+func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (cls *goja.Object, info *StrategyInfo, lerr *LoadError) {
+	// Reading the class (a throwing or looping getter, a Proxy trap) can panic inside
+	// goja; that is the strategy's failure, not ours.
+	defer func() {
+		if r := recover(); r != nil {
+			cls, info, lerr = nil, nil, loadErrorOf(g, recovered(r))
+		}
+	}()
 	ast, err := parser.ParseFile(nil, scriptName, code, 0)
 	if err != nil {
 		var el parser.ErrorList
@@ -164,22 +187,10 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (*
 		return nil, nil, loadFailed(msg, line, col)
 	}
 	if _, err := rt.RunProgram(prg); err != nil {
-		if re := g.interrupted(err); re != nil {
-			switch re.Kind {
-			case "timeout":
-				return nil, nil, loadFailed("timed out while evaluating the code", 0, 0)
-			case "memory":
-				return nil, nil, loadFailed("used too much memory while evaluating the code", 0, 0)
-			default:
-				return nil, nil, loadFailed(re.Message, 0, 0)
-			}
-		}
-		msg, line, col := jsErrorInfo(err)
-		return nil, nil, loadFailed(msg, line, col)
+		return nil, nil, loadErrorOf(g, err)
 	}
 
 	cands := classCandidates(code)
-	var cls *goja.Object
 	var chosen classCandidate
 	var firstOther string
 	for _, c := range cands {
@@ -226,7 +237,7 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (*
 	if n := cls.Get("name"); n != nil && n.String() != "" {
 		name = n.String()
 	}
-	info := &StrategyInfo{ClassName: name}
+	info = &StrategyInfo{ClassName: name}
 	doc := docComment(code, chosen.pos)
 	info.Description = firstDocLine(doc)
 	params, perr := extractParams(rt, cls, doc)

@@ -35,7 +35,7 @@ func Run(ctx context.Context, cfg RunConfig) (*engine.Result, error) {
 		cfg.MemoryLimit = DefaultMemoryLimit
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &RunError{Kind: "cancelled", Message: "backtest cancelled: " + err.Error(), cause: err}
+		return nil, Cancelled(err)
 	}
 	rt := newRuntime()
 	h := &host{rt: rt}
@@ -45,7 +45,7 @@ func Run(ctx context.Context, cfg RunConfig) (*engine.Result, error) {
 	}
 	h.base = base
 	g := startGuard(ctx, rt, cfg.WallTimeLimit, cfg.MemoryLimit)
-	res, err := h.run(ctx, g, cfg)
+	res, err := h.safeRun(ctx, g, cfg)
 	reason := g.stop()
 	if err == nil {
 		return res, nil
@@ -61,7 +61,7 @@ func Run(ctx context.Context, cfg RunConfig) (*engine.Result, error) {
 		return nil, reason
 	}
 	if ctx.Err() != nil {
-		return nil, &RunError{Kind: "cancelled", Message: "backtest cancelled: " + ctx.Err().Error(), cause: ctx.Err()}
+		return nil, Cancelled(ctx.Err())
 	}
 	msg, line, _ := jsErrorInfo(err)
 	if line > 0 {
@@ -81,6 +81,17 @@ type host struct {
 
 	next, prenext, notifyOrder, notifyTrade, stop goja.Callable
 	orderMethods                                  [3]goja.Value
+}
+
+// safeRun is run with panics (goja raises JavaScript exceptions thrown inside getters,
+// setters and constructors called from Go as panics) turned into errors.
+func (h *host) safeRun(ctx context.Context, g *guard, cfg RunConfig) (res *engine.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, recovered(r)
+		}
+	}()
+	return h.run(ctx, g, cfg)
 }
 
 func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result, error) {

@@ -37,6 +37,27 @@ func (e *RunError) Error() string { return e.Message }
 // Unwrap returns the context error for cancelled runs.
 func (e *RunError) Unwrap() error { return e.cause }
 
+// Cancelled is the error of a run stopped because its context ended with err.
+func Cancelled(err error) *RunError {
+	return &RunError{Kind: "cancelled", Message: "backtest cancelled: " + err.Error(), cause: err}
+}
+
+// recovered turns a panic inside goja (a JavaScript exception or an interruption raised
+// through Go code, or a Go runtime error the strategy provoked) into an error.
+func recovered(r any) error {
+	switch e := r.(type) {
+	case *goja.Exception:
+		return e
+	case *goja.InterruptedError:
+		return e
+	case *goja.StackOverflowError:
+		return e
+	case error:
+		return fmt.Errorf("strategy caused an internal error: %w", e)
+	}
+	return fmt.Errorf("strategy caused an internal error: %v", r)
+}
+
 // guard interrupts a runtime when the context ends, the wall-time limit
 // passes or the process heap grows beyond the memory budget.
 type guard struct {
@@ -71,14 +92,14 @@ func startGuard(ctx context.Context, rt *goja.Runtime, wall time.Duration, mem u
 			case <-g.done:
 				return
 			case <-ctx.Done():
-				g.interrupt(&RunError{Kind: "cancelled", Message: "backtest cancelled: " + ctx.Err().Error(), cause: ctx.Err()})
+				g.interrupt(Cancelled(ctx.Err()))
 				return
 			case <-deadline.C:
 				g.interrupt(&RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", wall)})
 				return
 			case <-tick.C:
 				if h := heapBytes(); h > base && h-base > mem {
-					g.interrupt(&RunError{Kind: "memory", Message: fmt.Sprintf("strategy exceeded its memory budget of %d MB", mem>>20)})
+					g.interrupt(&RunError{Kind: "memory", Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", mem>>20)})
 					return
 				}
 			}

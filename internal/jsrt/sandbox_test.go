@@ -35,7 +35,7 @@ func TestSandbox(t *testing.T) {
 	}{
 		{"endless loop in next", "class A extends Strategy {\n next() { while (true) {} }\n}", "timeout", "time limit", 0, 0},
 		{"endless loop in init", "class A extends Strategy {\n init() { for (;;) {} }\n}", "timeout", "time limit", 0, 0},
-		{"unbounded allocation", "class A extends Strategy {\n init() { const a = []; while (true) a.push(new Float64Array(1 << 20)); }\n}", "memory", "memory budget", 0, 64 << 20},
+		{"unbounded allocation", "class A extends Strategy {\n init() { const a = []; while (true) a.push(new Float64Array(1 << 20)); }\n}", "memory", "ran out of memory", 0, 64 << 20},
 		{"deep recursion", "function f(n) { return f(n + 1) + 1; }\nclass A extends Strategy {\n next() { f(0); }\n}", "strategy", "RangeError: Maximum call stack size exceeded", 1, 0},
 		{"throws", "class A extends Strategy {\n next() {\n  throw new Error('bad signal');\n }\n}", "strategy", "Error: bad signal", 3, 0},
 		{"require", "class A extends Strategy {\n init() { require('fs'); }\n}", "strategy", "ReferenceError: require is not defined", 2, 0},

@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
+)
+
+// Environment of a runner child. childEnv marks the process as one (test binaries look
+// for it in TestMain); the others carry the limits the child sets on itself.
+const (
+	childEnv    = "BACKTESTD_RUNNER"
+	envMemory   = "BACKTESTD_RUNNER_MEMORY"
+	envCPU      = "BACKTESTD_RUNNER_CPU"
+	flushPeriod = 10 * time.Millisecond
+	maxStack    = 256 << 20 // Go stack of the child; deep recursion crashes it, not the service
+)
+
+// IsChild reports whether this process was started as a runner child.
+func IsChild() bool { return os.Getenv(childEnv) == "1" }
+
+// ChildMain is the whole life of a runner child: confine the process, wait for one
+// request on stdin, run it, write the frames to stdout, and return the exit code. The
+// parent starts it ahead of time, so the confinement and start-up are off the request's
+// critical path.
+func ChildMain() int {
+	mem, _ := strconv.ParseUint(os.Getenv(envMemory), 10, 64)
+	cpu, _ := time.ParseDuration(os.Getenv(envCPU))
+	debug.SetMaxStack(maxStack)
+	if err := confine(mem, cpu); err != nil {
+		fmt.Fprintln(os.Stderr, "runner: confine:", err)
+		return 3
+	}
+	var req request
+	if err := gob.NewDecoder(bufio.NewReader(os.Stdin)).Decode(&req); err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0 // the pool closed before giving this runner work
+		}
+		fmt.Fprintln(os.Stderr, "runner: read request:", err)
+		return 3
+	}
+	w := newFrameWriter(os.Stdout)
+	defer w.close()
+	if err := serve(context.Background(), req, w); err != nil {
+		fmt.Fprintln(os.Stderr, "runner:", err)
+		return 3
+	}
+	return 0
+}
+
+func serve(ctx context.Context, req request, w *frameWriter) error {
+	if req.Inspect {
+		info, err := jsrt.Inspect(ctx, req.Code)
+		var le *jsrt.LoadError
+		switch {
+		case errors.As(err, &le):
+			return w.send(message{LoadErr: le})
+		case err != nil:
+			return err
+		}
+		return w.send(message{Info: info})
+	}
+	res, err := jsrt.Run(ctx, jsrt.RunConfig{
+		Code: req.Code, Params: req.Params, Feeds: req.Feeds,
+		Cash: req.Cash, Commission: req.Commission,
+		WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
+		OnProgress: func(cur, total int) { _ = w.send(message{Progress: &progress{cur, total}}) },
+		OnLog:      func(le engine.LogEntry) { _ = w.send(message{Log: &le}) },
+	})
+	var re *jsrt.RunError
+	switch {
+	case errors.As(err, &re):
+		return w.send(message{RunErr: &runError{Kind: re.Kind, Message: re.Message, Line: re.Line}})
+	case err != nil:
+		return err
+	}
+	res.Logs = nil // every line was streamed already
+	return w.send(message{Result: res})
+}
+
+// frameWriter encodes frames to the parent. Frames are buffered and flushed every few
+// milliseconds and at the end, so a chatty strategy does not make a write per log line.
+type frameWriter struct {
+	mu   sync.Mutex
+	bw   *bufio.Writer
+	enc  *gob.Encoder
+	err  error
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newFrameWriter(out io.Writer) *frameWriter {
+	bw := bufio.NewWriterSize(out, 64<<10)
+	w := &frameWriter{bw: bw, enc: gob.NewEncoder(bw), stop: make(chan struct{}), done: make(chan struct{})}
+	go w.flusher()
+	return w
+}
+
+func (w *frameWriter) send(m message) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = w.enc.Encode(m)
+	}
+	return w.err
+}
+
+func (w *frameWriter) flusher() {
+	defer close(w.done)
+	t := time.NewTicker(flushPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.mu.Lock()
+			if w.err == nil {
+				w.err = w.bw.Flush()
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
+func (w *frameWriter) close() {
+	close(w.stop)
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = w.bw.Flush()
+	}
+}

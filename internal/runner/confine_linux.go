@@ -1,0 +1,113 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"golang.org/x/sys/unix"
+)
+
+// niceness of a runner: the kernel gives the service's own threads (HTTP, events,
+// database) the CPU first when strategies compete for it.
+const niceness = 10
+
+// deniedSyscalls fail with EPERM in a runner: nothing in a backtest opens files or
+// sockets, starts programs or changes the system. The Go runtime needs none of them
+// after start-up.
+var deniedSyscalls = []string{
+	"open", "openat", "openat2", "creat", "truncate", "ftruncate", "unlink", "unlinkat",
+	"rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat",
+	"symlink", "symlinkat", "chmod", "fchmod", "fchmodat", "chown", "fchown", "fchownat",
+	"lchown", "mknod", "mknodat",
+	"socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
+	"execve", "execveat", "fork", "vfork", "ptrace", "process_vm_readv",
+	"process_vm_writev", "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
+	"reboot", "kexec_load", "init_module", "finit_module", "delete_module", "bpf",
+	"perf_event_open", "keyctl", "add_key", "request_key", "setuid", "setgid", "setreuid",
+	"setregid", "setresuid", "setresgid", "setgroups", "chdir", "fchdir", "setrlimit", "prlimit64",
+	"setpriority",
+}
+
+// confine applies the OS limits to this process before it sees any strategy code: address
+// space (mem bytes; 0 or a race-detector build leaves it alone), CPU seconds (cpu), no
+// files written, no core dumps, few descriptors, a lower priority, no new privileges, and a
+// seccomp filter refusing the calls above.
+func confine(mem uint64, cpu time.Duration) error {
+	renice()
+	_ = time.Now().Local() // load the time zone while files can still be opened
+	limits := []struct {
+		res int
+		val uint64
+	}{
+		{unix.RLIMIT_FSIZE, 0},
+		{unix.RLIMIT_CORE, 0},
+		{unix.RLIMIT_NOFILE, 32},
+	}
+	if cpu > 0 {
+		limits = append(limits, struct {
+			res int
+			val uint64
+		}{unix.RLIMIT_CPU, uint64((cpu + time.Second - 1) / time.Second)})
+	}
+	if mem > 0 && !raceEnabled { // the race detector reserves terabytes of address space
+		limits = append(limits, struct {
+			res int
+			val uint64
+		}{unix.RLIMIT_AS, mem})
+	}
+	for _, l := range limits {
+		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.val, Max: l.val}); err != nil {
+			return fmt.Errorf("setrlimit %d: %w", l.res, err)
+		}
+	}
+	if !seccomp.Supported() {
+		return seccomp.SetNoNewPrivs()
+	}
+	return seccomp.LoadFilter(seccomp.Filter{
+		NoNewPrivs: true,
+		Flag:       seccomp.FilterFlagTSync,
+		Policy: seccomp.Policy{
+			DefaultAction: seccomp.ActionAllow,
+			Syscalls: []seccomp.SyscallGroup{{
+				Action: seccomp.ActionErrno,
+				Names:  deniedSyscalls,
+				// clone is how the Go runtime starts threads; without CLONE_THREAD it would
+				// start a process. clone3 (glibc's pthread_create) passes its flags in
+				// memory a filter cannot read, so it stays allowed: execve is refused anyway.
+				NamesWithCondtions: []seccomp.NameWithConditions{{Name: "clone", Conditions: []seccomp.Condition{
+					{Argument: 0, Operation: seccomp.BitsNotSet, Value: unix.CLONE_THREAD},
+				}}},
+			}},
+		},
+	})
+}
+
+// renice lowers the priority of every thread of the process (Linux keeps it per thread;
+// threads started later inherit it).
+func renice() {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			_ = unix.Setpriority(unix.PRIO_PROCESS, tid, niceness)
+		}
+	}
+}
+
+// rss is the resident memory of process pid in bytes.
+func rss(pid int) (uint64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0, err
+	}
+	var size, resident uint64
+	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
+		return 0, err
+	}
+	return resident * uint64(os.Getpagesize()), nil
+}

@@ -1,0 +1,485 @@
+// Package runner runs strategy code, which is untrusted, outside the service's process:
+// every inspection (at upload and from strategy folders) and every backtest happens in a
+// short-lived child process (this program, re-executed) that serves one request and
+// exits, so nothing carries over between users.
+//
+// The child confines itself before it reads any code (rlimits on address space, CPU time,
+// file size and descriptors; a lower priority; no new privileges; a seccomp filter that
+// refuses files, sockets and new programs). The parent enforces the rest by killing the
+// child: on cancel, at the wall-time limit, and when its resident memory passes the
+// budget. The outcome is classified here, once: a strategy's own failure (exception,
+// limit, crash, out of memory, a result that is not a finite number) is a *jsrt.RunError
+// or *jsrt.LoadError with a short, sanitised message; anything else is an infrastructure
+// error the caller may retry.
+//
+// Children are started ahead of time (Config.Warm), so a run does not wait for a process
+// to start.
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
+)
+
+// Defaults and fixed limits.
+const (
+	DefaultMaxLogLines = 100_000
+	DefaultMaxLogBytes = 50 << 20
+	defaultWarm        = 2
+
+	inspectTimeLimit   = 500 * time.Millisecond
+	inspectMemoryLimit = 256 << 20
+	// killGrace is how long past its limit a run may go before the parent kills it: the
+	// child's own watchdog stops JavaScript loops at the limit with a clear message; a
+	// built-in that never yields is killed here.
+	killGrace = 500 * time.Millisecond
+	// startGrace covers starting a child when none is warm, on a busy machine.
+	startGrace = 2 * time.Second
+	// asHeadroom is address space above the memory budget: an idle child already maps
+	// about 1.5 GB it never touches (Go's heap reservations, C thread arenas). The address
+	// space limit only stops giant single allocations at once; the budget itself is
+	// enforced on resident memory.
+	asHeadroom = 4 << 30
+	memPoll    = 20 * time.Millisecond
+)
+
+// Config configures a Pool.
+type Config struct {
+	// Command starts a child: the program and its arguments. Empty re-executes this
+	// program with no arguments; its main (or TestMain) must call ChildMain when IsChild.
+	Command []string
+	// MemoryLimit is a run's budget in bytes: the resident memory of its process. 0 means
+	// jsrt.DefaultMemoryLimit.
+	MemoryLimit uint64
+	// TimeLimit is a run's wall-time limit. 0 means jsrt.DefaultWallTimeLimit.
+	TimeLimit time.Duration
+	// Warm is how many children are kept started and waiting; 0 means 2, negative none.
+	Warm int
+	// MaxLogLines and MaxLogBytes cap a run's log; past either, one WARNING line says the
+	// log was truncated and later lines are dropped (the run goes on). 0 means the default.
+	MaxLogLines int
+	MaxLogBytes int
+	Logger      *slog.Logger
+}
+
+// Pool starts runner children and runs requests in them. It is safe for concurrent use.
+type Pool struct {
+	cfg    Config
+	ready  chan *child
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New returns a pool and starts its warm children. Close it to stop them.
+func New(cfg Config) (*Pool, error) {
+	if len(cfg.Command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("runner: find this program: %w", err)
+		}
+		cfg.Command = []string{exe}
+	}
+	if cfg.MemoryLimit == 0 {
+		cfg.MemoryLimit = jsrt.DefaultMemoryLimit
+	}
+	if cfg.TimeLimit <= 0 {
+		cfg.TimeLimit = jsrt.DefaultWallTimeLimit
+	}
+	if cfg.Warm == 0 {
+		cfg.Warm = defaultWarm
+	}
+	if cfg.MaxLogLines <= 0 {
+		cfg.MaxLogLines = DefaultMaxLogLines
+	}
+	if cfg.MaxLogBytes <= 0 {
+		cfg.MaxLogBytes = DefaultMaxLogBytes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Pool{cfg: cfg, ready: make(chan *child), ctx: ctx, cancel: cancel}
+	for range max(cfg.Warm, 0) {
+		p.wg.Add(1)
+		go p.keepWarm()
+	}
+	return p, nil
+}
+
+// Close stops the warm children. Runs under way are not affected.
+func (p *Pool) Close() error {
+	p.cancel()
+	p.wg.Wait()
+	return nil
+}
+
+// keepWarm holds one started child until a request takes it, then starts the next.
+func (p *Pool) keepWarm() {
+	defer p.wg.Done()
+	backoff := 100 * time.Millisecond
+	for p.ctx.Err() == nil {
+		c, err := p.spawn()
+		if err != nil {
+			p.cfg.Logger.Error("start strategy runner", "err", err)
+			select {
+			case <-p.ctx.Done():
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 10*time.Second)
+			continue
+		}
+		backoff = 100 * time.Millisecond
+		select {
+		case p.ready <- c:
+		case <-p.ctx.Done():
+			c.discard()
+		}
+	}
+}
+
+// take returns a warm child, or starts one when none is waiting.
+func (p *Pool) take() (*child, error) {
+	select {
+	case c := <-p.ready:
+		return c, nil
+	default:
+		return p.spawn()
+	}
+}
+
+// Inspect loads code in a child and returns its strategy. Code that cannot be loaded,
+// including code that crashes, exhausts memory or loops while loading, gives a
+// *jsrt.LoadError; other errors are the pool's own.
+func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, error) {
+	req := request{Inspect: true, Code: code, TimeLimit: inspectTimeLimit, MemoryLimit: inspectMemoryLimit}
+	final, fail, err := p.do(ctx, req, nil)
+	switch {
+	case err != nil:
+		return nil, err
+	case fail != nil:
+		if fail.Kind == "cancelled" {
+			return nil, fmt.Errorf("inspect strategy: %w", ctx.Err())
+		}
+		return nil, &jsrt.LoadError{Message: "Failed to load strategy: " + fail.Message}
+	case final.LoadErr != nil:
+		return nil, final.LoadErr
+	case final.Info != nil:
+		return final.Info, nil
+	}
+	return nil, errors.New("runner: inspection ended without an answer")
+}
+
+// Run runs a backtest in a child. Failures of the strategy are *jsrt.RunError (Kind
+// "strategy", "timeout", "memory", or "cancelled" wrapping the context's error); other
+// errors are infrastructure failures worth a retry. OnProgress and OnLog are called from
+// one goroutine, in order; the log is capped (Config.MaxLogLines, MaxLogBytes).
+func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error) {
+	req := request{Code: cfg.Code, Params: cfg.Params, Feeds: cfg.Feeds, Cash: cfg.Cash,
+		Commission: cfg.Commission, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit}
+	if req.TimeLimit <= 0 {
+		req.TimeLimit = p.cfg.TimeLimit
+	}
+	if req.MemoryLimit == 0 {
+		req.MemoryLimit = p.cfg.MemoryLimit
+	}
+	logs := &logCap{maxLines: p.cfg.MaxLogLines, maxBytes: p.cfg.MaxLogBytes, out: cfg.OnLog}
+	final, fail, err := p.do(ctx, req, func(m message) {
+		switch {
+		case m.Progress != nil && cfg.OnProgress != nil:
+			cfg.OnProgress(m.Progress.Current, m.Progress.Total)
+		case m.Log != nil:
+			logs.add(*m.Log)
+		}
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case fail != nil:
+		return nil, fail
+	case final.RunErr != nil:
+		return nil, &jsrt.RunError{Kind: final.RunErr.Kind, Message: final.RunErr.Message, Line: final.RunErr.Line}
+	case final.Result != nil:
+		if where := nonFinite(final.Result); where != "" {
+			return nil, &jsrt.RunError{Kind: "strategy", Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its " + where}
+		}
+		return final.Result, nil
+	}
+	return nil, errors.New("runner: run ended without an answer")
+}
+
+// do sends req to a child and reads its frames until the final one, enforcing the limits.
+// It returns the final frame, or a classified strategy failure, or an infrastructure error.
+func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (message, *jsrt.RunError, error) {
+	if err := ctx.Err(); err != nil {
+		return message{}, jsrt.Cancelled(err), nil
+	}
+	c, err := p.take()
+	if err != nil {
+		return message{}, nil, err
+	}
+	defer c.discard()
+	if err := gob.NewEncoder(c.stdin).Encode(req); err != nil {
+		// A warm child that died while waiting: try once more with a fresh one.
+		c.discard()
+		if c, err = p.spawn(); err != nil {
+			return message{}, nil, err
+		}
+		defer c.discard()
+		if err := gob.NewEncoder(c.stdin).Encode(req); err != nil {
+			return message{}, nil, fmt.Errorf("runner: send request: %w", err)
+		}
+	}
+	c.stdin.Close()
+
+	var final message
+	read := make(chan error, 1)
+	go func() {
+		dec := gob.NewDecoder(c.stdout)
+		for {
+			var m message
+			if err := dec.Decode(&m); err != nil {
+				read <- err
+				return
+			}
+			if m.Progress == nil && m.Log == nil {
+				final = m
+				read <- nil
+				return
+			}
+			if onFrame != nil {
+				onFrame(m)
+			}
+		}
+	}()
+
+	deadline := time.NewTimer(req.TimeLimit + killGrace)
+	defer deadline.Stop()
+	poll := time.NewTicker(memPoll)
+	defer poll.Stop()
+	var killed *jsrt.RunError
+	kill := func(why *jsrt.RunError) {
+		if killed == nil {
+			killed = why
+			c.kill()
+		}
+	}
+	var readErr error
+	for reading := true; reading; {
+		select {
+		case readErr = <-read:
+			reading = false
+		case <-ctx.Done():
+			kill(jsrt.Cancelled(ctx.Err()))
+		case <-deadline.C:
+			kill(&jsrt.RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", req.TimeLimit)})
+		case <-poll.C:
+			if n, err := rss(c.cmd.Process.Pid); err == nil && n > req.MemoryLimit {
+				kill(outOfMemory(req.MemoryLimit))
+			}
+		case <-c.exited:
+			// The child is gone; its last frames are still in the pipe.
+			readErr = <-read
+			reading = false
+		}
+	}
+	if readErr == nil && killed == nil {
+		return final, nil, nil
+	}
+	// No final frame: the process ended or was killed. Wait for it, then say why.
+	select {
+	case <-c.exited:
+	case <-time.After(5 * time.Second):
+		c.kill()
+		<-c.exited
+	}
+	if killed != nil {
+		return message{}, killed, nil
+	}
+	return message{}, c.classify(req), nil
+}
+
+func outOfMemory(budget uint64) *jsrt.RunError {
+	return &jsrt.RunError{Kind: "memory", Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", budget>>20)}
+}
+
+// child is one started runner process.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	stderr *headBuffer
+	exited chan struct{}
+	once   sync.Once
+}
+
+func (p *Pool) spawn() (*child, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("runner: pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("runner: pipe: %w", err)
+	}
+	cmd := exec.Command(p.cfg.Command[0], p.cfg.Command[1:]...)
+	cmd.Env = p.childEnv()
+	cmd.Dir = "/"
+	cmd.Stdin, cmd.Stdout = inR, outW
+	c := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: &headBuffer{max: 8 << 10}, exited: make(chan struct{})}
+	cmd.Stderr = c.stderr
+	cmd.SysProcAttr = sysProcAttr()
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("runner: start %s: %w", p.cfg.Command[0], err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(c.exited)
+	}()
+	return c, nil
+}
+
+// childEnv is all a child sees of the environment: no database URL, no secrets.
+func (p *Pool) childEnv() []string {
+	env := []string{
+		childEnv + "=1",
+		fmt.Sprintf("%s=%d", envMemory, p.cfg.MemoryLimit+asHeadroom),
+		fmt.Sprintf("%s=%s", envCPU, 2*p.cfg.TimeLimit+5*time.Second),
+	}
+	for _, k := range []string{"TZ", "GORACE", "GOCOVERDIR", "GOMAXPROCS"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+func (c *child) kill() { _ = c.cmd.Process.Kill() }
+
+// discard ends the child (whatever state it is in) and releases its pipes.
+func (c *child) discard() {
+	c.once.Do(func() {
+		c.stdin.Close()
+		c.kill()
+		go func() {
+			<-c.exited
+			c.stdout.Close()
+		}()
+	})
+}
+
+// classify says why a child ended without a final frame. Everything a child can die of
+// while running strategy code is the strategy's failure.
+func (c *child) classify(req request) *jsrt.RunError {
+	st := c.cmd.ProcessState
+	text := c.stderr.String()
+	switch {
+	case strings.Contains(text, "out of memory") || strings.Contains(text, "cannot allocate memory") ||
+		strings.Contains(text, "pthread_create failed"):
+		return outOfMemory(req.MemoryLimit)
+	case strings.Contains(text, "stack overflow") || strings.Contains(text, "stack exceeds"):
+		return &jsrt.RunError{Kind: "strategy", Message: "strategy process crashed: stack overflow (code nested or recursing too deeply)"}
+	}
+	if st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			if ws.Signal() == syscall.SIGKILL || ws.Signal() == syscall.SIGXCPU {
+				if st.UserTime()+st.SystemTime() >= 2*req.TimeLimit {
+					return &jsrt.RunError{Kind: "timeout", Message: fmt.Sprintf("strategy used more than its CPU time limit (%s)", 2*req.TimeLimit)}
+				}
+			}
+			return &jsrt.RunError{Kind: "strategy", Message: "strategy process crashed: killed by signal " + ws.Signal().String()}
+		}
+	}
+	if line := firstLine(text, "fatal error:", "panic:", "runtime:"); line != "" {
+		return &jsrt.RunError{Kind: "strategy", Message: "strategy process crashed: " + line}
+	}
+	if st != nil {
+		return &jsrt.RunError{Kind: "strategy", Message: fmt.Sprintf("strategy process crashed: exit status %d", st.ExitCode())}
+	}
+	return &jsrt.RunError{Kind: "strategy", Message: "strategy process crashed"}
+}
+
+// firstLine is the first line of text starting with one of the prefixes, shortened.
+func firstLine(text string, prefixes ...string) string {
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		for _, p := range prefixes {
+			if strings.HasPrefix(line, p) {
+				if len(line) > 200 {
+					line = strings.ToValidUTF8(line[:200], "") + "…"
+				}
+				return line
+			}
+		}
+	}
+	return ""
+}
+
+// headBuffer keeps the first max bytes written to it (a crash's cause is at the top).
+type headBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (h *headBuffer) Write(b []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if room := h.max - h.buf.Len(); room > 0 {
+		h.buf.Write(b[:min(len(b), room)])
+	}
+	return len(b), nil
+}
+
+func (h *headBuffer) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.buf.String()
+}
+
+var _ io.Writer = (*headBuffer)(nil)
+
+// logCap passes log lines on until a run has written maxLines lines or maxBytes bytes,
+// then one WARNING line, then nothing.
+type logCap struct {
+	maxLines, maxBytes int
+	lines, bytes       int
+	truncated          bool
+	out                func(engine.LogEntry)
+}
+
+func (l *logCap) add(le engine.LogEntry) {
+	if l.out == nil || l.truncated {
+		return
+	}
+	if l.lines+1 > l.maxLines || l.bytes+len(le.Message) > l.maxBytes {
+		l.truncated = true
+		l.out(engine.LogEntry{Time: le.Time, Wall: le.Wall, Level: "WARNING", Source: "engine",
+			Message: fmt.Sprintf("log truncated: this run wrote more than %d lines or %d MB of log; later lines are not kept", l.maxLines, l.maxBytes>>20)})
+		return
+	}
+	l.lines++
+	l.bytes += len(le.Message)
+	l.out(le)
+}
