@@ -44,7 +44,7 @@ func (s *Server) dataSources(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) dataSymbols(w http.ResponseWriter, r *http.Request) error {
-	limit, err := queryInt(r, "limit", 100)
+	limit, err := queryInt(r, "limit", symbolsDefaultLimit, 1, marketdata.MaxSymbolsLimit)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
@@ -25,19 +24,6 @@ func (s *Server) mountResults(r chi.Router) {
 	})
 }
 
-// queryInt reads an integer query parameter, def when absent; anything else is a 422.
-func queryInt(r *http.Request, name string, def int) (int, error) {
-	raw := r.URL.Query().Get(name)
-	if raw == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil {
-		return 0, apperr.Unprocessable("Query parameter '%s': expected an integer, got '%s'", name, raw)
-	}
-	return n, nil
-}
-
 // queryDefault reads a string query parameter with a default.
 func queryDefault(r *http.Request, name, def string) string {
 	if v, ok := r.URL.Query()[name]; ok && len(v) > 0 {
@@ -56,11 +42,7 @@ func (s *Server) resultSummary(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) resultTrades(w http.ResponseWriter, r *http.Request) error {
-	skip, err := queryInt(r, "skip", 0)
-	if err != nil {
-		return err
-	}
-	limit, err := queryInt(r, "limit", 100)
+	skip, limit, err := paging(r, tradesDefaultLimit, tradesMaxLimit)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,9 @@
 package httpapi
 
 import (
+	"math"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -13,14 +13,8 @@ import (
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
-// Paging limits of the task routes.
-const (
-	taskListDefaultLimit = 100
-	taskListMaxLimit     = 1000
-	taskLogDefaultLimit  = 1000
-	taskLogMaxLimit      = 10000
-	taskBodyLimit        = 256 << 10
-)
+// taskBodyLimit bounds a task request body. The paging limits are in query.go.
+const taskBodyLimit = 256 << 10
 
 // taskHandlers serves /api/backtests, the WebSocket endpoints and the secondary surface.
 type taskHandlers struct {
@@ -80,10 +74,7 @@ func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 		return apperr.Invalid("Invalid status '%s': use one of %s", f.Status, strings.Join(tasks.Statuses, ", "))
 	}
 	var err error
-	if f.Skip, err = taskIntParam(r, "skip", 0, 0, -1); err != nil {
-		return err
-	}
-	if f.Limit, err = taskIntParam(r, "limit", taskListDefaultLimit, 1, taskListMaxLimit); err != nil {
+	if f.Skip, f.Limit, err = paging(r, taskListDefaultLimit, taskListMaxLimit); err != nil {
 		return err
 	}
 	list, err := h.svc.List(r.Context(), f)
@@ -157,13 +148,10 @@ func (h *taskHandlers) logs(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	var err error
-	if f.Attempt, err = taskIntParam(r, "attempt", 0, 1, -1); err != nil {
+	if f.Attempt, err = queryInt(r, "attempt", 0, 1, math.MaxInt32); err != nil {
 		return err
 	}
-	if f.Skip, err = taskIntParam(r, "skip", 0, 0, -1); err != nil {
-		return err
-	}
-	if f.Limit, err = taskIntParam(r, "limit", taskLogDefaultLimit, 1, taskLogMaxLimit); err != nil {
+	if f.Skip, f.Limit, err = paging(r, taskLogDefaultLimit, taskLogMaxLimit); err != nil {
 		return err
 	}
 	lines, err := h.svc.Logs(r.Context(), chi.URLParam(r, "task_id"), f)
@@ -172,20 +160,4 @@ func (h *taskHandlers) logs(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, ok(lines))
 	return nil
-}
-
-// taskIntParam reads an integer query parameter within [lo, hi] (hi < 0: no upper bound).
-func taskIntParam(r *http.Request, name string, def, lo, hi int) (int, error) {
-	v := strings.TrimSpace(r.URL.Query().Get(name))
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || (hi >= 0 && n > hi) || n > 1<<31-1 {
-		if hi >= 0 {
-			return 0, apperr.Invalid("Invalid %s '%s': expected an integer from %d to %d", name, v, lo, hi)
-		}
-		return 0, apperr.Invalid("Invalid %s '%s': expected an integer of at least %d", name, v, lo)
-	}
-	return n, nil
 }

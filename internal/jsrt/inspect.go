@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
@@ -186,6 +187,10 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (c
 		msg, line, col := jsErrorInfo(err)
 		return nil, nil, loadFailed(msg, line, col)
 	}
+	kinds, err := captureFuncKinds(rt) // before the code can change what it reads
+	if err != nil {
+		return nil, nil, loadErrorOf(g, err)
+	}
 	if _, err := rt.RunProgram(prg); err != nil {
 		return nil, nil, loadErrorOf(g, err)
 	}
@@ -237,6 +242,9 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (c
 	if n := cls.Get("name"); n != nil && n.String() != "" {
 		name = n.String()
 	}
+	if lerr := checkSyncLifecycle(kinds, cls, base, code); lerr != nil {
+		return nil, nil, lerr
+	}
 	info = &StrategyInfo{ClassName: name}
 	doc := docComment(code, chosen.pos)
 	info.Description = firstDocLine(doc)
@@ -246,6 +254,107 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (c
 	}
 	info.Params = params
 	return cls, info, nil
+}
+
+// lifecycleMethods are the methods the engine calls, synchronously, on a strategy.
+var lifecycleMethods = []string{"init", "prenext", "next", "notifyOrder", "notifyTrade", "stop"}
+
+// funcKinds holds what tells async and generator functions apart, read from the runtime
+// before the strategy's code runs.
+type funcKinds struct {
+	toString             goja.Callable // Function.prototype.toString
+	asyncProto, genProto *goja.Object  // prototypes of async and generator functions
+}
+
+func captureFuncKinds(rt *goja.Runtime) (*funcKinds, error) {
+	v, err := rt.RunString(`[Function.prototype.toString, Object.getPrototypeOf(async function () {}), Object.getPrototypeOf(function* () {})]`)
+	if err != nil {
+		return nil, err
+	}
+	arr := v.ToObject(rt)
+	k := &funcKinds{}
+	k.toString, _ = goja.AssertFunction(arr.Get("0"))
+	k.asyncProto, _ = arr.Get("1").(*goja.Object)
+	k.genProto, _ = arr.Get("2").(*goja.Object)
+	if k.toString == nil || k.asyncProto == nil || k.genProto == nil {
+		return nil, errors.New("function prototypes not found")
+	}
+	return k, nil
+}
+
+// asyncMethodSrcRe matches the source text of an async method (`async next() {}`), not a
+// method named async (`async() {}`).
+var asyncMethodSrcRe = regexp.MustCompile(`^async\s+[^\s(=]`)
+
+// kindOf returns "async" or "generator" for such functions, "" otherwise. goja gives async
+// methods (`async next() {}` in a class) the plain function prototype, so their source text
+// is what tells them; async function expressions and arrows have the async prototype.
+func (k *funcKinds) kindOf(v goja.Value) string {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return ""
+	}
+	if _, isFn := goja.AssertFunction(o); !isFn {
+		return ""
+	}
+	switch o.Prototype() {
+	case k.asyncProto:
+		return "async"
+	case k.genProto:
+		return "generator"
+	}
+	if src, err := k.toString(o); err == nil && asyncMethodSrcRe.MatchString(src.String()) {
+		return "async"
+	}
+	return ""
+}
+
+// checkSyncLifecycle refuses a class whose lifecycle methods are async or generator
+// functions: the engine calls them synchronously, so the body of an async method would run
+// only up to its first await (its errors lost) and a generator's body not at all.
+func checkSyncLifecycle(k *funcKinds, cls, base *goja.Object, code string) *LoadError {
+	proto, ok := cls.Get("prototype").(*goja.Object)
+	if !ok {
+		return nil
+	}
+	var baseProto *goja.Object
+	if bp, ok := base.Get("prototype").(*goja.Object); ok {
+		baseProto = bp
+	}
+	for _, name := range lifecycleMethods {
+		v := proto.Get(name)
+		if v == nil || (baseProto != nil && v.SameAs(baseProto.Get(name))) {
+			continue
+		}
+		kind := k.kindOf(v)
+		if kind == "" {
+			continue
+		}
+		line, col := methodPosition(code, name, kind)
+		what := "async"
+		if kind == "generator" {
+			what = "a generator"
+		}
+		return loadFailed(fmt.Sprintf("%s() must not be %s: the engine calls it synchronously", name, what), line, col)
+	}
+	return nil
+}
+
+// methodPosition finds the first `async name(` (or `*name(` for a generator) in code, for the
+// error's line and column (1-based; 0, 0 when not found).
+func methodPosition(code, name, kind string) (line, col int) {
+	prefix := `\basync\s+`
+	if kind == "generator" {
+		prefix = `\*\s*`
+	}
+	loc := regexp.MustCompile(prefix + regexp.QuoteMeta(name) + `\s*\(`).FindStringIndex(code)
+	if loc == nil {
+		return 0, 0
+	}
+	before := code[:loc[0]]
+	line = strings.Count(before, "\n") + 1
+	col = utf8.RuneCountInString(before[strings.LastIndex(before, "\n")+1:]) + 1
+	return line, col
 }
 
 func isSubclass(rt *goja.Runtime, cls, base *goja.Object) bool {

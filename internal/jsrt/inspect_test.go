@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
 )
 
 const smaCrossSrc = `/**
@@ -134,5 +136,77 @@ func TestValidateParams(t *testing.T) {
 		if err == nil || err.Error() != tc.msg {
 			t.Errorf("%v: got %v, want %q", tc.in, err, tc.msg)
 		}
+	}
+}
+
+// TestInspectRefusesAsyncLifecycle checks that lifecycle methods the engine calls
+// synchronously (init, prenext, next, notifyOrder, notifyTrade, stop) cannot be async or
+// generator functions, however they are defined, while other async methods stay allowed.
+// The refusal is the loader's, so a run of such code fails the same way.
+func TestInspectRefusesAsyncLifecycle(t *testing.T) {
+	t.Parallel()
+	const sync = "the engine calls it synchronously"
+	tests := []struct {
+		name      string
+		code      string
+		msg       string // "" when the code loads
+		line, col int
+	}{
+		{"async next", "class A extends Strategy {\n  init() {}\n  async next() { await 1; }\n}\n",
+			"Failed to load strategy: next() must not be async: " + sync, 3, 3},
+		{"async init", "class A extends Strategy {\n\tasync init() {}\n\tnext() {}\n}\n",
+			"Failed to load strategy: init() must not be async: " + sync, 2, 2},
+		{"async stop", "class A extends Strategy { next() {} async stop() {} }",
+			"Failed to load strategy: stop() must not be async: " + sync, 1, 38},
+		{"async prenext", "class A extends Strategy { async prenext() {} }",
+			"Failed to load strategy: prenext() must not be async: " + sync, 1, 28},
+		{"async notifyOrder", "class A extends Strategy {\n  async notifyOrder(o) {}\n}\n",
+			"Failed to load strategy: notifyOrder() must not be async: " + sync, 2, 3},
+		{"async notifyTrade", "class A extends Strategy {\n  async   notifyTrade(t) {}\n}\n",
+			"Failed to load strategy: notifyTrade() must not be async: " + sync, 2, 3},
+		{"async function on the prototype", "class A extends Strategy {}\nA.prototype.next = async function () {};\n",
+			"Failed to load strategy: next() must not be async: " + sync, 0, 0},
+		{"async arrow on the prototype", "class A extends Strategy {}\nA.prototype.next = async () => {};\n",
+			"Failed to load strategy: next() must not be async: " + sync, 0, 0},
+		{"inherited async next", "class Base extends Strategy {\n  async next() {}\n}\nclass A extends Base {}\n",
+			"Failed to load strategy: next() must not be async: " + sync, 2, 3},
+		{"generator next", "class A extends Strategy {\n  *next() {}\n}\n",
+			"Failed to load strategy: next() must not be a generator: " + sync, 2, 3},
+		{"toString replaced", "Function.prototype.toString = function () { return 'next() {}'; };\nclass A extends Strategy { async next() {} }\n",
+			"Failed to load strategy: next() must not be async: " + sync, 2, 28},
+		{"async helper allowed", "class A extends Strategy {\n  async fetchLater() {}\n  next() {}\n}\n", "", 0, 0},
+		{"method named async allowed", "class A extends Strategy {\n  async() {}\n  next() { this.async(); }\n}\n", "", 0, 0},
+		{"sync lifecycle allowed", "class A extends Strategy {\n  init() {}\n  prenext() {}\n  next() {}\n  notifyOrder(o) {}\n  notifyTrade(t) {}\n  stop() {}\n}\n", "", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			info, err := Inspect(context.Background(), tc.code)
+			if tc.msg == "" {
+				if err != nil || info.ClassName != "A" {
+					t.Fatalf("refused: %v (%+v)", err, info)
+				}
+				return
+			}
+			var le *LoadError
+			if !errors.As(err, &le) {
+				t.Fatalf("want *LoadError, got %v", err)
+			}
+			if le.Message != tc.msg || le.Line != tc.line || le.Column != tc.col {
+				t.Errorf("got %q at %d:%d, want %q at %d:%d", le.Message, le.Line, le.Column, tc.msg, tc.line, tc.col)
+			}
+		})
+	}
+}
+
+// TestRunRefusesAsyncNext checks that a stored strategy with an async next() fails its run
+// with the loader's text instead of running a next() whose body never finishes.
+func TestRunRefusesAsyncNext(t *testing.T) {
+	t.Parallel()
+	code := "class A extends Strategy {\n  async next() { await null; this.order(1); }\n}\n"
+	_, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: walk(20)}}})
+	var re *RunError
+	if !errors.As(err, &re) || re.Kind != "strategy" || re.Message != "Failed to load strategy: next() must not be async: the engine calls it synchronously" || re.Line != 2 {
+		t.Fatalf("got %v (%+v)", err, re)
 	}
 }

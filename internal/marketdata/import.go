@@ -50,8 +50,9 @@ func ValidSymbol(symbol string) error {
 // Import stores bars for symbol in one transaction: the symbol is registered (name kept
 // when empty), existing bars at the same times are replaced, and nothing is written when any
 // step fails. tf empty means InferTimeframe. Bars must be ascending without duplicates (as
-// ParseCSV and ParseJSON return them; ParseCSV names the line of a bad row). Bar times
-// are rounded to microseconds in place.
+// ParseCSV and ParseJSON return them; ParseCSV names the line of a bad row), with finite
+// prices greater than 0 and dates from MinDay to MaxDay: checkBars answers a 400 naming the
+// index of a bad bar. Bar times are rounded to microseconds on a copy.
 //
 // Imports of one symbol are serialised. Bars before the first or after the last stored bar
 // of the symbol and timeframe cannot collide with stored ones and are COPYed straight into
@@ -109,8 +110,9 @@ func roundedTimes(in []engine.Bar) []engine.Bar {
 	return bars
 }
 
-// checkBars guards callers that did not parse their bars with ParseCSV or ParseJSON: times
-// strictly ascending, prices finite, high not below low, volume not negative.
+// checkBars checks every bar, however it was parsed (ParseCSV, ParseJSON, a watched file,
+// the import command): prices finite and greater than 0, high not below low, volume not
+// negative, times within MinDay..MaxDay and strictly ascending.
 func checkBars(bars []engine.Bar) error {
 	for i, b := range bars {
 		bad := func(format string, a ...any) error {
@@ -121,16 +123,35 @@ func checkBars(bars []engine.Bar) error {
 				return bad("prices must be finite numbers")
 			}
 		}
-		switch {
-		case b.High < b.Low:
+		if b.High < b.Low {
 			return bad("high %v is below low %v", b.High, b.Low)
+		}
+		if name, v, ok := nonPositivePrice(b.Open, b.High, b.Low, b.Close); ok {
+			return bad("%s %v is not positive (prices must be greater than 0)", name, v)
+		}
+		switch {
 		case b.Volume < 0:
 			return bad("volume %d is negative", b.Volume)
+		case !InDateRange(b.Time):
+			return bad("the date is out of range (%s)", DateRangeText)
 		case i > 0 && !b.Time.After(bars[i-1].Time):
 			return bad("not after the previous bar's time (bars must be ascending without duplicates)")
 		}
 	}
 	return nil
+}
+
+// nonPositivePrice returns the first of open, high, low and close that is not greater than 0.
+func nonPositivePrice(open, high, low, close float64) (name string, v float64, found bool) {
+	for _, p := range [...]struct {
+		n string
+		v float64
+	}{{"open", open}, {"high", high}, {"low", low}, {"close", close}} {
+		if !(p.v > 0) {
+			return p.n, p.v, true
+		}
+	}
+	return "", 0, false
 }
 
 // storeBars writes ascending bars inside tx (which holds LockSymbolBars): the stretch that
@@ -258,7 +279,8 @@ type jsonBar struct {
 }
 
 // ParseJSON reads a JSON array of bars, or an object {"bars": [...]}, each bar
-// {datetime, open, high, low, close, volume}. A bad bar is a 400 naming its index.
+// {datetime, open, high, low, close, volume}. A bad bar is a 400 naming its index: prices
+// must be finite and greater than 0, datetimes from MinDay to MaxDay and ascending.
 func ParseJSON(r io.Reader) ([]engine.Bar, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -296,6 +318,9 @@ func ParseJSON(r io.Reader) ([]engine.Bar, error) {
 		if err != nil {
 			return nil, bad("%v", err)
 		}
+		if !InDateRange(t) {
+			return nil, bad("datetime %s is out of range (%s)", *ts, DateRangeText)
+		}
 		for _, f := range []struct {
 			n string
 			v *float64
@@ -316,6 +341,9 @@ func ParseJSON(r io.Reader) ([]engine.Bar, error) {
 		}
 		if *b.High < *b.Low {
 			return nil, bad("high %v is below low %v", *b.High, *b.Low)
+		}
+		if name, v, ok := nonPositivePrice(*b.Open, *b.High, *b.Low, *b.Close); ok {
+			return nil, bad("%s %v is not positive (prices must be greater than 0)", name, v)
 		}
 		if i > 0 {
 			switch prev := bars[i-1].Time; {

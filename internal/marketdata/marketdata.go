@@ -31,6 +31,27 @@ const BuiltinDescription = "Built-in source: historical bars stored in PostgreSQ
 // MaxSymbolsLimit is the spec's maximum `limit` of the symbol listing.
 const MaxSymbolsLimit = 1000
 
+// The dates the service accepts, both included: bar times on import (by their UTC day) and
+// the start and end dates of a backtest. Anything outside is a typing mistake (a two-digit
+// year, a timestamp in the wrong unit), not market data.
+const (
+	MinDay = "1900-01-01"
+	MaxDay = "2200-01-01"
+)
+
+var (
+	minDate = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxDate = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// InDateRange reports whether t's UTC day is from MinDay to MaxDay.
+func InDateRange(t time.Time) bool {
+	return !t.Before(minDate) && t.Before(maxDate.AddDate(0, 0, 1))
+}
+
+// DateRangeText is the rule InDateRange checks, as error details state it.
+const DateRangeText = "dates must be from " + MinDay + " to " + MaxDay
+
 var q = store.New()
 
 // SourceInfo is a registry entry as the API lists it.
@@ -72,7 +93,7 @@ func CheckSource(ctx context.Context, db store.DBTX, source string) error {
 // Symbols lists up to limit symbols of source whose ticker or name contains search.
 func Symbols(ctx context.Context, db store.DBTX, source, search string, limit int) ([]SymbolInfo, error) {
 	if limit < 1 || limit > MaxSymbolsLimit {
-		return nil, apperr.Unprocessable("limit must be between 1 and %d, got %d", MaxSymbolsLimit, limit)
+		return nil, apperr.Invalid("limit must be between 1 and %d, got %d", MaxSymbolsLimit, limit)
 	}
 	if err := CheckSource(ctx, db, source); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package marketdata_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -374,14 +375,29 @@ func TestImportAroundStoredRange(t *testing.T) {
 	}
 }
 
-// TestImportAllOrNothing makes PostgreSQL refuse a bar (a time past its range) in the COPY
-// and in the upsert part of an import: nothing of either import may remain.
+// TestImportAllOrNothing makes PostgreSQL refuse a bar (a trigger of this test's database
+// refuses a close of 13.37; the bar itself passes the import's checks) in the COPY and in
+// the upsert part of an import: nothing of either import may remain.
 func TestImportAllOrNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	far := engine.Bar{Time: time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC), Open: 1, High: 1, Low: 1, Close: 1}
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "NEW", "", "1d", append(days(1, 3, 10), far)); err == nil {
-		t.Fatal("import of a new symbol with an out-of-range time succeeded")
+	if _, err := b.store.Pool.Exec(b.ctx, `
+		CREATE FUNCTION refuse_sentinel_bar() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.close = 13.37 THEN RAISE EXCEPTION 'sentinel bar refused'; END IF;
+			RETURN NEW;
+		END $$;
+		CREATE TRIGGER refuse_sentinel_bar BEFORE INSERT OR UPDATE ON bars
+			FOR EACH ROW EXECUTE FUNCTION refuse_sentinel_bar();`); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(err error) bool {
+		_, isApp := apperr.As(err)
+		return err != nil && !isApp && strings.Contains(err.Error(), "sentinel bar refused")
+	}
+	far := engine.Bar{Time: time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC), Open: 13, High: 14, Low: 13, Close: 13.37}
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "NEW", "", "1d", append(days(1, 3, 10), far)); !refused(err) {
+		t.Fatalf("import of a new symbol with a refused bar: %v", err)
 	}
 	if got, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "NEW", 10); len(got) != 0 {
 		t.Errorf("failed import left symbol %v", got)
@@ -392,8 +408,8 @@ func TestImportAllOrNothing(t *testing.T) {
 	again := days(1, 5, 20) // every stored bar changes (upsert) and one bar is new (COPY)...
 	again = append(again, days(6, 1, 20)...)
 	again = append(again, far) // ...and the last one is refused
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "OLD", "", "1d", again); err == nil {
-		t.Fatal("import with an out-of-range time succeeded")
+	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "OLD", "", "1d", again); !refused(err) {
+		t.Fatalf("import with a refused bar: %v", err)
 	}
 	got, err := marketdata.Bars(b.ctx, b.store.Pool, "builtin", "OLD", ts("2024-01-01T00:00:00Z"), ts("2024-01-31T00:00:00Z"), "1d")
 	if err != nil || len(got) != 5 || got[0].Close != 11 {
@@ -473,5 +489,123 @@ func TestBarsNeedTheirSymbol(t *testing.T) {
 	}
 	if err := exec(`DELETE FROM symbols WHERE symbol = 'HAS'`); err != nil {
 		t.Errorf("delete of a symbol without bars: %v", err)
+	}
+}
+
+// TestImportBounds checks the bounds every import applies, whatever parsed the bars: prices
+// greater than 0 and dates from 1900-01-01 to 2200-01-01 (both included, by UTC day).
+// Bars at the edges are stored.
+func TestImportBounds(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	at := func(s string) time.Time {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			panic(err)
+		}
+		return t
+	}
+	one := func(at time.Time, o, h, l, c float64) []engine.Bar {
+		return []engine.Bar{{Time: at, Open: o, High: h, Low: l, Close: c, Volume: 1}}
+	}
+	day := at("2024-01-02T00:00:00Z")
+	const dates = "dates must be from 1900-01-01 to 2200-01-01"
+	cases := []struct {
+		name string
+		bars []engine.Bar
+		want string // "" when the import is accepted
+	}{
+		{"positive prices", one(day, 1, 2, 0.5, 1.5), ""},
+		{"tiny prices", one(day, 1e-9, 1e-9, 1e-9, 1e-9), ""},
+		{"first day", one(at("1900-01-01T00:00:00Z"), 1, 1, 1, 1), ""},
+		{"last day", one(at("2200-01-01T00:00:00Z"), 1, 1, 1, 1), ""},
+		{"last day, late", one(at("2200-01-01T23:59:59.999999Z"), 1, 1, 1, 1), ""},
+		{"last day in another zone", one(at("2200-01-01T20:00:00-03:00"), 1, 1, 1, 1), ""},
+		{"zero open", one(day, 0, 2, 0.5, 1), "Invalid bar at index 0 (2024-01-02T00:00:00Z): open 0 is not positive (prices must be greater than 0)"},
+		{"negative close", one(day, 1, 2, 0.5, -1), "Invalid bar at index 0 (2024-01-02T00:00:00Z): close -1 is not positive (prices must be greater than 0)"},
+		{"zero low", one(day, 1, 2, 0, 1), "Invalid bar at index 0 (2024-01-02T00:00:00Z): low 0 is not positive (prices must be greater than 0)"},
+		{"all negative", one(day, -3, -1, -2, -3), "Invalid bar at index 0 (2024-01-02T00:00:00Z): open -3 is not positive (prices must be greater than 0)"},
+		{"negative zero", one(day, 1, 1, math.Copysign(0, -1), 1), "Invalid bar at index 0 (2024-01-02T00:00:00Z): low -0 is not positive (prices must be greater than 0)"},
+		{"before 1900", one(at("1899-12-31T23:59:59Z"), 1, 1, 1, 1), "Invalid bar at index 0 (1899-12-31T23:59:59Z): the date is out of range (" + dates + ")"},
+		{"milliseconds read as seconds", one(time.Unix(1700000000000, 0).UTC(), 1, 1, 1, 1), "Invalid bar at index 0 (55840-11-08T22:13:20Z): the date is out of range (" + dates + ")"},
+		{"after 2200", one(at("2200-01-02T00:00:00Z"), 1, 1, 1, 1), "Invalid bar at index 0 (2200-01-02T00:00:00Z): the date is out of range (" + dates + ")"},
+		{"second bar bad", append(one(day, 1, 1, 1, 1), one(day.AddDate(0, 0, 1), 1, 1, 0, 1)...), "Invalid bar at index 1 (2024-01-03T00:00:00Z): low 0 is not positive (prices must be greater than 0)"},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			symbol := fmt.Sprintf("B%d", i)
+			_, err := marketdata.Import(b.ctx, b.store, "builtin", symbol, "", "1d", c.bars)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				got, err := marketdata.Bars(b.ctx, b.store.Pool, "builtin", symbol, c.bars[0].Time.UTC().Truncate(24*time.Hour), c.bars[0].Time.UTC(), "1d")
+				if err != nil || len(got) != 1 || !got[0].Time.Equal(c.bars[0].Time) {
+					t.Errorf("stored %+v %v", got, err)
+				}
+				return
+			}
+			if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindInvalid || e.Detail != c.want {
+				t.Errorf("got %v, want a 400 %q", err, c.want)
+			}
+			if got, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", symbol, 10); len(got) != 0 {
+				t.Errorf("refused import left symbol %v", got)
+			}
+		})
+	}
+}
+
+// TestParseBounds checks that ParseJSON names the bar index of a price or date out of
+// bounds, and that CSV bars out of bounds are refused by the import with their index.
+func TestParseBounds(t *testing.T) {
+	t.Parallel()
+	const dates = "dates must be from 1900-01-01 to 2200-01-01"
+	jsonCases := []struct{ name, body, want string }{
+		{"edges", `[{"datetime":"1900-01-01","open":1,"high":1,"low":1,"close":1},{"datetime":"2200-01-01T23:59:59Z","open":1,"high":1,"low":1,"close":1}]`, ""},
+		{"zero open", `[{"datetime":"2024-01-02","open":0,"high":2,"low":0.5,"close":1}]`, "Invalid bar at index 0: open 0 is not positive (prices must be greater than 0)"},
+		{"negative high and low", `[{"datetime":"2024-01-02","open":1,"high":2,"low":0.5,"close":1},{"datetime":"2024-01-03","open":1,"high":-1,"low":-2,"close":1}]`, "Invalid bar at index 1: high -1 is not positive (prices must be greater than 0)"},
+		{"zero close", `[{"datetime":"2024-01-02","open":1,"high":2,"low":0.5,"close":0}]`, "Invalid bar at index 0: close 0 is not positive (prices must be greater than 0)"},
+		{"before 1900", `[{"datetime":"1899-12-31","open":1,"high":1,"low":1,"close":1}]`, "Invalid bar at index 0: datetime 1899-12-31 is out of range (" + dates + ")"},
+		{"after 2200", `{"bars":[{"ts":"2200-01-02T00:00:00Z","open":1,"high":1,"low":1,"close":1}]}`, "Invalid bar at index 0: datetime 2200-01-02T00:00:00Z is out of range (" + dates + ")"},
+	}
+	for _, tc := range jsonCases {
+		t.Run("json "+tc.name, func(t *testing.T) {
+			_, err := marketdata.ParseJSON(strings.NewReader(tc.body))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindInvalid || e.Detail != tc.want {
+				t.Errorf("got %v, want a 400 %q", err, tc.want)
+			}
+		})
+	}
+
+	b := setup(t, false)
+	csvCases := []struct{ name, body, want string }{
+		{"edges", "date,open,high,low,close,volume\n1900-01-01,1,1,1,1,0\n2200-01-01,1,1,1,1,0\n", ""},
+		{"zero price", "date,open,high,low,close,volume\n2024-01-02,1,1,1,1,0\n\n2024-01-03,0,1,0,1,0\n", "Invalid bar at index 1 (2024-01-03T00:00:00Z): open 0 is not positive (prices must be greater than 0)"},
+		{"year 1899", "date,open,high,low,close,volume\n1899-06-30,1,1,1,1,0\n", "Invalid bar at index 0 (1899-06-30T00:00:00Z): the date is out of range (" + dates + ")"},
+		{"year 2201", "date,open,high,low,close,volume\n2201-06-30,1,1,1,1,0\n", "Invalid bar at index 0 (2201-06-30T00:00:00Z): the date is out of range (" + dates + ")"},
+	}
+	for i, tc := range csvCases {
+		t.Run("csv "+tc.name, func(t *testing.T) {
+			bars, err := marketdata.ParseCSV(strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = marketdata.Import(b.ctx, b.store, "builtin", fmt.Sprintf("CSV%d", i), "", "", bars)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindInvalid || e.Detail != tc.want {
+				t.Errorf("got %v, want a 400 %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/store"
 )
 
@@ -38,6 +39,12 @@ const (
 	DefaultCash       = 10000
 	DefaultCommission = 0.001
 )
+
+// Bounds of a backtest request, documented in api/openapi.yaml: initial_cash is finite,
+// greater than 0 and at most MaxCash; commission is a fraction of the traded value, from 0
+// up to but not including 1; start_date and end_date are from marketdata.MinDay to
+// marketdata.MaxDay.
+const MaxCash = 1e12
 
 // States of a task.
 const (
@@ -167,20 +174,46 @@ func FromRow(t store.Task) Task {
 // TaskNotFound is the 404 of the task routes.
 func TaskNotFound(id string) error { return apperr.NotFound("Task not found: %s", id) }
 
-// parseDate parses a request date (the spec's %Y-%m-%d).
+// parseDate parses a request date (the spec's %Y-%m-%d) from marketdata.MinDay to
+// marketdata.MaxDay.
 func parseDate(field, v string) (time.Time, error) {
 	d, err := time.Parse(time.DateOnly, strings.TrimSpace(v))
 	if err != nil {
 		return time.Time{}, apperr.Invalid("Invalid %s '%s': expected a date as YYYY-MM-DD", field, v)
 	}
+	if !marketdata.InDateRange(d) {
+		return time.Time{}, apperr.Invalid("%s %s is out of range: %s", field, d.Format(time.DateOnly), marketdata.DateRangeText)
+	}
 	return d, nil
+}
+
+// checkCash checks initial_cash: finite, greater than 0, at most MaxCash.
+func checkCash(cash float64) error {
+	if !(cash > 0) || math.IsInf(cash, 0) {
+		return apperr.Invalid("initial_cash must be a positive number, got %v", cash)
+	}
+	if cash > MaxCash {
+		return apperr.Invalid("initial_cash must be at most 1e12 (1,000,000,000,000), got %v", cash)
+	}
+	return nil
+}
+
+// checkCommission checks commission, a fraction of the traded value: 0 <= c < 1.
+func checkCommission(c float64) error {
+	if !(c >= 0) {
+		return apperr.Invalid("commission must be a fraction from 0 up to 1, got %v", c)
+	}
+	if !(c < 1) {
+		return apperr.Invalid("commission must be less than 1: it is a fraction of the traded value (0.001 is 0.1%%), got %v", c)
+	}
+	return nil
 }
 
 // Create validates req, stores the task as pending and enqueues its job in one transaction.
 // Everything knowable before running is checked here and answered with a 4xx error: a
-// missing field (422), an unknown strategy (404), bad dates, cash or commission, an
-// unsupported data source, an unknown symbol, an empty bar range and invalid strategy
-// parameters (400, with the spec's texts).
+// missing field (422), an unknown strategy (404), bad dates, cash or commission (outside
+// the bounds above), an unsupported data source, an unknown symbol, an empty bar range and
+// invalid strategy parameters (400, with the spec's texts).
 func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if req.StrategyID == nil || *req.StrategyID == "" {
 		return Task{}, apperr.Unprocessable("Field 'strategy_id' is required")
@@ -227,15 +260,15 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if req.InitialCash != nil {
 		cash = *req.InitialCash
 	}
-	if !(cash > 0) || math.IsInf(cash, 0) {
-		return Task{}, apperr.Invalid("initial_cash must be a positive number, got %v", cash)
+	if err := checkCash(cash); err != nil {
+		return Task{}, err
 	}
 	comm := DefaultCommission
 	if req.Commission != nil {
 		comm = *req.Commission
 	}
-	if !(comm >= 0 && comm < 1) {
-		return Task{}, apperr.Invalid("commission must be a fraction from 0 up to 1, got %v", comm)
+	if err := checkCommission(comm); err != nil {
+		return Task{}, err
 	}
 	source, symbol, err := s.resolveData(ctx, req.DataSource, req.Symbol)
 	if err != nil {

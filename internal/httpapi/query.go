@@ -1,0 +1,51 @@
+package httpapi
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+)
+
+// Paging bounds of the list routes (api/openapi.yaml documents them). skip is an SQL
+// OFFSET, so at most the largest int4; limit is 1 to the route's maximum.
+const (
+	maxSkip = math.MaxInt32
+
+	symbolsDefaultLimit  = 100
+	tradesDefaultLimit   = 100
+	tradesMaxLimit       = 1000
+	taskListDefaultLimit = 100
+	taskListMaxLimit     = 1000
+	taskLogDefaultLimit  = 1000
+	taskLogMaxLimit      = 10000
+)
+
+// queryInt reads the integer query parameter name, def when absent or blank. A value that is
+// not an integer from lo to hi is a 400: `Invalid <name> '<value>': expected an integer from
+// <lo> to <hi>`. It is the one parser of integer query parameters.
+func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
+	raw := r.URL.Query().Get(name)
+	v := strings.TrimSpace(raw)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, apperr.Invalid("Invalid %s '%s': expected an integer from %d to %d", name, raw, lo, hi)
+	}
+	return n, nil
+}
+
+// paging reads skip (0 to maxSkip, default 0) and limit (1 to maxLimit, default defLimit).
+func paging(r *http.Request, defLimit, maxLimit int) (skip, limit int, err error) {
+	if skip, err = queryInt(r, "skip", 0, 0, maxSkip); err != nil {
+		return 0, 0, err
+	}
+	if limit, err = queryInt(r, "limit", defLimit, 1, maxLimit); err != nil {
+		return 0, 0, err
+	}
+	return skip, limit, nil
+}
