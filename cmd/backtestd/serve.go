@@ -51,26 +51,54 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	hub := events.NewHub()
 	stopListener := startListener(db.URL, hub, taskRT.svc, log)
 
-	api := httpapi.New(httpapi.Config{BasePath: cfg.BasePath, CORSOrigins: cfg.CORSOrigins}, httpapi.Deps{
+	api := httpapi.New(apiConfig(cfg), httpapi.Deps{
 		Store:  db.Store,
 		Logger: log,
 		Tasks:  taskRT.svc,
 		Hub:    hub,
 	})
-	err = listenAndServe(ctx, cfg.Listen, api, log)
+	err = listenAndServe(ctx, cfg.Listen, newHTTPServer(cfg, api), log)
 	taskRT.stopWorkers()
 	stopListener()
 	taskRT.close()
 	return err
 }
 
-// listenAndServe serves h until ctx ends, then shuts down gracefully.
-func listenAndServe(ctx context.Context, addr string, h http.Handler, log *slog.Logger) error {
+// apiConfig is the API's share of the settings.
+func apiConfig(cfg config.Config) httpapi.Config {
+	return httpapi.Config{
+		BasePath:          cfg.BasePath,
+		CORSOrigins:       cfg.CORSOrigins,
+		WSMaxConns:        cfg.WSMaxConns,
+		WSMaxConnsPerAddr: cfg.WSMaxConnsPerAddr,
+		WSMsgRate:         cfg.WSMsgRate,
+		WSMsgBurst:        cfg.WSMsgBurst,
+	}
+}
+
+// newHTTPServer is the server for h with the configured limits, so that a client sending
+// slowly, or keeping a connection open doing nothing, cannot hold it (and its file
+// descriptor) for long. ReadTimeout bounds reading the request, headers and body; once
+// the body is read net/http clears the deadline, and upgrading to a WebSocket clears it
+// too (httpapi sets the socket's own read deadlines and pings), so neither long responses
+// nor WebSockets are cut by it. There is deliberately no WriteTimeout: it would end long
+// exports and every WebSocket, whose writes carry their own deadlines.
+func newHTTPServer(cfg config.Config, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
+		ReadTimeout:       cfg.HTTPReadTimeout,
+		IdleTimeout:       cfg.HTTPIdleTimeout,
+		MaxHeaderBytes:    cfg.HTTPMaxHeaderBytes,
+	}
+}
+
+// listenAndServe serves with srv on addr until ctx ends, then shuts down gracefully.
+func listenAndServe(ctx context.Context, addr string, srv *http.Server, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("serving", "addr", "http://"+displayAddr(ln.Addr()))

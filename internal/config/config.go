@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,15 @@ type Config struct {
 	RunMemoryMB  int           // RUN_MEMORY_MB: memory budget of one backtest
 	RescueAfter  time.Duration // RESCUE_AFTER: run time after which a job counts as stuck (worker died) and runs again; 0 derives it from RunTimeout
 	CPUSlots     int           // CPU_SLOTS: engine runs computing at once in this process; 0 no limit, -1 automatic
+
+	HTTPReadHeaderTimeout time.Duration // HTTP_READ_HEADER_TIMEOUT: time to read a request's headers
+	HTTPReadTimeout       time.Duration // HTTP_READ_TIMEOUT: time to read a whole request, body included
+	HTTPIdleTimeout       time.Duration // HTTP_IDLE_TIMEOUT: a keep-alive connection idle this long is closed
+	HTTPMaxHeaderBytes    int           // HTTP_MAX_HEADER_BYTES: size limit of a request's headers
+	WSMaxConns            int           // WS_MAX_CONNS: open WebSocket connections of the process
+	WSMaxConnsPerAddr     int           // WS_MAX_CONNS_PER_ADDR: open WebSocket connections from one client address
+	WSMsgRate             float64       // WS_MSG_RATE: client messages per second on one WebSocket
+	WSMsgBurst            int           // WS_MSG_BURST: client messages one WebSocket may send at once
 }
 
 // Load parses args (without the program and subcommand names) over the environment.
@@ -43,6 +53,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		c                             Config
 		cors, dirs, level, sample, to string
 		workers, mem, rescue, slots   string
+		hdrTO, readTO, idleTO, hdrMax string
+		wsMax, wsPerAddr, wsRate      string
+		wsBurst                       string
 	)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private cluster in the data dir")
@@ -60,6 +73,16 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&mem, "run-memory-mb", env("RUN_MEMORY_MB", "1024"), "memory budget of one backtest in MiB")
 	fs.StringVar(&rescue, "rescue-after", env("RESCUE_AFTER", "0"), "a job running this long counts as stuck and runs again (0: a margin past -run-timeout)")
 	fs.StringVar(&slots, "cpu-slots", env("CPU_SLOTS", "auto"), "engine runs computing at once (auto: one per CPU, one fewer when serving the API; 0: no limit)")
+	// There is no write timeout: WebSockets and long exports write for as long as they
+	// need, and the WebSocket code sets its own deadline on every write.
+	fs.StringVar(&hdrTO, "http-read-header-timeout", env("HTTP_READ_HEADER_TIMEOUT", "10s"), "time a client has to send a request's headers")
+	fs.StringVar(&readTO, "http-read-timeout", env("HTTP_READ_TIMEOUT", "30s"), "time a client has to send a whole request, body included (not WebSocket traffic)")
+	fs.StringVar(&idleTO, "http-idle-timeout", env("HTTP_IDLE_TIMEOUT", "60s"), "a keep-alive connection idle this long is closed")
+	fs.StringVar(&hdrMax, "http-max-header-bytes", env("HTTP_MAX_HEADER_BYTES", "65536"), "size limit of a request's headers in bytes")
+	fs.StringVar(&wsMax, "ws-max-conns", env("WS_MAX_CONNS", "10000"), "open WebSocket connections in this process; more are refused with 503")
+	fs.StringVar(&wsPerAddr, "ws-max-conns-per-addr", env("WS_MAX_CONNS_PER_ADDR", "256"), "open WebSocket connections from one client address; more are refused with 429")
+	fs.StringVar(&wsRate, "ws-msg-rate", env("WS_MSG_RATE", "20"), "client messages per second on one WebSocket; a faster client is disconnected (close 1008)")
+	fs.StringVar(&wsBurst, "ws-msg-burst", env("WS_MSG_BURST", "100"), "client messages one WebSocket may send at once before -ws-msg-rate applies")
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
 	}
@@ -76,6 +99,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	if c.RescueAfter, err = time.ParseDuration(rescue); err != nil || c.RescueAfter < 0 {
 		return c, fs, fmt.Errorf("rescue-after: want a duration such as 15m, got %q", rescue)
 	}
+	if err := c.loadHTTP(hdrTO, readTO, idleTO, hdrMax, wsMax, wsPerAddr, wsRate, wsBurst); err != nil {
+		return c, fs, err
+	}
 	c.CPUSlots = -1
 	if slots != "auto" {
 		if c.CPUSlots, err = strconv.Atoi(slots); err != nil || c.CPUSlots < 0 {
@@ -91,6 +117,50 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	c.CORSOrigins = split(cors, ",")
 	c.StrategyDirs = split(dirs, ":")
 	return c, fs, nil
+}
+
+// loadHTTP parses and checks the HTTP server and WebSocket limits. All are required: none
+// can be turned off, as each guards the process against one slow or greedy client.
+func (c *Config) loadHTTP(hdrTO, readTO, idleTO, hdrMax, wsMax, wsPerAddr, wsRate, wsBurst string) error {
+	duration := func(name, v string, dst *time.Duration) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%s: want a positive duration such as 30s, got %q", name, v)
+		}
+		*dst = d
+		return nil
+	}
+	count := func(name, v string, minimum int, dst *int) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < minimum {
+			return fmt.Errorf("%s: want a number >= %d, got %q", name, minimum, v)
+		}
+		*dst = n
+		return nil
+	}
+	for _, err := range []error{
+		duration("http-read-header-timeout", hdrTO, &c.HTTPReadHeaderTimeout),
+		duration("http-read-timeout", readTO, &c.HTTPReadTimeout),
+		duration("http-idle-timeout", idleTO, &c.HTTPIdleTimeout),
+		count("http-max-header-bytes", hdrMax, 1024, &c.HTTPMaxHeaderBytes),
+		count("ws-max-conns", wsMax, 1, &c.WSMaxConns),
+		count("ws-max-conns-per-addr", wsPerAddr, 1, &c.WSMaxConnsPerAddr),
+		count("ws-msg-burst", wsBurst, 1, &c.WSMsgBurst),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	// The read timeout runs from the start of the request, headers included.
+	if c.HTTPReadTimeout < c.HTTPReadHeaderTimeout {
+		return fmt.Errorf("http-read-timeout (%s) must not be shorter than http-read-header-timeout (%s)", c.HTTPReadTimeout, c.HTTPReadHeaderTimeout)
+	}
+	r, err := strconv.ParseFloat(wsRate, 64)
+	if err != nil || !(r > 0) || math.IsInf(r, 0) {
+		return fmt.Errorf("ws-msg-rate: want a positive number of messages per second, got %q", wsRate)
+	}
+	c.WSMsgRate = r
+	return nil
 }
 
 func split(s, sep string) []string {

@@ -44,3 +44,62 @@ func TestLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadHTTPLimits(t *testing.T) {
+	t.Parallel()
+	t.Run("defaults", func(t *testing.T) {
+		c, _, err := Load("serve", nil, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.HTTPReadHeaderTimeout != 10*time.Second || c.HTTPReadTimeout != 30*time.Second || c.HTTPIdleTimeout != time.Minute || c.HTTPMaxHeaderBytes != 64<<10 {
+			t.Errorf("HTTP defaults: %+v", c)
+		}
+		if c.WSMaxConns != 10000 || c.WSMaxConnsPerAddr != 256 || c.WSMsgRate != 20 || c.WSMsgBurst != 100 {
+			t.Errorf("WebSocket defaults: %+v", c)
+		}
+	})
+	env := map[string]string{
+		"HTTP_READ_HEADER_TIMEOUT": "2s", "HTTP_READ_TIMEOUT": "5s", "HTTP_IDLE_TIMEOUT": "7s", "HTTP_MAX_HEADER_BYTES": "8192",
+		"WS_MAX_CONNS": "500", "WS_MAX_CONNS_PER_ADDR": "5", "WS_MSG_RATE": "2.5", "WS_MSG_BURST": "10",
+	}
+	getenv := func(k string) string { return env[k] }
+	t.Run("environment", func(t *testing.T) {
+		c, _, err := Load("serve", nil, getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.HTTPReadHeaderTimeout != 2*time.Second || c.HTTPReadTimeout != 5*time.Second || c.HTTPIdleTimeout != 7*time.Second || c.HTTPMaxHeaderBytes != 8192 ||
+			c.WSMaxConns != 500 || c.WSMaxConnsPerAddr != 5 || c.WSMsgRate != 2.5 || c.WSMsgBurst != 10 {
+			t.Errorf("got %+v", c)
+		}
+	})
+	t.Run("flags override the environment", func(t *testing.T) {
+		c, _, err := Load("serve", []string{
+			"-http-read-header-timeout", "1s", "-http-read-timeout", "1m", "-http-idle-timeout", "2m", "-http-max-header-bytes", "1024",
+			"-ws-max-conns", "1", "-ws-max-conns-per-addr", "1", "-ws-msg-rate", "0.5", "-ws-msg-burst", "1",
+		}, getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.HTTPReadHeaderTimeout != time.Second || c.HTTPReadTimeout != time.Minute || c.HTTPIdleTimeout != 2*time.Minute || c.HTTPMaxHeaderBytes != 1024 ||
+			c.WSMaxConns != 1 || c.WSMaxConnsPerAddr != 1 || c.WSMsgRate != 0.5 || c.WSMsgBurst != 1 {
+			t.Errorf("got %+v", c)
+		}
+	})
+	t.Run("bad values are refused", func(t *testing.T) {
+		for _, bad := range [][]string{
+			{"-http-read-header-timeout", "0s"}, {"-http-read-header-timeout", "10"}, {"-http-read-timeout", "-1s"},
+			{"-http-idle-timeout", "0"}, {"-http-idle-timeout", "soon"},
+			{"-http-read-header-timeout", "20s", "-http-read-timeout", "10s"}, // the read timeout includes the headers
+			{"-http-max-header-bytes", "100"}, {"-http-max-header-bytes", "1M"},
+			{"-ws-max-conns", "0"}, {"-ws-max-conns", "-1"}, {"-ws-max-conns-per-addr", "0"}, {"-ws-max-conns-per-addr", "x"},
+			{"-ws-msg-rate", "0"}, {"-ws-msg-rate", "-3"}, {"-ws-msg-rate", "NaN"}, {"-ws-msg-rate", "Inf"}, {"-ws-msg-rate", "fast"},
+			{"-ws-msg-burst", "0"}, {"-ws-msg-burst", "1.5"},
+		} {
+			if _, _, err := Load("serve", bad, func(string) string { return "" }); err == nil {
+				t.Errorf("Load(%v) accepted bad input", bad)
+			}
+		}
+	})
+}

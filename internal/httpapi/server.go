@@ -31,6 +31,14 @@ type Config struct {
 	BasePath    string   // e.g. "/backtests"; empty serves at the root
 	CORSOrigins []string // allowed origins; empty or "*" allows any (the spec's development default)
 	MaxBody     int64    // request body limit in bytes; 0 means DefaultMaxBody
+
+	// WebSocket limits (see ws.go). Zero means the Default* value; a negative cap or rate
+	// means no limit. The connection caps count this handler's open connections; the
+	// per-address one keys on the host of the request's RemoteAddr.
+	WSMaxConns        int     // open connections in all; over it the upgrade answers 503
+	WSMaxConnsPerAddr int     // open connections from one client address; over it 429
+	WSMsgRate         float64 // client messages per second on one connection; over it close 1008
+	WSMsgBurst        int     // messages a connection may send at once before WSMsgRate applies; <= 0 default
 }
 
 // Deps are the parts the API talks to.
@@ -48,6 +56,7 @@ type Server struct {
 	log   *slog.Logger
 	tasks *tasks.Service
 	hub   *events.Hub
+	ws    *wsGate // WebSocket connection caps, shared by all of this handler's sockets
 }
 
 // New builds the API handler.
@@ -56,7 +65,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	cfg.BasePath = strings.TrimRight(cfg.BasePath, "/")
-	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, hub: deps.Hub}
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, hub: deps.Hub, ws: newWSGate(cfg)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -3,13 +3,17 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/gorilla/websocket"
+	"golang.org/x/time/rate"
 
 	"github.com/backtestd/backtestd/internal/events"
 )
@@ -30,6 +34,18 @@ import (
 // then receives {"event":"log_message","data":{name, levelname, message, timestamp, pathname,
 // lineno}} for every log line of the backtests started with that session_id (a backtest's
 // session is its task id unless the request gave one). {"event":"ping"} answers pong.
+//
+// Limits (Config's WS* fields; see wsGate). Before the upgrade, a connection beyond the
+// per-address cap is refused with 429 and one beyond the handler's cap with 503, both
+// {"detail": ...} with Retry-After. After it, every client data message, whatever it says,
+// takes a token from the connection's bucket (WSMsgRate per second, WSMsgBurst deep); a
+// message finding the bucket empty ends the connection with close code 1008 (policy
+// violation) and reason "message rate limit exceeded". Closing rather than answering an
+// error frame and carrying on: the protocol needs a handful of messages per connection
+// (the burst lets a page subscribe to its full events.MaxSubscriptions at once), so a
+// client over the limit is broken or hostile; dropping its messages one by one would still
+// cost a read and a parse each and leave a broken client believing it had subscribed,
+// while a close is visible, costs nothing more, and a reconnect passes the caps again.
 
 const (
 	wsWriteWait   = 10 * time.Second
@@ -55,7 +71,19 @@ func (h *taskHandlers) hub() *events.Hub { return h.s.hub }
 
 // wsConn runs one connection: a writer goroutine drains the subscriber's frames (closing
 // the connection when a write fails or the hub dropped it), the caller's loop reads.
+// It holds one of the gate's places from before the upgrade until it returns.
 func (h *taskHandlers) wsConn(w http.ResponseWriter, r *http.Request, onOpen func(*events.Sub), onMessage func(*events.Sub, []byte)) {
+	gate := h.s.ws
+	addr := clientAddr(r)
+	if status, detail := gate.acquire(addr); status != 0 {
+		gate.refused.Do(func() {
+			h.s.log.Warn("websocket connection refused (logged at most once a minute)", "addr", addr, "status", status, "detail", detail)
+		})
+		w.Header().Set("Retry-After", "10")
+		writeJSON(w, status, map[string]string{"detail": detail})
+		return
+	}
+	defer gate.release(addr)
 	conn, err := h.upgrader().Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
@@ -97,14 +125,142 @@ func (h *taskHandlers) wsConn(w http.ResponseWriter, r *http.Request, onOpen fun
 	readWait := 2*wsPingEvery + wsWriteWait
 	_ = conn.SetReadDeadline(time.Now().Add(readWait))
 	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(readWait)) })
+	limit := gate.messageLimiter()
 	for {
 		_, msg, err := conn.ReadMessage()
 		if err != nil {
 			return
 		}
+		if !limit.Allow() {
+			h.s.log.Info("websocket closed: message rate limit exceeded", "addr", addr, "path", r.URL.Path)
+			closeForPolicy(conn, "message rate limit exceeded")
+			return
+		}
 		_ = conn.SetReadDeadline(time.Now().Add(readWait))
 		onMessage(sub, msg)
 	}
+}
+
+// closeForPolicy sends a close frame with code 1008 and reason, then reads (and ignores)
+// what the peer still sends for at most a second, so that its close reply, not a TCP reset
+// over unread data, ends the connection and the peer gets to read the reason.
+func closeForPolicy(conn *websocket.Conn, reason string) {
+	msg := websocket.FormatCloseMessage(websocket.ClosePolicyViolation, reason)
+	if conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(wsWriteWait)) != nil {
+		return
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+	for {
+		if _, _, err := conn.NextReader(); err != nil {
+			return
+		}
+	}
+}
+
+// Defaults of the WebSocket limits in Config.
+const (
+	// DefaultWSMaxConns bounds one handler's open WebSocket connections. One costs a file
+	// descriptor, two goroutines, a few KiB of buffers and a queue of events.SubBuffer
+	// frames, some tens of KiB in all: 10,000 of them stay within a few hundred MiB and
+	// leave room under common descriptor limits (Go raises the soft limit to the hard one,
+	// often 65,536 or more) for HTTP, PostgreSQL and runner processes, while being far
+	// more sockets than one process's users keep pages open.
+	DefaultWSMaxConns = 10000
+	// DefaultWSMaxConnsPerAddr bounds the connections from one client address. A page holds
+	// one or two sockets and a browser opens a few hundred at most in all (Firefox 200,
+	// Chrome about 255), so no single user is refused and an office behind one NAT address
+	// has room, while one address can hold no more than about a 40th of DefaultWSMaxConns.
+	// Load tests that open thousands of sockets from one machine must raise it.
+	DefaultWSMaxConnsPerAddr = 256
+	// DefaultWSMsgRate and DefaultWSMsgBurst bound client messages on one connection: a page
+	// sends a few subscribes and a ping now and then; the burst lets it subscribe to its
+	// events.MaxSubscriptions tasks at once.
+	DefaultWSMsgRate  = 20.0
+	DefaultWSMsgBurst = events.MaxSubscriptions
+)
+
+// wsGate counts a handler's open WebSocket connections, in all and per client address,
+// and hands each connection its message limiter. It is safe for concurrent use.
+type wsGate struct {
+	maxConns, maxPerAddr int // <= 0: no limit
+	msgRate              rate.Limit
+	msgBurst             int
+	refused              rate.Sometimes // paces the refusal warning
+
+	mu     sync.Mutex
+	open   int
+	byAddr map[string]int
+}
+
+func newWSGate(cfg Config) *wsGate {
+	def := func(v, d int) int {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	g := &wsGate{
+		maxConns:   def(cfg.WSMaxConns, DefaultWSMaxConns),
+		maxPerAddr: def(cfg.WSMaxConnsPerAddr, DefaultWSMaxConnsPerAddr),
+		msgRate:    rate.Limit(cfg.WSMsgRate),
+		msgBurst:   max(cfg.WSMsgBurst, 0),
+		refused:    rate.Sometimes{Interval: time.Minute},
+		byAddr:     map[string]int{},
+	}
+	if g.msgBurst == 0 {
+		g.msgBurst = DefaultWSMsgBurst
+	}
+	switch {
+	case cfg.WSMsgRate == 0:
+		g.msgRate = DefaultWSMsgRate
+	case cfg.WSMsgRate < 0:
+		g.msgRate = rate.Inf
+	}
+	return g
+}
+
+// acquire takes a place for a connection from addr. It answers 0 when it did (the caller
+// must release it), otherwise the status and detail to refuse the request with.
+func (g *wsGate) acquire(addr string) (status int, detail string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.maxPerAddr > 0 && g.byAddr[addr] >= g.maxPerAddr {
+		return http.StatusTooManyRequests, fmt.Sprintf("Too many WebSocket connections from your address (limit %d); close one and retry", g.maxPerAddr)
+	}
+	if g.maxConns > 0 && g.open >= g.maxConns {
+		return http.StatusServiceUnavailable, fmt.Sprintf("The server has reached its limit of %d WebSocket connections; retry later", g.maxConns)
+	}
+	g.open++
+	g.byAddr[addr]++
+	return 0, ""
+}
+
+// release gives back a place taken by acquire.
+func (g *wsGate) release(addr string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open--
+	if g.byAddr[addr]--; g.byAddr[addr] <= 0 {
+		delete(g.byAddr, addr)
+	}
+}
+
+// messageLimiter is a fresh token bucket for one connection's client messages.
+func (g *wsGate) messageLimiter() *rate.Limiter {
+	return rate.NewLimiter(g.msgRate, g.msgBurst)
+}
+
+// clientAddr is the host part of the request's RemoteAddr: the peer of the TCP
+// connection. X-Forwarded-For and similar headers are not trusted: any client can set
+// them. Behind a reverse proxy every client would share the proxy's address, so the
+// per-address cap then needs a trusted-proxy setting that this service does not have yet
+// (or middleware, when the handler is mounted in another program, that rewrites
+// RemoteAddr from a header only that proxy can set).
+func clientAddr(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }
 
 var pongFrame = events.Encode(events.KindPong, nil)
