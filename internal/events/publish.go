@@ -7,9 +7,10 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/backtestd/backtestd/internal/store"
 )
 
 // Execer is the part of a pgx pool or connection the publisher needs.
@@ -47,7 +48,7 @@ func (p *Publisher) Publish(ctx context.Context, m Message) error {
 		}
 		if len(m.Logs) == 1 {
 			l := m.Logs[0]
-			l.Message = truncate(l.Message, len(l.Message)-(len(b)-MaxPayload)-64)
+			l.Message = store.Truncate(l.Message, len(l.Message)-(len(b)-MaxPayload)-64)
 			m.Logs = []LogLine{l}
 			return p.Publish(ctx, m)
 		}
@@ -55,7 +56,7 @@ func (p *Publisher) Publish(ctx context.Context, m Message) error {
 			// A strategy's error text has no length limit; subscribers must still learn
 			// that the task ended (the full text is stored with the task).
 			d := *m.Done
-			e := truncate(*d.Error, len(*d.Error)-(len(b)-MaxPayload)-64)
+			e := store.Truncate(*d.Error, len(*d.Error)-(len(b)-MaxPayload)-64)
 			d.Error = &e
 			m.Done = &d
 			return p.Publish(ctx, m)
@@ -66,20 +67,6 @@ func (p *Publisher) Publish(ctx context.Context, m Message) error {
 		return fmt.Errorf("notify %s event: %w", m.Event, err)
 	}
 	return nil
-}
-
-// truncate shortens s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if n < 0 {
-		n = 0
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // MaxStreamedLines caps the log lines one batch streams to subscribers (about every 20 ms):

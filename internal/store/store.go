@@ -40,6 +40,11 @@ func Open(ctx context.Context, url string, maxConns int32) (*Store, error) {
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
+	cfg.ConnConfig.Tracer = safeArgs{}
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		registerSafeText(c.TypeMap())
+		return nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)

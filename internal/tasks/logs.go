@@ -78,10 +78,7 @@ func logFileName(session string) string {
 }
 
 func (k *logSink) add(le engine.LogEntry) {
-	msg := le.Message
-	if len(msg) > maxLogMessage {
-		msg = msg[:maxLogMessage] + "…"
-	}
+	msg := store.Truncate(le.Message, maxLogMessage)
 	wall := le.Wall
 	if wall.IsZero() {
 		wall = time.Now().UTC()
