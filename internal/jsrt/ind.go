@@ -151,5 +151,6 @@ func (h *host) indObject() *goja.Object {
 	two("CrossOver", engine.CrossOver)
 	two("CrossUp", engine.CrossUp)
 	two("CrossDown", engine.CrossDown)
+	nameFunctions(h.rt, o)
 	return o
 }

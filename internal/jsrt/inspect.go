@@ -114,7 +114,7 @@ func stubHost(rt *goja.Runtime) *goja.Object {
 		panic(rt.NewTypeError("the strategy API is only available while a backtest runs"))
 	}
 	for _, n := range []string{"order", "close", "cancel", "bracket", "target", "getPosition", "log"} {
-		_ = h.Set(n, fail)
+		_ = h.Set(n, named(rt, n, fail))
 	}
 	return h
 }
@@ -125,7 +125,7 @@ func stubIndicators(rt *goja.Runtime) *goja.Object {
 		panic(rt.NewTypeError("indicators can only be created in init()"))
 	}
 	for _, n := range indicatorNames {
-		_ = o.Set(n, fail)
+		_ = o.Set(n, named(rt, n, fail))
 	}
 	return o
 }

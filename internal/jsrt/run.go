@@ -304,7 +304,7 @@ func (d *dataView) Get(key string) goja.Value {
 	case "date":
 		return d.date
 	}
-	return goja.Undefined()
+	return nil // not ours: looked up on the prototype (toString, valueOf, …)
 }
 func (d *dataView) Set(string, goja.Value) bool { return false }
 func (d *dataView) Has(key string) bool {
@@ -326,7 +326,7 @@ func (h *host) dataObject(k int) *goja.Object {
 	f := h.eng.Feeds()[k]
 	cur := h.eng.Cursor(k)
 	d := &dataView{h: h, feed: k}
-	d.date = rt.ToValue(func(ago int) string {
+	d.date = named(rt, "date", func(ago int) string {
 		i := *cur + ago
 		if ago > 0 || i < 0 || i >= len(f.Bars) {
 			return ""
@@ -383,7 +383,7 @@ func (p *positionView) Get(key string) goja.Value {
 		}
 		return p.priceVal
 	}
-	return goja.Undefined()
+	return nil // not ours: looked up on the prototype (toString, valueOf, …)
 }
 func (p *positionView) Set(string, goja.Value) bool { return false }
 func (p *positionView) Has(key string) bool         { return key == "size" || key == "price" }
@@ -406,7 +406,7 @@ func (b *brokerView) Get(key string) goja.Value {
 	case "getValue":
 		return b.getValue
 	}
-	return goja.Undefined()
+	return nil // not ours: looked up on the prototype (toString, valueOf, …)
 }
 func (b *brokerView) Set(string, goja.Value) bool { return false }
 func (b *brokerView) Has(key string) bool {
@@ -417,8 +417,8 @@ func (b *brokerView) Keys() []string     { return []string{"cash", "value"} }
 
 func (h *host) brokerObject() *goja.Object {
 	b := &brokerView{h: h}
-	b.getCash = h.rt.ToValue(func() float64 { return h.eng.Cash() })
-	b.getValue = h.rt.ToValue(func(call goja.FunctionCall) goja.Value {
+	b.getCash = named(h.rt, "getCash", func() float64 { return h.eng.Cash() })
+	b.getValue = named(h.rt, "getValue", func(call goja.FunctionCall) goja.Value {
 		if len(call.Arguments) > 0 && !goja.IsUndefined(call.Argument(0)) {
 			return h.rt.ToValue(h.eng.FeedValue(h.feedOf(call.Argument(0))))
 		}
@@ -488,7 +488,7 @@ func (v *orderView) Get(key string) goja.Value {
 	case "alive":
 		return h.orderMethods[2]
 	}
-	return goja.Undefined()
+	return nil // not ours: looked up on the prototype (toString, valueOf, …)
 }
 func (v *orderView) Set(string, goja.Value) bool { return false }
 func (v *orderView) Has(key string) bool {
@@ -513,9 +513,9 @@ func (h *host) orderObject(o *engine.Order) *goja.Object {
 			h.throw("not an order")
 			return nil
 		}
-		h.orderMethods[0] = h.rt.ToValue(func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Side == engine.Buy) })
-		h.orderMethods[1] = h.rt.ToValue(func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Side == engine.Sell) })
-		h.orderMethods[2] = h.rt.ToValue(func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Status.Alive()) })
+		h.orderMethods[0] = named(h.rt, "isBuy", func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Side == engine.Buy) })
+		h.orderMethods[1] = named(h.rt, "isSell", func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Side == engine.Sell) })
+		h.orderMethods[2] = named(h.rt, "alive", func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Status.Alive()) })
 	}
 	return h.rt.NewDynamicObject(&orderView{h: h, o: *o})
 }
@@ -751,6 +751,7 @@ func (h *host) hostObject() *goja.Object {
 		}
 		h.eng.Log(lv, "strategy", m)
 	})
+	nameFunctions(rt, o)
 	return o
 }
 

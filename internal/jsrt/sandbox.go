@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -140,6 +141,28 @@ func (g *guard) interrupted(err error) *RunError {
 	return g.reason
 }
 
+// named makes fn a JavaScript function called name. goja names Go functions after their
+// Go symbol (package path, receiver, "-fm"), which String(fn) and fn.name would show to
+// a strategy: nothing of the host's internals should.
+func named(rt *goja.Runtime, name string, fn any) goja.Value {
+	v := rt.ToValue(fn)
+	if o, ok := v.(*goja.Object); ok {
+		_ = o.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	}
+	return v
+}
+
+// nameFunctions gives every function property of o its property's name (see named).
+func nameFunctions(rt *goja.Runtime, o *goja.Object) {
+	for _, k := range o.Keys() {
+		if f, ok := o.Get(k).(*goja.Object); ok {
+			if _, isFn := goja.AssertFunction(f); isFn {
+				_ = f.DefineDataProperty("name", rt.ToValue(k), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+			}
+		}
+	}
+}
+
 // newRuntime returns a runtime with only the language built-ins plus the
 // given globals. Host objects such as require, process or timers do not
 // exist in goja unless installed, so nothing else is reachable.
@@ -150,8 +173,17 @@ func newRuntime() *goja.Runtime {
 	return rt
 }
 
-// jsErrorInfo extracts a message and 1-based line from a goja error.
+// goInternals matches goja messages that print Go values (addresses, Go type names).
+var goInternals = regexp.MustCompile(`Could not convert .* to primitive`)
+
+// jsErrorInfo extracts a message and 1-based line from a goja error, in JavaScript's
+// words rather than Go's.
 func jsErrorInfo(err error) (msg string, line, col int) {
+	msg, line, col = rawErrorInfo(err)
+	return goInternals.ReplaceAllLiteralString(msg, "Cannot convert object to primitive value"), line, col
+}
+
+func rawErrorInfo(err error) (msg string, line, col int) {
 	var so *goja.StackOverflowError
 	if errors.As(err, &so) {
 		msg = "RangeError: Maximum call stack size exceeded"

@@ -160,3 +160,50 @@ class Api extends Strategy {
 		t.Errorf("events %+v", res.OrderEvents)
 	}
 }
+
+// Nothing of the host's Go internals (symbol names, package paths, addresses) shows
+// through the objects a strategy can reach.
+func TestHostObjectsLeakNothing(t *testing.T) {
+	t.Parallel()
+	code := `class Leak extends Strategy {
+  init() { this.sma = ind.SMA(this.data.close, 3); }
+  next() {
+    const o = this.buy({ size: 1 });
+    const parts = [this.broker.getCash, this.broker.getValue, this.broker, this.data, this.data.close,
+      this.data.date, this.position, this.sma, ind.SMA, ind, Strategy, o, o && o.isBuy, o && o.alive];
+    for (const p of parts) {
+      this.log(String(p));
+      if (typeof p === 'function') this.log(p.name);
+      if (p && typeof p === 'object') this.log(Object.keys(p).map(k => k + '=' + String(p[k])).join(','));
+    }
+    for (const k of Object.getOwnPropertyNames(globalThis)) this.log(k + ':' + String(globalThis[k]));
+    this.stopped = true;
+  }
+}`
+	var lines []string
+	_, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "AAA", Bars: walk(10)}},
+		OnLog: func(le engine.LogEntry) { lines = append(lines, le.Message) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) < 20 {
+		t.Fatalf("only %d lines logged", len(lines))
+	}
+	for _, l := range lines {
+		for _, bad := range []string{"github.com", "-fm", "0xc0", "func(", "goja", "backtestd"} {
+			if strings.Contains(l, bad) {
+				t.Errorf("log line shows %q: %s", bad, l)
+			}
+		}
+	}
+}
+
+func TestErrorsInJavaScriptWords(t *testing.T) {
+	t.Parallel()
+	_, err := Run(context.Background(), RunConfig{Code: `class E extends Strategy { next() { String(Object.create(null)); } }`,
+		Feeds: []engine.Feed{{Symbol: "AAA", Bars: walk(10)}}})
+	if err == nil || strings.Contains(err.Error(), "0x") || strings.Contains(err.Error(), "goja") ||
+		!strings.Contains(err.Error(), "Cannot convert object to primitive value") {
+		t.Fatalf("error %v", err)
+	}
+}
