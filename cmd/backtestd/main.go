@@ -16,9 +16,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/backtestd/backtestd/internal/runner"
 )
 
 func main() {
+	if runner.IsChild() { // started by the runner pool to run strategy code: nothing else
+		os.Exit(runner.ChildMain())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {

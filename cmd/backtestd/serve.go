@@ -34,8 +34,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err := marketdata.EnsureBuiltin(ctx, db.Store, cfg.SampleData); err != nil {
 		return fmt.Errorf("built-in data source: %w", err)
 	}
+	// Strategy code is loaded and run only in runner processes from this pool.
+	runners, err := newRunners(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer runners.Close()
+	strategies := strategy.NewService(db.Store, runners, log)
 	if len(cfg.StrategyDirs) > 0 {
-		sw, err := strategydir.Start(ctx, cfg.StrategyDirs, strategy.NewService(db.Store, log), strategydir.Options{Logger: log})
+		sw, err := strategydir.Start(ctx, cfg.StrategyDirs, strategies, strategydir.Options{Logger: log})
 		if err != nil {
 			return err
 		}
@@ -44,7 +51,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 	// Tasks: River workers unless -workers 0, and the one LISTEN connection feeding the
 	// WebSocket hub. Shutdown order: HTTP, River (soft, then hard), listener, pools.
-	taskRT, err := startTaskRuntime(ctx, cfg, db.URL, log, true)
+	taskRT, err := startTaskRuntime(ctx, cfg, db.URL, runners, log, true)
 	if err != nil {
 		return err
 	}
@@ -52,10 +59,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	stopListener := startListener(db.URL, hub, taskRT.svc, log)
 
 	api := httpapi.New(apiConfig(cfg), httpapi.Deps{
-		Store:  db.Store,
-		Logger: log,
-		Tasks:  taskRT.svc,
-		Hub:    hub,
+		Store:      db.Store,
+		Logger:     log,
+		Tasks:      taskRT.svc,
+		Hub:        hub,
+		Strategies: strategies,
 	})
 	err = listenAndServe(ctx, cfg.Listen, newHTTPServer(cfg, api), log)
 	taskRT.stopWorkers()

@@ -13,6 +13,7 @@ import (
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jobs"
+	"github.com/backtestd/backtestd/internal/runner"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
@@ -34,7 +35,12 @@ func workerCommand(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	defer db.Close()
-	rt, err := startTaskRuntime(ctx, cfg, db.URL, log, false)
+	runners, err := newRunners(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer runners.Close()
+	rt, err := startTaskRuntime(ctx, cfg, db.URL, runners, log, false)
 	if err != nil {
 		return err
 	}
@@ -44,6 +50,19 @@ func workerCommand(ctx context.Context, args []string, getenv func(string) strin
 	rt.stopWorkers()
 	rt.close()
 	return nil
+}
+
+// newRunners is the pool of runner processes strategy code runs in, with the configured
+// limits.
+func newRunners(cfg config.Config, log *slog.Logger) (*runner.Pool, error) {
+	warm := cfg.RunnersWarm
+	if warm == 0 {
+		warm = -1 // none kept waiting
+	}
+	return runner.New(runner.Config{
+		MemoryLimit: uint64(cfg.RunMemoryMB) << 20, TimeLimit: cfg.RunTimeout, Warm: warm,
+		MaxLogLines: cfg.RunLogLines, MaxLogBytes: cfg.RunLogMB << 20, Logger: log,
+	})
 }
 
 // taskRuntime is the task service with its River client and the pool they use, sized for
@@ -61,7 +80,7 @@ type taskRuntime struct {
 // startTaskRuntime builds the task service and its River client over a pool of its own and,
 // when cfg.Workers > 0, starts working jobs. Automatic CPU slots are one per CPU, one fewer
 // when the process also serves the API, so requests stay fast however many backtests run.
-func startTaskRuntime(ctx context.Context, cfg config.Config, url string, log *slog.Logger, serving bool) (*taskRuntime, error) {
+func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runners *runner.Pool, log *slog.Logger, serving bool) (*taskRuntime, error) {
 	// A running backtest holds a connection only for short queries (the engine holds none),
 	// so the pool stays well under PostgreSQL's default limit of 100 even with many workers.
 	st, err := store.Open(ctx, url, int32(min(cfg.Workers+10, 60)))
@@ -76,7 +95,7 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, log *s
 		}
 	}
 	svc := tasks.New(tasks.Config{RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
-		LogDir: cfg.LogDir, CPUSlots: slots}, st, log)
+		LogDir: cfg.LogDir, CPUSlots: slots, Runner: runners}, st, log)
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{

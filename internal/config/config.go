@@ -29,6 +29,9 @@ type Config struct {
 	RunMemoryMB  int           // RUN_MEMORY_MB: memory budget of one backtest
 	RescueAfter  time.Duration // RESCUE_AFTER: run time after which a job counts as stuck (worker died) and runs again; 0 derives it from RunTimeout
 	CPUSlots     int           // CPU_SLOTS: engine runs computing at once in this process; 0 no limit, -1 automatic
+	RunnersWarm  int           // RUNNERS_WARM: runner processes kept started and waiting for strategy code
+	RunLogLines  int           // RUN_LOG_LINES: log lines one run may write before its log is truncated
+	RunLogMB     int           // RUN_LOG_MB: log megabytes one run may write before its log is truncated
 
 	HTTPReadHeaderTimeout time.Duration // HTTP_READ_HEADER_TIMEOUT: time to read a request's headers
 	HTTPReadTimeout       time.Duration // HTTP_READ_TIMEOUT: time to read a whole request, body included
@@ -53,6 +56,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		c                             Config
 		cors, dirs, level, sample, to string
 		workers, mem, rescue, slots   string
+		warm, logLines, logMB         string
 		hdrTO, readTO, idleTO, hdrMax string
 		wsMax, wsPerAddr, wsRate      string
 		wsBurst                       string
@@ -73,6 +77,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&mem, "run-memory-mb", env("RUN_MEMORY_MB", "1024"), "memory budget of one backtest in MiB")
 	fs.StringVar(&rescue, "rescue-after", env("RESCUE_AFTER", "0"), "a job running this long counts as stuck and runs again (0: a margin past -run-timeout)")
 	fs.StringVar(&slots, "cpu-slots", env("CPU_SLOTS", "auto"), "engine runs computing at once (auto: one per CPU, one fewer when serving the API; 0: no limit)")
+	fs.StringVar(&warm, "runners-warm", env("RUNNERS_WARM", "2"), "runner processes kept started for strategy code")
+	fs.StringVar(&logLines, "run-log-lines", env("RUN_LOG_LINES", "100000"), "log lines one run may write; later lines are dropped after one 'log truncated' line")
+	fs.StringVar(&logMB, "run-log-mb", env("RUN_LOG_MB", "50"), "log megabytes one run may write; later lines are dropped after one 'log truncated' line")
 	// There is no write timeout: WebSockets and long exports write for as long as they
 	// need, and the WebSocket code sets its own deadline on every write.
 	fs.StringVar(&hdrTO, "http-read-header-timeout", env("HTTP_READ_HEADER_TIMEOUT", "10s"), "time a client has to send a request's headers")
@@ -98,6 +105,15 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	if c.RescueAfter, err = time.ParseDuration(rescue); err != nil || c.RescueAfter < 0 {
 		return c, fs, fmt.Errorf("rescue-after: want a duration such as 15m, got %q", rescue)
+	}
+	if c.RunnersWarm, err = strconv.Atoi(warm); err != nil || c.RunnersWarm < 0 {
+		return c, fs, fmt.Errorf("runners-warm: want a number >= 0, got %q", warm)
+	}
+	if c.RunLogLines, err = strconv.Atoi(logLines); err != nil || c.RunLogLines <= 0 {
+		return c, fs, fmt.Errorf("run-log-lines: want a positive number, got %q", logLines)
+	}
+	if c.RunLogMB, err = strconv.Atoi(logMB); err != nil || c.RunLogMB <= 0 {
+		return c, fs, fmt.Errorf("run-log-mb: want a positive number, got %q", logMB)
 	}
 	if err := c.loadHTTP(hdrTO, readTO, idleTO, hdrMax, wsMax, wsPerAddr, wsRate, wsBurst); err != nil {
 		return c, fs, err

@@ -255,10 +255,11 @@ func (e *Engine) commission(size, price float64) float64 {
 // Log records an engine or strategy log line at the current bar.
 func (e *Engine) Log(level, source, msg string) {
 	le := LogEntry{Time: e.Now(), Wall: time.Now().UTC(), Level: level, Message: msg, Source: source}
-	e.res.Logs = append(e.res.Logs, le)
-	if e.cfg.OnLog != nil {
+	if e.cfg.OnLog != nil { // streamed: not kept as well, however much a strategy logs
 		e.cfg.OnLog(le)
+		return
 	}
+	e.res.Logs = append(e.res.Logs, le)
 }
 
 // Submit creates an order. It is checked against cash at the next bar.

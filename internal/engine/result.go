@@ -31,7 +31,7 @@ type Result struct {
 	OpenOrders  []OrderEvent  `json:"open_orders"`
 	Analyzers   Analyzers     `json:"analyzers"`
 	Summary     Summary       `json:"summary"`
-	Logs        []LogEntry    `json:"logs"`
+	Logs        []LogEntry    `json:"logs"`           // kept only when Config.OnLog is nil
 	FirstNext   int           `json:"first_next_bar"` // 1-based bar of the first next() call, 0 if never
 }
 

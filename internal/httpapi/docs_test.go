@@ -63,7 +63,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	h := httpapi.New(httpapi.Config{}, httpapi.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := httpapi.New(httpapi.Config{}, httpapi.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Strategies: httpapi.StrategiesForTest(t, st)})
 	routes, isChi := h.(chi.Routes)
 	if !isChi {
 		t.Fatalf("httpapi.New without a base path returned %T, not a chi router", h)
@@ -181,7 +181,7 @@ func TestDocsServed(t *testing.T) {
 	t.Cleanup(st.Close)
 	for _, base := range []string{"", "/bt"} {
 		t.Run("base path "+base, func(t *testing.T) {
-			srv := httptest.NewServer(httpapi.New(httpapi.Config{BasePath: base}, httpapi.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+			srv := httptest.NewServer(httpapi.New(httpapi.Config{BasePath: base}, httpapi.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Strategies: httpapi.StrategiesForTest(t, st)}))
 			defer srv.Close()
 			get := func(path string) (int, string, string) {
 				resp, err := http.Get(srv.URL + path)

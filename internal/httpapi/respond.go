@@ -1,12 +1,17 @@
 package httpapi
 
 import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/backtestd/backtestd/internal/apperr"
@@ -52,14 +57,65 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, statusOf[e.Kind], map[string]string{"detail": e.Detail})
 		return
 	}
-	if store.IsInvalidText(err) {
-		// Any text field or path segment can carry it; refusing here covers them all.
-		writeJSON(w, http.StatusBadRequest, map[string]string{
-			"detail": "Invalid text: values must be valid UTF-8 without NUL (\\u0000) characters"})
+	if store.IsInvalidText(err) { // a backstop: the store cleans text before it is written
+		s.writeError(w, r, errInvalidText)
 		return
 	}
-	s.log.Error("unhandled error", "method", r.Method, "path", r.URL.Path, "err", err)
-	writeJSON(w, http.StatusInternalServerError, Envelope{Code: "error", Message: err.Error()})
+	s.internalError(w, r, err)
+}
+
+// internalError answers 500 without saying anything internal: the client gets the request
+// id, the log gets the cause under the same id.
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error, attrs ...any) {
+	id := requestID(r.Context())
+	s.log.Error("internal error", append([]any{"request_id", id, "method", r.Method, "path", r.URL.Path, "err", err}, attrs...)...)
+	writeJSON(w, http.StatusInternalServerError, Envelope{Code: "error", Message: "internal error (request id " + id + ")"})
+}
+
+type requestIDKey struct{}
+
+// withRequestID gives every request an id, in its context and in the X-Request-Id
+// response header, so a user's report of a failure can be found in the log.
+func withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id := hex.EncodeToString(b[:])
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// errInvalidText refuses client text PostgreSQL could not store as given. The store would
+// clean it (see store.SafeText), but a client that sends it should learn so, not find
+// its text changed.
+var errInvalidText = &apperr.Error{Kind: apperr.KindInvalid, Detail: `Invalid text: values must be valid UTF-8 without NUL (\u0000) characters`}
+
+// safeText reports whether b (JSON when json is set) is text PostgreSQL stores as it is.
+func safeText(b []byte, json bool) bool {
+	c := store.SafeText(b, json)
+	return len(c) == len(b) && bytes.Equal(c, b)
+}
+
+// refuseBadText answers 400 for a path or query string with NUL characters or invalid
+// UTF-8, before any handler sees them.
+func refuseBadText(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !safeText([]byte(r.URL.Path), false) || !safeText([]byte(r.URL.RawQuery), false) {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"detail": errInvalidText.Detail})
+			return
+		}
+		if q, err := url.QueryUnescape(r.URL.RawQuery); err == nil && !safeText([]byte(q), false) {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"detail": errInvalidText.Detail})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // writeJSON writes v as JSON with status.
@@ -78,8 +134,14 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64,
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
 		return &apperr.Error{Kind: apperr.KindInvalid, Detail: "Content-Type must be application/json"}
 	}
-	body := http.MaxBytesReader(w, r.Body, maxBytes)
-	dec := json.NewDecoder(body)
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
+	if err != nil {
+		return jsonError(err, maxBytes)
+	}
+	if !safeText(raw, true) {
+		return errInvalidText
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	if strict {
 		dec.DisallowUnknownFields()
 	}
@@ -141,7 +203,7 @@ func jsonTypeName(goKind string) string {
 func logRequests(log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			log.Debug("request", "method", r.Method, "path", r.URL.Path)
+			log.Debug("request", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path)
 			next.ServeHTTP(w, r)
 		})
 	}

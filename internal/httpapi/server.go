@@ -17,6 +17,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/strategy"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
@@ -47,6 +48,9 @@ type Deps struct {
 	Logger *slog.Logger
 	Tasks  *tasks.Service // backtest tasks; nil leaves the task routes answering 503
 	Hub    *events.Hub    // WebSocket fan-out fed by the process's event listener
+	// Strategies is the strategy service; its inspector runs uploaded code in runner
+	// processes.
+	Strategies *strategy.Service
 }
 
 // Server holds the API's dependencies. It is created by New and used through its handler.
@@ -56,6 +60,7 @@ type Server struct {
 	log   *slog.Logger
 	tasks *tasks.Service
 	hub   *events.Hub
+	strat *strategy.Service
 	ws    *wsGate // WebSocket connection caps, shared by all of this handler's sockets
 }
 
@@ -65,7 +70,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	cfg.BasePath = strings.TrimRight(cfg.BasePath, "/")
-	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, hub: deps.Hub, ws: newWSGate(cfg)}
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -80,7 +85,7 @@ func New(cfg Config, deps Deps) http.Handler {
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(s.recoverer, logRequests(s.log), s.cors())
+	r.Use(withRequestID, s.recoverer, logRequests(s.log), s.cors(), refuseBadText)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})
@@ -151,8 +156,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-				writeJSON(w, http.StatusInternalServerError, Envelope{Code: "error", Message: fmt.Sprint(v)})
+				s.internalError(w, r, fmt.Errorf("panic: %v", v), "stack", string(debug.Stack()))
 			}
 		}()
 		next.ServeHTTP(w, r)

@@ -156,13 +156,21 @@ func TestErrorWriting(t *testing.T) {
 		{"text PostgreSQL refuses", func(http.ResponseWriter, *http.Request) error {
 			return fmt.Errorf("get task: %w", &pgconn.PgError{Code: "22021"})
 		}, 400, "detail", "Invalid text: values must be valid UTF-8 without NUL (\\u0000) characters"},
-		{"unhandled", func(http.ResponseWriter, *http.Request) error { return errors.New("boom") }, 500, "code", "error"},
-		{"panic", func(http.ResponseWriter, *http.Request) error { panic("kaboom") }, 500, "message", "kaboom"},
+		// 500s say nothing internal: the request id, which the log has with the cause.
+		{"unhandled", func(http.ResponseWriter, *http.Request) error { return errors.New("boom") }, 500, "message", "internal error (request id %s)"},
+		{"panic", func(http.ResponseWriter, *http.Request) error { panic("kaboom") }, 500, "message", "internal error (request id %s)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			s.recoverer(s.handle(tt.h)).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+			withRequestID(s.recoverer(s.handle(tt.h))).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+			if strings.Contains(tt.wantValue, "%s") {
+				id := rec.Header().Get("X-Request-Id")
+				if len(id) != 16 {
+					t.Fatalf("request id %q", id)
+				}
+				tt.wantValue = fmt.Sprintf(tt.wantValue, id)
+			}
 			if rec.Code != tt.wantStatus {
 				t.Fatalf("status %d, want %d", rec.Code, tt.wantStatus)
 			}
@@ -191,6 +199,8 @@ func TestDecodeJSON(t *testing.T) {
 		wantDetail string
 	}{
 		{"valid", `{"name":"a","cash":1}`, true, 0, ""},
+		{"NUL character", `{"name":"a\u0000b"}`, false, 400, "Invalid text"},
+		{"escaped backslash before u0000", `{"name":"a\\u0000b"}`, false, 0, ""},
 		{"syntax", `{"name":`, false, 400, "Malformed JSON"},
 		{"bad token", `{"name": nope}`, false, 400, "Malformed JSON at byte"},
 		{"empty", ``, false, 400, "Request body is empty"},

@@ -25,7 +25,7 @@ type strategyHandlers struct {
 
 // mountStrategies mounts Strategy routes under /api/strategies.
 func (s *Server) mountStrategies(r chi.Router) {
-	h := &strategyHandlers{s: s, svc: strategy.NewService(s.store, s.log)}
+	h := &strategyHandlers{s: s, svc: s.strat}
 	r.Route("/api/strategies", func(r chi.Router) {
 		r.Get("/", h.handle(h.list))
 		r.Post("/", h.handle(h.create))

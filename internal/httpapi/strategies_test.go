@@ -61,7 +61,7 @@ func setup(t *testing.T) *bundle {
 	}
 	t.Cleanup(st.Close)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(httpapi.New(httpapi.Config{}, httpapi.Deps{Store: st, Logger: log}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Config{}, httpapi.Deps{Store: st, Logger: log, Strategies: httpapi.StrategiesForTest(t, st)}))
 	t.Cleanup(srv.Close)
 	return &bundle{url: srv.URL, store: st}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/runner/runnertest"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
@@ -80,7 +81,7 @@ func newTaskEnv(t *testing.T, workers int) *taskEnv {
 	exec(`INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, params, origin, content_hash)
 		VALUES ('str_1', 1, 'SmaCross', $1, 'SmaCross', $2, 'api', 'h')`, taskTestStrategy, params)
 
-	svc := tasks.New(tasks.Config{RunTimeout: 30 * time.Second}, st, quietLogger())
+	svc := tasks.New(tasks.Config{RunTimeout: 30 * time.Second, Runner: runnertest.Pool(t)}, st, quietLogger())
 	client, err := jobs.NewClient(st.Pool, jobs.Config{Workers: workers, RunTimeout: 30 * time.Second, Logger: quietLogger()}, svc)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func newTaskEnv(t *testing.T, workers int) *taskEnv {
 	go func() { defer close(done); _ = l.Run(lctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	<-l.Ready()
-	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger(), Tasks: svc, Hub: hub}))
+	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger(), Tasks: svc, Hub: hub, Strategies: StrategiesForTest(t, st)}))
 	t.Cleanup(srv.Close)
 	return &taskEnv{ctx: ctx, srv: srv, st: st, hub: hub, strat: "str_1"}
 }

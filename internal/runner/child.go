@@ -52,6 +52,10 @@ func ChildMain() int {
 	}
 	w := newFrameWriter(os.Stdout)
 	defer w.close()
+	if err := w.send(message{Started: true}); err != nil {
+		return 3
+	}
+	w.flush() // the parent's clock for the limits starts now
 	if err := serve(context.Background(), req, w); err != nil {
 		fmt.Fprintln(os.Stderr, "runner:", err)
 		return 3
@@ -71,12 +75,21 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 		}
 		return w.send(message{Info: info})
 	}
+	var lines, bytes int
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{
 		Code: req.Code, Params: req.Params, Feeds: req.Feeds,
 		Cash: req.Cash, Commission: req.Commission,
 		WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
 		OnProgress: func(cur, total int) { _ = w.send(message{Progress: &progress{cur, total}}) },
-		OnLog:      func(le engine.LogEntry) { _ = w.send(message{Log: &le}) },
+		OnLog: func(le engine.LogEntry) {
+			// Past the cap the parent drops lines: send one more (it writes the
+			// "truncated" line), then none.
+			if lines <= req.MaxLogLines && bytes <= req.MaxLogBytes {
+				lines++
+				bytes += len(le.Message)
+				_ = w.send(message{Log: &le})
+			}
+		},
 	})
 	var re *jsrt.RunError
 	switch {
@@ -131,6 +144,14 @@ func (w *frameWriter) flusher() {
 			}
 			w.mu.Unlock()
 		}
+	}
+}
+
+func (w *frameWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = w.bw.Flush()
 	}
 }
 

@@ -18,11 +18,17 @@ type request struct {
 	Commission  float64
 	TimeLimit   time.Duration
 	MemoryLimit uint64
+	// MaxLogLines and MaxLogBytes let the child stop sending log lines the parent would
+	// drop anyway (the parent enforces the cap itself).
+	MaxLogLines int
+	MaxLogBytes int
 }
 
-// message is one frame from the child: exactly one field is set. A run sends any number of
-// Progress and Log frames and ends with one of Info, LoadErr, RunErr or Result.
+// message is one frame from the child: exactly one field is set. A child sends Started
+// when it has read its request, then any number of Progress and Log frames, and ends with
+// one of Info, LoadErr, RunErr or Result.
 type message struct {
+	Started  bool
 	Progress *progress
 	Log      *engine.LogEntry
 	Info     *jsrt.StrategyInfo

@@ -47,8 +47,9 @@ const (
 	// child's own watchdog stops JavaScript loops at the limit with a clear message; a
 	// built-in that never yields is killed here.
 	killGrace = 500 * time.Millisecond
-	// startGrace covers starting a child when none is warm, on a busy machine.
-	startGrace = 2 * time.Second
+	// startLimit is how long a child may take to start and read its request (when none was
+	// warm, on a busy machine); the run's own limits count from then.
+	startLimit = 30 * time.Second
 	// asHeadroom is address space above the memory budget: an idle child already maps
 	// about 1.5 GB it never touches (Go's heap reservations, C thread arenas). The address
 	// space limit only stops giant single allocations at once; the budget itself is
@@ -190,7 +191,8 @@ func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, er
 // one goroutine, in order; the log is capped (Config.MaxLogLines, MaxLogBytes).
 func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error) {
 	req := request{Code: cfg.Code, Params: cfg.Params, Feeds: cfg.Feeds, Cash: cfg.Cash,
-		Commission: cfg.Commission, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit}
+		Commission: cfg.Commission, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit,
+		MaxLogLines: p.cfg.MaxLogLines, MaxLogBytes: p.cfg.MaxLogBytes}
 	if req.TimeLimit <= 0 {
 		req.TimeLimit = p.cfg.TimeLimit
 	}
@@ -248,6 +250,7 @@ func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (mess
 
 	var final message
 	read := make(chan error, 1)
+	started := make(chan struct{})
 	go func() {
 		dec := gob.NewDecoder(c.stdout)
 		for {
@@ -256,18 +259,22 @@ func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (mess
 				read <- err
 				return
 			}
-			if m.Progress == nil && m.Log == nil {
+			switch {
+			case m.Started:
+				close(started)
+			case m.Progress != nil || m.Log != nil:
+				if onFrame != nil {
+					onFrame(m)
+				}
+			default:
 				final = m
 				read <- nil
 				return
 			}
-			if onFrame != nil {
-				onFrame(m)
-			}
 		}
 	}()
 
-	deadline := time.NewTimer(req.TimeLimit + killGrace)
+	deadline := time.NewTimer(startLimit)
 	defer deadline.Stop()
 	poll := time.NewTicker(memPoll)
 	defer poll.Stop()
@@ -281,11 +288,18 @@ func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (mess
 	var readErr error
 	for reading := true; reading; {
 		select {
+		case <-started:
+			started = nil
+			deadline.Reset(req.TimeLimit + killGrace)
 		case readErr = <-read:
 			reading = false
 		case <-ctx.Done():
 			kill(jsrt.Cancelled(ctx.Err()))
 		case <-deadline.C:
+			if started != nil { // the child never started: not the strategy's fault
+				c.discard()
+				return message{}, nil, fmt.Errorf("runner: the child process did not start within %s", startLimit)
+			}
 			kill(&jsrt.RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", req.TimeLimit)})
 		case <-poll.C:
 			if n, err := rss(c.cmd.Process.Pid); err == nil && n > req.MemoryLimit {
@@ -309,6 +323,13 @@ func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (mess
 	}
 	if killed != nil {
 		return message{}, killed, nil
+	}
+	if started != nil {
+		select {
+		case <-started:
+		default: // it died before reading its request: no strategy code ran
+			return message{}, nil, fmt.Errorf("runner: the child process ended before it started: %s", firstLine(c.stderr.String(), ""))
+		}
 	}
 	return message{}, c.classify(req), nil
 }

@@ -38,7 +38,7 @@ func (r SyncResult) String() string {
 // nothing, so the previous version stays in place. The strategy's name is the class name
 // (the file's base name when the class has none).
 func (s *Service) SyncFile(ctx context.Context, path, code string) (*Strategy, SyncResult, error) {
-	info, err := Load(ctx, code)
+	info, err := s.Load(ctx, code)
 	if err != nil {
 		return nil, Unchanged, err
 	}

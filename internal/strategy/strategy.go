@@ -114,18 +114,26 @@ func (e *CodeError) Unwrap() error {
 	return &apperr.Error{Kind: apperr.KindInvalid, Detail: e.Detail}
 }
 
+// Inspector loads strategy code and reports its class and parameters; errors are
+// *jsrt.LoadError for code that cannot be loaded. Uploaded code is untrusted: the service's
+// inspector runs it in a runner process (internal/runner).
+type Inspector interface {
+	Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, error)
+}
+
 // Service applies the strategy rules on top of the store.
 type Service struct {
 	store *store.Store
+	insp  Inspector
 	log   *slog.Logger
 }
 
-// NewService returns a Service on st.
-func NewService(st *store.Store, log *slog.Logger) *Service {
+// NewService returns a Service on st that loads code with insp.
+func NewService(st *store.Store, insp Inspector, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: st, log: log}
+	return &Service{store: st, insp: insp, log: log}
 }
 
 // NotFound is the error for an unknown (or deleted) strategy id.
@@ -155,11 +163,15 @@ func CheckUpload(up Upload) error {
 
 // Load inspects code and returns what the loader found; errors are *CodeError, or
 // wrap ctx.Err() when ctx ends first.
-func Load(ctx context.Context, code string) (*jsrt.StrategyInfo, error) {
+func (s *Service) Load(ctx context.Context, code string) (*jsrt.StrategyInfo, error) {
+	return load(ctx, s.insp, code)
+}
+
+func load(ctx context.Context, insp Inspector, code string) (*jsrt.StrategyInfo, error) {
 	if len(code) > MaxCodeBytes {
 		return nil, &apperr.Error{Kind: apperr.KindTooLarge, Detail: fmt.Sprintf("Strategy code too large: %d bytes, the limit is %d bytes (1 MiB)", len(code), MaxCodeBytes)}
 	}
-	info, err := jsrt.Inspect(ctx, code)
+	info, err := insp.Inspect(ctx, code)
 	if err != nil {
 		var le *jsrt.LoadError
 		if errors.As(err, &le) {
@@ -207,7 +219,7 @@ func (s *Service) Create(ctx context.Context, up Upload) (*Strategy, error) {
 	if err := CheckUpload(up); err != nil {
 		return nil, err
 	}
-	info, err := Load(ctx, up.Code)
+	info, err := s.Load(ctx, up.Code)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +282,7 @@ func (s *Service) Replace(ctx context.Context, id string, up Upload) (*Strategy,
 	if _, err := s.Get(ctx, id); err != nil {
 		return nil, err
 	}
-	info, err := Load(ctx, up.Code)
+	info, err := s.Load(ctx, up.Code)
 	if err != nil {
 		return nil, err
 	}

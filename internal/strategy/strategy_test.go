@@ -10,9 +10,12 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/runner/runnertest"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/strategy"
 )
+
+func TestMain(m *testing.M) { runnertest.Main(m) }
 
 func code(n int) string {
 	return fmt.Sprintf("class S extends Strategy {\n  static params = { n: %d, f: 0.5, on: true };\n  next() {}\n}\n", n)
@@ -25,7 +28,7 @@ func setup(t *testing.T) (*strategy.Service, *store.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	return strategy.NewService(st, nil), st
+	return strategy.NewService(st, runnertest.Pool(t), nil), st
 }
 
 func TestConcurrentReplacesGetDistinctVersions(t *testing.T) {

@@ -36,6 +36,14 @@ func Templates(log *slog.Logger) []Template {
 	return templates
 }
 
+// shipped inspects the service's own example strategies in this process: they are part
+// of the binary, not user code.
+type shipped struct{}
+
+func (shipped) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, error) {
+	return jsrt.Inspect(ctx, code)
+}
+
 func loadTemplates(ctx context.Context, fsys fs.FS, log *slog.Logger) []Template {
 	if log == nil {
 		log = slog.Default()
@@ -53,7 +61,7 @@ func loadTemplates(ctx context.Context, fsys fs.FS, log *slog.Logger) []Template
 			log.Error("read strategy template", "file", n, "err", err)
 			continue
 		}
-		info, err := Load(ctx, string(b))
+		info, err := load(ctx, shipped{}, string(b))
 		if err != nil {
 			log.Error("strategy template does not load", "file", n, "err", err)
 			continue

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/runner/runnertest"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/strategy"
 	"github.com/backtestd/backtestd/internal/strategydir"
@@ -70,6 +71,8 @@ func setup(t *testing.T, svc *strategy.Service, dirs ...string) *bundle {
 	return b
 }
 
+func TestMain(m *testing.M) { runnertest.Main(m) }
+
 func newService(t *testing.T) *strategy.Service {
 	t.Helper()
 	st, err := store.Open(context.Background(), pgtest.NewDatabase(t), 4)
@@ -77,7 +80,7 @@ func newService(t *testing.T) *strategy.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	return strategy.NewService(st, nil)
+	return strategy.NewService(st, runnertest.Pool(t), nil)
 }
 
 // next waits for the next sync event of path, skipping others.

@@ -19,9 +19,12 @@ import (
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/runner/runnertest"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
+
+func TestMain(m *testing.M) { runnertest.Main(m) }
 
 // Strategies used by the tests.
 const (
@@ -105,7 +108,7 @@ func setup(t *testing.T, o opts) *bundle {
 	if o.runTimeout == 0 {
 		o.runTimeout = 30 * time.Second
 	}
-	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, CPUSlots: o.cpuSlots}, st, quietLog())
+	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, CPUSlots: o.cpuSlots, Runner: runnertest.Pool(t)}, st, quietLog())
 	b.client, err = jobs.NewClient(st.Pool, jobs.Config{Workers: o.workers, RunTimeout: o.runTimeout, Logger: quietLog()}, b.svc)
 	if err != nil {
 		t.Fatal(err)

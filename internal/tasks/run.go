@@ -155,22 +155,17 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 	}
 	sink := s.newLogSink(t, path)
 	defer sink.close() // early returns and panics; closed explicitly below otherwise
-	prog := &progress{s: s, task: t, total: len(bars), ctx: ctx}
+	prog := &progress{s: s, task: t, total: len(bars)}
 	held, ok := s.cpu.acquire(ctx)
 	if !ok {
 		return nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
 	}
-	prog.holding = held
-	release := func() {
-		if prog.holding {
-			prog.holding = false
-			s.cpu.release()
-		}
+	if held {
+		defer s.cpu.release()
 	}
-	defer release()
 	s.publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
 		Progr: &events.Progress{TaskID: t.ID, TotalBars: len(bars)}})
-	res, err := jsrt.Run(ctx, jsrt.RunConfig{
+	res, err := s.cfg.Runner.Run(ctx, jsrt.RunConfig{
 		Code: ver.Code, Params: params,
 		Feeds:         []engine.Feed{{Symbol: t.Symbol, Bars: bars}},
 		Cash:          t.InitialCash,
@@ -180,7 +175,6 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 		OnProgress:    prog.report,
 		OnLog:         sink.add,
 	})
-	release()
 	sink.close()
 	if err != nil {
 		var re *jsrt.RunError
@@ -280,8 +274,6 @@ func (s *Service) storedSummary(ctx context.Context, id string) (json.RawMessage
 
 // progress throttles the engine's progress callbacks into events and row updates.
 type progress struct {
-	ctx     context.Context
-	holding bool // the run holds a CPU slot
 	s       *Service
 	task    store.Task
 	total   int
@@ -292,11 +284,6 @@ type progress struct {
 }
 
 func (p *progress) report(current, total int) {
-	// The engine calls this every 1,024 bars: let other runs have the CPU slot for a while.
-	if p.holding && current < total && p.s.cpu.contended() {
-		p.s.cpu.release()
-		p.holding, _ = p.s.cpu.acquire(p.ctx)
-	}
 	p.cur, p.total = current, total
 	now := time.Now()
 	pct := 0.0
@@ -375,14 +362,13 @@ func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, erro
 	return n, nil
 }
 
-// cpuSlots bounds how many engine runs compute at once in a process. Runs hand their slot
-// on every 1,024 bars when others wait (round robin), so the process keeps CPU for its API
-// and its database traffic however many tasks are running. The bound is soft: when no slot
-// has been handed on for hogWait (a strategy so slow per bar that 1,024 bars take long), a
-// waiting run goes ahead without one rather than wait behind it. A nil cpuSlots is unlimited.
+// cpuSlots bounds how many runs compute at once in a process, so that many running tasks
+// share the CPU in turns rather than all at once. The bound is soft: when no slot has been
+// handed on for hogWait (long runs hold them), a waiting run goes ahead without one rather
+// than wait behind them. Runner processes also run at a lower priority than the service,
+// so its API stays responsive either way. A nil cpuSlots is unlimited.
 type cpuSlots struct {
 	sem      chan struct{}
-	waiting  atomic.Int32
 	releases atomic.Int64
 }
 
@@ -395,19 +381,12 @@ func newCPUSlots(n int) *cpuSlots {
 	return &cpuSlots{sem: make(chan struct{}, n)}
 }
 
-// acquire waits for a slot. It reports whether the run got one (held) and whether it may
-// go on at all (false when ctx ended first).
+// acquire waits for a slot. It reports whether the run got one (held: release it after
+// the run) and whether it may go on at all (false when ctx ended first).
 func (c *cpuSlots) acquire(ctx context.Context) (held, ok bool) {
 	if c == nil {
-		return false, true
+		return false, ctx.Err() == nil
 	}
-	select {
-	case c.sem <- struct{}{}:
-		return true, true
-	default:
-	}
-	c.waiting.Add(1)
-	defer c.waiting.Add(-1)
 	t := time.NewTimer(hogWait)
 	defer t.Stop()
 	seen := c.releases.Load()
@@ -429,11 +408,6 @@ func (c *cpuSlots) acquire(ctx context.Context) (held, ok bool) {
 }
 
 func (c *cpuSlots) release() {
-	if c != nil {
-		<-c.sem
-		c.releases.Add(1)
-	}
+	<-c.sem
+	c.releases.Add(1)
 }
-
-// contended reports whether a run is waiting for a slot.
-func (c *cpuSlots) contended() bool { return c != nil && c.waiting.Load() > 0 }

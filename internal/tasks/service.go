@@ -24,6 +24,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
@@ -63,9 +64,18 @@ type Config struct {
 	RunTimeout  time.Duration // wall-time limit of one run; 0: jsrt's default
 	MemoryLimit uint64        // bytes; 0: jsrt's default
 	LogDir      string        // when set, log lines are appended to <LogDir>/<session_id>.log
-	// CPUSlots is how many engine runs compute at once in this process (0: no limit). Runs
-	// take turns every 1,024 bars, so every running task advances.
+	// CPUSlots is how many runs compute at once in this process (0: no limit); the others
+	// wait for a slot (see cpuSlots).
 	CPUSlots int
+	// Runner runs the strategy code, which is untrusted: in the service, a pool of runner
+	// processes (internal/runner). Required for Execute.
+	Runner Runner
+}
+
+// Runner runs one backtest of strategy code. Failures of the strategy are *jsrt.RunError;
+// other errors are infrastructure failures and are retried.
+type Runner interface {
+	Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error)
 }
 
 // Service implements the task lifecycle. Create it with New, then give it the River client

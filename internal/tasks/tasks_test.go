@@ -467,7 +467,8 @@ func TestCPUSlotsTakeTurns(t *testing.T) {
 	long.StrategyParams = map[string]any{"spin": 1000000} // minutes of work
 	l := b.create(t, long)
 	b.wait(t, l.TaskID, "running")
-	// With one CPU slot held by the long run, a short run still completes: they take turns.
+	// With the one CPU slot held by the long run, a short run still completes: it does not
+	// wait behind it.
 	short := b.create(t, req(b.strategy(t, smaCross)))
 	b.wait(t, short.TaskID, "completed")
 	if got, _ := b.svc.Get(b.ctx, l.TaskID); got.Status != "running" {
