@@ -6,7 +6,7 @@ SQLC        := $(BIN)/sqlc
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck
 
-.PHONY: run test verify fmt-check vet lint sqlc sqlc-check pg-stop build web clean
+.PHONY: run test stress-test verify fmt-check vet lint sqlc sqlc-check pg-stop build web clean
 
 ## run: start the service on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 run: build
@@ -16,6 +16,16 @@ run: build
 test: web
 	$(GO) test -race -count=1 -timeout 15m ./...
 	./web/test.sh
+
+## stress-test: `make test` three times in a row while a CPU hog keeps every core busy, as
+## on a loaded CI machine; stops at the first failure
+stress-test: web
+	@hogs=""; for i in $$(seq $$(nproc)); do yes >/dev/null & hogs="$$hogs $$!"; done; \
+	trap 'kill $$hogs 2>/dev/null' EXIT INT TERM; \
+	for run in 1 2 3; do \
+		echo "== stress run $$run of 3 (CPU hogs:$$hogs)"; \
+		$(MAKE) --no-print-directory test || exit 1; \
+	done; echo "== stress test passed 3 times"
 
 ## build: the binary in bin/
 build: web

@@ -191,7 +191,7 @@ func TestWebPage(t *testing.T) {
 		chromedp.ExecPath(chromium),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profileDir(t)),
 		chromedp.WindowSize(1440, 900),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-component-update", true),
@@ -641,6 +641,28 @@ func waitTask(t *testing.T, base, id string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// profileDir is a Chromium profile folder owned by the test. Chromium's helper processes
+// can still write into it for a moment after the browser is stopped, which makes
+// t.TempDir's strict removal fail the test; this folder is removed after the browser has
+// exited (the test's deferred cancels run before cleanups), retrying while it changes.
+func profileDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "backtestd-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 50; i++ {
+			if err := os.RemoveAll(dir); err == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("profile folder %s left behind: still in use", dir)
+	})
+	return dir
 }
 
 func screenshot(t *testing.T, ctx context.Context, dir, name string) {
