@@ -18,6 +18,7 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/gob"
 	"errors"
@@ -190,7 +191,7 @@ func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, er
 // errors are infrastructure failures worth a retry. OnProgress and OnLog are called from
 // one goroutine, in order; the log is capped (Config.MaxLogLines, MaxLogBytes).
 func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error) {
-	req := request{Code: cfg.Code, Params: cfg.Params, Feeds: cfg.Feeds, Cash: cfg.Cash,
+	req := request{Code: cfg.Code, Params: cfg.Params, Feeds: toWireFeeds(cfg.Feeds), Cash: cfg.Cash,
 		Commission: cfg.Commission, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit,
 		MaxLogLines: p.cfg.MaxLogLines, MaxLogBytes: p.cfg.MaxLogBytes}
 	if req.TimeLimit <= 0 {
@@ -216,7 +217,13 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 	case final.RunErr != nil:
 		return nil, &jsrt.RunError{Kind: final.RunErr.Kind, Message: final.RunErr.Message, Line: final.RunErr.Line}
 	case final.Result != nil:
-		if where := nonFinite(final.Result); where != "" {
+		where := nonFinite(final.Result) // the equity curve travels apart and is checked below
+		if final.Equity != nil {
+			var bad string
+			final.Result.Equity, bad = final.Equity.points()
+			where = cmp.Or(where, bad)
+		}
+		if where != "" {
 			return nil, &jsrt.RunError{Kind: "strategy", Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its " + where}
 		}
 		return final.Result, nil
