@@ -8,6 +8,9 @@
 //	         (GET one, GET list) are timed while they run
 //	conns    many WebSocket connections on one task all receive its events (not in the
 //	         default set; each connection is a file descriptor on both ends: raise ulimit -n)
+//	hostile  /health latency while 6 hostile runs execute (three never-yielding regular
+//	         expressions, three allocation loops), each failing at its limit (not in the
+//	         default set: start the service with a short RUN_TIMEOUT, e.g. 10s)
 //
 // Usage:
 //
@@ -114,6 +117,11 @@ func run() error {
 			return fmt.Errorf("conns: %w", err)
 		}
 	}
+	if slices.Contains(want, "hostile") {
+		if err := b.hostile(6, 5*time.Second); err != nil {
+			return fmt.Errorf("hostile: %w", err)
+		}
+	}
 	if slices.Contains(want, "flood") {
 		if err := b.flood(flood, submitters); err != nil {
 			return fmt.Errorf("flood: %w", err)
@@ -147,6 +155,53 @@ func (b *bench) call(method, path string, body any, out any) error {
 	}
 	if out != nil {
 		return json.Unmarshal(data, out)
+	}
+	return nil
+}
+
+// hostile starts n hostile runs and samples GET /health every 10 ms for d while they run.
+func (b *bench) hostile(n int, d time.Duration) error {
+	codes := []string{
+		`class Regex extends Strategy { next() { /^(\w+)(\w+)+\1y/.test("a".repeat(40)); } }`,
+		`class Bomb extends Strategy { next() { this.a = []; for (;;) this.a.push(new Float64Array(1 << 20).fill(1)); } }`,
+	}
+	var ids []string
+	for i := range n {
+		var out struct{ ID string }
+		if err := b.call("POST", "/api/strategies", map[string]string{"name": fmt.Sprintf("hostile-%d", i), "code": codes[i%len(codes)]}, &out); err != nil {
+			return err
+		}
+		id, err := b.submit(out.ID, nil)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	time.Sleep(500 * time.Millisecond) // the runs are under way
+	var lat []time.Duration
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		t0 := time.Now()
+		if err := b.call("GET", "/health", nil, nil); err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	fmt.Printf("hostile: GET /health while %d hostile runs execute: %s\n", n, stats(lat))
+	for _, id := range ids {
+		for {
+			var t struct{ Status, Error string }
+			if err := b.call("GET", "/api/backtests/"+id, nil, &t); err != nil {
+				return err
+			}
+			if t.Status == "failed" {
+				fmt.Printf("hostile: %s failed: %s\n", id, t.Error)
+				break
+			}
+			if t.Status == "completed" || t.Status == "cancelled" {
+				return fmt.Errorf("hostile run %s ended %s", id, t.Status)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 	return nil
 }

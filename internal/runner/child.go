@@ -40,32 +40,33 @@ func ChildMain() int {
 	mem, _ := strconv.ParseUint(os.Getenv(envMemory), 10, 64)
 	cpu, _ := time.ParseDuration(os.Getenv(envCPU))
 	debug.SetMaxStack(maxStack)
-	if err := confine(mem, cpu); err != nil {
-		fmt.Fprintln(os.Stderr, "runner: confine:", err)
+	if err := limit(mem, cpu); err != nil {
+		fmt.Fprintln(os.Stderr, "runner: limit:", err)
 		return 3
 	}
-	// A run lives a few milliseconds to minutes in a fresh process: collect less often than
-	// Go's default (a run took three times as long with it), but harder near the budget
-	// (set below once the request says what it is), so a legitimate run stays under it.
-	debug.SetGCPercent(400)
 	warmUp()
+	w := newFrameWriter(os.Stdout)
+	defer w.close()
+	if err := w.send(message{Ready: true}); err != nil {
+		return 3
+	}
+	w.flush() // the parent offers this runner for work from now on
 	var req request
-	if err := gob.NewDecoder(bufio.NewReader(os.Stdin)).Decode(&req); err != nil {
+	if err := gob.NewDecoder(bufio.NewReaderSize(os.Stdin, 1<<20)).Decode(&req); err != nil {
 		if errors.Is(err, io.EOF) {
 			return 0 // the pool closed before giving this runner work
 		}
 		fmt.Fprintln(os.Stderr, "runner: read request:", err)
 		return 3
 	}
-	if req.MemoryLimit > 0 {
-		debug.SetMemoryLimit(int64(req.MemoryLimit / 4 * 3))
-	}
-	w := newFrameWriter(os.Stdout)
-	defer w.close()
-	if err := w.send(message{Started: true}); err != nil {
+	if err := lockDown(); err != nil {
+		fmt.Fprintln(os.Stderr, "runner: lock down:", err)
 		return 3
 	}
-	w.flush() // the parent's clock for the limits starts now
+	if req.MemoryLimit > 0 { // the collector works harder near the budget, to stay under it
+		debug.SetMemoryLimit(int64(req.MemoryLimit / 4 * 3))
+	}
+	w.start()
 	if err := serve(context.Background(), req, w); err != nil {
 		fmt.Fprintln(os.Stderr, "runner:", err)
 		return 3
@@ -82,7 +83,7 @@ func warmUp() {
   init() { this.c = ind.CrossOver(ind.SMA(this.data.close, 5), ind.SMA(this.data.close, 20)); }
   next() { if (this.position.size === 0 && this.c[0] > 0) this.buy({ size: 1 }); else if (this.position.size > 0 && this.c[0] < 0) this.close(); this.log('w'); }
 }`
-	feeds := []engine.Feed{{Symbol: "W", Bars: engine.RandomWalk(2000, 1)}}
+	feeds := []engine.Feed{{Symbol: "W", Bars: engine.RandomWalk(500, 1)}}
 	var log engine.LogEntry
 	res, err := jsrt.Run(context.Background(), jsrt.RunConfig{Code: code, Feeds: feeds,
 		OnLog: func(le engine.LogEntry) { log = le }, OnProgress: func(int, int) {}})
@@ -140,19 +141,25 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 // frameWriter encodes frames to the parent. Frames are buffered and flushed every few
 // milliseconds and at the end, so a chatty strategy does not make a write per log line.
 type frameWriter struct {
-	mu   sync.Mutex
-	bw   *bufio.Writer
-	enc  *gob.Encoder
-	err  error
-	stop chan struct{}
-	done chan struct{}
+	mu      sync.Mutex
+	bw      *bufio.Writer
+	enc     *gob.Encoder
+	err     error
+	stop    chan struct{}
+	done    chan struct{}
+	started bool // the flusher runs
 }
 
 func newFrameWriter(out io.Writer) *frameWriter {
-	bw := bufio.NewWriterSize(out, 64<<10)
-	w := &frameWriter{bw: bw, enc: gob.NewEncoder(bw), stop: make(chan struct{}), done: make(chan struct{})}
+	bw := bufio.NewWriterSize(out, 1<<20)
+	return &frameWriter{bw: bw, enc: gob.NewEncoder(bw), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start flushes the buffer every few milliseconds from now on (not while the child only
+// waits for its request).
+func (w *frameWriter) start() {
+	w.started = true
 	go w.flusher()
-	return w
 }
 
 func (w *frameWriter) send(m message) error {
@@ -192,7 +199,9 @@ func (w *frameWriter) flush() {
 
 func (w *frameWriter) close() {
 	close(w.stop)
-	<-w.done
+	if w.started {
+		<-w.done
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil {

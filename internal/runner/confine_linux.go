@@ -31,12 +31,10 @@ var deniedSyscalls = []string{
 	"setpriority",
 }
 
-// confine applies the OS limits to this process before it sees any strategy code: address
-// space (mem bytes; 0 or a race-detector build leaves it alone), CPU seconds (cpu), no
-// files written, no core dumps, few descriptors, a lower priority, no new privileges, and a
-// seccomp filter refusing the calls above.
-func confine(mem uint64, cpu time.Duration) error {
-	renice()
+// limit sets the resource limits of this process at start: address space (mem bytes; 0
+// or a race-detector build leaves it alone), CPU seconds (cpu), no files written, no core
+// dumps, few descriptors.
+func limit(mem uint64, cpu time.Duration) error {
 	_ = time.Now().Local() // load the time zone while files can still be opened
 	limits := []struct {
 		res int
@@ -63,6 +61,14 @@ func confine(mem uint64, cpu time.Duration) error {
 			return fmt.Errorf("setrlimit %d: %w", l.res, err)
 		}
 	}
+	return nil
+}
+
+// lockDown runs once the request has been read, before any strategy code: a lower
+// priority for every thread, no new privileges, and the seccomp filter refusing the calls
+// above.
+func lockDown() error {
+	renice()
 	if !seccomp.Supported() {
 		return seccomp.SetNoNewPrivs()
 	}
@@ -97,6 +103,21 @@ func renice() {
 			_ = unix.Setpriority(unix.PRIO_PROCESS, tid, niceness)
 		}
 	}
+}
+
+// growPipe makes the pipe of f hold 1 MiB (the usual maximum for unprivileged processes);
+// best effort.
+func growPipe(f *os.File) {
+	if rc, err := f.SyscallConn(); err == nil { // not f.Fd(), which makes f blocking
+		_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20) })
+	}
+}
+
+// lowerPriority gives a just-started child the runners' niceness from the parent's side,
+// so its start-up and warm-up already yield to the service (its threads, started later,
+// inherit it; an unprivileged process could not lower it again).
+func lowerPriority(pid int) {
+	_ = unix.Setpriority(unix.PRIO_PROCESS, pid, niceness)
 }
 
 // rss is the resident memory of process pid in bytes.

@@ -4,11 +4,18 @@ package runner
 
 import (
 	"errors"
+	"os"
 	"time"
 )
 
-// confine is Linux-only; elsewhere a runner is a separate process with the wall-time and
-// cancel kills of its parent, but without OS limits.
-func confine(uint64, time.Duration) error { return nil }
+// limit and lockDown are Linux-only; elsewhere a runner is a separate process with the
+// wall-time, memory and cancel kills of its parent, but without OS limits.
+func limit(uint64, time.Duration) error { return nil }
+
+func lockDown() error { return nil }
+
+func growPipe(*os.File) {}
+
+func lowerPriority(int) {}
 
 func rss(int) (uint64, error) { return 0, errors.New("resident memory is only read on Linux") }

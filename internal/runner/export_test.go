@@ -12,8 +12,12 @@ import (
 // ConfineProbe confines this process as a runner child, then tries what a runner must not
 // do and writes one line for each attempt.
 func ConfineProbe(w io.Writer) int {
-	if err := confine(2<<30, time.Minute); err != nil {
-		fmt.Fprintln(w, "confine:", err)
+	if err := limit(2<<30, time.Minute); err != nil {
+		fmt.Fprintln(w, "limit:", err)
+		return 1
+	}
+	if err := lockDown(); err != nil {
+		fmt.Fprintln(w, "lock down:", err)
 		return 1
 	}
 	report := func(what string, err error) {

@@ -27,11 +27,11 @@ type request struct {
 	MaxLogBytes int
 }
 
-// message is one frame from the child: exactly one field is set. A child sends Started
-// when it has read its request, then any number of Progress and Log frames, and ends with
-// one of Info, LoadErr, RunErr or Result.
+// message is one frame from the child: exactly one field is set. A child sends Ready when
+// it is confined, warmed up and waiting for its request; after the request, any number of
+// Progress and Log frames, and last one of Info, LoadErr, RunErr or Result.
 type message struct {
-	Started  bool
+	Ready    bool
 	Progress *progress
 	Log      *engine.LogEntry
 	Info     *jsrt.StrategyInfo

@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,7 +41,7 @@ import (
 const (
 	DefaultMaxLogLines = 100_000
 	DefaultMaxLogBytes = 50 << 20
-	defaultWarm        = 2
+	defaultWarm        = 3
 
 	inspectTimeLimit   = 500 * time.Millisecond
 	inspectMemoryLimit = 256 << 20
@@ -48,8 +49,8 @@ const (
 	// child's own watchdog stops JavaScript loops at the limit with a clear message; a
 	// built-in that never yields is killed here.
 	killGrace = 500 * time.Millisecond
-	// startLimit is how long a child may take to start and read its request (when none was
-	// warm, on a busy machine); the run's own limits count from then.
+	// startLimit is how long a child may take to start and warm up (when none was warm, on
+	// a busy machine); the run's own limits count from its request.
 	startLimit = 30 * time.Second
 	// asHeadroom is address space above the memory budget: an idle child already maps
 	// about 1.5 GB it never touches (Go's heap reservations, C thread arenas). The address
@@ -80,11 +81,13 @@ type Config struct {
 
 // Pool starts runner children and runs requests in them. It is safe for concurrent use.
 type Pool struct {
-	cfg    Config
-	ready  chan *child
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	active   atomic.Int32 // requests in progress
+	starting sync.Mutex   // held by the warm-keeper starting a child
+	cfg      Config
+	ready    chan *child
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // New returns a pool and starts its warm children. Close it to stop them.
@@ -130,13 +133,20 @@ func (p *Pool) Close() error {
 	return nil
 }
 
-// keepWarm holds one started child until a request takes it, then starts the next.
+// keepWarm holds one ready child until a request takes it, then starts the next.
 func (p *Pool) keepWarm() {
 	defer p.wg.Done()
 	backoff := 100 * time.Millisecond
 	for p.ctx.Err() == nil {
-		c, err := p.spawn()
+		// One start at a time: a child is ready soonest when it does not share the CPU
+		// with other starting children (and runs under way).
+		p.starting.Lock()
+		c, err := p.start(p.ctx)
+		p.starting.Unlock()
 		if err != nil {
+			if p.ctx.Err() != nil {
+				return
+			}
 			p.cfg.Logger.Error("start strategy runner", "err", err)
 			select {
 			case <-p.ctx.Done():
@@ -150,18 +160,58 @@ func (p *Pool) keepWarm() {
 		case p.ready <- c:
 		case <-p.ctx.Done():
 			c.discard()
+			return
 		}
 	}
 }
 
-// take returns a warm child, or starts one when none is waiting.
-func (p *Pool) take() (*child, error) {
+// take returns a warm child. When none is waiting it waits for the next one the pool
+// makes ready (starting one more here would only share the CPU with those), or starts
+// one itself when the pool keeps none warm.
+func (p *Pool) take(ctx context.Context) (*child, error) {
+	if p.cfg.Warm < 0 {
+		return p.start(ctx)
+	}
 	select {
 	case c := <-p.ready:
 		return c, nil
-	default:
-		return p.spawn()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-p.ctx.Done():
+		return p.start(ctx) // closed: a runner for the requests still coming
 	}
+}
+
+// start starts a child and waits until it is ready for a request.
+func (p *Pool) start(ctx context.Context) (*child, error) {
+	c, err := p.spawn()
+	if err != nil {
+		return nil, err
+	}
+	ready := make(chan error, 1)
+	go func() {
+		var m message
+		err := c.dec.Decode(&m)
+		if err == nil && !m.Ready {
+			err = errors.New("the child's first frame is not Ready")
+		}
+		ready <- err
+	}()
+	t := time.NewTimer(startLimit)
+	defer t.Stop()
+	select {
+	case err = <-ready:
+	case <-t.C:
+		err = fmt.Errorf("not ready within %s", startLimit)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		c.discard()
+		<-c.exited
+		return nil, fmt.Errorf("runner: start: %w %s", err, firstLine(c.stderr.String(), ""))
+	}
+	return c, nil
 }
 
 // Inspect loads code in a child and returns its strategy. Code that cannot be loaded,
@@ -237,51 +287,47 @@ func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (mess
 	if err := ctx.Err(); err != nil {
 		return message{}, jsrt.Cancelled(err), nil
 	}
-	c, err := p.take()
+	p.active.Add(1)
+	defer p.active.Add(-1)
+	t0 := time.Now()
+	c, err := p.take(ctx)
+	took := time.Since(t0)
+	defer func() {
+		p.cfg.Logger.Debug("runner request", "inspect", req.Inspect, "wait_for_runner", took, "total", time.Since(t0))
+	}()
 	if err != nil {
+		if ctx.Err() != nil {
+			return message{}, jsrt.Cancelled(ctx.Err()), nil
+		}
 		return message{}, nil, err
 	}
 	defer c.discard()
 	if err := gob.NewEncoder(c.stdin).Encode(req); err != nil {
-		// A warm child that died while waiting: try once more with a fresh one.
-		c.discard()
-		if c, err = p.spawn(); err != nil {
-			return message{}, nil, err
-		}
-		defer c.discard()
-		if err := gob.NewEncoder(c.stdin).Encode(req); err != nil {
-			return message{}, nil, fmt.Errorf("runner: send request: %w", err)
-		}
+		return message{}, nil, fmt.Errorf("runner: send request: %w", err)
 	}
 	c.stdin.Close()
 
 	var final message
 	read := make(chan error, 1)
-	started := make(chan struct{})
 	go func() {
-		dec := gob.NewDecoder(c.stdout)
 		for {
 			var m message
-			if err := dec.Decode(&m); err != nil {
+			if err := c.dec.Decode(&m); err != nil {
 				read <- err
 				return
 			}
-			switch {
-			case m.Started:
-				close(started)
-			case m.Progress != nil || m.Log != nil:
-				if onFrame != nil {
-					onFrame(m)
-				}
-			default:
+			if m.Progress == nil && m.Log == nil {
 				final = m
 				read <- nil
 				return
 			}
+			if onFrame != nil {
+				onFrame(m)
+			}
 		}
 	}()
 
-	deadline := time.NewTimer(startLimit)
+	deadline := time.NewTimer(req.TimeLimit + killGrace)
 	defer deadline.Stop()
 	poll := time.NewTicker(memPoll)
 	defer poll.Stop()
@@ -295,18 +341,11 @@ func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (mess
 	var readErr error
 	for reading := true; reading; {
 		select {
-		case <-started:
-			started = nil
-			deadline.Reset(req.TimeLimit + killGrace)
 		case readErr = <-read:
 			reading = false
 		case <-ctx.Done():
 			kill(jsrt.Cancelled(ctx.Err()))
 		case <-deadline.C:
-			if started != nil { // the child never started: not the strategy's fault
-				c.discard()
-				return message{}, nil, fmt.Errorf("runner: the child process did not start within %s", startLimit)
-			}
 			kill(&jsrt.RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", req.TimeLimit)})
 		case <-poll.C:
 			if n, err := rss(c.cmd.Process.Pid); err == nil && n > req.MemoryLimit {
@@ -331,13 +370,6 @@ func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (mess
 	if killed != nil {
 		return message{}, killed, nil
 	}
-	if started != nil {
-		select {
-		case <-started:
-		default: // it died before reading its request: no strategy code ran
-			return message{}, nil, fmt.Errorf("runner: the child process ended before it started: %s", firstLine(c.stderr.String(), ""))
-		}
-	}
 	return message{}, c.classify(req), nil
 }
 
@@ -350,6 +382,7 @@ type child struct {
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
+	dec    *gob.Decoder // of stdout: one gob stream for the child's whole life
 	stderr *headBuffer
 	exited chan struct{}
 	once   sync.Once
@@ -370,9 +403,13 @@ func (p *Pool) spawn() (*child, error) {
 	cmd.Env = p.childEnv()
 	cmd.Dir = "/"
 	cmd.Stdin, cmd.Stdout = inR, outW
-	c := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: &headBuffer{max: 8 << 10}, exited: make(chan struct{})}
+	c := &child{cmd: cmd, stdin: inW, stdout: outR, dec: gob.NewDecoder(outR), stderr: &headBuffer{max: 8 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	cmd.SysProcAttr = sysProcAttr()
+	// A request or a result of a few hundred kilobytes passes in one write, not in 64 KiB
+	// turns of the two processes.
+	growPipe(inW)
+	growPipe(outR)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -381,6 +418,7 @@ func (p *Pool) spawn() (*child, error) {
 		outR.Close()
 		return nil, fmt.Errorf("runner: start %s: %w", p.cfg.Command[0], err)
 	}
+	lowerPriority(cmd.Process.Pid)
 	go func() {
 		_ = cmd.Wait()
 		close(c.exited)
