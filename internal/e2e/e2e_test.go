@@ -106,19 +106,24 @@ func startServer(t *testing.T) *server {
 	p := proctest.Start(t, []string{"SAMPLE_DATA=true", "STRATEGY_DIRS=", "BASE_PATH="},
 		"serve", "--listen", "127.0.0.1:0", "--database-url", dbURL, "--workers", "4", "--log-level", "info")
 	s := &server{url: p.URL(t), proc: p}
-	// Wait for the sample data (the run form needs a symbol).
-	deadline := time.Now().Add(30 * time.Second)
+	waitSampleData(t, s.url, p) // the run form needs a symbol
+	return s
+}
+
+// waitSampleData waits until the service at url lists the sample symbols.
+func waitSampleData(t *testing.T, url string, p *proctest.Proc) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var syms []map[string]any
-		if err := getEnvelope(s.url+"/api/data/builtin/symbols", &syms); err == nil && len(syms) > 0 {
-			break
+		if err := getEnvelope(url+"/api/data/builtin/symbols", &syms); err == nil && len(syms) > 0 {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no sample symbols after 30 s:\n%s", proctest.Tail(p.Log(), 40))
+			t.Fatalf("no sample symbols after 60 s:\n%s", proctest.Tail(p.Log(), 40))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return s
 }
 
 func getEnvelope(url string, into any) error {

@@ -140,17 +140,7 @@ func startHostileService(t *testing.T) *service {
 		"RUN_LOG_LINES=" + strconv.Itoa(hostileLogLines)},
 		"serve", "--listen", "127.0.0.1:0", "--database-url", db, "--workers", "10", "--log-level", "info")
 	s := &service{url: p.URL(t), db: db, proc: p}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var syms []map[string]any
-		if err := getEnvelope(s.url+"/api/data/builtin/symbols", &syms); err == nil && len(syms) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no sample symbols after 60 s:\n%s", proctest.Tail(p.Log(), 40))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitSampleData(t, s.url, p)
 	return s
 }
 
