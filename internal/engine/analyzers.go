@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+// AnalyzerNames are the analyzers every run has, named as in the spec's runner contract
+// (backtrader's pyfolio returns, drawdown, SQN and trade analyzer).
+var AnalyzerNames = []string{"pyfolio", "drawdown", "SQN", "trades"}
+
 func ptr(v float64) *float64 { return &v }
 
 // meanPopSD returns fsum(x)/n and the population standard deviation, as

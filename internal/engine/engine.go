@@ -1,3 +1,8 @@
+// Package engine is the backtest engine: bars and feeds, a broker with backtrader's fill,
+// commission and margin rules, orders (market, limit, stop, stop-limit, close, brackets,
+// OCO), indicators computed over whole series, backtrader's analyzers and the statistics
+// record. It is pure Go with no I/O: strategies reach it through the Strategy interface
+// (package jsrt hosts JavaScript ones), and nothing here knows of HTTP, SQL or processes.
 package engine
 
 import (
