@@ -73,6 +73,7 @@ type taskRuntime struct {
 	store   *store.Store
 	started bool
 	log     *slog.Logger
+	grace   time.Duration // for running backtests to finish on stop
 
 	stopSweep context.CancelFunc
 }
@@ -107,7 +108,7 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 		return nil, err
 	}
 	svc.SetQueue(client)
-	rt := &taskRuntime{svc: svc, client: client, store: st, log: log}
+	rt := &taskRuntime{svc: svc, client: client, store: st, log: log, grace: cfg.ShutdownGrace}
 	if cfg.Workers > 0 {
 		// River gets a context that outlives ctx: stopWorkers stops it softly first.
 		if err := client.Start(context.WithoutCancel(ctx)); err != nil {
@@ -146,14 +147,16 @@ func (rt *taskRuntime) sweep(ctx context.Context) {
 // River's default queue in every process with workers); they get the process's settings.
 var registerJobWorkers = func(config.Config, *store.Store, *slog.Logger) func(*river.Workers) { return nil }
 
-// stopWorkers stops River: soft (running backtests finish) for up to 10 seconds, then hard
-// (they are cancelled and River runs them again later, here or elsewhere).
+// stopWorkers stops River: no new jobs are fetched, running backtests may finish within
+// the grace period, and the rest are cancelled and handed back to the queue unchanged
+// (pending, no attempt spent) for another worker to run.
 func (rt *taskRuntime) stopWorkers() {
 	if !rt.started {
 		return
 	}
 	rt.stopSweep()
-	if err := jobs.Stop(context.Background(), rt.client, 10*time.Second); err != nil {
+	rt.svc.Stopping()
+	if err := jobs.Stop(context.Background(), rt.client, rt.grace); err != nil {
 		rt.log.Warn("stop workers", "err", err)
 	}
 	rt.started = false

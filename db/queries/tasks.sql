@@ -137,3 +137,14 @@ SELECT * FROM tasks
 WHERE status IN ('pending', 'running') AND COALESCE(started_at, created_at) < @before::timestamptz
 ORDER BY created_at
 LIMIT 500;
+
+-- name: HandBackTask :one
+-- A stopping worker returns the task's running attempt to the queue, as if it had never
+-- started: the next worker runs it from the beginning, with the same attempt.
+UPDATE tasks SET status = 'pending', started_at = NULL, progress = 0, current_bar = 0, total_bars = 0
+WHERE id = @id AND attempt = @attempt AND status = 'running'
+RETURNING id;
+
+-- name: HandBackTaskAttempt :exec
+UPDATE task_attempts SET status = 'pending', started_at = NULL
+WHERE task_id = @task_id AND attempt = @attempt AND status = 'running';

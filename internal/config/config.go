@@ -32,6 +32,9 @@ type Config struct {
 	RunnersWarm  int           // RUNNERS_WARM: runner processes kept started and waiting for strategy code
 	RunLogLines  int           // RUN_LOG_LINES: log lines one run may write before its log is truncated
 	RunLogMB     int           // RUN_LOG_MB: log megabytes one run may write before its log is truncated
+	// ShutdownGrace (SHUTDOWN_GRACE) is how long running backtests may take to finish when
+	// the process is told to stop; the rest go back to the queue.
+	ShutdownGrace time.Duration
 
 	HTTPReadHeaderTimeout time.Duration // HTTP_READ_HEADER_TIMEOUT: time to read a request's headers
 	HTTPReadTimeout       time.Duration // HTTP_READ_TIMEOUT: time to read a whole request, body included
@@ -56,7 +59,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		c                             Config
 		cors, dirs, level, sample, to string
 		workers, mem, rescue, slots   string
-		warm, logLines, logMB         string
+		warm, logLines, logMB, grace  string
 		hdrTO, readTO, idleTO, hdrMax string
 		wsMax, wsPerAddr, wsRate      string
 		wsBurst                       string
@@ -90,6 +93,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&wsPerAddr, "ws-max-conns-per-addr", env("WS_MAX_CONNS_PER_ADDR", "256"), "open WebSocket connections from one client address; more are refused with 429")
 	fs.StringVar(&wsRate, "ws-msg-rate", env("WS_MSG_RATE", "20"), "client messages per second on one WebSocket; a faster client is disconnected (close 1008)")
 	fs.StringVar(&wsBurst, "ws-msg-burst", env("WS_MSG_BURST", "100"), "client messages one WebSocket may send at once before -ws-msg-rate applies")
+	fs.StringVar(&grace, "shutdown-grace", env("SHUTDOWN_GRACE", "30s"), "on SIGTERM, how long running backtests may take to finish before the rest go back to the queue")
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
 	}
@@ -117,6 +121,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	if err := c.loadHTTP(hdrTO, readTO, idleTO, hdrMax, wsMax, wsPerAddr, wsRate, wsBurst); err != nil {
 		return c, fs, err
+	}
+	if c.ShutdownGrace, err = time.ParseDuration(grace); err != nil || c.ShutdownGrace < 0 {
+		return c, fs, fmt.Errorf("shutdown-grace: want a duration such as 30s, got %q", grace)
 	}
 	c.CPUSlots = -1
 	if slots != "auto" {

@@ -252,11 +252,13 @@ func TestHostileStrategies(t *testing.T) {
 		} else if task["status"] != "failed" || !containsAny(errText, strings.Split(h.want, "|")) {
 			t.Errorf("%s: %v %q, want failed with %q", h.name, task["status"], errText, h.want)
 		}
-		// A run stopped for its time is stopped within its limit + 2 s.
+		// A run stopped for its time is stopped at its limit, not long after (the runner's
+		// own tests pin the second after it; here the task's times also hold the wait for
+		// a runner process and a CPU slot, which a loaded machine stretches).
 		if strings.Contains(errText, "time limit") {
 			started, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(task["started_at"]))
 			completed, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(task["completed_at"]))
-			if took := completed.Sub(started); took <= 0 || took > hostileRunTimeout+2*time.Second {
+			if took := completed.Sub(started); took <= 0 || took > hostileRunTimeout+20*time.Second {
 				t.Errorf("%s: ran %s (%v → %v), limit %s", h.name, took, task["started_at"], task["completed_at"], hostileRunTimeout)
 			}
 		}

@@ -66,9 +66,11 @@ type Config struct {
 	Logger   *slog.Logger
 }
 
-// JobTimeout is the River timeout of a backtest job for a run time limit.
+// JobTimeout is the River timeout of a backtest job for a run time limit: the run's limit
+// (which the runner enforces) plus time to load its bars, wait for a runner process on a
+// busy machine and store the result. It is a backstop; a job that reaches it is retried.
 func JobTimeout(runTimeout time.Duration) time.Duration {
-	return runTimeout + min(runTimeout, 30*time.Second)
+	return runTimeout + 30*time.Second
 }
 
 // RescueAfter is the default time after which a running job is rescued: comfortably past

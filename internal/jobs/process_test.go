@@ -226,8 +226,8 @@ func TestWorkerKilledMidRunIsRescued(t *testing.T) {
 	t.Parallel()
 	e := newProcEnv(t)
 	// Limits far from what a busy machine needs for this run (a few seconds), and rescue as
-	// soon as River allows it past the job timeout (run 20s + 20s headroom).
-	env := []string{"RUN_TIMEOUT=20s", "RESCUE_AFTER=41s"}
+	// soon as River allows it past the job timeout (run 20s + 30s headroom).
+	env := []string{"RUN_TIMEOUT=20s", "RESCUE_AFTER=51s"}
 	first := e.start(t, env, "worker", "-workers", "1")
 	// Enqueue through the API process so the job is inserted exactly as in production.
 	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
@@ -267,5 +267,48 @@ func TestWorkerKilledMidRunIsRescued(t *testing.T) {
 	e.scalar(t, &distinct, `SELECT count(DISTINCT message) FROM task_logs WHERE task_id = 'task_1' AND source = 'strategy'`)
 	if logs != nBars/100 || distinct != logs {
 		t.Fatalf("%d strategy log lines (%d distinct), want %d", logs, distinct, nBars/100)
+	}
+}
+
+// A worker told to stop (SIGTERM) lets its run finish within the grace period; a run that
+// does not is handed back to the queue unchanged (pending, no attempt spent, no partial
+// log) and another worker runs it to completion once.
+func TestStoppingWorkerHandsBackItsRun(t *testing.T) {
+	t.Parallel()
+	e := newProcEnv(t)
+	env := []string{"RUN_TIMEOUT=120s", "SHUTDOWN_GRACE=500ms"}
+	first := e.start(t, env, "worker", "-workers", "1")
+	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
+	post(t, api.URL(t)+"/api/backtests", body+`,"strategy_params":{"spin":3000}}`)
+
+	e.waitStatus(t, "task_1", 60*time.Second, "running")
+	var bar int
+	for deadline := time.Now().Add(30 * time.Second); bar == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond) // until the run has stored some progress: mid-run
+		e.scalar(t, &bar, `SELECT current_bar FROM tasks WHERE id = 'task_1'`)
+	}
+	if err := first.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	e.waitStatus(t, "task_1", 60*time.Second, "pending")
+	var attempts, logs int
+	var attemptStatus string
+	e.scalar(t, &attempts, `SELECT count(*) FROM task_attempts WHERE task_id = 'task_1'`)
+	e.scalar(t, &attemptStatus, `SELECT status FROM task_attempts WHERE task_id = 'task_1'`)
+	e.scalar(t, &logs, `SELECT count(*) FROM task_logs WHERE task_id = 'task_1' AND source = 'strategy'`)
+	if attempts != 1 || attemptStatus != "pending" || logs != 0 {
+		t.Fatalf("handed back: %d attempts (%s), %d strategy log lines left", attempts, attemptStatus, logs)
+	}
+
+	e.start(t, env, "worker", "-workers", "1")
+	e.waitStatus(t, "task_1", 120*time.Second, "completed")
+	var results, jobAttempt int
+	e.scalar(t, &results, `SELECT count(*) FROM results WHERE task_id = 'task_1'`)
+	e.scalar(t, &attempts, `SELECT count(*) FROM task_attempts WHERE task_id = 'task_1' AND status = 'completed'`)
+	e.scalar(t, &jobAttempt, `SELECT attempt FROM river_job WHERE id = (SELECT job_id FROM tasks WHERE id = 'task_1')`)
+	e.scalar(t, &logs, `SELECT count(*) FROM task_logs WHERE task_id = 'task_1' AND source = 'strategy'`)
+	if results != 1 || attempts != 1 || jobAttempt != 1 || logs != nBars/100 {
+		t.Fatalf("results %d, completed attempts %d, job attempts %d (want 1: the hand-back is not one), strategy log lines %d (want %d)",
+			results, attempts, jobAttempt, logs, nBars/100)
 	}
 }

@@ -63,9 +63,6 @@ func ChildMain() int {
 		fmt.Fprintln(os.Stderr, "runner: lock down:", err)
 		return 3
 	}
-	if req.MemoryLimit > 0 { // the collector works harder near the budget, to stay under it
-		debug.SetMemoryLimit(int64(req.MemoryLimit / 4 * 3))
-	}
 	w.start()
 	if err := serve(context.Background(), req, w); err != nil {
 		fmt.Fprintln(os.Stderr, "runner:", err)

@@ -234,6 +234,41 @@ func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Tas
 	return i, err
 }
 
+const handBackTask = `-- name: HandBackTask :one
+UPDATE tasks SET status = 'pending', started_at = NULL, progress = 0, current_bar = 0, total_bars = 0
+WHERE id = $1 AND attempt = $2 AND status = 'running'
+RETURNING id
+`
+
+type HandBackTaskParams struct {
+	ID      string `json:"id"`
+	Attempt int32  `json:"attempt"`
+}
+
+// A stopping worker returns the task's running attempt to the queue, as if it had never
+// started: the next worker runs it from the beginning, with the same attempt.
+func (q *Queries) HandBackTask(ctx context.Context, db DBTX, arg HandBackTaskParams) (string, error) {
+	row := db.QueryRow(ctx, handBackTask, arg.ID, arg.Attempt)
+	var id string
+	err := row.Scan(&id)
+	return id, err
+}
+
+const handBackTaskAttempt = `-- name: HandBackTaskAttempt :exec
+UPDATE task_attempts SET status = 'pending', started_at = NULL
+WHERE task_id = $1 AND attempt = $2 AND status = 'running'
+`
+
+type HandBackTaskAttemptParams struct {
+	TaskID  string `json:"task_id"`
+	Attempt int32  `json:"attempt"`
+}
+
+func (q *Queries) HandBackTaskAttempt(ctx context.Context, db DBTX, arg HandBackTaskAttemptParams) error {
+	_, err := db.Exec(ctx, handBackTaskAttempt, arg.TaskID, arg.Attempt)
+	return err
+}
+
 const insertTaskAttempt = `-- name: InsertTaskAttempt :exec
 INSERT INTO task_attempts (task_id, attempt, status, job_id)
 VALUES ($1, $2, 'pending', $3)

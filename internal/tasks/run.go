@@ -77,6 +77,9 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 			s.fail(row, fail.msg)
 			return river.JobCancel(errors.New(fail.msg))
 		}
+		if s.stopping.Load() && ctx.Err() != nil {
+			return s.handBack(row)
+		}
 		return s.infraError(job, row, errors.New(fail.msg))
 	}
 
@@ -190,6 +193,36 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 	}
 	prog.final()
 	return res, nil, nil
+}
+
+// handBack returns a run interrupted by this worker's shutdown to the queue: the task is
+// pending again (not failed), its partial log goes, and River's snooze runs the job again
+// at once elsewhere without counting an attempt. A task cancelled meanwhile stays so.
+func (s *Service) handBack(t store.Task) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var back bool
+	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if _, err := s.q.HandBackTask(ctx, tx, store.HandBackTaskParams{ID: t.ID, Attempt: t.Attempt}); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil // cancelled or finished meanwhile
+			}
+			return err
+		}
+		back = true
+		if err := s.q.HandBackTaskAttempt(ctx, tx, store.HandBackTaskAttemptParams{TaskID: t.ID, Attempt: t.Attempt}); err != nil {
+			return err
+		}
+		return s.q.DeleteTaskAttemptLogs(ctx, tx, store.DeleteTaskAttemptLogsParams{TaskID: t.ID, Attempt: t.Attempt})
+	})
+	if err != nil {
+		return fmt.Errorf("hand back %s: %w", t.ID, err)
+	}
+	if !back {
+		return river.JobCancel(fmt.Errorf("task %s ended while its worker stopped", t.ID))
+	}
+	s.log.Info("worker stopping: backtest handed back to the queue", "task", t.ID, "attempt", t.Attempt)
+	return river.JobSnooze(0)
 }
 
 // infraError decides what a retryable failure does: on the last attempt the task fails

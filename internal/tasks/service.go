@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -88,6 +89,9 @@ type Service struct {
 	log   *slog.Logger
 	queue *jobs.Client
 	cpu   *cpuSlots
+	// stopping is set when the worker shuts down: runs interrupted from then on are handed
+	// back to the queue rather than retried as failures.
+	stopping atomic.Bool
 }
 
 // New returns a service over db.
@@ -97,6 +101,11 @@ func New(cfg Config, db *store.Store, log *slog.Logger) *Service {
 	}
 	return &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log, cpu: newCPUSlots(cfg.CPUSlots)}
 }
+
+// Stopping tells the service its worker is shutting down: runs cancelled from now on (by
+// River's hard stop after the grace period) go back to the queue unchanged, without
+// failing or spending an attempt.
+func (s *Service) Stopping() { s.stopping.Store(true) }
 
 // SetQueue gives the service the River client it enqueues and cancels jobs with.
 func (s *Service) SetQueue(c *jobs.Client) { s.queue = c }
