@@ -29,7 +29,10 @@ const Port = 5432
 
 // Cluster is a private PostgreSQL cluster living in Dir.
 type Cluster struct {
-	Dir    string // cluster root; data in Dir/data, socket in Dir
+	Dir string // cluster root; data in Dir/data, socket in Dir
+	// Fast trades durability for speed (fsync off, no sync at initdb): for test clusters
+	// only, whose data a crash may lose. The default cluster is durable.
+	Fast   bool
 	binDir string
 	cred   *syscall.Credential // run server binaries as this user when we are root
 }
@@ -116,14 +119,21 @@ func (c *Cluster) Start(ctx context.Context) (started bool, err error) {
 	}
 	// The socket directory must be reachable by the server user.
 	if _, err := os.Stat(filepath.Join(c.dataDir(), "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
-		if err := c.run(ctx, "initdb", "-D", c.dataDir(), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"); err != nil {
+		args := []string{"-D", c.dataDir(), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C"}
+		if c.Fast {
+			args = append(args, "--no-sync")
+		}
+		if err := c.run(ctx, "initdb", args...); err != nil {
 			return false, fmt.Errorf("initdb: %w", err)
 		}
 	}
 	if c.Running(ctx) {
 		return false, nil
 	}
-	opts := fmt.Sprintf("-c listen_addresses='' -k %s -p %d -c fsync=off -c max_connections=300", c.Dir, Port)
+	opts := fmt.Sprintf("-c listen_addresses='' -k %s -p %d -c max_connections=300", c.Dir, Port)
+	if c.Fast {
+		opts += " -c fsync=off"
+	}
 	if err := c.run(ctx, "pg_ctl", "start", "-w", "-t", "60", "-D", c.dataDir(), "-l", filepath.Join(c.Dir, "server.log"), "-o", opts); err != nil {
 		return false, fmt.Errorf("pg_ctl start (see %s): %w", filepath.Join(c.Dir, "server.log"), err)
 	}

@@ -56,6 +56,14 @@ func TestClusterFromNothingMigratesAndStops(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM strategy_versions").Scan(&n); err != nil {
 		t.Fatalf("migrated schema: %v", err)
 	}
+	// The default cluster (make run's) is durable; only test clusters are Fast.
+	var fsync, syncCommit string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('fsync'), current_setting('synchronous_commit')").Scan(&fsync, &syncCommit); err != nil {
+		t.Fatal(err)
+	}
+	if fsync != "on" || syncCommit != "on" {
+		t.Fatalf("fsync %s, synchronous_commit %s; want both on", fsync, syncCommit)
+	}
 	conn.Close(ctx)
 	if err := c.Stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)

@@ -86,6 +86,7 @@ func serverURL(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	c.Fast = true // test data may be lost in a crash; speed matters more
 	// Test binaries of several packages start at once: one starts the server.
 	unlock, err := flock(filepath.Join(root, ".data", "testpg.lock"))
 	if err != nil {
