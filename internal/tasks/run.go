@@ -395,11 +395,11 @@ func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, erro
 	return n, nil
 }
 
-// cpuSlots bounds how many runs compute at once in a process, so that many running tasks
-// share the CPU in turns rather than all at once. The bound is soft: when no slot has been
-// handed on for hogWait (long runs hold them), a waiting run goes ahead without one rather
-// than wait behind them. Runner processes also run at a lower priority than the service,
-// so its API stays responsive either way. A nil cpuSlots is unlimited.
+// cpuSlots bounds how many runs compute at once in a process: a burst of tasks runs a few
+// at a time rather than all at once, each finishing sooner. The bound is soft: when no
+// slot has been handed on for hogWait (long runs hold them), a waiting run goes ahead
+// without one rather than wait behind them. Runner processes also run at a lower priority
+// than the service, so its API stays responsive either way. A nil cpuSlots is unlimited.
 type cpuSlots struct {
 	sem      chan struct{}
 	releases atomic.Int64
