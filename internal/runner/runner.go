@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,8 +82,8 @@ type Config struct {
 
 // Pool starts runner children and runs requests in them. It is safe for concurrent use.
 type Pool struct {
-	active   atomic.Int32 // requests in progress
-	starting sync.Mutex   // held by the warm-keeper starting a child
+	active   atomic.Int32  // requests in progress
+	starting chan struct{} // a slot per CPU for warm-keepers starting a child
 	cfg      Config
 	ready    chan *child
 	ctx      context.Context
@@ -118,7 +119,7 @@ func New(cfg Config) (*Pool, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Pool{cfg: cfg, ready: make(chan *child), ctx: ctx, cancel: cancel}
+	p := &Pool{cfg: cfg, ready: make(chan *child), starting: make(chan struct{}, runtime.NumCPU()), ctx: ctx, cancel: cancel}
 	for range max(cfg.Warm, 0) {
 		p.wg.Add(1)
 		go p.keepWarm()
@@ -138,11 +139,11 @@ func (p *Pool) keepWarm() {
 	defer p.wg.Done()
 	backoff := 100 * time.Millisecond
 	for p.ctx.Err() == nil {
-		// One start at a time: a child is ready soonest when it does not share the CPU
-		// with other starting children (and runs under way).
-		p.starting.Lock()
+		// At most one start per CPU: a child is ready soonest when it does not share its
+		// CPU with other starting children.
+		p.starting <- struct{}{}
 		c, err := p.start(p.ctx)
-		p.starting.Unlock()
+		<-p.starting
 		if err != nil {
 			if p.ctx.Err() != nil {
 				return

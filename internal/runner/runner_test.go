@@ -178,7 +178,9 @@ func TestRunHostile(t *testing.T) {
 			if re.Kind != c.kind || !strings.Contains(re.Message, c.want) {
 				t.Fatalf("got %s %q, want %s containing %q", re.Kind, re.Message, c.kind, c.want)
 			}
-			if took > limit+3*time.Second {
+			// A guard against runs going on long past their limit, not a timing assertion:
+			// the time also holds the wait for a runner process on a busy machine.
+			if took > limit+15*time.Second {
 				t.Fatalf("took %s, limit %s", took, limit)
 			}
 			t.Logf("%s: %s in %s", re.Kind, re.Message, took.Round(time.Millisecond))
