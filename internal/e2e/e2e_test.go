@@ -499,12 +499,8 @@ func TestWebPage(t *testing.T) {
 	must(t, chromedp.Run(ctx,
 		chromedp.Navigate(ui+"/runs/"+slow.TaskID),
 		waitJS(`[...document.querySelectorAll('.task-top button')].some(b => b.textContent === 'Cancel')`, 10*time.Second),
-		chromedp.Focus(`.task-top button[aria-label^="Cancel"]`),
-		chromedp.KeyEvent("\r"),
-		waitJS(`document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`, 10*time.Second),
-		chromedp.Focus(`.task-top button[aria-label^="Retry"]`),
-		chromedp.KeyEvent("\r"),
-		waitJS(`['pending', 'running'].includes(document.querySelector('.page-head .status')?.dataset.status)`, 10*time.Second),
+		pressEnterOn(`.task-top button[aria-label^="Cancel"]`, `document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`),
+		pressEnterOn(`.task-top button[aria-label^="Retry"]`, `['pending', 'running'].includes(document.querySelector('.page-head .status')?.dataset.status)`),
 		chromedp.Click(`.task-top button[aria-label^="Cancel"]`),
 		waitJS(`document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`, 10*time.Second),
 	))
@@ -583,6 +579,37 @@ func setEditor(code string) chromedp.Action {
 }
 
 // waitJS polls a JavaScript condition until it is true.
+// pressEnterOn focuses the element sel and presses Enter until done holds (15 s at most).
+// The page re-renders a running task's buttons as its state changes, so a button found a
+// moment ago may be gone when the key arrives; on a busy machine that happens.
+func pressEnterOn(sel, done string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		focus := fmt.Sprintf(`(() => { const b = document.querySelector(%q); if (!b) return false; b.focus(); return document.activeElement === b; })()`, sel)
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			if waitJS(done, 0).Do(ctx) == nil {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("pressing Enter on %s: still not %s", sel, done)
+			}
+			var focused bool
+			if err := chromedp.Evaluate(focus, &focused).Do(ctx); err != nil {
+				return err
+			}
+			if focused {
+				if err := chromedp.KeyEvent("\r").Do(ctx); err != nil {
+					return err
+				}
+				if waitJS(done, 2*time.Second).Do(ctx) == nil {
+					return nil
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+}
+
 func waitJS(expr string, timeout time.Duration) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		deadline := time.Now().Add(timeout)

@@ -144,7 +144,8 @@ type frameWriter struct {
 	err     error
 	stop    chan struct{}
 	done    chan struct{}
-	started bool // the flusher runs
+	started bool      // the flusher runs
+	flushed time.Time // last flush
 }
 
 func newFrameWriter(out io.Writer) *frameWriter {
@@ -165,6 +166,13 @@ func (w *frameWriter) send(m message) error {
 	if w.err == nil {
 		w.err = w.enc.Encode(m)
 	}
+	// Progress (every 1,024 bars) and anything older than a flush period go out now: the
+	// flusher goroutine alone may run late in a starved process, and the run's events
+	// would then arrive all at once at its end.
+	if w.err == nil && (m.Progress != nil || time.Since(w.flushed) >= flushPeriod) {
+		w.err = w.bw.Flush()
+		w.flushed = time.Now()
+	}
 	return w.err
 }
 
@@ -180,6 +188,7 @@ func (w *frameWriter) flusher() {
 			w.mu.Lock()
 			if w.err == nil {
 				w.err = w.bw.Flush()
+				w.flushed = time.Now()
 			}
 			w.mu.Unlock()
 		}
