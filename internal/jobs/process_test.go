@@ -127,6 +127,18 @@ func del(t *testing.T, url string) {
 	}
 }
 
+// waitMidRun waits until task id runs and has stored some progress, and returns its bar.
+func (e *procEnv) waitMidRun(t *testing.T, id string) int {
+	t.Helper()
+	e.waitStatus(t, id, 60*time.Second, "running")
+	var bar int
+	for deadline := time.Now().Add(30 * time.Second); bar == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		e.scalar(t, &bar, `SELECT current_bar FROM tasks WHERE id = $1`, id)
+	}
+	return bar
+}
+
 func (e *procEnv) waitStatus(t *testing.T, id string, within time.Duration, want string) {
 	t.Helper()
 	deadline := time.Now().Add(within)
@@ -234,12 +246,7 @@ func TestWorkerKilledMidRunIsRescued(t *testing.T) {
 	base := api.URL(t)
 	post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":3000}}`)
 
-	e.waitStatus(t, "task_1", 30*time.Second, "running")
-	var bar int
-	for deadline := time.Now().Add(10 * time.Second); bar == 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond) // until the run has stored some progress: mid-run
-		e.scalar(t, &bar, `SELECT current_bar FROM tasks WHERE id = 'task_1'`)
-	}
+	bar := e.waitMidRun(t, "task_1")
 	if err := first.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -281,12 +288,7 @@ func TestStoppingWorkerHandsBackItsRun(t *testing.T) {
 	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
 	post(t, api.URL(t)+"/api/backtests", body+`,"strategy_params":{"spin":3000}}`)
 
-	e.waitStatus(t, "task_1", 60*time.Second, "running")
-	var bar int
-	for deadline := time.Now().Add(30 * time.Second); bar == 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond) // until the run has stored some progress: mid-run
-		e.scalar(t, &bar, `SELECT current_bar FROM tasks WHERE id = 'task_1'`)
-	}
+	e.waitMidRun(t, "task_1")
 	if err := first.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
