@@ -59,6 +59,7 @@ const (
 	// enforced on resident memory.
 	asHeadroom = 4 << 30
 	memPoll    = 20 * time.Millisecond
+	quietWait  = 500 * time.Millisecond
 )
 
 // Config configures a Pool.
@@ -83,6 +84,7 @@ type Config struct {
 // Pool starts runner children and runs requests in them. It is safe for concurrent use.
 type Pool struct {
 	active   atomic.Int32  // requests in progress
+	waiting  atomic.Int32  // ready children offered, not yet taken
 	starting chan struct{} // a slot per CPU for warm-keepers starting a child
 	cfg      Config
 	ready    chan *child
@@ -139,6 +141,7 @@ func (p *Pool) keepWarm() {
 	defer p.wg.Done()
 	backoff := 100 * time.Millisecond
 	for p.ctx.Err() == nil {
+		p.waitQuiet()
 		// At most one start per CPU: a child is ready soonest when it does not share its
 		// CPU with other starting children.
 		p.starting <- struct{}{}
@@ -157,11 +160,28 @@ func (p *Pool) keepWarm() {
 			continue
 		}
 		backoff = 100 * time.Millisecond
+		p.waiting.Add(1)
 		select {
 		case p.ready <- c:
+			p.waiting.Add(-1)
 		case <-p.ctx.Done():
+			p.waiting.Add(-1)
 			c.discard()
 			return
+		}
+	}
+}
+
+// waitQuiet holds back the start of a child while a request is under way and another
+// child is ready for the next one (quietWait at most): a start costs some 40 ms of CPU,
+// which the run under way would otherwise share on a small machine.
+func (p *Pool) waitQuiet() {
+	deadline := time.Now().Add(quietWait)
+	for p.active.Load() > 0 && p.waiting.Load() > 0 && time.Now().Before(deadline) {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }
