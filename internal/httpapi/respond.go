@@ -106,11 +106,11 @@ func safeText(b []byte, json bool) bool {
 // UTF-8, before any handler sees them.
 func refuseBadText(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !safeText([]byte(r.URL.Path), false) || !safeText([]byte(r.URL.RawQuery), false) {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"detail": errInvalidText.Detail})
-			return
+		q, err := url.QueryUnescape(r.URL.RawQuery)
+		if err != nil {
+			q = r.URL.RawQuery // the handler answers for a malformed query
 		}
-		if q, err := url.QueryUnescape(r.URL.RawQuery); err == nil && !safeText([]byte(q), false) {
+		if !safeText([]byte(r.URL.Path), false) || !safeText([]byte(q), false) {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"detail": errInvalidText.Detail})
 			return
 		}

@@ -15,9 +15,9 @@ import (
 // Defaults for a run's resource limits.
 const (
 	DefaultWallTimeLimit = 5 * time.Minute
-	DefaultMemoryLimit   = 1 << 30 // bytes of heap growth over the start of the run
-	inspectTimeLimit     = 500 * time.Millisecond
-	inspectMemoryLimit   = 256 << 20
+	DefaultMemoryLimit   = 1 << 30                // bytes of heap growth over the start of the run
+	InspectTimeLimit     = 500 * time.Millisecond // loading code, at upload
+	InspectMemoryLimit   = 256 << 20              // bytes, loading code
 	maxCallDepth         = 2000
 	watchdogInterval     = 10 * time.Millisecond
 )

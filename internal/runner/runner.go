@@ -44,8 +44,6 @@ const (
 	DefaultMaxLogBytes = 50 << 20
 	defaultWarm        = 3
 
-	inspectTimeLimit   = 500 * time.Millisecond
-	inspectMemoryLimit = 256 << 20
 	// killGrace is how long past its limit a run may go before the parent kills it: the
 	// child's own watchdog stops JavaScript loops at the limit with a clear message; a
 	// built-in that never yields is killed here.
@@ -239,7 +237,7 @@ func (p *Pool) start(ctx context.Context) (*child, error) {
 // including code that crashes, exhausts memory or loops while loading, gives a
 // *jsrt.LoadError; other errors are the pool's own.
 func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, error) {
-	req := request{Inspect: true, Code: code, TimeLimit: inspectTimeLimit, MemoryLimit: inspectMemoryLimit}
+	req := request{Inspect: true, Code: code, TimeLimit: jsrt.InspectTimeLimit, MemoryLimit: jsrt.InspectMemoryLimit}
 	final, fail, err := p.do(ctx, req, nil)
 	switch {
 	case err != nil:
