@@ -88,10 +88,14 @@ func run() error {
 	var b bench
 	var only string
 	var runs, nEvents, flood, submitters, conns int
+	var gap time.Duration
+	var distinct bool
 	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
 	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
 	flag.StringVar(&only, "only", "latency,events,flood", "which benchmarks to run")
 	flag.IntVar(&runs, "runs", 30, "latency samples")
+	flag.DurationVar(&gap, "gap", 300*time.Millisecond, "pause between latency samples (0: back to back)")
+	flag.BoolVar(&distinct, "distinct", false, "latency: every sample runs a strategy of its own (no runner process is reused)")
 	flag.IntVar(&nEvents, "events", 2000, "events to publish")
 	flag.IntVar(&flood, "flood", 1000, "tasks in the flood")
 	flag.IntVar(&submitters, "submitters", 50, "concurrent submitters in the flood")
@@ -103,7 +107,7 @@ func run() error {
 	}
 	want := strings.Split(only, ",")
 	if slices.Contains(want, "latency") {
-		if err := b.latency(runs); err != nil {
+		if err := b.latency(runs, gap, distinct); err != nil {
 			return fmt.Errorf("latency: %w", err)
 		}
 	}
@@ -272,11 +276,26 @@ func readFrame(c *websocket.Conn, within time.Duration) (frame, time.Time, error
 }
 
 // latency: submit → complete event on a WebSocket, sequentially on an idle service.
-func (b *bench) latency(runs int) error {
+func (b *bench) latency(runs int, gap time.Duration, distinct bool) error {
+	strategies := make([]string, runs+3)
+	for i := range strategies {
+		strategies[i] = b.sma
+		if distinct {
+			// The same strategy, different code: a runner process serves further runs of
+			// the same code only.
+			var out struct{ ID string }
+			code := fmt.Sprintf("%s\n// variant %d", smaCode, i)
+			if err := b.call("POST", "/api/strategies", map[string]string{"name": fmt.Sprintf("bench-sma-%d", i), "code": code}, &out); err != nil {
+				return err
+			}
+			strategies[i] = out.ID
+		}
+	}
 	var client, server []time.Duration
 	for i := 0; i < runs+3; i++ {
+		time.Sleep(gap) // an idle service between samples: runners started after the last one are ready
 		t0 := time.Now()
-		id, err := b.submit(b.sma, nil)
+		id, err := b.submit(strategies[i], nil)
 		if err != nil {
 			return err
 		}
@@ -315,7 +334,11 @@ func (b *bench) latency(runs int) error {
 			server = append(server, t.CompletedAt.Sub(t.CreatedAt))
 		}
 	}
-	fmt.Printf("latency: 5,000-bar daily SMA crossover, submit → completed, %d runs\n", runs)
+	what := "the same strategy each time"
+	if distinct {
+		what = "a strategy of its own each time"
+	}
+	fmt.Printf("latency: 5,000-bar daily SMA crossover, submit → completed, %d runs %v apart, %s\n", runs, gap, what)
 	fmt.Printf("  client (POST → complete event): %s\n", stats(client))
 	fmt.Printf("  server (created_at → completed_at): %s\n", stats(server))
 	return nil

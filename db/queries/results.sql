@@ -19,9 +19,9 @@ INSERT INTO result_trades (task_id, seq, ref, symbol, is_open, open_ts, close_ts
                            exit_price, pnl_gross, pnl_net, commission, bar_len)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
 
--- name: CopyResultEquity :copyfrom
-INSERT INTO result_equity (task_id, seq, ts, value, cash, ret, drawdown_pct, drawdown_money)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8);
+-- name: InsertResultEquity :exec
+INSERT INTO result_equity_series (task_id, ts, value, cash, ret, drawdown_pct, drawdown_money)
+VALUES ($1, $2, $3, $4, $5, $6, $7);
 
 -- name: GetResult :one
 SELECT * FROM results WHERE task_id = $1;
@@ -59,13 +59,13 @@ SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq;
 -- name: PageResultTrades :many
 SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3;
 
--- name: ListResultEquity :many
+-- name: GetResultEquity :one
 SELECT ts, value, cash, ret, drawdown_pct, drawdown_money
-FROM result_equity WHERE task_id = $1 ORDER BY seq;
+FROM result_equity_series WHERE task_id = $1;
 
--- name: ListResultEquityValues :many
+-- name: GetResultEquityValues :one
 -- The equity curve's times and values only: what the statistics record reads.
-SELECT ts, value FROM result_equity WHERE task_id = $1 ORDER BY seq;
+SELECT ts, value FROM result_equity_series WHERE task_id = $1;
 
 -- name: InsertResultStatistics :exec
 INSERT INTO result_statistics (task_id, record) VALUES ($1, $2);

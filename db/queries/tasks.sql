@@ -97,7 +97,8 @@ UPDATE tasks SET progress = @progress, current_bar = @current_bar, total_bars = 
 WHERE id = @id AND attempt = @attempt AND status = 'running';
 
 -- name: CompleteTask :one
-UPDATE tasks SET status = 'completed', progress = 100, current_bar = total_bars, completed_at = now()
+UPDATE tasks SET status = 'completed', progress = 100, current_bar = @total_bars, total_bars = @total_bars,
+    completed_at = now()
 WHERE id = @id AND attempt = @attempt AND status = 'running'
 RETURNING completed_at;
 
@@ -148,3 +149,10 @@ RETURNING id;
 -- name: HandBackTaskAttempt :exec
 UPDATE task_attempts SET status = 'pending', started_at = NULL
 WHERE task_id = @task_id AND attempt = @attempt AND status = 'running';
+
+-- name: CommitWithoutWaiting :exec
+-- Makes the current transaction's commit not wait for its WAL to reach disk: for a
+-- running task's progress and log lines, which the run's completion (a commit that waits,
+-- flushing all WAL written before it) makes durable with its result, and which a rerun
+-- after a crash replaces.
+SELECT set_config('synchronous_commit', 'off', true);

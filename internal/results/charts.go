@@ -50,7 +50,7 @@ var MonthNames = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug"
 type ChartInput struct {
 	InitialCash float64
 	Bars        []engine.Bar
-	Equity      []store.ListResultEquityRow
+	Equity      []engine.EquityPoint
 	Executions  []store.ResultExecution
 }
 
@@ -68,13 +68,8 @@ func Chart(ctx context.Context, db store.DBTX, taskID, chartType string) (*Chart
 		return nil, err
 	}
 	if chartType == "equity" {
-		rows, err := q.ListResultEquityValues(ctx, db, taskID)
-		if err != nil {
-			return nil, fmt.Errorf("equity of %s: %w", taskID, err)
-		}
-		s.Equity = make([]store.ListResultEquityRow, len(rows))
-		for i, e := range rows {
-			s.Equity[i] = store.ListResultEquityRow{Ts: e.Ts, Value: e.Value}
+		if s.Equity, err = equityValues(ctx, db, taskID); err != nil {
+			return nil, err
 		}
 	}
 	in := ChartInput{InitialCash: s.Row.InitialCash, Equity: s.Equity, Executions: s.Executions}
@@ -204,7 +199,7 @@ func candlestick(bars []engine.Bar) *ChartConfig {
 // Benchmark is buy-and-hold of the same symbol over the same bars from the same cash: the
 // cash is invested at the first bar's close and marked at every later close. Equity points
 // without a bar of the same time carry the last value.
-func Benchmark(initialCash float64, bars []engine.Bar, equity []store.ListResultEquityRow) []*float64 {
+func Benchmark(initialCash float64, bars []engine.Bar, equity []engine.EquityPoint) []*float64 {
 	out := make([]*float64, len(equity))
 	if len(bars) == 0 || bars[0].Close <= 0 {
 		return out
@@ -213,7 +208,7 @@ func Benchmark(initialCash float64, bars []engine.Bar, equity []store.ListResult
 	j := 0
 	var last *float64
 	for i, e := range equity {
-		for j < len(bars) && !bars[j].Time.After(e.Ts) {
+		for j < len(bars) && !bars[j].Time.After(e.Time) {
 			v := initialCash * bars[j].Close / first
 			last = &v
 			j++
@@ -223,10 +218,10 @@ func Benchmark(initialCash float64, bars []engine.Bar, equity []store.ListResult
 	return out
 }
 
-func equityDates(eq []store.ListResultEquityRow) []string {
+func equityDates(eq []engine.EquityPoint) []string {
 	d := make([]string, len(eq))
 	for i, e := range eq {
-		d[i] = FormatTime(e.Ts)
+		d[i] = FormatTime(e.Time)
 	}
 	return d
 }
@@ -251,7 +246,7 @@ func equity(in ChartInput) *ChartConfig {
 func drawdown(in ChartInput) *ChartConfig {
 	vals := make([]float64, len(in.Equity))
 	for i, e := range in.Equity {
-		vals[i] = e.DrawdownPct
+		vals[i] = e.Drawdown
 	}
 	tip, ptr, zoom := interaction()
 	return &ChartConfig{
@@ -267,11 +262,11 @@ func drawdown(in ChartInput) *ChartConfig {
 
 // Underwater is −100 × (running maximum − cumulative) / running maximum of the cumulative
 // product of (1 + return).
-func Underwater(eq []store.ListResultEquityRow) []float64 {
+func Underwater(eq []engine.EquityPoint) []float64 {
 	out := make([]float64, len(eq))
 	cum, peak := 1.0, math.Inf(-1)
 	for i, e := range eq {
-		cum *= 1 + e.Ret
+		cum *= 1 + e.Return
 		peak = math.Max(peak, cum)
 		if peak != 0 {
 			out[i] = -100 * (peak - cum) / peak
@@ -294,29 +289,29 @@ func underwater(in ChartInput) *ChartConfig {
 
 // MonthlyReturns sums the returns per year and month, × 100; months without bars are 0.
 // Years are ascending; each row has 12 values, January first.
-func MonthlyReturns(eq []store.ListResultEquityRow) (years []int, grid [][]float64) {
+func MonthlyReturns(eq []engine.EquityPoint) (years []int, grid [][]float64) {
 	idx := map[int]int{}
 	for _, e := range eq {
-		y := e.Ts.UTC().Year()
+		y := e.Time.UTC().Year()
 		if _, ok := idx[y]; !ok {
 			idx[y] = len(years)
 			years = append(years, y)
 			grid = append(grid, make([]float64, 12))
 		}
-		grid[idx[y]][e.Ts.UTC().Month()-1] += e.Ret * 100
+		grid[idx[y]][e.Time.UTC().Month()-1] += e.Return * 100
 	}
 	return years, grid
 }
 
 // YearlyReturns sums the returns per year, × 100.
-func YearlyReturns(eq []store.ListResultEquityRow) (years []int, sums []float64) {
+func YearlyReturns(eq []engine.EquityPoint) (years []int, sums []float64) {
 	for _, e := range eq {
-		y := e.Ts.UTC().Year()
+		y := e.Time.UTC().Year()
 		if len(years) == 0 || years[len(years)-1] != y {
 			years = append(years, y)
 			sums = append(sums, 0)
 		}
-		sums[len(sums)-1] += e.Ret * 100
+		sums[len(sums)-1] += e.Return * 100
 	}
 	return years, sums
 }

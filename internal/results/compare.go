@@ -152,7 +152,7 @@ func alignEquity(stored []*Stored) ComparedEquity {
 	set := map[int64]bool{}
 	for _, s := range stored {
 		for _, e := range s.Equity {
-			set[e.Ts.UnixNano()] = true
+			set[e.Time.UnixNano()] = true
 		}
 	}
 	keys := make([]int64, 0, len(set))
@@ -169,7 +169,7 @@ func alignEquity(stored []*Stored) ComparedEquity {
 		j := 0
 		var last *float64
 		for i, k := range keys {
-			for j < len(s.Equity) && s.Equity[j].Ts.UnixNano() <= k {
+			for j < len(s.Equity) && s.Equity[j].Time.UnixNano() <= k {
 				if base := s.Equity[0].Value; base != 0 {
 					v := s.Equity[j].Value / base
 					last = &v

@@ -61,9 +61,9 @@ func (s *Stored) document() *Document {
 		d.Trades[i] = tradeRow(e)
 	}
 	for i, e := range s.Equity {
-		date := FormatTime(e.Ts)
-		d.EquityCurve[i] = EquityPoint{Date: date, Value: e.Value, Cash: e.Cash, Return: e.Ret}
-		d.Drawdown[i] = DrawdownPoint{Date: date, Drawdown: e.DrawdownPct, DrawdownMoney: e.DrawdownMoney}
+		date := FormatTime(e.Time)
+		d.EquityCurve[i] = EquityPoint{Date: date, Value: e.Value, Cash: e.Cash, Return: e.Return}
+		d.Drawdown[i] = DrawdownPoint{Date: date, Drawdown: e.Drawdown, DrawdownMoney: e.DrawdownMoney}
 	}
 	for i, t := range s.Trades {
 		d.RoundTrips[i] = roundTrip(t)
@@ -156,7 +156,7 @@ func (s *Stored) html(bars []engine.Bar) (string, error) {
 	dd := make([]float64, len(s.Equity))
 	for i, e := range s.Equity {
 		eq[i] = e.Value
-		dd[i] = -e.DrawdownPct
+		dd[i] = -e.Drawdown
 	}
 	bench := Benchmark(s.Row.InitialCash, bars, s.Equity)
 	years, grid := MonthlyReturns(s.Equity)
@@ -174,7 +174,7 @@ func (s *Stored) html(bars []engine.Bar) (string, error) {
 	}
 	first, last := "", ""
 	if len(s.Equity) > 0 {
-		first, last = FormatTime(s.Equity[0].Ts), FormatTime(s.Equity[len(s.Equity)-1].Ts)
+		first, last = FormatTime(s.Equity[0].Time), FormatTime(s.Equity[len(s.Equity)-1].Time)
 	}
 	var out bytes.Buffer
 	err := reportTmpl.Execute(&out, map[string]any{

@@ -67,11 +67,11 @@ func TestSeriesEncodeLikeEncodingJSON(t *testing.T) {
 func TestChartAppendJSONLikeEncoder(t *testing.T) {
 	t.Parallel()
 	bars := engine.RandomWalk(800, 9)
-	eq := make([]store.ListResultEquityRow, len(bars))
+	eq := make([]engine.EquityPoint, len(bars))
 	prev := 10000.0
 	for i, b := range bars {
 		v := 10000 * b.Close / bars[0].Close
-		eq[i] = store.ListResultEquityRow{Ts: b.Time, Value: v, Cash: v / 2, Ret: v/prev - 1, DrawdownPct: float64(i%7) * 0.3, DrawdownMoney: float64(i % 5)}
+		eq[i] = engine.EquityPoint{Time: b.Time, Value: v, Cash: v / 2, Return: v/prev - 1, Drawdown: float64(i%7) * 0.3, DrawdownMoney: float64(i % 5)}
 		prev = v
 	}
 	eq[3].Value = math.NaN() // written as null by both (the encoder would fail: see below)
@@ -92,7 +92,7 @@ func TestChartAppendJSONLikeEncoder(t *testing.T) {
 		got := string(c.AppendJSON(nil))
 		if kind == "equity" { // encoding/json refuses NaN; compare without it
 			in2 := in
-			in2.Equity = append([]store.ListResultEquityRow(nil), eq...)
+			in2.Equity = append([]engine.EquityPoint(nil), eq...)
 			in2.Equity[3].Value = 1
 			c2, _ := BuildChart(kind, in2)
 			if !strings.Contains(got, ",null,") {

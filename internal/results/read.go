@@ -195,7 +195,7 @@ type Stored struct {
 	TaskID     string
 	Row        store.GetResultWithTaskRow
 	Summary    Summary
-	Equity     []store.ListResultEquityRow
+	Equity     []engine.EquityPoint
 	Executions []store.ResultExecution
 	Trades     []store.ResultTrade
 }
@@ -221,8 +221,8 @@ func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTra
 		ProfitFactor: row.ProfitFactor, AvgWin: row.AvgWin, AvgLoss: row.AvgLoss,
 	}
 	if withEquity {
-		if s.Equity, err = q.ListResultEquity(ctx, db, taskID); err != nil {
-			return nil, fmt.Errorf("equity of %s: %w", taskID, err)
+		if s.Equity, err = storedEquity(ctx, db, taskID); err != nil {
+			return nil, err
 		}
 	}
 	if withTrades {
@@ -236,13 +236,37 @@ func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTra
 	return s, nil
 }
 
-// engineEquity converts stored equity rows for engine.ComputeStatistics.
-func (s *Stored) engineEquity() []engine.EquityPoint {
-	out := make([]engine.EquityPoint, len(s.Equity))
-	for i, e := range s.Equity {
-		out[i] = engine.EquityPoint{Time: e.Ts, Value: e.Value, Cash: e.Cash, Return: e.Ret, Drawdown: e.DrawdownPct, DrawdownMoney: e.DrawdownMoney}
+// storedEquity reads taskID's stored equity curve (none for a result without bars).
+func storedEquity(ctx context.Context, db store.DBTX, taskID string) ([]engine.EquityPoint, error) {
+	r, err := q.GetResultEquity(ctx, db, taskID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
 	}
-	return out
+	if err != nil {
+		return nil, fmt.Errorf("equity of %s: %w", taskID, err)
+	}
+	out := make([]engine.EquityPoint, len(r.Ts))
+	for i, t := range r.Ts {
+		out[i] = engine.EquityPoint{Time: t, Value: r.Value[i], Cash: r.Cash[i], Return: r.Ret[i],
+			Drawdown: r.DrawdownPct[i], DrawdownMoney: r.DrawdownMoney[i]}
+	}
+	return out, nil
+}
+
+// equityValues reads only the times and values of taskID's equity curve.
+func equityValues(ctx context.Context, db store.DBTX, taskID string) ([]engine.EquityPoint, error) {
+	r, err := q.GetResultEquityValues(ctx, db, taskID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("equity of %s: %w", taskID, err)
+	}
+	out := make([]engine.EquityPoint, len(r.Ts))
+	for i, t := range r.Ts {
+		out[i] = engine.EquityPoint{Time: t, Value: r.Value[i]}
+	}
+	return out, nil
 }
 
 func (s *Stored) engineTrades() []engine.Trade {
@@ -282,15 +306,11 @@ func Statistics(ctx context.Context, db store.DBTX, taskID string) (engine.Stati
 
 // computeStatistics computes the statistics record from the stored rows.
 func computeStatistics(ctx context.Context, db store.DBTX, taskID string, initialCash, sqn float64) (engine.Statistics, error) {
-	rows, err := q.ListResultEquityValues(ctx, db, taskID)
+	eq, err := equityValues(ctx, db, taskID)
 	if err != nil {
-		return engine.Statistics{}, fmt.Errorf("equity of %s: %w", taskID, err)
+		return engine.Statistics{}, err
 	}
-	s := &Stored{TaskID: taskID, Row: store.GetResultWithTaskRow{InitialCash: initialCash, Sqn: sqn}}
-	s.Equity = make([]store.ListResultEquityRow, len(rows))
-	for i, e := range rows {
-		s.Equity[i] = store.ListResultEquityRow{Ts: e.Ts, Value: e.Value}
-	}
+	s := &Stored{TaskID: taskID, Row: store.GetResultWithTaskRow{InitialCash: initialCash, Sqn: sqn}, Equity: eq}
 	if s.Trades, err = q.ListResultTrades(ctx, db, taskID); err != nil {
 		return engine.Statistics{}, fmt.Errorf("trades of %s: %w", taskID, err)
 	}
@@ -298,7 +318,7 @@ func computeStatistics(ctx context.Context, db store.DBTX, taskID string, initia
 }
 
 func (s *Stored) statistics() engine.Statistics {
-	return engine.ComputeStatistics(s.Row.InitialCash, s.engineEquity(), s.engineTrades(), s.Row.Sqn)
+	return engine.ComputeStatistics(s.Row.InitialCash, s.Equity, s.engineTrades(), s.Row.Sqn)
 }
 
 // params decodes the task's strategy parameters.

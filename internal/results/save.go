@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/store"
@@ -102,14 +103,14 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 		}
 	}
 	if len(res.Equity) > 0 {
-		rows := make([]store.CopyResultEquityParams, len(res.Equity))
+		n := len(res.Equity)
+		row := store.InsertResultEquityParams{TaskID: taskID, Ts: make([]time.Time, n), Value: make([]float64, n),
+			Cash: make([]float64, n), Ret: make([]float64, n), DrawdownPct: make([]float64, n), DrawdownMoney: make([]float64, n)}
 		for i, p := range res.Equity {
-			rows[i] = store.CopyResultEquityParams{
-				TaskID: taskID, Seq: int32(i + 1), Ts: p.Time, Value: p.Value, Cash: p.Cash,
-				Ret: p.Return, DrawdownPct: p.Drawdown, DrawdownMoney: p.DrawdownMoney,
-			}
+			row.Ts[i], row.Value[i], row.Cash[i], row.Ret[i] = p.Time, p.Value, p.Cash, p.Return
+			row.DrawdownPct[i], row.DrawdownMoney[i] = p.Drawdown, p.DrawdownMoney
 		}
-		if _, err := q.CopyResultEquity(ctx, db, rows); err != nil {
+		if err := q.InsertResultEquity(ctx, db, row); err != nil {
 			return fmt.Errorf("save result %s: equity: %w", taskID, err)
 		}
 	}

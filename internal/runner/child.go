@@ -27,15 +27,25 @@ const (
 	envCPU      = "BACKTESTD_RUNNER_CPU"
 	flushPeriod = 10 * time.Millisecond
 	maxStack    = 256 << 20 // Go stack of the child; deep recursion crashes it, not the service
+
+	// The child's garbage collector: generous while it warms up, so the heap it grows
+	// (and the pages the kernel maps for it, some 20 µs each on a small virtual machine)
+	// stay for the run, which then allocates in memory already mapped; during the run
+	// the heap may grow to three times what is live before a collection (Go's default is
+	// two), which halves the collections of a short run. The budget counts resident
+	// memory, so a strategy keeping more than about a third of it live can exceed it.
+	warmGCPercent = 400
+	runGCPercent  = 200
 )
 
 // IsChild reports whether this process was started as a runner child.
 func IsChild() bool { return os.Getenv(childEnv) == "1" }
 
-// ChildMain is the whole life of a runner child: confine the process, wait for one
-// request on stdin, run it, write the frames to stdout, and return the exit code. The
-// parent starts it ahead of time, so the confinement and start-up are off the request's
-// critical path.
+// ChildMain is the whole life of a runner child: confine the process, wait for a request
+// on stdin, run it, write the frames to stdout; then wait for the next request (the
+// parent sends one only with the same strategy code) until stdin closes, and return the
+// exit code. The parent starts it ahead of time, so the confinement and start-up are off
+// the request's critical path.
 func ChildMain() int {
 	mem, _ := strconv.ParseUint(os.Getenv(envMemory), 10, 64)
 	cpu, _ := time.ParseDuration(os.Getenv(envCPU))
@@ -44,6 +54,7 @@ func ChildMain() int {
 		fmt.Fprintln(os.Stderr, "runner: limit:", err)
 		return 3
 	}
+	debug.SetGCPercent(warmGCPercent)
 	warmUp()
 	w := newFrameWriter(os.Stdout)
 	defer w.close()
@@ -51,36 +62,42 @@ func ChildMain() int {
 		return 3
 	}
 	w.flush() // the parent offers this runner for work from now on
-	var req request
-	if err := gob.NewDecoder(bufio.NewReaderSize(os.Stdin, 1<<20)).Decode(&req); err != nil {
-		if errors.Is(err, io.EOF) {
-			return 0 // the pool closed before giving this runner work
+	dec := gob.NewDecoder(bufio.NewReaderSize(os.Stdin, 1<<20))
+	for first := true; ; first = false {
+		var req request
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0 // the pool is done with this runner
+			}
+			fmt.Fprintln(os.Stderr, "runner: read request:", err)
+			return 3
 		}
-		fmt.Fprintln(os.Stderr, "runner: read request:", err)
-		return 3
+		if first {
+			debug.SetGCPercent(runGCPercent)
+			if err := lockDown(); err != nil {
+				fmt.Fprintln(os.Stderr, "runner: lock down:", err)
+				return 3
+			}
+			w.start()
+		}
+		if err := serve(context.Background(), req, w); err != nil {
+			fmt.Fprintln(os.Stderr, "runner:", err)
+			return 3
+		}
+		w.flush() // the final frame goes now, not at the next tick
 	}
-	if err := lockDown(); err != nil {
-		fmt.Fprintln(os.Stderr, "runner: lock down:", err)
-		return 3
-	}
-	w.start()
-	if err := serve(context.Background(), req, w); err != nil {
-		fmt.Fprintln(os.Stderr, "runner:", err)
-		return 3
-	}
-	return 0
 }
 
-// warmUp runs a small backtest of the service's own and encodes its frames, while the
-// child waits for work: a fresh process would otherwise pay for goja's and gob's first use,
-// and grow its heap, on the request's time. Nothing of it is kept: every run builds a new
-// JavaScript runtime.
+// warmUp runs a backtest of the service's own (5,000 bars, a common size) and encodes its
+// frames, while the child waits for work: a fresh process would otherwise pay for goja's
+// and gob's first use, and grow its heap, on the request's time. Nothing of it is kept:
+// every run builds a new JavaScript runtime.
 func warmUp() {
 	const code = `class W extends Strategy {
   init() { this.c = ind.CrossOver(ind.SMA(this.data.close, 5), ind.SMA(this.data.close, 20)); }
   next() { if (this.position.size === 0 && this.c[0] > 0) this.buy({ size: 1 }); else if (this.position.size > 0 && this.c[0] < 0) this.close(); this.log('w'); }
 }`
-	feeds := []engine.Feed{{Symbol: "W", Bars: engine.RandomWalk(500, 1)}}
+	feeds := []engine.Feed{{Symbol: "W", Bars: engine.RandomWalk(5000, 1)}}
 	var log engine.LogEntry
 	res, err := jsrt.Run(context.Background(), jsrt.RunConfig{Code: code, Feeds: feeds,
 		OnLog: func(le engine.LogEntry) { log = le }, OnProgress: func(int, int) {}})
@@ -107,11 +124,20 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 		return w.send(message{Info: info})
 	}
 	var lines, bytes int
+	lastProgress := time.Now()
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{
 		Code: req.Code, Params: req.Params, Feeds: fromWireFeeds(req.Feeds),
 		Cash: req.Cash, Commission: req.Commission,
 		WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
-		OnProgress: func(cur, total int) { _ = w.send(message{Progress: &progress{cur, total}}) },
+		OnProgress: func(cur, total int) {
+			// The engine reports every 1% of the bars; a frame at most every flush period
+			// (and the last) is plenty for the parent, and spares it a wake-up per report.
+			if cur < total && time.Since(lastProgress) < flushPeriod {
+				return
+			}
+			lastProgress = time.Now()
+			_ = w.send(message{Progress: &progress{cur, total}})
+		},
 		OnLog: func(le engine.LogEntry) {
 			// Past the cap the parent drops lines: send one more (it writes the
 			// "truncated" line), then none.

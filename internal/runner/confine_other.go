@@ -18,4 +18,8 @@ func growPipe(*os.File) {}
 
 func lowerPriority(int) {}
 
+func cpuTime(int) (time.Duration, error) {
+	return 0, errors.New("CPU time is only read on Linux")
+}
+
 func rss(int) (uint64, error) { return 0, errors.New("resident memory is only read on Linux") }

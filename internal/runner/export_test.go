@@ -45,3 +45,15 @@ func ConfineProbe(w io.Writer) int {
 	report("exec", exec.Command("/bin/true").Run())
 	return 0
 }
+
+// IdlePIDs lists the children waiting for another run of the code they last ran, oldest
+// first.
+func (p *Pool) IdlePIDs() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pids := make([]int, len(p.idle))
+	for i, c := range p.idle {
+		pids[i] = c.cmd.Process.Pid
+	}
+	return pids
+}

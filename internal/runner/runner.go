@@ -1,7 +1,10 @@
 // Package runner runs strategy code, which is untrusted, outside the service's process:
 // every inspection (at upload and from strategy folders) and every backtest happens in a
-// short-lived child process (this program, re-executed) that serves one request and
-// exits, so nothing carries over between users.
+// short-lived child process (this program, re-executed). A child that inspected code, or
+// whose run failed or was stopped, exits; one whose backtest completed may run the same
+// strategy code again (bit for bit; a few seconds, a few hundred runs and a few seconds
+// of CPU at most), never other code, so nothing carries over between strategies. Every
+// run builds a new JavaScript runtime either way.
 //
 // The child confines itself before it reads any code (rlimits on address space, CPU time,
 // file size and descriptors; a lower priority; no new privileges; a seccomp filter that
@@ -20,6 +23,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -28,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,6 +63,17 @@ const (
 	asHeadroom = 4 << 30
 	memPoll    = 20 * time.Millisecond
 	quietWait  = 500 * time.Millisecond
+
+	// Reuse of a child for further runs of the same code: how long it may wait for one,
+	// how many runs and how much CPU time it may serve (its CPU rlimit, twice the time
+	// limit plus cpuMargin, then still covers a whole run), and how many wait at once.
+	reuseIdle  = 3 * time.Second
+	reuseRuns  = 200
+	cpuMargin  = 5 * time.Second
+	reuseSlots = 4
+	// settle is how long after a run ends the pool still counts as busy: the caller is
+	// storing the result and announcing it then.
+	settle = 150 * time.Millisecond
 )
 
 // Config configures a Pool.
@@ -82,10 +98,14 @@ type Config struct {
 // Pool starts runner children and runs requests in them. It is safe for concurrent use.
 type Pool struct {
 	active   atomic.Int32  // requests in progress
+	lastEnd  atomic.Int64  // when the last request ended (Unix nanoseconds)
 	waiting  atomic.Int32  // ready children offered, not yet taken
 	starting chan struct{} // a slot per CPU for warm-keepers starting a child
 	cfg      Config
 	ready    chan *child
+	mu       sync.Mutex
+	idle     []*child // children that completed a run, newest last, waiting for the same code
+	waiters  map[[sha256.Size]byte]*waiters
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -119,7 +139,7 @@ func New(cfg Config) (*Pool, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Pool{cfg: cfg, ready: make(chan *child), starting: make(chan struct{}, runtime.NumCPU()), ctx: ctx, cancel: cancel}
+	p := &Pool{cfg: cfg, ready: make(chan *child), waiters: map[[sha256.Size]byte]*waiters{}, starting: make(chan struct{}, runtime.NumCPU()), ctx: ctx, cancel: cancel}
 	for range max(cfg.Warm, 0) {
 		p.wg.Add(1)
 		go p.keepWarm()
@@ -127,11 +147,82 @@ func New(cfg Config) (*Pool, error) {
 	return p, nil
 }
 
-// Close stops the warm children. Runs under way are not affected.
+// Close stops the warm and idle children. Runs under way are not affected.
 func (p *Pool) Close() error {
 	p.cancel()
 	p.wg.Wait()
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, c := range idle {
+		c.idleTimer.Stop()
+		c.discard()
+	}
 	return nil
+}
+
+// reuse takes a child that last completed a run of the same code, if one waits.
+func (p *Pool) reuse(key [sha256.Size]byte) *child {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		if c := p.idle[i]; c.key == key {
+			p.idle = slices.Delete(p.idle, i, i+1)
+			c.idleTimer.Stop()
+			return c
+		}
+	}
+	return nil
+}
+
+// waiters are the runs of one code waiting in take for a child: a child that completes a
+// run of that code goes straight to one of them.
+type waiters struct {
+	ch chan *child
+	n  int
+}
+
+// park keeps c, which just completed a run, for another run of the same code (handing it
+// to one waiting now, if any), unless it has served enough; it reports whether it did.
+func (p *Pool) park(c *child, budget uint64) bool {
+	if p.ctx.Err() != nil || c.runs >= reuseRuns {
+		return false
+	}
+	if used, err := cpuTime(c.cmd.Process.Pid); err != nil || used >= cpuMargin {
+		return false
+	}
+	if n, err := rss(c.cmd.Process.Pid); err != nil || n > budget/2 {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if w := p.waiters[c.key]; w != nil {
+		select {
+		case w.ch <- c: // a run of the same code was waiting in take
+			return true
+		default:
+		}
+	}
+	if len(p.idle) >= reuseSlots {
+		old := p.idle[0]
+		p.idle = p.idle[1:]
+		old.idleTimer.Stop()
+		old.discard()
+	}
+	c.idleTimer = time.AfterFunc(reuseIdle, func() {
+		p.mu.Lock()
+		i := slices.Index(p.idle, c)
+		if i >= 0 {
+			p.idle = slices.Delete(p.idle, i, i+1)
+		}
+		p.mu.Unlock()
+		if i >= 0 {
+			c.discard()
+		}
+	})
+	p.idle = append(p.idle, c)
+	return true
 }
 
 // keepWarm holds one ready child until a request takes it, then starts the next.
@@ -170,12 +261,16 @@ func (p *Pool) keepWarm() {
 	}
 }
 
-// waitQuiet holds back the start of a child while a request is under way and another
-// child is ready for the next one (quietWait at most): a start costs some 40 ms of CPU,
-// which the run under way would otherwise share on a small machine.
+// waitQuiet holds back the start of a child while a request is under way or has just
+// ended (its result is being stored) and another child is ready for the next one
+// (quietWait at most): a start costs some 40 ms of CPU, which the run under way would
+// otherwise share on a small machine.
 func (p *Pool) waitQuiet() {
 	deadline := time.Now().Add(quietWait)
-	for p.active.Load() > 0 && p.waiting.Load() > 0 && time.Now().Before(deadline) {
+	busy := func() bool {
+		return p.active.Load() > 0 || time.Since(time.Unix(0, p.lastEnd.Load())) < settle
+	}
+	for busy() && p.waiting.Load() > 0 && time.Now().Before(deadline) {
 		select {
 		case <-p.ctx.Done():
 			return
@@ -185,14 +280,36 @@ func (p *Pool) waitQuiet() {
 }
 
 // take returns a warm child. When none is waiting it waits for the next one the pool
-// makes ready (starting one more here would only share the CPU with those), or starts
+// makes ready (starting one more here would only share the CPU with those) or, with a
+// key, for a child completing a run of the same code, whichever comes first; it starts
 // one itself when the pool keeps none warm.
-func (p *Pool) take(ctx context.Context) (*child, error) {
+func (p *Pool) take(ctx context.Context, key *[sha256.Size]byte) (*child, error) {
 	if p.cfg.Warm < 0 {
 		return p.start(ctx)
 	}
+	var handoff chan *child // nil without a key: never ready
+	if key != nil {
+		p.mu.Lock()
+		w := p.waiters[*key]
+		if w == nil {
+			w = &waiters{ch: make(chan *child)}
+			p.waiters[*key] = w
+		}
+		w.n++
+		p.mu.Unlock()
+		handoff = w.ch
+		defer func() {
+			p.mu.Lock()
+			if w.n--; w.n == 0 {
+				delete(p.waiters, *key)
+			}
+			p.mu.Unlock()
+		}()
+	}
 	select {
 	case c := <-p.ready:
+		return c, nil
+	case c := <-handoff:
 		return c, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -238,7 +355,7 @@ func (p *Pool) start(ctx context.Context) (*child, error) {
 // *jsrt.LoadError; other errors are the pool's own.
 func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, error) {
 	req := request{Inspect: true, Code: code, TimeLimit: jsrt.InspectTimeLimit, MemoryLimit: jsrt.InspectMemoryLimit}
-	final, fail, err := p.do(ctx, req, nil)
+	final, fail, err := p.do(ctx, req, nil, nil)
 	switch {
 	case err != nil:
 		return nil, err
@@ -270,7 +387,8 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 		req.MemoryLimit = p.cfg.MemoryLimit
 	}
 	logs := &logCap{maxLines: p.cfg.MaxLogLines, maxBytes: p.cfg.MaxLogBytes, out: cfg.OnLog}
-	final, fail, err := p.do(ctx, req, func(m message) {
+	key := sha256.Sum256([]byte(cfg.Code))
+	final, fail, err := p.do(ctx, req, &key, func(m message) {
 		switch {
 		case m.Progress != nil && cfg.OnProgress != nil:
 			cfg.OnProgress(m.Progress.Current, m.Progress.Total)
@@ -302,14 +420,26 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 
 // do sends req to a child and reads its frames until the final one, enforcing the limits.
 // It returns the final frame, or a classified strategy failure, or an infrastructure error.
-func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (message, *jsrt.RunError, error) {
+// With a key (the hash of a run's code) it uses a child that completed a run of the same
+// code if one waits, and keeps the child for the next such run if this one completes.
+func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, onFrame func(message)) (message, *jsrt.RunError, error) {
 	if err := ctx.Err(); err != nil {
 		return message{}, jsrt.Cancelled(err), nil
 	}
 	p.active.Add(1)
-	defer p.active.Add(-1)
+	defer func() {
+		p.lastEnd.Store(time.Now().UnixNano())
+		p.active.Add(-1)
+	}()
 	t0 := time.Now()
-	c, err := p.take(ctx)
+	var c *child
+	if key != nil {
+		c = p.reuse(*key)
+	}
+	var err error
+	if c == nil {
+		c, err = p.take(ctx, key)
+	}
 	took := time.Since(t0)
 	defer func() {
 		p.cfg.Logger.Debug("runner request", "inspect", req.Inspect, "wait_for_runner", took, "total", time.Since(t0))
@@ -320,11 +450,19 @@ func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (mess
 		}
 		return message{}, nil, err
 	}
-	defer c.discard()
-	if err := gob.NewEncoder(c.stdin).Encode(req); err != nil {
+	completed := false
+	defer func() {
+		if !completed || !p.park(c, req.MemoryLimit) {
+			c.discard()
+		}
+	}()
+	c.runs++
+	if key != nil {
+		c.key = *key
+	}
+	if err := c.enc.Encode(req); err != nil {
 		return message{}, nil, fmt.Errorf("runner: send request: %w", err)
 	}
-	c.stdin.Close()
 
 	var final message
 	read := make(chan error, 1)
@@ -377,6 +515,7 @@ func (p *Pool) do(ctx context.Context, req request, onFrame func(message)) (mess
 		}
 	}
 	if readErr == nil && killed == nil {
+		completed = key != nil && final.Result != nil
 		return final, nil, nil
 	}
 	// No final frame: the process ended or was killed. Wait for it, then say why.
@@ -398,13 +537,17 @@ func outOfMemory(budget uint64) *jsrt.RunError {
 
 // child is one started runner process.
 type child struct {
-	cmd    *exec.Cmd
-	stdin  *os.File
-	stdout *os.File
-	dec    *gob.Decoder // of stdout: one gob stream for the child's whole life
-	stderr *headBuffer
-	exited chan struct{}
-	once   sync.Once
+	cmd       *exec.Cmd
+	stdin     *os.File
+	stdout    *os.File
+	enc       *gob.Encoder // of stdin and
+	dec       *gob.Decoder // of stdout: one gob stream each way for the child's whole life
+	stderr    *headBuffer
+	exited    chan struct{}
+	once      sync.Once
+	key       [sha256.Size]byte // the hash of the code it last ran
+	runs      int
+	idleTimer *time.Timer // ends it while it waits for a run of the same code
 }
 
 func (p *Pool) spawn() (*child, error) {
@@ -422,7 +565,7 @@ func (p *Pool) spawn() (*child, error) {
 	cmd.Env = p.childEnv()
 	cmd.Dir = "/"
 	cmd.Stdin, cmd.Stdout = inR, outW
-	c := &child{cmd: cmd, stdin: inW, stdout: outR, dec: gob.NewDecoder(outR), stderr: &headBuffer{max: 8 << 10}, exited: make(chan struct{})}
+	c := &child{cmd: cmd, stdin: inW, stdout: outR, enc: gob.NewEncoder(inW), dec: gob.NewDecoder(outR), stderr: &headBuffer{max: 8 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	cmd.SysProcAttr = sysProcAttr()
 	// A request or a result of a few hundred kilobytes passes in one write, not in 64 KiB
@@ -450,7 +593,7 @@ func (p *Pool) childEnv() []string {
 	env := []string{
 		childEnv + "=1",
 		fmt.Sprintf("%s=%d", envMemory, p.cfg.MemoryLimit+asHeadroom),
-		fmt.Sprintf("%s=%s", envCPU, 2*p.cfg.TimeLimit+5*time.Second),
+		fmt.Sprintf("%s=%s", envCPU, 2*p.cfg.TimeLimit+cpuMargin),
 	}
 	for _, k := range []string{"TZ", "GORACE", "GOCOVERDIR", "GOMAXPROCS"} {
 		if v, ok := os.LookupEnv(k); ok {

@@ -9,45 +9,6 @@ import (
 	"context"
 )
 
-// iteratorForCopyResultEquity implements pgx.CopyFromSource.
-type iteratorForCopyResultEquity struct {
-	rows                 []CopyResultEquityParams
-	skippedFirstNextCall bool
-}
-
-func (r *iteratorForCopyResultEquity) Next() bool {
-	if len(r.rows) == 0 {
-		return false
-	}
-	if !r.skippedFirstNextCall {
-		r.skippedFirstNextCall = true
-		return true
-	}
-	r.rows = r.rows[1:]
-	return len(r.rows) > 0
-}
-
-func (r iteratorForCopyResultEquity) Values() ([]interface{}, error) {
-	return []interface{}{
-		r.rows[0].TaskID,
-		r.rows[0].Seq,
-		r.rows[0].Ts,
-		r.rows[0].Value,
-		r.rows[0].Cash,
-		r.rows[0].Ret,
-		r.rows[0].DrawdownPct,
-		r.rows[0].DrawdownMoney,
-	}, nil
-}
-
-func (r iteratorForCopyResultEquity) Err() error {
-	return nil
-}
-
-func (q *Queries) CopyResultEquity(ctx context.Context, db DBTX, arg []CopyResultEquityParams) (int64, error) {
-	return db.CopyFrom(ctx, []string{"result_equity"}, []string{"task_id", "seq", "ts", "value", "cash", "ret", "drawdown_pct", "drawdown_money"}, &iteratorForCopyResultEquity{rows: arg})
-}
-
 // iteratorForCopyResultExecutions implements pgx.CopyFromSource.
 type iteratorForCopyResultExecutions struct {
 	rows                 []CopyResultExecutionsParams

@@ -11,17 +11,6 @@ import (
 	"time"
 )
 
-type CopyResultEquityParams struct {
-	TaskID        string    `json:"task_id"`
-	Seq           int32     `json:"seq"`
-	Ts            time.Time `json:"ts"`
-	Value         float64   `json:"value"`
-	Cash          float64   `json:"cash"`
-	Ret           float64   `json:"ret"`
-	DrawdownPct   float64   `json:"drawdown_pct"`
-	DrawdownMoney float64   `json:"drawdown_money"`
-}
-
 type CopyResultExecutionsParams struct {
 	TaskID     string    `json:"task_id"`
 	Seq        int32     `json:"seq"`
@@ -115,6 +104,51 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 		&i.Analyzers,
 		&i.CreatedAt,
 	)
+	return i, err
+}
+
+const getResultEquity = `-- name: GetResultEquity :one
+SELECT ts, value, cash, ret, drawdown_pct, drawdown_money
+FROM result_equity_series WHERE task_id = $1
+`
+
+type GetResultEquityRow struct {
+	Ts            []time.Time `json:"ts"`
+	Value         []float64   `json:"value"`
+	Cash          []float64   `json:"cash"`
+	Ret           []float64   `json:"ret"`
+	DrawdownPct   []float64   `json:"drawdown_pct"`
+	DrawdownMoney []float64   `json:"drawdown_money"`
+}
+
+func (q *Queries) GetResultEquity(ctx context.Context, db DBTX, taskID string) (GetResultEquityRow, error) {
+	row := db.QueryRow(ctx, getResultEquity, taskID)
+	var i GetResultEquityRow
+	err := row.Scan(
+		&i.Ts,
+		&i.Value,
+		&i.Cash,
+		&i.Ret,
+		&i.DrawdownPct,
+		&i.DrawdownMoney,
+	)
+	return i, err
+}
+
+const getResultEquityValues = `-- name: GetResultEquityValues :one
+SELECT ts, value FROM result_equity_series WHERE task_id = $1
+`
+
+type GetResultEquityValuesRow struct {
+	Ts    []time.Time `json:"ts"`
+	Value []float64   `json:"value"`
+}
+
+// The equity curve's times and values only: what the statistics record reads.
+func (q *Queries) GetResultEquityValues(ctx context.Context, db DBTX, taskID string) (GetResultEquityValuesRow, error) {
+	row := db.QueryRow(ctx, getResultEquityValues, taskID)
+	var i GetResultEquityValuesRow
+	err := row.Scan(&i.Ts, &i.Value)
 	return i, err
 }
 
@@ -306,6 +340,34 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 	return err
 }
 
+const insertResultEquity = `-- name: InsertResultEquity :exec
+INSERT INTO result_equity_series (task_id, ts, value, cash, ret, drawdown_pct, drawdown_money)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+`
+
+type InsertResultEquityParams struct {
+	TaskID        string      `json:"task_id"`
+	Ts            []time.Time `json:"ts"`
+	Value         []float64   `json:"value"`
+	Cash          []float64   `json:"cash"`
+	Ret           []float64   `json:"ret"`
+	DrawdownPct   []float64   `json:"drawdown_pct"`
+	DrawdownMoney []float64   `json:"drawdown_money"`
+}
+
+func (q *Queries) InsertResultEquity(ctx context.Context, db DBTX, arg InsertResultEquityParams) error {
+	_, err := db.Exec(ctx, insertResultEquity,
+		arg.TaskID,
+		arg.Ts,
+		arg.Value,
+		arg.Cash,
+		arg.Ret,
+		arg.DrawdownPct,
+		arg.DrawdownMoney,
+	)
+	return err
+}
+
 const insertResultStatistics = `-- name: InsertResultStatistics :exec
 INSERT INTO result_statistics (task_id, record) VALUES ($1, $2)
 `
@@ -318,77 +380,6 @@ type InsertResultStatisticsParams struct {
 func (q *Queries) InsertResultStatistics(ctx context.Context, db DBTX, arg InsertResultStatisticsParams) error {
 	_, err := db.Exec(ctx, insertResultStatistics, arg.TaskID, arg.Record)
 	return err
-}
-
-const listResultEquity = `-- name: ListResultEquity :many
-SELECT ts, value, cash, ret, drawdown_pct, drawdown_money
-FROM result_equity WHERE task_id = $1 ORDER BY seq
-`
-
-type ListResultEquityRow struct {
-	Ts            time.Time `json:"ts"`
-	Value         float64   `json:"value"`
-	Cash          float64   `json:"cash"`
-	Ret           float64   `json:"ret"`
-	DrawdownPct   float64   `json:"drawdown_pct"`
-	DrawdownMoney float64   `json:"drawdown_money"`
-}
-
-func (q *Queries) ListResultEquity(ctx context.Context, db DBTX, taskID string) ([]ListResultEquityRow, error) {
-	rows, err := db.Query(ctx, listResultEquity, taskID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ListResultEquityRow
-	for rows.Next() {
-		var i ListResultEquityRow
-		if err := rows.Scan(
-			&i.Ts,
-			&i.Value,
-			&i.Cash,
-			&i.Ret,
-			&i.DrawdownPct,
-			&i.DrawdownMoney,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const listResultEquityValues = `-- name: ListResultEquityValues :many
-SELECT ts, value FROM result_equity WHERE task_id = $1 ORDER BY seq
-`
-
-type ListResultEquityValuesRow struct {
-	Ts    time.Time `json:"ts"`
-	Value float64   `json:"value"`
-}
-
-// The equity curve's times and values only: what the statistics record reads.
-func (q *Queries) ListResultEquityValues(ctx context.Context, db DBTX, taskID string) ([]ListResultEquityValuesRow, error) {
-	rows, err := db.Query(ctx, listResultEquityValues, taskID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ListResultEquityValuesRow
-	for rows.Next() {
-		var i ListResultEquityValuesRow
-		if err := rows.Scan(&i.Ts, &i.Value); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const listResultExecutions = `-- name: ListResultExecutions :many

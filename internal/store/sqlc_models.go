@@ -22,14 +22,14 @@ type Bar struct {
 }
 
 type BiEquity struct {
-	TaskID        string    `json:"task_id"`
-	Seq           int32     `json:"seq"`
-	Ts            time.Time `json:"ts"`
-	Value         float64   `json:"value"`
-	Cash          float64   `json:"cash"`
-	Ret           float64   `json:"ret"`
-	DrawdownPct   float64   `json:"drawdown_pct"`
-	DrawdownMoney float64   `json:"drawdown_money"`
+	TaskID        string      `json:"task_id"`
+	Seq           int32       `json:"seq"`
+	Ts            interface{} `json:"ts"`
+	Value         interface{} `json:"value"`
+	Cash          interface{} `json:"cash"`
+	Ret           interface{} `json:"ret"`
+	DrawdownPct   interface{} `json:"drawdown_pct"`
+	DrawdownMoney interface{} `json:"drawdown_money"`
 }
 
 type BiExecution struct {
@@ -130,14 +130,24 @@ type Result struct {
 }
 
 type ResultEquity struct {
-	TaskID        string    `json:"task_id"`
-	Seq           int32     `json:"seq"`
-	Ts            time.Time `json:"ts"`
-	Value         float64   `json:"value"`
-	Cash          float64   `json:"cash"`
-	Ret           float64   `json:"ret"`
-	DrawdownPct   float64   `json:"drawdown_pct"`
-	DrawdownMoney float64   `json:"drawdown_money"`
+	TaskID        string      `json:"task_id"`
+	Seq           int32       `json:"seq"`
+	Ts            interface{} `json:"ts"`
+	Value         interface{} `json:"value"`
+	Cash          interface{} `json:"cash"`
+	Ret           interface{} `json:"ret"`
+	DrawdownPct   interface{} `json:"drawdown_pct"`
+	DrawdownMoney interface{} `json:"drawdown_money"`
+}
+
+type ResultEquitySeries struct {
+	TaskID        string      `json:"task_id"`
+	Ts            []time.Time `json:"ts"`
+	Value         []float64   `json:"value"`
+	Cash          []float64   `json:"cash"`
+	Ret           []float64   `json:"ret"`
+	DrawdownPct   []float64   `json:"drawdown_pct"`
+	DrawdownMoney []float64   `json:"drawdown_money"`
 }
 
 type ResultExecution struct {

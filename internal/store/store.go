@@ -60,6 +60,19 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.Pool, fn)
 }
 
+// WithTxNoWait is WithTx for writes a crash may lose without harm: the commit does not
+// wait for the disk (PostgreSQL's synchronous_commit off for this transaction only). A
+// later commit that waits (the default) flushes everything written before it, these
+// writes included.
+func (s *Store) WithTxNoWait(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if err := New().CommitWithoutWaiting(ctx, tx); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
 // Migrate applies the goose migrations and River's own migrations. Concurrent callers
 // (several processes starting at once) are serialised by a Postgres advisory lock.
 func Migrate(ctx context.Context, url string, log *slog.Logger) error {

@@ -47,19 +47,34 @@ func (q *Queries) CancelTask(ctx context.Context, db DBTX, id string) (Task, err
 	return i, err
 }
 
+const commitWithoutWaiting = `-- name: CommitWithoutWaiting :exec
+SELECT set_config('synchronous_commit', 'off', true)
+`
+
+// Makes the current transaction's commit not wait for its WAL to reach disk: for a
+// running task's progress and log lines, which the run's completion (a commit that waits,
+// flushing all WAL written before it) makes durable with its result, and which a rerun
+// after a crash replaces.
+func (q *Queries) CommitWithoutWaiting(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, commitWithoutWaiting)
+	return err
+}
+
 const completeTask = `-- name: CompleteTask :one
-UPDATE tasks SET status = 'completed', progress = 100, current_bar = total_bars, completed_at = now()
-WHERE id = $1 AND attempt = $2 AND status = 'running'
+UPDATE tasks SET status = 'completed', progress = 100, current_bar = $1, total_bars = $1,
+    completed_at = now()
+WHERE id = $2 AND attempt = $3 AND status = 'running'
 RETURNING completed_at
 `
 
 type CompleteTaskParams struct {
-	ID      string `json:"id"`
-	Attempt int32  `json:"attempt"`
+	TotalBars int32  `json:"total_bars"`
+	ID        string `json:"id"`
+	Attempt   int32  `json:"attempt"`
 }
 
 func (q *Queries) CompleteTask(ctx context.Context, db DBTX, arg CompleteTaskParams) (*time.Time, error) {
-	row := db.QueryRow(ctx, completeTask, arg.ID, arg.Attempt)
+	row := db.QueryRow(ctx, completeTask, arg.TotalBars, arg.ID, arg.Attempt)
 	var completed_at *time.Time
 	err := row.Scan(&completed_at)
 	return completed_at, err

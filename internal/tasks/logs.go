@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/store"
@@ -134,7 +136,13 @@ func (k *logSink) flush() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := k.s.q.CopyTaskLogs(ctx, k.s.db.Pool, rows); err != nil {
+	// The lines of a run in progress: its completion's commit makes them durable, and a
+	// rerun after a crash replaces them.
+	err := k.s.db.WithTxNoWait(ctx, func(tx pgx.Tx) error {
+		_, err := k.s.q.CopyTaskLogs(ctx, tx, rows)
+		return err
+	})
+	if err != nil {
 		k.s.log.Warn("store log lines", "task", k.task.ID, "lines", len(rows), "err", err)
 	}
 }

@@ -22,7 +22,9 @@ import (
 
 var _ jobs.Executor = (*Service)(nil)
 
-// Progress throttling: an event at most about every 1% or 100 ms; the row less often.
+// Progress throttling: an event at most about every 1% or 100 ms; the row less often, from
+// progressDBEvery into the run (a shorter run's row gets its progress with its completion:
+// a commit per short run saved).
 const (
 	progressStep     = 1.0
 	progressInterval = 100 * time.Millisecond
@@ -85,7 +87,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 
 	var done bool
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		if _, err := s.q.CompleteTask(ctx, tx, store.CompleteTaskParams{ID: row.ID, Attempt: attempt}); err != nil {
+		if _, err := s.q.CompleteTask(ctx, tx, store.CompleteTaskParams{ID: row.ID, Attempt: attempt, TotalBars: int32(len(res.Equity))}); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil // cancelled while it finished: the cancel stands
 			}
@@ -158,7 +160,7 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 	}
 	sink := s.newLogSink(t, path)
 	defer sink.close() // early returns and panics; closed explicitly below otherwise
-	prog := &progress{s: s, task: t, total: len(bars)}
+	prog := &progress{s: s, task: t, total: len(bars), lastDB: time.Now()}
 	held, ok := s.cpu.acquire(ctx)
 	if !ok {
 		return nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
@@ -337,9 +339,12 @@ func (p *progress) report(current, total int) {
 		Progr: &events.Progress{TaskID: p.task.ID, Progress: round2(pct), CurrentBar: current, TotalBars: total}})
 	if now.Sub(p.lastDB) >= progressDBEvery {
 		p.lastDB = now
-		if err := p.s.q.SetTaskProgress(ctx, p.s.db.Pool, store.SetTaskProgressParams{
-			Progress: round2(pct), CurrentBar: int32(current), TotalBars: int32(total), ID: p.task.ID, Attempt: p.task.Attempt,
-		}); err != nil {
+		err := p.s.db.WithTxNoWait(ctx, func(tx pgx.Tx) error {
+			return p.s.q.SetTaskProgress(ctx, tx, store.SetTaskProgressParams{
+				Progress: round2(pct), CurrentBar: int32(current), TotalBars: int32(total), ID: p.task.ID, Attempt: p.task.Attempt,
+			})
+		})
+		if err != nil {
 			p.s.log.Warn("store progress", "task", p.task.ID, "err", err)
 		}
 	}
@@ -351,9 +356,6 @@ func (p *progress) final() {
 	defer cancel()
 	p.s.publish(ctx, events.Message{Event: events.KindProgress, Task: p.task.ID,
 		Progr: &events.Progress{TaskID: p.task.ID, Progress: 100, CurrentBar: p.total, TotalBars: p.total}})
-	_ = p.s.q.SetTaskProgress(ctx, p.s.db.Pool, store.SetTaskProgressParams{
-		Progress: 100, CurrentBar: int32(p.total), TotalBars: int32(p.total), ID: p.task.ID, Attempt: p.task.Attempt,
-	})
 }
 
 func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
