@@ -96,7 +96,7 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 		}
 	}
 	svc := tasks.New(tasks.Config{RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
-		LogDir: cfg.LogDir, CPUSlots: slots, Runner: runners}, st, log)
+		LogDir: cfg.LogDir, CPUSlots: slots, Runner: runners, Lease: cfg.LeaseTimeout}, st, log)
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{
@@ -119,8 +119,27 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 		sweepCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		rt.stopSweep = cancel
 		go rt.sweep(sweepCtx)
+		go rt.reap(sweepCtx, cfg.LeaseTimeout/3)
 	}
 	return rt, nil
+}
+
+// reap queues again, every interval, running tasks whose worker stopped renewing its lease
+// (see tasks.Service.Reap): a dead worker's task runs elsewhere within about the lease
+// timeout plus interval. Every worker process runs it.
+func (rt *taskRuntime) reap(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := rt.svc.Reap(ctx); err != nil && ctx.Err() == nil {
+			rt.log.Warn("queue again tasks whose worker is lost", "err", err)
+		}
+	}
 }
 
 // sweep fails, once a minute, tasks whose job ended without finishing them (see

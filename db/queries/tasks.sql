@@ -80,39 +80,76 @@ RETURNING *;
 -- name: RetryTask :one
 -- Puts a failed or cancelled task back to pending as a new attempt.
 UPDATE tasks SET status = 'pending', attempt = attempt + 1, progress = 0, current_bar = 0,
-    total_bars = 0, error = NULL, started_at = NULL, completed_at = NULL, job_id = NULL
+    total_bars = 0, error = NULL, started_at = NULL, completed_at = NULL, job_id = NULL,
+    lease = NULL, heartbeat_at = NULL, worker = NULL
 WHERE id = $1 AND status IN ('failed', 'cancelled')
 RETURNING *;
 
 -- name: StartTask :one
--- A worker takes the task's current attempt. A running task is taken again (its previous
--- worker died and River rescued the job); any other state means there is nothing to do.
+-- A worker takes the task's current attempt under a new lease, if the job is the task's
+-- current one. A running task is taken again (its previous worker died and River rescued
+-- the job); any other state means there is nothing to do.
 UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
-    current_bar = 0, total_bars = 0, error = NULL
+    current_bar = 0, total_bars = 0, error = NULL, lease = @lease, heartbeat_at = now(), worker = @worker
 WHERE id = @id AND attempt = @attempt AND status IN ('pending', 'running')
+  AND (job_id IS NULL OR job_id = @job_id)
 RETURNING *;
+
+-- name: RenewLease :one
+-- The lease holder's heartbeat; no row when the lease was lost (or the task ended).
+UPDATE tasks SET heartbeat_at = now()
+WHERE id = @id AND lease = @lease AND status = 'running'
+RETURNING id;
+
+-- name: ReapLostTasks :many
+-- Running tasks whose worker stopped renewing its lease: back to pending, lease cleared.
+WITH lost AS (
+    SELECT id, worker, heartbeat_at FROM tasks
+    WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => @after_seconds::float8)
+    ORDER BY heartbeat_at
+    LIMIT 100
+    -- Not FOR UPDATE: that would also skip tasks whose log lines are being stored (their
+    -- foreign key holds a key-share lock on the row).
+    FOR NO KEY UPDATE SKIP LOCKED
+)
+UPDATE tasks t SET status = 'pending', lease = NULL, heartbeat_at = NULL, worker = NULL,
+    started_at = NULL, progress = 0, current_bar = 0, total_bars = 0
+FROM lost
+WHERE t.id = lost.id
+RETURNING t.id, t.attempt, t.session_id, t.job_id, lost.worker AS lost_worker, lost.heartbeat_at AS last_heartbeat;
+
+-- name: RecordInterruption :exec
+-- The attempt's run was lost with its worker: the attempt waits for its next run (job_id).
+UPDATE task_attempts SET status = 'pending', job_id = @job_id, worker = NULL,
+    interruptions = interruptions || jsonb_build_array(jsonb_build_object(
+        'worker', @lost_worker::text, 'last_heartbeat', @last_heartbeat::timestamptz, 'detected_at', now()))
+WHERE task_id = @task_id AND attempt = @attempt;
 
 -- name: SetTaskProgress :exec
 UPDATE tasks SET progress = @progress, current_bar = @current_bar, total_bars = @total_bars
-WHERE id = @id AND attempt = @attempt AND status = 'running';
+WHERE id = @id AND attempt = @attempt AND status = 'running' AND lease = @lease;
 
 -- name: CompleteTask :one
 UPDATE tasks SET status = 'completed', progress = 100, current_bar = @total_bars, total_bars = @total_bars,
-    completed_at = now()
-WHERE id = @id AND attempt = @attempt AND status = 'running'
+    completed_at = now(), lease = NULL, heartbeat_at = NULL
+WHERE id = @id AND attempt = @attempt AND status = 'running' AND lease = @lease
 RETURNING completed_at;
 
 -- name: FailTask :one
-UPDATE tasks SET status = 'failed', error = @error, completed_at = now()
+-- Fails the attempt; a run fails it only while it holds the lease (a task not yet running
+-- has none).
+UPDATE tasks SET status = 'failed', error = @error, completed_at = now(), lease = NULL, heartbeat_at = NULL
 WHERE id = @id AND attempt = @attempt AND status IN ('pending', 'running')
+  AND lease IS NOT DISTINCT FROM sqlc.narg('lease')::bigint
 RETURNING completed_at;
 
 -- name: StartTaskAttempt :exec
-INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at)
-VALUES (@task_id, @attempt, 'running', @job_id, now())
+INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at, runs, worker)
+VALUES (@task_id, @attempt, 'running', @job_id, now(), 1, @worker)
 ON CONFLICT (task_id, attempt) DO UPDATE
 SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
-    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at)
+    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at),
+    runs = task_attempts.runs + 1, worker = EXCLUDED.worker
 -- A finished attempt (e.g. cancelled meanwhile) stays finished.
 WHERE task_attempts.status IN ('pending', 'running');
 
@@ -142,8 +179,9 @@ LIMIT 500;
 -- name: HandBackTask :one
 -- A stopping worker returns the task's running attempt to the queue, as if it had never
 -- started: the next worker runs it from the beginning, with the same attempt.
-UPDATE tasks SET status = 'pending', started_at = NULL, progress = 0, current_bar = 0, total_bars = 0
-WHERE id = @id AND attempt = @attempt AND status = 'running'
+UPDATE tasks SET status = 'pending', started_at = NULL, progress = 0, current_bar = 0, total_bars = 0,
+    lease = NULL, heartbeat_at = NULL, worker = NULL
+WHERE id = @id AND attempt = @attempt AND status = 'running' AND lease = @lease
 RETURNING id;
 
 -- name: HandBackTaskAttempt :exec

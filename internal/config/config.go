@@ -28,6 +28,7 @@ type Config struct {
 	RunTimeout   time.Duration // RUN_TIMEOUT: wall-time limit of one backtest
 	RunMemoryMB  int           // RUN_MEMORY_MB: memory budget of one backtest
 	RescueAfter  time.Duration // RESCUE_AFTER: run time after which a job counts as stuck (worker died) and runs again; 0 derives it from RunTimeout
+	LeaseTimeout time.Duration // LEASE_TIMEOUT: a running task whose worker has not renewed its lease this long runs again elsewhere
 	CPUSlots     int           // CPU_SLOTS: engine runs computing at once in this process; 0 no limit, -1 automatic
 	RunnersWarm  int           // RUNNERS_WARM: runner processes kept started and waiting for strategy code
 	RunLogLines  int           // RUN_LOG_LINES: log lines one run may write before its log is truncated
@@ -62,7 +63,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		warm, logLines, logMB, grace  string
 		hdrTO, readTO, idleTO, hdrMax string
 		wsMax, wsPerAddr, wsRate      string
-		wsBurst                       string
+		wsBurst, lease                string
 	)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private cluster in the data dir")
@@ -79,6 +80,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&to, "run-timeout", env("RUN_TIMEOUT", "10m"), "wall-time limit of one backtest")
 	fs.StringVar(&mem, "run-memory-mb", env("RUN_MEMORY_MB", "1024"), "memory budget of one backtest in MiB")
 	fs.StringVar(&rescue, "rescue-after", env("RESCUE_AFTER", "0"), "a job running this long counts as stuck and runs again (0: a margin past -run-timeout)")
+	fs.StringVar(&lease, "lease-timeout", env("LEASE_TIMEOUT", "15s"), "a running backtest whose worker has not renewed its lease (every fifth of this) for this long runs again on another worker")
 	fs.StringVar(&slots, "cpu-slots", env("CPU_SLOTS", "auto"), "engine runs computing at once (auto: one per CPU, one fewer when serving the API; 0: no limit)")
 	fs.StringVar(&warm, "runners-warm", env("RUNNERS_WARM", "2"), "runner processes kept started for strategy code")
 	fs.StringVar(&logLines, "run-log-lines", env("RUN_LOG_LINES", "100000"), "log lines one run may write; later lines are dropped after one 'log truncated' line")
@@ -109,6 +111,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	if c.RescueAfter, err = time.ParseDuration(rescue); err != nil || c.RescueAfter < 0 {
 		return c, fs, fmt.Errorf("rescue-after: want a duration such as 15m, got %q", rescue)
+	}
+	if c.LeaseTimeout, err = time.ParseDuration(lease); err != nil || c.LeaseTimeout < time.Second {
+		return c, fs, fmt.Errorf("lease-timeout: want a duration of at least 1s such as 15s, got %q", lease)
 	}
 	if c.RunnersWarm, err = strconv.Atoi(warm); err != nil || c.RunnersWarm < 0 {
 		return c, fs, fmt.Errorf("runners-warm: want a number >= 0, got %q", warm)

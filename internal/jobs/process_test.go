@@ -6,8 +6,10 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -231,50 +233,156 @@ func TestTwoProcesses(t *testing.T) {
 	}
 }
 
-func TestWorkerKilledMidRunIsRescued(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for River's leader election and rescuer (about a minute)")
-	}
+// A worker killed mid-run (SIGKILL: no goodbye) stops renewing its lease; another worker
+// notices within the lease timeout, queues the task again and runs it to completion. The
+// result is stored once, the log holds one run's lines and a line saying what happened,
+// and the attempt history names the lost worker.
+func TestDeadWorkerRunsElsewhere(t *testing.T) {
 	t.Parallel()
 	e := newProcEnv(t)
-	// Limits far from what a busy machine needs for this run (a few seconds), and rescue as
-	// soon as River allows it past the job timeout (run 20s + 30s headroom).
-	env := []string{"RUN_TIMEOUT=20s", "RESCUE_AFTER=51s"}
+	// River's own rescue (a margin past RUN_TIMEOUT) is minutes away: the lease does it.
+	env := []string{"RUN_TIMEOUT=120s", "LEASE_TIMEOUT=2s"}
 	first := e.start(t, env, "worker", "-workers", "1")
 	// Enqueue through the API process so the job is inserted exactly as in production.
 	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
-	base := api.URL(t)
-	post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":3000}}`)
+	post(t, api.URL(t)+"/api/backtests", body+`,"strategy_params":{"spin":3000}}`)
 
 	bar := e.waitMidRun(t, "task_1")
+	e.start(t, env, "worker", "-workers", "1")
+	var oldJob int64
+	e.scalar(t, &oldJob, `SELECT job_id FROM tasks WHERE id = 'task_1'`)
 	if err := first.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	var status string
-	e.scalar(t, &status, `SELECT status FROM tasks WHERE id = 'task_1'`)
-	if status != "running" {
-		t.Fatalf("task was %s when the worker was killed; the run is too short for this test", status)
-	}
-	e.start(t, env, "worker", "-workers", "1")
-	e.waitStatus(t, "task_1", 240*time.Second, "completed")
-	t.Logf("killed at bar %d; completed %s after the kill", bar, time.Since(killed).Round(time.Millisecond))
+	host, _ := os.Hostname()
+	dead := fmt.Sprintf("%s:%d", host, first.Cmd.Process.Pid)
 
-	var results, equity, attempts, jobAttempt int
+	// Running again, on the other worker.
+	for {
+		var st string
+		var worker *string
+		if err := e.pool.QueryRow(e.ctx, `SELECT status, worker FROM tasks WHERE id = 'task_1'`).Scan(&st, &worker); err != nil {
+			t.Fatal(err)
+		}
+		if st == "completed" || st == "running" && worker != nil && *worker != dead {
+			break
+		}
+		if st != "running" && st != "pending" || time.Since(killed) > 2*time.Minute {
+			t.Fatalf("task_1 is %s %v, %s after its worker was killed", st, worker, time.Since(killed))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("killed at bar %d; running on another worker %s after the kill (LEASE_TIMEOUT=2s)", bar, time.Since(killed).Round(time.Millisecond))
+	e.waitStatus(t, "task_1", 4*time.Minute, "completed")
+
+	var results, equity, attempts, runs, newJobAttempt int
+	var newJob int64
+	var interruptions []map[string]any
 	e.scalar(t, &results, `SELECT count(*) FROM results WHERE task_id = 'task_1'`)
 	e.scalar(t, &equity, `SELECT count(*) FROM result_equity WHERE task_id = 'task_1'`)
 	e.scalar(t, &attempts, `SELECT count(*) FROM task_attempts WHERE task_id = 'task_1'`)
-	e.scalar(t, &jobAttempt, `SELECT attempt FROM river_job WHERE id = (SELECT job_id FROM tasks WHERE id = 'task_1')`)
-	if results != 1 || equity != nBars || attempts != 1 || jobAttempt != 2 {
-		t.Fatalf("results %d, equity rows %d (want %d), task attempts %d, job attempts %d", results, equity, nBars, attempts, jobAttempt)
+	e.scalar(t, &runs, `SELECT runs FROM task_attempts WHERE task_id = 'task_1'`)
+	e.scalar(t, &interruptions, `SELECT interruptions FROM task_attempts WHERE task_id = 'task_1'`)
+	e.scalar(t, &newJob, `SELECT job_id FROM tasks WHERE id = 'task_1'`)
+	e.scalar(t, &newJobAttempt, `SELECT attempt FROM river_job WHERE id = $1`, newJob)
+	if results != 1 || equity != nBars || attempts != 1 || runs != 2 || newJob == oldJob || newJobAttempt != 1 {
+		t.Fatalf("results %d, equity rows %d (want %d), task attempts %d, runs %d (want 2), job %d → %d (attempt %d)",
+			results, equity, nBars, attempts, runs, oldJob, newJob, newJobAttempt)
 	}
-	// Log lines are not duplicated: the run logs every 100th bar once.
-	var logs, distinct int
+	if len(interruptions) != 1 || interruptions[0]["worker"] != dead {
+		t.Fatalf("interruptions %v, want one of worker %s", interruptions, dead)
+	}
+	// Log lines are not duplicated: the run logs every 100th bar once; one line tells of
+	// the lost worker.
+	var logs, distinct, notice int
 	e.scalar(t, &logs, `SELECT count(*) FROM task_logs WHERE task_id = 'task_1' AND source = 'strategy'`)
 	e.scalar(t, &distinct, `SELECT count(DISTINCT message) FROM task_logs WHERE task_id = 'task_1' AND source = 'strategy'`)
-	if logs != nBars/100 || distinct != logs {
-		t.Fatalf("%d strategy log lines (%d distinct), want %d", logs, distinct, nBars/100)
+	e.scalar(t, &notice, `SELECT count(*) FROM task_logs WHERE task_id = 'task_1' AND level = 'WARNING' AND message LIKE $1`,
+		"worker "+dead+" stopped renewing its lease%")
+	if logs != nBars/100 || distinct != logs || notice != 1 {
+		t.Fatalf("%d strategy log lines (%d distinct), want %d; %d lines about the lost worker, want 1", logs, distinct, nBars/100, notice)
 	}
+}
+
+// A worker frozen mid-run (SIGSTOP, as a paused VM or a long stall) loses its lease; the
+// task completes on another worker; when the frozen worker resumes, its run stops and
+// stores nothing: the result is stored exactly once.
+func TestFrozenWorkerStoresNothing(t *testing.T) {
+	t.Parallel()
+	e := newProcEnv(t)
+	env := []string{"RUN_TIMEOUT=120s", "LEASE_TIMEOUT=2s"}
+	frozen := e.start(t, env, "worker", "-workers", "1")
+	base := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0").URL(t)
+	post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":3000}}`)
+	e.waitMidRun(t, "task_1")
+	var oldJob int64
+	e.scalar(t, &oldJob, `SELECT job_id FROM tasks WHERE id = 'task_1'`)
+	if err := frozen.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	e.start(t, env, "worker", "-workers", "1")
+	e.waitStatus(t, "task_1", 4*time.Minute, "completed")
+	var stored time.Time
+	e.scalar(t, &stored, `SELECT created_at FROM results WHERE task_id = 'task_1'`)
+
+	if err := frozen.Cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	// The resumed worker finds its lease gone at its next renewal (or its completion),
+	// and ends the old job.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var state string
+		e.scalar(t, &state, `SELECT state::text FROM river_job WHERE id = $1`, oldJob)
+		if state == "cancelled" || state == "completed" || state == "discarded" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the frozen worker's job is still %s two minutes after it resumed", state)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var results, runs int
+	var after time.Time
+	e.scalar(t, &results, `SELECT count(*) FROM results WHERE task_id = 'task_1'`)
+	e.scalar(t, &after, `SELECT created_at FROM results WHERE task_id = 'task_1'`)
+	e.scalar(t, &runs, `SELECT runs FROM task_attempts WHERE task_id = 'task_1'`)
+	if results != 1 || !after.Equal(stored) || runs != 2 {
+		t.Fatalf("%d results, stored at %s then %s (the resumed worker stored again), %d runs (want 2)", results, stored, after, runs)
+	}
+}
+
+// A run much longer than the lease timeout, on a busy worker, keeps its lease: it is never
+// taken away from a live worker.
+func TestSlowRunKeepsItsLease(t *testing.T) {
+	t.Parallel()
+	e := newProcEnv(t)
+	env := []string{"RUN_TIMEOUT=120s", "LEASE_TIMEOUT=2s"}
+	e.start(t, env, "worker", "-workers", "2")
+	e.start(t, env, "worker", "-workers", "2")
+	base := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0").URL(t)
+	for range 3 {
+		post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":8000}}`)
+	}
+	var took time.Duration
+	for _, id := range []string{"task_1", "task_2", "task_3"} {
+		e.waitStatus(t, id, 4*time.Minute, "completed")
+		var runs int
+		var interruptions string
+		var d float64
+		e.scalar(t, &runs, `SELECT runs FROM task_attempts WHERE task_id = $1`, id)
+		e.scalar(t, &interruptions, `SELECT interruptions::text FROM task_attempts WHERE task_id = $1`, id)
+		e.scalar(t, &d, `SELECT extract(epoch FROM completed_at - started_at) FROM tasks WHERE id = $1`, id)
+		if runs != 1 || interruptions != "[]" {
+			t.Fatalf("%s: %d runs, interruptions %s; a live worker's run was taken away", id, runs, interruptions)
+		}
+		took = max(took, time.Duration(d*float64(time.Second)))
+	}
+	if took < 6*time.Second {
+		t.Fatalf("the longest run took %s: too short to show a lease of 2s kept", took)
+	}
+	t.Logf("runs of up to %s kept a 2s lease", took.Round(time.Millisecond))
 }
 
 // A worker told to stop (SIGTERM) lets its run finish within the grace period; a run that

@@ -243,17 +243,23 @@ type Task struct {
 	CreatedAt       time.Time       `json:"created_at"`
 	StartedAt       *time.Time      `json:"started_at"`
 	CompletedAt     *time.Time      `json:"completed_at"`
+	Lease           *int64          `json:"lease"`
+	HeartbeatAt     *time.Time      `json:"heartbeat_at"`
+	Worker          *string         `json:"worker"`
 }
 
 type TaskAttempt struct {
-	TaskID      string     `json:"task_id"`
-	Attempt     int32      `json:"attempt"`
-	Status      string     `json:"status"`
-	Error       *string    `json:"error"`
-	JobID       *int64     `json:"job_id"`
-	CreatedAt   time.Time  `json:"created_at"`
-	StartedAt   *time.Time `json:"started_at"`
-	CompletedAt *time.Time `json:"completed_at"`
+	TaskID        string          `json:"task_id"`
+	Attempt       int32           `json:"attempt"`
+	Status        string          `json:"status"`
+	Error         *string         `json:"error"`
+	JobID         *int64          `json:"job_id"`
+	CreatedAt     time.Time       `json:"created_at"`
+	StartedAt     *time.Time      `json:"started_at"`
+	CompletedAt   *time.Time      `json:"completed_at"`
+	Runs          int32           `json:"runs"`
+	Worker        *string         `json:"worker"`
+	Interruptions json.RawMessage `json:"interruptions"`
 }
 
 type TaskLog struct {

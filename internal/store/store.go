@@ -22,6 +22,8 @@ import (
 	"github.com/backtestd/backtestd/db"
 )
 
+const idleInTx = "idle_in_transaction_session_timeout"
+
 // ErrNotFound is returned when a looked-up row does not exist.
 var ErrNotFound = errors.New("not found")
 
@@ -41,6 +43,12 @@ func Open(ctx context.Context, url string, maxConns int32) (*Store, error) {
 		cfg.MaxConns = maxConns
 	}
 	cfg.ConnConfig.Tracer = safeArgs{}
+	// No transaction of ours waits between statements for long. One left open by a process
+	// frozen or cut off mid-transaction would hold its row locks (a running task's row,
+	// which another worker must take over) until TCP gives up, often hours later.
+	if _, ok := cfg.ConnConfig.RuntimeParams[idleInTx]; !ok {
+		cfg.ConnConfig.RuntimeParams[idleInTx] = "10s"
+	}
 	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
 		registerSafeText(c.TypeMap())
 		return nil

@@ -14,7 +14,7 @@ import (
 const cancelTask = `-- name: CancelTask :one
 UPDATE tasks SET status = 'cancelled', completed_at = now(), error = NULL
 WHERE id = $1 AND status IN ('pending', 'running')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker
 `
 
 // Cancels a pending or running task; no row when it is in any other state.
@@ -43,6 +43,9 @@ func (q *Queries) CancelTask(ctx context.Context, db DBTX, id string) (Task, err
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.Lease,
+		&i.HeartbeatAt,
+		&i.Worker,
 	)
 	return i, err
 }
@@ -62,8 +65,8 @@ func (q *Queries) CommitWithoutWaiting(ctx context.Context, db DBTX) error {
 
 const completeTask = `-- name: CompleteTask :one
 UPDATE tasks SET status = 'completed', progress = 100, current_bar = $1, total_bars = $1,
-    completed_at = now()
-WHERE id = $2 AND attempt = $3 AND status = 'running'
+    completed_at = now(), lease = NULL, heartbeat_at = NULL
+WHERE id = $2 AND attempt = $3 AND status = 'running' AND lease = $4
 RETURNING completed_at
 `
 
@@ -71,10 +74,16 @@ type CompleteTaskParams struct {
 	TotalBars int32  `json:"total_bars"`
 	ID        string `json:"id"`
 	Attempt   int32  `json:"attempt"`
+	Lease     *int64 `json:"lease"`
 }
 
 func (q *Queries) CompleteTask(ctx context.Context, db DBTX, arg CompleteTaskParams) (*time.Time, error) {
-	row := db.QueryRow(ctx, completeTask, arg.TotalBars, arg.ID, arg.Attempt)
+	row := db.QueryRow(ctx, completeTask,
+		arg.TotalBars,
+		arg.ID,
+		arg.Attempt,
+		arg.Lease,
+	)
 	var completed_at *time.Time
 	err := row.Scan(&completed_at)
 	return completed_at, err
@@ -86,7 +95,7 @@ INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, start
 VALUES ('task_' || nextval('task_seq'), $1, $2, $3, $4,
         $5, $6, $7, $8, $9,
         COALESCE(NULLIF($10::text, ''), 'task_' || currval('task_seq')))
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker
 `
 
 type CreateTaskParams struct {
@@ -138,13 +147,17 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.Lease,
+		&i.HeartbeatAt,
+		&i.Worker,
 	)
 	return i, err
 }
 
 const failTask = `-- name: FailTask :one
-UPDATE tasks SET status = 'failed', error = $1, completed_at = now()
+UPDATE tasks SET status = 'failed', error = $1, completed_at = now(), lease = NULL, heartbeat_at = NULL
 WHERE id = $2 AND attempt = $3 AND status IN ('pending', 'running')
+  AND lease IS NOT DISTINCT FROM $4::bigint
 RETURNING completed_at
 `
 
@@ -152,10 +165,18 @@ type FailTaskParams struct {
 	Error   *string `json:"error"`
 	ID      string  `json:"id"`
 	Attempt int32   `json:"attempt"`
+	Lease   *int64  `json:"lease"`
 }
 
+// Fails the attempt; a run fails it only while it holds the lease (a task not yet running
+// has none).
 func (q *Queries) FailTask(ctx context.Context, db DBTX, arg FailTaskParams) (*time.Time, error) {
-	row := db.QueryRow(ctx, failTask, arg.Error, arg.ID, arg.Attempt)
+	row := db.QueryRow(ctx, failTask,
+		arg.Error,
+		arg.ID,
+		arg.Attempt,
+		arg.Lease,
+	)
 	var completed_at *time.Time
 	err := row.Scan(&completed_at)
 	return completed_at, err
@@ -184,7 +205,7 @@ func (q *Queries) FinishTaskAttempt(ctx context.Context, db DBTX, arg FinishTask
 }
 
 const getTask = `-- name: GetTask :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at FROM tasks WHERE id = $1
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker FROM tasks WHERE id = $1
 `
 
 func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -212,12 +233,15 @@ func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error)
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.Lease,
+		&i.HeartbeatAt,
+		&i.Worker,
 	)
 	return i, err
 }
 
 const getTaskForUpdate = `-- name: GetTaskForUpdate :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at FROM tasks WHERE id = $1 FOR UPDATE
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker FROM tasks WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -245,25 +269,30 @@ func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Tas
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.Lease,
+		&i.HeartbeatAt,
+		&i.Worker,
 	)
 	return i, err
 }
 
 const handBackTask = `-- name: HandBackTask :one
-UPDATE tasks SET status = 'pending', started_at = NULL, progress = 0, current_bar = 0, total_bars = 0
-WHERE id = $1 AND attempt = $2 AND status = 'running'
+UPDATE tasks SET status = 'pending', started_at = NULL, progress = 0, current_bar = 0, total_bars = 0,
+    lease = NULL, heartbeat_at = NULL, worker = NULL
+WHERE id = $1 AND attempt = $2 AND status = 'running' AND lease = $3
 RETURNING id
 `
 
 type HandBackTaskParams struct {
 	ID      string `json:"id"`
 	Attempt int32  `json:"attempt"`
+	Lease   *int64 `json:"lease"`
 }
 
 // A stopping worker returns the task's running attempt to the queue, as if it had never
 // started: the next worker runs it from the beginning, with the same attempt.
 func (q *Queries) HandBackTask(ctx context.Context, db DBTX, arg HandBackTaskParams) (string, error) {
-	row := db.QueryRow(ctx, handBackTask, arg.ID, arg.Attempt)
+	row := db.QueryRow(ctx, handBackTask, arg.ID, arg.Attempt, arg.Lease)
 	var id string
 	err := row.Scan(&id)
 	return id, err
@@ -302,7 +331,7 @@ func (q *Queries) InsertTaskAttempt(ctx context.Context, db DBTX, arg InsertTask
 }
 
 const listTaskAttempts = `-- name: ListTaskAttempts :many
-SELECT task_id, attempt, status, error, job_id, created_at, started_at, completed_at FROM task_attempts WHERE task_id = $1 ORDER BY attempt
+SELECT task_id, attempt, status, error, job_id, created_at, started_at, completed_at, runs, worker, interruptions FROM task_attempts WHERE task_id = $1 ORDER BY attempt
 `
 
 func (q *Queries) ListTaskAttempts(ctx context.Context, db DBTX, taskID string) ([]TaskAttempt, error) {
@@ -323,6 +352,9 @@ func (q *Queries) ListTaskAttempts(ctx context.Context, db DBTX, taskID string) 
 			&i.CreatedAt,
 			&i.StartedAt,
 			&i.CompletedAt,
+			&i.Runs,
+			&i.Worker,
+			&i.Interruptions,
 		); err != nil {
 			return nil, err
 		}
@@ -335,7 +367,7 @@ func (q *Queries) ListTaskAttempts(ctx context.Context, db DBTX, taskID string) 
 }
 
 const listTasks = `-- name: ListTasks :many
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at FROM tasks
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker FROM tasks
 WHERE ($1::text IS NULL OR status = $1)
   AND ($2::text IS NULL OR strategy_id = $2)
 ORDER BY created_at DESC, id DESC
@@ -386,6 +418,9 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 			&i.CreatedAt,
 			&i.StartedAt,
 			&i.CompletedAt,
+			&i.Lease,
+			&i.HeartbeatAt,
+			&i.Worker,
 		); err != nil {
 			return nil, err
 		}
@@ -397,11 +432,112 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 	return items, nil
 }
 
+const reapLostTasks = `-- name: ReapLostTasks :many
+WITH lost AS (
+    SELECT id, worker, heartbeat_at FROM tasks
+    WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => $1::float8)
+    ORDER BY heartbeat_at
+    LIMIT 100
+    -- Not FOR UPDATE: that would also skip tasks whose log lines are being stored (their
+    -- foreign key holds a key-share lock on the row).
+    FOR NO KEY UPDATE SKIP LOCKED
+)
+UPDATE tasks t SET status = 'pending', lease = NULL, heartbeat_at = NULL, worker = NULL,
+    started_at = NULL, progress = 0, current_bar = 0, total_bars = 0
+FROM lost
+WHERE t.id = lost.id
+RETURNING t.id, t.attempt, t.session_id, t.job_id, lost.worker AS lost_worker, lost.heartbeat_at AS last_heartbeat
+`
+
+type ReapLostTasksRow struct {
+	ID            string     `json:"id"`
+	Attempt       int32      `json:"attempt"`
+	SessionID     string     `json:"session_id"`
+	JobID         *int64     `json:"job_id"`
+	LostWorker    *string    `json:"lost_worker"`
+	LastHeartbeat *time.Time `json:"last_heartbeat"`
+}
+
+// Running tasks whose worker stopped renewing its lease: back to pending, lease cleared.
+func (q *Queries) ReapLostTasks(ctx context.Context, db DBTX, afterSeconds float64) ([]ReapLostTasksRow, error) {
+	rows, err := db.Query(ctx, reapLostTasks, afterSeconds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ReapLostTasksRow
+	for rows.Next() {
+		var i ReapLostTasksRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Attempt,
+			&i.SessionID,
+			&i.JobID,
+			&i.LostWorker,
+			&i.LastHeartbeat,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const recordInterruption = `-- name: RecordInterruption :exec
+UPDATE task_attempts SET status = 'pending', job_id = $1, worker = NULL,
+    interruptions = interruptions || jsonb_build_array(jsonb_build_object(
+        'worker', $2::text, 'last_heartbeat', $3::timestamptz, 'detected_at', now()))
+WHERE task_id = $4 AND attempt = $5
+`
+
+type RecordInterruptionParams struct {
+	JobID         *int64    `json:"job_id"`
+	LostWorker    string    `json:"lost_worker"`
+	LastHeartbeat time.Time `json:"last_heartbeat"`
+	TaskID        string    `json:"task_id"`
+	Attempt       int32     `json:"attempt"`
+}
+
+// The attempt's run was lost with its worker: the attempt waits for its next run (job_id).
+func (q *Queries) RecordInterruption(ctx context.Context, db DBTX, arg RecordInterruptionParams) error {
+	_, err := db.Exec(ctx, recordInterruption,
+		arg.JobID,
+		arg.LostWorker,
+		arg.LastHeartbeat,
+		arg.TaskID,
+		arg.Attempt,
+	)
+	return err
+}
+
+const renewLease = `-- name: RenewLease :one
+UPDATE tasks SET heartbeat_at = now()
+WHERE id = $1 AND lease = $2 AND status = 'running'
+RETURNING id
+`
+
+type RenewLeaseParams struct {
+	ID    string `json:"id"`
+	Lease *int64 `json:"lease"`
+}
+
+// The lease holder's heartbeat; no row when the lease was lost (or the task ended).
+func (q *Queries) RenewLease(ctx context.Context, db DBTX, arg RenewLeaseParams) (string, error) {
+	row := db.QueryRow(ctx, renewLease, arg.ID, arg.Lease)
+	var id string
+	err := row.Scan(&id)
+	return id, err
+}
+
 const retryTask = `-- name: RetryTask :one
 UPDATE tasks SET status = 'pending', attempt = attempt + 1, progress = 0, current_bar = 0,
-    total_bars = 0, error = NULL, started_at = NULL, completed_at = NULL, job_id = NULL
+    total_bars = 0, error = NULL, started_at = NULL, completed_at = NULL, job_id = NULL,
+    lease = NULL, heartbeat_at = NULL, worker = NULL
 WHERE id = $1 AND status IN ('failed', 'cancelled')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker
 `
 
 // Puts a failed or cancelled task back to pending as a new attempt.
@@ -430,6 +566,9 @@ func (q *Queries) RetryTask(ctx context.Context, db DBTX, id string) (Task, erro
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.Lease,
+		&i.HeartbeatAt,
+		&i.Worker,
 	)
 	return i, err
 }
@@ -450,7 +589,7 @@ func (q *Queries) SetTaskJob(ctx context.Context, db DBTX, arg SetTaskJobParams)
 
 const setTaskProgress = `-- name: SetTaskProgress :exec
 UPDATE tasks SET progress = $1, current_bar = $2, total_bars = $3
-WHERE id = $4 AND attempt = $5 AND status = 'running'
+WHERE id = $4 AND attempt = $5 AND status = 'running' AND lease = $6
 `
 
 type SetTaskProgressParams struct {
@@ -459,6 +598,7 @@ type SetTaskProgressParams struct {
 	TotalBars  int32   `json:"total_bars"`
 	ID         string  `json:"id"`
 	Attempt    int32   `json:"attempt"`
+	Lease      *int64  `json:"lease"`
 }
 
 func (q *Queries) SetTaskProgress(ctx context.Context, db DBTX, arg SetTaskProgressParams) error {
@@ -468,26 +608,38 @@ func (q *Queries) SetTaskProgress(ctx context.Context, db DBTX, arg SetTaskProgr
 		arg.TotalBars,
 		arg.ID,
 		arg.Attempt,
+		arg.Lease,
 	)
 	return err
 }
 
 const startTask = `-- name: StartTask :one
 UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
-    current_bar = 0, total_bars = 0, error = NULL
-WHERE id = $1 AND attempt = $2 AND status IN ('pending', 'running')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at
+    current_bar = 0, total_bars = 0, error = NULL, lease = $1, heartbeat_at = now(), worker = $2
+WHERE id = $3 AND attempt = $4 AND status IN ('pending', 'running')
+  AND (job_id IS NULL OR job_id = $5)
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker
 `
 
 type StartTaskParams struct {
-	ID      string `json:"id"`
-	Attempt int32  `json:"attempt"`
+	Lease   *int64  `json:"lease"`
+	Worker  *string `json:"worker"`
+	ID      string  `json:"id"`
+	Attempt int32   `json:"attempt"`
+	JobID   *int64  `json:"job_id"`
 }
 
-// A worker takes the task's current attempt. A running task is taken again (its previous
-// worker died and River rescued the job); any other state means there is nothing to do.
+// A worker takes the task's current attempt under a new lease, if the job is the task's
+// current one. A running task is taken again (its previous worker died and River rescued
+// the job); any other state means there is nothing to do.
 func (q *Queries) StartTask(ctx context.Context, db DBTX, arg StartTaskParams) (Task, error) {
-	row := db.QueryRow(ctx, startTask, arg.ID, arg.Attempt)
+	row := db.QueryRow(ctx, startTask,
+		arg.Lease,
+		arg.Worker,
+		arg.ID,
+		arg.Attempt,
+		arg.JobID,
+	)
 	var i Task
 	err := row.Scan(
 		&i.ID,
@@ -511,28 +663,38 @@ func (q *Queries) StartTask(ctx context.Context, db DBTX, arg StartTaskParams) (
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.Lease,
+		&i.HeartbeatAt,
+		&i.Worker,
 	)
 	return i, err
 }
 
 const startTaskAttempt = `-- name: StartTaskAttempt :exec
-INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at)
-VALUES ($1, $2, 'running', $3, now())
+INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at, runs, worker)
+VALUES ($1, $2, 'running', $3, now(), 1, $4)
 ON CONFLICT (task_id, attempt) DO UPDATE
 SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
-    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at)
+    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at),
+    runs = task_attempts.runs + 1, worker = EXCLUDED.worker
 WHERE task_attempts.status IN ('pending', 'running')
 `
 
 type StartTaskAttemptParams struct {
-	TaskID  string `json:"task_id"`
-	Attempt int32  `json:"attempt"`
-	JobID   *int64 `json:"job_id"`
+	TaskID  string  `json:"task_id"`
+	Attempt int32   `json:"attempt"`
+	JobID   *int64  `json:"job_id"`
+	Worker  *string `json:"worker"`
 }
 
 // A finished attempt (e.g. cancelled meanwhile) stays finished.
 func (q *Queries) StartTaskAttempt(ctx context.Context, db DBTX, arg StartTaskAttemptParams) error {
-	_, err := db.Exec(ctx, startTaskAttempt, arg.TaskID, arg.Attempt, arg.JobID)
+	_, err := db.Exec(ctx, startTaskAttempt,
+		arg.TaskID,
+		arg.Attempt,
+		arg.JobID,
+		arg.Worker,
+	)
 	return err
 }
 
@@ -826,7 +988,7 @@ func (q *Queries) TaskSymbolExists(ctx context.Context, db DBTX, arg TaskSymbolE
 }
 
 const unfinishedTasksBefore = `-- name: UnfinishedTasksBefore :many
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at FROM tasks
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker FROM tasks
 WHERE status IN ('pending', 'running') AND COALESCE(started_at, created_at) < $1::timestamptz
 ORDER BY created_at
 LIMIT 500
@@ -864,6 +1026,9 @@ func (q *Queries) UnfinishedTasksBefore(ctx context.Context, db DBTX, before tim
 			&i.CreatedAt,
 			&i.StartedAt,
 			&i.CompletedAt,
+			&i.Lease,
+			&i.HeartbeatAt,
+			&i.Worker,
 		); err != nil {
 			return nil, err
 		}

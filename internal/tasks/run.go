@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -50,12 +51,14 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	// leave the attempt marked running after the task is cancelled.
 	var row store.Task
 	jobID := job.ID
+	lease := rand.Int64()
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if row, err = s.q.StartTask(ctx, tx, store.StartTaskParams{ID: args.TaskID, Attempt: attempt}); err != nil {
+		if row, err = s.q.StartTask(ctx, tx, store.StartTaskParams{ID: args.TaskID, Attempt: attempt, Lease: &lease,
+			Worker: &s.worker, JobID: &jobID}); err != nil {
 			return err
 		}
-		return s.q.StartTaskAttempt(ctx, tx, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID})
+		return s.q.StartTaskAttempt(ctx, tx, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID, Worker: &s.worker})
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
@@ -70,7 +73,15 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 		}
 	}
 
-	res, fail, err := s.run(ctx, row)
+	// The run holds the task's lease while it runs; if another worker takes the task over
+	// (this one's heartbeats did not get through), the run stops and stores nothing.
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	go s.holdLease(runCtx, row, stopRun)
+	res, fail, err := s.run(runCtx, row)
+	if errors.Is(context.Cause(runCtx), errLeaseLost) {
+		return river.JobCancel(fmt.Errorf("task %s: %w", row.ID, errLeaseLost))
+	}
 	if err != nil {
 		return s.infraError(job, row, err)
 	}
@@ -87,9 +98,9 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 
 	var done bool
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		if _, err := s.q.CompleteTask(ctx, tx, store.CompleteTaskParams{ID: row.ID, Attempt: attempt, TotalBars: int32(len(res.Equity))}); err != nil {
+		if _, err := s.q.CompleteTask(ctx, tx, store.CompleteTaskParams{ID: row.ID, Attempt: attempt, TotalBars: int32(len(res.Equity)), Lease: row.Lease}); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return nil // cancelled while it finished: the cancel stands
+				return nil // cancelled while it finished (the cancel stands), or the lease is lost
 			}
 			return fmt.Errorf("complete %s: %w", row.ID, err)
 		}
@@ -161,13 +172,11 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 	sink := s.newLogSink(t, path)
 	defer sink.close() // early returns and panics; closed explicitly below otherwise
 	prog := &progress{s: s, task: t, total: len(bars), lastDB: time.Now()}
-	held, ok := s.cpu.acquire(ctx)
+	release, ok := s.cpu.acquire(ctx)
 	if !ok {
 		return nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
 	}
-	if held {
-		defer s.cpu.release()
-	}
+	defer release()
 	s.publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
 		Progr: &events.Progress{TaskID: t.ID, TotalBars: len(bars)}})
 	res, err := s.cfg.Runner.Run(ctx, jsrt.RunConfig{
@@ -205,7 +214,7 @@ func (s *Service) handBack(t store.Task) error {
 	defer cancel()
 	var back bool
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		if _, err := s.q.HandBackTask(ctx, tx, store.HandBackTaskParams{ID: t.ID, Attempt: t.Attempt}); err != nil {
+		if _, err := s.q.HandBackTask(ctx, tx, store.HandBackTaskParams{ID: t.ID, Attempt: t.Attempt, Lease: t.Lease}); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil // cancelled or finished meanwhile
 			}
@@ -254,7 +263,7 @@ func (s *Service) fail(t store.Task, msg string) {
 	defer cancel()
 	var done bool
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		if _, err := s.q.FailTask(ctx, tx, store.FailTaskParams{Error: &msg, ID: t.ID, Attempt: t.Attempt}); err != nil {
+		if _, err := s.q.FailTask(ctx, tx, store.FailTaskParams{Error: &msg, ID: t.ID, Attempt: t.Attempt, Lease: t.Lease}); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
 			}
@@ -342,6 +351,7 @@ func (p *progress) report(current, total int) {
 		err := p.s.db.WithTxNoWait(ctx, func(tx pgx.Tx) error {
 			return p.s.q.SetTaskProgress(ctx, tx, store.SetTaskProgressParams{
 				Progress: round2(pct), CurrentBar: int32(current), TotalBars: int32(total), ID: p.task.ID, Attempt: p.task.Attempt,
+				Lease: p.task.Lease,
 			})
 		})
 		if err != nil {
@@ -398,12 +408,15 @@ func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, erro
 }
 
 // cpuSlots bounds how many runs compute at once in a process: a burst of tasks runs a few
-// at a time rather than all at once, each finishing sooner. The bound is soft: when no
-// slot has been handed on for hogWait (long runs hold them), a waiting run goes ahead
-// without one rather than wait behind them. Runner processes also run at a lower priority
-// than the service, so its API stays responsive either way. A nil cpuSlots is unlimited.
+// at a time rather than all at once, each finishing sooner, and the database keeps time
+// for the API's reads. While no slot has been handed on for hogWait (long runs hold them),
+// waiting runs may go ahead without one rather than wait behind them, but no more of them
+// than there are slots: a flood of short runs slowed by one another must not turn into
+// all of them at once. Runner processes also run at a lower priority than the service. A
+// nil cpuSlots is unlimited.
 type cpuSlots struct {
 	sem      chan struct{}
+	extra    chan struct{} // runs gone ahead without a slot
 	releases atomic.Int64
 }
 
@@ -413,28 +426,32 @@ func newCPUSlots(n int) *cpuSlots {
 	if n <= 0 {
 		return nil
 	}
-	return &cpuSlots{sem: make(chan struct{}, n)}
+	return &cpuSlots{sem: make(chan struct{}, n), extra: make(chan struct{}, n)}
 }
 
-// acquire waits for a slot. It reports whether the run got one (held: release it after
-// the run) and whether it may go on at all (false when ctx ended first).
-func (c *cpuSlots) acquire(ctx context.Context) (held, ok bool) {
+// acquire waits for a slot, or for an extra place while the slots are hogged. It returns
+// the function that gives the place back after the run, and false when ctx ended first.
+func (c *cpuSlots) acquire(ctx context.Context) (release func(), ok bool) {
 	if c == nil {
-		return false, ctx.Err() == nil
+		return func() {}, ctx.Err() == nil
 	}
 	t := time.NewTimer(hogWait)
 	defer t.Stop()
 	seen := c.releases.Load()
+	var extra chan struct{} // nil (never ready) until the holders hog the slots
 	for {
 		select {
 		case c.sem <- struct{}{}:
-			return true, true
+			return c.release, true
+		case extra <- struct{}{}:
+			return func() { <-c.extra }, true
 		case <-ctx.Done():
-			return false, false
+			return nil, false
 		case <-t.C:
 			now := c.releases.Load()
+			extra = nil
 			if now == seen {
-				return false, true // the holders are hogging: go ahead without a slot
+				extra = c.extra
 			}
 			seen = now
 			t.Reset(hogWait)

@@ -71,6 +71,9 @@ type Config struct {
 	// Runner runs the strategy code, which is untrusted: in the service, a pool of runner
 	// processes (internal/runner). Required for Execute.
 	Runner Runner
+	// Lease is how long a running task's worker may go without renewing its lease before
+	// Reap queues the task again (0: DefaultLease).
+	Lease time.Duration
 }
 
 // Runner runs one backtest of strategy code. Failures of the strategy are *jsrt.RunError;
@@ -92,6 +95,7 @@ type Service struct {
 	// stopping is set when the worker shuts down: runs interrupted from then on are handed
 	// back to the queue rather than retried as failures.
 	stopping atomic.Bool
+	worker   string // this process, as the attempt history names it
 }
 
 // New returns a service over db.
@@ -99,7 +103,11 @@ func New(cfg Config, db *store.Store, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log, cpu: newCPUSlots(cfg.CPUSlots)}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
+	return &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log, cpu: newCPUSlots(cfg.CPUSlots),
+		worker: workerName()}
 }
 
 // Stopping tells the service its worker is shutting down: runs cancelled from now on (by
@@ -163,6 +171,19 @@ type Attempt struct {
 	CreatedAt   time.Time  `json:"created_at"`
 	StartedAt   *time.Time `json:"started_at"`
 	CompletedAt *time.Time `json:"completed_at"`
+	// Runs is how many times the attempt was started: more than one when a worker was lost
+	// (Interruptions) or stopped and handed the run back.
+	Runs          int            `json:"runs"`
+	Worker        *string        `json:"worker"` // the process running or last running it
+	Interruptions []Interruption `json:"interruptions"`
+}
+
+// Interruption is a run of an attempt its worker left unfinished (the worker died or lost
+// the database): detected when its lease expired, after which the attempt ran again.
+type Interruption struct {
+	Worker        string    `json:"worker"`
+	LastHeartbeat time.Time `json:"last_heartbeat"`
+	DetectedAt    time.Time `json:"detected_at"`
 }
 
 // ProgressInfo is the data of GET /api/backtests/{task_id}/progress.
@@ -481,7 +502,11 @@ func (s *Service) Get(ctx context.Context, id string) (Task, error) {
 	t.Attempts = make([]Attempt, len(atts))
 	for i, a := range atts {
 		t.Attempts[i] = Attempt{Attempt: int(a.Attempt), Status: a.Status, Error: a.Error,
-			CreatedAt: a.CreatedAt, StartedAt: a.StartedAt, CompletedAt: a.CompletedAt}
+			CreatedAt: a.CreatedAt, StartedAt: a.StartedAt, CompletedAt: a.CompletedAt,
+			Runs: int(a.Runs), Worker: a.Worker, Interruptions: []Interruption{}}
+		if err := json.Unmarshal(a.Interruptions, &t.Attempts[i].Interruptions); err != nil {
+			return Task{}, fmt.Errorf("interruptions of %s attempt %d: %w", id, a.Attempt, err)
+		}
 	}
 	return t, nil
 }
