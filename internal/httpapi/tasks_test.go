@@ -179,7 +179,7 @@ func TestTaskRoutes(t *testing.T) {
 		{"list bad status", "GET", "/api/backtests?status=done", "", 400, `Invalid status 'done'`},
 		{"list bad limit", "GET", "/api/backtests?limit=0", "", 400, `Invalid limit '0'`},
 		{"list bad skip", "GET", "/api/backtests?skip=x", "", 400, `Invalid skip 'x'`},
-		{"get with attempts", "GET", "/api/backtests/task_1", "", 200, `"started_at":null,"status":"pending"}],`},
+		{"get with attempts", "GET", "/api/backtests/task_1", "", 200, `"runs":0,"started_at":null,"status":"pending","worker":null}],`},
 		{"get unknown", "GET", "/api/backtests/task_99", "", 404, `"detail":"Task not found: task_99"`},
 		{"progress", "GET", "/api/backtests/task_1/progress", "", 200, `"data":{"current_bar":0,"progress":0,"status":"pending","task_id":"task_1","total_bars":0}`},
 		{"progress unknown", "GET", "/api/backtests/task_99/progress", "", 404, `Task not found: task_99`},

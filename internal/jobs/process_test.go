@@ -51,8 +51,13 @@ type procEnv struct {
 // strategy str_1 (Logging).
 func newProcEnv(t *testing.T) *procEnv {
 	t.Helper()
+	return newProcEnvAt(t, pgtest.NewDatabase(t))
+}
+
+// newProcEnvAt is newProcEnv on a migrated database of the caller's.
+func newProcEnvAt(t *testing.T, url string) *procEnv {
+	t.Helper()
 	ctx := context.Background()
-	url := pgtest.NewDatabase(t)
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		t.Fatal(err)

@@ -484,7 +484,19 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     }
   };
   const openSocket = () => {
-    sock = taskSocket(tid, onEvent, (c) => (wsState.textContent = c ? '● live' : '○ reconnecting…'));
+    let opened = false;
+    sock = taskSocket(tid, onEvent, (c) => {
+      wsState.textContent = c ? '● live' : '○ reconnecting…';
+      // Back after a lost connection (the API restarted, the network dropped): what was
+      // published meanwhile is gone, so catch up from what is stored.
+      if (c && opened) {
+        void reload().then(() => {
+          showResultsLink();
+          void fetchLogs();
+        });
+      }
+      opened ||= c;
+    });
   };
   const fetchLogs = async () => {
     try {
