@@ -8,6 +8,9 @@
 //	         (GET one, GET list) are timed while they run
 //	conns    many WebSocket connections on one task all receive its events (not in the
 //	         default set; each connection is a file descriptor on both ends: raise ulimit -n)
+//	soak     -duration (30m) of mixed load: submissions, cancels, retries, WebSocket watchers,
+//	         imports and reads; prints the service's memory, goroutines, connections and open
+//	         files at the start and the end (not in the default set)
 //	hostile  /health latency while 6 hostile runs execute (three never-yielding regular
 //	         expressions, three allocation loops), each failing at its limit (not in the
 //	         default set: start the service with a short RUN_TIMEOUT, e.g. 10s)
@@ -90,6 +93,7 @@ func run() error {
 	var runs, nEvents, flood, submitters, conns int
 	var gap time.Duration
 	var distinct bool
+	var soak time.Duration
 	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
 	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
 	flag.StringVar(&only, "only", "latency,events,flood", "which benchmarks to run")
@@ -100,6 +104,7 @@ func run() error {
 	flag.IntVar(&flood, "flood", 1000, "tasks in the flood")
 	flag.IntVar(&submitters, "submitters", 50, "concurrent submitters in the flood")
 	flag.IntVar(&conns, "conns", 5000, "WebSocket connections for -only conns")
+	flag.DurationVar(&soak, "duration", 30*time.Minute, "how long -only soak drives load")
 	flag.Parse()
 	b.api = strings.TrimRight(b.api, "/")
 	if err := b.setup(); err != nil {
@@ -124,6 +129,11 @@ func run() error {
 	if slices.Contains(want, "hostile") {
 		if err := b.hostile(6, 5*time.Second); err != nil {
 			return fmt.Errorf("hostile: %w", err)
+		}
+	}
+	if slices.Contains(want, "soak") {
+		if err := b.soak(soak); err != nil {
+			return fmt.Errorf("soak: %w", err)
 		}
 	}
 	if slices.Contains(want, "flood") {

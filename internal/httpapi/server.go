@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -128,8 +130,43 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 		})
 		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	if r.URL.Query().Get("detail") == "" {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, s.runtimeDetail())
 	return nil
+}
+
+// runtimeDetail is GET /health?detail=1: the process's own gauges, which a soak run
+// compares at its start and end (memory, goroutines, connections and files must stay flat).
+func (s *Server) runtimeDetail() map[string]any {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	st := s.store.Pool.Stat()
+	s.ws.mu.Lock()
+	ws := s.ws.open
+	s.ws.mu.Unlock()
+	files, rss := -1, -1 // unknown off Linux
+	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
+		files = len(fds)
+	}
+	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
+		var size, resident int
+		if _, err := fmt.Sscan(string(b), &size, &resident); err == nil {
+			rss = resident * os.Getpagesize()
+		}
+	}
+	return map[string]any{
+		"status":     "ok",
+		"goroutines": runtime.NumGoroutine(),
+		"heap_bytes": m.HeapAlloc,
+		"sys_bytes":  m.Sys,
+		"rss_bytes":  rss,
+		"db_conns":   st.TotalConns(),
+		"websockets": ws,
+		"open_files": files,
+	}
 }
 
 func (s *Server) cors() func(http.Handler) http.Handler {

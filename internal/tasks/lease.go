@@ -127,8 +127,7 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, l := range reaped {
-		s.log.Warn("backtest queued again: its worker stopped renewing the lease", "task", l.row.ID, "attempt", l.row.Attempt,
-			"worker", l.row.LostWorker, "last_heartbeat", l.row.LastHeartbeat)
+		s.log.Warn("backtest queued again: "+l.line.Message, "task", l.row.ID, "attempt", l.row.Attempt)
 		s.publish(ctx, events.Message{Event: events.KindLog, Task: l.row.ID, Session: l.row.SessionID,
 			Logs: []events.LogLine{{Level: l.line.Level, Message: l.line.Message, Time: events.EpochSeconds(l.line.Wall), Source: l.line.Source}}})
 	}
