@@ -159,6 +159,16 @@ export interface Task {
   strategy_params?: Record<string, unknown>;
   initial_cash?: number;
   commission?: number;
+  attempts?: Attempt[];
+}
+
+// Attempt is one entry of a task's attempt history (GET of one task).
+export interface Attempt {
+  attempt: number;
+  status: string;
+  runs: number;
+  worker: string | null;
+  interruptions: { worker: string; last_heartbeat: string; detected_at: string }[];
 }
 
 export interface LogLine {

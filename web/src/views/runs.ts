@@ -356,6 +356,11 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     errorEl.textContent = task.error ?? '';
   };
   const renderMeta = () => {
+    const cur = task.attempts?.find((a) => a.attempt === task.attempt);
+    // Runs of this attempt whose worker was lost (died, froze, lost the database): each ran again elsewhere.
+    const lost = cur?.interruptions?.length
+      ? cur.interruptions.map((i) => `worker ${i.worker} stopped responding at ${fmtDateTime(i.last_heartbeat)}`).join('; ') + ' — ran again on another worker'
+      : undefined;
     const m: [string, unknown][] = [
       ['Strategy', strategyLabel(task)],
       ['Version', task.strategy_version ? `v${task.strategy_version}` : undefined],
@@ -363,6 +368,8 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
       ['Period', task.start_date ? `${task.start_date} → ${task.end_date}` : undefined],
       ['Parameters', task.strategy_params && Object.keys(task.strategy_params).length ? Object.entries(task.strategy_params).map(([k, v]) => `${k}=${fmtParamValue(v)}`).join(', ') : undefined],
       ['Attempt', task.attempt],
+      ['Worker', cur?.worker ?? undefined],
+      ['Interrupted', lost],
       ['Created', fmtDateTime(task.created_at)],
       ['Duration', task.started_at ? fmtDuration(task.started_at, task.completed_at ?? new Date().toISOString()) : undefined],
     ];
