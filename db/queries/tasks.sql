@@ -108,8 +108,8 @@ WITH lost AS (
     WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => @after_seconds::float8)
     ORDER BY heartbeat_at
     LIMIT 100
-    -- Not FOR UPDATE: that would also skip tasks whose log lines are being stored (their
-    -- foreign key holds a key-share lock on the row).
+    -- The weakest lock that keeps two reapers apart (FOR UPDATE would also wait for
+    -- key-share locks, which foreign keys referencing tasks take).
     FOR NO KEY UPDATE SKIP LOCKED
 )
 UPDATE tasks t SET status = 'pending', lease = NULL, heartbeat_at = NULL, worker = NULL,
