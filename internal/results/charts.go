@@ -68,7 +68,7 @@ func Chart(ctx context.Context, db store.DBTX, taskID, chartType string) (*Chart
 		return nil, err
 	}
 	if chartType == "equity" {
-		if s.Equity, err = equityValues(ctx, db, taskID); err != nil {
+		if s.Equity, err = storedEquity(ctx, db, taskID, true); err != nil {
 			return nil, err
 		}
 	}

@@ -221,7 +221,7 @@ func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTra
 		ProfitFactor: row.ProfitFactor, AvgWin: row.AvgWin, AvgLoss: row.AvgLoss,
 	}
 	if withEquity {
-		if s.Equity, err = storedEquity(ctx, db, taskID); err != nil {
+		if s.Equity, err = storedEquity(ctx, db, taskID, false); err != nil {
 			return nil, err
 		}
 	}
@@ -236,26 +236,18 @@ func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTra
 	return s, nil
 }
 
-// storedEquity reads taskID's stored equity curve (none for a result without bars).
-func storedEquity(ctx context.Context, db store.DBTX, taskID string) ([]engine.EquityPoint, error) {
-	r, err := q.GetResultEquity(ctx, db, taskID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+// storedEquity reads taskID's stored equity curve (none for a result without bars); with
+// valuesOnly, only the times and values (what the equity chart and the statistics read).
+func storedEquity(ctx context.Context, db store.DBTX, taskID string, valuesOnly bool) ([]engine.EquityPoint, error) {
+	var r store.GetResultEquityRow
+	var err error
+	if valuesOnly {
+		var v store.GetResultEquityValuesRow
+		v, err = q.GetResultEquityValues(ctx, db, taskID)
+		r.Ts, r.Value = v.Ts, v.Value
+	} else {
+		r, err = q.GetResultEquity(ctx, db, taskID)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("equity of %s: %w", taskID, err)
-	}
-	out := make([]engine.EquityPoint, len(r.Ts))
-	for i, t := range r.Ts {
-		out[i] = engine.EquityPoint{Time: t, Value: r.Value[i], Cash: r.Cash[i], Return: r.Ret[i],
-			Drawdown: r.DrawdownPct[i], DrawdownMoney: r.DrawdownMoney[i]}
-	}
-	return out, nil
-}
-
-// equityValues reads only the times and values of taskID's equity curve.
-func equityValues(ctx context.Context, db store.DBTX, taskID string) ([]engine.EquityPoint, error) {
-	r, err := q.GetResultEquityValues(ctx, db, taskID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -265,6 +257,10 @@ func equityValues(ctx context.Context, db store.DBTX, taskID string) ([]engine.E
 	out := make([]engine.EquityPoint, len(r.Ts))
 	for i, t := range r.Ts {
 		out[i] = engine.EquityPoint{Time: t, Value: r.Value[i]}
+		if !valuesOnly {
+			out[i].Cash, out[i].Return = r.Cash[i], r.Ret[i]
+			out[i].Drawdown, out[i].DrawdownMoney = r.DrawdownPct[i], r.DrawdownMoney[i]
+		}
 	}
 	return out, nil
 }
@@ -306,7 +302,7 @@ func Statistics(ctx context.Context, db store.DBTX, taskID string) (engine.Stati
 
 // computeStatistics computes the statistics record from the stored rows.
 func computeStatistics(ctx context.Context, db store.DBTX, taskID string, initialCash, sqn float64) (engine.Statistics, error) {
-	eq, err := equityValues(ctx, db, taskID)
+	eq, err := storedEquity(ctx, db, taskID, true)
 	if err != nil {
 		return engine.Statistics{}, err
 	}
