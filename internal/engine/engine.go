@@ -560,7 +560,7 @@ func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 		}
 		if b.Low <= s {
 			o.triggered = true
-			if b.Open < b.Close {
+			if b.Open <= b.Close { // backtrader: popen <= pclose (the buy side tests popen > pclose)
 				if pl <= s {
 					return s, true
 				} else if pl <= b.Close {

@@ -302,3 +302,58 @@ func TestProgressAboutEveryPercent(t *testing.T) {
 		}
 	}
 }
+
+// StopLimit fills on the bar that triggers it follow backtrader's BackBroker
+// (_try_exec_stoplimit): a gap through the stop tries the limit at once; a stop touched
+// within the bar fills at the stop when the limit allows it, and at the limit only when the
+// bar moves away from the stop (a sell bar whose open <= close, a buy bar whose open > close).
+func TestStopLimitTriggerBar(t *testing.T) {
+	t.Parallel()
+	const stop = 10.0
+	cases := []struct {
+		name   string
+		side   Side
+		plimit float64
+		bar    [4]float64 // open, high, low, close of the bar after the order
+		want   float64    // fill price, 0: none on that bar
+	}{
+		{"sell gap below stop, limit within the bar", Sell, 9.2, [4]float64{9, 9.5, 8, 9}, 9.2},
+		{"sell touched, open < close, limit below stop", Sell, 9.5, [4]float64{11, 12, 9, 12}, stop},
+		{"sell touched, open < close, limit above stop", Sell, 10.5, [4]float64{10.8, 12, 9, 11}, 10.5},
+		{"sell touched, open == close, limit above stop", Sell, 10.5, [4]float64{11, 12, 9, 11}, 10.5},
+		{"sell touched, open > close, limit above stop", Sell, 10.5, [4]float64{11, 12, 9, 10}, 0},
+		{"sell touched, open > close, limit below stop", Sell, 9.5, [4]float64{11, 12, 9, 10}, stop},
+		{"buy gap above stop, limit above open", Buy, 11, [4]float64{10.5, 12, 10, 11}, 10.5},
+		{"buy touched, open > close, limit below stop", Buy, 9.5, [4]float64{9, 11, 8, 8.5}, 9.5},
+		{"buy touched, open == close, limit below stop", Buy, 9.5, [4]float64{9, 11, 8, 9}, 0},
+		{"buy touched, open < close, limit above stop", Buy, 10.5, [4]float64{9, 11, 8, 9.5}, stop},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bars([4]float64{10, 10, 10, 10}, c.bar)}}, Cash: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := true
+			res, err := e.Run(context.Background(), &script{next: func(e *Engine) {
+				if first {
+					if _, err := e.Submit(OrderRequest{Side: c.side, Type: StopLimit, Size: 1, Price: stop, PLimit: c.plimit}); err != nil {
+						t.Error(err)
+					}
+				}
+				first = false
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := 0.0
+			if len(res.Executions) > 0 {
+				got = res.Executions[0].Price
+			}
+			if got != c.want {
+				t.Errorf("filled at %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -162,6 +162,20 @@ func TestParity(t *testing.T) {
 		t.Fatalf("no expected files in %s", ref)
 	}
 	root := repoRoot(t)
+	// The shared fixtures run the strategies of examples/; the project's own (made by
+	// testdata/backtrader/gen.py on the shared data) run their twins in testdata.
+	code := map[string]string{}
+	for _, f := range files {
+		code[f] = filepath.Join(root, "examples")
+	}
+	own, _ := filepath.Glob(filepath.Join(root, "testdata", "backtrader", "expected", "*.json"))
+	if len(own) == 0 {
+		t.Fatal("no fixtures in testdata/backtrader/expected")
+	}
+	for _, f := range own {
+		code[f] = filepath.Join(root, "testdata", "backtrader", "strategies")
+		files = append(files, f)
+	}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
 		t.Run(name, func(t *testing.T) {
@@ -174,7 +188,7 @@ func TestParity(t *testing.T) {
 			if err := json.Unmarshal(raw, &exp); err != nil {
 				t.Fatal(err)
 			}
-			code, err := os.ReadFile(filepath.Join(root, "examples", exp.Strategy+".js"))
+			code, err := os.ReadFile(filepath.Join(code[file], exp.Strategy+".js"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Makes backtrader fixtures for the engine's parity tests. Not run by CI.
+
+Each strategy below has a JavaScript twin in strategies/<name>.js; internal/jsrt's
+TestParity runs the twin on the same data and compares executions, trades, order events,
+the equity curve bar by bar and the analyzers with expected/<name>__<data>.json, which
+this script writes in the format of ../shared/reference/expected (see its README).
+
+Usage, from the repository root, with backtrader's source (mementum/backtrader, pure
+Python; these fixtures were made with 1.9.78.123, commit b853d7c9) unpacked somewhere:
+
+    BACKTRADER=/tmp/bt-py python3 testdata/backtrader/gen.py [strategy ...]
+"""
+import itertools
+import json
+import os
+import sys
+
+sys.path.insert(0, os.environ.get("BACKTRADER", "/tmp/bt-py"))
+import backtrader as bt  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.environ.get("BACKTESTD_REFERENCE_DIR", os.path.join(HERE, "..", "..", "..", "shared", "reference"))
+DATA = os.path.join(DATA, "data")
+
+
+class StopLimitExit(bt.Strategy):
+    """Enters long at market every `every` bars when flat; then exits with a sell StopLimit
+    whose limit lies above its stop (stop_pct of the close, limit limit_pct of the stop),
+    replaced after `hold` bars unfilled. Exercises the trigger-bar rule: filled at the limit
+    only on a bar whose open <= close."""
+    params = dict(size=10, every=7, stop_pct=0.99, limit_pct=1.005, hold=5)
+
+    def __init__(self):
+        self.exit = None
+        self.placed = 0
+        self.cancelled_on = {}  # order ref -> bar of the cancel (see Recorder)
+
+    def notify_order(self, order):
+        # notifications carry copies of the order: compare references
+        if self.exit is not None and order.ref == self.exit.ref and not order.alive():
+            self.exit = None
+
+    def next(self):
+        if self.position.size == 0:
+            if self.exit is None and len(self) % self.p.every == 0:
+                self.buy(size=self.p.size)
+        elif self.exit is None:
+            stop = self.data.close[0] * self.p.stop_pct
+            self.exit = self.sell(exectype=bt.Order.StopLimit, price=stop, plimit=stop * self.p.limit_pct,
+                                  size=self.position.size)
+            self.placed = len(self)
+        elif len(self) - self.placed >= self.p.hold:
+            self.cancel(self.exit)
+            self.cancelled_on[self.exit.ref] = self.data.datetime.date(0)
+
+
+STRATEGIES = {"stoplimit_exit": (StopLimitExit, ["orcl.csv", "nvda.csv"])}
+
+
+def day(dt):
+    return bt.num2date(dt).strftime("%Y-%m-%d")
+
+
+class Recorder(bt.Analyzer):
+    """Everything the parity test compares, as the reference fixtures record it."""
+
+    def start(self):
+        self.equity, self.executions, self.events, self.trades = [], [], [], []
+        self.first_next = None
+        self.opened = {}  # trade ref -> (size, fill price) when it opened
+        self.last_fill = None
+
+    def notify_order(self, o):
+        side = "buy" if o.isbuy() else "sell"
+        if o.status in (o.Completed, o.Partial):
+            # The fill's own price: executed.price is an average (price*size/size), which
+            # can differ from it in the last bit.
+            self.last_fill = o.executed.exbits[-1].price
+            self.executions.append(dict(
+                ref=o.ref, date=day(o.executed.dt), side=side, exectype=o.ExecTypes[o.exectype],
+                price=self.last_fill, order_executed_price=o.executed.price, size=o.executed.size,
+                value=o.executed.value, commission=o.executed.comm, pnl=o.executed.pnl,
+                created_date=day(o.created.dt), created_price=o.created.price))
+        elif o.status in (o.Canceled, o.Margin, o.Rejected, o.Expired):
+            # The bar it happened on: a cancel by the strategy happens in its next() and is
+            # notified on the following bar; others are notified on their own bar.
+            on = getattr(self.strategy, "cancelled_on", {}).get(o.ref, self.data.datetime.date(0))
+            self.events.append(dict(
+                ref=o.ref, side=side, exectype=o.ExecTypes[o.exectype], status=o.getstatusname(),
+                created_date=day(o.created.dt), created_price=o.created.price, requested_size=o.created.size,
+                bar_date=on.strftime("%Y-%m-%d")))
+
+    def notify_trade(self, t):
+        if t.justopened:
+            self.opened[t.ref] = (t.size, self.last_fill)
+        if t.isclosed:
+            size, entry = self.opened[t.ref]
+            self.trades.append(dict(
+                ref=t.ref, open_date=day(t.dtopen), close_date=day(t.dtclose), size=size,
+                entry_price=entry, exit_price=self.last_fill, trade_price=t.price,
+                pnl_gross=t.pnl, pnl_net=t.pnlcomm, commission=t.commission, barlen=t.barlen))
+
+    def nextstart(self):
+        self.first_next = len(self.strategy)
+        self.next()
+
+    def next(self):
+        self.equity.append([self.data.datetime.date(0).strftime("%Y-%m-%d"), self.strategy.broker.getvalue()])
+
+
+def run(name, cls, data):
+    # Order and trade numbers start at 1 for each run, as in the reference fixtures.
+    bt.Order.refbasis = itertools.count(1)
+    bt.trade.Trade.refbasis = itertools.count(1)
+    cerebro = bt.Cerebro(stdstats=False)
+    cerebro.broker.setcash(10000.0)
+    cerebro.broker.setcommission(commission=0.001)
+    feed = bt.feeds.GenericCSVData(dataname=os.path.join(DATA, data), dtformat="%Y-%m-%d", datetime=0, open=1,
+                                   high=2, low=3, close=4, volume=5, openinterest=-1, headers=True)
+    cerebro.adddata(feed, name=data[:-4])
+    cerebro.addstrategy(cls)
+    cerebro.addanalyzer(Recorder, _name="rec")
+    cerebro.addanalyzer(bt.analyzers.SharpeRatio, _name="sharpe_d", timeframe=bt.TimeFrame.Days, factor=252,
+                        annualize=True, riskfreerate=0.0)
+    cerebro.addanalyzer(bt.analyzers.SharpeRatio, _name="sharpe")
+    cerebro.addanalyzer(bt.analyzers.DrawDown, _name="dd")
+    cerebro.addanalyzer(bt.analyzers.SQN, _name="sqn")
+    cerebro.addanalyzer(bt.analyzers.TradeAnalyzer, _name="ta")
+    strat = cerebro.run()[0]
+    rec = strat.analyzers.rec
+    dd = strat.analyzers.dd.get_analysis()
+    ta = strat.analyzers.ta.get_analysis()
+    closed = ta.get("total", {}).get("closed", 0)
+
+    def g(d, *keys):
+        for k in keys:
+            if k not in d:
+                return None
+            d = d[k]
+        return d
+
+    broker = strat.broker
+    pos = strat.getposition(strat.data)
+    out = dict(
+        engine="backtrader %s (mementum/backtrader, python %s)" % (bt.__version__, sys.version.split()[0]),
+        strategy=name, strategy_class=cls.__name__, params=dict(cls.params._getitems()), data=data,
+        range=dict(fromdate=None, todate=None),
+        settings=dict(cash=10000.0, commission=0.001),
+        bars=len(rec.equity), first_next_bar=dict(bar=rec.first_next),
+        final_value=broker.getvalue(), final_cash=broker.getcash(), final_position_size=pos.size,
+        final_position_price=pos.price,
+        sharpe=dict(daily_annualized=strat.analyzers.sharpe_d.get_analysis()["sharperatio"],
+                    default=strat.analyzers.sharpe.get_analysis()["sharperatio"]),
+        drawdown=dict(max_drawdown_pct=dd.max.drawdown, max_moneydown=dd.max.moneydown, max_len_bars=dd.max.len,
+                      final_drawdown_pct=dd.drawdown, final_moneydown=dd.moneydown, final_len_bars=dd.len),
+        sqn=dict(sqn=strat.analyzers.sqn.get_analysis().sqn, trades=strat.analyzers.sqn.get_analysis().trades),
+        trade_analyzer=dict(
+            total=g(ta, "total", "total") or 0, open=g(ta, "total", "open") or 0, closed=closed,
+            won=g(ta, "won", "total") or 0, lost=g(ta, "lost", "total") or 0,
+            pnl_net_total=g(ta, "pnl", "net", "total") if closed else None,
+            pnl_gross_total=g(ta, "pnl", "gross", "total") if closed else None,
+            won_pnl_average=g(ta, "won", "pnl", "average") if closed else None,
+            lost_pnl_average=g(ta, "lost", "pnl", "average") if closed else None,
+            won_pnl_total=g(ta, "won", "pnl", "total") if closed else None,
+            lost_pnl_total=g(ta, "lost", "pnl", "total") if closed else None,
+            streak_won_longest=g(ta, "streak", "won", "longest") or 0,
+            streak_lost_longest=g(ta, "streak", "lost", "longest") or 0,
+            len_total_bars=g(ta, "len", "total") or 0),
+        trades=rec.trades, executions=rec.executions, order_events=rec.events,
+        orders_open_at_end=[dict(ref=o.ref, side="buy" if o.isbuy() else "sell", exectype=o.ExecTypes[o.exectype],
+                                 status=o.getstatusname(), created_date=day(o.created.dt), price=o.created.price,
+                                 size=o.created.size) for o in broker.orders if o.alive()],
+        equity=rec.equity)
+    path = os.path.join(HERE, "expected", "%s__%s.json" % (name, data[:-4]))
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+    print("%s: %d executions, %d trades, %d order events, final value %r" % (
+        os.path.relpath(path), len(rec.executions), len(rec.trades), len(rec.events), broker.getvalue()))
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or sorted(STRATEGIES):
+        cls, datas = STRATEGIES[name]
+        for data in datas:
+            run(name, cls, data)
