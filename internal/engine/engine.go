@@ -127,6 +127,9 @@ type Engine struct {
 	closed    []Trade
 	notes     []note
 	scratch   []Position
+	// activate holds bracket children whose parent filled: they become active at the start
+	// of the next bar, as in backtrader (never on their parent's fill bar).
+	activate []*Order
 
 	res Result
 }
@@ -317,8 +320,8 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 }
 
 // Bracket submits a parent order with a stop-loss and a take-profit child
-// on the opposite side. The children become active when the parent has
-// filled; a fill of one child cancels the other.
+// on the opposite side. The children become active on the bar after the parent
+// fills (as in backtrader); a fill of one child cancels the other.
 func (e *Engine) Bracket(parent OrderRequest, stopPrice, limitPrice float64) ([]*Order, error) {
 	p, err := e.Submit(parent)
 	if err != nil {
@@ -642,9 +645,7 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 		}
 		e.ocoCheck(o)
 		if o.Status == Completed {
-			for _, c := range o.children {
-				c.inactive = false
-			}
+			e.activate = append(e.activate, o.children...)
 		}
 	}
 	if popened != 0 && opened == 0 {
@@ -737,6 +738,10 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 				}
 			}
 		}
+		for _, c := range e.activate {
+			c.inactive = false
+		}
+		e.activate = e.activate[:0]
 		e.checkSubmitted()
 		e.tryFills()
 		v := e.value()

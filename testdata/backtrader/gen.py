@@ -55,7 +55,32 @@ class StopLimitExit(bt.Strategy):
             self.cancelled_on[self.exit.ref] = self.data.datetime.date(0)
 
 
-STRATEGIES = {"stoplimit_exit": (StopLimitExit, ["orcl.csv", "nvda.csv"])}
+class BracketMarket(bt.Strategy):
+    """Every `every` bars when flat with no live orders: a bracket entered at market, its
+    stop and target `band` below and above the signal close. The children become active on
+    the bar after the entry fills, never on the entry bar, even when that bar crosses
+    them."""
+    params = dict(size=10, every=5, band=0.03)
+
+    def __init__(self):
+        self.live = set()
+
+    def notify_order(self, order):
+        if not order.alive():
+            self.live.discard(order.ref)
+
+    def next(self):
+        if self.position.size == 0 and not self.live and len(self) % self.p.every == 0:
+            c = self.data.close[0]
+            orders = self.buy_bracket(size=self.p.size, exectype=bt.Order.Market,
+                                      stopprice=c * (1 - self.p.band), limitprice=c * (1 + self.p.band))
+            self.live.update(o.ref for o in orders)
+
+
+STRATEGIES = {
+    "stoplimit_exit": (StopLimitExit, ["orcl.csv", "nvda.csv"]),
+    "bracket_market": (BracketMarket, ["orcl.csv", "yhoo.csv"]),
+}
 
 
 def day(dt):
