@@ -23,7 +23,10 @@ class BracketOrders extends Strategy {
 
   notifyOrder(order) {
     if (order.status !== 'Completed' || !order.isBuy()) return;
-    const fill = order.executed.price;
+    // The entry's fill price: a market order fills at the open of this bar. (Like
+    // backtrader's, order.executed.price is an average, size*price/size, which can
+    // differ from the fill price in the last digit.)
+    const fill = this.data.open[0];
     const size = order.executed.size;
     const stop = this.sell({ exectype: 'Stop', price: fill * this.p.stop_pct, size });
     this.sell({ exectype: 'Limit', price: fill * this.p.target_pct, size, oco: stop });

@@ -356,9 +356,16 @@ func (e *Engine) Bracket(parent OrderRequest, stopPrice, limitPrice float64) ([]
 	return out, nil
 }
 
-// Cancel cancels a live order. It reports whether anything was cancelled.
+// Cancel cancels a live order. It reports whether anything was cancelled. An order
+// submitted on this bar and not yet accepted by the broker cannot be cancelled: as in
+// backtrader (whose broker only cancels pending orders), the cancel is ignored and the
+// order stays live; a WARNING line in the log says so.
 func (e *Engine) Cancel(o *Order) bool {
 	if o == nil || !o.Status.Alive() {
+		return false
+	}
+	if o.Status == Submitted {
+		e.Log("WARNING", "engine", fmt.Sprintf("cancel of order %d ignored: it was submitted on this bar and is not yet accepted by the broker, so it stays live (as in backtrader); cancel it on a later bar", o.Ref))
 		return false
 	}
 	e.cancel(o)
@@ -614,11 +621,9 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 		pos.update(execSize, price)
 		prev := o.ExecSize
 		o.ExecSize += execSize
-		if prev == 0 {
-			o.ExecPrice = price
-		} else {
-			o.ExecPrice = (o.ExecPrice*prev + price*execSize) / o.ExecSize
-		}
+		// backtrader's OrderData.addbit, also for the first fill: (size*price)/size can
+		// differ from price in the last bit, and strategies compute exits from it.
+		o.ExecPrice = (o.ExecPrice*prev + price*execSize) / o.ExecSize
 		o.ExecTime = t
 		o.ExecValue += closedValue + openedValue
 		o.ExecComm += closedComm + openedComm

@@ -357,3 +357,49 @@ func TestStopLimitTriggerBar(t *testing.T) {
 		})
 	}
 }
+
+// A cancel of an order submitted on the same bar is ignored, as in backtrader: the order
+// stays live and fills; a WARNING line says why. On a later bar a cancel works.
+func TestCancelOfUnacceptedOrderIsIgnored(t *testing.T) {
+	t.Parallel()
+	var warnings []string
+	e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bars(
+		[4]float64{10, 10, 10, 10}, [4]float64{10, 11, 9, 10}, [4]float64{10, 11, 9, 10}, [4]float64{10, 11, 9, 10},
+	)}}, Cash: 1000, OnLog: func(l LogEntry) {
+		if l.Level == "WARNING" {
+			warnings = append(warnings, l.Message)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := 0
+	var limit *Order
+	res, err := e.Run(context.Background(), &script{next: func(e *Engine) {
+		switch step {
+		case 0:
+			o, _ := e.Submit(OrderRequest{Side: Buy, Type: Market, Size: 1})
+			if e.Cancel(o) {
+				t.Error("cancel of an order submitted on the same bar reported success")
+			}
+			limit, _ = e.Submit(OrderRequest{Side: Buy, Type: Limit, Size: 1, Price: 1})
+		case 1:
+			if !e.Cancel(limit) {
+				t.Error("cancel of an accepted order failed")
+			}
+		}
+		step++
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Executions) != 1 || res.Executions[0].Ref != 1 {
+		t.Fatalf("executions %+v, want the market order filled", res.Executions)
+	}
+	if len(res.OrderEvents) != 1 || res.OrderEvents[0].Ref != 2 || res.OrderEvents[0].Status != "Canceled" {
+		t.Fatalf("events %+v, want the limit order cancelled", res.OrderEvents)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "cancel of order 1 ignored") {
+		t.Fatalf("warnings %q", warnings)
+	}
+}

@@ -77,7 +77,39 @@ class BracketMarket(bt.Strategy):
             self.live.update(o.ref for o in orders)
 
 
+class CancelUnaccepted(bt.Strategy):
+    """Every `every` bars when flat: buy at market. When the buy fills, a protective sell
+    Stop is placed from notify_order, and next() of the same bar cancels it at once: the
+    broker has not accepted it yet, so backtrader ignores that cancel and the stop stays
+    live. After `hold` bars the stop is cancelled for real and the position closed."""
+    params = dict(size=10, every=6, stop_pct=0.98, hold=4)
+
+    def __init__(self):
+        self.guard = None
+        self.placed = None
+        self.cancelled_on = {}  # order ref -> bar of an effective cancel (see Recorder)
+
+    def notify_order(self, order):
+        if order.status == order.Completed and order.isbuy():
+            self.guard = self.sell(exectype=bt.Order.Stop, price=order.executed.price * self.p.stop_pct,
+                                  size=order.executed.size)
+            self.placed = len(self)
+        elif self.guard is not None and order.ref == self.guard.ref and not order.alive():
+            self.guard = None
+
+    def next(self):
+        if self.guard is not None and self.placed == len(self):
+            self.cancel(self.guard)  # not yet accepted: ignored
+        elif self.guard is not None and len(self) - self.placed >= self.p.hold:
+            self.cancel(self.guard)
+            self.cancelled_on[self.guard.ref] = self.data.datetime.date(0)
+            self.close()
+        elif self.position.size == 0 and self.guard is None and len(self) % self.p.every == 0:
+            self.buy(size=self.p.size)
+
+
 STRATEGIES = {
+    "cancel_unaccepted": (CancelUnaccepted, ["orcl.csv", "nvda.csv"]),
     "stoplimit_exit": (StopLimitExit, ["orcl.csv", "nvda.csv"]),
     "bracket_market": (BracketMarket, ["orcl.csv", "yhoo.csv"]),
 }
