@@ -282,8 +282,12 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 	if !(r.Size > 0) || math.IsInf(r.Size, 0) {
 		return nil, fmt.Errorf("order size must be a positive number, got %v", r.Size)
 	}
+	bar := e.feeds[r.Feed].Bars[c]
 	switch r.Type {
 	case Limit, Stop:
+		if r.Price == 0 { // not given: the creating bar's close, as in backtrader
+			r.Price = bar.Close
+		}
 		if !(r.Price > 0) {
 			return nil, fmt.Errorf("%s order needs a positive price", r.Type)
 		}
@@ -292,7 +296,6 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 			return nil, fmt.Errorf("StopLimit order needs a positive price (stop) and plimit")
 		}
 	}
-	bar := e.feeds[r.Feed].Bars[c]
 	e.nextRef++
 	o := &Order{
 		Ref: e.nextRef, Feed: r.Feed, Side: r.Side, Type: r.Type,

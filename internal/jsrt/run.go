@@ -674,7 +674,9 @@ func (h *host) hostObject() *goja.Object {
 		}
 		op := h.readOpts(v)
 		r := h.request(s, op)
-		if op.get("exectype") == nil && r.Price > 0 {
+		if op.get("exectype") == nil {
+			// backtrader's buy_bracket/sell_bracket: the entry is a Limit order, at the
+			// signal bar's close unless a price is given.
 			r.Type = engine.Limit
 		}
 		stop := h.num(op, "stopprice", 0)

@@ -42,7 +42,7 @@ func TestSandbox(t *testing.T) {
 		{"process", "class A extends Strategy {\n init() { process.exit(1); }\n}", "strategy", "ReferenceError: process is not defined", 2, 0},
 		{"setTimeout", "class A extends Strategy {\n init() { setTimeout(() => {}, 1); }\n}", "strategy", "ReferenceError: setTimeout is not defined", 2, 0},
 		{"fetch", "class A extends Strategy {\n next() { fetch('http://example.com'); }\n}", "strategy", "ReferenceError: fetch is not defined", 2, 0},
-		{"bad order", "class A extends Strategy {\n next() { this.buy({size: 1, exectype: 'Limit'}); }\n}", "strategy", "Limit order needs a positive price", 2, 0},
+		{"bad order", "class A extends Strategy {\n next() { this.buy({size: 1, exectype: 'Limit', price: -5}); }\n}", "strategy", "Limit order needs a positive price", 2, 0},
 		{"unknown parameter", "class A extends Strategy {}", "strategy", "Unknown parameter: nope", 0, 0},
 	}
 	for _, tc := range tests {

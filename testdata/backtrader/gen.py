@@ -108,7 +108,37 @@ class CancelUnaccepted(bt.Strategy):
             self.buy(size=self.p.size)
 
 
+class BracketDefault(bt.Strategy):
+    """Every `every` bars when flat with no live orders: buy_bracket with its defaults, an
+    entry Limit order at the signal bar's close, a stop and a target `band` below and above
+    it; an entry still unfilled after `hold` bars is cancelled with its children."""
+    params = dict(size=10, every=5, band=0.03, hold=3)
+
+    def __init__(self):
+        self.live = set()
+        self.entry = None
+        self.placed = 0
+        self.cancelled_on = {}  # order ref -> bar of an effective cancel (see Recorder)
+
+    def notify_order(self, order):
+        if not order.alive():
+            self.live.discard(order.ref)
+
+    def next(self):
+        if self.entry is not None and self.entry.ref in self.live and self.entry.status == bt.Order.Accepted \
+                and len(self) - self.placed >= self.p.hold:
+            self.cancel(self.entry)
+            for ref in self.live:
+                self.cancelled_on[ref] = self.data.datetime.date(0)
+        elif self.position.size == 0 and not self.live and len(self) % self.p.every == 0:
+            c = self.data.close[0]
+            orders = self.buy_bracket(size=self.p.size, stopprice=c * (1 - self.p.band), limitprice=c * (1 + self.p.band))
+            self.entry, self.placed = orders[0], len(self)
+            self.live.update(o.ref for o in orders)
+
+
 STRATEGIES = {
+    "bracket_default": (BracketDefault, ["orcl.csv", "nvda.csv"]),
     "cancel_unaccepted": (CancelUnaccepted, ["orcl.csv", "nvda.csv"]),
     "stoplimit_exit": (StopLimitExit, ["orcl.csv", "nvda.csv"]),
     "bracket_market": (BracketMarket, ["orcl.csv", "yhoo.csv"]),
