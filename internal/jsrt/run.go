@@ -439,15 +439,19 @@ func fmtTime(t time.Time) string {
 
 // orderView is the script view of an order: a snapshot whose fields are
 // converted only when read.
+// orderView is a JavaScript order. The object buy() and the other order functions return
+// is live: it reads the engine's order, so polling order.status, order.alive() or
+// order.executed works as in backtrader. notifyOrder gets a snapshot, as backtrader's
+// notify_order gets a clone (the engine notifies with copies).
 type orderView struct {
 	h *host
-	o engine.Order
+	o *engine.Order
 }
 
 var orderKeys = []string{"ref", "status", "side", "exectype", "size", "price", "plimit", "data", "created", "executed"}
 
 func (v *orderView) Get(key string) goja.Value {
-	h, o := v.h, &v.o
+	h, o := v.h, v.o
 	rt := h.rt
 	switch key {
 	case "ref":
@@ -517,7 +521,7 @@ func (h *host) orderObject(o *engine.Order) *goja.Object {
 		h.orderMethods[1] = named(h.rt, "isSell", func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Side == engine.Sell) })
 		h.orderMethods[2] = named(h.rt, "alive", func(call goja.FunctionCall) goja.Value { return h.rt.ToValue(view(call).o.Status.Alive()) })
 	}
-	return h.rt.NewDynamicObject(&orderView{h: h, o: *o})
+	return h.rt.NewDynamicObject(&orderView{h: h, o: o})
 }
 
 func (h *host) tradeObject(t *engine.TradeState) *goja.Object {

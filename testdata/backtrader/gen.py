@@ -137,7 +137,42 @@ class BracketDefault(bt.Strategy):
             self.live.update(o.ref for o in orders)
 
 
+class PollOrders(bt.Strategy):
+    """No notify_order at all: the strategy polls the order it keeps (status, alive(),
+    executed.price), which backtrader updates in place. Every `every` bars when flat, a buy
+    Limit `limit_pct` of the close; once it has filled, a sell Limit `target` above its
+    executed price; an order unfilled after `hold` bars is cancelled, and a position left
+    without an exit is closed at market."""
+    params = dict(size=10, every=4, limit_pct=0.99, target=1.02, hold=3)
+
+    def __init__(self):
+        self.order = None
+        self.placed = 0
+        self.cancelled_on = {}  # order ref -> bar of an effective cancel (see Recorder)
+
+    def next(self):
+        o = self.order
+        if o is not None and o.alive():
+            if len(self) - self.placed >= self.p.hold:
+                self.cancel(o)
+                self.cancelled_on[o.ref] = self.data.datetime.date(0)
+            return
+        if self.position.size == 0:
+            if len(self) % self.p.every == 0:
+                self.order = self.buy(exectype=bt.Order.Limit, price=self.data.close[0] * self.p.limit_pct,
+                                      size=self.p.size)
+                self.placed = len(self)
+        elif o is not None and o.status == bt.Order.Completed and o.isbuy():
+            self.order = self.sell(exectype=bt.Order.Limit, price=o.executed.price * self.p.target,
+                                   size=self.position.size)
+            self.placed = len(self)
+        else:
+            self.order = self.close()
+            self.placed = len(self)
+
+
 STRATEGIES = {
+    "poll_orders": (PollOrders, ["orcl.csv", "yhoo.csv"]),
     "bracket_default": (BracketDefault, ["orcl.csv", "nvda.csv"]),
     "cancel_unaccepted": (CancelUnaccepted, ["orcl.csv", "nvda.csv"]),
     "stoplimit_exit": (StopLimitExit, ["orcl.csv", "nvda.csv"]),
@@ -257,7 +292,7 @@ def run(name, cls, data):
         trades=rec.trades, executions=rec.executions, order_events=rec.events,
         orders_open_at_end=[dict(ref=o.ref, side="buy" if o.isbuy() else "sell", exectype=o.ExecTypes[o.exectype],
                                  status=o.getstatusname(), created_date=day(o.created.dt), price=o.created.price,
-                                 size=o.created.size) for o in broker.orders if o.alive()],
+                                 size=o.created.size) for o in broker.get_orders_open()],
         equity=rec.equity)
     path = os.path.join(HERE, "expected", "%s__%s.json" % (name, data[:-4]))
     with open(path, "w") as f:
