@@ -116,8 +116,17 @@ func (b *bench) soak(d time.Duration) error {
 			go func() {
 				defer wg.Done()
 				time.Sleep(time.Duration(rand.IntN(500)) * time.Millisecond)
-				if err := b.call("DELETE", "/api/backtests/"+id, nil, nil); err != nil {
-					return // already finished: nothing to cancel
+				var res struct {
+					Data struct {
+						Status string `json:"status"`
+					} `json:"data"`
+				}
+				if err := b.call("DELETE", "/api/backtests/"+id, nil, &res); err != nil {
+					fail("cancel", err)
+					return
+				}
+				if res.Data.Status != "cancelled" {
+					return // it finished first: nothing was cancelled
 				}
 				cancelled.Add(1)
 				time.Sleep(time.Second)
