@@ -118,47 +118,43 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 		rt.started = true
 		sweepCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		rt.stopSweep = cancel
-		go rt.sweep(sweepCtx)
-		go rt.reap(sweepCtx, cfg.LeaseTimeout/3)
+		// Every worker process runs both; their updates are guarded, so running them in
+		// several processes at once is harmless.
+		go every(sweepCtx, time.Minute, rt.sweep)
+		go every(sweepCtx, cfg.LeaseTimeout/3, rt.reap)
 	}
 	return rt, nil
 }
 
-// reap queues again, every interval, running tasks whose worker stopped renewing its lease
-// (see tasks.Service.Reap): a dead worker's task runs elsewhere within about the lease
-// timeout plus interval. Every worker process runs it.
-func (rt *taskRuntime) reap(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
+// every calls fn every period until ctx ends.
+func every(ctx context.Context, period time.Duration, fn func(context.Context)) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-		if _, err := rt.svc.Reap(ctx); err != nil && ctx.Err() == nil {
-			rt.log.Warn("queue again tasks whose worker is lost", "err", err)
+			fn(ctx)
 		}
 	}
 }
 
-// sweep fails, once a minute, tasks whose job ended without finishing them (see
-// tasks.Service.Sweep). Every worker process runs it; the updates are guarded, so running
-// it twice is harmless.
+// reap queues again running tasks whose worker stopped renewing its lease (see
+// tasks.Service.Reap): run every third of the lease timeout, a dead worker's task runs
+// elsewhere within about the timeout plus that.
+func (rt *taskRuntime) reap(ctx context.Context) {
+	if _, err := rt.svc.Reap(ctx); err != nil && ctx.Err() == nil {
+		rt.log.Warn("queue again tasks whose worker is lost", "err", err)
+	}
+}
+
+// sweep fails tasks whose job ended without finishing them (see tasks.Service.Sweep).
 func (rt *taskRuntime) sweep(ctx context.Context) {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if n, err := rt.svc.Sweep(ctx, time.Minute); err != nil && ctx.Err() == nil {
-			rt.log.Warn("sweep unfinished tasks", "err", err)
-		} else if n > 0 {
-			rt.log.Warn("failed tasks whose job ended without finishing them", "tasks", n)
-		}
+	if n, err := rt.svc.Sweep(ctx, time.Minute); err != nil && ctx.Err() == nil {
+		rt.log.Warn("sweep unfinished tasks", "err", err)
+	} else if n > 0 {
+		rt.log.Warn("failed tasks whose job ended without finishing them", "tasks", n)
 	}
 }
 

@@ -231,12 +231,7 @@ func (b *bench) setup() error {
 		return errors.New("the service has no data source")
 	}
 	b.source = sources.Data[0].Name
-	bars := engine.RandomWalk(5000, 42)
-	rows := make([]map[string]any, len(bars))
-	for i, x := range bars {
-		rows[i] = map[string]any{"datetime": x.Time.Format(time.DateOnly), "open": x.Open, "high": x.High, "low": x.Low, "close": x.Close, "volume": x.Volume}
-	}
-	if err := b.call("POST", "/api/data/"+b.source+"/BENCH5K/bars?timeframe=1d&name=bench", rows, nil); err != nil {
+	if err := b.importBars("BENCH5K", "bench", engine.RandomWalk(5000, 42)); err != nil {
 		return err
 	}
 	for _, s := range []struct {
@@ -251,6 +246,15 @@ func (b *bench) setup() error {
 	}
 	fmt.Printf("setup: source %s, symbol BENCH5K (5000 daily bars), strategies %s %s\n", b.source, b.sma, b.ticker)
 	return nil
+}
+
+// importBars posts bars as symbol of the bench's data source (POST .../bars).
+func (b *bench) importBars(symbol, name string, bars []engine.Bar) error {
+	rows := make([]map[string]any, len(bars))
+	for i, x := range bars {
+		rows[i] = map[string]any{"datetime": x.Time.Format(time.DateOnly), "open": x.Open, "high": x.High, "low": x.Low, "close": x.Close, "volume": x.Volume}
+	}
+	return b.call("POST", "/api/data/"+b.source+"/"+symbol+"/bars?timeframe=1d&name="+name, rows, nil)
 }
 
 func (b *bench) submit(strategy string, params map[string]any) (string, error) {

@@ -142,12 +142,7 @@ func (b *bench) soak(d time.Duration) error {
 	n := 0
 	every(10*time.Second, func() {
 		n++
-		bars := engine.RandomWalk(500, uint64(n))
-		rows := make([]map[string]any, len(bars))
-		for i, x := range bars {
-			rows[i] = map[string]any{"datetime": x.Time.Format(time.DateOnly), "open": x.Open, "high": x.High, "low": x.Low, "close": x.Close, "volume": x.Volume}
-		}
-		if err := b.call("POST", fmt.Sprintf("/api/data/%s/SOAK%d/bars?timeframe=1d&name=soak", b.source, n%5), rows, nil); err != nil {
+		if err := b.importBars(fmt.Sprintf("SOAK%d", n%5), "soak", engine.RandomWalk(500, uint64(n))); err != nil {
 			fail("import", err)
 			return
 		}

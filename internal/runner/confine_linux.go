@@ -123,7 +123,6 @@ func lowerPriority(pid int) {
 	_ = unix.Setpriority(unix.PRIO_PROCESS, pid, niceness)
 }
 
-// rss is the resident memory of process pid in bytes.
 // cpuTime is the CPU time (user and system) process pid has used.
 func cpuTime(pid int) (time.Duration, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -145,6 +144,7 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
 
+// rss is the resident memory of process pid in bytes.
 func rss(pid int) (uint64, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
 	if err != nil {

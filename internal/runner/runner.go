@@ -279,11 +279,17 @@ func (p *Pool) waitQuiet() {
 	}
 }
 
-// take returns a warm child. When none is waiting it waits for the next one the pool
-// makes ready (starting one more here would only share the CPU with those) or, with a
-// key, for a child completing a run of the same code, whichever comes first; it starts
-// one itself when the pool keeps none warm.
+// take returns, with a key, a child waiting after a run of the same code, else a warm
+// child. When none is waiting it waits for the next one the pool makes ready (starting
+// one more here would only share the CPU with those) or, with a key, for a child
+// completing a run of the same code, whichever comes first; it starts one itself when
+// the pool keeps none warm.
 func (p *Pool) take(ctx context.Context, key *[sha256.Size]byte) (*child, error) {
+	if key != nil {
+		if c := p.reuse(*key); c != nil {
+			return c, nil
+		}
+	}
 	if p.cfg.Warm < 0 {
 		return p.start(ctx)
 	}
@@ -420,8 +426,8 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 
 // do sends req to a child and reads its frames until the final one, enforcing the limits.
 // It returns the final frame, or a classified strategy failure, or an infrastructure error.
-// With a key (the hash of a run's code) it uses a child that completed a run of the same
-// code if one waits, and keeps the child for the next such run if this one completes.
+// With a key (the hash of a run's code) it may use a child that completed a run of the
+// same code (see take), and keeps the child for the next such run if this one completes.
 func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, onFrame func(message)) (message, *jsrt.RunError, error) {
 	if err := ctx.Err(); err != nil {
 		return message{}, jsrt.Cancelled(err), nil
@@ -432,14 +438,7 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, onFr
 		p.active.Add(-1)
 	}()
 	t0 := time.Now()
-	var c *child
-	if key != nil {
-		c = p.reuse(*key)
-	}
-	var err error
-	if c == nil {
-		c, err = p.take(ctx, key)
-	}
+	c, err := p.take(ctx, key)
 	took := time.Since(t0)
 	defer func() {
 		p.cfg.Logger.Debug("runner request", "inspect", req.Inspect, "wait_for_runner", took, "total", time.Since(t0))

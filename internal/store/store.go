@@ -74,7 +74,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 // writes included.
 func (s *Store) WithTxNoWait(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		if err := New().CommitWithoutWaiting(ctx, tx); err != nil {
+		if err := s.CommitWithoutWaiting(ctx, tx); err != nil {
 			return err
 		}
 		return fn(tx)

@@ -82,7 +82,6 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 		if err != nil {
 			return fmt.Errorf("find tasks whose worker is lost: %w", err)
 		}
-		reaped = reaped[:0]
 		for _, r := range rows {
 			worker, beat := "unknown", time.Time{}
 			if r.LostWorker != nil {
