@@ -495,12 +495,18 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     sock = taskSocket(tid, onEvent, (c) => {
       wsState.textContent = c ? '● live' : '○ reconnecting…';
       // Back after a lost connection (the API restarted, the network dropped): what was
-      // published meanwhile is gone, so catch up from what is stored.
+      // published meanwhile is gone, so catch up from what is stored — now, and once more
+      // a second later: a worker stores log lines every 250 ms but publishes them sooner,
+      // so lines published before this socket subscribed may be stored only after the
+      // first fetch.
       if (c && opened) {
-        void reload().then(() => {
-          showResultsLink();
-          void fetchLogs();
-        });
+        const catchUp = () =>
+          void reload().then(() => {
+            showResultsLink();
+            void fetchLogs();
+          });
+        catchUp();
+        setTimeout(catchUp, 1000);
       }
       opened ||= c;
     });
