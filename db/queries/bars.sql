@@ -45,3 +45,7 @@ WHERE EXISTS (SELECT 1 FROM bars b WHERE b.source = @source AND b.symbol = @symb
 
 -- name: LastBarTime :one
 SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts DESC LIMIT 1;
+
+-- name: BarsVersion :one
+-- Raised by every statement that changes the symbol's bars (migration 00027).
+SELECT bars_version FROM symbols WHERE source = @source AND symbol = @symbol;

@@ -26,18 +26,6 @@ SELECT COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = $1
 -- name: TaskSymbolExists :one
 SELECT EXISTS (SELECT 1 FROM symbols WHERE source = $1 AND symbol = $2);
 
--- name: TaskCountBars :one
-SELECT count(*) FROM bars
-WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
-  AND ts >= @from_ts AND ts < @until_ts;
-
--- name: TaskBars :many
--- Bars of a run, oldest first, from_ts <= ts < until_ts.
-SELECT ts, open, high, low, close, volume FROM bars
-WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
-  AND ts >= @from_ts AND ts < @until_ts
-ORDER BY ts;
-
 -- name: CreateTask :one
 INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, start_date, end_date,
                    initial_cash, commission, strategy_params, session_id)

@@ -10,6 +10,23 @@ import (
 	"time"
 )
 
+const barsVersion = `-- name: BarsVersion :one
+SELECT bars_version FROM symbols WHERE source = $1 AND symbol = $2
+`
+
+type BarsVersionParams struct {
+	Source string `json:"source"`
+	Symbol string `json:"symbol"`
+}
+
+// Raised by every statement that changes the symbol's bars (migration 00027).
+func (q *Queries) BarsVersion(ctx context.Context, db DBTX, arg BarsVersionParams) (int64, error) {
+	row := db.QueryRow(ctx, barsVersion, arg.Source, arg.Symbol)
+	var bars_version int64
+	err := row.Scan(&bars_version)
+	return bars_version, err
+}
+
 const firstBarTime = `-- name: FirstBarTime :one
 SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts LIMIT 1
 `

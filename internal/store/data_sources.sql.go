@@ -39,7 +39,7 @@ func (q *Queries) DefaultDataSource(ctx context.Context, db DBTX) (DataSource, e
 }
 
 const defaultSymbol = `-- name: DefaultSymbol :one
-SELECT source, symbol, name, is_sample, is_default, created_at, updated_at FROM symbols WHERE source = $1 AND is_default
+SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version FROM symbols WHERE source = $1 AND is_default
 `
 
 func (q *Queries) DefaultSymbol(ctx context.Context, db DBTX, source string) (Symbol, error) {
@@ -53,6 +53,7 @@ func (q *Queries) DefaultSymbol(ctx context.Context, db DBTX, source string) (Sy
 		&i.IsDefault,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.BarsVersion,
 	)
 	return i, err
 }
@@ -75,7 +76,7 @@ func (q *Queries) GetDataSource(ctx context.Context, db DBTX, name string) (Data
 }
 
 const getSymbol = `-- name: GetSymbol :one
-SELECT source, symbol, name, is_sample, is_default, created_at, updated_at FROM symbols WHERE source = $1 AND symbol = $2
+SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version FROM symbols WHERE source = $1 AND symbol = $2
 `
 
 type GetSymbolParams struct {
@@ -94,6 +95,7 @@ func (q *Queries) GetSymbol(ctx context.Context, db DBTX, arg GetSymbolParams) (
 		&i.IsDefault,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.BarsVersion,
 	)
 	return i, err
 }

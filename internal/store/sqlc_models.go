@@ -212,13 +212,14 @@ type StrategyVersion struct {
 }
 
 type Symbol struct {
-	Source    string    `json:"source"`
-	Symbol    string    `json:"symbol"`
-	Name      string    `json:"name"`
-	IsSample  bool      `json:"is_sample"`
-	IsDefault bool      `json:"is_default"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Source      string    `json:"source"`
+	Symbol      string    `json:"symbol"`
+	Name        string    `json:"name"`
+	IsSample    bool      `json:"is_sample"`
+	IsDefault   bool      `json:"is_default"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	BarsVersion int64     `json:"bars_version"`
 }
 
 type Task struct {

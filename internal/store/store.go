@@ -51,6 +51,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*Store, error) {
 	}
 	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
 		registerSafeText(c.TypeMap())
+		registerFastArrays(c.TypeMap())
 		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -66,6 +67,12 @@ func (s *Store) Close() { s.Pool.Close() }
 // WithTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise.
 func (s *Store) WithTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.Pool, fn)
+}
+
+// WithSnapshot runs fn in a read-only transaction whose statements all see one snapshot
+// (repeatable read), for reads that must agree with each other.
+func (s *Store) WithSnapshot(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
 }
 
 // WithTxNoWait is WithTx for writes a crash may lose without harm: the commit does not

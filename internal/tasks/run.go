@@ -143,20 +143,13 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 		}
 		return nil, nil, fmt.Errorf("load strategy version: %w", err)
 	}
-	rows, err := s.q.TaskBars(ctx, s.db.Pool, store.TaskBarsParams{
-		Source: t.DataSource, Symbol: t.Symbol, Timeframe: Timeframe,
-		FromTs: t.StartDate, UntilTs: t.EndDate.AddDate(0, 0, 1),
-	})
+	bars, err := s.feeds.Bars(ctx, t.DataSource, t.Symbol, Timeframe, t.StartDate, t.EndDate.AddDate(0, 0, 1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("load bars: %w", err)
 	}
-	if len(rows) == 0 {
+	if len(bars) == 0 {
 		return nil, &failure{msg: fmt.Sprintf("Data retrieval failed: no data for %s in data source %s between %s and %s",
 			t.Symbol, t.DataSource, t.StartDate.Format(time.DateOnly), t.EndDate.Format(time.DateOnly)), permanent: true}, nil
-	}
-	bars := make([]engine.Bar, len(rows))
-	for i, r := range rows {
-		bars[i] = engine.Bar{Time: r.Ts.UTC(), Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume}
 	}
 	var params map[string]any
 	if len(t.StrategyParams) > 0 {

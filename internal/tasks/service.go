@@ -91,6 +91,7 @@ type Service struct {
 	pub   *events.Publisher
 	log   *slog.Logger
 	queue *jobs.Client
+	feeds *marketdata.Feeds
 	cpu   *cpuSlots
 	// stopping is set when the worker shuts down: runs interrupted from then on are handed
 	// back to the queue rather than retried as failures.
@@ -107,6 +108,7 @@ func New(cfg Config, db *store.Store, log *slog.Logger) *Service {
 		cfg.Lease = DefaultLease
 	}
 	return &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log, cpu: newCPUSlots(cfg.CPUSlots),
+		feeds:  marketdata.NewFeeds(db, 0),
 		worker: workerName()}
 }
 
@@ -314,13 +316,12 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	n, err := s.q.TaskCountBars(ctx, s.db.Pool, store.TaskCountBarsParams{
-		Source: source, Symbol: symbol, Timeframe: Timeframe, FromTs: start, UntilTs: end.AddDate(0, 0, 1),
-	})
+	// The bars are read (and kept) now rather than counted: the run reads them again.
+	bars, err := s.feeds.Bars(ctx, source, symbol, Timeframe, start, end.AddDate(0, 0, 1))
 	if err != nil {
-		return Task{}, fmt.Errorf("count bars: %w", err)
+		return Task{}, fmt.Errorf("read bars: %w", err)
 	}
-	if n == 0 {
+	if len(bars) == 0 {
 		return Task{}, apperr.Invalid("No data for %s in data source %s between %s and %s",
 			symbol, source, start.Format(time.DateOnly), end.Format(time.DateOnly))
 	}

@@ -1,0 +1,148 @@
+package marketdata
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// DefaultFeedCacheBars is how many bars a Feeds keeps in memory over all its entries
+// (about 48 bytes each).
+const DefaultFeedCacheBars = 1_000_000
+
+// Feeds reads the bars backtests run on and keeps the most recently used in memory: a
+// flood of runs on one symbol would otherwise read the same rows from PostgreSQL for every
+// run and its submission. An entry is used only while the symbol's bars_version (raised by
+// every change of its bars, in the same transaction) is the one it was read with, so an
+// import in any process is seen by the next read. It is safe for concurrent use.
+type Feeds struct {
+	db  *store.Store
+	max int
+
+	load singleflight.Group // runs starting together read the bars once
+
+	mu      sync.Mutex
+	lru     *list.List // of *feedEntry, most recent first
+	entries map[feedKey]*list.Element
+	size    int // bars held
+}
+
+type feedKey struct {
+	source, symbol, tf string
+	from, until        int64 // unix nanoseconds
+}
+
+type feedEntry struct {
+	key     feedKey
+	version int64
+	bars    []engine.Bar
+}
+
+// NewFeeds returns a Feeds over db keeping up to maxBars bars (0: DefaultFeedCacheBars).
+func NewFeeds(db *store.Store, maxBars int) *Feeds {
+	if maxBars <= 0 {
+		maxBars = DefaultFeedCacheBars
+	}
+	return &Feeds{db: db, max: maxBars, lru: list.New(), entries: map[feedKey]*list.Element{}}
+}
+
+// Bars returns the stored bars of symbol at timeframe tf with from <= time < until, oldest
+// first; none when the symbol does not exist. The slice is shared with other callers and
+// must not be modified.
+func (f *Feeds) Bars(ctx context.Context, source, symbol, tf string, from, until time.Time) ([]engine.Bar, error) {
+	key := feedKey{source: source, symbol: symbol, tf: tf, from: from.UnixNano(), until: until.UnixNano()}
+	version, err := f.db.Queries.BarsVersion(ctx, f.db.Pool, store.BarsVersionParams{Source: source, Symbol: symbol})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return []engine.Bar{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bars version of %s/%s: %w", source, symbol, err)
+	}
+	if bars, ok := f.cached(key, version); ok {
+		return bars, nil
+	}
+	flight := fmt.Sprintf("%q %q %q %d %d %d", source, symbol, tf, key.from, key.until, version)
+	v, err, _ := f.load.Do(flight, func() (any, error) {
+		if bars, ok := f.cached(key, version); ok {
+			return bars, nil
+		}
+		// Shared by every caller waiting here: one caller's cancellation must not fail
+		// the others' reads.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		return f.read(ctx, key, from, until)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]engine.Bar), nil
+}
+
+// read loads the bars and the version they belong to from one snapshot and keeps them.
+func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) ([]engine.Bar, error) {
+	var version int64
+	var bars []engine.Bar
+	err := f.db.WithSnapshot(ctx, func(tx pgx.Tx) error {
+		var err error
+		version, err = f.db.Queries.BarsVersion(ctx, tx, store.BarsVersionParams{Source: key.source, Symbol: key.symbol})
+		if errors.Is(err, pgx.ErrNoRows) {
+			bars = []engine.Bar{}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("bars version of %s/%s: %w", key.source, key.symbol, err)
+		}
+		bars, err = readBars(ctx, tx, key.source, key.symbol, key.tf, from, until)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.keep(&feedEntry{key: key, version: version, bars: bars})
+	return bars, nil
+}
+
+func (f *Feeds) cached(key feedKey, version int64) ([]engine.Bar, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	el, ok := f.entries[key]
+	if !ok || el.Value.(*feedEntry).version != version {
+		return nil, false
+	}
+	f.lru.MoveToFront(el)
+	return el.Value.(*feedEntry).bars, true
+}
+
+func (f *Feeds) keep(e *feedEntry) {
+	if len(e.bars) > f.max {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if el, ok := f.entries[e.key]; ok {
+		old := el.Value.(*feedEntry)
+		if old.version > e.version { // a newer read got here first
+			return
+		}
+		f.size -= len(old.bars)
+		f.lru.Remove(el)
+	}
+	f.entries[e.key] = f.lru.PushFront(e)
+	f.size += len(e.bars)
+	for f.size > f.max {
+		last := f.lru.Back()
+		old := last.Value.(*feedEntry)
+		f.lru.Remove(last)
+		delete(f.entries, old.key)
+		f.size -= len(old.bars)
+	}
+}
