@@ -7,29 +7,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
-
-	"github.com/riverqueue/river"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
-	"github.com/backtestd/backtestd/internal/store"
 )
 
 func init() {
 	extraCommands["import"] = importBars
-	// The market-data update job (POST /api/data/{source}/update) runs on the River client of
-	// every process with workers, refreshing symbols from the import folder (-import-dir, or
-	// IMPORT_DIR).
-	registerJobWorkers = func(cfg config.Config, st *store.Store, log *slog.Logger) func(*river.Workers) {
-		return func(w *river.Workers) {
-			marketdata.AddWorkers(w, marketdata.Deps{Store: st, ImportDir: cfg.ImportDir, Logger: log})
-		}
-	}
 }
 
 // importBars is `backtestd import --source builtin --symbol X [--name N] [--timeframe tf]
@@ -78,7 +66,7 @@ func importBars(ctx context.Context, args []string, getenv func(string) string, 
 	if err := marketdata.EnsureBuiltin(ctx, db.Store, false); err != nil {
 		return fmt.Errorf("built-in data source: %w", err)
 	}
-	res, err := marketdata.Import(ctx, db.Store, *source, *symbol, *name, *tf, bars)
+	res, err := marketdata.NewService(db.Store, nil).Import(ctx, *source, *symbol, *name, *tf, bars)
 	if err != nil {
 		return publicError(err)
 	}

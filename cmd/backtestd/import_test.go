@@ -100,7 +100,7 @@ func TestUpdateWorkerUsesImportDirFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = client.Stop(ctx) }()
-	if _, _, err := marketdata.EnqueueUpdate(ctx, st.Pool, client, "builtin", "FLAGGED", false); err != nil {
+	if _, _, err := marketdata.NewService(st, client).EnqueueUpdate(ctx, "builtin", "FLAGGED", false); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -111,7 +111,7 @@ func TestUpdateWorkerUsesImportDirFlag(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("update job did not finish within a minute")
 	}
-	bars, err := marketdata.Bars(ctx, st.Pool, "builtin", "FLAGGED", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC), "1d")
+	bars, err := marketdata.NewService(st, nil).Bars(ctx, "builtin", "FLAGGED", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC), "1d")
 	if err != nil || len(bars) != 2 {
 		t.Fatalf("bars after the update: %v %v", bars, err)
 	}

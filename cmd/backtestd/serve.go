@@ -14,6 +14,7 @@ import (
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/httpapi"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/strategy"
 	"github.com/backtestd/backtestd/internal/strategydir"
 )
@@ -64,6 +65,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Tasks:      taskRT.svc,
 		Hub:        hub,
 		Strategies: strategies,
+		Data:       marketdata.NewService(db.Store, taskRT.client),
+		Results:    results.NewService(db.Store.Pool),
 	})
 	err = listenAndServe(ctx, cfg.Listen, newHTTPServer(cfg, api), log)
 	taskRT.stopWorkers()

@@ -13,6 +13,7 @@ import (
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jobs"
+	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/runner"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/tasks"
@@ -158,9 +159,15 @@ func (rt *taskRuntime) sweep(ctx context.Context) {
 	}
 }
 
-// registerJobWorkers is where other packages' River workers join the client (they run on
-// River's default queue in every process with workers); they get the process's settings.
-var registerJobWorkers = func(config.Config, *store.Store, *slog.Logger) func(*river.Workers) { return nil }
+// registerJobWorkers adds the River workers besides the backtest worker: the market-data
+// update job (POST /api/data/{source}/update), refreshing symbols from the import folder
+// (-import-dir, or IMPORT_DIR). They run on River's default queue in every process with
+// workers.
+func registerJobWorkers(cfg config.Config, st *store.Store, log *slog.Logger) func(*river.Workers) {
+	return func(w *river.Workers) {
+		marketdata.AddWorkers(w, marketdata.Deps{Store: st, ImportDir: cfg.ImportDir, Logger: log})
+	}
+}
 
 // stopWorkers stops River: no new jobs are fetched, running backtests may finish within
 // the grace period, and the rest are cancelled and handed back to the queue unchanged

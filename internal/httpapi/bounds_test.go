@@ -39,7 +39,7 @@ func TestPagingBounds(t *testing.T) {
 	t.Parallel()
 	d := setupData(t, true)
 	bars := engine.RandomWalk(300, 5)
-	if _, err := marketdata.Import(d.ctx, d.store, "builtin", "RW", "", "1d", bars); err != nil {
+	if _, err := marketdata.NewService(d.store, nil).Import(d.ctx, "builtin", "RW", "", "1d", bars); err != nil {
 		t.Fatal(err)
 	}
 	storeRun(t, d, "task_1", "RW", bars, `{"fast":5,"slow":20,"size":10}`)

@@ -6,11 +6,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
@@ -35,7 +33,7 @@ func (s *Server) mountData(r chi.Router) {
 }
 
 func (s *Server) dataSources(w http.ResponseWriter, r *http.Request) error {
-	list, err := marketdata.Sources(r.Context(), s.store.Pool)
+	list, err := s.data.Sources(r.Context())
 	if err != nil {
 		return err
 	}
@@ -48,7 +46,7 @@ func (s *Server) dataSymbols(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := marketdata.Symbols(r.Context(), s.store.Pool, chi.URLParam(r, "source"), r.URL.Query().Get("search"), limit)
+	list, err := s.data.Symbols(r.Context(), chi.URLParam(r, "source"), r.URL.Query().Get("search"), limit)
 	if err != nil {
 		return err
 	}
@@ -76,7 +74,7 @@ func requiredDay(r *http.Request, name string) (time.Time, error) {
 
 func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {
 	source, symbol := chi.URLParam(r, "source"), chi.URLParam(r, "symbol")
-	if err := marketdata.CheckSource(r.Context(), s.store.Pool, source); err != nil {
+	if err := s.data.CheckSource(r.Context(), source); err != nil {
 		return err
 	}
 	start, err := requiredDay(r, "start_date")
@@ -88,7 +86,7 @@ func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	tf := queryDefault(r, "timeframe", marketdata.DefaultTimeframe)
-	bars, err := marketdata.Bars(r.Context(), s.store.Pool, source, symbol, start, end, tf)
+	bars, err := s.data.Bars(r.Context(), source, symbol, start, end, tf)
 	if err != nil {
 		return err
 	}
@@ -102,7 +100,7 @@ func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
 	source, symbol := chi.URLParam(r, "source"), chi.URLParam(r, "symbol")
-	if err := marketdata.CheckSource(r.Context(), s.store.Pool, source); err != nil {
+	if err := s.data.CheckSource(r.Context(), source); err != nil {
 		return err
 	}
 	tf := r.URL.Query().Get("timeframe")
@@ -126,7 +124,7 @@ func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	res, err := marketdata.Import(r.Context(), s.store, source, symbol, r.URL.Query().Get("name"), tf, bars)
+	res, err := s.data.Import(r.Context(), source, symbol, r.URL.Query().Get("name"), tf, bars)
 	if err != nil {
 		return err
 	}
@@ -135,24 +133,9 @@ func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// updateInserters holds one insert-only River client per pool for enqueueing updates.
-var updateInserters sync.Map // *pgxpool.Pool → marketdata.Inserter
-
-func inserterFor(pool *pgxpool.Pool) (marketdata.Inserter, error) {
-	if v, ok := updateInserters.Load(pool); ok {
-		return v.(marketdata.Inserter), nil
-	}
-	c, err := marketdata.NewInserter(pool)
-	if err != nil {
-		return nil, err
-	}
-	v, _ := updateInserters.LoadOrStore(pool, c)
-	return v.(marketdata.Inserter), nil
-}
-
 func (s *Server) dataUpdate(w http.ResponseWriter, r *http.Request) error {
 	source := chi.URLParam(r, "source")
-	if err := marketdata.CheckSource(r.Context(), s.store.Pool, source); err != nil {
+	if err := s.data.CheckSource(r.Context(), source); err != nil {
 		return err
 	}
 	symbol := r.URL.Query().Get("symbol")
@@ -167,11 +150,7 @@ func (s *Server) dataUpdate(w http.ResponseWriter, r *http.Request) error {
 		}
 		force = v
 	}
-	ins, err := inserterFor(s.store.Pool)
-	if err != nil {
-		return err
-	}
-	id, dup, err := marketdata.EnqueueUpdate(r.Context(), s.store.Pool, ins, source, symbol, force)
+	id, dup, err := s.data.EnqueueUpdate(r.Context(), source, symbol, force)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,9 @@ import (
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/riverqueue/river"
+
+	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/pgtest"
 	"github.com/backtestd/backtestd/internal/reftest"
@@ -35,7 +38,14 @@ func setupData(t *testing.T, sample bool) *dataBundle {
 	if err := marketdata.EnsureBuiltin(ctx, st, sample); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger()}))
+	// An insert-only client queues the update jobs; no worker runs them here.
+	queue, err := jobs.NewClient(st.Pool, jobs.Config{Register: func(w *river.Workers) {
+		marketdata.AddWorkers(w, marketdata.Deps{Store: st})
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger(), Data: marketdata.NewService(st, queue)}))
 	t.Cleanup(srv.Close)
 	return &dataBundle{ctx: ctx, store: st, srv: srv}
 }
@@ -338,7 +348,7 @@ func TestResultRoutes(t *testing.T) {
 	t.Parallel()
 	b := setupData(t, false)
 	bars := engine.RandomWalk(700, 9)
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "RW", "", "1d", bars); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "RW", "", "1d", bars); err != nil {
 		t.Fatal(err)
 	}
 	res := storeRun(t, b, "task_1", "RW", bars, `{"fast":5,"slow":20,"size":10}`)
@@ -435,7 +445,7 @@ func BenchmarkResultRoutes10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	bars := engine.RandomWalk(10000, 11)
-	if _, err := marketdata.Import(ctx, st, "builtin", "RW", "", "1d", bars); err != nil {
+	if _, err := marketdata.NewService(st, nil).Import(ctx, "builtin", "RW", "", "1d", bars); err != nil {
 		b.Fatal(err)
 	}
 	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger()}))

@@ -33,7 +33,7 @@ func queryDefault(r *http.Request, name, def string) string {
 }
 
 func (s *Server) resultSummary(w http.ResponseWriter, r *http.Request) error {
-	sum, err := results.GetSummary(r.Context(), s.store.Pool, chi.URLParam(r, "task_id"))
+	sum, err := s.results.GetSummary(r.Context(), chi.URLParam(r, "task_id"))
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (s *Server) resultTrades(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := results.Trades(r.Context(), s.store.Pool, chi.URLParam(r, "task_id"), r.URL.Query().Get("kind"), skip, limit)
+	page, err := s.results.Trades(r.Context(), chi.URLParam(r, "task_id"), r.URL.Query().Get("kind"), skip, limit)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func (s *Server) resultTrades(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) resultChart(w http.ResponseWriter, r *http.Request) error {
-	chart, err := results.Chart(r.Context(), s.store.Pool, chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"))
+	chart, err := s.results.Chart(r.Context(), chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"))
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (s *Server) resultChart(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) resultStatistics(w http.ResponseWriter, r *http.Request) error {
-	stats, err := results.Statistics(r.Context(), s.store.Pool, chi.URLParam(r, "task_id"))
+	stats, err := s.results.Statistics(r.Context(), chi.URLParam(r, "task_id"))
 	if err != nil {
 		return err
 	}
@@ -92,16 +92,16 @@ func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 	if err := results.CheckExportFormat(format); err != nil {
 		return err
 	}
-	ctx, db := r.Context(), s.store.Pool
+	ctx := r.Context()
 	switch format {
 	case "csv":
-		text, err := results.ExportCSV(ctx, db, id)
+		text, err := s.results.ExportCSV(ctx, id)
 		if err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, csvEnvelope{Envelope: ok(text), ContentType: "text/csv"})
 	case "html":
-		page, err := results.ExportHTML(ctx, db, id)
+		page, err := s.results.ExportHTML(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte(page))
 	default:
-		doc, err := results.ExportJSON(ctx, db, id)
+		doc, err := s.results.ExportJSON(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func (s *Server) compareResults(w http.ResponseWriter, r *http.Request) error {
 	if format != "json" && format != "csv" {
 		return apperr.Invalid("Unsupported export format: %s", format)
 	}
-	c, err := results.Compare(r.Context(), s.store.Pool, ids)
+	c, err := s.results.Compare(r.Context(), ids)
 	if err != nil {
 		return err
 	}

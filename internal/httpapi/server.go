@@ -18,6 +18,8 @@ import (
 	"github.com/go-chi/cors"
 
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/strategy"
 	"github.com/backtestd/backtestd/internal/tasks"
@@ -46,10 +48,14 @@ type Config struct {
 
 // Deps are the parts the API talks to.
 type Deps struct {
-	Store  *store.Store
-	Logger *slog.Logger
-	Tasks  *tasks.Service // backtest tasks; nil leaves the task routes answering 503
-	Hub    *events.Hub    // WebSocket fan-out fed by the process's event listener
+	Store *store.Store // health checks; the default Data and Results read through it
+	// Data is the market data service; nil: one over Store that cannot queue refreshes.
+	Data *marketdata.Service
+	// Results reads stored results; nil: one over Store.
+	Results *results.Service
+	Logger  *slog.Logger
+	Tasks   *tasks.Service // backtest tasks; nil leaves the task routes answering 503
+	Hub     *events.Hub    // WebSocket fan-out fed by the process's event listener
 	// Strategies is the strategy service; its inspector runs uploaded code in runner
 	// processes.
 	Strategies *strategy.Service
@@ -57,13 +63,15 @@ type Deps struct {
 
 // Server holds the API's dependencies. It is created by New and used through its handler.
 type Server struct {
-	cfg   Config
-	store *store.Store
-	log   *slog.Logger
-	tasks *tasks.Service
-	hub   *events.Hub
-	strat *strategy.Service
-	ws    *wsGate // WebSocket connection caps, shared by all of this handler's sockets
+	cfg     Config
+	store   *store.Store
+	log     *slog.Logger
+	tasks   *tasks.Service
+	hub     *events.Hub
+	strat   *strategy.Service
+	data    *marketdata.Service
+	results *results.Service
+	ws      *wsGate // WebSocket connection caps, shared by all of this handler's sockets
 }
 
 // New builds the API handler.
@@ -75,6 +83,12 @@ func New(cfg Config, deps Deps) http.Handler {
 	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg)}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.data = deps.Data; s.data == nil && deps.Store != nil {
+		s.data = marketdata.NewService(deps.Store, nil)
+	}
+	if s.results = deps.Results; s.results == nil && deps.Store != nil {
+		s.results = results.NewService(deps.Store.Pool)
 	}
 	r := s.routes()
 	if cfg.BasePath == "" {

@@ -61,7 +61,7 @@ func NewFeeds(db *store.Store, maxBars int) *Feeds {
 func (f *Feeds) Bars(ctx context.Context, source, symbol, tf string, from, until time.Time) ([]engine.Bar, error) {
 	key := feedKey{source: source, symbol: symbol, tf: tf, from: from.UnixNano(), until: until.UnixNano()}
 	version, err := f.db.Queries.BarsVersion(ctx, f.db.Pool, store.BarsVersionParams{Source: source, Symbol: symbol})
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return []engine.Bar{}, nil
 	}
 	if err != nil {
@@ -94,7 +94,7 @@ func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) ([
 	err := f.db.WithSnapshot(ctx, func(tx pgx.Tx) error {
 		var err error
 		version, err = f.db.Queries.BarsVersion(ctx, tx, store.BarsVersionParams{Source: key.source, Symbol: key.symbol})
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			bars = []engine.Bar{}
 			return nil
 		}

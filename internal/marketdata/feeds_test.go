@@ -14,7 +14,7 @@ import (
 func TestFeedsSeeEveryChange(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	if _, err := marketdata.Import(b.ctx, b.store, marketdata.BuiltinSource, "FEED", "", "1d", days(0, 10, 100)); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, marketdata.BuiltinSource, "FEED", "", "1d", days(0, 10, 100)); err != nil {
 		t.Fatal(err)
 	}
 	from, until := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -41,7 +41,7 @@ func TestFeedsSeeEveryChange(t *testing.T) {
 		check  func([]engine.Bar) bool
 	}{
 		{"import of new bars", func() error {
-			_, err := marketdata.Import(b.ctx, b.store, marketdata.BuiltinSource, "FEED", "", "1d", days(10, 5, 100))
+			_, err := marketdata.NewService(b.store, nil).Import(b.ctx, marketdata.BuiltinSource, "FEED", "", "1d", days(10, 5, 100))
 			return err
 		}, func(bars []engine.Bar) bool { return len(bars) == 15 }},
 		{"update of a stored bar", func() error {
@@ -72,7 +72,7 @@ func TestFeedsSeeEveryChange(t *testing.T) {
 func TestFeedsBounded(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	if _, err := marketdata.Import(b.ctx, b.store, marketdata.BuiltinSource, "FEED", "", "1d", days(0, 10, 100)); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, marketdata.BuiltinSource, "FEED", "", "1d", days(0, 10, 100)); err != nil {
 		t.Fatal(err)
 	}
 	f := marketdata.NewFeeds(b.store, 12)

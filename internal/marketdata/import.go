@@ -57,7 +57,7 @@ func ValidSymbol(symbol string) error {
 // Imports of one symbol are serialised. Bars before the first or after the last stored bar
 // of the symbol and timeframe cannot collide with stored ones and are COPYed straight into
 // the table; only the overlapping stretch goes through the (slower) upsert.
-func Import(ctx context.Context, st *store.Store, source, symbol, name, tf string, bars []engine.Bar) (ImportResult, error) {
+func (svc *Service) Import(ctx context.Context, source, symbol, name, tf string, bars []engine.Bar) (ImportResult, error) {
 	res := ImportResult{Source: source, Symbol: symbol, Received: len(bars)}
 	if err := ValidSymbol(symbol); err != nil {
 		return res, err
@@ -77,10 +77,10 @@ func Import(ctx context.Context, st *store.Store, source, symbol, name, tf strin
 		return res, apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
 	}
 	res.Timeframe = tf
-	if err := CheckSource(ctx, st.Pool, source); err != nil {
+	if err := svc.CheckSource(ctx, source); err != nil {
 		return res, err
 	}
-	err := st.WithTx(ctx, func(tx pgx.Tx) error {
+	err := svc.st.WithTx(ctx, func(tx pgx.Tx) error {
 		if err := q.LockSymbolBars(ctx, tx, store.LockSymbolBarsParams{Source: source, Symbol: symbol}); err != nil {
 			return fmt.Errorf("lock symbol: %w", err)
 		}
@@ -160,7 +160,7 @@ func storeBars(ctx context.Context, tx pgx.Tx, source, symbol, tf string, bars [
 	var lo, hi int // bars[lo:hi] may collide with stored bars
 	first, err := q.FirstBarTime(ctx, tx, store.FirstBarTimeParams{Source: source, Symbol: symbol, Timeframe: tf})
 	switch {
-	case errors.Is(err, pgx.ErrNoRows): // nothing stored: no overlap
+	case errors.Is(err, store.ErrNotFound): // nothing stored: no overlap
 	case err != nil:
 		return fmt.Errorf("first stored bar: %w", err)
 	default:

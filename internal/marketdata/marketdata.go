@@ -14,8 +14,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/store"
@@ -54,6 +52,16 @@ const DateRangeText = "dates must be from " + MinDay + " to " + MaxDay
 
 var q = store.New()
 
+// Service is the market data the API serves: the source registry, symbols, bars (with
+// timeframe aggregation), imports and queued refreshes.
+type Service struct {
+	st    *store.Store
+	queue Inserter // enqueues refresh jobs; nil: refreshes cannot be queued
+}
+
+// NewService returns a Service over st that queues refreshes with queue (may be nil).
+func NewService(st *store.Store, queue Inserter) *Service { return &Service{st: st, queue: queue} }
+
 // SourceInfo is a registry entry as the API lists it.
 type SourceInfo struct {
 	Name        string `json:"name"`
@@ -67,8 +75,8 @@ type SymbolInfo struct {
 }
 
 // Sources lists the registered data sources, the default first.
-func Sources(ctx context.Context, db store.DBTX) ([]SourceInfo, error) {
-	rows, err := q.ListDataSources(ctx, db)
+func (svc *Service) Sources(ctx context.Context) ([]SourceInfo, error) {
+	rows, err := q.ListDataSources(ctx, svc.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("list data sources: %w", err)
 	}
@@ -80,9 +88,9 @@ func Sources(ctx context.Context, db store.DBTX) ([]SourceInfo, error) {
 }
 
 // CheckSource returns a 404 apperr when source is not registered.
-func CheckSource(ctx context.Context, db store.DBTX, source string) error {
-	if _, err := q.GetDataSource(ctx, db, source); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+func (svc *Service) CheckSource(ctx context.Context, source string) error {
+	if _, err := q.GetDataSource(ctx, svc.st.Pool, source); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
 			return apperr.NotFound("Data source not found: %s", source)
 		}
 		return fmt.Errorf("get data source %s: %w", source, err)
@@ -91,14 +99,14 @@ func CheckSource(ctx context.Context, db store.DBTX, source string) error {
 }
 
 // Symbols lists up to limit symbols of source whose ticker or name contains search.
-func Symbols(ctx context.Context, db store.DBTX, source, search string, limit int) ([]SymbolInfo, error) {
+func (svc *Service) Symbols(ctx context.Context, source, search string, limit int) ([]SymbolInfo, error) {
 	if limit < 1 || limit > MaxSymbolsLimit {
 		return nil, apperr.Invalid("limit must be between 1 and %d, got %d", MaxSymbolsLimit, limit)
 	}
-	if err := CheckSource(ctx, db, source); err != nil {
+	if err := svc.CheckSource(ctx, source); err != nil {
 		return nil, err
 	}
-	rows, err := q.ListSymbols(ctx, db, store.ListSymbolsParams{Source: source, Search: search, MaxRows: int32(limit)})
+	rows, err := q.ListSymbols(ctx, svc.st.Pool, store.ListSymbolsParams{Source: source, Search: search, MaxRows: int32(limit)})
 	if err != nil {
 		return nil, fmt.Errorf("list symbols of %s: %w", source, err)
 	}
@@ -114,14 +122,14 @@ func Symbols(ctx context.Context, db store.DBTX, source, search string, limit in
 func Defaults(ctx context.Context, db store.DBTX) (source, symbol string, err error) {
 	src, err := q.DefaultDataSource(ctx, db)
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return "", "", nil
 		}
 		return "", "", fmt.Errorf("default data source: %w", err)
 	}
 	sym, err := q.DefaultSymbol(ctx, db, src.Name)
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return src.Name, "", nil
 		}
 		return "", "", fmt.Errorf("default symbol: %w", err)
@@ -147,20 +155,20 @@ func ParseDay(name, s string) (time.Time, error) {
 // tf. A timeframe coarser than the stored bars is aggregated from the coarsest stored one
 // that is finer; a finer one than anything stored is a 400, as are unknown symbols and
 // timeframes. An unknown source is a 404.
-func Bars(ctx context.Context, db store.DBTX, source, symbol string, start, end time.Time, tf string) ([]engine.Bar, error) {
+func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end time.Time, tf string) ([]engine.Bar, error) {
 	if !ValidTimeframe(tf) {
 		return nil, retrieval("unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
 	}
 	if end.Before(start) {
 		return nil, retrieval("end_date %s is before start_date %s", end.Format(time.DateOnly), start.Format(time.DateOnly))
 	}
-	if err := CheckSource(ctx, db, source); err != nil {
+	if err := svc.CheckSource(ctx, source); err != nil {
 		return nil, err
 	}
-	if err := checkSymbol(ctx, db, source, symbol); err != nil {
+	if err := checkSymbol(ctx, svc.st.Pool, source, symbol); err != nil {
 		return nil, err
 	}
-	stored, err := storedTimeframes(ctx, db, source, symbol)
+	stored, err := storedTimeframes(ctx, svc.st.Pool, source, symbol)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +184,7 @@ func Bars(ctx context.Context, db store.DBTX, source, symbol string, start, end 
 		}
 		return nil, retrieval("timeframe %s is finer than the stored bars of %s (finest stored: %s)", tf, symbol, stored[0])
 	}
-	bars, err := readBars(ctx, db, source, symbol, from, start, end.AddDate(0, 0, 1))
+	bars, err := readBars(ctx, svc.st.Pool, source, symbol, from, start, end.AddDate(0, 0, 1))
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +200,7 @@ func Bars(ctx context.Context, db store.DBTX, source, symbol string, start, end 
 // whose Detail is suitable as a task's error text.
 func LoadFeed(ctx context.Context, db store.DBTX, source, symbol string, start, end time.Time) ([]engine.Bar, string, error) {
 	if _, err := q.GetDataSource(ctx, db, source); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, "", apperr.Invalid("Unsupported data source: %s", source)
 		}
 		return nil, "", fmt.Errorf("get data source %s: %w", source, err)
@@ -219,7 +227,7 @@ func LoadFeed(ctx context.Context, db store.DBTX, source, symbol string, start, 
 
 func checkSymbol(ctx context.Context, db store.DBTX, source, symbol string) error {
 	if _, err := q.GetSymbol(ctx, db, store.GetSymbolParams{Source: source, Symbol: symbol}); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return retrieval("unknown symbol '%s' in data source '%s'", symbol, source)
 		}
 		return fmt.Errorf("get symbol %s/%s: %w", source, symbol, err)

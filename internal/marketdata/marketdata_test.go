@@ -157,7 +157,7 @@ func TestEnsureBuiltinSampleData(t *testing.T) {
 	if err != nil || src != marketdata.BuiltinSource || sym != marketdata.DefaultSymbol {
 		t.Fatalf("defaults %q %q %v", src, sym, err)
 	}
-	syms, err := marketdata.Symbols(b.ctx, b.store.Pool, src, "", 100)
+	syms, err := marketdata.NewService(b.store, nil).Symbols(b.ctx, src, "", 100)
 	if err != nil || len(syms) != len(marketdata.Samples) {
 		t.Fatalf("symbols %v %v", syms, err)
 	}
@@ -166,7 +166,7 @@ func TestEnsureBuiltinSampleData(t *testing.T) {
 			t.Errorf("%s: name %q is not marked as sample data", s.Symbol, s.Name)
 		}
 	}
-	bars, err := marketdata.Bars(b.ctx, b.store.Pool, src, sym, ts("2015-01-01T00:00:00Z"), ts("2024-12-31T00:00:00Z"), "1d")
+	bars, err := marketdata.NewService(b.store, nil).Bars(b.ctx, src, sym, ts("2015-01-01T00:00:00Z"), ts("2024-12-31T00:00:00Z"), "1d")
 	if err != nil || len(bars) != 2608 {
 		t.Fatalf("daily bars: %d, %v", len(bars), err)
 	}
@@ -174,7 +174,7 @@ func TestEnsureBuiltinSampleData(t *testing.T) {
 	if again[100] != bars[100] {
 		t.Errorf("sample data is not deterministic: %+v vs %+v", again[100], bars[100])
 	}
-	hourly, err := marketdata.Bars(b.ctx, b.store.Pool, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-01T00:00:00Z"), "1h")
+	hourly, err := marketdata.NewService(b.store, nil).Bars(b.ctx, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-01T00:00:00Z"), "1h")
 	if err != nil || len(hourly) != 7 { // 14:30-21:00 touches hours 14..20
 		t.Fatalf("hourly from 5m: %d, %v", len(hourly), err)
 	}
@@ -201,7 +201,7 @@ func TestBarsErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := marketdata.Bars(b.ctx, b.store.Pool, tc.source, tc.symbol, tc.start, tc.end, tc.tf)
+			_, err := marketdata.NewService(b.store, nil).Bars(b.ctx, tc.source, tc.symbol, tc.start, tc.end, tc.tf)
 			if got := detail(err); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
@@ -211,11 +211,11 @@ func TestBarsErrors(t *testing.T) {
 		t.Errorf("LoadFeed unknown source: %v", err)
 	}
 	for _, lim := range []int{0, 1001} {
-		if _, err := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "", lim); err == nil {
+		if _, err := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", "", lim); err == nil {
 			t.Errorf("limit %d accepted", lim)
 		}
 	}
-	if got, err := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "acme", 1); err != nil || len(got) != 1 || got[0].Symbol != "ACME" {
+	if got, err := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", "acme", 1); err != nil || len(got) != 1 || got[0].Symbol != "ACME" {
 		t.Errorf("search acme limit 1: %v %v", got, err)
 	}
 }
@@ -242,21 +242,21 @@ func TestImportValidationAndIdempotence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r1, err := marketdata.Import(b.ctx, b.store, "builtin", "MINE", "My data", "", bars)
+	r1, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "MINE", "My data", "", bars)
 	if err != nil || r1.Inserted != 2 || r1.Updated != 0 || r1.Timeframe != "1d" {
 		t.Fatalf("first import: %+v %v", r1, err)
 	}
-	r2, err := marketdata.Import(b.ctx, b.store, "builtin", "MINE", "", "", bars)
+	r2, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "MINE", "", "", bars)
 	if err != nil || r2.Inserted != 0 || r2.Updated != 0 || r2.Unchanged != 2 {
 		t.Fatalf("same import again: %+v %v", r2, err)
 	}
 	bars[1].Close = 11.5
 	bars = append(bars, engine.Bar{Time: ts("2024-01-04T00:00:00Z"), Open: 1, High: 2, Low: 1, Close: 2})
-	r3, err := marketdata.Import(b.ctx, b.store, "builtin", "MINE", "", "", bars)
+	r3, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "MINE", "", "", bars)
 	if err != nil || r3.Inserted != 1 || r3.Updated != 1 || r3.Unchanged != 1 {
 		t.Fatalf("changed import: %+v %v", r3, err)
 	}
-	syms, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "mine", 10)
+	syms, _ := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", "mine", 10)
 	if len(syms) != 1 || syms[0].Name != "My data" {
 		t.Errorf("symbol registration: %+v", syms)
 	}
@@ -264,16 +264,16 @@ func TestImportValidationAndIdempotence(t *testing.T) {
 	overflow := []engine.Bar{{Time: ts("2024-02-01T00:00:00Z"), Open: 1, High: 1, Low: 1, Close: 1, Volume: 1},
 		{Time: ts("2024-02-02T00:00:00Z"), Open: 1, High: 1, Low: 1, Close: 1, Volume: 1}}
 	overflow[1].Time = overflow[0].Time // duplicate inside one statement makes Postgres refuse the chunk
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "OTHER", "", "", overflow); err == nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "OTHER", "", "", overflow); err == nil {
 		t.Fatal("import with a duplicate time succeeded")
 	}
-	if got, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "other", 10); len(got) != 0 {
+	if got, _ := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", "other", 10); len(got) != 0 {
 		t.Errorf("failed import left symbol %v", got)
 	}
-	if _, err := marketdata.Import(b.ctx, b.store, "nope", "X", "", "", bars); detail(err) != "Data source not found: nope" {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "nope", "X", "", "", bars); detail(err) != "Data source not found: nope" {
 		t.Errorf("unknown source: %v", err)
 	}
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "bad symbol!", "", "", bars); !strings.HasPrefix(detail(err), "Invalid symbol") {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "bad symbol!", "", "", bars); !strings.HasPrefix(detail(err), "Invalid symbol") {
 		t.Errorf("bad symbol: %v", err)
 	}
 }
@@ -305,21 +305,21 @@ func TestRefreshFromImportDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "feed.csv"), []byte("date,open,high,low,close,volume\n2024-01-02,10,11,9,10.5,100\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, skipped, err := marketdata.Refresh(b.ctx, b.store, dir, "builtin", "FEED", false)
+	res, skipped, err := marketdata.NewService(b.store, nil).Refresh(b.ctx, dir, "builtin", "FEED", false)
 	if err != nil || skipped || res.Inserted != 1 {
 		t.Fatalf("first refresh: %+v %v %v", res, skipped, err)
 	}
-	if _, skipped, err = marketdata.Refresh(b.ctx, b.store, dir, "builtin", "FEED", false); err != nil || !skipped {
+	if _, skipped, err = marketdata.NewService(b.store, nil).Refresh(b.ctx, dir, "builtin", "FEED", false); err != nil || !skipped {
 		t.Fatalf("refresh without new bars: skipped %v, %v", skipped, err)
 	}
-	if res, skipped, err = marketdata.Refresh(b.ctx, b.store, dir, "builtin", "FEED", true); err != nil || skipped || res.Unchanged != 1 {
+	if res, skipped, err = marketdata.NewService(b.store, nil).Refresh(b.ctx, dir, "builtin", "FEED", true); err != nil || skipped || res.Unchanged != 1 {
 		t.Fatalf("forced refresh: %+v %v %v", res, skipped, err)
 	}
 	for _, tc := range []struct{ dir, symbol, want string }{
 		{"", "FEED", "no import folder configured"},
 		{dir, "MISSING", "no file MISSING.csv"},
 	} {
-		if _, _, err := marketdata.Refresh(b.ctx, b.store, tc.dir, "builtin", tc.symbol, false); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, _, err := marketdata.NewService(b.store, nil).Refresh(b.ctx, tc.dir, "builtin", tc.symbol, false); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("refresh %q %s: %v, want %q", tc.dir, tc.symbol, err, tc.want)
 		}
 	}
@@ -354,12 +354,12 @@ func TestImportAroundStoredRange(t *testing.T) {
 		{"all again", days(5, 27, 100), 0, 1, 26}, // day 12 back to its first values
 	}
 	for _, s := range steps {
-		r, err := marketdata.Import(b.ctx, b.store, "builtin", "SPLIT", "", "1d", s.bars)
+		r, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "SPLIT", "", "1d", s.bars)
 		if err != nil || r.Inserted != s.inserted || r.Updated != s.updated || r.Unchanged != s.unchanged || r.Received != len(s.bars) {
 			t.Fatalf("%s: %+v %v, want %d/%d/%d", s.name, r, err, s.inserted, s.updated, s.unchanged)
 		}
 	}
-	got, err := marketdata.Bars(b.ctx, b.store.Pool, "builtin", "SPLIT", ts("2024-01-01T00:00:00Z"), ts("2024-02-28T00:00:00Z"), "1d")
+	got, err := marketdata.NewService(b.store, nil).Bars(b.ctx, "builtin", "SPLIT", ts("2024-01-01T00:00:00Z"), ts("2024-02-28T00:00:00Z"), "1d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,22 +396,22 @@ func TestImportAllOrNothing(t *testing.T) {
 		return err != nil && !isApp && strings.Contains(err.Error(), "sentinel bar refused")
 	}
 	far := engine.Bar{Time: time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC), Open: 13, High: 14, Low: 13, Close: 13.37}
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "NEW", "", "1d", append(days(1, 3, 10), far)); !refused(err) {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "NEW", "", "1d", append(days(1, 3, 10), far)); !refused(err) {
 		t.Fatalf("import of a new symbol with a refused bar: %v", err)
 	}
-	if got, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "NEW", 10); len(got) != 0 {
+	if got, _ := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", "NEW", 10); len(got) != 0 {
 		t.Errorf("failed import left symbol %v", got)
 	}
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "OLD", "", "1d", days(1, 5, 10)); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "OLD", "", "1d", days(1, 5, 10)); err != nil {
 		t.Fatal(err)
 	}
 	again := days(1, 5, 20) // every stored bar changes (upsert) and one bar is new (COPY)...
 	again = append(again, days(6, 1, 20)...)
 	again = append(again, far) // ...and the last one is refused
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "OLD", "", "1d", again); !refused(err) {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "OLD", "", "1d", again); !refused(err) {
 		t.Fatalf("import with a refused bar: %v", err)
 	}
-	got, err := marketdata.Bars(b.ctx, b.store.Pool, "builtin", "OLD", ts("2024-01-01T00:00:00Z"), ts("2024-01-31T00:00:00Z"), "1d")
+	got, err := marketdata.NewService(b.store, nil).Bars(b.ctx, "builtin", "OLD", ts("2024-01-01T00:00:00Z"), ts("2024-01-31T00:00:00Z"), "1d")
 	if err != nil || len(got) != 5 || got[0].Close != 11 {
 		t.Errorf("after the failed import: %v %+v", err, got)
 	}
@@ -444,12 +444,12 @@ func TestImportRejectsBadBars(t *testing.T) {
 		{"negative volume", negVol, "Invalid bar at index 0 (2024-01-01T00:00:00Z): volume -1 is negative"},
 		{"same microsecond", subMicro, "Invalid bar at index 1 (2024-01-01T00:00:00Z): not after the previous bar's time"},
 	} {
-		_, err := marketdata.Import(b.ctx, b.store, "builtin", "BAD", "", "1d", c.bars)
+		_, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "BAD", "", "1d", c.bars)
 		if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindInvalid || !strings.HasPrefix(e.Detail, c.want) {
 			t.Errorf("%s: %v, want a 400 starting %q", c.name, err, c.want)
 		}
 	}
-	if got, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", "BAD", 10); len(got) != 0 {
+	if got, _ := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", "BAD", 10); len(got) != 0 {
 		t.Errorf("rejected imports left symbol %v", got)
 	}
 }
@@ -458,7 +458,7 @@ func TestImportRejectsBadBars(t *testing.T) {
 func TestBarsNeedTheirSymbol(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", "HAS", "", "1d", days(1, 2, 10)); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "HAS", "", "1d", days(1, 2, 10)); err != nil {
 		t.Fatal(err)
 	}
 	exec := func(sql string, args ...any) error {
@@ -534,12 +534,12 @@ func TestImportBounds(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			symbol := fmt.Sprintf("B%d", i)
-			_, err := marketdata.Import(b.ctx, b.store, "builtin", symbol, "", "1d", c.bars)
+			_, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", symbol, "", "1d", c.bars)
 			if c.want == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
-				got, err := marketdata.Bars(b.ctx, b.store.Pool, "builtin", symbol, c.bars[0].Time.UTC().Truncate(24*time.Hour), c.bars[0].Time.UTC(), "1d")
+				got, err := marketdata.NewService(b.store, nil).Bars(b.ctx, "builtin", symbol, c.bars[0].Time.UTC().Truncate(24*time.Hour), c.bars[0].Time.UTC(), "1d")
 				if err != nil || len(got) != 1 || !got[0].Time.Equal(c.bars[0].Time) {
 					t.Errorf("stored %+v %v", got, err)
 				}
@@ -548,7 +548,7 @@ func TestImportBounds(t *testing.T) {
 			if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindInvalid || e.Detail != c.want {
 				t.Errorf("got %v, want a 400 %q", err, c.want)
 			}
-			if got, _ := marketdata.Symbols(b.ctx, b.store.Pool, "builtin", symbol, 10); len(got) != 0 {
+			if got, _ := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", symbol, 10); len(got) != 0 {
 				t.Errorf("refused import left symbol %v", got)
 			}
 		})
@@ -596,7 +596,7 @@ func TestParseBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = marketdata.Import(b.ctx, b.store, "builtin", fmt.Sprintf("CSV%d", i), "", "", bars)
+			_, err = marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", fmt.Sprintf("CSV%d", i), "", "", bars)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)

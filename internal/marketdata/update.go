@@ -10,10 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/backtestd/backtestd/internal/store"
@@ -71,7 +68,7 @@ func (w *UpdateWorker) Timeout(*river.Job[UpdateArgs]) time.Duration { return 5 
 // reason; database errors are returned for River to retry.
 func (w *UpdateWorker) Work(ctx context.Context, job *river.Job[UpdateArgs]) error {
 	a := job.Args
-	res, skipped, err := Refresh(ctx, w.deps.Store, w.deps.ImportDir, a.Source, a.Symbol, a.Force)
+	res, skipped, err := NewService(w.deps.Store, nil).Refresh(ctx, w.deps.ImportDir, a.Source, a.Symbol, a.Force)
 	if err != nil {
 		var perm *permanentError
 		if errors.As(err, &perm) {
@@ -94,7 +91,7 @@ func permanent(format string, a ...any) error { return &permanentError{fmt.Sprin
 
 // Refresh imports symbol from dir (the built-in source's upstream). Without force, a file
 // whose last bar is not newer than the stored bars is skipped (skipped = true).
-func Refresh(ctx context.Context, st *store.Store, dir, source, symbol string, force bool) (ImportResult, bool, error) {
+func (svc *Service) Refresh(ctx context.Context, dir, source, symbol string, force bool) (ImportResult, bool, error) {
 	var res ImportResult
 	if source != BuiltinSource {
 		return res, false, permanent("data source %s has no upstream to update from", source)
@@ -120,15 +117,15 @@ func Refresh(ctx context.Context, st *store.Store, dir, source, symbol string, f
 	}
 	tf := InferTimeframe(bars)
 	if !force {
-		last, err := q.LastBarTime(ctx, st.Pool, store.LastBarTimeParams{Source: source, Symbol: symbol, Timeframe: tf})
+		last, err := q.LastBarTime(ctx, svc.st.Pool, store.LastBarTimeParams{Source: source, Symbol: symbol, Timeframe: tf})
 		if err == nil && !bars[len(bars)-1].Time.After(last) {
 			return ImportResult{Source: source, Symbol: symbol, Timeframe: tf, Received: len(bars), Unchanged: len(bars)}, true, nil
 		}
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return res, false, fmt.Errorf("last bar of %s: %w", symbol, err)
 		}
 	}
-	res, err = Import(ctx, st, source, symbol, "", tf, bars)
+	res, err = svc.Import(ctx, source, symbol, "", tf, bars)
 	if err != nil {
 		if _, isApp := asApp(err); isApp {
 			return res, false, permanent("%v", err)
@@ -158,22 +155,19 @@ type Inserter interface {
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 }
 
-// NewInserter returns an insert-only River client on pool, for processes that enqueue
-// updates without running River workers themselves.
-func NewInserter(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
-	return river.NewClient(riverpgxv5.New(pool), &river.Config{})
-}
-
 // EnqueueUpdate checks the source and symbol and enqueues an update job. It returns the
 // job id and whether an identical update was already waiting (then no new job is made).
-func EnqueueUpdate(ctx context.Context, db store.DBTX, ins Inserter, source, symbol string, force bool) (int64, bool, error) {
-	if err := CheckSource(ctx, db, source); err != nil {
+func (svc *Service) EnqueueUpdate(ctx context.Context, source, symbol string, force bool) (int64, bool, error) {
+	if err := svc.CheckSource(ctx, source); err != nil {
 		return 0, false, err
 	}
 	if err := ValidSymbol(symbol); err != nil {
 		return 0, false, err
 	}
-	r, err := ins.Insert(ctx, UpdateArgs{Source: source, Symbol: symbol, Force: force}, nil)
+	if svc.queue == nil {
+		return 0, false, errors.New("this process cannot queue refreshes (no job queue)")
+	}
+	r, err := svc.queue.Insert(ctx, UpdateArgs{Source: source, Symbol: symbol, Force: force}, nil)
 	if err != nil {
 		return 0, false, fmt.Errorf("enqueue update of %s/%s: %w", source, symbol, err)
 	}

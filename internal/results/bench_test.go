@@ -26,7 +26,7 @@ func BenchmarkChart10k(b *testing.B) {
 	for _, kind := range results.ChartTypes {
 		b.Run(kind, func(b *testing.B) {
 			for b.Loop() {
-				c, err := results.Chart(tb.ctx, tb.store.Pool, "task_1", kind)
+				c, err := results.NewService(tb.store.Pool).Chart(tb.ctx, "task_1", kind)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -43,7 +43,7 @@ func BenchmarkChart10k(b *testing.B) {
 func BenchmarkStatistics10k(b *testing.B) {
 	tb := benchResult(b)
 	for b.Loop() {
-		if _, err := results.Statistics(tb.ctx, tb.store.Pool, "task_1"); err != nil {
+		if _, err := results.NewService(tb.store.Pool).Statistics(tb.ctx, "task_1"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -56,25 +56,25 @@ type ChartInput struct {
 
 // Chart builds chart_type for taskID's result. The bars come from the bars table for the
 // task's source, symbol and date range.
-func Chart(ctx context.Context, db store.DBTX, taskID, chartType string) (*ChartConfig, error) {
+func (svc *Service) Chart(ctx context.Context, taskID, chartType string) (*ChartConfig, error) {
 	if !validChart(chartType) {
 		return nil, apperr.Invalid("Unsupported chart type: %s", chartType)
 	}
 	// Read only what the chart shows: the candlestick and trade charts need no equity curve,
 	// the equity chart only its times and values.
 	needEquity := chartType != "candlestick" && chartType != "trades" && chartType != "equity"
-	s, err := load(ctx, db, taskID, needEquity, chartType == "trades")
+	s, err := load(ctx, svc.db, taskID, needEquity, chartType == "trades")
 	if err != nil {
 		return nil, err
 	}
 	if chartType == "equity" {
-		if s.Equity, err = storedEquity(ctx, db, taskID, true); err != nil {
+		if s.Equity, err = storedEquity(ctx, svc.db, taskID, true); err != nil {
 			return nil, err
 		}
 	}
 	in := ChartInput{InitialCash: s.Row.InitialCash, Equity: s.Equity, Executions: s.Executions}
 	if chartType == "candlestick" || chartType == "equity" || chartType == "trades" {
-		if in.Bars, err = s.bars(ctx, db); err != nil {
+		if in.Bars, err = s.bars(ctx, svc.db); err != nil {
 			return nil, err
 		}
 	}

@@ -49,7 +49,7 @@ func TestCharts(t *testing.T) {
 	t.Parallel()
 	b, bars, res := smallRun(t)
 	get := func(kind string) map[string]any {
-		c, err := results.Chart(b.ctx, b.store.Pool, "task_1", kind)
+		c, err := results.NewService(b.store.Pool).Chart(b.ctx, "task_1", kind)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -221,7 +221,7 @@ func TestCharts(t *testing.T) {
 		}
 	})
 
-	if _, err := results.Chart(b.ctx, b.store.Pool, "task_1", "pie"); detail(err) != "Unsupported chart type: pie" {
+	if _, err := results.NewService(b.store.Pool).Chart(b.ctx, "task_1", "pie"); detail(err) != "Unsupported chart type: pie" {
 		t.Errorf("pie: %v", err)
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/store"
 )
@@ -88,15 +86,15 @@ var summaryLabels = map[string]string{
 
 // Compare loads 2 to 5 completed tasks' results side by side. Unknown or unfinished tasks
 // are a 400 naming the task.
-func Compare(ctx context.Context, db store.DBTX, ids []string) (*Comparison, error) {
+func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, error) {
 	if len(ids) < MinCompare || len(ids) > MaxCompare {
 		return nil, apperr.Invalid("Comparison needs %d to %d distinct task ids, got %d", MinCompare, MaxCompare, len(ids))
 	}
 	stored := make([]*Stored, len(ids))
 	for i, id := range ids {
-		st, err := q.GetTaskResultState(ctx, db, id)
+		st, err := q.GetTaskResultState(ctx, svc.db, id)
 		if err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
+			if errors.Is(err, store.ErrNotFound) {
 				return nil, apperr.Invalid("Cannot compare %s: task not found", id)
 			}
 			return nil, fmt.Errorf("task %s: %w", id, err)
@@ -104,10 +102,10 @@ func Compare(ctx context.Context, db store.DBTX, ids []string) (*Comparison, err
 		if st.Status != "completed" || !st.HasResult {
 			return nil, apperr.Invalid("Cannot compare %s: the task is %s, only completed tasks have results", id, st.Status)
 		}
-		if stored[i], err = Load(ctx, db, id, false); err != nil {
+		if stored[i], err = svc.Load(ctx, id, false); err != nil {
 			return nil, err
 		}
-		if stored[i].Trades, err = q.ListResultTrades(ctx, db, id); err != nil {
+		if stored[i].Trades, err = q.ListResultTrades(ctx, svc.db, id); err != nil {
 			return nil, fmt.Errorf("trades of %s: %w", id, err)
 		}
 	}

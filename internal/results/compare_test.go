@@ -20,7 +20,7 @@ func TestCompare(t *testing.T) {
 	r2 := b.completed(t, "task_2", "RW", late, map[string]any{"fast": 10, "slow": 30, "size": 5})
 	b.task(t, "task_3", "running", "RW", bars[0].Time, bars[10].Time, 10000, "")
 
-	c, err := results.Compare(b.ctx, b.store.Pool, []string{"task_1", "task_2"})
+	c, err := results.NewService(b.store.Pool).Compare(b.ctx, []string{"task_1", "task_2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestCompare(t *testing.T) {
 		{[]string{"task_1", "task_77"}, "Cannot compare task_77: task not found"},
 		{[]string{"task_1", "task_3"}, "Cannot compare task_3: the task is running, only completed tasks have results"},
 	} {
-		if _, err := results.Compare(b.ctx, b.store.Pool, tc.ids); detail(err) != tc.want {
+		if _, err := results.NewService(b.store.Pool).Compare(b.ctx, tc.ids); detail(err) != tc.want {
 			t.Errorf("%v: %v", tc.ids, err)
 		}
 	}

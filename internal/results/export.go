@@ -12,7 +12,6 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
-	"github.com/backtestd/backtestd/internal/store"
 )
 
 // Export formats.
@@ -45,8 +44,8 @@ type Document struct {
 }
 
 // ExportJSON returns taskID's result as the spec's bare result object.
-func ExportJSON(ctx context.Context, db store.DBTX, taskID string) (*Document, error) {
-	s, err := Load(ctx, db, taskID, true)
+func (svc *Service) ExportJSON(ctx context.Context, taskID string) (*Document, error) {
+	s, err := svc.Load(ctx, taskID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -89,8 +88,8 @@ func num(v *float64) string {
 // ExportCSV returns taskID's result in the spec's CSV layout: `metric,value` and the 12
 // summary rows, an empty row, the `Trades` label row, `date,type,price,size,pnl` and one
 // row per execution.
-func ExportCSV(ctx context.Context, db store.DBTX, taskID string) (string, error) {
-	s, err := Load(ctx, db, taskID, true)
+func (svc *Service) ExportCSV(ctx context.Context, taskID string) (string, error) {
+	s, err := svc.Load(ctx, taskID, true)
 	if err != nil {
 		return "", err
 	}
@@ -126,12 +125,12 @@ func CheckExportFormat(format string) error {
 
 // ExportHTML returns a self-contained report page (no scripts, no external assets: charts
 // are inline SVG), readable offline and printable.
-func ExportHTML(ctx context.Context, db store.DBTX, taskID string) (string, error) {
-	s, err := Load(ctx, db, taskID, true)
+func (svc *Service) ExportHTML(ctx context.Context, taskID string) (string, error) {
+	s, err := svc.Load(ctx, taskID, true)
 	if err != nil {
 		return "", err
 	}
-	bars, err := s.bars(ctx, db)
+	bars, err := s.bars(ctx, svc.db)
 	if err != nil {
 		return "", err
 	}

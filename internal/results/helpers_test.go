@@ -86,7 +86,7 @@ func (b *testBundle) bars(t testing.TB, symbol string, bars []engine.Bar) {
 	if err := marketdata.EnsureBuiltin(b.ctx, b.store, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := marketdata.Import(b.ctx, b.store, "builtin", symbol, "", "1d", bars); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", symbol, "", "1d", bars); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/store"
@@ -55,10 +53,10 @@ func summaryOf(r store.Result) Summary {
 }
 
 // GetSummary returns the stored summary of taskID.
-func GetSummary(ctx context.Context, db store.DBTX, taskID string) (Summary, error) {
-	r, err := q.GetResult(ctx, db, taskID)
+func (svc *Service) GetSummary(ctx context.Context, taskID string) (Summary, error) {
+	r, err := q.GetResult(ctx, svc.db, taskID)
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return Summary{}, notFound(taskID)
 		}
 		return Summary{}, fmt.Errorf("get result %s: %w", taskID, err)
@@ -142,7 +140,7 @@ func roundTrip(t store.ResultTrade) RoundTrip {
 
 // Trades returns a page of the executions (kind "executions", the default) or of the round
 // trips (kind "round_trips") of taskID's result.
-func Trades(ctx context.Context, db store.DBTX, taskID, kind string, skip, limit int) (TradePage, error) {
+func (svc *Service) Trades(ctx context.Context, taskID, kind string, skip, limit int) (TradePage, error) {
 	if skip < 0 {
 		return TradePage{}, apperr.Unprocessable("skip must be 0 or more, got %d", skip)
 	}
@@ -155,16 +153,16 @@ func Trades(ctx context.Context, db store.DBTX, taskID, kind string, skip, limit
 	if kind != KindExecutions && kind != KindRoundTrips {
 		return TradePage{}, apperr.Invalid("Unsupported trade kind: %s (use executions or round_trips)", kind)
 	}
-	if _, err := GetSummary(ctx, db, taskID); err != nil {
+	if _, err := svc.GetSummary(ctx, taskID); err != nil {
 		return TradePage{}, err
 	}
 	page := TradePage{Kind: kind}
 	var err error
 	if kind == KindExecutions {
-		if page.Total, err = q.CountResultExecutions(ctx, db, taskID); err != nil {
+		if page.Total, err = q.CountResultExecutions(ctx, svc.db, taskID); err != nil {
 			return page, fmt.Errorf("count executions: %w", err)
 		}
-		rows, err := q.PageResultExecutions(ctx, db, store.PageResultExecutionsParams{TaskID: taskID, Offset: clamp32(skip), Limit: clamp32(limit)})
+		rows, err := q.PageResultExecutions(ctx, svc.db, store.PageResultExecutionsParams{TaskID: taskID, Offset: clamp32(skip), Limit: clamp32(limit)})
 		if err != nil {
 			return page, fmt.Errorf("page executions: %w", err)
 		}
@@ -175,10 +173,10 @@ func Trades(ctx context.Context, db store.DBTX, taskID, kind string, skip, limit
 		page.Trades = out
 		return page, nil
 	}
-	if page.Total, err = q.CountResultTrades(ctx, db, taskID); err != nil {
+	if page.Total, err = q.CountResultTrades(ctx, svc.db, taskID); err != nil {
 		return page, fmt.Errorf("count trades: %w", err)
 	}
-	rows, err := q.PageResultTrades(ctx, db, store.PageResultTradesParams{TaskID: taskID, Offset: clamp32(skip), Limit: clamp32(limit)})
+	rows, err := q.PageResultTrades(ctx, svc.db, store.PageResultTradesParams{TaskID: taskID, Offset: clamp32(skip), Limit: clamp32(limit)})
 	if err != nil {
 		return page, fmt.Errorf("page trades: %w", err)
 	}
@@ -201,14 +199,14 @@ type Stored struct {
 }
 
 // Load reads taskID's whole result. withTrades false skips executions and round trips.
-func Load(ctx context.Context, db store.DBTX, taskID string, withTrades bool) (*Stored, error) {
-	return load(ctx, db, taskID, true, withTrades)
+func (svc *Service) Load(ctx context.Context, taskID string, withTrades bool) (*Stored, error) {
+	return load(ctx, svc.db, taskID, true, withTrades)
 }
 
 func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTrades bool) (*Stored, error) {
 	row, err := q.GetResultWithTask(ctx, db, taskID)
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, notFound(taskID)
 		}
 		return nil, fmt.Errorf("get result %s: %w", taskID, err)
@@ -248,7 +246,7 @@ func storedEquity(ctx context.Context, db store.DBTX, taskID string, valuesOnly 
 	} else {
 		r, err = q.GetResultEquity(ctx, db, taskID)
 	}
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -282,10 +280,10 @@ func (s *Stored) engineTrades() []engine.Trade {
 // Statistics returns the spec's statistics record of taskID's result: the one stored with
 // the result, or, for results stored before records were kept, one computed
 // (engine.ComputeStatistics) from the stored equity curve and round trips.
-func Statistics(ctx context.Context, db store.DBTX, taskID string) (engine.Statistics, error) {
-	r, err := q.GetResultStatistics(ctx, db, taskID)
+func (svc *Service) Statistics(ctx context.Context, taskID string) (engine.Statistics, error) {
+	r, err := q.GetResultStatistics(ctx, svc.db, taskID)
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return engine.Statistics{}, notFound(taskID)
 		}
 		return engine.Statistics{}, fmt.Errorf("get result %s: %w", taskID, err)
@@ -297,7 +295,7 @@ func Statistics(ctx context.Context, db store.DBTX, taskID string) (engine.Stati
 		}
 		return st, nil
 	}
-	return computeStatistics(ctx, db, taskID, r.InitialCash, r.Sqn)
+	return computeStatistics(ctx, svc.db, taskID, r.InitialCash, r.Sqn)
 }
 
 // computeStatistics computes the statistics record from the stored rows.
@@ -327,3 +325,13 @@ func (s *Stored) params() map[string]any {
 func clamp32(n int) int32 { return int32(min(n, math.MaxInt32)) }
 
 func timeFromNano(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// Service reads stored results for the API: summaries, trades, statistics, charts,
+// exports and comparisons. Results are written by Save, in the transaction that completes
+// their task.
+type Service struct {
+	db store.DBTX
+}
+
+// NewService returns a Service reading from db.
+func NewService(db store.DBTX) *Service { return &Service{db: db} }

@@ -66,7 +66,7 @@ func TestSummaryMatchesReference(t *testing.T) {
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := results.GetSummary(b.ctx, b.store.Pool, "task_1")
+	got, err := results.NewService(b.store.Pool).GetSummary(b.ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,13 +96,13 @@ func TestNotFound(t *testing.T) {
 	b.task(t, "task_9", "running", "X", time.Now(), time.Now(), 10000, "")
 	for _, id := range []string{"task_404", "task_9"} {
 		want := "Result not found: " + id
-		_, e1 := results.GetSummary(b.ctx, b.store.Pool, id)
-		_, e2 := results.Trades(b.ctx, b.store.Pool, id, "", 0, 10)
-		_, e3 := results.Chart(b.ctx, b.store.Pool, id, "equity")
-		_, e4 := results.Statistics(b.ctx, b.store.Pool, id)
-		_, e5 := results.ExportJSON(b.ctx, b.store.Pool, id)
-		_, e6 := results.ExportCSV(b.ctx, b.store.Pool, id)
-		_, e7 := results.ExportHTML(b.ctx, b.store.Pool, id)
+		_, e1 := results.NewService(b.store.Pool).GetSummary(b.ctx, id)
+		_, e2 := results.NewService(b.store.Pool).Trades(b.ctx, id, "", 0, 10)
+		_, e3 := results.NewService(b.store.Pool).Chart(b.ctx, id, "equity")
+		_, e4 := results.NewService(b.store.Pool).Statistics(b.ctx, id)
+		_, e5 := results.NewService(b.store.Pool).ExportJSON(b.ctx, id)
+		_, e6 := results.NewService(b.store.Pool).ExportCSV(b.ctx, id)
+		_, e7 := results.NewService(b.store.Pool).ExportHTML(b.ctx, id)
 		for i, err := range []error{e1, e2, e3, e4, e5, e6, e7} {
 			if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindNotFound || e.Detail != want {
 				t.Errorf("%s read %d: %v", id, i+1, err)
@@ -114,7 +114,7 @@ func TestNotFound(t *testing.T) {
 func TestTradesPaging(t *testing.T) {
 	t.Parallel()
 	b, _, res := smallRun(t)
-	all, err := results.Trades(b.ctx, b.store.Pool, "task_1", "", 0, 100000)
+	all, err := results.NewService(b.store.Pool).Trades(b.ctx, "task_1", "", 0, 100000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,15 +128,15 @@ func TestTradesPaging(t *testing.T) {
 			t.Errorf("row %d: %+v vs execution %+v", i, r, e)
 		}
 	}
-	page, err := results.Trades(b.ctx, b.store.Pool, "task_1", "executions", 2, 3)
+	page, err := results.NewService(b.store.Pool).Trades(b.ctx, "task_1", "executions", 2, 3)
 	if err != nil || page.Total != all.Total || len(page.Trades.([]results.TradeRow)) != 3 || page.Trades.([]results.TradeRow)[0] != rows[2] {
 		t.Errorf("page skip 2 limit 3: %+v %v", page, err)
 	}
-	past, _ := results.Trades(b.ctx, b.store.Pool, "task_1", "", 10000, 5)
+	past, _ := results.NewService(b.store.Pool).Trades(b.ctx, "task_1", "", 10000, 5)
 	if len(past.Trades.([]results.TradeRow)) != 0 || past.Total != all.Total {
 		t.Errorf("page past the end: %+v", past)
 	}
-	rt, err := results.Trades(b.ctx, b.store.Pool, "task_1", "round_trips", 0, 1000)
+	rt, err := results.NewService(b.store.Pool).Trades(b.ctx, "task_1", "round_trips", 0, 1000)
 	if err != nil || rt.Total != int64(len(res.Trades)) {
 		t.Fatalf("round trips: %+v %v", rt, err)
 	}
@@ -155,7 +155,7 @@ func TestTradesPaging(t *testing.T) {
 		{"", -1, 1, "skip must be 0 or more, got -1"},
 		{"", 0, -5, "limit must be 0 or more, got -5"},
 	} {
-		if _, err := results.Trades(b.ctx, b.store.Pool, "task_1", tc.kind, tc.skip, tc.limit); detail(err) != tc.want {
+		if _, err := results.NewService(b.store.Pool).Trades(b.ctx, "task_1", tc.kind, tc.skip, tc.limit); detail(err) != tc.want {
 			t.Errorf("%+v: %v", tc, err)
 		}
 	}
@@ -164,7 +164,7 @@ func TestTradesPaging(t *testing.T) {
 func TestStatisticsFromStoredRows(t *testing.T) {
 	t.Parallel()
 	b, _, res := smallRun(t)
-	got, err := results.Statistics(b.ctx, b.store.Pool, "task_1")
+	got, err := results.NewService(b.store.Pool).Statistics(b.ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +190,11 @@ func TestStatisticsFromStoredRows(t *testing.T) {
 func TestExportCSVLayout(t *testing.T) {
 	t.Parallel()
 	b, _, res := smallRun(t)
-	text, err := results.ExportCSV(b.ctx, b.store.Pool, "task_1")
+	text, err := results.NewService(b.store.Pool).ExportCSV(b.ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, _ := results.GetSummary(b.ctx, b.store.Pool, "task_1")
+	sum, _ := results.NewService(b.store.Pool).GetSummary(b.ctx, "task_1")
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	if len(lines) != 1+12+1+1+1+len(res.Executions) {
 		t.Fatalf("%d lines:\n%s", len(lines), text)
@@ -230,7 +230,7 @@ func TestExportCSVLayout(t *testing.T) {
 func TestExportJSONAndHTML(t *testing.T) {
 	t.Parallel()
 	b, bars, res := smallRun(t)
-	doc, err := results.ExportJSON(b.ctx, b.store.Pool, "task_1")
+	doc, err := results.NewService(b.store.Pool).ExportJSON(b.ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestExportJSONAndHTML(t *testing.T) {
 	if doc.EquityCurve[10].Value != res.Equity[10].Value || doc.Drawdown[10].Drawdown != res.Equity[10].Drawdown {
 		t.Errorf("equity point 10: %+v %+v vs %+v", doc.EquityCurve[10], doc.Drawdown[10], res.Equity[10])
 	}
-	page, err := results.ExportHTML(b.ctx, b.store.Pool, "task_1")
+	page, err := results.NewService(b.store.Pool).ExportHTML(b.ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,12 +75,12 @@ func TestStoredStatisticsMatchComputed(t *testing.T) {
 	if err := b.pool().QueryRow(b.ctx, `SELECT count(*) FROM result_statistics WHERE task_id = 'task_1'`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("stored statistics rows: %d %v", n, err)
 	}
-	stored, err := results.Statistics(b.ctx, b.pool(), "task_1")
+	stored, err := results.NewService(b.pool()).Statistics(b.ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.exec(t, `DELETE FROM result_statistics WHERE task_id = 'task_1'`)
-	computed, err := results.Statistics(b.ctx, b.pool(), "task_1")
+	computed, err := results.NewService(b.pool()).Statistics(b.ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestStoredStatisticsMatchComputed(t *testing.T) {
 	if err := b.pool().QueryRow(b.ctx, `SELECT count(*) FROM result_statistics`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("statistics rows after the result was deleted: %d %v", n, err)
 	}
-	if _, err := results.Statistics(b.ctx, b.pool(), "task_1"); err == nil {
+	if _, err := results.NewService(b.pool()).Statistics(b.ctx, "task_1"); err == nil {
 		t.Error("statistics of a deleted result")
 	}
 }

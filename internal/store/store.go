@@ -24,8 +24,10 @@ import (
 
 const idleInTx = "idle_in_transaction_session_timeout"
 
-// ErrNotFound is returned when a looked-up row does not exist.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound is what a query for one row returns when there is none. The generated
+// queries return pgx's error as it is; this is its one name outside the store, so that no
+// other package depends on the driver to tell "not found" from a failure.
+var ErrNotFound = pgx.ErrNoRows
 
 // Store bundles the pool with the generated queries.
 type Store struct {
@@ -136,14 +138,6 @@ func migrateGoose(ctx context.Context, sqlDB *sql.DB, log *slog.Logger) error {
 		log.Info("migration applied", "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
 	}
 	return nil
-}
-
-// NotFound turns pgx.ErrNoRows into ErrNotFound, leaving other errors as they are.
-func NotFound(err error) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ErrNotFound
-	}
-	return err
 }
 
 // IsInvalidText reports whether PostgreSQL refused a text value: a NUL character or bytes

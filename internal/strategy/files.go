@@ -54,7 +54,7 @@ func (s *Service) SyncFile(ctx context.Context, path, code string) (*Strategy, S
 	sync := func(tx pgx.Tx) error {
 		row, err := s.store.GetStrategyByOrigin(ctx, tx, path)
 		switch {
-		case errors.Is(store.NotFound(err), store.ErrNotFound):
+		case errors.Is(err, store.ErrNotFound):
 			out, err = s.insert(ctx, tx, name, info.Description, code, path, info)
 			result = Created
 			return err
@@ -94,7 +94,7 @@ func (s *Service) SyncFile(ctx context.Context, path, code string) (*Strategy, S
 func (s *Service) RemoveFile(ctx context.Context, path string) (string, bool, error) {
 	row, err := s.store.GetStrategyByOrigin(ctx, s.store.Pool, path)
 	if err != nil {
-		if errors.Is(store.NotFound(err), store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return "", false, nil
 		}
 		return "", false, fmt.Errorf("strategy of %s: %w", path, err)

@@ -302,7 +302,7 @@ func (s *Service) Replace(ctx context.Context, id string, up Upload) (*Strategy,
 func (s *Service) replace(ctx context.Context, tx pgx.Tx, id, name, description, code, origin string, info *jsrt.StrategyInfo) (*Strategy, error) {
 	head, err := s.store.LockStrategy(ctx, tx, id)
 	if err != nil {
-		if errors.Is(store.NotFound(err), store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, NotFound(id)
 		}
 		return nil, fmt.Errorf("lock strategy %s: %w", id, err)
@@ -354,7 +354,7 @@ func (s *Service) Get(ctx context.Context, id string) (*Strategy, error) {
 func (s *Service) get(ctx context.Context, db store.DBTX, id string) (*Strategy, error) {
 	row, err := s.store.GetLiveStrategy(ctx, db, id)
 	if err != nil {
-		if errors.Is(store.NotFound(err), store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, NotFound(id)
 		}
 		return nil, fmt.Errorf("get strategy %s: %w", id, err)
@@ -435,7 +435,7 @@ func (s *Service) VersionOf(ctx context.Context, id string, n int) (*Version, er
 	}
 	r, err := s.store.GetStrategyVersion(ctx, s.store.Pool, store.GetStrategyVersionParams{StrategyID: id, Version: int32(n)})
 	if err != nil {
-		if errors.Is(store.NotFound(err), store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, apperr.NotFound("Strategy version not found: %s version %d", id, n)
 		}
 		return nil, fmt.Errorf("get version %d of %s: %w", n, id, err)
@@ -459,7 +459,7 @@ func (s *Service) SaveConfig(ctx context.Context, id string, values map[string]a
 	var out *Strategy
 	err := s.store.WithTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.store.LockStrategy(ctx, tx, id); err != nil {
-			if errors.Is(store.NotFound(err), store.ErrNotFound) {
+			if errors.Is(err, store.ErrNotFound) {
 				return NotFound(id)
 			}
 			return fmt.Errorf("lock strategy %s: %w", id, err)

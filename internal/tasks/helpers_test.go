@@ -225,7 +225,7 @@ func (b *bundle) wait(t testing.TB, id string, states ...string) tasks.Task {
 func (b *bundle) jobState(t testing.TB, id int64) (state string, attempt int) {
 	t.Helper()
 	err := b.store.Pool.QueryRow(b.ctx, `SELECT state::text, attempt FROM river_job WHERE id = $1`, id).Scan(&state, &attempt)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return "", 0
 	}
 	if err != nil {

@@ -53,7 +53,7 @@ func (s *Service) holdLease(ctx context.Context, t store.Task, stop context.Canc
 			s.log.Warn("slow lease renewal: the database or this process is overloaded", "task", t.ID, "took", d, "lease_timeout", s.cfg.Lease)
 		}
 		switch {
-		case errors.Is(err, pgx.ErrNoRows):
+		case errors.Is(err, store.ErrNotFound):
 			stop(errLeaseLost)
 			return
 		case err != nil && ctx.Err() == nil:

@@ -60,7 +60,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 		}
 		return s.q.StartTaskAttempt(ctx, tx, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID, Worker: &s.worker})
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -99,7 +99,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	var done bool
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.q.CompleteTask(ctx, tx, store.CompleteTaskParams{ID: row.ID, Attempt: attempt, TotalBars: int32(len(res.Equity)), Lease: row.Lease}); err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
+			if errors.Is(err, store.ErrNotFound) {
 				return nil // cancelled while it finished (the cancel stands), or the lease is lost
 			}
 			return fmt.Errorf("complete %s: %w", row.ID, err)
@@ -138,7 +138,7 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 	}
 	ver, err := s.q.TaskRecordedVersion(ctx, s.db.Pool, store.TaskRecordedVersionParams{StrategyID: t.StrategyID, Version: t.StrategyVersion})
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, &failure{msg: fmt.Sprintf("Strategy version not found: %s version %d", t.StrategyID, t.StrategyVersion), permanent: true}, nil
 		}
 		return nil, nil, fmt.Errorf("load strategy version: %w", err)
@@ -208,7 +208,7 @@ func (s *Service) handBack(t store.Task) error {
 	var back bool
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.q.HandBackTask(ctx, tx, store.HandBackTaskParams{ID: t.ID, Attempt: t.Attempt, Lease: t.Lease}); err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
+			if errors.Is(err, store.ErrNotFound) {
 				return nil // cancelled or finished meanwhile
 			}
 			return err
@@ -257,7 +257,7 @@ func (s *Service) fail(t store.Task, msg string) {
 	var done bool
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.q.FailTask(ctx, tx, store.FailTaskParams{Error: &msg, ID: t.ID, Attempt: t.Attempt, Lease: t.Lease}); err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
+			if errors.Is(err, store.ErrNotFound) {
 				return nil
 			}
 			return err

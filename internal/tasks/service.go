@@ -275,14 +275,14 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 		version = &v
 	}
 	sv, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, store.TaskStrategyVersionParams{ID: *req.StrategyID, Version: version})
-	if errors.Is(err, pgx.ErrNoRows) && version != nil {
+	if errors.Is(err, store.ErrNotFound) && version != nil {
 		// Tell a missing version from a missing strategy.
 		if _, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, store.TaskStrategyVersionParams{ID: *req.StrategyID}); err == nil {
 			return Task{}, apperr.NotFound("Strategy %s has no version %d", *req.StrategyID, *version)
 		}
 	}
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return Task{}, apperr.NotFound("Strategy not found: %s", *req.StrategyID)
 		}
 		return Task{}, fmt.Errorf("load strategy %s: %w", *req.StrategyID, err)
@@ -395,7 +395,7 @@ func (s *Service) resolveData(ctx context.Context, reqSource, reqSymbol *string)
 	} else {
 		def, err := s.q.TaskDefaultSource(ctx, s.db.Pool)
 		if err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
+			if errors.Is(err, store.ErrNotFound) {
 				return "", "", apperr.Invalid("No built-in data source is configured: give data_source")
 			}
 			return "", "", fmt.Errorf("default data source: %w", err)
@@ -490,7 +490,7 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, error) {
 func (s *Service) Get(ctx context.Context, id string) (Task, error) {
 	row, err := s.q.GetTask(ctx, s.db.Pool, id)
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return Task{}, TaskNotFound(id)
 		}
 		return Task{}, fmt.Errorf("get task %s: %w", id, err)
@@ -516,7 +516,7 @@ func (s *Service) Get(ctx context.Context, id string) (Task, error) {
 func (s *Service) Progress(ctx context.Context, id string) (ProgressInfo, error) {
 	row, err := s.q.GetTask(ctx, s.db.Pool, id)
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return ProgressInfo{}, TaskNotFound(id)
 		}
 		return ProgressInfo{}, fmt.Errorf("get task %s: %w", id, err)
@@ -534,7 +534,7 @@ func (s *Service) Cancel(ctx context.Context, id string) (t Task, changed bool, 
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		cur, err := s.q.GetTaskForUpdate(ctx, tx, id)
 		if err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
+			if errors.Is(err, store.ErrNotFound) {
 				return TaskNotFound(id)
 			}
 			return fmt.Errorf("get task %s: %w", id, err)
@@ -586,9 +586,9 @@ func (s *Service) Retry(ctx context.Context, id string) (Task, error) {
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		row, err = s.q.RetryTask(ctx, tx, id)
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			cur, err := s.q.GetTask(ctx, tx, id)
-			if errors.Is(err, pgx.ErrNoRows) {
+			if errors.Is(err, store.ErrNotFound) {
 				return TaskNotFound(id)
 			}
 			if err != nil {
@@ -656,7 +656,7 @@ func (s *Service) Logs(ctx context.Context, id string, f LogFilter) ([]LogEntry,
 // unknown task gives none.
 func (s *Service) FinalState(ctx context.Context, id string) (complete bool, attempt int, frame []byte, err error) {
 	row, err := s.q.GetTask(ctx, s.db.Pool, id)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return false, 0, nil, nil
 	}
 	if err != nil {
@@ -694,7 +694,7 @@ func (s *Service) Result(ctx context.Context, id string) (Task, json.RawMessage,
 		return t, nil, nil
 	}
 	sum, err := s.storedSummary(ctx, id)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return t, nil, nil
 	}
 	if err != nil {
