@@ -85,10 +85,13 @@ type bench struct {
 	source string
 	sma    string
 	ticker string
+	// client keeps a connection per concurrent caller alive, as an API client pool does
+	// (http.DefaultClient keeps two, so 50 submitters would open a connection per request).
+	client *http.Client
 }
 
 func run() error {
-	var b bench
+	b := bench{client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}}
 	var only string
 	var runs, nEvents, flood, submitters, conns int
 	var gap time.Duration
@@ -158,7 +161,7 @@ func (b *bench) call(method, path string, body any, out any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := b.client.Do(req)
 	if err != nil {
 		return err
 	}
@@ -493,6 +496,7 @@ func (b *bench) flood(n, submitters int) error {
 	stopReads := make(chan struct{})
 	readsDone := make(chan struct{})
 	var getOne, getList []time.Duration
+	var slowest, slowestAt time.Duration // the slowest single read and when it started
 	go func() {
 		defer close(readsDone)
 		for i := 0; ; i++ {
@@ -508,6 +512,9 @@ func (b *bench) flood(n, submitters int) error {
 			t := time.Now()
 			if b.call("GET", "/api/backtests/"+id, nil, nil) == nil {
 				getOne = append(getOne, time.Since(t))
+				if d := time.Since(t); d > slowest {
+					slowest, slowestAt = d, t.Sub(t0)
+				}
 			}
 			t = time.Now()
 			if b.call("GET", "/api/backtests?limit=100", nil, nil) == nil {
@@ -560,7 +567,7 @@ func (b *bench) flood(n, submitters int) error {
 		n, submitted.Round(time.Millisecond), submitters, total.Round(time.Millisecond), float64(n)/total.Seconds())
 	fmt.Printf("  completed %d, failed %d, cancelled %d, lost %d; most seen running at once: %d\n",
 		counts["completed"], counts["failed"], counts["cancelled"], n-counts["completed"]-counts["failed"]-counts["cancelled"], maxRunning)
-	fmt.Printf("  reads while it ran: GET /api/backtests/{id} %s\n", stats(getOne))
+	fmt.Printf("  reads while it ran: GET /api/backtests/{id} %s; slowest started %s in\n", stats(getOne), slowestAt.Round(time.Millisecond))
 	fmt.Printf("                      GET /api/backtests?limit=100 %s\n", stats(getList))
 	if counts["completed"] != n {
 		return fmt.Errorf("%d of %d tasks completed", counts["completed"], n)
