@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/backtestd/backtestd/backtest"
 	"github.com/backtestd/backtestd/examples"
 	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/engine"
@@ -113,20 +114,20 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if sym == "" {
 		sym = strings.TrimSuffix(filepath.Base(*data), filepath.Ext(*data))
 	}
-	cfg := jsrt.RunConfig{
+	cfg := backtest.Config{
 		Code: string(code), Params: map[string]any(params),
-		Feeds: []engine.Feed{{Symbol: sym, Bars: bars}},
-		Cash:  *cash, Commission: *commission, WallTimeLimit: *timeout,
+		Feeds: []backtest.Feed{{Symbol: sym, Bars: bars}},
+		Cash:  *cash, Commission: *commission, TimeLimit: *timeout,
 	}
 	if !*quiet {
-		cfg.OnLog = func(l engine.LogEntry) {
+		cfg.OnLog = func(l backtest.LogEntry) {
 			if l.Source == "strategy" {
 				fmt.Fprintf(stderr, "%s %-7s %s\n", l.Time.Format("2006-01-02"), l.Level, l.Message)
 			}
 		}
 	}
 	start := time.Now()
-	res, err := jsrt.Run(ctx, cfg)
+	res, err := backtest.Run(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", info.ClassName, err)
 	}
@@ -139,7 +140,7 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			Symbol     string            `json:"symbol"`
 			Statistics engine.Statistics `json:"statistics"`
 			Result     *engine.Result    `json:"result"`
-		}{info.ClassName, info.Params, params, sym, engine.ComputeStatistics(res.InitialCash, res.Equity, res.Trades, res.Summary.SQN), res}
+		}{info.ClassName, info.Params, params, sym, backtest.ComputeStatistics(res), res}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

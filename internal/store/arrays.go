@@ -60,17 +60,7 @@ func arrayHeader(buf []byte, elem uint32, n int) []byte {
 type float8ArrayPlan struct{}
 
 func (float8ArrayPlan) Encode(value any, buf []byte) ([]byte, error) {
-	v := value.([]float64)
-	if v == nil {
-		return nil, nil
-	}
-	buf = arrayHeader(buf, pgtype.Float8OID, len(v))
-	buf = grow(buf, 12*len(v))
-	for _, x := range v {
-		buf = binary.BigEndian.AppendUint32(buf, 8)
-		buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(x))
-	}
-	return buf, nil
+	return appendArray(buf, pgtype.Float8OID, value.([]float64), math.Float64bits), nil
 }
 
 // PostgreSQL's timestamps count microseconds from 2000-01-01 UTC.
@@ -79,19 +69,26 @@ var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
 type timestamptzArrayPlan struct{}
 
 func (timestamptzArrayPlan) Encode(value any, buf []byte) ([]byte, error) {
-	v := value.([]time.Time)
-	if v == nil {
-		return nil, nil
-	}
-	buf = arrayHeader(buf, pgtype.TimestamptzOID, len(v))
-	buf = grow(buf, 12*len(v))
-	for _, t := range v {
-		buf = binary.BigEndian.AppendUint32(buf, 8)
+	return appendArray(buf, pgtype.TimestamptzOID, value.([]time.Time), func(t time.Time) uint64 {
 		// As pgx writes a timestamptz: whole seconds, then the microseconds within.
 		micros := t.Unix()*1_000_000 + int64(t.Nanosecond())/1000
-		buf = binary.BigEndian.AppendUint64(buf, uint64(micros-pgEpoch))
+		return uint64(micros - pgEpoch)
+	}), nil
+}
+
+// appendArray appends v as a one-dimensional array of 8-byte elements of type elem,
+// each element's bytes given by bits; a nil v is SQL NULL (nothing appended, nil).
+func appendArray[T any](buf []byte, elem uint32, v []T, bits func(T) uint64) []byte {
+	if v == nil {
+		return nil
 	}
-	return buf, nil
+	buf = arrayHeader(buf, elem, len(v))
+	buf = grow(buf, 12*len(v))
+	for _, x := range v {
+		buf = binary.BigEndian.AppendUint32(buf, 8)
+		buf = binary.BigEndian.AppendUint64(buf, bits(x))
+	}
+	return buf
 }
 
 // grow makes room for n more bytes in one allocation.
