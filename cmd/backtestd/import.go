@@ -14,6 +14,7 @@ import (
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/service"
 )
 
 func init() {
@@ -57,16 +58,7 @@ func importBars(ctx context.Context, args []string, getenv func(string) string, 
 	if *dataDir != "" {
 		cfg.DataDir = *dataDir
 	}
-	log := newLogger(stderr, cfg.LogLevel)
-	db, err := openDatabase(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := marketdata.EnsureBuiltin(ctx, db.Store, false); err != nil {
-		return fmt.Errorf("built-in data source: %w", err)
-	}
-	res, err := marketdata.NewService(db.Store, nil).Import(ctx, *source, *symbol, *name, *tf, bars)
+	res, err := service.Import(ctx, cfg, newLogger(stderr, cfg.LogLevel), *source, *symbol, *name, *tf, bars)
 	if err != nil {
 		return publicError(err)
 	}

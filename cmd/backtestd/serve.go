@@ -11,80 +11,55 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/config"
-	"github.com/backtestd/backtestd/internal/events"
-	"github.com/backtestd/backtestd/internal/httpapi"
-	"github.com/backtestd/backtestd/internal/marketdata"
-	"github.com/backtestd/backtestd/internal/results"
-	"github.com/backtestd/backtestd/internal/strategy"
-	"github.com/backtestd/backtestd/internal/strategydir"
+	"github.com/backtestd/backtestd/service"
 )
 
+func init() {
+	extraCommands["worker"] = workerCommand
+}
+
+// serve is `backtestd serve`: the API, the WebSocket hub and (unless -workers 0) workers.
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	cfg, _, err := config.Load("serve", args, getenv)
 	if err != nil {
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	db, err := openDatabase(ctx, cfg, log)
+	svc, err := service.New(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	// The built-in data source (the default of a task's data_source) and, unless
-	// SAMPLE_DATA=false, its generated sample symbols: created once, skipped when present.
-	if err := marketdata.EnsureBuiltin(ctx, db.Store, cfg.SampleData); err != nil {
-		return fmt.Errorf("built-in data source: %w", err)
-	}
-	// Strategy code is loaded and run only in runner processes from this pool.
-	runners, err := newRunners(cfg, log)
-	if err != nil {
-		return err
-	}
-	defer runners.Close()
-	strategies := strategy.NewService(db.Store, runners, log)
-	if len(cfg.StrategyDirs) > 0 {
-		sw, err := strategydir.Start(ctx, cfg.StrategyDirs, strategies, strategydir.Options{Logger: log})
-		if err != nil {
-			return err
-		}
-		defer sw.Close()
-	}
-
-	// Tasks: River workers unless -workers 0, and the one LISTEN connection feeding the
-	// WebSocket hub. Shutdown order: HTTP, River (soft, then hard), listener, pools.
-	taskRT, err := startTaskRuntime(ctx, cfg, db.URL, runners, log, true)
-	if err != nil {
-		return err
-	}
-	hub := events.NewHub()
-	stopListener := startListener(db.URL, hub, taskRT.svc, log)
-
-	api := httpapi.New(apiConfig(cfg), httpapi.Deps{
-		Store:      db.Store,
-		Logger:     log,
-		Tasks:      taskRT.svc,
-		Hub:        hub,
-		Strategies: strategies,
-		Data:       marketdata.NewService(db.Store, taskRT.client),
-		Results:    results.NewService(db.Store.Pool),
-	})
-	err = listenAndServe(ctx, cfg.Listen, newHTTPServer(cfg, api), log)
-	taskRT.stopWorkers()
-	stopListener()
-	taskRT.close()
+	// Shutdown order: HTTP, then the service (workers softly, then hard; listener; pools).
+	err = listenAndServe(ctx, cfg.Listen, newHTTPServer(cfg, svc.Handler()), log)
+	svc.Close()
 	return err
 }
 
-// apiConfig is the API's share of the settings.
-func apiConfig(cfg config.Config) httpapi.Config {
-	return httpapi.Config{
-		BasePath:          cfg.BasePath,
-		CORSOrigins:       cfg.CORSOrigins,
-		WSMaxConns:        cfg.WSMaxConns,
-		WSMaxConnsPerAddr: cfg.WSMaxConnsPerAddr,
-		WSMsgRate:         cfg.WSMsgRate,
-		WSMsgBurst:        cfg.WSMsgBurst,
+// workerCommand is `backtestd worker`: River workers only, no HTTP.
+func workerCommand(ctx context.Context, args []string, getenv func(string) string, _, stderr io.Writer) error {
+	cfg, _, err := config.Load("worker", args, getenv)
+	if err != nil {
+		return err
 	}
+	log := newLogger(stderr, cfg.LogLevel)
+	svc, err := service.NewWorker(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	log.Info("worker running", "workers", cfg.Workers)
+	<-ctx.Done()
+	log.Info("worker stopping")
+	svc.Close()
+	return nil
+}
+
+// migrate is `backtestd migrate`: apply the migrations and exit.
+func migrate(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, _, err := config.Load("migrate", args, getenv)
+	if err != nil {
+		return err
+	}
+	return service.Migrate(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 }
 
 // newHTTPServer is the server for h with the configured limits, so that a client sending

@@ -30,20 +30,35 @@ import (
 // The database is dropped when t ends.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
+	url, drop, err := Create()
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Logf("pgtest: %v", err)
+		}
+	})
+	return url
+}
+
+// Create creates an empty-but-migrated database and returns its URL and the function
+// that drops it, for code without a testing.TB (a TestMain, an Example's setup).
+func Create() (url string, drop func() error, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	admin, err := serverURL(ctx)
 	if err != nil {
-		t.Fatalf("pgtest: %v", err)
+		return "", nil, err
 	}
 	tmpl, err := ensureTemplate(ctx, admin)
 	if err != nil {
-		t.Fatalf("pgtest: template: %v", err)
+		return "", nil, fmt.Errorf("template: %w", err)
 	}
 	name := "backtestd_test_" + randomSuffix()
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
-		t.Fatalf("pgtest: connect: %v", err)
+		return "", nil, fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(ctx)
 	// Concurrent clones of one template can collide briefly; retry.
@@ -55,22 +70,22 @@ func NewDatabase(t testing.TB) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if err != nil {
-		t.Fatalf("pgtest: create database: %v", err)
+		return "", nil, fmt.Errorf("create database: %w", err)
 	}
-	t.Cleanup(func() {
+	drop = func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		c, err := pgx.Connect(ctx, admin)
 		if err != nil {
-			t.Logf("pgtest: drop %s: %v", name, err)
-			return
+			return fmt.Errorf("drop %s: %w", name, err)
 		}
 		defer c.Close(ctx)
 		if _, err := c.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)); err != nil {
-			t.Logf("pgtest: drop %s: %v", name, err)
+			return fmt.Errorf("drop %s: %w", name, err)
 		}
-	})
-	return withDatabase(admin, name)
+		return nil
+	}
+	return withDatabase(admin, name), drop, nil
 }
 
 // serverURL returns a URL for the maintenance database of the test server.

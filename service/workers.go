@@ -1,9 +1,8 @@
-package main
+package service
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime"
 	"time"
@@ -18,40 +17,6 @@ import (
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
-
-func init() { extraCommands["worker"] = workerCommand }
-
-// workerCommand is `backtestd worker`: River workers only, no HTTP.
-func workerCommand(ctx context.Context, args []string, getenv func(string) string, _, stderr io.Writer) error {
-	cfg, _, err := config.Load("worker", args, getenv)
-	if err != nil {
-		return err
-	}
-	if cfg.Workers < 1 {
-		return fmt.Errorf("worker: -workers must be at least 1")
-	}
-	log := newLogger(stderr, cfg.LogLevel)
-	db, err := openDatabase(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	runners, err := newRunners(cfg, log)
-	if err != nil {
-		return err
-	}
-	defer runners.Close()
-	rt, err := startTaskRuntime(ctx, cfg, db.URL, runners, log, false)
-	if err != nil {
-		return err
-	}
-	log.Info("worker running", "workers", cfg.Workers)
-	<-ctx.Done()
-	log.Info("worker stopping")
-	rt.stopWorkers()
-	rt.close()
-	return nil
-}
 
 // newRunners is the pool of runner processes strategy code runs in, with the configured
 // limits.

@@ -1,10 +1,9 @@
-package main
+package service
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 
@@ -101,17 +100,4 @@ func (d *database) stopCluster() {
 		return
 	}
 	d.log.Info("private cluster stopped")
-}
-
-func migrate(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	cfg, _, err := config.Load("migrate", args, getenv)
-	if err != nil {
-		return err
-	}
-	db, err := openDatabase(ctx, cfg, newLogger(stderr, cfg.LogLevel))
-	if err != nil {
-		return err
-	}
-	db.Close()
-	return nil
 }

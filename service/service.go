@@ -1,0 +1,204 @@
+// Package service builds the backtest service for a Go program that mounts it in its own
+// HTTP server: the API and WebSocket handler (the same as `backtestd serve`'s, under a
+// path prefix of your choice), the backtest workers and the database they share. It is
+// what `backtestd serve` and `backtestd worker` run.
+//
+// Strategy code runs in runner processes that are the program itself, re-executed: the
+// program's main must call RunnerMain before anything else.
+//
+//	func main() {
+//		service.RunnerMain()
+//		cfg, err := service.LoadConfig(os.Getenv)
+//		...
+//		cfg.BasePath = "/bt"
+//		svc, err := service.New(ctx, cfg, slog.Default())
+//		...
+//		defer svc.Close()
+//		mux.Handle("/bt/", svc.Handler())
+//	}
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/backtestd/backtestd/internal/config"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/httpapi"
+	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/runner"
+	"github.com/backtestd/backtestd/internal/strategy"
+	"github.com/backtestd/backtestd/internal/strategydir"
+)
+
+// Config is the service's settings: those of `backtestd serve`, each documented with its
+// flag and environment variable in the README's Configuration section. Start from
+// LoadConfig.
+type Config = config.Config
+
+// LoadConfig returns the settings `backtestd serve` would run with given this environment
+// (getenv is usually os.Getenv): the defaults, overridden by the environment variables.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	cfg, _, err := config.Load("service", nil, getenv)
+	return cfg, err
+}
+
+// RunnerMain makes this process a runner when the service started it as one: it runs
+// strategy code as told and exits. Otherwise it returns at once. Call it first in main.
+func RunnerMain() {
+	if runner.IsChild() {
+		os.Exit(runner.ChildMain())
+	}
+}
+
+// Service is a running service: its database (migrated), runner processes, workers
+// (unless Config.Workers is 0), the LISTEN connection feeding WebSocket clients and the
+// HTTP handler. Close stops it.
+type Service struct {
+	db      *database
+	runners *runner.Pool
+	watcher *strategydir.Watcher
+	tasks   *taskRuntime
+	stopHub func()
+	handler http.Handler
+}
+
+// New opens the database (cfg.DatabaseURL, or a private cluster in cfg.DataDir when it is
+// empty), applies migrations, loads the built-in data source and starts the workers. The
+// handler serves under cfg.BasePath.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
+	s, err := open(ctx, cfg, log, true)
+	if err != nil {
+		return nil, err
+	}
+	// The built-in data source (the default of a task's data_source) and, unless
+	// SampleData is false, its generated sample symbols: created once, skipped when present.
+	if err := marketdata.EnsureBuiltin(ctx, s.db.Store, cfg.SampleData); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("built-in data source: %w", err)
+	}
+	strategies := strategy.NewService(s.db.Store, s.runners, log)
+	if len(cfg.StrategyDirs) > 0 {
+		if s.watcher, err = strategydir.Start(ctx, cfg.StrategyDirs, strategies, strategydir.Options{Logger: log}); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	hub := events.NewHub()
+	s.stopHub = startListener(s.db.URL, hub, s.tasks.svc, log)
+	s.handler = httpapi.New(apiConfig(cfg), httpapi.Deps{
+		Store:      s.db.Store,
+		Logger:     log,
+		Tasks:      s.tasks.svc,
+		Hub:        hub,
+		Strategies: strategies,
+		Data:       marketdata.NewService(s.db.Store, s.tasks.client),
+		Results:    results.NewService(s.db.Store.Pool),
+	})
+	return s, nil
+}
+
+// NewWorker is New without the HTTP side: workers only (cfg.Workers must be at least 1),
+// as `backtestd worker` runs. Its Handler is nil.
+func NewWorker(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
+	if cfg.Workers < 1 {
+		return nil, fmt.Errorf("worker: -workers must be at least 1")
+	}
+	return open(ctx, cfg, log, false)
+}
+
+func open(ctx context.Context, cfg Config, log *slog.Logger, serving bool) (*Service, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Service{}
+	var err error
+	if s.db, err = openDatabase(ctx, cfg, log); err != nil {
+		return nil, err
+	}
+	// Strategy code is loaded and run only in runner processes from this pool.
+	if s.runners, err = newRunners(cfg, log); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.tasks, err = startTaskRuntime(ctx, cfg, s.db.URL, s.runners, log, serving); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Migrate applies the database migrations (starting the private cluster when
+// cfg.DatabaseURL is empty) and returns.
+func Migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
+	db, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	db.Close()
+	return nil
+}
+
+// Handler is the API and WebSocket handler, serving under Config.BasePath.
+func (s *Service) Handler() http.Handler { return s.handler }
+
+// Close stops the service after the HTTP server using Handler has shut down: the workers
+// stop taking jobs, running backtests may finish within Config.ShutdownGrace and the rest
+// go back to the queue for another worker; then the listener, the runner processes and the
+// database (a private cluster this process started is stopped).
+func (s *Service) Close() {
+	if s.tasks != nil {
+		s.tasks.stopWorkers()
+	}
+	if s.stopHub != nil {
+		s.stopHub()
+	}
+	if s.tasks != nil {
+		s.tasks.close()
+	}
+	if s.watcher != nil {
+		s.watcher.Close()
+	}
+	if s.runners != nil {
+		s.runners.Close()
+	}
+	if s.db != nil {
+		s.db.Close()
+	}
+}
+
+// apiConfig is the API's share of the settings.
+func apiConfig(cfg config.Config) httpapi.Config {
+	return httpapi.Config{
+		BasePath:          cfg.BasePath,
+		CORSOrigins:       cfg.CORSOrigins,
+		WSMaxConns:        cfg.WSMaxConns,
+		WSMaxConnsPerAddr: cfg.WSMaxConnsPerAddr,
+		WSMsgRate:         cfg.WSMsgRate,
+		WSMsgBurst:        cfg.WSMsgBurst,
+	}
+}
+
+// ImportResult counts what an import did.
+type ImportResult = marketdata.ImportResult
+
+// Import stores bars of symbol in a data source, all or nothing, as POST
+// /api/data/{source}/{symbol}/bars does (the `backtestd import` command): bars new to the
+// symbol are added and stored ones updated; the symbol is registered (named name) when
+// new. tf is the bars' timeframe, inferred from their spacing when empty.
+func Import(ctx context.Context, cfg Config, log *slog.Logger, source, symbol, name, tf string, bars []engine.Bar) (ImportResult, error) {
+	db, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	defer db.Close()
+	if err := marketdata.EnsureBuiltin(ctx, db.Store, false); err != nil {
+		return ImportResult{}, fmt.Errorf("built-in data source: %w", err)
+	}
+	return marketdata.NewService(db.Store, nil).Import(ctx, source, symbol, name, tf, bars)
+}
