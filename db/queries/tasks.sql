@@ -145,10 +145,6 @@ WHERE task_attempts.status IN ('pending', 'running');
 UPDATE task_attempts SET status = @status, error = @error, completed_at = now()
 WHERE task_id = @task_id AND attempt = @attempt;
 
--- name: TaskResultSummary :one
--- The stored summary of a completed task, for the final-state event of late subscribers.
-SELECT * FROM results WHERE task_id = $1;
-
 -- name: TaskListStrategies :many
 -- Strategies for the secondary API's GET /strategies, oldest first.
 SELECT s.id, s.name, s.description, s.current_version, v.class_name, v.params

@@ -298,8 +298,9 @@ func TestStrategyBadCode(t *testing.T) {
 					t.Fatalf("line %v, want %v (body %v)", got["line"], tt.wantLine, got)
 				}
 			}
-			// A guard against hangs, not a timing assertion: the loader's own limit is 0.5 s.
-			if d := time.Since(start); d > 10*time.Second {
+			// A guard against hangs, not a timing assertion: the loader's own limit is 0.5 s
+			// of computing, but a machine busier than the stress test took 16 s.
+			if d := time.Since(start); d > time.Minute {
 				t.Fatalf("took %s", d)
 			}
 		})

@@ -70,7 +70,7 @@ func Inspect(ctx context.Context, code string) (*StrategyInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("install prelude: %w", err)
 	}
-	g := startGuard(ctx, rt, InspectTimeLimit, InspectMemoryLimit)
+	g := startLoadGuard(ctx, rt, InspectTimeLimit, InspectMemoryLimit)
 	_, info, lerr := loadStrategy(rt, g, code, base)
 	g.stop()
 	if lerr != nil {

@@ -78,16 +78,44 @@ func heapBytes() uint64 {
 	return s[0].Value.Uint64()
 }
 
+// startGuard watches rt for a run: interrupted when ctx ends, wall time passes or the heap
+// grows by more than mem.
 func startGuard(ctx context.Context, rt *goja.Runtime, wall time.Duration, mem uint64) *guard {
+	return watch(ctx, rt, limits{wall: wall, mem: mem})
+}
+
+// startLoadGuard watches rt while it loads code: the limit is on computing, not waiting.
+// It interrupts when both wall time and this process's CPU time since the start pass
+// limit, so code that computes for longer is cut, but a valid strategy is not rejected
+// because a busy machine left its process waiting for a core; and in any case after
+// loadWallCap times limit.
+func startLoadGuard(ctx context.Context, rt *goja.Runtime, limit time.Duration, mem uint64) *guard {
+	return watch(ctx, rt, limits{wall: limit, cpu: limit, wallCap: loadWallCap * limit, mem: mem})
+}
+
+// loadWallCap bounds a load on a starved machine: 20 times its limit of computing.
+const loadWallCap = 20
+
+type limits struct {
+	wall    time.Duration // time limit (with cpu set: the wall-time half of it)
+	cpu     time.Duration // when set, the limit also needs this much CPU time of the process
+	wallCap time.Duration // with cpu set: the wall time after which the limit applies anyway
+	mem     uint64        // heap growth in bytes
+}
+
+func watch(ctx context.Context, rt *goja.Runtime, lim limits) *guard {
 	g := &guard{rt: rt, done: make(chan struct{})}
 	base := heapBytes()
-	deadline := time.NewTimer(wall)
+	start, cpuStart := time.Now(), processCPU()
+	deadline := time.NewTimer(lim.wall)
 	tick := time.NewTicker(watchdogInterval)
+	timeout := &RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", lim.wall)}
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
 		defer deadline.Stop()
 		defer tick.Stop()
+		wallPassed := false
 		for {
 			select {
 			case <-g.done:
@@ -96,11 +124,18 @@ func startGuard(ctx context.Context, rt *goja.Runtime, wall time.Duration, mem u
 				g.interrupt(Cancelled(ctx.Err()))
 				return
 			case <-deadline.C:
-				g.interrupt(&RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", wall)})
-				return
+				if lim.cpu == 0 {
+					g.interrupt(timeout)
+					return
+				}
+				wallPassed = true
 			case <-tick.C:
-				if h := heapBytes(); h > base && h-base > mem {
-					g.interrupt(&RunError{Kind: "memory", Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", mem>>20)})
+				if h := heapBytes(); h > base && h-base > lim.mem {
+					g.interrupt(&RunError{Kind: "memory", Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", lim.mem>>20)})
+					return
+				}
+				if wallPassed && (processCPU()-cpuStart >= lim.cpu || time.Since(start) >= lim.wallCap) {
+					g.interrupt(timeout)
 					return
 				}
 			}

@@ -139,19 +139,18 @@ func categoryAxis(dates []string, extra obj) obj {
 	return a
 }
 
-// SMA is the simple moving average of closes over n bars; nil before n bars.
-func SMA(bars []engine.Bar, n int) []*float64 {
-	out := make([]*float64, len(bars))
-	sum := 0.0
+// closeSMA is the engine's simple moving average of closes over n bars (the strategies' own
+// ind.SMA), nil before n bars.
+func closeSMA(bars []engine.Bar, n int) []*float64 {
+	closes := make([]float64, len(bars))
 	for i, b := range bars {
-		sum += b.Close
-		if i >= n {
-			sum -= bars[i-n].Close
-		}
-		if i >= n-1 {
-			v := sum / float64(n)
-			out[i] = &v
-		}
+		closes[i] = b.Close
+	}
+	ma := engine.SMA(engine.Series{Vals: closes}, n)
+	out := make([]*float64, len(bars))
+	for i := ma.First; i < len(bars); i++ {
+		v := ma.Vals[i]
+		out[i] = &v
 	}
 	return out
 }
@@ -170,7 +169,7 @@ func candlestick(bars []engine.Bar) *ChartConfig {
 	}}
 	for _, n := range []int{5, 10, 20} {
 		series = append(series, obj{
-			"name": fmt.Sprintf("MA%d", n), "type": "line", "data": optFloatSeries(SMA(bars, n)), "smooth": true,
+			"name": fmt.Sprintf("MA%d", n), "type": "line", "data": optFloatSeries(closeSMA(bars, n)), "smooth": true,
 			"showSymbol": false, "lineStyle": obj{"opacity": 0.8, "width": 1},
 		})
 	}

@@ -64,6 +64,29 @@ func (svc *Service) GetSummary(ctx context.Context, taskID string) (Summary, err
 	return summaryOf(r), nil
 }
 
+// EngineSummary is a stored result's summary in the engine's shape: what a run's
+// completion event carries.
+func (svc *Service) EngineSummary(ctx context.Context, taskID string) (engine.Summary, error) {
+	r, err := q.GetResult(ctx, svc.db, taskID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return engine.Summary{}, notFound(taskID)
+		}
+		return engine.Summary{}, fmt.Errorf("get result %s: %w", taskID, err)
+	}
+	winRate := 0.0
+	if r.WinRate != nil {
+		winRate = *r.WinRate
+	}
+	return engine.Summary{
+		InitialCash: r.InitialCash, FinalValue: r.FinalValue, TotalReturn: r.TotalReturn,
+		AnnualReturn: r.AnnualReturn, SharpeRatio: r.SharpeRatio, MaxDrawdown: r.MaxDrawdown,
+		MaxDrawdownPct: r.MaxDrawdownPct, TotalTrades: int(r.TotalTrades), WinRate: winRate,
+		ProfitFactor: r.ProfitFactor, AvgWin: r.AvgWin, AvgLoss: r.AvgLoss, Won: int(r.Won),
+		Lost: int(r.Lost), SQN: r.Sqn, MaxDrawdownDuration: int(r.MaxDrawdownDuration),
+	}, nil
+}
+
 // TradeRow is one execution as the trade list and the CSV export show it: entries and exits
 // both appear; pnl is what that execution realised (0 for an entry).
 type TradeRow struct {

@@ -791,41 +791,6 @@ func (q *Queries) TaskRecordedVersion(ctx context.Context, db DBTX, arg TaskReco
 	return i, err
 }
 
-const taskResultSummary = `-- name: TaskResultSummary :one
-SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at FROM results WHERE task_id = $1
-`
-
-// The stored summary of a completed task, for the final-state event of late subscribers.
-func (q *Queries) TaskResultSummary(ctx context.Context, db DBTX, taskID string) (Result, error) {
-	row := db.QueryRow(ctx, taskResultSummary, taskID)
-	var i Result
-	err := row.Scan(
-		&i.TaskID,
-		&i.Attempt,
-		&i.InitialCash,
-		&i.FinalValue,
-		&i.FinalCash,
-		&i.TotalReturn,
-		&i.AnnualReturn,
-		&i.SharpeRatio,
-		&i.MaxDrawdown,
-		&i.MaxDrawdownPct,
-		&i.MaxDrawdownDuration,
-		&i.TotalTrades,
-		&i.Won,
-		&i.Lost,
-		&i.WinRate,
-		&i.ProfitFactor,
-		&i.AvgWin,
-		&i.AvgLoss,
-		&i.Sqn,
-		&i.Bars,
-		&i.Analyzers,
-		&i.CreatedAt,
-	)
-	return i, err
-}
-
 const taskSourceDefaultSymbol = `-- name: TaskSourceDefaultSymbol :one
 SELECT COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = $1
                  ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text

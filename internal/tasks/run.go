@@ -290,23 +290,13 @@ func (s *Service) publishDone(ctx context.Context, id, session string, attempt i
 		Done: &events.Complete{TaskID: id, Attempt: attempt, Status: status, Error: errText, Result: result}})
 }
 
-// storedSummary reads a completed task's summary in the shape of engine.Summary.
+// storedSummary reads a completed task's summary as its completion event carries it.
 func (s *Service) storedSummary(ctx context.Context, id string) (json.RawMessage, error) {
-	r, err := s.q.TaskResultSummary(ctx, s.db.Pool, id)
+	sum, err := results.NewService(s.db.Pool).EngineSummary(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	winRate := 0.0
-	if r.WinRate != nil {
-		winRate = *r.WinRate
-	}
-	return json.Marshal(engine.Summary{
-		InitialCash: r.InitialCash, FinalValue: r.FinalValue, TotalReturn: r.TotalReturn,
-		AnnualReturn: r.AnnualReturn, SharpeRatio: r.SharpeRatio, MaxDrawdown: r.MaxDrawdown,
-		MaxDrawdownPct: r.MaxDrawdownPct, TotalTrades: int(r.TotalTrades), WinRate: winRate,
-		ProfitFactor: r.ProfitFactor, AvgWin: r.AvgWin, AvgLoss: r.AvgLoss, Won: int(r.Won),
-		Lost: int(r.Lost), SQN: r.Sqn, MaxDrawdownDuration: int(r.MaxDrawdownDuration),
-	})
+	return json.Marshal(sum)
 }
 
 // progress throttles the engine's progress callbacks into events and row updates.
