@@ -88,13 +88,13 @@ func startGuard(ctx context.Context, rt *goja.Runtime, wall time.Duration, mem u
 // It interrupts when both wall time and this process's CPU time since the start pass
 // limit, so code that computes for longer is cut, but a valid strategy is not rejected
 // because a busy machine left its process waiting for a core; and in any case after
-// loadWallCap times limit.
+// LoadWallCap times limit.
 func startLoadGuard(ctx context.Context, rt *goja.Runtime, limit time.Duration, mem uint64) *guard {
-	return watch(ctx, rt, limits{wall: limit, cpu: limit, wallCap: loadWallCap * limit, mem: mem})
+	return watch(ctx, rt, limits{wall: limit, cpu: limit, wallCap: LoadWallCap * limit, mem: mem})
 }
 
-// loadWallCap bounds a load on a starved machine: 20 times its limit of computing.
-const loadWallCap = 20
+// LoadWallCap bounds a load on a starved machine: this many times its limit of computing.
+const LoadWallCap = 20
 
 type limits struct {
 	wall    time.Duration // time limit (with cpu set: the wall-time half of it)

@@ -459,6 +459,13 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, onFr
 	if key != nil {
 		c.key = *key
 	}
+	// Loading code is limited on computing (see jsrt's load guard): the deadline below
+	// then waits for the child's CPU time too, up to the guard's wall-time cap.
+	var cpu0 time.Duration
+	if req.Inspect {
+		cpu0, _ = cpuTime(c.cmd.Process.Pid)
+	}
+	sent := time.Now()
 	if err := c.enc.Encode(req); err != nil {
 		return message{}, nil, fmt.Errorf("runner: send request: %w", err)
 	}
@@ -502,6 +509,12 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, onFr
 		case <-ctx.Done():
 			kill(jsrt.Cancelled(ctx.Err()))
 		case <-deadline.C:
+			if req.Inspect && time.Since(sent) < jsrt.LoadWallCap*req.TimeLimit+killGrace {
+				if used, err := cpuTime(c.cmd.Process.Pid); err == nil && used-cpu0 < req.TimeLimit+killGrace {
+					deadline.Reset(memPoll) // starved, not computing: look again shortly
+					break
+				}
+			}
 			kill(&jsrt.RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", req.TimeLimit)})
 		case <-poll.C:
 			if n, err := rss(c.cmd.Process.Pid); err == nil && n > req.MemoryLimit {
