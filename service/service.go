@@ -76,12 +76,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The built-in data source (the default of a task's data_source) and, unless
-	// SampleData is false, its generated sample symbols: created once, skipped when present.
-	if err := marketdata.EnsureBuiltin(ctx, s.db.Store, cfg.SampleData); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("built-in data source: %w", err)
-	}
 	strategies := strategy.NewService(s.db.Store, s.runners, log)
 	if len(cfg.StrategyDirs) > 0 {
 		if s.watcher, err = strategydir.Start(ctx, cfg.StrategyDirs, strategies, strategydir.Options{Logger: log}); err != nil {
@@ -120,6 +114,15 @@ func open(ctx context.Context, cfg Config, log *slog.Logger, serving bool) (*Ser
 	var err error
 	if s.db, err = openDatabase(ctx, cfg, log); err != nil {
 		return nil, err
+	}
+	if serving {
+		// The built-in data source (the default of a task's data_source) and, unless
+		// SampleData is false, its generated sample symbols: created once, skipped when
+		// present, before any worker runs a task.
+		if err := marketdata.EnsureBuiltin(ctx, s.db.Store, cfg.SampleData); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("built-in data source: %w", err)
+		}
 	}
 	// Strategy code is loaded and run only in runner processes from this pool.
 	if s.runners, err = newRunners(cfg, log); err != nil {

@@ -54,25 +54,31 @@ func summaryOf(r store.Result) Summary {
 
 // GetSummary returns the stored summary of taskID.
 func (svc *Service) GetSummary(ctx context.Context, taskID string) (Summary, error) {
-	r, err := q.GetResult(ctx, svc.db, taskID)
+	r, err := svc.result(ctx, taskID)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return Summary{}, notFound(taskID)
-		}
-		return Summary{}, fmt.Errorf("get result %s: %w", taskID, err)
+		return Summary{}, err
 	}
 	return summaryOf(r), nil
+}
+
+// result is the stored results row of a task; a 404 when there is none.
+func (svc *Service) result(ctx context.Context, taskID string) (store.Result, error) {
+	r, err := q.GetResult(ctx, svc.db, taskID)
+	if errors.Is(err, store.ErrNotFound) {
+		return r, notFound(taskID)
+	}
+	if err != nil {
+		return r, fmt.Errorf("get result %s: %w", taskID, err)
+	}
+	return r, nil
 }
 
 // EngineSummary is a stored result's summary in the engine's shape: what a run's
 // completion event carries.
 func (svc *Service) EngineSummary(ctx context.Context, taskID string) (engine.Summary, error) {
-	r, err := q.GetResult(ctx, svc.db, taskID)
+	r, err := svc.result(ctx, taskID)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return engine.Summary{}, notFound(taskID)
-		}
-		return engine.Summary{}, fmt.Errorf("get result %s: %w", taskID, err)
+		return engine.Summary{}, err
 	}
 	winRate := 0.0
 	if r.WinRate != nil {
