@@ -51,7 +51,7 @@ type ChartInput struct {
 	InitialCash float64
 	Bars        []engine.Bar
 	Equity      []engine.EquityPoint
-	Executions  []store.ResultExecution
+	Executions  []engine.Execution
 }
 
 // Chart builds chart_type for taskID's result. The bars come from the bars table for the
@@ -72,7 +72,7 @@ func (svc *Service) Chart(ctx context.Context, taskID, chartType string) (*Chart
 			return nil, err
 		}
 	}
-	in := ChartInput{InitialCash: s.Row.InitialCash, Equity: s.Equity, Executions: s.Executions}
+	in := ChartInput{InitialCash: s.Run.InitialCash, Equity: s.Equity, Executions: s.Executions}
 	if chartType == "candlestick" || chartType == "equity" || chartType == "trades" {
 		if in.Bars, err = s.bars(ctx, svc.db); err != nil {
 			return nil, err
@@ -82,7 +82,7 @@ func (svc *Service) Chart(ctx context.Context, taskID, chartType string) (*Chart
 }
 
 func (s *Stored) bars(ctx context.Context, db store.DBTX) ([]engine.Bar, error) {
-	bars, _, err := marketdata.LoadFeed(ctx, db, s.Row.DataSource, s.Row.Symbol, s.Row.StartDate, s.Row.EndDate)
+	bars, _, err := marketdata.LoadFeed(ctx, db, s.Run.DataSource, s.Run.Symbol, s.Run.StartDate, s.Run.EndDate)
 	if err != nil {
 		if _, isApp := apperr.As(err); isApp { // the bars are gone: chart what is stored
 			return nil, nil
@@ -371,10 +371,10 @@ func tradesChart(in ChartInput) *ChartConfig {
 		closes[i] = b.Close
 	}
 	var buys, sells [][]any
-	execs := append([]store.ResultExecution(nil), in.Executions...)
-	sort.SliceStable(execs, func(i, j int) bool { return execs[i].Ts.Before(execs[j].Ts) })
+	execs := append([]engine.Execution(nil), in.Executions...)
+	sort.SliceStable(execs, func(i, j int) bool { return execs[i].Time.Before(execs[j].Time) })
 	for _, e := range execs {
-		p := []any{FormatTime(e.Ts), e.Price, math.Abs(e.Size), e.Pnl}
+		p := []any{FormatTime(e.Time), e.Price, math.Abs(e.Size), e.PnL}
 		if e.Side == "buy" {
 			buys = append(buys, p)
 		} else {

@@ -105,17 +105,17 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 		if stored[i], err = svc.Load(ctx, id, false); err != nil {
 			return nil, err
 		}
-		if stored[i].Trades, err = q.ListResultTrades(ctx, svc.db, id); err != nil {
-			return nil, fmt.Errorf("trades of %s: %w", id, err)
+		if stored[i].Trades, err = loadTrades(ctx, svc.db, id); err != nil {
+			return nil, err
 		}
 	}
 	c := &Comparison{}
 	for _, s := range stored {
 		c.Tasks = append(c.Tasks, ComparedTask{
-			TaskID: s.TaskID, StrategyID: s.Row.StrategyID, StrategyName: s.Row.StrategyName,
-			StrategyVersion: s.Row.StrategyVersion, Params: s.params(), DataSource: s.Row.DataSource,
-			Symbol: s.Row.Symbol, StartDate: s.Row.StartDate.Format("2006-01-02"), EndDate: s.Row.EndDate.Format("2006-01-02"),
-			InitialCash: s.Row.InitialCash, Commission: s.Row.Commission,
+			TaskID: s.TaskID, StrategyID: s.Run.StrategyID, StrategyName: s.Run.StrategyName,
+			StrategyVersion: int32(s.Run.StrategyVersion), Params: s.params(), DataSource: s.Run.DataSource,
+			Symbol: s.Run.Symbol, StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
+			InitialCash: s.Run.InitialCash, Commission: s.Run.Commission,
 		})
 	}
 	for ki, key := range SummaryKeys {

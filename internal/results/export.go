@@ -65,7 +65,7 @@ func (s *Stored) document() *Document {
 		d.Drawdown[i] = DrawdownPoint{Date: date, Drawdown: e.Drawdown, DrawdownMoney: e.DrawdownMoney}
 	}
 	for i, t := range s.Trades {
-		d.RoundTrips[i] = roundTrip(t)
+		d.RoundTrips[i] = roundTrip(i+1, t)
 	}
 	return d
 }
@@ -157,7 +157,7 @@ func (s *Stored) html(bars []engine.Bar) (string, error) {
 		eq[i] = e.Value
 		dd[i] = -e.Drawdown
 	}
-	bench := Benchmark(s.Row.InitialCash, bars, s.Equity)
+	bench := Benchmark(s.Run.InitialCash, bars, s.Equity)
 	years, grid := MonthlyReturns(s.Equity)
 	type hmRow struct {
 		Year  int
@@ -177,7 +177,7 @@ func (s *Stored) html(bars []engine.Bar) (string, error) {
 	}
 	var out bytes.Buffer
 	err := reportTmpl.Execute(&out, map[string]any{
-		"Task": s.TaskID, "Row": s.Row, "First": first, "Last": last, "Summary": summary, "Stats": stats,
+		"Task": s.TaskID, "Run": s.Run, "First": first, "Last": last, "Summary": summary, "Stats": stats,
 		"EquitySVG": lineSVG([][]float64{eq, benchValues(bench)}, []string{"#1f77b4", "#888"}, []bool{false, true}, false),
 		"DDSVG":     lineSVG([][]float64{dd}, []string{ColorDrawdown}, []bool{false}, true),
 		"Months":    MonthNames, "Heat": heat, "Trades": s.document().Trades,
@@ -259,9 +259,9 @@ th{background:#f6f6f6}td.l,th.l{text-align:left}.groups{display:flex;flex-wrap:w
 details summary{cursor:pointer}.muted{color:#777;font-size:12px}
 </style></head><body>
 <h1>Backtest report: {{.Task}}</h1>
-<p>Strategy <b>{{.Row.StrategyName}}</b> ({{.Row.StrategyID}} v{{.Row.StrategyVersion}}), {{.Row.DataSource}}/{{.Row.Symbol}},
-bars {{.First}} to {{.Last}}, initial cash {{printf "%.2f" .Row.InitialCash}}, commission {{.Row.Commission}}.
-Parameters: <code>{{printf "%s" .Row.StrategyParams}}</code></p>
+<p>Strategy <b>{{.Run.StrategyName}}</b> ({{.Run.StrategyID}} v{{.Run.StrategyVersion}}), {{.Run.DataSource}}/{{.Run.Symbol}},
+bars {{.First}} to {{.Last}}, initial cash {{printf "%.2f" .Run.InitialCash}}, commission {{.Run.Commission}}.
+Parameters: <code>{{printf "%s" .Run.StrategyParams}}</code></p>
 <h2>Summary</h2>
 <table>{{range .Summary}}<tr><th class="l">{{.Label}}</th><td>{{.Value}}</td></tr>{{end}}</table>
 <h2>Statistics</h2>

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
-	"github.com/backtestd/backtestd/internal/store"
 )
 
 // TestSeriesEncodeLikeEncodingJSON checks that the chart arrays' own encoders write exactly
@@ -75,13 +74,13 @@ func TestChartAppendJSONLikeEncoder(t *testing.T) {
 		prev = v
 	}
 	eq[3].Value = math.NaN() // written as null by both (the encoder would fail: see below)
-	var execs []store.ResultExecution
+	var execs []engine.Execution
 	for i := 10; i < len(bars); i += 37 {
 		side := "buy"
 		if i%2 == 1 {
 			side = "sell"
 		}
-		execs = append(execs, store.ResultExecution{Ts: bars[i].Time, Side: side, Price: bars[i].Close, Size: 10, Pnl: float64(i) - 300.5})
+		execs = append(execs, engine.Execution{Time: bars[i].Time, Side: side, Price: bars[i].Close, Size: 10, PnL: float64(i) - 300.5})
 	}
 	in := ChartInput{InitialCash: 10000, Bars: bars, Equity: eq, Executions: execs}
 	for _, kind := range ChartTypes {

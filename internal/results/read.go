@@ -151,18 +151,20 @@ func FormatTime(t time.Time) string {
 	return string(b[:])
 }
 
-func tradeRow(e store.ResultExecution) TradeRow {
-	return TradeRow{Date: FormatTime(e.Ts), Type: e.Side, Price: e.Price, Size: math.Abs(e.Size), PnL: e.Pnl,
-		Value: e.Value, Commission: e.Commission, OrderRef: e.Ref}
+func tradeRow(e engine.Execution) TradeRow {
+	return TradeRow{Date: FormatTime(e.Time), Type: e.Side, Price: e.Price, Size: math.Abs(e.Size), PnL: e.PnL,
+		Value: e.Value, Commission: e.Commission, OrderRef: int32(e.Ref)}
 }
 
-func roundTrip(t store.ResultTrade) RoundTrip {
-	rt := RoundTrip{Seq: t.Seq, Symbol: t.Symbol, IsOpen: t.IsOpen, EntryDate: FormatTime(t.OpenTs), Size: t.Size,
-		EntryPrice: t.EntryPrice, ExitPrice: t.ExitPrice, BarsHeld: t.BarLen, PnLGross: t.PnlGross,
-		PnLNet: t.PnlNet, Commission: t.Commission}
-	if t.CloseTs != nil {
-		s := FormatTime(*t.CloseTs)
-		rt.ExitDate = &s
+// roundTrip is the seq-th (1-based) round trip t.
+func roundTrip(seq int, t engine.Trade) RoundTrip {
+	rt := RoundTrip{Seq: int32(seq), Symbol: t.Symbol, IsOpen: t.IsOpen, EntryDate: FormatTime(t.OpenTime), Size: t.Size,
+		EntryPrice: t.EntryPrice, BarsHeld: int32(t.BarLen), PnLGross: t.PnLGross,
+		PnLNet: t.PnLNet, Commission: t.Commission}
+	if t.CloseTime != nil && !t.IsOpen {
+		s := FormatTime(*t.CloseTime)
+		x := t.ExitPrice
+		rt.ExitDate, rt.ExitPrice = &s, &x
 	}
 	return rt
 }
@@ -195,11 +197,7 @@ func (svc *Service) Trades(ctx context.Context, taskID, kind string, skip, limit
 		if err != nil {
 			return page, fmt.Errorf("page executions: %w", err)
 		}
-		out := make([]TradeRow, len(rows))
-		for i, r := range rows {
-			out[i] = tradeRow(r)
-		}
-		page.Trades = out
+		page.Trades = mapSlice(rows, func(r store.ResultExecution) TradeRow { return tradeRow(execution(r)) })
 		return page, nil
 	}
 	if page.Total, err = q.CountResultTrades(ctx, svc.db, taskID); err != nil {
@@ -209,22 +207,33 @@ func (svc *Service) Trades(ctx context.Context, taskID, kind string, skip, limit
 	if err != nil {
 		return page, fmt.Errorf("page trades: %w", err)
 	}
-	out := make([]RoundTrip, len(rows))
-	for i, r := range rows {
-		out[i] = roundTrip(r)
-	}
-	page.Trades = out
+	page.Trades = mapSlice(rows, func(r store.ResultTrade) RoundTrip { return roundTrip(int(r.Seq), trade(r)) })
 	return page, nil
 }
 
-// Stored is everything stored for one result, with its task's context.
+// Stored is everything stored for one result, with what its task ran.
 type Stored struct {
 	TaskID     string
-	Row        store.GetResultWithTaskRow
+	Run        Run
 	Summary    Summary
+	SQN        float64
 	Equity     []engine.EquityPoint
-	Executions []store.ResultExecution
-	Trades     []store.ResultTrade
+	Executions []engine.Execution
+	Trades     []engine.Trade
+}
+
+// Run is what a result's task ran: strategy, data and money.
+type Run struct {
+	StrategyID      string
+	StrategyName    string
+	StrategyVersion int
+	StrategyParams  json.RawMessage
+	DataSource      string
+	Symbol          string
+	StartDate       time.Time
+	EndDate         time.Time
+	InitialCash     float64
+	Commission      float64
 }
 
 // Load reads taskID's whole result. withTrades false skips executions and round trips.
@@ -240,7 +249,11 @@ func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTra
 		}
 		return nil, fmt.Errorf("get result %s: %w", taskID, err)
 	}
-	s := &Stored{TaskID: taskID, Row: row}
+	s := &Stored{TaskID: taskID, SQN: row.Sqn, Run: Run{
+		StrategyID: row.StrategyID, StrategyName: row.StrategyName, StrategyVersion: int(row.StrategyVersion),
+		StrategyParams: row.StrategyParams, DataSource: row.DataSource, Symbol: row.Symbol,
+		StartDate: row.StartDate, EndDate: row.EndDate, InitialCash: row.InitialCash, Commission: row.Commission,
+	}}
 	s.Summary = Summary{
 		InitialCash: row.InitialCash, FinalValue: row.FinalValue, TotalReturn: row.TotalReturn,
 		AnnualReturn: row.AnnualReturn, SharpeRatio: row.SharpeRatio, MaxDrawdown: row.MaxDrawdown,
@@ -253,11 +266,13 @@ func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTra
 		}
 	}
 	if withTrades {
-		if s.Executions, err = q.ListResultExecutions(ctx, db, taskID); err != nil {
+		execs, err := q.ListResultExecutions(ctx, db, taskID)
+		if err != nil {
 			return nil, fmt.Errorf("executions of %s: %w", taskID, err)
 		}
-		if s.Trades, err = q.ListResultTrades(ctx, db, taskID); err != nil {
-			return nil, fmt.Errorf("trades of %s: %w", taskID, err)
+		s.Executions = mapSlice(execs, execution)
+		if s.Trades, err = loadTrades(ctx, db, taskID); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
@@ -292,16 +307,34 @@ func storedEquity(ctx context.Context, db store.DBTX, taskID string, valuesOnly 
 	return out, nil
 }
 
-func (s *Stored) engineTrades() []engine.Trade {
-	out := make([]engine.Trade, len(s.Trades))
-	for i, t := range s.Trades {
-		et := engine.Trade{Ref: int(t.Ref), Symbol: t.Symbol, OpenTime: t.OpenTs, CloseTime: t.CloseTs, Size: t.Size,
-			EntryPrice: t.EntryPrice, PnLGross: t.PnlGross, PnLNet: t.PnlNet, Commission: t.Commission,
-			BarLen: int(t.BarLen), IsOpen: t.IsOpen}
-		if t.ExitPrice != nil {
-			et.ExitPrice = *t.ExitPrice
-		}
-		out[i] = et
+// loadTrades reads taskID's round trips.
+func loadTrades(ctx context.Context, db store.DBTX, taskID string) ([]engine.Trade, error) {
+	rows, err := q.ListResultTrades(ctx, db, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("trades of %s: %w", taskID, err)
+	}
+	return mapSlice(rows, trade), nil
+}
+
+func execution(r store.ResultExecution) engine.Execution {
+	return engine.Execution{Ref: int(r.Ref), Time: r.Ts, Side: r.Side, ExecType: r.ExecType, Price: r.Price,
+		Size: r.Size, Value: r.Value, Commission: r.Commission, PnL: r.Pnl}
+}
+
+func trade(r store.ResultTrade) engine.Trade {
+	t := engine.Trade{Ref: int(r.Ref), Symbol: r.Symbol, OpenTime: r.OpenTs, CloseTime: r.CloseTs, Size: r.Size,
+		EntryPrice: r.EntryPrice, PnLGross: r.PnlGross, PnLNet: r.PnlNet, Commission: r.Commission,
+		BarLen: int(r.BarLen), IsOpen: r.IsOpen}
+	if r.ExitPrice != nil {
+		t.ExitPrice = *r.ExitPrice
+	}
+	return t
+}
+
+func mapSlice[A, B any](in []A, f func(A) B) []B {
+	out := make([]B, len(in))
+	for i, a := range in {
+		out[i] = f(a)
 	}
 	return out
 }
@@ -333,21 +366,21 @@ func computeStatistics(ctx context.Context, db store.DBTX, taskID string, initia
 	if err != nil {
 		return engine.Statistics{}, err
 	}
-	s := &Stored{TaskID: taskID, Row: store.GetResultWithTaskRow{InitialCash: initialCash, Sqn: sqn}, Equity: eq}
-	if s.Trades, err = q.ListResultTrades(ctx, db, taskID); err != nil {
-		return engine.Statistics{}, fmt.Errorf("trades of %s: %w", taskID, err)
+	s := &Stored{TaskID: taskID, Run: Run{InitialCash: initialCash}, SQN: sqn, Equity: eq}
+	if s.Trades, err = loadTrades(ctx, db, taskID); err != nil {
+		return engine.Statistics{}, err
 	}
 	return s.statistics(), nil
 }
 
 func (s *Stored) statistics() engine.Statistics {
-	return engine.ComputeStatistics(s.Row.InitialCash, s.Equity, s.engineTrades(), s.Row.Sqn)
+	return engine.ComputeStatistics(s.Run.InitialCash, s.Equity, s.Trades, s.SQN)
 }
 
 // params decodes the task's strategy parameters.
 func (s *Stored) params() map[string]any {
 	m := map[string]any{}
-	_ = json.Unmarshal(s.Row.StrategyParams, &m)
+	_ = json.Unmarshal(s.Run.StrategyParams, &m)
 	return m
 }
 
