@@ -45,6 +45,14 @@ ON CONFLICT (task_id, attempt) DO UPDATE SET job_id = EXCLUDED.job_id;
 -- name: GetTask :one
 SELECT * FROM tasks WHERE id = $1;
 
+-- name: GetTaskWithAttempts :one
+-- A task and its attempts (as a JSON array of task_attempts rows, oldest first) in one
+-- round trip: the read behind GET /api/backtests/{id}, polled while runs go on.
+SELECT sqlc.embed(tasks),
+       COALESCE((SELECT jsonb_agg(to_jsonb(a) ORDER BY a.attempt) FROM task_attempts a WHERE a.task_id = tasks.id),
+                '[]')::jsonb AS attempts
+FROM tasks WHERE id = $1;
+
 -- name: GetTaskForUpdate :one
 SELECT * FROM tasks WHERE id = $1 FOR UPDATE;
 
@@ -55,9 +63,6 @@ WHERE (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status'))
   AND (sqlc.narg('strategy_id')::text IS NULL OR strategy_id = sqlc.narg('strategy_id'))
 ORDER BY created_at DESC, id DESC
 OFFSET @skip LIMIT @lim;
-
--- name: ListTaskAttempts :many
-SELECT * FROM task_attempts WHERE task_id = $1 ORDER BY attempt;
 
 -- name: CancelTask :one
 -- Cancels a pending or running task; no row when it is in any other state.

@@ -276,6 +276,53 @@ func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Tas
 	return i, err
 }
 
+const getTaskWithAttempts = `-- name: GetTaskWithAttempts :one
+SELECT tasks.id, tasks.strategy_id, tasks.strategy_version, tasks.status, tasks.data_source, tasks.symbol, tasks.start_date, tasks.end_date, tasks.initial_cash, tasks.commission, tasks.strategy_params, tasks.session_id, tasks.progress, tasks.current_bar, tasks.total_bars, tasks.error, tasks.attempt, tasks.job_id, tasks.created_at, tasks.started_at, tasks.completed_at, tasks.lease, tasks.heartbeat_at, tasks.worker,
+       COALESCE((SELECT jsonb_agg(to_jsonb(a) ORDER BY a.attempt) FROM task_attempts a WHERE a.task_id = tasks.id),
+                '[]')::jsonb AS attempts
+FROM tasks WHERE id = $1
+`
+
+type GetTaskWithAttemptsRow struct {
+	Task     Task            `json:"task"`
+	Attempts json.RawMessage `json:"attempts"`
+}
+
+// A task and its attempts (as a JSON array of task_attempts rows, oldest first) in one
+// round trip: the read behind GET /api/backtests/{id}, polled while runs go on.
+func (q *Queries) GetTaskWithAttempts(ctx context.Context, db DBTX, id string) (GetTaskWithAttemptsRow, error) {
+	row := db.QueryRow(ctx, getTaskWithAttempts, id)
+	var i GetTaskWithAttemptsRow
+	err := row.Scan(
+		&i.Task.ID,
+		&i.Task.StrategyID,
+		&i.Task.StrategyVersion,
+		&i.Task.Status,
+		&i.Task.DataSource,
+		&i.Task.Symbol,
+		&i.Task.StartDate,
+		&i.Task.EndDate,
+		&i.Task.InitialCash,
+		&i.Task.Commission,
+		&i.Task.StrategyParams,
+		&i.Task.SessionID,
+		&i.Task.Progress,
+		&i.Task.CurrentBar,
+		&i.Task.TotalBars,
+		&i.Task.Error,
+		&i.Task.Attempt,
+		&i.Task.JobID,
+		&i.Task.CreatedAt,
+		&i.Task.StartedAt,
+		&i.Task.CompletedAt,
+		&i.Task.Lease,
+		&i.Task.HeartbeatAt,
+		&i.Task.Worker,
+		&i.Attempts,
+	)
+	return i, err
+}
+
 const handBackTask = `-- name: HandBackTask :one
 UPDATE tasks SET status = 'pending', started_at = NULL, progress = 0, current_bar = 0, total_bars = 0,
     lease = NULL, heartbeat_at = NULL, worker = NULL
@@ -328,42 +375,6 @@ type InsertTaskAttemptParams struct {
 func (q *Queries) InsertTaskAttempt(ctx context.Context, db DBTX, arg InsertTaskAttemptParams) error {
 	_, err := db.Exec(ctx, insertTaskAttempt, arg.TaskID, arg.Attempt, arg.JobID)
 	return err
-}
-
-const listTaskAttempts = `-- name: ListTaskAttempts :many
-SELECT task_id, attempt, status, error, job_id, created_at, started_at, completed_at, runs, worker, interruptions FROM task_attempts WHERE task_id = $1 ORDER BY attempt
-`
-
-func (q *Queries) ListTaskAttempts(ctx context.Context, db DBTX, taskID string) ([]TaskAttempt, error) {
-	rows, err := db.Query(ctx, listTaskAttempts, taskID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []TaskAttempt
-	for rows.Next() {
-		var i TaskAttempt
-		if err := rows.Scan(
-			&i.TaskID,
-			&i.Attempt,
-			&i.Status,
-			&i.Error,
-			&i.JobID,
-			&i.CreatedAt,
-			&i.StartedAt,
-			&i.CompletedAt,
-			&i.Runs,
-			&i.Worker,
-			&i.Interruptions,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const listTasks = `-- name: ListTasks :many

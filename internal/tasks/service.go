@@ -488,28 +488,38 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, error) {
 
 // Get returns a task with its attempt history.
 func (s *Service) Get(ctx context.Context, id string) (Task, error) {
-	row, err := s.q.GetTask(ctx, s.db.Pool, id)
+	row, err := s.q.GetTaskWithAttempts(ctx, s.db.Pool, id)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return Task{}, TaskNotFound(id)
 		}
 		return Task{}, fmt.Errorf("get task %s: %w", id, err)
 	}
-	t := FromRow(row)
-	atts, err := s.q.ListTaskAttempts(ctx, s.db.Pool, id)
-	if err != nil {
+	t := FromRow(row.Task)
+	var atts []store.TaskAttempt
+	if err := json.Unmarshal(row.Attempts, &atts); err != nil {
 		return Task{}, fmt.Errorf("attempts of %s: %w", id, err)
 	}
 	t.Attempts = make([]Attempt, len(atts))
 	for i, a := range atts {
+		// Times in JSON carry the database session's offset; pgx gives the task's own in
+		// this process's zone, and both are shown alike.
 		t.Attempts[i] = Attempt{Attempt: int(a.Attempt), Status: a.Status, Error: a.Error,
-			CreatedAt: a.CreatedAt, StartedAt: a.StartedAt, CompletedAt: a.CompletedAt,
+			CreatedAt: a.CreatedAt.Local(), StartedAt: localTime(a.StartedAt), CompletedAt: localTime(a.CompletedAt),
 			Runs: int(a.Runs), Worker: a.Worker, Interruptions: []Interruption{}}
 		if err := json.Unmarshal(a.Interruptions, &t.Attempts[i].Interruptions); err != nil {
 			return Task{}, fmt.Errorf("interruptions of %s attempt %d: %w", id, a.Attempt, err)
 		}
 	}
 	return t, nil
+}
+
+func localTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	l := t.Local()
+	return &l
 }
 
 // Progress returns the progress record of a task.
