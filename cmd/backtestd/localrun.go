@@ -54,33 +54,47 @@ func (p paramFlags) Set(s string) error {
 	return nil
 }
 
+// stringList collects a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
 // runLocal implements `backtestd run`: one backtest from files, no
-// database.
+// database. Several --data files are several feeds (this.datas[i]), in order.
 func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	strategy := fs.String("strategy", "", "JavaScript strategy file (required)")
-	data := fs.String("data", "", "CSV bars: date,open,high,low,close,volume or Yahoo layout (required)")
+	var data, symbols stringList
+	fs.Var(&data, "data", "CSV bars: date,open,high,low,close,volume or Yahoo layout (required; repeat for more feeds, this.datas[i] in order)")
 	from := fs.String("from", "", "first date to use, YYYY-MM-DD (default: first bar)")
 	to := fs.String("to", "", "last date to use, YYYY-MM-DD, inclusive (default: last bar)")
 	cash := fs.Float64("cash", 10000, "starting cash")
 	commission := fs.Float64("commission", 0.001, "commission as a fraction of traded value")
-	symbol := fs.String("symbol", "", "symbol name (default: the data file's base name)")
+	fs.Var(&symbols, "symbol", "symbol name of the --data in the same position (default: the data file's base name)")
 	asJSON := fs.Bool("json", false, "print the full result as JSON")
 	timeout := fs.Duration("timeout", jsrt.DefaultWallTimeLimit, "wall-time limit of the run")
 	quiet := fs.Bool("quiet", false, "do not echo strategy log lines to stderr")
 	params := paramFlags{}
 	fs.Var(params, "param", "strategy parameter name=value (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: backtestd run --strategy FILE --data CSV [--from YYYY-MM-DD --to YYYY-MM-DD --cash 10000 --commission 0.001 --param k=v ... --json]")
+		fmt.Fprintln(stderr, "usage: backtestd run --strategy FILE --data CSV [--data CSV ...] [--from YYYY-MM-DD --to YYYY-MM-DD --cash 10000 --commission 0.001 --param k=v ... --json]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *strategy == "" || *data == "" {
+	if *strategy == "" || len(data) == 0 {
 		fs.Usage()
 		return errors.New("run: --strategy and --data are required")
+	}
+	if len(symbols) > len(data) {
+		return fmt.Errorf("run: %d --symbol for %d --data: give at most one per data file", len(symbols), len(data))
 	}
 	code, err := os.ReadFile(*strategy)
 	if err != nil {
@@ -94,29 +108,20 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return fmt.Errorf("%s: %w", *strategy, err)
 	}
-	f, err := os.Open(*data)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	bars, err := barcsv.Parse(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", *data, err)
-	}
-	bars, err = dateRange(bars, *from, *to)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	if len(bars) == 0 {
-		return errors.New("run: no bars in the selected date range")
-	}
-	sym := *symbol
-	if sym == "" {
-		sym = strings.TrimSuffix(filepath.Base(*data), filepath.Ext(*data))
+	feeds := make([]backtest.Feed, len(data))
+	for i, path := range data {
+		bars, err := readFeed(path, *from, *to)
+		if err != nil {
+			return err
+		}
+		feeds[i] = backtest.Feed{Symbol: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Bars: bars}
+		if i < len(symbols) {
+			feeds[i].Symbol = symbols[i]
+		}
 	}
 	cfg := backtest.Config{
 		Code: string(code), Params: map[string]any(params),
-		Feeds: []backtest.Feed{{Symbol: sym, Bars: bars}},
+		Feeds: feeds,
 		Cash:  *cash, Commission: *commission, TimeLimit: *timeout,
 	}
 	if !*quiet {
@@ -138,15 +143,44 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			Params     []jsrt.Param      `json:"params"`
 			Overrides  map[string]any    `json:"overrides"`
 			Symbol     string            `json:"symbol"`
+			Symbols    []string          `json:"symbols"`
 			Statistics engine.Statistics `json:"statistics"`
 			Result     *engine.Result    `json:"result"`
-		}{info.ClassName, info.Params, params, sym, backtest.ComputeStatistics(res), res}
+		}{info.ClassName, info.Params, params, feeds[0].Symbol, feedSymbols(feeds), backtest.ComputeStatistics(res), res}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	printSummary(stdout, info, sym, bars, res, elapsed)
+	printSummary(stdout, info, strings.Join(feedSymbols(feeds), ", "), feeds[0].Bars, res, elapsed)
 	return nil
+}
+
+// readFeed reads one --data file within the date range; no bars there is an error.
+func readFeed(path, from, to string) ([]engine.Bar, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	bars, err := barcsv.Parse(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if bars, err = dateRange(bars, from, to); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if len(bars) == 0 {
+		return nil, fmt.Errorf("run: %s has no bars in the selected date range", path)
+	}
+	return bars, nil
+}
+
+func feedSymbols(feeds []backtest.Feed) []string {
+	out := make([]string, len(feeds))
+	for i, f := range feeds {
+		out[i] = f.Symbol
+	}
+	return out
 }
 
 func dateRange(bars []engine.Bar, from, to string) ([]engine.Bar, error) {

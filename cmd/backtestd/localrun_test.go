@@ -83,6 +83,9 @@ func TestRunLocalErrors(t *testing.T) {
 		{[]string{"--strategy", good, "--data", okcsv, "--from", "2020-13-01"}, "--from"},
 		{[]string{"--strategy", good, "--data", okcsv, "--param", "nope=1"}, "Unknown parameter: nope"},
 		{[]string{"--strategy", good, "--data", okcsv, "--param", "fast=abc"}, "Parameter 'fast': expected int, got str"},
+		{[]string{"--strategy", good, "--data", okcsv, "--data", csv}, "line 3: high 0.5 is below low 1"},
+		{[]string{"--strategy", good, "--data", okcsv, "--data", okcsv, "--from", "2021-01-01"}, "ok.csv has no bars in the selected date range"},
+		{[]string{"--strategy", good, "--data", okcsv, "--symbol", "A", "--symbol", "B"}, "2 --symbol for 1 --data"},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer
@@ -90,6 +93,35 @@ func TestRunLocalErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want error containing %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// Several --data files are several feeds, in order, named by --symbol in the same
+// position or by their file names.
+func TestRunLocalSeveralFeeds(t *testing.T) {
+	dir := t.TempDir()
+	strat := filepath.Join(dir, "two.js")
+	_ = os.WriteFile(strat, []byte(`
+class Two extends Strategy {
+  next() {
+    if (this.data.length === 1) this.log(this.datas.length + " feeds: " + this.datas.map(d => d.symbol + " " + d.close[0]).join(", "));
+  }
+}`), 0o644)
+	var out, errb bytes.Buffer
+	args := []string{"--strategy", strat, "--data", refData(t, "orcl.csv"), "--data", refData(t, "nvda.csv"), "--symbol", "ORACLE",
+		"--from", "2005-01-03", "--to", "2005-12-30", "--json"}
+	if err := runLocal(context.Background(), args, &out, &errb); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	if want := "2 feeds: ORACLE 13.41, nvda 7.86"; !strings.Contains(errb.String(), want) {
+		t.Errorf("log %q lacks %q", errb.String(), want)
+	}
+	var v struct {
+		Symbol  string   `json:"symbol"`
+		Symbols []string `json:"symbols"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil || v.Symbol != "ORACLE" || strings.Join(v.Symbols, ",") != "ORACLE,nvda" {
+		t.Errorf("symbols %+v (%v)", v, err)
 	}
 }
 
