@@ -70,8 +70,11 @@ type Service struct {
 
 // New opens the database (cfg.DatabaseURL, or a private cluster in cfg.DataDir when it is
 // empty), applies migrations, loads the built-in data source and starts the workers. The
-// handler serves under cfg.BasePath.
+// handler serves under cfg.BasePath. A nil log is slog.Default().
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
+	if log == nil {
+		log = slog.Default()
+	}
 	s, err := open(ctx, cfg, log, true)
 	if err != nil {
 		return nil, err
@@ -103,13 +106,13 @@ func NewWorker(ctx context.Context, cfg Config, log *slog.Logger) (*Service, err
 	if cfg.Workers < 1 {
 		return nil, fmt.Errorf("worker: -workers must be at least 1")
 	}
+	if log == nil {
+		log = slog.Default()
+	}
 	return open(ctx, cfg, log, false)
 }
 
 func open(ctx context.Context, cfg Config, log *slog.Logger, serving bool) (*Service, error) {
-	if log == nil {
-		log = slog.Default()
-	}
 	s := &Service{}
 	var err error
 	if s.db, err = openDatabase(ctx, cfg, log); err != nil {
