@@ -72,9 +72,7 @@ type Service struct {
 // empty), applies migrations, loads the built-in data source and starts the workers. The
 // handler serves under cfg.BasePath. A nil log is slog.Default().
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = orDefault(log)
 	s, err := open(ctx, cfg, log, true)
 	if err != nil {
 		return nil, err
@@ -106,10 +104,7 @@ func NewWorker(ctx context.Context, cfg Config, log *slog.Logger) (*Service, err
 	if cfg.Workers < 1 {
 		return nil, fmt.Errorf("worker: -workers must be at least 1")
 	}
-	if log == nil {
-		log = slog.Default()
-	}
-	return open(ctx, cfg, log, false)
+	return open(ctx, cfg, orDefault(log), false)
 }
 
 func open(ctx context.Context, cfg Config, log *slog.Logger, serving bool) (*Service, error) {
@@ -142,7 +137,7 @@ func open(ctx context.Context, cfg Config, log *slog.Logger, serving bool) (*Ser
 // Migrate applies the database migrations (starting the private cluster when
 // cfg.DatabaseURL is empty) and returns.
 func Migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
-	db, err := openDatabase(ctx, cfg, log)
+	db, err := openDatabase(ctx, cfg, orDefault(log))
 	if err != nil {
 		return err
 	}
@@ -178,6 +173,13 @@ func (s *Service) Close() {
 	}
 }
 
+func orDefault(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.Default()
+	}
+	return log
+}
+
 // apiConfig is the API's share of the settings.
 func apiConfig(cfg config.Config) httpapi.Config {
 	return httpapi.Config{
@@ -198,7 +200,7 @@ type ImportResult = marketdata.ImportResult
 // symbol are added and stored ones updated; the symbol is registered (named name) when
 // new. tf is the bars' timeframe, inferred from their spacing when empty.
 func Import(ctx context.Context, cfg Config, log *slog.Logger, source, symbol, name, tf string, bars []engine.Bar) (ImportResult, error) {
-	db, err := openDatabase(ctx, cfg, log)
+	db, err := openDatabase(ctx, cfg, orDefault(log))
 	if err != nil {
 		return ImportResult{}, err
 	}
