@@ -49,3 +49,11 @@ SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER B
 -- name: BarsVersion :one
 -- Raised by every statement that changes the symbol's bars (migration 00027).
 SELECT bars_version FROM symbols WHERE source = @source AND symbol = @symbol;
+
+-- name: HasBars :one
+-- Whether a symbol has bars of one stored timeframe with from <= ts < until.
+SELECT EXISTS (
+    SELECT 1 FROM bars
+    WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
+      AND ts >= @from_ts AND ts < @until_ts
+);

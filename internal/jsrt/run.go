@@ -437,8 +437,6 @@ func fmtTime(t time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-// orderView is the script view of an order: a snapshot whose fields are
-// converted only when read.
 // orderView is a JavaScript order. The object buy() and the other order functions return
 // is live: it reads the engine's order, so polling order.status, order.alive() or
 // order.executed works as in backtrader. notifyOrder gets a snapshot, as backtrader's

@@ -107,15 +107,16 @@ func watch(ctx context.Context, rt *goja.Runtime, lim limits) *guard {
 	g := &guard{rt: rt, done: make(chan struct{})}
 	base := heapBytes()
 	start, cpuStart := time.Now(), processCPU()
-	deadline := time.NewTimer(lim.wall)
 	tick := time.NewTicker(watchdogInterval)
-	timeout := &RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", lim.wall)}
+	// expired: the wall time is up and, for a load, so is the CPU time (or the cap).
+	expired := func() bool {
+		elapsed := time.Since(start)
+		return elapsed >= lim.wall && (lim.cpu == 0 || elapsed >= lim.wallCap || processCPU()-cpuStart >= lim.cpu)
+	}
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
-		defer deadline.Stop()
 		defer tick.Stop()
-		wallPassed := false
 		for {
 			select {
 			case <-g.done:
@@ -123,19 +124,13 @@ func watch(ctx context.Context, rt *goja.Runtime, lim limits) *guard {
 			case <-ctx.Done():
 				g.interrupt(Cancelled(ctx.Err()))
 				return
-			case <-deadline.C:
-				if lim.cpu == 0 {
-					g.interrupt(timeout)
-					return
-				}
-				wallPassed = true
 			case <-tick.C:
 				if h := heapBytes(); h > base && h-base > lim.mem {
 					g.interrupt(&RunError{Kind: "memory", Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", lim.mem>>20)})
 					return
 				}
-				if wallPassed && (processCPU()-cpuStart >= lim.cpu || time.Since(start) >= lim.wallCap) {
-					g.interrupt(timeout)
+				if expired() {
+					g.interrupt(&RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", lim.wall)})
 					return
 				}
 			}

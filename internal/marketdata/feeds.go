@@ -87,6 +87,16 @@ func (f *Feeds) Bars(ctx context.Context, source, symbol, tf string, from, until
 	return v.([]engine.Bar), nil
 }
 
+// Any reports whether symbol has bars at timeframe tf with from <= time < until: one
+// indexed lookup, for checking a request without reading (or keeping) the bars.
+func (f *Feeds) Any(ctx context.Context, source, symbol, tf string, from, until time.Time) (bool, error) {
+	ok, err := f.db.Queries.HasBars(ctx, f.db.Pool, store.HasBarsParams{Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until})
+	if err != nil {
+		return false, fmt.Errorf("bars of %s/%s: %w", source, symbol, err)
+	}
+	return ok, nil
+}
+
 // read loads the bars and the version they belong to from one snapshot and keeps them.
 func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) ([]engine.Bar, error) {
 	var version int64

@@ -66,6 +66,20 @@ func TestFeedsSeeEveryChange(t *testing.T) {
 	if err != nil || len(none) != 0 {
 		t.Errorf("unknown symbol: %d bars, %v; want none", len(none), err)
 	}
+
+	for _, c := range []struct {
+		symbol      string
+		from, until time.Time
+		want        bool
+	}{
+		{"FEED", from, until, true},
+		{"FEED", until, until.AddDate(1, 0, 0), false},
+		{"NOSUCH", from, until, false},
+	} {
+		if got, err := f.Any(b.ctx, marketdata.BuiltinSource, c.symbol, "1d", c.from, c.until); err != nil || got != c.want {
+			t.Errorf("Any(%s, %s..%s) = %v, %v; want %v", c.symbol, c.from.Format(time.DateOnly), c.until.Format(time.DateOnly), got, err, c.want)
+		}
+	}
 }
 
 // The cache holds at most its number of bars: the least recently used entry goes first.

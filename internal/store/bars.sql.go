@@ -44,6 +44,36 @@ func (q *Queries) FirstBarTime(ctx context.Context, db DBTX, arg FirstBarTimePar
 	return ts, err
 }
 
+const hasBars = `-- name: HasBars :one
+SELECT EXISTS (
+    SELECT 1 FROM bars
+    WHERE source = $1 AND symbol = $2 AND timeframe = $3
+      AND ts >= $4 AND ts < $5
+)
+`
+
+type HasBarsParams struct {
+	Source    string    `json:"source"`
+	Symbol    string    `json:"symbol"`
+	Timeframe string    `json:"timeframe"`
+	FromTs    time.Time `json:"from_ts"`
+	UntilTs   time.Time `json:"until_ts"`
+}
+
+// Whether a symbol has bars of one stored timeframe with from <= ts < until.
+func (q *Queries) HasBars(ctx context.Context, db DBTX, arg HasBarsParams) (bool, error) {
+	row := db.QueryRow(ctx, hasBars,
+		arg.Source,
+		arg.Symbol,
+		arg.Timeframe,
+		arg.FromTs,
+		arg.UntilTs,
+	)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const lastBarTime = `-- name: LastBarTime :one
 SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts DESC LIMIT 1
 `

@@ -316,12 +316,11 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	// The bars are read (and kept) now rather than counted: the run reads them again.
-	bars, err := s.feeds.Bars(ctx, source, symbol, Timeframe, start, end.AddDate(0, 0, 1))
+	has, err := s.feeds.Any(ctx, source, symbol, Timeframe, start, end.AddDate(0, 0, 1))
 	if err != nil {
-		return Task{}, fmt.Errorf("read bars: %w", err)
+		return Task{}, err
 	}
-	if len(bars) == 0 {
+	if !has {
 		return Task{}, apperr.Invalid("No data for %s in data source %s between %s and %s",
 			symbol, source, start.Format(time.DateOnly), end.Format(time.DateOnly))
 	}
