@@ -30,6 +30,7 @@ import (
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/httpapi"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/runner"
 	"github.com/backtestd/backtestd/internal/strategy"
@@ -86,14 +87,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
 	}
 	hub := events.NewHub()
 	s.stopHub = startListener(s.db.URL, hub, s.tasks.svc, log)
+	data := marketdata.NewService(s.db.Store, s.tasks.client)
+	res := results.NewService(s.db.Store.Pool)
 	s.handler = httpapi.New(apiConfig(cfg), httpapi.Deps{
 		Store:      s.db.Store,
 		Logger:     log,
 		Tasks:      s.tasks.svc,
 		Hub:        hub,
 		Strategies: strategies,
-		Data:       marketdata.NewService(s.db.Store, s.tasks.client),
-		Results:    results.NewService(s.db.Store.Pool),
+		Data:       data,
+		Results:    res,
+		Report:     report.New(res, data.Feed),
 	})
 	return s, nil
 }

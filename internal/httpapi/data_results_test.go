@@ -13,9 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/riverqueue/river"
+
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
-	"github.com/riverqueue/river"
+	"github.com/backtestd/backtestd/internal/report"
 
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/marketdata"
@@ -452,7 +454,7 @@ func BenchmarkResultRoutes10k(b *testing.B) {
 	defer srv.Close()
 	storeRun(b, &dataBundle{ctx: ctx, store: st, srv: srv}, "task_1", "RW", bars, `{"fast":10,"slow":30,"size":10}`)
 	paths := []string{"/api/results/task_1/statistics"}
-	for _, kind := range results.ChartTypes {
+	for _, kind := range report.ChartTypes {
 		paths = append(paths, "/api/results/task_1/chart?chart_type="+kind)
 	}
 	for _, path := range paths {

@@ -7,7 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/backtestd/backtestd/internal/apperr"
-	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/report"
 )
 
 // mountResults mounts Result routes under /api/results.
@@ -55,7 +55,7 @@ func (s *Server) resultTrades(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) resultChart(w http.ResponseWriter, r *http.Request) error {
-	chart, err := s.results.Chart(r.Context(), chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"))
+	chart, err := s.report.Chart(r.Context(), chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"))
 	if err != nil {
 		return err
 	}
@@ -89,19 +89,19 @@ type csvEnvelope struct {
 func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "task_id")
 	format := queryDefault(r, "format", "json")
-	if err := results.CheckExportFormat(format); err != nil {
+	if err := report.CheckExportFormat(format); err != nil {
 		return err
 	}
 	ctx := r.Context()
 	switch format {
 	case "csv":
-		text, err := s.results.ExportCSV(ctx, id)
+		text, err := s.report.ExportCSV(ctx, id)
 		if err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, csvEnvelope{Envelope: ok(text), ContentType: "text/csv"})
 	case "html":
-		page, err := s.results.ExportHTML(ctx, id)
+		page, err := s.report.ExportHTML(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte(page))
 	default:
-		doc, err := s.results.ExportJSON(ctx, id)
+		doc, err := s.report.ExportJSON(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -120,7 +120,7 @@ func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) compareResults(w http.ResponseWriter, r *http.Request) error {
-	ids, err := results.ParseTaskIDs(r.URL.Query().Get("task_ids"))
+	ids, err := report.ParseTaskIDs(r.URL.Query().Get("task_ids"))
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (s *Server) compareResults(w http.ResponseWriter, r *http.Request) error {
 	if format != "json" && format != "csv" {
 		return apperr.Invalid("Unsupported export format: %s", format)
 	}
-	c, err := s.results.Compare(r.Context(), ids)
+	c, err := s.report.Compare(r.Context(), ids)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/strategy"
@@ -53,9 +54,11 @@ type Deps struct {
 	Data *marketdata.Service
 	// Results reads stored results; nil: one over Store.
 	Results *results.Service
-	Logger  *slog.Logger
-	Tasks   *tasks.Service // backtest tasks; nil leaves the task routes answering 503
-	Hub     *events.Hub    // WebSocket fan-out fed by the process's event listener
+	// Report builds charts, exports and comparisons; nil: one over Results and Data.
+	Report *report.Service
+	Logger *slog.Logger
+	Tasks  *tasks.Service // backtest tasks; nil leaves the task routes answering 503
+	Hub    *events.Hub    // WebSocket fan-out fed by the process's event listener
 	// Strategies is the strategy service; its inspector runs uploaded code in runner
 	// processes.
 	Strategies *strategy.Service
@@ -71,6 +74,7 @@ type Server struct {
 	strat   *strategy.Service
 	data    *marketdata.Service
 	results *results.Service
+	report  *report.Service
 	ws      *wsGate // WebSocket connection caps, shared by all of this handler's sockets
 }
 
@@ -89,6 +93,9 @@ func New(cfg Config, deps Deps) http.Handler {
 	}
 	if s.results = deps.Results; s.results == nil && deps.Store != nil {
 		s.results = results.NewService(deps.Store.Pool)
+	}
+	if s.report = deps.Report; s.report == nil && s.results != nil {
+		s.report = report.New(s.results, s.data.Feed)
 	}
 	r := s.routes()
 	if cfg.BasePath == "" {

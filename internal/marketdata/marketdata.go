@@ -194,11 +194,17 @@ func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end 
 	return Aggregate(bars, tf), nil
 }
 
-// LoadFeed returns the bars a backtest of symbol over [start, end] (end inclusive) runs on:
+// Feed returns the bars a backtest of symbol over [start, end] (end inclusive) runs on:
 // the daily bars when stored, otherwise the symbol's finest stored timeframe. An unknown
 // source gives the spec's `Unsupported data source: <source>`; errors are apperr values
 // whose Detail is suitable as a task's error text.
-func LoadFeed(ctx context.Context, db store.DBTX, source, symbol string, start, end time.Time) ([]engine.Bar, string, error) {
+func (svc *Service) Feed(ctx context.Context, source, symbol string, start, end time.Time) ([]engine.Bar, error) {
+	bars, _, err := loadFeed(ctx, svc.st.Pool, source, symbol, start, end)
+	return bars, err
+}
+
+// loadFeed is Feed, also returning the timeframe it read.
+func loadFeed(ctx context.Context, db store.DBTX, source, symbol string, start, end time.Time) ([]engine.Bar, string, error) {
 	if _, err := q.GetDataSource(ctx, db, source); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, "", apperr.Invalid("Unsupported data source: %s", source)

@@ -6,44 +6,15 @@ import (
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/results/resultstest"
 )
-
-// benchResult stores a real 10,000-bar run: the chart and statistics targets' size.
-func benchResult(b testing.TB) *testBundle {
-	tb := setup(b)
-	bars := engine.RandomWalk(10000, 11)
-	tb.bars(b, "RW", bars)
-	tb.completed(b, "task_1", "RW", bars, map[string]any{"fast": 10, "slow": 30, "size": 10})
-	return tb
-}
-
-// BenchmarkChart10k measures a chart read as the endpoint does it (load the stored rows and
-// the bars, build the option object, encode it as JSON with AppendJSON) on a 10,000-bar
-// result.
-// Target < 50 ms.
-func BenchmarkChart10k(b *testing.B) {
-	tb := benchResult(b)
-	for _, kind := range results.ChartTypes {
-		b.Run(kind, func(b *testing.B) {
-			for b.Loop() {
-				c, err := results.NewService(tb.store.Pool).Chart(tb.ctx, "task_1", kind)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if out := c.AppendJSON(nil); len(out) == 0 {
-					b.Fatal("empty chart")
-				}
-			}
-		})
-	}
-}
 
 // BenchmarkStatistics10k measures the statistics route's work (load equity and round trips,
 // compute the record) on a 10,000-bar result. Target < 10 ms.
 func BenchmarkStatistics10k(b *testing.B) {
-	tb := benchResult(b)
+	tb := resultstest.BenchResult(b)
 	for b.Loop() {
-		if _, err := results.NewService(tb.store.Pool).Statistics(tb.ctx, "task_1"); err != nil {
+		if _, err := tb.Results().Statistics(tb.Ctx, "task_1"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -52,18 +23,18 @@ func BenchmarkStatistics10k(b *testing.B) {
 // BenchmarkSave10k measures storing a 10,000-bar result in one transaction (COPY of the
 // equity rows), as a new result and as a replacement of an existing one.
 func BenchmarkSave10k(b *testing.B) {
-	tb := setup(b)
+	tb := resultstest.Setup(b)
 	bars := engine.RandomWalk(10000, 11)
-	res := runSMA(b, bars, map[string]any{"fast": 10, "slow": 30, "size": 10}, 10000)
+	res := resultstest.RunSMA(b, bars, map[string]any{"fast": 10, "slow": 30, "size": 10}, 10000)
 	save := func(id string) {
-		tx, err := tb.store.Pool.Begin(tb.ctx)
+		tx, err := tb.Store.Pool.Begin(tb.Ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := results.Save(tb.ctx, tx, id, 1, res); err != nil {
+		if err := results.Save(tb.Ctx, tx, id, 1, res); err != nil {
 			b.Fatal(err)
 		}
-		if err := tx.Commit(tb.ctx); err != nil {
+		if err := tx.Commit(tb.Ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -73,13 +44,13 @@ func BenchmarkSave10k(b *testing.B) {
 			b.StopTimer()
 			i++
 			id := fmt.Sprintf("task_new_%d", i)
-			tb.task(b, id, "completed", "RW", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
+			tb.Task(b, id, "completed", "RW", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
 			b.StartTimer()
 			save(id)
 		}
 	})
 	b.Run("replace", func(b *testing.B) {
-		tb.task(b, "task_r", "completed", "RW", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
+		tb.Task(b, "task_r", "completed", "RW", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
 		for b.Loop() {
 			save("task_r")
 		}

@@ -36,8 +36,8 @@ type Summary struct {
 var SummaryKeys = []string{"initial_cash", "final_value", "total_return", "annual_return", "sharpe_ratio",
 	"max_drawdown", "max_drawdown_pct", "total_trades", "win_rate", "profit_factor", "avg_win", "avg_loss"}
 
-// values returns the summary's values in SummaryKeys order.
-func (s Summary) values() []*float64 {
+// Values returns the summary's values in SummaryKeys order.
+func (s Summary) Values() []*float64 {
 	f := func(v float64) *float64 { return &v }
 	return []*float64{f(s.InitialCash), f(s.FinalValue), f(s.TotalReturn), s.AnnualReturn, s.SharpeRatio,
 		f(s.MaxDrawdown), f(s.MaxDrawdownPct), f(float64(s.TotalTrades)), s.WinRate, s.ProfitFactor, s.AvgWin, s.AvgLoss}
@@ -151,13 +151,14 @@ func FormatTime(t time.Time) string {
 	return string(b[:])
 }
 
-func tradeRow(e engine.Execution) TradeRow {
+// TradeRowOf is execution e as the trade list shows it.
+func TradeRowOf(e engine.Execution) TradeRow {
 	return TradeRow{Date: FormatTime(e.Time), Type: e.Side, Price: e.Price, Size: math.Abs(e.Size), PnL: e.PnL,
 		Value: e.Value, Commission: e.Commission, OrderRef: int32(e.Ref)}
 }
 
-// roundTrip is the seq-th (1-based) round trip t.
-func roundTrip(seq int, t engine.Trade) RoundTrip {
+// RoundTripOf is the seq-th (1-based) round trip t as the trade list shows it.
+func RoundTripOf(seq int, t engine.Trade) RoundTrip {
 	rt := RoundTrip{Seq: int32(seq), Symbol: t.Symbol, IsOpen: t.IsOpen, EntryDate: FormatTime(t.OpenTime), Size: t.Size,
 		EntryPrice: t.EntryPrice, BarsHeld: int32(t.BarLen), PnLGross: t.PnLGross,
 		PnLNet: t.PnLNet, Commission: t.Commission}
@@ -197,7 +198,7 @@ func (svc *Service) Trades(ctx context.Context, taskID, kind string, skip, limit
 		if err != nil {
 			return page, fmt.Errorf("page executions: %w", err)
 		}
-		page.Trades = mapSlice(rows, func(r store.ResultExecution) TradeRow { return tradeRow(execution(r)) })
+		page.Trades = mapSlice(rows, func(r store.ResultExecution) TradeRow { return TradeRowOf(execution(r)) })
 		return page, nil
 	}
 	if page.Total, err = q.CountResultTrades(ctx, svc.db, taskID); err != nil {
@@ -207,7 +208,7 @@ func (svc *Service) Trades(ctx context.Context, taskID, kind string, skip, limit
 	if err != nil {
 		return page, fmt.Errorf("page trades: %w", err)
 	}
-	page.Trades = mapSlice(rows, func(r store.ResultTrade) RoundTrip { return roundTrip(int(r.Seq), trade(r)) })
+	page.Trades = mapSlice(rows, func(r store.ResultTrade) RoundTrip { return RoundTripOf(int(r.Seq), trade(r)) })
 	return page, nil
 }
 
@@ -236,13 +237,21 @@ type Run struct {
 	Commission      float64
 }
 
-// Load reads taskID's whole result. withTrades false skips executions and round trips.
-func (svc *Service) Load(ctx context.Context, taskID string, withTrades bool) (*Stored, error) {
-	return load(ctx, svc.db, taskID, true, withTrades)
-}
+// Parts chooses what Load reads besides the run and its summary.
+type Parts uint8
 
-func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTrades bool) (*Stored, error) {
-	row, err := q.GetResultWithTask(ctx, db, taskID)
+// Parts of a stored result.
+const (
+	EquityValues Parts = 1 << iota // the equity curve's times and values
+	EquityFull                     // the whole equity curve: cash, returns and drawdowns too
+	Executions                     // every fill
+	RoundTrips                     // every round trip
+	All          = EquityFull | Executions | RoundTrips
+)
+
+// Load reads the parts of taskID's result that parts names.
+func (svc *Service) Load(ctx context.Context, taskID string, parts Parts) (*Stored, error) {
+	row, err := q.GetResultWithTask(ctx, svc.db, taskID)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, notFound(taskID)
@@ -260,22 +269,37 @@ func load(ctx context.Context, db store.DBTX, taskID string, withEquity, withTra
 		MaxDrawdownPct: row.MaxDrawdownPct, TotalTrades: int(row.TotalTrades), WinRate: row.WinRate,
 		ProfitFactor: row.ProfitFactor, AvgWin: row.AvgWin, AvgLoss: row.AvgLoss,
 	}
-	if withEquity {
-		if s.Equity, err = storedEquity(ctx, db, taskID, false); err != nil {
+	if parts&(EquityValues|EquityFull) != 0 {
+		if s.Equity, err = storedEquity(ctx, svc.db, taskID, parts&EquityFull == 0); err != nil {
 			return nil, err
 		}
 	}
-	if withTrades {
-		execs, err := q.ListResultExecutions(ctx, db, taskID)
+	if parts&Executions != 0 {
+		execs, err := q.ListResultExecutions(ctx, svc.db, taskID)
 		if err != nil {
 			return nil, fmt.Errorf("executions of %s: %w", taskID, err)
 		}
 		s.Executions = mapSlice(execs, execution)
-		if s.Trades, err = loadTrades(ctx, db, taskID); err != nil {
+	}
+	if parts&RoundTrips != 0 {
+		if s.Trades, err = loadTrades(ctx, svc.db, taskID); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// State is taskID's status and whether it has a stored result; an unknown task is a
+// not-found apperr.
+func (svc *Service) State(ctx context.Context, taskID string) (status string, hasResult bool, err error) {
+	st, err := q.GetTaskResultState(ctx, svc.db, taskID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return "", false, apperr.NotFound("Task not found: %s", taskID)
+		}
+		return "", false, fmt.Errorf("task %s: %w", taskID, err)
+	}
+	return st.Status, st.HasResult, nil
 }
 
 // storedEquity reads taskID's stored equity curve (none for a result without bars); with
@@ -370,15 +394,17 @@ func computeStatistics(ctx context.Context, db store.DBTX, taskID string, initia
 	if s.Trades, err = loadTrades(ctx, db, taskID); err != nil {
 		return engine.Statistics{}, err
 	}
-	return s.statistics(), nil
+	return s.Statistics(), nil
 }
 
-func (s *Stored) statistics() engine.Statistics {
+// Statistics computes the spec's statistics record from what was loaded: the equity curve
+// and the round trips.
+func (s *Stored) Statistics() engine.Statistics {
 	return engine.ComputeStatistics(s.Run.InitialCash, s.Equity, s.Trades, s.SQN)
 }
 
-// params decodes the task's strategy parameters.
-func (s *Stored) params() map[string]any {
+// Params decodes the task's strategy parameters.
+func (s *Stored) Params() map[string]any {
 	m := map[string]any{}
 	_ = json.Unmarshal(s.Run.StrategyParams, &m)
 	return m
@@ -386,11 +412,9 @@ func (s *Stored) params() map[string]any {
 
 func clamp32(n int) int32 { return int32(min(n, math.MaxInt32)) }
 
-func timeFromNano(n int64) time.Time { return time.Unix(0, n).UTC() }
-
-// Service reads stored results for the API: summaries, trades, statistics, charts,
-// exports and comparisons. Results are written by Save, in the transaction that completes
-// their task.
+// Service reads stored results: summaries, trades, statistics and whole results for the
+// report package's charts, exports and comparisons. Results are written by Save, in the
+// transaction that completes their task.
 type Service struct {
 	db store.DBTX
 }

@@ -1,6 +1,7 @@
 // Package results stores a finished backtest's result relationally (one summary row, one row
 // per execution, per round trip and per equity point) and serves every read of it: summary,
-// trade pages, statistics, chart configurations, exports and comparisons.
+// trade pages, statistics and whole results. It owns the result tables and their SQL;
+// charts, exports and comparisons are the report package's, built on Load.
 package results
 
 import (

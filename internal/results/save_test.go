@@ -5,29 +5,30 @@ import (
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/results/resultstest"
 )
 
 func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	bars := loadOrcl(t)
-	res := runSMA(t, bars, nil, 10000)
-	b.task(t, "task_1", "completed", "ORCL", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
+	b := resultstest.Setup(t)
+	bars := resultstest.Orcl(t)
+	res := resultstest.RunSMA(t, bars, nil, 10000)
+	b.Task(t, "task_1", "completed", "ORCL", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
 
 	for round := 1; round <= 2; round++ { // the second Save replaces the first
-		tx, err := b.pool().Begin(b.ctx)
+		tx, err := b.Store.Pool.Begin(b.Ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := results.Save(b.ctx, tx, "task_1", round, res); err != nil {
+		if err := results.Save(b.Ctx, tx, "task_1", round, res); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		if err := tx.Commit(b.ctx); err != nil {
+		if err := tx.Commit(b.Ctx); err != nil {
 			t.Fatal(err)
 		}
 		var nExec, nTrades, nEq, nOpen, attempt int
 		var final float64
-		err = b.pool().QueryRow(b.ctx, `SELECT
+		err = b.Store.Pool.QueryRow(b.Ctx, `SELECT
 			(SELECT count(*) FROM result_executions WHERE task_id = 'task_1'),
 			(SELECT count(*) FROM result_trades WHERE task_id = 'task_1'),
 			(SELECT count(*) FROM result_equity WHERE task_id = 'task_1'),
@@ -46,7 +47,7 @@ func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
 		}
 	}
 	var viewRows int
-	if err := b.pool().QueryRow(b.ctx, `SELECT count(*) FROM bi_results WHERE task_id = 'task_1' AND strategy_name = 'SmaCross'`).Scan(&viewRows); err != nil || viewRows != 1 {
+	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT count(*) FROM bi_results WHERE task_id = 'task_1' AND strategy_name = 'SmaCross'`).Scan(&viewRows); err != nil || viewRows != 1 {
 		t.Errorf("bi_results: %d rows, %v", viewRows, err)
 	}
 }
@@ -55,32 +56,32 @@ func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
 // the stored rows (what results stored without a record get), open trade included.
 func TestStoredStatisticsMatchComputed(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	bars := loadOrcl(t)
-	res := runSMA(t, bars, nil, 10000)
-	b.task(t, "task_1", "completed", "ORCL", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
+	b := resultstest.Setup(t)
+	bars := resultstest.Orcl(t)
+	res := resultstest.RunSMA(t, bars, nil, 10000)
+	b.Task(t, "task_1", "completed", "ORCL", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
 	for round := 1; round <= 2; round++ {
-		tx, err := b.pool().Begin(b.ctx)
+		tx, err := b.Store.Pool.Begin(b.Ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := results.Save(b.ctx, tx, "task_1", round, res); err != nil {
+		if err := results.Save(b.Ctx, tx, "task_1", round, res); err != nil {
 			t.Fatal(err)
 		}
-		if err := tx.Commit(b.ctx); err != nil {
+		if err := tx.Commit(b.Ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var n int
-	if err := b.pool().QueryRow(b.ctx, `SELECT count(*) FROM result_statistics WHERE task_id = 'task_1'`).Scan(&n); err != nil || n != 1 {
+	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT count(*) FROM result_statistics WHERE task_id = 'task_1'`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("stored statistics rows: %d %v", n, err)
 	}
-	stored, err := results.NewService(b.pool()).Statistics(b.ctx, "task_1")
+	stored, err := b.Results().Statistics(b.Ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.exec(t, `DELETE FROM result_statistics WHERE task_id = 'task_1'`)
-	computed, err := results.NewService(b.pool()).Statistics(b.ctx, "task_1")
+	b.Exec(t, `DELETE FROM result_statistics WHERE task_id = 'task_1'`)
+	computed, err := b.Results().Statistics(b.Ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,11 +93,11 @@ func TestStoredStatisticsMatchComputed(t *testing.T) {
 	if m := stored.Get("total_trades"); m == nil || m.Value == nil {
 		t.Errorf("stored record lacks total_trades: %s", sj)
 	}
-	b.exec(t, `DELETE FROM results WHERE task_id = 'task_1'`)
-	if err := b.pool().QueryRow(b.ctx, `SELECT count(*) FROM result_statistics`).Scan(&n); err != nil || n != 0 {
+	b.Exec(t, `DELETE FROM results WHERE task_id = 'task_1'`)
+	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT count(*) FROM result_statistics`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("statistics rows after the result was deleted: %d %v", n, err)
 	}
-	if _, err := results.NewService(b.pool()).Statistics(b.ctx, "task_1"); err == nil {
+	if _, err := b.Results().Statistics(b.Ctx, "task_1"); err == nil {
 		t.Error("statistics of a deleted result")
 	}
 }

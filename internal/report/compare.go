@@ -1,16 +1,16 @@
-package results
+package report
 
 import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
-	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/results"
 )
 
 // Comparison limits.
@@ -90,22 +90,19 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 	if len(ids) < MinCompare || len(ids) > MaxCompare {
 		return nil, apperr.Invalid("Comparison needs %d to %d distinct task ids, got %d", MinCompare, MaxCompare, len(ids))
 	}
-	stored := make([]*Stored, len(ids))
+	stored := make([]*results.Stored, len(ids))
 	for i, id := range ids {
-		st, err := q.GetTaskResultState(ctx, svc.db, id)
+		status, hasResult, err := svc.results.State(ctx, id)
+		if e, ok := apperr.As(err); ok && e.Kind == apperr.KindNotFound {
+			return nil, apperr.Invalid("Cannot compare %s: task not found", id)
+		}
 		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return nil, apperr.Invalid("Cannot compare %s: task not found", id)
-			}
-			return nil, fmt.Errorf("task %s: %w", id, err)
-		}
-		if st.Status != "completed" || !st.HasResult {
-			return nil, apperr.Invalid("Cannot compare %s: the task is %s, only completed tasks have results", id, st.Status)
-		}
-		if stored[i], err = svc.Load(ctx, id, false); err != nil {
 			return nil, err
 		}
-		if stored[i].Trades, err = loadTrades(ctx, svc.db, id); err != nil {
+		if status != "completed" || !hasResult {
+			return nil, apperr.Invalid("Cannot compare %s: the task is %s, only completed tasks have results", id, status)
+		}
+		if stored[i], err = svc.results.Load(ctx, id, results.EquityFull|results.RoundTrips); err != nil {
 			return nil, err
 		}
 	}
@@ -113,21 +110,21 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 	for _, s := range stored {
 		c.Tasks = append(c.Tasks, ComparedTask{
 			TaskID: s.TaskID, StrategyID: s.Run.StrategyID, StrategyName: s.Run.StrategyName,
-			StrategyVersion: int32(s.Run.StrategyVersion), Params: s.params(), DataSource: s.Run.DataSource,
+			StrategyVersion: int32(s.Run.StrategyVersion), Params: s.Params(), DataSource: s.Run.DataSource,
 			Symbol: s.Run.Symbol, StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
 			InitialCash: s.Run.InitialCash, Commission: s.Run.Commission,
 		})
 	}
-	for ki, key := range SummaryKeys {
+	for ki, key := range results.SummaryKeys {
 		m := ComparedMetric{Key: key, Label: summaryLabels[key]}
 		for _, s := range stored {
-			m.Values = append(m.Values, s.Summary.values()[ki])
+			m.Values = append(m.Values, s.Summary.Values()[ki])
 		}
 		c.Metrics = append(c.Metrics, m)
 	}
 	stats := make([]func(string) *float64, len(stored))
 	for i, s := range stored {
-		st := s.statistics()
+		st := s.Statistics()
 		stats[i] = func(k string) *float64 {
 			if m := st.Get(k); m != nil {
 				return m.Value
@@ -146,7 +143,7 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 	return c, nil
 }
 
-func alignEquity(stored []*Stored) ComparedEquity {
+func alignEquity(stored []*results.Stored) ComparedEquity {
 	set := map[int64]bool{}
 	for _, s := range stored {
 		for _, e := range s.Equity {
@@ -160,7 +157,7 @@ func alignEquity(stored []*Stored) ComparedEquity {
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	out := ComparedEquity{Dates: make([]string, len(keys)), Series: make([][]*float64, len(stored))}
 	for i, k := range keys {
-		out.Dates[i] = FormatTime(timeFromNano(k))
+		out.Dates[i] = results.FormatTime(time.Unix(0, k).UTC())
 	}
 	for si, s := range stored {
 		series := make([]*float64, len(keys))

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"context"
@@ -8,8 +8,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
-	"github.com/backtestd/backtestd/internal/marketdata"
-	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/results"
 )
 
 // ChartConfig is the spec's chart configuration: an ECharts option object with a fixed
@@ -54,35 +53,36 @@ type ChartInput struct {
 	Executions  []engine.Execution
 }
 
-// Chart builds chart_type for taskID's result. The bars come from the bars table for the
-// task's source, symbol and date range.
+// chartParts is what each chart reads of the stored result: the candlestick chart only the
+// run, the equity chart only the curve's times and values.
+var chartParts = map[string]results.Parts{
+	"candlestick": 0, "equity": results.EquityValues, "drawdown": results.EquityFull, "underwater": results.EquityFull,
+	"monthly_heatmap": results.EquityFull, "yearly_returns": results.EquityFull, "trades": results.Executions,
+}
+
+// Chart builds chart_type for taskID's result. The bars come from the market data the task
+// ran on.
 func (svc *Service) Chart(ctx context.Context, taskID, chartType string) (*ChartConfig, error) {
-	if !validChart(chartType) {
+	parts, ok := chartParts[chartType]
+	if !ok {
 		return nil, apperr.Invalid("Unsupported chart type: %s", chartType)
 	}
-	// Read only what the chart shows: the candlestick and trade charts need no equity curve,
-	// the equity chart only its times and values.
-	needEquity := chartType != "candlestick" && chartType != "trades" && chartType != "equity"
-	s, err := load(ctx, svc.db, taskID, needEquity, chartType == "trades")
+	s, err := svc.results.Load(ctx, taskID, parts)
 	if err != nil {
 		return nil, err
 	}
-	if chartType == "equity" {
-		if s.Equity, err = storedEquity(ctx, svc.db, taskID, true); err != nil {
-			return nil, err
-		}
-	}
 	in := ChartInput{InitialCash: s.Run.InitialCash, Equity: s.Equity, Executions: s.Executions}
 	if chartType == "candlestick" || chartType == "equity" || chartType == "trades" {
-		if in.Bars, err = s.bars(ctx, svc.db); err != nil {
+		if in.Bars, err = svc.runBars(ctx, s.Run); err != nil {
 			return nil, err
 		}
 	}
 	return BuildChart(chartType, in)
 }
 
-func (s *Stored) bars(ctx context.Context, db store.DBTX) ([]engine.Bar, error) {
-	bars, _, err := marketdata.LoadFeed(ctx, db, s.Run.DataSource, s.Run.Symbol, s.Run.StartDate, s.Run.EndDate)
+// runBars reads the bars run ran on; none when they have since been deleted.
+func (svc *Service) runBars(ctx context.Context, run results.Run) ([]engine.Bar, error) {
+	bars, err := svc.bars(ctx, run.DataSource, run.Symbol, run.StartDate, run.EndDate)
 	if err != nil {
 		if _, isApp := apperr.As(err); isApp { // the bars are gone: chart what is stored
 			return nil, nil
@@ -90,15 +90,6 @@ func (s *Stored) bars(ctx context.Context, db store.DBTX) ([]engine.Bar, error) 
 		return nil, err
 	}
 	return bars, nil
-}
-
-func validChart(t string) bool {
-	for _, c := range ChartTypes {
-		if c == t {
-			return true
-		}
-	}
-	return false
 }
 
 // BuildChart builds a chart from its input.
@@ -159,7 +150,7 @@ func candlestick(bars []engine.Bar) *ChartConfig {
 	dates := make([]string, len(bars))
 	vols := make([]int64, len(bars))
 	for i, b := range bars {
-		dates[i] = FormatTime(b.Time)
+		dates[i] = results.FormatTime(b.Time)
 		vols[i] = b.Volume
 	}
 	series := []obj{{
@@ -220,7 +211,7 @@ func Benchmark(initialCash float64, bars []engine.Bar, equity []engine.EquityPoi
 func equityDates(eq []engine.EquityPoint) []string {
 	d := make([]string, len(eq))
 	for i, e := range eq {
-		d[i] = FormatTime(e.Time)
+		d[i] = results.FormatTime(e.Time)
 	}
 	return d
 }
@@ -367,14 +358,14 @@ func tradesChart(in ChartInput) *ChartConfig {
 	dates := make([]string, len(in.Bars))
 	closes := make([]float64, len(in.Bars))
 	for i, b := range in.Bars {
-		dates[i] = FormatTime(b.Time)
+		dates[i] = results.FormatTime(b.Time)
 		closes[i] = b.Close
 	}
 	var buys, sells [][]any
 	execs := append([]engine.Execution(nil), in.Executions...)
 	sort.SliceStable(execs, func(i, j int) bool { return execs[i].Time.Before(execs[j].Time) })
 	for _, e := range execs {
-		p := []any{FormatTime(e.Time), e.Price, math.Abs(e.Size), e.PnL}
+		p := []any{results.FormatTime(e.Time), e.Price, math.Abs(e.Size), e.PnL}
 		if e.Side == "buy" {
 			buys = append(buys, p)
 		} else {

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/results"
 )
 
 // TestSeriesEncodeLikeEncodingJSON checks that the chart arrays' own encoders write exactly
@@ -33,7 +34,7 @@ func TestSeriesEncodeLikeEncodingJSON(t *testing.T) {
 	dates := make([]string, len(bars))
 	rows := make([][]any, len(bars))
 	for i, b := range bars {
-		dates[i] = FormatTime(b.Time)
+		dates[i] = results.FormatTime(b.Time)
 		rows[i] = []any{dates[i], b.Open, b.Close, b.Low, b.High, b.Volume}
 	}
 	for _, c := range []struct {
@@ -111,26 +112,6 @@ func TestChartAppendJSONLikeEncoder(t *testing.T) {
 				i++
 			}
 			t.Errorf("%s differs at byte %d:\n got …%.120s\nwant …%.120s", kind, i, got[max(0, i-40):], want[max(0, i-40):])
-		}
-	}
-}
-
-func TestFormatTime(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		in   time.Time
-		want string
-	}{
-		{time.Date(2024, 3, 9, 0, 0, 0, 0, time.UTC), "2024-03-09"},
-		{time.Date(1970, 12, 31, 0, 0, 0, 0, time.UTC), "1970-12-31"},
-		{time.Date(5, 1, 1, 0, 0, 0, 0, time.UTC), "0005-01-01"},
-		{time.Date(2024, 3, 9, 0, 0, 0, 0, time.FixedZone("x", -3600)), "2024-03-09T01:00:00Z"},
-		{time.Date(2024, 3, 9, 14, 30, 0, 0, time.UTC), "2024-03-09T14:30:00Z"},
-		{time.Date(2024, 3, 9, 0, 0, 0, 5, time.UTC), "2024-03-09T00:00:00Z"},
-		{time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)},
-	} {
-		if got := FormatTime(c.in); got != c.want {
-			t.Errorf("FormatTime(%v) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

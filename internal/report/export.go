@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/results"
 )
 
 // Export formats.
@@ -34,38 +35,38 @@ type DrawdownPoint struct {
 
 // Document is the bare result object of the JSON export.
 type Document struct {
-	TaskID      string          `json:"task_id"`
-	Status      string          `json:"status"`
-	Summary     Summary         `json:"summary"`
-	Trades      []TradeRow      `json:"trades"`
-	EquityCurve []EquityPoint   `json:"equity_curve"`
-	Drawdown    []DrawdownPoint `json:"drawdown"`
-	RoundTrips  []RoundTrip     `json:"round_trips"`
+	TaskID      string              `json:"task_id"`
+	Status      string              `json:"status"`
+	Summary     results.Summary     `json:"summary"`
+	Trades      []results.TradeRow  `json:"trades"`
+	EquityCurve []EquityPoint       `json:"equity_curve"`
+	Drawdown    []DrawdownPoint     `json:"drawdown"`
+	RoundTrips  []results.RoundTrip `json:"round_trips"`
 }
 
 // ExportJSON returns taskID's result as the spec's bare result object.
 func (svc *Service) ExportJSON(ctx context.Context, taskID string) (*Document, error) {
-	s, err := svc.Load(ctx, taskID, true)
+	s, err := svc.results.Load(ctx, taskID, results.All)
 	if err != nil {
 		return nil, err
 	}
-	return s.document(), nil
+	return document(s), nil
 }
 
-func (s *Stored) document() *Document {
+func document(s *results.Stored) *Document {
 	d := &Document{TaskID: s.TaskID, Status: "completed", Summary: s.Summary,
-		Trades: make([]TradeRow, len(s.Executions)), EquityCurve: make([]EquityPoint, len(s.Equity)),
-		Drawdown: make([]DrawdownPoint, len(s.Equity)), RoundTrips: make([]RoundTrip, len(s.Trades))}
+		Trades: make([]results.TradeRow, len(s.Executions)), EquityCurve: make([]EquityPoint, len(s.Equity)),
+		Drawdown: make([]DrawdownPoint, len(s.Equity)), RoundTrips: make([]results.RoundTrip, len(s.Trades))}
 	for i, e := range s.Executions {
-		d.Trades[i] = tradeRow(e)
+		d.Trades[i] = results.TradeRowOf(e)
 	}
 	for i, e := range s.Equity {
-		date := FormatTime(e.Time)
+		date := results.FormatTime(e.Time)
 		d.EquityCurve[i] = EquityPoint{Date: date, Value: e.Value, Cash: e.Cash, Return: e.Return}
 		d.Drawdown[i] = DrawdownPoint{Date: date, Drawdown: e.Drawdown, DrawdownMoney: e.DrawdownMoney}
 	}
 	for i, t := range s.Trades {
-		d.RoundTrips[i] = roundTrip(i+1, t)
+		d.RoundTrips[i] = results.RoundTripOf(i+1, t)
 	}
 	return d
 }
@@ -89,24 +90,24 @@ func num(v *float64) string {
 // summary rows, an empty row, the `Trades` label row, `date,type,price,size,pnl` and one
 // row per execution.
 func (svc *Service) ExportCSV(ctx context.Context, taskID string) (string, error) {
-	s, err := svc.Load(ctx, taskID, true)
+	s, err := svc.results.Load(ctx, taskID, results.Executions)
 	if err != nil {
 		return "", err
 	}
-	return s.csv(), nil
+	return csvText(s), nil
 }
 
-func (s *Stored) csv() string {
+func csvText(s *results.Stored) string {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	b.WriteString(csvSummaryHeader + "\n")
-	for i, v := range s.Summary.values() {
-		_ = w.Write([]string{SummaryKeys[i], num(v)})
+	for i, v := range s.Summary.Values() {
+		_ = w.Write([]string{results.SummaryKeys[i], num(v)})
 	}
 	w.Flush()
 	b.WriteString("\n" + csvTradesLabel + "\n" + csvTradesHeader + "\n")
 	for _, e := range s.Executions {
-		t := tradeRow(e)
+		t := results.TradeRowOf(e)
 		_ = w.Write([]string{t.Date, t.Type, num(&t.Price), num(&t.Size), num(&t.PnL)})
 	}
 	w.Flush()
@@ -126,30 +127,30 @@ func CheckExportFormat(format string) error {
 // ExportHTML returns a self-contained report page (no scripts, no external assets: charts
 // are inline SVG), readable offline and printable.
 func (svc *Service) ExportHTML(ctx context.Context, taskID string) (string, error) {
-	s, err := svc.Load(ctx, taskID, true)
+	s, err := svc.results.Load(ctx, taskID, results.All)
 	if err != nil {
 		return "", err
 	}
-	bars, err := s.bars(ctx, svc.db)
+	bars, err := svc.runBars(ctx, s.Run)
 	if err != nil {
 		return "", err
 	}
-	return s.html(bars)
+	return html(s, bars)
 }
 
 type reportRow struct{ Label, Value string }
 
-func (s *Stored) html(bars []engine.Bar) (string, error) {
-	stats := s.statistics()
-	summary := make([]reportRow, len(SummaryKeys))
-	for i, v := range s.Summary.values() {
+func html(s *results.Stored, bars []engine.Bar) (string, error) {
+	stats := s.Statistics()
+	summary := make([]reportRow, len(results.SummaryKeys))
+	for i, v := range s.Summary.Values() {
 		txt := num(v)
 		if txt == "" {
 			txt = "—"
-		} else if v != nil && !strings.Contains(SummaryKeys[i], "trades") {
+		} else if v != nil && !strings.Contains(results.SummaryKeys[i], "trades") {
 			txt = strconv.FormatFloat(*v, 'f', 4, 64)
 		}
-		summary[i] = reportRow{SummaryKeys[i], txt}
+		summary[i] = reportRow{results.SummaryKeys[i], txt}
 	}
 	eq := make([]float64, len(s.Equity))
 	dd := make([]float64, len(s.Equity))
@@ -173,14 +174,14 @@ func (s *Stored) html(bars []engine.Bar) (string, error) {
 	}
 	first, last := "", ""
 	if len(s.Equity) > 0 {
-		first, last = FormatTime(s.Equity[0].Time), FormatTime(s.Equity[len(s.Equity)-1].Time)
+		first, last = results.FormatTime(s.Equity[0].Time), results.FormatTime(s.Equity[len(s.Equity)-1].Time)
 	}
 	var out bytes.Buffer
 	err := reportTmpl.Execute(&out, map[string]any{
 		"Task": s.TaskID, "Run": s.Run, "First": first, "Last": last, "Summary": summary, "Stats": stats,
 		"EquitySVG": lineSVG([][]float64{eq, benchValues(bench)}, []string{"#1f77b4", "#888"}, []bool{false, true}, false),
 		"DDSVG":     lineSVG([][]float64{dd}, []string{ColorDrawdown}, []bool{false}, true),
-		"Months":    MonthNames, "Heat": heat, "Trades": s.document().Trades,
+		"Months":    MonthNames, "Heat": heat, "Trades": document(s).Trades,
 	})
 	return out.String(), err
 }

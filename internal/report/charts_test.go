@@ -1,4 +1,4 @@
-package results_test
+package report_test
 
 import (
 	"encoding/json"
@@ -7,11 +7,12 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/report"
+	"github.com/backtestd/backtestd/internal/results/resultstest"
 )
 
 // chartJSON round-trips a chart through JSON, as a client sees it.
-func chartJSON(t *testing.T, c *results.ChartConfig) map[string]any {
+func chartJSON(t *testing.T, c *report.ChartConfig) map[string]any {
 	t.Helper()
 	js, err := json.Marshal(c)
 	if err != nil {
@@ -47,9 +48,9 @@ func floats(v any) []float64 {
 
 func TestCharts(t *testing.T) {
 	t.Parallel()
-	b, bars, res := smallRun(t)
+	b, bars, res := resultstest.SmallRun(t)
 	get := func(kind string) map[string]any {
-		c, err := results.NewService(b.store.Pool).Chart(b.ctx, "task_1", kind)
+		c, err := service(b).Chart(b.Ctx, "task_1", kind)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -88,7 +89,7 @@ func TestCharts(t *testing.T) {
 				for j := at - n + 1; j <= at; j++ {
 					sum += bars[j].Close
 				}
-				if !near(vals[at], sum/float64(n)) {
+				if !resultstest.Near(vals[at], sum/float64(n)) {
 					t.Errorf("MA%d[%d] = %v, want %v", n, at, vals[at], sum/float64(n))
 				}
 			}
@@ -117,7 +118,7 @@ func TestCharts(t *testing.T) {
 			if ev[i] != res.Equity[i].Value {
 				t.Errorf("equity[%d] = %v, want %v", i, ev[i], res.Equity[i].Value)
 			}
-			if want := 10000 * bars[i].Close / bars[0].Close; !near(bv[i], want) {
+			if want := 10000 * bars[i].Close / bars[0].Close; !resultstest.Near(bv[i], want) {
 				t.Errorf("benchmark[%d] = %v, want %v", i, bv[i], want)
 			}
 		}
@@ -221,7 +222,7 @@ func TestCharts(t *testing.T) {
 		}
 	})
 
-	if _, err := results.NewService(b.store.Pool).Chart(b.ctx, "task_1", "pie"); detail(err) != "Unsupported chart type: pie" {
+	if _, err := service(b).Chart(b.Ctx, "task_1", "pie"); resultstest.Detail(err) != "Unsupported chart type: pie" {
 		t.Errorf("pie: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package results_test
+package report_test
 
 import (
 	"strings"
@@ -6,21 +6,22 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
-	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/report"
+	"github.com/backtestd/backtestd/internal/results/resultstest"
 )
 
 func TestCompare(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := resultstest.Setup(t)
 	bars := engine.RandomWalk(600, 3)
-	b.bars(t, "RW", bars)
+	b.Bars(t, "RW", bars)
 	// task_1 runs over all bars; task_2 over a later window, so the curves start on different dates.
-	r1 := b.completed(t, "task_1", "RW", bars, map[string]any{"fast": 5, "slow": 20, "size": 10})
+	r1 := b.Completed(t, "task_1", "RW", bars, map[string]any{"fast": 5, "slow": 20, "size": 10})
 	late := bars[100:400]
-	r2 := b.completed(t, "task_2", "RW", late, map[string]any{"fast": 10, "slow": 30, "size": 5})
-	b.task(t, "task_3", "running", "RW", bars[0].Time, bars[10].Time, 10000, "")
+	r2 := b.Completed(t, "task_2", "RW", late, map[string]any{"fast": 10, "slow": 30, "size": 5})
+	b.Task(t, "task_3", "running", "RW", bars[0].Time, bars[10].Time, 10000, "")
 
-	c, err := results.NewService(b.store.Pool).Compare(b.ctx, []string{"task_1", "task_2"})
+	c, err := service(b).Compare(b.Ctx, []string{"task_1", "task_2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,10 +38,10 @@ func TestCompare(t *testing.T) {
 	if *s1[0] != r1.Equity[0].Value/r1.Equity[0].Value || s2[99] != nil || *s2[100] != 1 {
 		t.Errorf("normalised starts: %v %v %v", *s1[0], s2[99], s2[100])
 	}
-	if want := r2.Equity[50].Value / r2.Equity[0].Value; !near(*s2[150], want) {
+	if want := r2.Equity[50].Value / r2.Equity[0].Value; !resultstest.Near(*s2[150], want) {
 		t.Errorf("task_2 at %s: %v, want %v", c.Equity.Dates[150], *s2[150], want)
 	}
-	if last := r2.Equity[len(r2.Equity)-1].Value / r2.Equity[0].Value; !near(*s2[599], last) {
+	if last := r2.Equity[len(r2.Equity)-1].Value / r2.Equity[0].Value; !resultstest.Near(*s2[599], last) {
 		t.Errorf("task_2 after its end carries %v, want %v", *s2[599], last)
 	}
 	if c.Equity.Dates[100] != late[0].Time.Format(time.DateOnly) {
@@ -59,7 +60,7 @@ func TestCompare(t *testing.T) {
 		{"task_1,task_1", "Comparison needs 2 to 5 distinct task ids in task_ids (comma-separated), got 1"},
 		{"a,b,c,d,e,f", "Comparison needs 2 to 5 distinct task ids in task_ids (comma-separated), got 6"},
 	} {
-		if _, err := results.ParseTaskIDs(tc.raw); detail(err) != tc.want {
+		if _, err := report.ParseTaskIDs(tc.raw); resultstest.Detail(err) != tc.want {
 			t.Errorf("%q: %v", tc.raw, err)
 		}
 	}
@@ -70,7 +71,7 @@ func TestCompare(t *testing.T) {
 		{[]string{"task_1", "task_77"}, "Cannot compare task_77: task not found"},
 		{[]string{"task_1", "task_3"}, "Cannot compare task_3: the task is running, only completed tasks have results"},
 	} {
-		if _, err := results.NewService(b.store.Pool).Compare(b.ctx, tc.ids); detail(err) != tc.want {
+		if _, err := service(b).Compare(b.Ctx, tc.ids); resultstest.Detail(err) != tc.want {
 			t.Errorf("%v: %v", tc.ids, err)
 		}
 	}

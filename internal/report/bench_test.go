@@ -1,0 +1,29 @@
+package report_test
+
+import (
+	"testing"
+
+	"github.com/backtestd/backtestd/internal/report"
+	"github.com/backtestd/backtestd/internal/results/resultstest"
+)
+
+// BenchmarkChart10k measures a chart read as the endpoint does it (load the stored rows and
+// the bars, build the option object, encode it as JSON with AppendJSON) on a 10,000-bar
+// result.
+// Target < 50 ms.
+func BenchmarkChart10k(b *testing.B) {
+	tb := resultstest.BenchResult(b)
+	for _, kind := range report.ChartTypes {
+		b.Run(kind, func(b *testing.B) {
+			for b.Loop() {
+				c, err := service(tb).Chart(tb.Ctx, "task_1", kind)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out := c.AppendJSON(nil); len(out) == 0 {
+					b.Fatal("empty chart")
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,114 @@
+package report_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/report"
+	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/results/resultstest"
+)
+
+func TestExportCSVLayout(t *testing.T) {
+	t.Parallel()
+	b, _, res := resultstest.SmallRun(t)
+	text, err := service(b).ExportCSV(b.Ctx, "task_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := b.Results().GetSummary(b.Ctx, "task_1")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) != 1+12+1+1+1+len(res.Executions) {
+		t.Fatalf("%d lines:\n%s", len(lines), text)
+	}
+	if lines[0] != "metric,value" {
+		t.Errorf("line 1: %q", lines[0])
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	fp := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f(*v)
+	}
+	wantSummary := []string{f(sum.InitialCash), f(sum.FinalValue), f(sum.TotalReturn), fp(sum.AnnualReturn), fp(sum.SharpeRatio),
+		f(sum.MaxDrawdown), f(sum.MaxDrawdownPct), fmt.Sprint(sum.TotalTrades), fp(sum.WinRate), fp(sum.ProfitFactor), fp(sum.AvgWin), fp(sum.AvgLoss)}
+	for i, k := range results.SummaryKeys {
+		if want := k + "," + wantSummary[i]; lines[1+i] != want {
+			t.Errorf("line %d: %q, want %q", 2+i, lines[1+i], want)
+		}
+	}
+	if lines[13] != "" || lines[14] != "Trades" || lines[15] != "date,type,price,size,pnl" {
+		t.Errorf("section lines: %q", lines[13:16])
+	}
+	for i, e := range res.Executions {
+		want := fmt.Sprintf("%s,%s,%s,%s,%s", e.Time.Format("2006-01-02"), e.Side, f(e.Price), f(math.Abs(e.Size)), f(e.PnL))
+		if lines[16+i] != want {
+			t.Errorf("trade line %d: %q, want %q", 17+i, lines[16+i], want)
+		}
+	}
+}
+
+func TestExportJSONAndHTML(t *testing.T) {
+	t.Parallel()
+	b, bars, res := resultstest.SmallRun(t)
+	doc, err := service(b).ExportJSON(b.Ctx, "task_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(doc)
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(js, &m)
+	for _, k := range []string{"task_id", "status", "summary", "trades", "equity_curve", "drawdown"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("export lacks %s", k)
+		}
+	}
+	if doc.Status != "completed" || len(doc.EquityCurve) != len(bars) || len(doc.Drawdown) != len(bars) || len(doc.Trades) != len(res.Executions) {
+		t.Errorf("export sizes: %s %d %d %d", doc.Status, len(doc.EquityCurve), len(doc.Drawdown), len(doc.Trades))
+	}
+	if doc.EquityCurve[10].Value != res.Equity[10].Value || doc.Drawdown[10].Drawdown != res.Equity[10].Drawdown {
+		t.Errorf("equity point 10: %+v %+v vs %+v", doc.EquityCurve[10], doc.Drawdown[10], res.Equity[10])
+	}
+	page, err := service(b).ExportHTML(b.Ctx, "task_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "Backtest report: task_1", "<svg", "Sharpe Ratio", "Win Months %", "Jan", "stroke-dasharray"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script", "http://", "https://"} {
+		if strings.Contains(strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, ""), bad) {
+			t.Errorf("report is not self-contained: contains %q", bad)
+		}
+	}
+	if err := report.CheckExportFormat("xml"); resultstest.Detail(err) != "Unsupported export format: xml" {
+		t.Errorf("xml: %v", err)
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	t.Parallel()
+	b := resultstest.Setup(t)
+	b.Task(t, "task_9", "running", "X", time.Now(), time.Now(), 10000, "")
+	for _, id := range []string{"task_404", "task_9"} {
+		want := "Result not found: " + id
+		_, e1 := service(b).Chart(b.Ctx, id, "equity")
+		_, e2 := service(b).ExportJSON(b.Ctx, id)
+		_, e3 := service(b).ExportCSV(b.Ctx, id)
+		_, e4 := service(b).ExportHTML(b.Ctx, id)
+		for i, err := range []error{e1, e2, e3, e4} {
+			if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindNotFound || e.Detail != want {
+				t.Errorf("%s read %d: %v", id, i+1, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,25 @@
+// Package report turns stored results into what people look at: the ECharts chart
+// configurations, the JSON, CSV and HTML exports and the side-by-side comparison. It reads
+// through results.Service and the market-data service and owns no SQL.
+package report
+
+import (
+	"context"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/results"
+)
+
+// BarsFunc returns the bars a backtest of symbol over [start, end] ran on
+// (marketdata.Service.Feed).
+type BarsFunc func(ctx context.Context, source, symbol string, start, end time.Time) ([]engine.Bar, error)
+
+// Service builds charts, exports and comparisons of stored results.
+type Service struct {
+	results *results.Service
+	bars    BarsFunc
+}
+
+// New returns a Service reading results from res and bars with bars.
+func New(res *results.Service, bars BarsFunc) *Service { return &Service{results: res, bars: bars} }
