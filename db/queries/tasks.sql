@@ -150,14 +150,6 @@ WHERE task_attempts.status IN ('pending', 'running');
 UPDATE task_attempts SET status = @status, error = @error, completed_at = now()
 WHERE task_id = @task_id AND attempt = @attempt;
 
--- name: TaskListStrategies :many
--- Strategies for the secondary API's GET /strategies, oldest first.
-SELECT s.id, s.name, s.description, s.current_version, v.class_name, v.params
-FROM strategies s
-JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
-WHERE s.deleted_at IS NULL
-ORDER BY s.created_at, s.id;
-
 -- name: UnfinishedTasksBefore :many
 -- Pending or running tasks last changed before the cutoff, for the sweeper to check their jobs.
 SELECT * FROM tasks

@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
 )
 
 // The secondary API surface (spec REQ-108-07), a compact interface for scripts:
@@ -46,12 +47,30 @@ func (h *taskHandlers) secondaryResult(w http.ResponseWriter, r *http.Request) e
 	return nil
 }
 
+// secondaryStrategy is one strategy of GET /strategies, with its current version.
+type secondaryStrategy struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	Version     int          `json:"version"`
+	ClassName   string       `json:"class_name"`
+	Params      []jsrt.Param `json:"params"`
+}
+
 func (h *taskHandlers) secondaryStrategies(w http.ResponseWriter, r *http.Request) error {
-	list, err := h.svc.Strategies(r.Context())
+	list, err := h.s.strat.List(r.Context())
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, list)
+	out := make([]secondaryStrategy, len(list))
+	for i, st := range list {
+		out[i] = secondaryStrategy{ID: st.ID, Name: st.Name, Description: st.Description, Version: st.Version,
+			ClassName: st.ClassName, Params: st.Params}
+		if out[i].Params == nil {
+			out[i].Params = []jsrt.Param{}
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -728,51 +728,6 @@ func (q *Queries) TaskDefaultSource(ctx context.Context, db DBTX) (TaskDefaultSo
 	return i, err
 }
 
-const taskListStrategies = `-- name: TaskListStrategies :many
-SELECT s.id, s.name, s.description, s.current_version, v.class_name, v.params
-FROM strategies s
-JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
-WHERE s.deleted_at IS NULL
-ORDER BY s.created_at, s.id
-`
-
-type TaskListStrategiesRow struct {
-	ID             string          `json:"id"`
-	Name           string          `json:"name"`
-	Description    string          `json:"description"`
-	CurrentVersion int32           `json:"current_version"`
-	ClassName      string          `json:"class_name"`
-	Params         json.RawMessage `json:"params"`
-}
-
-// Strategies for the secondary API's GET /strategies, oldest first.
-func (q *Queries) TaskListStrategies(ctx context.Context, db DBTX) ([]TaskListStrategiesRow, error) {
-	rows, err := db.Query(ctx, taskListStrategies)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []TaskListStrategiesRow
-	for rows.Next() {
-		var i TaskListStrategiesRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Name,
-			&i.Description,
-			&i.CurrentVersion,
-			&i.ClassName,
-			&i.Params,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const taskRecordedVersion = `-- name: TaskRecordedVersion :one
 SELECT code, params, origin, class_name FROM strategy_versions WHERE strategy_id = $1 AND version = $2
 `

@@ -711,27 +711,3 @@ func (s *Service) Result(ctx context.Context, id string) (Task, json.RawMessage,
 	}
 	return t, sum, nil
 }
-
-// StrategyEntry is one strategy of the secondary API's list.
-type StrategyEntry struct {
-	ID          string          `json:"id"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Version     int             `json:"version"`
-	ClassName   string          `json:"class_name"`
-	Params      json.RawMessage `json:"params"`
-}
-
-// Strategies lists the strategies tasks can run, with their current version.
-func (s *Service) Strategies(ctx context.Context) ([]StrategyEntry, error) {
-	rows, err := s.q.TaskListStrategies(ctx, s.db.Pool)
-	if err != nil {
-		return nil, fmt.Errorf("list strategies: %w", err)
-	}
-	out := make([]StrategyEntry, len(rows))
-	for i, r := range rows {
-		out[i] = StrategyEntry{ID: r.ID, Name: r.Name, Description: r.Description, Version: int(r.CurrentVersion),
-			ClassName: r.ClassName, Params: r.Params}
-	}
-	return out, nil
-}
