@@ -141,16 +141,18 @@ func listen(t *testing.T) (*events.Hub, *events.Publisher) {
 	return h, events.NewPublisher(pool)
 }
 
-func TestLogBatcherCapsStreamedLines(t *testing.T) {
+func TestPublishLogsCapsStreamedLines(t *testing.T) {
 	t.Parallel()
 	h, pub := listen(t)
 	sub := events.NewSub()
 	h.SubscribeTask(sub, "task_1")
-	b := events.NewLogBatcher(pub, "task_1", "task_1", time.Hour, nil)
+	var lines []events.LogLine
 	for i := 0; i < 1000; i++ {
-		b.Add(events.LogLine{Level: "INFO", Message: fmt.Sprint(i)})
+		lines = append(lines, events.LogLine{Level: "INFO", Message: fmt.Sprint(i)})
 	}
-	b.Close() // one flush of 1,000 lines
+	if err := pub.PublishLogs(context.Background(), "task_1", "task_1", lines); err != nil {
+		t.Fatal(err)
+	}
 	var last string
 	for n := 0; n < events.MaxStreamedLines; n++ {
 		select {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -74,56 +72,11 @@ func (p *Publisher) Publish(ctx context.Context, m Message) error {
 // Every line is still stored and served by the logs route.
 const MaxStreamedLines = 100
 
-// LogBatcher collects a run's log lines and publishes them in batches, at most every
-// interval, so a strategy that logs on every bar costs one NOTIFY per interval, not per line.
-type LogBatcher struct {
-	pub      *Publisher
-	task     string
-	session  string
-	log      *slog.Logger
-	mu       sync.Mutex
-	buf      []LogLine
-	done     chan struct{}
-	finished chan struct{}
-}
-
-// NewLogBatcher starts a batcher for one run; Close flushes and stops it.
-func NewLogBatcher(pub *Publisher, taskID, sessionID string, interval time.Duration, log *slog.Logger) *LogBatcher {
-	b := &LogBatcher{pub: pub, task: taskID, session: sessionID, log: log,
-		done: make(chan struct{}), finished: make(chan struct{})}
-	go b.loop(interval)
-	return b
-}
-
-// Add queues one line.
-func (b *LogBatcher) Add(l LogLine) {
-	b.mu.Lock()
-	b.buf = append(b.buf, l)
-	b.mu.Unlock()
-}
-
-func (b *LogBatcher) loop(interval time.Duration) {
-	defer close(b.finished)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-b.done:
-			b.flush()
-			return
-		case <-t.C:
-		}
-		b.flush()
-	}
-}
-
-func (b *LogBatcher) flush() {
-	b.mu.Lock()
-	lines := b.buf
-	b.buf = nil
-	b.mu.Unlock()
+// PublishLogs publishes one batch of a run's log lines as one log event. A batch over
+// MaxStreamedLines streams its first lines and a WARNING saying how many were left out.
+func (p *Publisher) PublishLogs(ctx context.Context, taskID, sessionID string, lines []LogLine) error {
 	if len(lines) == 0 {
-		return
+		return nil
 	}
 	if len(lines) > MaxStreamedLines {
 		skipped := len(lines) - (MaxStreamedLines - 1)
@@ -131,15 +84,5 @@ func (b *LogBatcher) flush() {
 		lines = append(lines[:MaxStreamedLines-1:MaxStreamedLines-1], LogLine{Level: "WARNING", Source: "engine", Time: last.Time, Path: last.Path,
 			Message: fmt.Sprintf("%d log lines not streamed (too many to show live); all lines are stored", skipped)})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := b.pub.Publish(ctx, Message{Event: KindLog, Task: b.task, Session: b.session, Logs: lines}); err != nil && b.log != nil {
-		b.log.Warn("publish log lines", "task", b.task, "err", err)
-	}
-}
-
-// Close publishes what is left and stops the batcher.
-func (b *LogBatcher) Close() {
-	close(b.done)
-	<-b.finished
+	return p.Publish(ctx, Message{Event: KindLog, Task: taskID, Session: sessionID, Logs: lines})
 }

@@ -24,17 +24,19 @@ const (
 	maxLogMessage    = 4000
 )
 
-// logSink takes a run's log lines and stores them (COPY in batches), publishes them (NOTIFY
-// in batches, to the task's and the session's subscribers) and appends them to the
-// session's log file when a log directory is configured.
+// logSink takes a run's log lines and, in batches, publishes them (one NOTIFY about every
+// logEventInterval, to the task's and the session's subscribers) and stores them (one COPY
+// about every logStoreInterval), and appends them to the session's log file when a log
+// directory is configured. A strategy that logs on every bar thus costs a few statements a
+// second, not one per line.
 type logSink struct {
-	s     *Service
-	task  store.Task
-	path  string
-	batch *events.LogBatcher
+	s    *Service
+	task store.Task
+	path string
 
 	mu   sync.Mutex
-	buf  []store.CopyTaskLogsParams
+	live []events.LogLine           // not yet published
+	buf  []store.CopyTaskLogsParams // not yet stored
 	file *os.File
 	w    *bufio.Writer
 
@@ -44,9 +46,7 @@ type logSink struct {
 }
 
 func (s *Service) newLogSink(t store.Task, path string) *logSink {
-	k := &logSink{s: s, task: t, path: path,
-		batch: events.NewLogBatcher(s.pub, t.ID, t.SessionID, logEventInterval, s.log),
-		stop:  make(chan struct{}), done: make(chan struct{})}
+	k := &logSink{s: s, task: t, path: path, stop: make(chan struct{}), done: make(chan struct{})}
 	if s.cfg.LogDir != "" {
 		if err := os.MkdirAll(s.cfg.LogDir, 0o755); err != nil {
 			s.log.Warn("log dir", "dir", s.cfg.LogDir, "err", err)
@@ -94,8 +94,8 @@ func (k *logSink) add(le engine.LogEntry) {
 	if src == "" {
 		src = "strategy"
 	}
-	k.batch.Add(events.LogLine{Level: le.Level, Message: msg, Time: events.EpochSeconds(wall), Source: src, Path: k.path})
 	k.mu.Lock()
+	k.live = append(k.live, events.LogLine{Level: le.Level, Message: msg, Time: events.EpochSeconds(wall), Source: src, Path: k.path})
 	k.buf = append(k.buf, store.CopyTaskLogsParams{TaskID: k.task.ID, Attempt: k.task.Attempt, Ts: wall,
 		BarTime: bar, Level: le.Level, Source: src, Message: msg})
 	if k.w != nil {
@@ -110,20 +110,40 @@ func (k *logSink) add(le engine.LogEntry) {
 
 func (k *logSink) loop() {
 	defer close(k.done)
-	t := time.NewTicker(logStoreInterval)
+	t := time.NewTicker(logEventInterval)
 	defer t.Stop()
+	lastStore := time.Now()
 	for {
 		select {
 		case <-k.stop:
-			k.flush()
+			k.publish()
+			k.store()
 			return
-		case <-t.C:
-			k.flush()
+		case now := <-t.C:
+			k.publish()
+			if now.Sub(lastStore) >= logStoreInterval {
+				k.store()
+				lastStore = now
+			}
 		}
 	}
 }
 
-func (k *logSink) flush() {
+// publish streams the lines added since the last publish.
+func (k *logSink) publish() {
+	k.mu.Lock()
+	lines := k.live
+	k.live = nil
+	k.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := k.s.pub.PublishLogs(ctx, k.task.ID, k.task.SessionID, lines); err != nil {
+		k.s.log.Warn("publish log lines", "task", k.task.ID, "err", err)
+	}
+}
+
+// store writes the lines added since the last store.
+func (k *logSink) store() {
 	k.mu.Lock()
 	rows := k.buf
 	k.buf = nil
@@ -153,7 +173,6 @@ func (k *logSink) close() {
 	k.closeOnce.Do(func() {
 		close(k.stop)
 		<-k.done
-		k.batch.Close()
 		if k.file != nil {
 			_ = k.w.Flush()
 			_ = k.file.Close()
