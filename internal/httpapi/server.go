@@ -19,6 +19,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/procstat"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/store"
@@ -172,11 +173,8 @@ func (s *Server) runtimeDetail() map[string]any {
 	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
 		files = len(fds)
 	}
-	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
-		var size, resident int
-		if _, err := fmt.Sscan(string(b), &size, &resident); err == nil {
-			rss = resident * os.Getpagesize()
-		}
+	if n, err := procstat.RSS(os.Getpid()); err == nil {
+		rss = int(n)
 	}
 	return map[string]any{
 		"status":     "ok",

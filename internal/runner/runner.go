@@ -41,6 +41,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/procstat"
 )
 
 // Defaults and fixed limits.
@@ -189,10 +190,10 @@ func (p *Pool) park(c *child, budget uint64) bool {
 	if p.ctx.Err() != nil || c.runs >= reuseRuns {
 		return false
 	}
-	if used, err := cpuTime(c.cmd.Process.Pid); err != nil || used >= cpuMargin {
+	if used, err := procstat.CPU(c.cmd.Process.Pid); err != nil || used >= cpuMargin {
 		return false
 	}
-	if n, err := rss(c.cmd.Process.Pid); err != nil || n > budget/2 {
+	if n, err := procstat.RSS(c.cmd.Process.Pid); err != nil || n > budget/2 {
 		return false
 	}
 	p.mu.Lock()
@@ -463,7 +464,7 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, onFr
 	// then waits for the child's CPU time too, up to the guard's wall-time cap.
 	var cpu0 time.Duration
 	if req.Inspect {
-		cpu0, _ = cpuTime(c.cmd.Process.Pid)
+		cpu0, _ = procstat.CPU(c.cmd.Process.Pid)
 	}
 	sent := time.Now()
 	if err := c.enc.Encode(req); err != nil {
@@ -510,14 +511,14 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, onFr
 			kill(jsrt.Cancelled(ctx.Err()))
 		case <-deadline.C:
 			if req.Inspect && time.Since(sent) < jsrt.LoadWallCap*req.TimeLimit+killGrace {
-				if used, err := cpuTime(c.cmd.Process.Pid); err == nil && used-cpu0 < req.TimeLimit+killGrace {
+				if used, err := procstat.CPU(c.cmd.Process.Pid); err == nil && used-cpu0 < req.TimeLimit+killGrace {
 					deadline.Reset(memPoll) // starved, not computing: look again shortly
 					break
 				}
 			}
 			kill(&jsrt.RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", req.TimeLimit)})
 		case <-poll.C:
-			if n, err := rss(c.cmd.Process.Pid); err == nil && n > req.MemoryLimit {
+			if n, err := procstat.RSS(c.cmd.Process.Pid); err == nil && n > req.MemoryLimit {
 				kill(outOfMemory(req.MemoryLimit))
 			}
 		case <-c.exited:
