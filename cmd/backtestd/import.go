@@ -17,10 +17,6 @@ import (
 	"github.com/backtestd/backtestd/service"
 )
 
-func init() {
-	extraCommands["import"] = importBars
-}
-
 // importBars is `backtestd import --source builtin --symbol X [--name N] [--timeframe tf]
 // FILE.csv|FILE.json`: an all-or-nothing upsert of one file's bars, registering the symbol.
 func importBars(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

@@ -24,15 +24,6 @@ import (
 	"github.com/backtestd/backtestd/internal/jsrt"
 )
 
-func init() {
-	extraCommands["run"] = func(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-		return runLocal(ctx, args, stdout, stderr)
-	}
-	extraCommands["bench"] = func(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-		return runBench(ctx, args, stdout, stderr)
-	}
-}
-
 // paramFlags collects repeatable --param k=v flags.
 type paramFlags map[string]any
 

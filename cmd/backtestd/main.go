@@ -3,6 +3,7 @@
 //	backtestd serve     HTTP API, WebSocket hub and (unless -workers 0) backtest workers
 //	backtestd worker    backtest workers only
 //	backtestd migrate   apply database migrations and exit
+//	backtestd import    import one file of bars into the database
 //	backtestd run       run one backtest locally from files, no database
 //	backtestd bench     measure the engine's speed
 package main
@@ -40,6 +41,7 @@ commands:
   serve     run the HTTP API, WebSocket hub and backtest workers
   worker    run backtest workers only
   migrate   apply database migrations and exit
+  import    import bars: import --symbol X [--source S] [--timeframe tf] FILE.csv|FILE.json
   run       run one backtest locally: run --strategy s.js --data bars.csv
   bench     measure the engine's speed on generated bars
 
@@ -55,21 +57,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "serve":
 		return serve(ctx, rest, getenv, stderr)
+	case "worker":
+		return worker(ctx, rest, getenv, stderr)
 	case "migrate":
 		return migrate(ctx, rest, getenv, stderr)
+	case "import":
+		return importBars(ctx, rest, getenv, stdout, stderr)
+	case "run":
+		return runLocal(ctx, rest, stdout, stderr)
+	case "bench":
+		return runBench(ctx, rest, stdout, stderr)
+	case "pgctl":
+		return pgctl(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	if fn, ok := extraCommands[cmd]; ok {
-		return fn(ctx, rest, getenv, stdout, stderr)
-	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)
 }
-
-// command is the signature of a subcommand registered by the files of this package.
-type command func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
-
-// extraCommands lets each subcommand live in its own file (init registers it).
-var extraCommands = map[string]command{}

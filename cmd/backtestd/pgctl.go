@@ -11,8 +11,6 @@ import (
 	"github.com/backtestd/backtestd/internal/pgcluster"
 )
 
-func init() { extraCommands["pgctl"] = pgctl }
-
 // pgctl stops private clusters: `backtestd pgctl stop DIR...` (used by `make pg-stop`).
 func pgctl(ctx context.Context, args []string, _ func(string) string, stdout, _ io.Writer) error {
 	if len(args) < 1 || args[0] != "stop" {

@@ -14,29 +14,74 @@ import (
 	"github.com/backtestd/backtestd/service"
 )
 
-func init() {
-	extraCommands["worker"] = workerCommand
-}
-
 // serve is `backtestd serve`: the API, the WebSocket hub and (unless -workers 0) workers.
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	cfg, _, err := config.Load("serve", args, getenv)
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
-	svc, err := service.New(ctx, cfg, log)
+	a, err := openApp(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 	if err != nil {
 		return err
 	}
-	// Shutdown order: HTTP, then the service (workers softly, then hard; listener; pools).
-	err = listenAndServe(ctx, cfg.Listen, newHTTPServer(cfg, svc.Handler()), log)
-	svc.Close()
-	return err
+	defer a.Close()
+	return a.Run(ctx)
 }
 
-// workerCommand is `backtestd worker`: River workers only, no HTTP.
-func workerCommand(ctx context.Context, args []string, getenv func(string) string, _, stderr io.Writer) error {
+// app is `backtestd serve` as a value, so a test boots the whole program on ":0": openApp
+// builds the service and binds the listener, Addr says where it listens, Run serves until
+// ctx ends, Close stops HTTP first, then the service (workers softly, then hard; the
+// listener; the pools).
+type app struct {
+	svc *service.Service
+	srv *http.Server
+	ln  net.Listener
+	log *slog.Logger
+}
+
+func openApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error) {
+	svc, err := service.New(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		svc.Close()
+		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	return &app{svc: svc, srv: newHTTPServer(cfg, svc.Handler()), ln: ln, log: log}, nil
+}
+
+// Addr is the address the app listens on, with the port the system chose for ":0".
+func (a *app) Addr() net.Addr { return a.ln.Addr() }
+
+// Run serves until ctx ends, then shuts HTTP down gracefully (10 s for requests in flight).
+func (a *app) Run(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- a.srv.Serve(a.ln) }()
+	a.log.Info("serving", "addr", "http://"+displayAddr(a.Addr()))
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.srv.Shutdown(shutCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// Close stops the service; the HTTP server is closed too when Run did not shut it down.
+func (a *app) Close() {
+	_ = a.srv.Close()
+	a.svc.Close()
+}
+
+// worker is `backtestd worker`: River workers only, no HTTP.
+func worker(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	cfg, _, err := config.Load("worker", args, getenv)
 	if err != nil {
 		return err
@@ -77,29 +122,6 @@ func newHTTPServer(cfg config.Config, h http.Handler) *http.Server {
 		IdleTimeout:       cfg.HTTPIdleTimeout,
 		MaxHeaderBytes:    cfg.HTTPMaxHeaderBytes,
 	}
-}
-
-// listenAndServe serves with srv on addr until ctx ends, then shuts down gracefully.
-func listenAndServe(ctx context.Context, addr string, srv *http.Server, log *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", addr, err)
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	log.Info("serving", "addr", "http://"+displayAddr(ln.Addr()))
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
 }
 
 func displayAddr(a net.Addr) string {

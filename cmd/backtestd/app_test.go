@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/config"
+	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/service"
+)
+
+func TestMain(m *testing.M) {
+	service.RunnerMain() // the test binary is also the app's runner process
+	os.Exit(m.Run())
+}
+
+// TestAppOnPortZero boots the whole program as `backtestd serve` does, on a port the system
+// picks, runs a backtest through its HTTP API and stops it as SIGTERM would.
+func TestAppOnPortZero(t *testing.T) {
+	t.Parallel()
+	cfg, _, err := config.Load("serve", []string{"-listen", "127.0.0.1:0", "-database-url", pgtest.NewDatabase(t), "-workers", "2"},
+		func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	a, err := openApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+
+	base := "http://" + a.Addr().String()
+	call := func(method, path, body string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&m); err != nil || res.StatusCode >= 300 {
+			t.Fatalf("%s %s: %d %v %v", method, path, res.StatusCode, m, err)
+		}
+		return m
+	}
+	code := `class Hold extends Strategy { next() { if (!this.position.size) this.buy({ size: 1 }); } }`
+	body, _ := json.Marshal(map[string]any{"name": "Hold", "code": code})
+	st := call("POST", "/api/strategies", string(body))
+	task := call("POST", "/api/backtests", fmt.Sprintf(`{"strategy_id": %q, "symbol": "GLOBEX", "start_date": "2020-01-01", "end_date": "2020-12-31"}`, st["id"]))
+	id, ok := task["task_id"].(string)
+	if !ok {
+		t.Fatalf("submit answered %v", task)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		status := call("GET", "/api/backtests/"+id, "")["status"]
+		if status == "completed" {
+			break
+		}
+		if status == "failed" || time.Now().After(deadline) {
+			t.Fatalf("task %s is %v", id, status)
+		}
+	}
+	if sum, _ := call("GET", "/api/results/"+id+"/summary", "")["data"].(map[string]any); sum["total_trades"] != 1.0 {
+		t.Errorf("summary %v", sum)
+	}
+
+	stop() // as SIGTERM does
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run after the signal: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not return after the context ended")
+	}
+	if _, err := http.Get(base + "/health"); err == nil {
+		t.Error("the app still answers after Run returned")
+	}
+}
