@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"html"
 	"io"
 	"io/fs"
 	"net/http"
@@ -46,6 +47,9 @@ func newUI(files fs.FS, basePath string) *ui {
 	if basePath != "" {
 		// The build refers to its files as /ui/...; under BASE_PATH they live at <base>/ui/...
 		idx = bytes.ReplaceAll(idx, []byte(`"/ui/`), []byte(`"`+basePath+`/ui/`))
+		// The page reads the prefix of its API calls from here rather than guessing it.
+		idx = bytes.Replace(idx, []byte(`<meta name="base-path" content="" />`),
+			[]byte(`<meta name="base-path" content="`+html.EscapeString(basePath)+`" />`), 1)
 	}
 	u.index = idx
 	return u

@@ -14,7 +14,7 @@ import (
 func TestUIServesBuildWithFallbackAndCaching(t *testing.T) {
 	t.Parallel()
 	files := fstest.MapFS{
-		"index.html":           {Data: []byte(`<script type="module" src="/ui/assets/index-abc.js"></script>`)},
+		"index.html":           {Data: []byte(`<meta name="base-path" content="" /><script type="module" src="/ui/assets/index-abc.js"></script>`)},
 		"assets/index-abc.js":  {Data: []byte(`console.log(1)`)},
 		"assets/style-def.css": {Data: []byte(`body{}`)},
 	}
@@ -29,6 +29,8 @@ func TestUIServesBuildWithFallbackAndCaching(t *testing.T) {
 		{"css asset", "", "/ui/assets/style-def.css", 200, "body{}", "immutable", "text/css"},
 		{"missing asset is 404", "", "/ui/assets/gone.js", 404, "", "", ""},
 		{"base path rewrites asset paths", "/backtests", "/backtests/ui/strategies", 200, `src="/backtests/ui/assets/index-abc.js"`, "no-cache", "text/html"},
+		{"base path is told to the page", "/backtests", "/backtests/ui/", 200, `<meta name="base-path" content="/backtests" />`, "no-cache", "text/html"},
+		{"no base path", "", "/ui/", 200, `<meta name="base-path" content="" />`, "no-cache", "text/html"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

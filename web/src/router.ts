@@ -13,6 +13,9 @@ interface Route {
 
 const routes: Route[] = [];
 let cleanup: Cleanup | void;
+// navigation counts renders: a view still loading when the user navigates again paints into
+// its own detached container, never over the newer view, and is cleaned up when it returns.
+let navigation = 0;
 let onChange: (path: string) => void = () => {};
 
 export function route(pattern: string, view: View): void {
@@ -49,15 +52,19 @@ export function onRouteChange(fn: (path: string) => void): void {
   onChange = fn;
 }
 
-export async function render(): Promise<void> {
-  const main = document.getElementById('main')!;
-  if (typeof cleanup === 'function') {
-    try {
-      cleanup();
-    } catch {
-      /* a view's cleanup must not block navigation */
-    }
+function runCleanup(fn: Cleanup | void): void {
+  if (typeof fn !== 'function') return;
+  try {
+    fn();
+  } catch {
+    /* a view's cleanup must not block navigation */
   }
+}
+
+export async function render(): Promise<void> {
+  const token = ++navigation;
+  const main = document.getElementById('main')!;
+  runCleanup(cleanup);
   cleanup = undefined;
   const path = appPath();
   const query = new URLSearchParams(window.location.search);
@@ -67,8 +74,12 @@ export async function render(): Promise<void> {
     if (!m) continue;
     const params: Record<string, string> = {};
     r.keys.forEach((k, i) => (params[k] = decodeURIComponent(m[i + 1])));
-    main.replaceChildren();
-    cleanup = await r.view(main, params, query);
+    const view = document.createElement('div');
+    view.className = 'view';
+    main.replaceChildren(view);
+    const done = await r.view(view, params, query);
+    if (token === navigation) cleanup = done;
+    else runCleanup(done); // navigated away while it loaded
     return;
   }
   main.replaceChildren();

@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  alignEquity,
   barsOption,
   coerceParam,
-  comparisonCSV,
-  comparisonMetricKeys,
   diffStats,
-  equityPoints,
   filterLogs,
   lineDiff,
   movingAverage,
-  normaliseComparison,
   normaliseStatistics,
   normLevel,
   overlayDrawdown,
@@ -83,28 +78,28 @@ describe('prepareChartOption', () => {
     expect(o.legend.data).toEqual(['Equity']);
   });
   it('keeps what the server set and lays out two grids 70/30', () => {
-    const o = prepareChartOption({ type: 'candlestick', series: [{ type: 'candlestick', data: [[1, 2, 3, 4]] }, { type: 'bar', xAxisIndex: 1, yAxisIndex: 1, data: [5] }], xAxis: [{ data: ['d'] }, { data: ['d'], gridIndex: 1 }], tooltip: { trigger: 'item' } }, 'candlestick') as Record<string, any>;
+    const o = prepareChartOption({ title: 'Price', type: 'candlestick', series: [{ type: 'candlestick', data: [[1, 2, 3, 4]] }, { type: 'bar', xAxisIndex: 1, yAxisIndex: 1, data: [5] }], xAxis: [{ data: ['d'] }, { data: ['d'], gridIndex: 1 }], tooltip: { trigger: 'item' } }, 'candlestick') as Record<string, any>;
     expect(o.tooltip.trigger).toBe('item');
     expect(o.grid).toHaveLength(2);
     expect(o.dataZoom[0].xAxisIndex).toEqual([0, 1]);
     expect(o.yAxis).toHaveLength(2);
   });
   it('heatmaps get a visual map and item tooltip, no zoom', () => {
-    const o = prepareChartOption({ series: [{ type: 'heatmap', data: [[0, 0, 1.5], [1, 0, -3]] }], xAxis: { data: ['Jan', 'Feb'] }, yAxis: { data: ['2024'] } }, 'monthly_heatmap') as Record<string, any>;
+    const o = prepareChartOption({ title: 'Monthly Returns', type: 'heatmap', series: [{ type: 'heatmap', data: [[0, 0, 1.5], [1, 0, -3]] }], xAxis: { data: ['Jan', 'Feb'] }, yAxis: { data: ['2024'] } }, 'monthly_heatmap') as Record<string, any>;
     expect(o.visualMap.min).toBe(-3);
     expect(o.visualMap.max).toBe(3);
     expect(o.tooltip.trigger).toBe('item');
     expect(o.dataZoom).toBeUndefined();
   });
-  it('counts data points', () => expect(seriesPoints({ series: [{ data: [1, 2] }, { data: [3] }] })).toBe(3));
+  it('counts data points', () => expect(seriesPoints({ title: 'x', type: 'line', series: [{ data: [1, 2] }, { data: [3] }] })).toBe(3));
   it('overlays drawdown on a right axis', () => {
-    const eq = prepareChartOption({ series: [{ name: 'Equity', type: 'line', data: [1] }], xAxis: { data: ['a'] }, yAxis: { type: 'value' } }, 'equity');
-    const o = overlayDrawdown(eq, { series: [{ type: 'line', data: [0.5] }] }) as Record<string, any>;
+    const eq = prepareChartOption({ title: 'Equity Curve', type: 'line', series: [{ name: 'Equity', type: 'line', data: [1] }], xAxis: { data: ['a'] }, yAxis: { type: 'value' } }, 'equity');
+    const o = overlayDrawdown(eq, { title: 'Drawdown', type: 'line', series: [{ type: 'line', data: [0.5] }] }) as Record<string, any>;
     expect(o.series).toHaveLength(2);
     expect(o.series[1].yAxisIndex).toBe(1);
     expect(o.yAxis).toHaveLength(2);
     expect(o.legend.data).toEqual(['Equity', 'Drawdown']);
-    expect(overlayDrawdown(o, { series: [{ data: [1] }] })).toBe(o); // already has one
+    expect(overlayDrawdown(o, { title: 'Drawdown', type: 'line', series: [{ data: [1] }] })).toBe(o); // already has one
   });
 });
 
@@ -122,52 +117,6 @@ describe('statistics', () => {
   it('reads groups keyed by name', () => {
     const g = normaliseStatistics({ curve: { sharpe_ratio: 1.5 }, trade: { total_trades: 3 }, time: {} });
     expect(g[0]).toMatchObject({ name: 'Curve', items: [{ key: 'sharpe_ratio', display: '1.50' }] });
-  });
-});
-
-describe('comparison', () => {
-  it('aligns curves on the union of dates, normalised, gaps carried forward', () => {
-    const a = alignEquity([
-      { name: 'A', points: [['2024-01-01', 100], ['2024-01-03', 110]] },
-      { name: 'B', points: [['2024-01-02', 50], ['2024-01-03', 25]] },
-    ]);
-    expect(a.dates).toEqual(['2024-01-01', '2024-01-02', '2024-01-03']);
-    expect(a.lines[0].data).toEqual([1, 1, 1.1]);
-    expect(a.lines[1].data).toEqual([null, 1, 0.5]);
-  });
-  it('reads equity points from a chart config and from lists', () => {
-    expect(equityPoints({ xAxis: { data: ['2024-01-01', '2024-01-02'] }, series: [{ data: [1, 2] }] })).toEqual([['2024-01-01', 1], ['2024-01-02', 2]]);
-    expect(equityPoints([{ date: '2024-01-01T00:00:00Z', value: 5 }])).toEqual([['2024-01-01', 5]]);
-  });
-  const raw = {
-    tasks: [
-      { task_id: 'task_1', strategy_name: 'sma', strategy_version: 1, params: { fast: 10 } },
-      { task_id: 'task_2', strategy_name: 'sma', strategy_version: 2, params: { fast: 20, note: 'a,b' } },
-    ],
-    metrics: [
-      { key: 'final_value', label: 'Final Value', values: [9647.4, 9656.3] },
-      { key: 'sharpe_ratio', label: 'Sharpe Ratio', values: [-0.66, null] },
-    ],
-    equity: { dates: ['2024-01-01', '2024-01-02'], series: [[1, 1.1], [1, 0.9]] },
-  };
-  it('reads the compare answer: runs, metrics in run order, equity series', () => {
-    const c = normaliseComparison(raw);
-    expect(c.runs.map((r) => r.label)).toEqual(['task_1 · sma · v1', 'task_2 · sma · v2']);
-    expect(c.runs[1].metrics).toEqual({ final_value: 9656.3, sharpe_ratio: null });
-    expect(c.labels).toEqual({ final_value: 'Final Value', sharpe_ratio: 'Sharpe Ratio' });
-    expect(c.lines).toEqual([
-      { name: 'task_1 · sma · v1', data: [1, 1.1] },
-      { name: 'task_2 · sma · v2', data: [1, 0.9] },
-    ]);
-    expect(comparisonMetricKeys(c.runs, ['sharpe_ratio'])).toEqual(['sharpe_ratio', 'final_value']);
-  });
-  it('exports CSV with metrics, parameters (quoted when needed) and curves', () => {
-    const c = normaliseComparison(raw);
-    const csv = comparisonCSV(c, ['final_value']).trim().split('\n');
-    expect(csv[0]).toBe('metric,task_1,task_2');
-    expect(csv).toContain('final_value,9647.4,9656.3');
-    expect(csv).toContain('param.note,,"a,b"');
-    expect(csv[csv.length - 1]).toBe('2024-01-02,1.1,0.9');
   });
 });
 
@@ -205,9 +154,13 @@ describe('api helpers', () => {
     expect(listOf({ trades: [1] }, 'trades')).toEqual([1]);
     expect(listOf(null)).toEqual([]);
   });
-  it('finds the base path before /ui', () => {
-    expect(basePath('/ui/runs')).toBe('');
-    expect(basePath('/backtests/ui/runs/task_1')).toBe('/backtests');
+  it('takes the base path the server wrote into the page', () => {
+    expect(basePath('/proxy/x/ui/runs', '/backtests')).toBe('/backtests');
+    expect(basePath('/anything/ui/runs', '')).toBe('');
+  });
+  it('finds the base path before /ui when the page was not served by the service', () => {
+    expect(basePath('/ui/runs', null)).toBe('');
+    expect(basePath('/backtests/ui/runs/task_1', null)).toBe('/backtests');
   });
 });
 

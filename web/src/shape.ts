@@ -1,7 +1,7 @@
 // Data shaping: diffs, indicators, chart options, statistics, comparison and import reports.
 // Pure functions (no DOM, no ECharts instance) so Vitest checks them directly.
 
-import type { Bar, ChartConfig } from './api';
+import type { Bar, ChartConfig, ParamInfo } from './api';
 import { STAT_DEFS, fmtStat, type StatDef } from './format';
 
 // ---- line diff --------------------------------------------------------------------------------
@@ -351,58 +351,6 @@ export function normaliseStatistics(raw: unknown): StatGroup[] {
 
 // ---- comparison -----------------------------------------------------------------------------
 
-export interface EquitySeries {
-  name: string;
-  points: [string, number][]; // date, value
-}
-
-/** Aligns equity curves on the union of their dates, normalised to 1 at each one's start; gaps carry forward. */
-export function alignEquity(series: EquitySeries[]): { dates: string[]; lines: { name: string; data: (number | null)[] }[] } {
-  const dates = Array.from(new Set(series.flatMap((s) => s.points.map((p) => p[0])))).sort();
-  const lines = series.map((s) => {
-    const map = new Map(s.points.map((p) => [p[0], p[1]]));
-    const first = s.points.find((p) => p[1] !== 0)?.[1] ?? 1;
-    let last: number | null = null;
-    const data = dates.map((d) => {
-      const v = map.get(d);
-      if (v !== undefined) last = Math.round((v / first) * 1e6) / 1e6;
-      return last;
-    });
-    return { name: s.name, data };
-  });
-  return { dates, lines };
-}
-
-/** Picks the equity points out of an equity chart config or an equity list from the API. */
-export function equityPoints(v: unknown): [string, number][] {
-  if (Array.isArray(v)) {
-    return v
-      .map((p): [string, number] | null => {
-        if (Array.isArray(p)) return [String(p[0]).slice(0, 10), Number(p[1])];
-        const o = p as Record<string, unknown>;
-        const d = o.date ?? o.datetime ?? o.time ?? o.ts;
-        const val = o.value ?? o.equity ?? o.normalized ?? o.normalised;
-        return d !== undefined && typeof val === 'number' ? [String(d).slice(0, 10), val] : null;
-      })
-      .filter((x): x is [string, number] => x !== null);
-  }
-  const cfg = v as ChartConfig | undefined;
-  const s = asArray(cfg?.series as Record<string, unknown>[])[0];
-  if (!s) return [];
-  const data = asArray(s.data as unknown[]);
-  const x = asArray(cfg?.xAxis as Record<string, unknown>[])[0];
-  const cats = asArray(x?.data as unknown[]);
-  return data
-    .map((d, i): [string, number] | null => {
-      if (Array.isArray(d)) return [String(d[0]).slice(0, 10), Number(d[1])];
-      if (typeof d === 'number') return [String(cats[i] ?? i).slice(0, 10), d];
-      return null;
-    })
-    .filter((x): x is [string, number] => x !== null);
-}
-
-// ---- logs -----------------------------------------------------------------------------------
-
 export const LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR'] as const;
 
 /** The canonical level name: WARN → WARNING, lower case accepted, unknown → INFO. */
@@ -447,11 +395,11 @@ export function coerceParam(name: string, type: string, raw: string): unknown {
 }
 
 /** The type name of a parameter's default value, as the parameter info reports it. */
-export function typeOfValue(v: unknown): string {
+export function typeOfValue(v: unknown): ParamInfo['type'] {
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
   if (Array.isArray(v)) return 'list';
-  if (v && typeof v === 'object') return 'dict';
+  if (v && typeof v === 'object') return 'object';
   return 'str';
 }
 
@@ -481,128 +429,6 @@ export function overlayDrawdown(equity: Record<string, unknown>, drawdown: Chart
 }
 
 // ---- comparison shaping ---------------------------------------------------------------------
-
-export interface CompareRun {
-  task_id: string;
-  label: string;
-  strategy?: string;
-  version?: number | string;
-  symbol?: string;
-  params: Record<string, unknown>;
-  metrics: Record<string, unknown>;
-}
-
-export interface Comparison {
-  labels?: Record<string, string>;
-  runs: CompareRun[];
-  dates: string[];
-  lines: { name: string; data: (number | null)[] }[];
-}
-
-/** Brings a /api/results/compare answer into runs + aligned equity lines, whatever its exact form. */
-export function normaliseComparison(raw: unknown): Comparison {
-  const r = (raw ?? {}) as Record<string, unknown>;
-  const runsRaw = listFirst(r, ['runs', 'tasks', 'results', 'items', 'backtests']);
-  const runs: CompareRun[] = runsRaw.map((x) => {
-    const o = x as Record<string, unknown>;
-    const task_id = String(o.task_id ?? o.id ?? '');
-    const strategy = (o.strategy_name ?? o.strategy ?? o.name ?? o.strategy_id) as string | undefined;
-    const version = (o.strategy_version ?? o.version) as number | undefined;
-    const metrics = { ...((o.summary ?? o.metrics ?? {}) as Record<string, unknown>) };
-    return {
-      task_id,
-      label: [task_id, typeof strategy === 'string' ? strategy : undefined, version !== undefined ? `v${version}` : undefined].filter(Boolean).join(' · '),
-      strategy: typeof strategy === 'string' ? strategy : undefined,
-      version,
-      symbol: o.symbol as string | undefined,
-      params: (o.params ?? o.strategy_params ?? {}) as Record<string, unknown>,
-      metrics,
-    };
-  });
-  // metrics given as [{key, label, values (in the order of the runs)}] or {metric: {task_id: value}}
-  const m = r.metrics;
-  const labels: Record<string, string> = {};
-  if (Array.isArray(m)) {
-    for (const e of m as Record<string, unknown>[]) {
-      const key = String(e.key ?? e.name ?? '');
-      if (!key) continue;
-      if (typeof e.label === 'string') labels[key] = e.label;
-      const vals = e.values;
-      if (Array.isArray(vals)) runs.forEach((run, i) => (run.metrics[key] = vals[i] ?? null));
-      else if (vals && typeof vals === 'object') for (const run of runs) run.metrics[key] = (vals as Record<string, unknown>)[run.task_id] ?? null;
-    }
-  } else if (m && typeof m === 'object') {
-    for (const [metric, perRun] of Object.entries(m as Record<string, unknown>)) {
-      if (perRun && typeof perRun === 'object') for (const run of runs) if (run.task_id in (perRun as object)) run.metrics[metric] = (perRun as Record<string, unknown>)[run.task_id];
-    }
-  }
-  // equity: {dates, series:[{task_id, values}]} or per-run lists
-  const eq = (r.equity ?? r.equity_curves ?? r.curves) as unknown;
-  let dates: string[] = [];
-  let lines: { name: string; data: (number | null)[] }[] = [];
-  if (eq && typeof eq === 'object' && !Array.isArray(eq) && Array.isArray((eq as Record<string, unknown>).dates)) {
-    const e = eq as { dates: string[]; series?: Record<string, unknown>[] };
-    dates = e.dates.map((d) => String(d).slice(0, 10));
-    lines = (e.series ?? []).map((s, i) =>
-      Array.isArray(s)
-        ? { name: runs[i]?.label ?? `run ${i + 1}`, data: s as (number | null)[] }
-        : { name: labelFor(runs, String(s.task_id ?? s.name ?? '')), data: (s.values ?? s.data ?? []) as (number | null)[] },
-    );
-  } else {
-    const perRun: EquitySeries[] = [];
-    if (Array.isArray(eq)) {
-      for (const s of eq as Record<string, unknown>[]) perRun.push({ name: labelFor(runs, String(s.task_id ?? s.name ?? '')), points: equityPoints(s.points ?? s.values ?? s.data ?? s.equity) });
-    } else if (eq && typeof eq === 'object') {
-      for (const [k, v] of Object.entries(eq as Record<string, unknown>)) perRun.push({ name: labelFor(runs, k), points: equityPoints(v) });
-    } else {
-      for (const x of runsRaw) {
-        const o = x as Record<string, unknown>;
-        const pts = equityPoints(o.equity ?? o.equity_curve);
-        if (pts.length) perRun.push({ name: labelFor(runs, String(o.task_id)), points: pts });
-      }
-    }
-    ({ dates, lines } = alignEquity(perRun));
-  }
-  return { runs, dates, lines, labels };
-}
-
-function listFirst(r: Record<string, unknown>, keys: string[]): unknown[] {
-  for (const k of keys) if (Array.isArray(r[k])) return r[k] as unknown[];
-  return [];
-}
-
-function labelFor(runs: CompareRun[], taskID: string): string {
-  return runs.find((r) => r.task_id === taskID)?.label ?? taskID;
-}
-
-/** The metric keys to show side by side: the summary's, in its order, then any others. */
-export function comparisonMetricKeys(runs: CompareRun[], preferred: string[]): string[] {
-  const all = new Set<string>();
-  for (const r of runs) for (const [k, v] of Object.entries(r.metrics)) if (v === null || typeof v !== 'object') all.add(k);
-  return [...preferred.filter((k) => all.has(k)), ...[...all].filter((k) => !preferred.includes(k))];
-}
-
-function csvCell(v: unknown): string {
-  const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** CSV of a comparison: metrics × runs, then parameters, then the aligned equity curves. */
-export function comparisonCSV(c: Comparison, metricKeys: string[]): string {
-  const rows: unknown[][] = [];
-  rows.push(['metric', ...c.runs.map((r) => r.task_id)]);
-  rows.push(['strategy', ...c.runs.map((r) => r.strategy ?? '')]);
-  rows.push(['version', ...c.runs.map((r) => r.version ?? '')]);
-  for (const k of metricKeys) rows.push([k, ...c.runs.map((r) => r.metrics[k])]);
-  const paramNames = Array.from(new Set(c.runs.flatMap((r) => Object.keys(r.params))));
-  for (const p of paramNames) rows.push([`param.${p}`, ...c.runs.map((r) => r.params[p])]);
-  if (c.dates.length) {
-    rows.push([]);
-    rows.push(['date', ...c.lines.map((l) => l.name)]);
-    c.dates.forEach((d, i) => rows.push([d, ...c.lines.map((l) => l.data[i])]));
-  }
-  return rows.map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
-}
 
 /** The prose of a strategy's leading doc comment, up to the first "param: ..." line. */
 export function docSummary(code: string, params: string[]): string {

@@ -1,5 +1,5 @@
 // The task WebSocket (/ws/{task_id}): spec events {event, data}, ping every 20 s, reconnect
-// with backoff until closed by the caller.
+// with backoff until closed by the caller. watchTasks follows many tasks over one socket.
 
 import { wsURL } from './api';
 
@@ -9,6 +9,8 @@ export interface TaskEvent {
 }
 
 export interface TaskSocket {
+  /** Sends msg as JSON when connected; dropped otherwise. */
+  send(msg: object): void;
   close(): void;
 }
 
@@ -48,11 +50,57 @@ export function taskSocket(taskID: string, onEvent: (e: TaskEvent) => void, onSt
   };
   open();
   return {
+    send(msg) {
+      if (ws?.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+    },
     close() {
       closed = true;
       clearInterval(ping);
       clearTimeout(timer);
       if (ws && ws.readyState <= WebSocket.OPEN) ws.close();
+    },
+  };
+}
+
+/** Follows several tasks' events over one socket. */
+export interface TaskWatcher {
+  watch(taskID: string): void;
+  forget(taskID: string): void;
+  close(): void;
+}
+
+/**
+ * One socket for many tasks: opened on the first watched task, each further task added with
+ * the server's `subscribe` action (again after every reconnect, which also resends each
+ * task's current state); closed when nothing is watched. Events carry their task_id.
+ */
+export function watchTasks(onEvent: (e: TaskEvent) => void): TaskWatcher {
+  const ids = new Set<string>();
+  let sock: TaskSocket | null = null;
+  const subscribe = (id: string) => sock?.send({ action: 'subscribe', channel: 'backtest', task_id: id });
+  return {
+    watch(id) {
+      if (ids.has(id)) return;
+      ids.add(id);
+      if (sock) {
+        subscribe(id);
+        return;
+      }
+      sock = taskSocket(id, onEvent, (connected) => {
+        if (connected) for (const x of ids) if (x !== id) subscribe(x);
+      });
+    },
+    forget(id) {
+      ids.delete(id);
+      if (!ids.size) {
+        sock?.close();
+        sock = null;
+      }
+    },
+    close() {
+      ids.clear();
+      sock?.close();
+      sock = null;
     },
   };
 }

@@ -1,12 +1,10 @@
 // Comparison of up to five completed runs: metrics side by side, overlaid equity, export.
 
-import { ApiError, get, listOf, qs, type Task } from '../api';
+import { backtests, results, type Comparison } from '../api';
 import { chartPanel } from '../charts';
-import { button, download, empty, errorBox, h, loading } from '../dom';
+import { button, download, empty, errorBox, h, loading, toast } from '../dom';
 import { STAT_DEFS, SUMMARY_LABELS, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtInt, fmtParamValue, fmtStat } from '../format';
 import { href, navigate } from '../router';
-import { alignEquity, comparisonCSV, comparisonMetricKeys, equityPoints, normaliseComparison, type Comparison } from '../shape';
-import { fetchChart } from './results';
 
 const MAX = 5;
 const ORDER = Object.keys(SUMMARY_LABELS);
@@ -30,9 +28,9 @@ export async function compareView(main: HTMLElement, _p: Record<string, string>,
   const out = h('div', { id: 'comparison' });
   main.append(picker, out);
 
-  get('/api/backtests').then(
-    (v) => {
-      const done = listOf<Task>(v, 'tasks').filter((t) => t.status === 'completed');
+  backtests.listTasks().then(
+    (tasks) => {
+      const done = tasks.filter((t) => t.status === 'completed');
       if (!done.length) {
         picker.replaceChildren(h('h2', { id: 'h-pick' }, 'Pick runs'), empty('No completed runs yet.', h('a', { class: 'btn', href: href('/runs') }, 'Start a backtest')));
         return;
@@ -57,7 +55,7 @@ export async function compareView(main: HTMLElement, _p: Record<string, string>,
       sync();
       picker.replaceChildren(
         h('h2', { id: 'h-pick' }, `Pick up to ${MAX} completed runs`),
-        h('ul', { class: 'pick-list' }, boxes.map(({ t, cb }) => h('li', null, h('label', { for: cb.id }, cb, h('strong', null, t.task_id), ' ', h('span', { class: 'muted' }, [t.strategy_name ?? t.strategy_id, t.symbol, t.start_date && `${t.start_date}→${t.end_date}`].filter(Boolean).join(' · ')))))),
+        h('ul', { class: 'pick-list' }, boxes.map(({ t, cb }) => h('li', null, h('label', { for: cb.id }, cb, h('strong', null, t.task_id), ' ', h('span', { class: 'muted' }, [t.strategy_id, t.symbol, t.start_date && `${t.start_date}→${t.end_date}`].filter(Boolean).join(' · ')))))),
         h('div', { class: 'actions' }, go),
       );
     },
@@ -71,36 +69,15 @@ export async function compareView(main: HTMLElement, _p: Record<string, string>,
   out.append(loading('Comparing…'));
   let c: Comparison;
   try {
-    c = normaliseComparison(await get(`/api/results/compare${qs({ task_ids: ids.join(',') })}`));
+    c = await results.compare(ids);
   } catch (e) {
-    if (e instanceof ApiError && (e.status === 404 || e.status === 405) && /not found|method/i.test(e.message) && !/result|task/i.test(e.message)) {
-      c = await clientComparison(ids);
-    } else {
-      out.replaceChildren(errorBox(e));
-      return;
-    }
+    out.replaceChildren(errorBox(e));
+    return;
   }
-  if (!c.runs.length) c = await clientComparison(ids);
-  renderComparison(out, c);
+  renderComparison(out, c, ids);
 }
 
-/** The comparison built from each run's summary and equity chart (when the server has no compare route). */
-async function clientComparison(ids: string[]): Promise<Comparison> {
-  const runs = await Promise.all(
-    ids.map(async (tid) => {
-      const [summary, task, eq] = await Promise.all([get<Record<string, unknown>>(`/api/results/${tid}/summary`), get<Task>(`/api/backtests/${tid}`).catch(() => null), fetchChart(tid, 'equity').catch(() => null)]);
-      return { tid, summary, task, points: equityPoints(eq) };
-    }),
-  );
-  const aligned = alignEquity(runs.map((r) => ({ name: r.tid, points: r.points })));
-  return {
-    runs: runs.map((r) => ({ task_id: r.tid, label: r.tid, strategy: r.task?.strategy_name ?? r.task?.strategy_id, version: r.task?.strategy_version, symbol: r.task?.symbol, params: r.task?.strategy_params ?? {}, metrics: r.summary })),
-    ...aligned,
-  };
-}
-
-function renderComparison(out: HTMLElement, c: Comparison): void {
-  const keys = comparisonMetricKeys(c.runs, ORDER);
+function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void {
   const statDef = new Map(STAT_DEFS.map((d) => [d.key, d]));
   const fmt = (k: string, v: unknown) => {
     const f = FORMAT[k];
@@ -112,20 +89,27 @@ function renderComparison(out: HTMLElement, c: Comparison): void {
   // The best value of a row: the highest, or the lowest where less is better; none where neither is.
   const lowerIsBetter = new Set(['max_drawdown', 'max_drawdown_pct', 'annual_volatility', 'max_drawdown_duration', 'avg_trade_duration']);
   const noBest = new Set(['initial_cash', 'total_trades']);
-  const best = (k: string): string | null => {
-    const vals = c.runs.map((r) => r.metrics[k]).filter((v): v is number => typeof v === 'number');
-    if (vals.length < 2 || noBest.has(k) || vals.every((v) => v === vals[0])) return null;
-    const m = lowerIsBetter.has(k) ? Math.min(...vals) : Math.max(...vals);
-    return c.runs.find((r) => r.metrics[k] === m)?.task_id ?? null;
+  const best = (m: Comparison['metrics'][number]): number => {
+    const vals = m.values.filter((v): v is number => typeof v === 'number');
+    if (vals.length < 2 || noBest.has(m.key) || vals.every((v) => v === vals[0])) return -1;
+    return m.values.indexOf(lowerIsBetter.has(m.key) ? Math.min(...vals) : Math.max(...vals));
   };
-  const paramNames = Array.from(new Set(c.runs.flatMap((r) => Object.keys(r.params))));
-  const panel = chartPanel(`comparison_${c.runs.map((r) => r.task_id).join('_')}`, 'Equity, normalised to 1 at the start', { height: 380 });
+  const label = (t: Comparison['tasks'][number]) => `${t.task_id} · ${t.strategy_name} · v${t.strategy_version}`;
+  const exportCSV = async () => {
+    try {
+      download('comparison.csv', await results.compareCSV(ids), 'text/csv');
+    } catch (e) {
+      toast((e as Error).message, 'error');
+    }
+  };
+  const paramNames = Array.from(new Set(c.tasks.flatMap((t) => Object.keys(t.params))));
+  const panel = chartPanel(`comparison_${c.tasks.map((t) => t.task_id).join('_')}`, 'Equity, normalised to 1 at the start', { height: 380 });
   out.replaceChildren(
     h(
       'div',
       { class: 'section-head' },
       h('h2', null, 'Side by side'),
-      h('div', { class: 'head-actions' }, button('Export CSV', () => download('comparison.csv', comparisonCSV(c, keys), 'text/csv'), 'btn small', { id: 'compare-export-csv' }), button('Export JSON', () => download('comparison.json', JSON.stringify(c, null, 2), 'application/json'), 'btn small', { id: 'compare-export-json' })),
+      h('div', { class: 'head-actions' }, button('Export CSV', () => void exportCSV(), 'btn small', { id: 'compare-export-csv' }), button('Export JSON', () => download('comparison.json', JSON.stringify(c, null, 2), 'application/json'), 'btn small', { id: 'compare-export-json' })),
     ),
     h(
       'div',
@@ -134,15 +118,15 @@ function renderComparison(out: HTMLElement, c: Comparison): void {
         'table',
         { class: 'table compare-table', id: 'compare-table' },
         h('caption', { class: 'sr-only' }, 'Metrics of the compared runs'),
-        h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Metric'), c.runs.map((r) => h('th', { scope: 'col' }, h('a', { href: href(`/results/${r.task_id}`) }, r.task_id), h('div', { class: 'muted small' }, [r.strategy, r.version !== undefined ? `v${r.version}` : '', r.symbol].filter(Boolean).join(' · ')))))),
+        h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Metric'), c.tasks.map((t) => h('th', { scope: 'col' }, h('a', { href: href(`/results/${t.task_id}`) }, t.task_id), h('div', { class: 'muted small' }, `${t.strategy_name} · v${t.strategy_version} · ${t.symbol}`))))),
         h(
           'tbody',
           null,
-          keys.map((k) => {
-            const b = best(k);
-            return h('tr', null, h('th', { scope: 'row' }, c.labels?.[k] ?? SUMMARY_LABELS[k] ?? k), c.runs.map((r) => h('td', { class: `num${b === r.task_id ? ' best' : ''}` }, fmt(k, r.metrics[k]))));
+          c.metrics.map((m) => {
+            const b = best(m);
+            return h('tr', null, h('th', { scope: 'row' }, m.label || SUMMARY_LABELS[m.key] || m.key), m.values.map((v, i) => h('td', { class: `num${b === i ? ' best' : ''}` }, fmt(m.key, v))));
           }),
-          paramNames.map((p) => h('tr', { class: 'param-row' }, h('th', { scope: 'row' }, `param ${p}`), c.runs.map((r) => h('td', { class: 'num' }, fmtParamValue(r.params[p]))))),
+          paramNames.map((p) => h('tr', { class: 'param-row' }, h('th', { scope: 'row' }, `param ${p}`), c.tasks.map((t) => h('td', { class: 'num' }, fmtParamValue(t.params[p]))))),
         ),
       ),
     ),
@@ -151,11 +135,11 @@ function renderComparison(out: HTMLElement, c: Comparison): void {
   panel.set({
     animation: false,
     tooltip: { trigger: 'axis' },
-    legend: { top: 0, type: 'scroll', data: c.lines.map((l) => l.name) },
+    legend: { top: 0, type: 'scroll', data: c.tasks.map(label) },
     grid: { left: 56, right: 16, top: 40, bottom: 56 },
-    xAxis: { type: 'category', data: c.dates },
+    xAxis: { type: 'category', data: c.equity.dates },
     yAxis: { type: 'value', scale: true },
     dataZoom: [{ type: 'inside' }, { type: 'slider', bottom: 4, height: 18 }],
-    series: c.lines.map((l) => ({ name: l.name, type: 'line', data: l.data, showSymbol: false, connectNulls: true })),
+    series: c.equity.series.map((data, i) => ({ name: label(c.tasks[i]), type: 'line', data, showSymbol: false, connectNulls: true })),
   });
 }

@@ -1,6 +1,6 @@
 // Data: sources, symbols, a symbol's bars as a chart, and CSV import with a report.
 
-import { ApiError, get, listOf, qs, request, type Bar, type DataSource, type SymbolInfo } from '../api';
+import { ApiError, data as api, type DataSource } from '../api';
 import { chartPanel } from '../charts';
 import { clear, empty, errorBox, field, h, loading, toast } from '../dom';
 import { fmtInt } from '../format';
@@ -11,7 +11,7 @@ export async function dataView(main: HTMLElement, _p: Record<string, string>, qu
   main.append(h('div', { class: 'page-head' }, h('h1', null, 'Data')));
   let sources: DataSource[];
   try {
-    sources = listOf<DataSource>(await get('/api/data/sources'), 'sources');
+    sources = await api.listSources();
   } catch (e) {
     main.append(errorBox(e));
     return;
@@ -33,7 +33,7 @@ export async function dataView(main: HTMLElement, _p: Record<string, string>, qu
   const loadSymbols = async () => {
     symBox.replaceChildren(loading('Loading symbols…'));
     try {
-      const syms = listOf<SymbolInfo>(await get(`/api/data/${encodeURIComponent(source)}/symbols${qs({ search: searchIn.value.trim(), limit: 200 })}`), 'symbols');
+      const syms = await api.listSymbols(source, searchIn.value.trim(), 200);
       clear(symBox);
       if (!syms.length) {
         symBox.append(empty(searchIn.value ? 'No symbol matches.' : 'This source has no symbols yet. Import a CSV file below.'));
@@ -95,7 +95,7 @@ function importSection(sources: DataSource[], current: () => string, after: () =
     report.replaceChildren(loading('Importing…'));
     const sym = symIn.value.trim();
     try {
-      const res = await request<Record<string, unknown>>('POST', `/api/data/${encodeURIComponent(srcSel.value)}/${encodeURIComponent(sym)}/bars${qs({ timeframe: tfSel.value })}`, text, { contentType: 'text/csv' });
+      const res = await api.importBars(srcSel.value, sym, tfSel.value, text);
       report.replaceChildren(
         h(
           'div',
@@ -148,8 +148,8 @@ export async function symbolView(main: HTMLElement, params: Record<string, strin
     info.textContent = 'Loading bars…';
     panel.chart.showLoading({ text: 'Loading…' });
     try {
-      const d = await get<{ bars: Bar[]; timeframe?: string }>(`/api/data/${encodeURIComponent(source)}/${encodeURIComponent(symbol)}${qs({ start_date: startIn.value, end_date: endIn.value, timeframe: tfSel.value })}`);
-      const bars = listOf<Bar>(d, 'bars');
+      const d = await api.getBars(source, symbol, { start_date: startIn.value, end_date: endIn.value, timeframe: tfSel.value });
+      const bars = d.bars;
       panel.chart.hideLoading();
       info.textContent = bars.length ? `${fmtInt(bars.length)} bars · ${String(bars[0].datetime).slice(0, 10)} → ${String(bars[bars.length - 1].datetime).slice(0, 10)}` : 'No bars in this range.';
       panel.set(barsOption(bars, `${symbol} (${tfSel.value})`));

@@ -1,6 +1,6 @@
 // Results of one run: summary cards, statistics, charts with export, trades, result exports.
 
-import { ApiError, get, listOf, qs, request, type ChartConfig, type Task } from '../api';
+import { ApiError, backtests, results as api, type ChartConfig, type Task } from '../api';
 import { chartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, loading, toast } from '../dom';
 import { fmtDate, fmtMoney, fmtNumber, signClass, summaryCards } from '../format';
@@ -17,17 +17,13 @@ export const CHARTS: [string, string][] = [
   ['trades', 'Trades on price'],
 ];
 
-export async function fetchChart(tid: string, type: string): Promise<ChartConfig> {
-  return get<ChartConfig>(`/api/results/${encodeURIComponent(tid)}/chart${qs({ chart_type: type })}`);
-}
-
 export async function resultView(main: HTMLElement, params: Record<string, string>): Promise<void> {
   const tid = params.task;
   main.append(loading('Loading the result…'));
   let summary: Record<string, unknown>;
   let task: Task | null = null;
   try {
-    [summary, task] = await Promise.all([get<Record<string, unknown>>(`/api/results/${encodeURIComponent(tid)}/summary`), get<Task>(`/api/backtests/${encodeURIComponent(tid)}`).catch(() => null)]);
+    [summary, task] = await Promise.all([api.getSummary(tid), backtests.getTask(tid).catch(() => null)]);
   } catch (e) {
     const notYet = e instanceof ApiError && e.status === 404;
     main.replaceChildren(errorBox(e), notYet ? h('p', null, 'The result exists once the run has completed. ', h('a', { href: href(`/runs/${tid}`) }, `Watch ${tid}`)) : '');
@@ -43,7 +39,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       task ? statusBadge(task.status) : null,
       h('div', { class: 'head-actions' }, h('a', { class: 'btn small', href: href(`/runs/${tid}`) }, 'Task and log'), h('a', { class: 'btn small', href: href(`/compare?ids=${tid}`) }, 'Compare…'), exportBtn('json', 'Export JSON'), exportBtn('csv', 'Export CSV'), exportBtn('html', 'HTML report')),
     ),
-    task ? h('p', { class: 'muted' }, [task.strategy_name ?? task.strategy_id, task.symbol, task.start_date && `${task.start_date} → ${task.end_date}`].filter(Boolean).join(' · ')) : '',
+    task ? h('p', { class: 'muted' }, [task.strategy_id, task.symbol, task.start_date && `${task.start_date} → ${task.end_date}`].filter(Boolean).join(' · ')) : '',
     h('section', { 'aria-label': 'Summary' }, h('ul', { class: 'cards summary', id: 'summary-cards' }, summaryCards(summary).map((c) => h('li', { class: 'card stat-card', 'data-key': c.key }, h('span', { class: 'label' }, c.label), h('span', { class: `value ${c.tone}` }, c.display))))),
   );
 
@@ -57,13 +53,13 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   );
 
   // charts
-  const drawdownCfg = fetchChart(tid, 'drawdown').catch(() => null);
+  const drawdownCfg = api.getChart(tid, 'drawdown').catch(() => null);
   for (const [type, label] of CHARTS) {
     const panel = chartPanel(`${tid}_${type}`, label, { height: type === 'candlestick' ? 440 : type === 'monthly_heatmap' ? 320 : 340 });
     panel.el.dataset.chartType = type;
     chartsBox.append(panel.el);
     panel.chart.showLoading({ text: 'Loading…' });
-    fetchChart(tid, type)
+    api.getChart(tid, type)
       .then(async (cfg) => {
         let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0 });
         if (type === 'equity') opt = overlayDrawdown(opt, await drawdownCfg);
@@ -78,7 +74,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   }
 
   // statistics
-  get(`/api/results/${encodeURIComponent(tid)}/statistics`).then(
+  api.getStatistics(tid).then(
     (raw) => {
       const groups = normaliseStatistics(raw);
       clear(statsBox);
@@ -119,8 +115,8 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   let limit = 20;
   const loadTrades = async () => {
     try {
-      const d = await get<{ total: number; trades: Record<string, unknown>[] }>(`/api/results/${encodeURIComponent(tid)}/trades${qs({ skip, limit })}`);
-      renderTrades(d.total ?? 0, listOf<Record<string, unknown>>(d, 'trades'));
+      const d = await api.getTrades(tid, skip, limit);
+      renderTrades(d.total, d.trades);
     } catch (e) {
       tradesBox.replaceChildren(errorBox(e));
     }
@@ -176,7 +172,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
 
 export async function exportResult(tid: string, fmt: string): Promise<void> {
   try {
-    const data = await request<unknown>('GET', `/api/results/${encodeURIComponent(tid)}/export${qs({ format: fmt })}`);
+    const data = await api.getExport(tid, fmt);
     if (fmt === 'json') download(`${tid}.json`, JSON.stringify(data, null, 2), 'application/json');
     else if (fmt === 'csv') download(`${tid}.csv`, typeof data === 'string' ? data : String((data as { data?: string }).data ?? ''), 'text/csv');
     else download(`${tid}_report.${fmt}`, typeof data === 'string' ? data : JSON.stringify(data), fmt === 'html' ? 'text/html' : 'application/octet-stream');

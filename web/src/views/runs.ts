@@ -1,14 +1,21 @@
 // Runs: the backtest form, the live task list, and the task page with its live log.
 
-import { ApiError, del, get, listOf, post, qs, type DataSource, type LogLine, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
+import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
 import { button, clear, empty, errorBox, field, h, id, loading, toast } from '../dom';
 import { fmtAgo, fmtDateTime, fmtDuration, fmtParamValue, fmtTime, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { LEVELS, normLevel } from '../shape';
-import { taskSocket, type TaskEvent, type TaskSocket } from '../ws';
+import { taskSocket, watchTasks, type TaskEvent, type TaskSocket } from '../ws';
 import { infosFromParams, paramForm, type ParamForm } from './params';
 
 const ACTIVE = new Set(['pending', 'running']);
+
+/** A log line as the run view shows it: from the logs route or from a live log event. */
+interface ShownLine {
+  level: string;
+  message: string;
+  timestamp: number;
+}
 
 export function progressBar(task: Pick<Task, 'progress' | 'status' | 'task_id'>): HTMLElement {
   const pct = Math.max(0, Math.min(100, Number(task.progress) || 0));
@@ -34,12 +41,12 @@ export function statusBadge(status: string): HTMLElement {
 }
 
 export async function cancelTask(taskID: string): Promise<void> {
-  await del(`/api/backtests/${encodeURIComponent(taskID)}`);
+  await backtests.cancelTask(taskID);
   toast(`Cancelled ${taskID}.`, 'ok');
 }
 
 export async function retryTask(taskID: string): Promise<void> {
-  await post(`/api/backtests/${encodeURIComponent(taskID)}/retry`);
+  await backtests.retryTask(taskID);
   toast(`Retrying ${taskID}.`, 'ok');
 }
 
@@ -61,19 +68,42 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
 
   const selected = new Set<string>();
   compareBtn.addEventListener('click', () => navigate(`/compare?ids=${[...selected].join(',')}`));
-  const sockets = new Map<string, TaskSocket>();
+  // One socket follows every active task's progress; the list is re-read when one ends and,
+  // for tasks submitted elsewhere, every few seconds.
+  const watched = new Set<string>();
+  const watcher = watchTasks((e) => {
+    const tid = String(e.data?.task_id ?? '');
+    if (!watched.has(tid)) return;
+    if (e.event === 'progress' && e.data) {
+      const task = tasks.find((x) => x.task_id === tid);
+      const row = listBox.querySelector(`[data-task="${tid}"]`);
+      if (task) {
+        task.progress = Number(e.data.progress);
+        if (task.status === 'pending') {
+          task.status = 'running';
+          row?.setAttribute('data-status', 'running');
+          row?.querySelector('.status')?.replaceWith(statusBadge('running'));
+        }
+      }
+      setProgress(row?.querySelector('.progress') ?? null, Number(e.data.progress));
+    } else if (e.event === 'complete') {
+      watched.delete(tid);
+      watcher.forget(tid);
+      void refreshSoon();
+    }
+  });
   let tasks: Task[] = [];
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const refresh = async () => {
     try {
-      tasks = listOf<Task>(await get('/api/backtests'), 'tasks');
+      tasks = await backtests.listTasks();
       renderList();
     } catch (e) {
       listBox.replaceChildren(errorBox(e));
     }
-    if (!stopped) timer = setTimeout(refresh, tasks.some((t) => ACTIVE.has(t.status)) ? 2000 : 8000);
+    if (!stopped) timer = setTimeout(refresh, 8000);
   };
 
   const renderList = () => {
@@ -107,33 +137,17 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
         }),
       ),
     );
-    // live progress for active tasks
+    // live progress for active tasks (the server takes up to 100 subscriptions a socket)
     for (const t of tasks) {
-      if (ACTIVE.has(t.status) && !sockets.has(t.task_id) && sockets.size < 20) {
-        sockets.set(
-          t.task_id,
-          taskSocket(t.task_id, (e) => {
-            const row = listBox.querySelector(`[data-task="${t.task_id}"]`);
-            if (e.event === 'progress' && e.data) {
-              const task = tasks.find((x) => x.task_id === t.task_id);
-              if (task) {
-                task.progress = Number(e.data.progress);
-                if (task.status === 'pending') task.status = 'running';
-              }
-              setProgress(row?.querySelector('.progress') ?? null, Number(e.data.progress));
-            } else if (e.event === 'complete') {
-              sockets.get(t.task_id)?.close();
-              sockets.delete(t.task_id);
-              void refreshSoon();
-            }
-          }),
-        );
+      if (ACTIVE.has(t.status) && !watched.has(t.task_id) && watched.size < 100) {
+        watched.add(t.task_id);
+        watcher.watch(t.task_id);
       }
     }
-    for (const [tid, s] of sockets) {
+    for (const tid of watched) {
       if (!tasks.some((t) => t.task_id === tid && ACTIVE.has(t.status))) {
-        s.close();
-        sockets.delete(tid);
+        watched.delete(tid);
+        watcher.forget(tid);
       }
     }
   };
@@ -146,7 +160,7 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
   return () => {
     stopped = true;
     clearTimeout(timer);
-    for (const s of sockets.values()) s.close();
+    watcher.close();
   };
 }
 
@@ -154,13 +168,13 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
 const strategyNames = new Map<string, string>();
 async function loadStrategyNames(): Promise<void> {
   try {
-    for (const s of listOf<Strategy>(await get('/api/strategies'), 'strategies')) strategyNames.set(s.id, s.name);
+    for (const s of await strategyAPI.listStrategies()) strategyNames.set(s.id, s.name);
   } catch {
     /* ids are shown instead */
   }
 }
 function strategyLabel(t: Task): string | undefined {
-  const name = t.strategy_name ?? (t.strategy_id ? strategyNames.get(t.strategy_id) : undefined);
+  const name = t.strategy_id ? strategyNames.get(t.strategy_id) : undefined;
   return name ? `${name} (${t.strategy_id})` : t.strategy_id;
 }
 
@@ -198,7 +212,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   let strategies: Strategy[];
   let sources: DataSource[];
   try {
-    [strategies, sources] = await Promise.all([get('/api/strategies').then((v) => listOf<Strategy>(v, 'strategies')), get('/api/data/sources').then((v) => listOf<DataSource>(v, 'sources'))]);
+    [strategies, sources] = await Promise.all([strategyAPI.listStrategies(), data.listSources()]);
   } catch (e) {
     box.replaceChildren(errorBox(e));
     return;
@@ -225,7 +239,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
 
   const loadSymbols = async (search: string) => {
     try {
-      const list = listOf<SymbolInfo>(await get(`/api/data/${encodeURIComponent(sourceSel.value)}/symbols${qs({ search, limit: 20 })}`), 'symbols');
+      const list = await data.listSymbols(sourceSel.value, search, 20);
       symbolList.replaceChildren(...list.map((s) => h('option', { value: s.symbol }, s.name ?? '')));
       if (!symbolIn.value && list.length && !search) symbolIn.value = query.get('symbol') ?? list[0].symbol;
     } catch {
@@ -247,12 +261,10 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
     paramsBox.replaceChildren(h('legend', null, 'Parameters'), loading('Loading parameters…'));
     versionSel.replaceChildren(h('option', { value: '' }, 'Latest'));
     const [infos, versions] = await Promise.all([
-      get(`/api/strategies/${encodeURIComponent(sid)}/parameters`)
-        .then((v) => listOf<ParamInfo>(v, 'parameters'))
+      strategyAPI
+        .listParameters(sid)
         .catch(() => infosFromParams(strategies.find((s) => s.id === sid)?.params)),
-      get(`/api/strategies/${encodeURIComponent(sid)}/versions`)
-        .then((v) => listOf<StrategyVersion>(v, 'versions'))
-        .catch(() => [] as StrategyVersion[]),
+      strategyAPI.listVersions(sid).catch(() => [] as StrategyVersion[]),
     ]);
     versions.sort((a, b) => b.version - a.version);
     versionSel.append(...versions.map((v) => h('option', { value: String(v.version) }, `v${v.version} · ${fmtDateTime(v.created_at)}`)));
@@ -295,7 +307,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
       formError.hidden = false;
       return;
     }
-    const body: Record<string, unknown> = {
+    const body: BacktestRequest = {
       strategy_id: stratSel.value,
       strategy_params: values ?? {},
       data_source: sourceSel.value,
@@ -308,7 +320,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
     if (versionSel.value) body.strategy_version = Number(versionSel.value);
     submit.disabled = true;
     try {
-      const t = await post<Task>('/api/backtests', body);
+      const t = await backtests.createTask(body);
       if (body.strategy_version && t.strategy_version && t.strategy_version !== body.strategy_version) {
         toast(`The service ran the current version v${t.strategy_version}: it cannot run an older version yet.`, 'error');
       } else {
@@ -333,7 +345,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   main.append(loading());
   let task: Task;
   try {
-    task = await get<Task>(`/api/backtests/${encodeURIComponent(tid)}`);
+    task = await backtests.getTask(tid);
   } catch (e) {
     main.replaceChildren(errorBox(e), h('p', null, h('a', { href: href('/runs') }, 'Back to runs')));
     return;
@@ -377,7 +389,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   };
   const reload = async () => {
     try {
-      task = await get<Task>(`/api/backtests/${encodeURIComponent(tid)}`);
+      task = await backtests.getTask(tid);
       renderHead();
       if (ACTIVE.has(task.status) && !sock) openSocket();
     } catch (e) {
@@ -387,7 +399,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
 
   // ---- log panel ----
   const enabled = new Set<string>(LEVELS);
-  const lines: LogLine[] = [];
+  const lines: ShownLine[] = [];
   const seen = new Set<string>();
   const logBox = h('div', { class: 'log', id: 'log', tabindex: '0', role: 'log', 'aria-label': 'Task log', 'aria-live': 'off' });
   const count = h('span', { class: 'muted small', id: 'log-count' });
@@ -404,7 +416,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     jump.hidden = atBottom;
     logBox.dataset.follow = String(follow);
   });
-  const lineEl = (l: LogLine) => {
+  const lineEl = (l: ShownLine) => {
     const lv = normLevel(l.level);
     return h('div', { class: `ll lv-${lv}`, 'data-level': lv }, h('time', null, fmtTime(l.timestamp)), h('span', { class: 'lv' }, lv), h('span', { class: 'msg' }, l.message));
   };
@@ -412,7 +424,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     const shown = lines.filter((l) => enabled.has(normLevel(l.level))).length;
     count.textContent = `${shown} of ${lines.length} lines`;
   };
-  const addLines = (ls: LogLine[]) => {
+  const addLines = (ls: ShownLine[]) => {
     const frag = document.createDocumentFragment();
     for (const l of ls) {
       const key = `${l.timestamp}|${l.level}|${l.message}`;
@@ -513,8 +525,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   };
   const fetchLogs = async () => {
     try {
-      const raw = await get(`/api/backtests/${encodeURIComponent(tid)}/logs${qs({ limit: 10000 })}`);
-      const ls = listOf<Record<string, unknown>>(raw, 'logs').map((l) => ({ level: String(l.level ?? l.levelname ?? 'INFO'), message: String(l.message ?? ''), timestamp: (l.timestamp ?? l.ts ?? l.created_at) as number }));
+      const ls = (await backtests.taskLogs(tid, 10000)).map((l): ShownLine => ({ level: l.level, message: l.message, timestamp: l.timestamp }));
       addLines(ls);
       if (!lines.length) rerender();
     } catch (e) {

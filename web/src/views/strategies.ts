@@ -1,6 +1,6 @@
 // Strategies: the list, templates, and the editor page with parameters and version history.
 
-import { ApiError, del, get, listOf, post, put, type ParamInfo, type Strategy, type StrategyVersion, type Template } from '../api';
+import { ApiError, strategies as api, type ParamInfo, type Strategy, type StrategyVersion, type Template } from '../api';
 import { button, clear, confirmDialog, download, empty, errorBox, field, h, loading, toast } from '../dom';
 import { fmtDateTime, fmtParamValue } from '../format';
 import { href, navigate } from '../router';
@@ -37,9 +37,8 @@ export async function strategiesView(main: HTMLElement): Promise<void> {
     h('section', { 'aria-labelledby': 'h-mine' }, h('h2', { id: 'h-mine' }, 'Your strategies'), list),
     h('section', { 'aria-labelledby': 'h-tpl' }, h('h2', { id: 'h-tpl' }, 'Start from a template'), templates),
   );
-  get('/api/strategies').then(
-    (v) => {
-      const items = listOf<Strategy>(v, 'strategies');
+  api.listStrategies().then(
+    (items) => {
       clear(list);
       if (!items.length) {
         list.append(empty('No strategies yet. Write one or start from a template below.', h('a', { class: 'btn primary', href: href('/strategies/new') }, 'New strategy')));
@@ -75,9 +74,8 @@ export async function strategiesView(main: HTMLElement): Promise<void> {
     },
     (e) => list.replaceChildren(errorBox(e)),
   );
-  get('/api/strategies/templates').then(
-    (v) => {
-      const items = listOf<Template>(v, 'templates');
+  api.listTemplates().then(
+    (items) => {
       clear(templates);
       if (!items.length) {
         templates.append(empty('No templates are available.'));
@@ -104,7 +102,7 @@ export async function strategiesView(main: HTMLElement): Promise<void> {
 }
 
 function templateKey(t: Template): string {
-  return t.id ?? t.file ?? t.name;
+  return t.file || t.name;
 }
 
 function firstDocLine(code: string): string {
@@ -118,11 +116,11 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
   let initial = { name: '', description: '', code: SKELETON };
   try {
     if (sid) {
-      strategy = await get<Strategy>(`/api/strategies/${encodeURIComponent(sid)}`);
+      strategy = await api.getStrategy(sid);
       initial = { name: strategy.name, description: strategy.description ?? '', code: strategy.code };
     } else if (query.get('template')) {
       const key = query.get('template')!;
-      const t = listOf<Template>(await get('/api/strategies/templates'), 'templates').find((x) => templateKey(x) === key || x.name === key);
+      const t = (await api.listTemplates()).find((x) => templateKey(x) === key || x.name === key);
       if (t) initial = { name: t.name, description: t.description ?? firstDocLine(t.code), code: t.code };
     }
   } catch (e) {
@@ -169,7 +167,7 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
     status.textContent = 'Saving…';
     const body = { name, description: descIn.value, code: editor.get() };
     try {
-      const s = sid ? await put<Strategy>(`/api/strategies/${encodeURIComponent(sid)}`, body) : await post<Strategy>('/api/strategies', body);
+      const s = sid ? await api.replaceStrategy(sid, body) : await api.createStrategy(body);
       editor.clearError();
       errBanner.hidden = true;
       status.textContent = `Saved at ${new Date().toLocaleTimeString()}`;
@@ -199,7 +197,7 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
   async function remove(): Promise<void> {
     if (!(await confirmDialog('Delete strategy?', `“${initial.name}” will disappear from the list. Its versions stay stored for the runs that used them.`))) return;
     try {
-      await del(`/api/strategies/${encodeURIComponent(sid)}`);
+      await api.deleteStrategy(sid);
       toast('Strategy deleted.', 'ok');
       navigate('/strategies');
     } catch (e) {
@@ -260,7 +258,7 @@ async function renderParams(panel: HTMLElement, s: Strategy): Promise<void> {
   panel.replaceChildren(loading('Loading parameters…'));
   let infos: ParamInfo[];
   try {
-    infos = listOf<ParamInfo>(await get(`/api/strategies/${encodeURIComponent(s.id)}/parameters`), 'parameters', 'params');
+    infos = await api.listParameters(s.id);
   } catch (e) {
     if (!(e instanceof ApiError && (e.status === 404 || e.status === 405))) {
       panel.replaceChildren(errorBox(e));
@@ -276,7 +274,7 @@ async function renderParams(panel: HTMLElement, s: Strategy): Promise<void> {
     try {
       const cfg = JSON.parse(await f.text());
       const values = (cfg && typeof cfg === 'object' && 'params' in cfg ? cfg.params : cfg) as Record<string, unknown>;
-      const res = await post<unknown>(`/api/strategies/${encodeURIComponent(s.id)}/config`, cfg);
+      const res = await api.saveConfig(s.id, cfg);
       const applied = res && typeof res === 'object' ? ((res as Record<string, unknown>).params as Record<string, unknown>) ?? (res as Record<string, unknown>) : values;
       form.set(applied ?? values);
       toast('Configuration imported.', 'ok');
@@ -296,7 +294,7 @@ async function renderParams(panel: HTMLElement, s: Strategy): Promise<void> {
     if (!v) return;
     let cfg: unknown = { strategy_id: s.id, params: v };
     try {
-      const server = await get<Record<string, unknown>>(`/api/strategies/${encodeURIComponent(s.id)}/config`);
+      const server = await api.getConfig(s.id);
       cfg = { ...server, params: v };
     } catch {
       /* the form's values are the configuration */
@@ -312,7 +310,7 @@ async function renderVersions(panel: HTMLElement, sid: string): Promise<void> {
   panel.replaceChildren(loading('Loading versions…'));
   let versions: StrategyVersion[];
   try {
-    versions = listOf<StrategyVersion>(await get(`/api/strategies/${encodeURIComponent(sid)}/versions`), 'versions');
+    versions = await api.listVersions(sid);
   } catch (e) {
     panel.replaceChildren(errorBox(e));
     return;
@@ -330,7 +328,7 @@ async function renderVersions(panel: HTMLElement, sid: string): Promise<void> {
   const codeOf = async (n: number): Promise<string> => {
     const have = versions.find((v) => v.version === n)?.code;
     if (typeof have === 'string') return have;
-    if (!cache.has(n)) cache.set(n, (await get<StrategyVersion>(`/api/strategies/${encodeURIComponent(sid)}/versions/${n}`)).code ?? '');
+    if (!cache.has(n)) cache.set(n, (await api.getVersion(sid, n)).code ?? '');
     return cache.get(n)!;
   };
   const show = async () => {
@@ -353,7 +351,7 @@ async function renderVersions(panel: HTMLElement, sid: string): Promise<void> {
         { class: 'table compact' },
         h('caption', { class: 'sr-only' }, 'Versions'),
         h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Version'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col', class: 'hide-sm' }, 'Origin'), h('th', { scope: 'col', class: 'hide-sm' }, 'Hash'))),
-        h('tbody', null, versions.map((v) => h('tr', null, h('td', null, `v${v.version}`), h('td', null, fmtDateTime(v.created_at)), h('td', { class: 'hide-sm' }, v.origin ?? ''), h('td', { class: 'hide-sm' }, h('code', null, (v.content_hash ?? v.hash ?? '').slice(0, 10)))))),
+        h('tbody', null, versions.map((v) => h('tr', null, h('td', null, `v${v.version}`), h('td', null, fmtDateTime(v.created_at)), h('td', { class: 'hide-sm' }, v.origin ?? ''), h('td', { class: 'hide-sm' }, h('code', null, v.content_hash.slice(0, 10)))))),
       ),
     ),
     h('div', { class: 'form-row' }, field('From', fromSel), field('To', toSel)),

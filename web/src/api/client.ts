@@ -1,4 +1,5 @@
-// The API client. Every call answers the payload: envelopes ({code, message, data}) are
+// The HTTP client beneath the resource modules (strategies, backtests, results, data). Every
+// call answers the payload: envelopes ({code, message, data}) are
 // unwrapped, errors become ApiError with the server's `detail` as the message.
 
 export class ApiError extends Error {
@@ -11,10 +12,20 @@ export class ApiError extends Error {
   }
 }
 
-/** The prefix the service runs under (BASE_PATH), read from where the page is served. */
-export function basePath(pathname = window.location.pathname): string {
+/**
+ * The prefix the service runs under (BASE_PATH): the server writes it into the page's
+ * `<meta name="base-path">`. Without it (the Vite dev server) it is read from where the page
+ * is served.
+ */
+export function basePath(pathname = window.location.pathname, served = servedBasePath()): string {
+  if (served !== null) return served.replace(/\/+$/, '');
   const i = pathname.indexOf('/ui');
   return i > 0 ? pathname.slice(0, i) : '';
+}
+
+function servedBasePath(): string | null {
+  if (typeof document === 'undefined') return null;
+  return document.querySelector<HTMLMetaElement>('meta[name="base-path"]')?.content ?? null;
 }
 
 export function apiURL(path: string): string {
@@ -96,120 +107,4 @@ export function listOf<T>(v: unknown, ...keys: string[]): T[] {
     }
   }
   return [];
-}
-
-// ---- shapes -------------------------------------------------------------------------------
-
-export interface Strategy {
-  id: string;
-  name: string;
-  description?: string;
-  code: string;
-  params?: Record<string, unknown>;
-  created_at?: string;
-  version?: number;
-  origin?: string;
-}
-
-export interface StrategyVersion {
-  version: number;
-  code?: string;
-  params?: Record<string, unknown>;
-  origin?: string;
-  created_at?: string;
-  hash?: string;
-  content_hash?: string;
-}
-
-export interface ParamInfo {
-  name: string;
-  value: unknown;
-  type: string;
-  default: unknown;
-  description?: string;
-}
-
-export interface Template {
-  id?: string;
-  name: string;
-  description?: string;
-  code: string;
-  file?: string;
-  params?: Record<string, unknown>;
-}
-
-export interface Task {
-  task_id: string;
-  status: 'pending' | 'running' | 'completed' | 'failed' | 'cancelled' | string;
-  progress: number;
-  current_bar?: number;
-  total_bars?: number;
-  error?: string | null;
-  created_at?: string;
-  started_at?: string | null;
-  completed_at?: string | null;
-  strategy_id?: string;
-  strategy_name?: string;
-  strategy_version?: number;
-  symbol?: string;
-  data_source?: string;
-  attempt?: number;
-  start_date?: string;
-  end_date?: string;
-  strategy_params?: Record<string, unknown>;
-  initial_cash?: number;
-  commission?: number;
-  attempts?: Attempt[];
-}
-
-// Attempt is one entry of a task's attempt history (GET of one task).
-export interface Attempt {
-  attempt: number;
-  status: string;
-  runs: number;
-  worker: string | null;
-  interruptions: { worker: string; last_heartbeat: string; detected_at: string }[];
-}
-
-export interface LogLine {
-  level: string;
-  message: string;
-  timestamp: number | string;
-  task_id?: string;
-}
-
-export interface DataSource {
-  name: string;
-  description?: string;
-}
-
-export interface SymbolInfo {
-  symbol: string;
-  name?: string;
-}
-
-export interface Bar {
-  datetime: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
-
-export interface StatEntry {
-  key: string;
-  label: string;
-  value: number | null;
-  display?: string;
-  explanation?: string;
-}
-
-export interface ChartConfig {
-  title?: string | { text?: string };
-  type?: string;
-  series?: unknown[];
-  xAxis?: unknown;
-  yAxis?: unknown;
-  [k: string]: unknown;
 }

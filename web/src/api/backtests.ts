@@ -1,0 +1,12 @@
+// Backtest tasks: submit, list, read, cancel, retry and their logs.
+import { del, get, listOf, post, qs } from './client';
+import type { BacktestRequest, LogLine, Task } from './types';
+
+const one = (id: string) => `/api/backtests/${encodeURIComponent(id)}`;
+
+export const listTasks = async (): Promise<Task[]> => listOf<Task>(await get('/api/backtests'), 'tasks');
+export const getTask = (id: string) => get<Task>(one(id));
+export const createTask = (req: BacktestRequest) => post<Task>('/api/backtests', req);
+export const cancelTask = (id: string) => del(one(id));
+export const retryTask = (id: string) => post<Task>(`${one(id)}/retry`);
+export const taskLogs = async (id: string, limit: number): Promise<LogLine[]> => listOf<LogLine>(await get(`${one(id)}/logs${qs({ limit })}`), 'logs');

@@ -1,0 +1,20 @@
+// Results: summary, statistics, trade pages, charts, exports and comparisons.
+import { get, qs, request } from './client';
+import type { ChartConfig, Comparison, Summary } from './types';
+
+const one = (id: string) => `/api/results/${encodeURIComponent(id)}`;
+
+export interface TradePage {
+  total: number;
+  trades: Record<string, unknown>[];
+}
+
+export const getSummary = (id: string) => get<Summary & Record<string, unknown>>(`${one(id)}/summary`);
+export const getStatistics = (id: string) => get<unknown>(`${one(id)}/statistics`);
+export const getTrades = (id: string, skip: number, limit: number) => get<TradePage>(`${one(id)}/trades${qs({ skip, limit })}`);
+export const getChart = (id: string, chartType: string) => get<ChartConfig>(`${one(id)}/chart${qs({ chart_type: chartType })}`);
+/** The export in format (json, csv or html): parsed JSON, or the text of the others. */
+export const getExport = (id: string, format: string) => request<unknown>('GET', `${one(id)}/export${qs({ format })}`);
+export const compare = (ids: string[]) => get<Comparison>(`/api/results/compare${qs({ task_ids: ids.join(',') })}`);
+/** The comparison as CSV text: the metric table and the aligned curves, as the server writes it. */
+export const compareCSV = (ids: string[]) => get<string>(`/api/results/compare${qs({ task_ids: ids.join(','), format: 'csv' })}`);

@@ -1,0 +1,23 @@
+// The API's shapes, generated from api/openapi.yaml into schema.d.ts (`npm run gen:api`;
+// a test fails when the file is stale). Views use these names, never hand-written copies.
+import type { components } from './schema';
+
+type S = components['schemas'];
+
+export type Strategy = S['Strategy'];
+export type StrategyUpload = S['StrategyUpload'];
+export type StrategyVersion = S['StrategyVersion'];
+export type ParamInfo = S['ParamInfo'];
+export type Template = S['Template'];
+export type TaskStatus = S['TaskStatus'];
+export type BacktestRequest = S['BacktestRequest'];
+export type Task = S['Task'];
+export type Attempt = NonNullable<Task['attempts']>[number];
+export type Progress = S['Progress'];
+export type LogLine = S['LogLine'];
+export type Summary = S['Summary'];
+export type ChartConfig = S['ChartConfig'];
+export type DataSource = S['DataSource'];
+export type SymbolInfo = S['Symbol'];
+export type Bar = S['Bar'];
+export type Comparison = S['Comparison'];
