@@ -10,13 +10,10 @@ import (
 	"testing"
 )
 
-// workplaceDir is where the fixtures live on the project's machines, for clones that are
-// not checked out beside the shared folder (such as CI's).
-const workplaceDir = "/work/shared/reference"
-
 // Dir returns the reference folder: BACKTESTD_REFERENCE_DIR when set, else the first
-// shared/reference beside the repository or one of its parents, else workplaceDir. It
-// skips t with a clear message when none exists.
+// shared/reference beside the repository or one of its parents. It skips t with a clear
+// message when none exists (.ci/run points the variable at the machine's copy for clones
+// elsewhere).
 func Dir(t testing.TB) string {
 	t.Helper()
 	if d := os.Getenv("BACKTESTD_REFERENCE_DIR"); d != "" {
@@ -35,9 +32,6 @@ func Dir(t testing.TB) string {
 			break
 		}
 		dir = parent
-	}
-	if isDir(filepath.Join(workplaceDir, "expected")) {
-		return workplaceDir
 	}
 	t.Skip("reference fixtures not found: expected ../shared/reference beside the repository (or set BACKTESTD_REFERENCE_DIR)")
 	return ""
