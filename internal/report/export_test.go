@@ -7,9 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
@@ -97,18 +95,11 @@ func TestExportJSONAndHTML(t *testing.T) {
 
 func TestNotFound(t *testing.T) {
 	t.Parallel()
-	b := resultstest.Setup(t)
-	b.Task(t, "task_9", "running", "X", time.Now(), time.Now(), 10000, "")
-	for _, id := range []string{"task_404", "task_9"} {
-		want := "Result not found: " + id
+	resultstest.CheckNotFound(t, func(b *resultstest.Bundle, id string) []error {
 		_, e1 := service(b).Chart(b.Ctx, id, "equity")
 		_, e2 := service(b).ExportJSON(b.Ctx, id)
 		_, e3 := service(b).ExportCSV(b.Ctx, id)
 		_, e4 := service(b).ExportHTML(b.Ctx, id)
-		for i, err := range []error{e1, e2, e3, e4} {
-			if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindNotFound || e.Detail != want {
-				t.Errorf("%s read %d: %v", id, i+1, err)
-			}
-		}
-	}
+		return []error{e1, e2, e3, e4}
+	})
 }

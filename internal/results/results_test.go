@@ -5,9 +5,7 @@ import (
 	"math"
 	"os"
 	"testing"
-	"time"
 
-	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/reftest"
 	"github.com/backtestd/backtestd/internal/results"
@@ -67,20 +65,13 @@ func TestSummaryMatchesReference(t *testing.T) {
 
 func TestNotFound(t *testing.T) {
 	t.Parallel()
-	b := resultstest.Setup(t)
-	b.Task(t, "task_9", "running", "X", time.Now(), time.Now(), 10000, "")
-	for _, id := range []string{"task_404", "task_9"} {
-		want := "Result not found: " + id
+	resultstest.CheckNotFound(t, func(b *resultstest.Bundle, id string) []error {
 		_, e1 := b.Results().GetSummary(b.Ctx, id)
 		_, e2 := b.Results().Trades(b.Ctx, id, "", 0, 10)
 		_, e3 := b.Results().Statistics(b.Ctx, id)
 		_, e4 := b.Results().Load(b.Ctx, id, results.All)
-		for i, err := range []error{e1, e2, e3, e4} {
-			if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindNotFound || e.Detail != want {
-				t.Errorf("%s read %d: %v", id, i+1, err)
-			}
-		}
-	}
+		return []error{e1, e2, e3, e4}
+	})
 }
 
 func TestTradesPaging(t *testing.T) {

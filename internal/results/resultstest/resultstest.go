@@ -163,6 +163,22 @@ func RunSMA(t testing.TB, bars []engine.Bar, params map[string]any, cash float64
 	return res
 }
 
+// CheckNotFound runs reads for an unknown task and for a running one (no result yet); each
+// read must answer the not-found apperr "Result not found: <id>".
+func CheckNotFound(t *testing.T, reads func(b *Bundle, id string) []error) {
+	t.Helper()
+	b := Setup(t)
+	b.Task(t, "task_9", "running", "X", time.Now(), time.Now(), 10000, "")
+	for _, id := range []string{"task_404", "task_9"} {
+		want := "Result not found: " + id
+		for i, err := range reads(b, id) {
+			if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindNotFound || e.Detail != want {
+				t.Errorf("%s read %d: %v", id, i+1, err)
+			}
+		}
+	}
+}
+
 // Detail is err's public detail, or "internal: …" for an error that is not an apperr.
 func Detail(err error) string {
 	if e, ok := apperr.As(err); ok {
