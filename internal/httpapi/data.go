@@ -13,6 +13,7 @@ import (
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/report"
 )
 
 // importBodyLimit bounds a bar import body (about 2.5 million CSV rows).
@@ -27,6 +28,7 @@ func (s *Server) mountData(r chi.Router) {
 			r.Get("/symbols", s.handle(s.dataSymbols))
 			r.Post("/update", s.handle(s.dataUpdate))
 			r.Get("/{symbol}", s.handle(s.dataBars))
+			r.Get("/{symbol}/chart", s.handle(s.dataChart))
 			r.Post("/{symbol}/bars", s.handle(s.dataImport))
 		})
 	})
@@ -72,29 +74,52 @@ func requiredDay(r *http.Request, name string) (time.Time, error) {
 	return marketdata.ParseDay(name, raw)
 }
 
-func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {
+// symbolBars reads the bars the symbol routes ask for: source and symbol from the path,
+// start_date and end_date (required) and timeframe (default 1d) from the query.
+func (s *Server) symbolBars(r *http.Request) (bars []engine.Bar, tf string, err error) {
 	source, symbol := chi.URLParam(r, "source"), chi.URLParam(r, "symbol")
 	if err := s.data.CheckSource(r.Context(), source); err != nil {
-		return err
+		return nil, "", err
 	}
 	start, err := requiredDay(r, "start_date")
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	end, err := requiredDay(r, "end_date")
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	tf := queryDefault(r, "timeframe", marketdata.DefaultTimeframe)
-	bars, err := s.data.Bars(r.Context(), source, symbol, start, end, tf)
+	tf = queryDefault(r, "timeframe", marketdata.DefaultTimeframe)
+	bars, err = s.data.Bars(r.Context(), source, symbol, start, end, tf)
+	return bars, tf, err
+}
+
+func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {
+	bars, tf, err := s.symbolBars(r)
 	if err != nil {
 		return err
 	}
+	symbol := chi.URLParam(r, "symbol")
 	out := make([]barJSON, len(bars))
 	for i, b := range bars {
 		out[i] = barJSON{Datetime: marketdata.FormatBarTime(b.Time, tf), Open: b.Open, High: b.High, Low: b.Low, Close: b.Close, Volume: b.Volume}
 	}
 	writeJSON(w, http.StatusOK, ok(map[string]any{"symbol": symbol, "timeframe": tf, "bars": out}))
+	return nil
+}
+
+// dataChart is the candlestick chart (price, MA5/10/20, volume) of a symbol's bars, built
+// as a result's candlestick chart is.
+func (s *Server) dataChart(w http.ResponseWriter, r *http.Request) error {
+	bars, _, err := s.symbolBars(r)
+	if err != nil {
+		return err
+	}
+	chart, err := report.BuildChart("candlestick", report.ChartInput{Bars: bars})
+	if err != nil {
+		return err
+	}
+	writeChart(w, chart)
 	return nil
 }
 

@@ -108,6 +108,9 @@ func TestDataRoutes(t *testing.T) {
 		{"bars bad date", "GET", "/api/data/builtin/ACME?start_date=2020-13-01&end_date=2020-01-31", 400, "Data retrieval failed: start_date '2020-13-01' is not a date in YYYY-MM-DD form"},
 		{"bars finer timeframe", "GET", "/api/data/builtin/ACME?start_date=2020-01-01&end_date=2020-01-31&timeframe=5m", 400, "Data retrieval failed: timeframe 5m is finer than the stored bars of ACME (finest stored: 1d)"},
 		{"bars unknown symbol", "GET", "/api/data/builtin/NOPE?start_date=2020-01-01&end_date=2020-01-31", 400, "Data retrieval failed: unknown symbol 'NOPE' in data source 'builtin'"},
+		{"chart", "GET", "/api/data/builtin/ACME/chart?start_date=2020-01-01&end_date=2020-01-31&timeframe=1w", 200, ""},
+		{"chart missing end", "GET", "/api/data/builtin/ACME/chart?start_date=2020-01-01", 400, "Data retrieval failed: end_date is required (YYYY-MM-DD)"},
+		{"chart unknown symbol", "GET", "/api/data/builtin/NOPE/chart?start_date=2020-01-01&end_date=2020-01-31", 400, "Data retrieval failed: unknown symbol 'NOPE' in data source 'builtin'"},
 		{"update", "POST", "/api/data/builtin/update?symbol=ACME", 200, ""},
 		{"update unknown source", "POST", "/api/data/nope/update?symbol=ACME", 404, "Data source not found: nope"},
 		{"update without symbol", "POST", "/api/data/builtin/update", 422, "Query parameter 'symbol' is required"},
@@ -146,6 +149,14 @@ func TestDataRoutes(t *testing.T) {
 	days := field(body, "data", "bars").([]any)
 	if field(body, "data", "symbol") != "ACME" || field(body, "data", "timeframe") != "1d" || len(days) != 23 || len(weeks) != 5 {
 		t.Fatalf("January 2020: %d days, %d weeks", len(days), len(weeks))
+	}
+	// The chart of the same weeks: price, MA5/10/20 and volume on the bars' own dates.
+	_, body = b.call(t, "GET", "/api/data/builtin/ACME/chart?start_date=2020-01-01&end_date=2020-01-31&timeframe=1w", "", nil)
+	series := field(body, "data", "series").([]any)
+	price := series[0].(map[string]any)
+	if field(body, "data", "type") != "candlestick" || len(series) != 5 || len(price["data"].([]any)) != len(weeks) ||
+		price["data"].([]any)[0].([]any)[0] != weeks[0].(map[string]any)["datetime"] {
+		t.Errorf("chart of the weeks: %v", field(body, "data"))
 	}
 	d0 := days[0].(map[string]any)
 	for _, k := range []string{"datetime", "open", "high", "low", "close", "volume"} {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  barsOption,
+  categoryDates,
   coerceParam,
   diffStats,
   filterLogs,
   lineDiff,
-  movingAverage,
   normaliseStatistics,
   normLevel,
   overlayDrawdown,
@@ -52,19 +51,11 @@ describe('import reports', () => {
   });
 });
 
-describe('indicators and bar charts', () => {
-  it('moving average starts after n values', () => {
-    expect(movingAverage([1, 2, 3, 4, 5], 3)).toEqual([null, null, 2, 3, 4]);
-  });
-  it('bars option has candlesticks, MA5/10/20 and volume in a 70/30 layout', () => {
-    const bars = Array.from({ length: 30 }, (_, i) => ({ datetime: `2024-01-${String(i + 1).padStart(2, '0')}T00:00:00Z`, open: 10 + i, high: 12 + i, low: 9 + i, close: i % 2 ? 11 + i : 9.5 + i, volume: 100 * i }));
-    const o = barsOption(bars, 'X') as { series: { name: string; type: string; data: unknown[]; xAxisIndex?: number }[]; grid: unknown[]; xAxis: { data: string[] }[] };
-    expect(o.series.map((s) => s.name)).toEqual(['Price', 'MA5', 'MA10', 'MA20', 'Volume']);
-    expect(o.series[0].data[0]).toEqual([10, 9.5, 9, 12]);
-    expect(o.series[4].xAxisIndex).toBe(1);
-    expect(o.grid).toHaveLength(2);
-    expect(o.xAxis[0].data[0]).toBe('2024-01-01');
-    expect((o.series[4].data[0] as { itemStyle: { color: string } }).itemStyle.color).toBe('#26a69a'); // close < open
+describe('categoryDates', () => {
+  it('reads the first category axis of a server chart', () => {
+    expect(categoryDates({ title: 'K-Line Chart', type: 'candlestick', series: [], xAxis: [{ data: ['2024-01-01', '2024-01-02'] }, { data: ['x'] }] })).toEqual(['2024-01-01', '2024-01-02']);
+    expect(categoryDates({ title: 'Equity', type: 'line', series: [], xAxis: { data: ['a'] } })).toEqual(['a']);
+    expect(categoryDates({ title: 'Empty', type: 'line', series: [] })).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 // Data shaping: diffs, indicators, chart options, statistics, comparison and import reports.
 // Pure functions (no DOM, no ECharts instance) so Vitest checks them directly.
 
-import type { Bar, ChartConfig, ParamInfo } from './api';
+import type { ChartConfig, ParamInfo } from './api';
 import { STAT_DEFS, fmtStat, type StatDef } from './format';
 
 // ---- line diff --------------------------------------------------------------------------------
@@ -111,71 +111,20 @@ function fromText(s: string): Rejected {
 
 // ---- indicators and bar charts ----------------------------------------------------------------
 
-export function movingAverage(values: number[], n: number): (number | null)[] {
-  const out: (number | null)[] = new Array(values.length).fill(null);
-  let sum = 0;
-  for (let i = 0; i < values.length; i++) {
-    sum += values[i];
-    if (i >= n) sum -= values[i - n];
-    if (i >= n - 1) out[i] = Math.round((sum / n) * 1e6) / 1e6;
-  }
-  return out;
-}
-
-export const UP_COLOR = '#ef5350';
-export const DOWN_COLOR = '#26a69a';
-
-/** An ECharts option for bars: candlestick + MA5/10/20 on top (70%), volume below (30%). */
-export function barsOption(bars: Bar[], title: string): Record<string, unknown> {
-  const dates = bars.map((b) => String(b.datetime).replace('T00:00:00Z', '').replace('T', ' ').replace(/Z$/, ''));
-  const closes = bars.map((b) => b.close);
-  const ma = (n: number) => ({ name: `MA${n}`, type: 'line', data: movingAverage(closes, n), smooth: true, showSymbol: false, lineStyle: { opacity: 0.8, width: 1 } });
-  return {
-    title: { text: title, show: false, left: 0, top: 0, textStyle: { fontSize: 14 } },
-    animation: false,
-    legend: { top: 0, right: 0, type: 'scroll', data: ['Price', 'MA5', 'MA10', 'MA20', 'Volume'] },
-    tooltip: { trigger: 'axis', axisPointer: { type: 'cross' } },
-    axisPointer: { link: [{ xAxisIndex: 'all' }] },
-    grid: [
-      { left: 56, right: 16, top: 36, height: '52%' },
-      { left: 56, right: 16, top: '72%', height: '18%' },
-    ],
-    xAxis: [
-      { type: 'category', data: dates, boundaryGap: true, axisLine: { onZero: false }, min: 'dataMin', max: 'dataMax' },
-      { type: 'category', gridIndex: 1, data: dates, boundaryGap: true, axisLabel: { show: false }, min: 'dataMin', max: 'dataMax' },
-    ],
-    yAxis: [{ scale: true }, { scale: true, gridIndex: 1, splitNumber: 2, axisLabel: { show: false } }],
-    dataZoom: [
-      { type: 'inside', xAxisIndex: [0, 1] },
-      { type: 'slider', xAxisIndex: [0, 1], bottom: 4, height: 18 },
-    ],
-    series: [
-      {
-        name: 'Price',
-        type: 'candlestick',
-        data: bars.map((b) => [b.open, b.close, b.low, b.high]),
-        itemStyle: { color: UP_COLOR, color0: DOWN_COLOR, borderColor: UP_COLOR, borderColor0: DOWN_COLOR },
-      },
-      ma(5),
-      ma(10),
-      ma(20),
-      {
-        name: 'Volume',
-        type: 'bar',
-        xAxisIndex: 1,
-        yAxisIndex: 1,
-        itemStyle: { color: '#7fbe9e' },
-        data: bars.map((b) => ({ value: b.volume, itemStyle: { color: b.close < b.open ? DOWN_COLOR : UP_COLOR } })),
-      },
-    ],
-  };
-}
+const UP_COLOR = '#ef5350';
+const DOWN_COLOR = '#26a69a';
 
 // ---- server chart configurations --------------------------------------------------------------
 
 function asArray<T>(v: T | T[] | undefined): T[] {
   if (v === undefined || v === null) return [];
   return Array.isArray(v) ? v : [v];
+}
+
+/** The dates of a chart config's first category axis. */
+export function categoryDates(cfg: ChartConfig): string[] {
+  const axis = asArray(cfg.xAxis as { data?: unknown[] } | { data?: unknown[] }[])[0];
+  return (axis?.data ?? []).map(String);
 }
 
 /** Counts the data points of a chart config's series (to tell an empty chart from a full one). */

@@ -1,6 +1,6 @@
 // Market data: sources, symbols, bars and imports.
 import { get, listOf, qs, request } from './client';
-import type { Bar, DataSource, SymbolInfo } from './types';
+import type { Bar, ChartConfig, DataSource, SymbolInfo } from './types';
 
 const symbolPath = (source: string, symbol: string) => `/api/data/${encodeURIComponent(source)}/${encodeURIComponent(symbol)}`;
 
@@ -9,6 +9,9 @@ export const listSymbols = async (source: string, search: string, limit: number)
   listOf<SymbolInfo>(await get(`/api/data/${encodeURIComponent(source)}/symbols${qs({ search, limit })}`), 'symbols');
 export const getBars = (source: string, symbol: string, q: { start_date?: string; end_date?: string; timeframe?: string }) =>
   get<{ bars: Bar[]; timeframe?: string }>(`${symbolPath(source, symbol)}${qs(q)}`);
+/** The bars of getBars as a candlestick chart (price, moving averages, volume). */
+export const getBarsChart = (source: string, symbol: string, q: { start_date?: string; end_date?: string; timeframe?: string }) =>
+  get<ChartConfig>(`${symbolPath(source, symbol)}/chart${qs(q)}`);
 /** Imports CSV text as the symbol's bars of timeframe. */
 export const importBars = (source: string, symbol: string, timeframe: string, csv: string) =>
   request<Record<string, unknown>>('POST', `${symbolPath(source, symbol)}/bars${qs({ timeframe })}`, csv, { contentType: 'text/csv' });

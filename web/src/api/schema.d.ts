@@ -289,6 +289,20 @@ export interface paths {
       };
     };
   };
+  "/api/data/{source}/{symbol}/chart": {
+    /**
+     * Candlestick chart of historical bars
+     * @description The bars of `GET /api/data/{source}/{symbol}` (same parameters and errors) as the
+     * candlestick chart a result shows: price, MA5, MA10 and MA20 of the close, and volume.
+     */
+    get: operations["dataChart"];
+    parameters: {
+      path: {
+        source: components["parameters"]["Source"];
+        symbol: components["parameters"]["Symbol"];
+      };
+    };
+  };
   "/api/data/{source}/{symbol}/bars": {
     /**
      * Import bars
@@ -1562,6 +1576,41 @@ export interface operations {
               timeframe?: string;
               bars?: components["schemas"]["Bar"][];
             };
+          };
+        };
+      };
+      /** @description `Data retrieval failed: <cause>`, or dates that do not parse. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      404: components["responses"]["SourceNotFound"];
+    };
+  };
+  /**
+   * Candlestick chart of historical bars
+   * @description The bars of `GET /api/data/{source}/{symbol}` (same parameters and errors) as the
+   * candlestick chart a result shows: price, MA5, MA10 and MA20 of the close, and volume.
+   */
+  dataChart: {
+    parameters: {
+      query: {
+        start_date: string;
+        end_date: string;
+        timeframe?: "1m" | "5m" | "15m" | "1h" | "4h" | "1d" | "1w" | "1M";
+      };
+      path: {
+        source: components["parameters"]["Source"];
+        symbol: components["parameters"]["Symbol"];
+      };
+    };
+    responses: {
+      /** @description Envelope with the chart configuration. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ChartConfig"];
           };
         };
       };

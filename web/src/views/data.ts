@@ -5,7 +5,7 @@ import { chartPanel } from '../charts';
 import { clear, empty, errorBox, field, h, loading, toast } from '../dom';
 import { fmtInt } from '../format';
 import { href } from '../router';
-import { barsOption, rejectedLines } from '../shape';
+import { categoryDates, prepareChartOption, rejectedLines } from '../shape';
 
 export async function dataView(main: HTMLElement, _p: Record<string, string>, query: URLSearchParams): Promise<void> {
   main.append(h('div', { class: 'page-head' }, h('h1', null, 'Data')));
@@ -148,11 +148,11 @@ export async function symbolView(main: HTMLElement, params: Record<string, strin
     info.textContent = 'Loading bars…';
     panel.chart.showLoading({ text: 'Loading…' });
     try {
-      const d = await api.getBars(source, symbol, { start_date: startIn.value, end_date: endIn.value, timeframe: tfSel.value });
-      const bars = d.bars;
+      const cfg = await api.getBarsChart(source, symbol, { start_date: startIn.value, end_date: endIn.value, timeframe: tfSel.value });
+      const dates = categoryDates(cfg);
       panel.chart.hideLoading();
-      info.textContent = bars.length ? `${fmtInt(bars.length)} bars · ${String(bars[0].datetime).slice(0, 10)} → ${String(bars[bars.length - 1].datetime).slice(0, 10)}` : 'No bars in this range.';
-      panel.set(barsOption(bars, `${symbol} (${tfSel.value})`));
+      info.textContent = dates.length ? `${fmtInt(dates.length)} bars · ${dates[0].slice(0, 10)} → ${dates[dates.length - 1].slice(0, 10)}` : 'No bars in this range.';
+      panel.set(prepareChartOption(cfg, 'candlestick'));
     } catch (e) {
       panel.chart.hideLoading();
       info.textContent = '';
