@@ -295,17 +295,39 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 		if !(r.Price > 0) || !(r.PLimit > 0) {
 			return nil, fmt.Errorf("StopLimit order needs a positive price (stop) and plimit")
 		}
+	case StopTrail, StopTrailLimit:
+		if r.TrailAmount < 0 || r.TrailPercent < 0 || r.TrailPercent >= 1 || math.IsInf(r.TrailAmount, 0) || r.TrailAmount != r.TrailAmount || r.TrailPercent != r.TrailPercent {
+			return nil, fmt.Errorf("%s order needs trailamount >= 0 or trailpercent from 0 to less than 1", r.Type)
+		}
+		if r.Type == StopTrailLimit && (!(r.Price > 0) || !(r.PLimit > 0)) {
+			return nil, fmt.Errorf("StopTrailLimit order needs a positive price (the reference of the first stop) and plimit")
+		}
+		if r.Price == 0 {
+			r.Price = bar.Close
+		}
+		if !(r.Price > 0) {
+			return nil, fmt.Errorf("%s order needs a positive price", r.Type)
+		}
 	}
 	e.nextRef++
 	o := &Order{
 		Ref: e.nextRef, Feed: r.Feed, Side: r.Side, Type: r.Type,
 		Size: float64(r.Side) * r.Size, Price: r.Price, PLimit: r.PLimit,
+		TrailAmount: r.TrailAmount, TrailPercent: r.TrailPercent, ValidUntil: r.ValidUntil,
 		Status: Submitted, CreatedTime: bar.Time, CreatedBar: e.step,
 	}
 	o.Remaining = o.Size
 	o.CreatedPrice = r.Price
 	if o.CreatedPrice == 0 {
 		o.CreatedPrice = bar.Close
+	}
+	if o.Type.trailing() {
+		// The first stop: the reference price moved by the distance (backtrader starts
+		// from an infinite stop and trails it once).
+		ref := o.Price
+		o.limitOffset = ref - o.PLimit
+		o.Price = math.Inf(int(o.Side))
+		o.trailAdjust(ref)
 	}
 	if r.OCO != nil {
 		if r.OCO.ocoGroup == nil {
@@ -457,6 +479,20 @@ func (e *Engine) checkSubmitted() {
 	e.submitted = e.submitted[:0]
 }
 
+// expire ends an order past its validity, with its bracket children and OCO group.
+func (e *Engine) expire(o *Order) {
+	o.Status = Expired
+	e.event(o)
+	e.notify(o)
+	e.Log("INFO", "engine", fmt.Sprintf("order %d expired: %s %s %g %s (valid until %s)", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol, o.ValidUntil.Format(time.RFC3339)))
+	e.ocoCheck(o)
+	for _, c := range o.children {
+		if c.Status.Alive() {
+			e.cancel(c)
+		}
+	}
+}
+
 func (e *Engine) reject(o *Order) {
 	o.Status = Margin
 	e.event(o)
@@ -470,19 +506,31 @@ func (e *Engine) reject(o *Order) {
 	}
 }
 
-// tryFills tries every accepted order, in submission order, on the bar.
+// tryFills goes once through the accepted orders, in submission order, on the bar, as
+// backtrader's broker does: an order past its validity expires; otherwise an active order
+// on a feed with a bar now is tried, and a trailing stop still alive then follows the close.
 func (e *Engine) tryFills() {
 	if len(e.pending) == 0 {
 		return
 	}
 	for i := 0; i < len(e.pending); i++ {
 		o := e.pending[i]
-		if !o.Status.Alive() || o.inactive || !e.ticked[o.Feed] {
+		if !o.Status.Alive() {
 			continue
 		}
 		b := &e.feeds[o.Feed].Bars[e.cursor[o.Feed]]
+		if o.Type != Market && !o.ValidUntil.IsZero() && b.Time.After(o.ValidUntil) {
+			e.expire(o)
+			continue
+		}
+		if o.inactive || !e.ticked[o.Feed] {
+			continue
+		}
 		if price, ok := e.fillPrice(o, b); ok {
 			e.execute(o, price, b.Time)
+		}
+		if o.Status.Alive() && o.Type.trailing() {
+			o.trailAdjust(b.Close)
 		}
 	}
 	live := e.pending[:0]
@@ -525,7 +573,7 @@ func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 		return b.Close, true
 	case Limit:
 		return limitFill(buy, o.Price, b)
-	case Stop:
+	case Stop, StopTrail:
 		s := o.Price
 		if buy {
 			if b.Open >= s {
@@ -543,7 +591,7 @@ func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 			return s, true
 		}
 		return 0, false
-	case StopLimit:
+	case StopLimit, StopTrailLimit:
 		if o.triggered {
 			return limitFill(buy, o.PLimit, b)
 		}

@@ -403,3 +403,135 @@ func TestCancelOfUnacceptedOrderIsIgnored(t *testing.T) {
 		t.Fatalf("warnings %q", warnings)
 	}
 }
+
+// runOrders runs one submit on the first bar over bs and returns the result.
+func runOrders(t *testing.T, bs []Bar, submit func(e *Engine)) *Result {
+	t.Helper()
+	e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bs}}, Cash: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := true
+	res, err := e.Run(context.Background(), &script{next: func(e *Engine) {
+		if first {
+			submit(e)
+		}
+		first = false
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestTrailingStops(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		req  OrderRequest
+		bars []Bar
+		want float64 // fill price; 0: none
+		stop float64 // the order's stop at the end (when unfilled) or at the fill
+	}{
+		// Sell 1.0 below the close of 10: stop 9; the close rises to 12 (stop 11), then a
+		// bar gaps down through it and fills at its open.
+		{"sell by amount, gap through", OrderRequest{Side: Sell, Type: StopTrail, Size: 1, TrailAmount: 1},
+			bars([4]float64{10, 10, 10, 10}, [4]float64{10, 12, 10, 12}, [4]float64{10.5, 10.6, 10, 10.2}), 10.5, 11},
+		// The stop never moves back: after 12 the close falls to 11.5 (stop stays 11),
+		// then a bar trades through 11 and fills there.
+		{"sell by amount, never back", OrderRequest{Side: Sell, Type: StopTrail, Size: 1, TrailAmount: 1},
+			bars([4]float64{10, 10, 10, 10}, [4]float64{10, 12, 10, 12}, [4]float64{11.8, 11.9, 11.2, 11.5}, [4]float64{11.6, 11.7, 10.8, 11}), 11, 11},
+		// Buy 10% above the close: 110 at first, then the close falls to 90 (stop 99).
+		{"buy by percent", OrderRequest{Side: Buy, Type: StopTrail, Size: 1, TrailPercent: 0.1},
+			bars([4]float64{100, 100, 100, 100}, [4]float64{100, 100, 90, 90}, [4]float64{95, 100, 94, 98}), 99, 99},
+		// A reference price instead of the close: stop 20-2 = 18 until the closes pass 20.
+		{"sell from a reference price", OrderRequest{Side: Sell, Type: StopTrail, Size: 1, Price: 20, TrailAmount: 2},
+			bars([4]float64{10, 10, 10, 10}, [4]float64{19, 21, 18.5, 21}), 0, 19},
+		// Stop-limit: stop 9 and limit 8.5 (0.5 below); both follow the close to 12 (11 and
+		// 10.5); the next bar gaps to 10.4, below the limit: no fill, as a limit order.
+		{"sell stop-limit gap below its limit", OrderRequest{Side: Sell, Type: StopTrailLimit, Size: 1, Price: 10, PLimit: 9.5, TrailAmount: 1},
+			bars([4]float64{10, 10, 10, 10}, [4]float64{10, 12, 10, 12}, [4]float64{10.4, 10.45, 10.3, 10.4}), 0, 11},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var o *Order
+			res := runOrders(t, c.bars, func(e *Engine) {
+				var err error
+				if o, err = e.Submit(c.req); err != nil {
+					t.Fatal(err)
+				}
+			})
+			got := 0.0
+			if len(res.Executions) > 0 {
+				got = res.Executions[0].Price
+			}
+			if got != c.want || o.Price != c.stop {
+				t.Errorf("filled at %v with stop %v, want %v with stop %v", got, o.Price, c.want, c.stop)
+			}
+			if o.Type == StopTrailLimit && o.Price-o.PLimit != 0.5 {
+				t.Errorf("limit %v is not 0.5 below the stop %v", o.PLimit, o.Price)
+			}
+		})
+	}
+	for _, bad := range []OrderRequest{
+		{Side: Sell, Type: StopTrail, Size: 1, TrailPercent: 1},
+		{Side: Sell, Type: StopTrail, Size: 1, TrailAmount: -1},
+		{Side: Sell, Type: StopTrailLimit, Size: 1, TrailAmount: 1},
+	} {
+		runOrders(t, bars([4]float64{10, 10, 10, 10}), func(e *Engine) {
+			if _, err := e.Submit(bad); err == nil {
+				t.Errorf("%+v accepted", bad)
+			}
+		})
+	}
+}
+
+func TestOrderValidity(t *testing.T) {
+	t.Parallel()
+	day := func(i int) time.Time { return time.Date(2020, 1, 1+i, 0, 0, 0, 0, time.UTC) }
+	flat := [4]float64{10, 10, 10, 10}
+	cases := []struct {
+		name    string
+		req     OrderRequest
+		expired string // date of the Expired event; "" none
+	}{
+		// valid through bar 2's time exactly: not expired on bar 2, expired on bar 3.
+		{"boundary is still valid", OrderRequest{Side: Buy, Type: Limit, Size: 1, Price: 5, ValidUntil: day(2)}, "2020-01-04"},
+		{"day order expires on the next bar", OrderRequest{Side: Buy, Type: Limit, Size: 1, Price: 5, ValidUntil: ValidDay(day(0))}, "2020-01-02"},
+		{"good till cancelled", OrderRequest{Side: Buy, Type: Limit, Size: 1, Price: 5}, ""},
+		{"market orders never expire", OrderRequest{Side: Buy, Type: Market, Size: 1, ValidUntil: ValidDay(day(0))}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			res := runOrders(t, bars(flat, flat, flat, flat, flat), func(e *Engine) {
+				if _, err := e.Submit(c.req); err != nil {
+					t.Fatal(err)
+				}
+			})
+			got := ""
+			for _, ev := range res.OrderEvents {
+				if ev.Status == "Expired" {
+					got = ev.Time.Format(time.DateOnly)
+				}
+			}
+			if got != c.expired {
+				t.Errorf("expired on %q, want %q (events %+v)", got, c.expired, res.OrderEvents)
+			}
+		})
+	}
+	// An expiring bracket entry takes its children with it.
+	res := runOrders(t, bars(flat, flat, flat), func(e *Engine) {
+		if _, err := e.Bracket(OrderRequest{Side: Buy, Type: Limit, Size: 1, Price: 5, ValidUntil: ValidDay(day(0))}, 4, 12); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var statuses []string
+	for _, ev := range res.OrderEvents {
+		statuses = append(statuses, ev.Status)
+	}
+	if strings.Join(statuses, ",") != "Expired,Canceled,Canceled" {
+		t.Errorf("bracket events %v, want the entry expired and both children cancelled", statuses)
+	}
+}

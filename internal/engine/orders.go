@@ -28,14 +28,21 @@ const (
 	Limit
 	Stop
 	StopLimit
+	StopTrail      // a Stop whose price follows the close at a distance (TrailAmount or TrailPercent)
+	StopTrailLimit // a StopLimit whose stop trails as StopTrail's and whose limit keeps its offset
 )
 
-var execTypeNames = [...]string{"Market", "Close", "Limit", "Stop", "StopLimit"}
+var execTypeNames = [...]string{"Market", "Close", "Limit", "Stop", "StopLimit", "StopTrail", "StopTrailLimit"}
+
+// ExecTypeNames lists the execution types by name, for messages.
+const ExecTypeNames = "Market, Close, Limit, Stop, StopLimit, StopTrail or StopTrailLimit"
 
 func (t ExecType) String() string { return execTypeNames[t] }
 
-// ParseExecType maps "Market", "Close", "Limit", "Stop" and "StopLimit"
-// (any case) to an ExecType.
+// trailing reports whether t's stop follows the price.
+func (t ExecType) trailing() bool { return t == StopTrail || t == StopTrailLimit }
+
+// ParseExecType maps the names of execTypeNames (any case) to an ExecType.
 func ParseExecType(s string) (ExecType, bool) {
 	for i, n := range execTypeNames {
 		if equalFold(n, s) {
@@ -91,6 +98,24 @@ type OrderRequest struct {
 	Price  float64 // limit or stop price; for market orders an optional reference price
 	PLimit float64 // limit price of a stop-limit order
 	OCO    *Order  // join this order's one-cancels-others group
+
+	// Trailing stops: the distance of the stop from the close, in money or as a fraction
+	// of the close (TrailAmount wins when both are set). Price, when set, is the reference
+	// the first stop is computed from instead of the creating bar's close.
+	TrailAmount  float64
+	TrailPercent float64
+
+	// ValidUntil is the last moment the order is valid: it is Expired on its feed's first
+	// bar after that time (backtrader's valid). Zero is good till cancelled. Market orders
+	// never expire.
+	ValidUntil time.Time
+}
+
+// ValidDay is backtrader's Order.DAY validity for an order created at t: the end of t's
+// day. On daily bars such an order expires on the next bar, before it could fill.
+func ValidDay(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 23, 59, 59, 9999000, t.Location())
 }
 
 // Order is a live order. Strategies receive value copies in
@@ -101,8 +126,11 @@ type Order struct {
 	Side         Side
 	Type         ExecType
 	Size         float64 // requested, signed
-	Price        float64
+	Price        float64 // limit or stop price; a trailing stop's current stop
 	PLimit       float64
+	TrailAmount  float64
+	TrailPercent float64
+	ValidUntil   time.Time // zero: good till cancelled
 	Status       Status
 	CreatedTime  time.Time
 	CreatedPrice float64
@@ -120,8 +148,9 @@ type Order struct {
 	// Host is free for the strategy host (e.g. a cached script object).
 	Host any
 
-	triggered bool
-	ocoGroup  *[]*Order
+	triggered   bool
+	limitOffset float64 // StopTrailLimit: stop minus limit, kept as the stop trails
+	ocoGroup    *[]*Order
 	parent    *Order
 	children  []*Order
 	inactive  bool // bracket child waiting for its parent to fill
@@ -129,3 +158,26 @@ type Order struct {
 
 // IsBuy reports whether the order buys.
 func (o *Order) IsBuy() bool { return o.Side == Buy }
+
+// trailAdjust moves a trailing stop after price, never back: a sell stop up to price less
+// the distance, a buy stop down to price plus it (backtrader's Order.trailadjust).
+func (o *Order) trailAdjust(price float64) {
+	amount := o.TrailAmount
+	if amount == 0 {
+		amount = price * o.TrailPercent
+	}
+	if o.Side == Buy {
+		if p := price + amount; p < o.Price {
+			o.Price = p
+			if o.Type == StopTrailLimit {
+				o.PLimit = p - o.limitOffset
+			}
+		}
+	} else if p := price - amount; p > o.Price {
+		o.Price = p
+		if o.Type == StopTrailLimit {
+			o.PLimit = p - o.limitOffset
+		}
+	}
+	o.CreatedPrice = o.Price // backtrader keeps the stop in created.price
+}

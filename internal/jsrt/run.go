@@ -446,7 +446,7 @@ type orderView struct {
 	o *engine.Order
 }
 
-var orderKeys = []string{"ref", "status", "side", "exectype", "size", "price", "plimit", "data", "created", "executed"}
+var orderKeys = []string{"ref", "status", "side", "exectype", "size", "price", "plimit", "trailamount", "trailpercent", "valid", "data", "created", "executed"}
 
 func (v *orderView) Get(key string) goja.Value {
 	h, o := v.h, v.o
@@ -466,6 +466,15 @@ func (v *orderView) Get(key string) goja.Value {
 		return rt.ToValue(o.Price)
 	case "plimit":
 		return rt.ToValue(o.PLimit)
+	case "trailamount":
+		return rt.ToValue(o.TrailAmount)
+	case "trailpercent":
+		return rt.ToValue(o.TrailPercent)
+	case "valid":
+		if o.ValidUntil.IsZero() {
+			return goja.Null()
+		}
+		return rt.ToValue(fmtTime(o.ValidUntil))
 	case "data":
 		return h.datas[o.Feed]
 	case "created":
@@ -618,13 +627,63 @@ func (h *host) request(side engine.Side, op opts) engine.OrderRequest {
 		if et := op.get("exectype"); et != nil {
 			t, ok := engine.ParseExecType(et.String())
 			if !ok {
-				h.throw("unknown exectype %q (use Market, Close, Limit, Stop or StopLimit)", et.String())
+				h.throw("unknown exectype %q (use %s)", et.String(), engine.ExecTypeNames)
 			}
 			r.Type = t
 		}
 		r.OCO = h.orderRef(op.get("oco"))
+		r.TrailAmount = h.num(op, "trailamount", 0)
+		r.TrailPercent = h.num(op, "trailpercent", 0)
+		r.ValidUntil = h.validity(op.get("valid"), r.Feed)
 	}
 	return r
+}
+
+// validity reads an order's valid option as backtrader's: a date ('YYYY-MM-DD' or a
+// Date: valid until that date begins, so it expires on that date's first bar), a number of
+// days or {days: n} (valid that long after the creating bar's time, expiring on the first
+// bar after), 'Day' (until the end of the creating bar's day) or nothing / 'GTC' (good till
+// cancelled). It returns the last valid moment.
+func (h *host) validity(v goja.Value, feed int) time.Time {
+	if v == nil {
+		return time.Time{}
+	}
+	now := h.eng.Now()
+	if c := h.eng.Cursor(feed); *c >= 0 {
+		now = h.eng.Feeds()[feed].Bars[*c].Time
+	}
+	days := func(n float64) time.Time {
+		if !(n >= 0) || math.IsInf(n, 0) {
+			h.throw("valid: days must be a number of 0 or more, got %v", n)
+		}
+		return now.Add(time.Duration(n * float64(24*time.Hour)))
+	}
+	switch x := v.Export().(type) {
+	case string:
+		switch strings.ToLower(x) {
+		case "gtc":
+			return time.Time{}
+		case "day":
+			return engine.ValidDay(now)
+		}
+		t, err := time.Parse(time.DateOnly, x)
+		if err != nil {
+			h.throw("valid: %q is not a date (YYYY-MM-DD), 'Day' or 'GTC'", x)
+		}
+		return t.Add(-time.Nanosecond)
+	case time.Time:
+		return x.UTC().Add(-time.Nanosecond)
+	case int64:
+		return days(float64(x))
+	case float64:
+		return days(x)
+	case map[string]any:
+		if o, ok := v.(*goja.Object); ok {
+			return days(h.num(opts{o: o}, "days", 0))
+		}
+	}
+	h.throw("valid must be a date ('YYYY-MM-DD'), a number of days, {days: n}, 'Day' or 'GTC'")
+	return time.Time{}
 }
 
 func (h *host) submit(r engine.OrderRequest) goja.Value {

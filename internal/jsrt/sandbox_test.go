@@ -207,3 +207,45 @@ func TestErrorsInJavaScriptWords(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// The valid option's forms, and what a strategy sees of them; bad values are errors that
+// name the option.
+func TestOrderValidOption(t *testing.T) {
+	t.Parallel()
+	code := func(valid string) string {
+		return `class V extends Strategy { next() { if (this.data.length === 1) { const o = this.buy({ exectype: 'Limit', price: 1, valid: ` + valid + ` }); this.log('valid ' + o.valid); } } }`
+	}
+	cases := []struct {
+		valid, want, err string
+	}{
+		{`'Day'`, "valid 2000-01-03T23:59:59Z", ""},
+		{`{ days: 2 }`, "valid 2000-01-05", ""},
+		{`3`, "valid 2000-01-06", ""},
+		{`'2000-01-05'`, "valid 2000-01-04T23:59:59Z", ""},
+		{`'GTC'`, "valid null", ""},
+		{`undefined`, "valid null", ""},
+		{`'tomorrow'`, "", `valid: "tomorrow" is not a date (YYYY-MM-DD), 'Day' or 'GTC'`},
+		{`-1`, "", "valid: days must be a number of 0 or more"},
+		{`true`, "", "valid must be a date"},
+	}
+	for _, c := range cases {
+		res, err := Run(context.Background(), RunConfig{Code: code(c.valid), Feeds: []engine.Feed{{Symbol: "X", Bars: walk(5)}}})
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("valid %s: error %v, want %q", c.valid, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("valid %s: %v", c.valid, err)
+			continue
+		}
+		found := false
+		for _, l := range res.Logs {
+			found = found || l.Message == c.want
+		}
+		if !found {
+			t.Errorf("valid %s: logs %+v, want %q", c.valid, res.Logs, c.want)
+		}
+	}
+}

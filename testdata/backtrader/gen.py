@@ -11,6 +11,7 @@ Python; these fixtures were made with 1.9.78.123, commit b853d7c9) unpacked some
 
     BACKTRADER=/tmp/bt-py python3 testdata/backtrader/gen.py [strategy ...]
 """
+import datetime
 import itertools
 import json
 import os
@@ -171,7 +172,94 @@ class PollOrders(bt.Strategy):
             self.placed = len(self)
 
 
+class TrailPercent(bt.Strategy):
+    """Every `every` bars when flat with no live order: buy at market. When the buy fills, a
+    sell StopTrail `trailpercent` below the close, which follows the close up and never
+    down; it closes the position when the price falls back through it."""
+    params = dict(size=10, every=5, trailpercent=0.03)
+
+    def __init__(self):
+        self.live = None
+
+    def notify_order(self, order):
+        if order.status == order.Completed and order.isbuy():
+            self.live = self.sell(exectype=bt.Order.StopTrail, trailpercent=self.p.trailpercent, size=order.executed.size)
+        elif self.live is not None and order.ref == self.live.ref and not order.alive():
+            self.live = None
+
+    def next(self):
+        if self.position.size == 0 and self.live is None and len(self) % self.p.every == 0:
+            self.buy(size=self.p.size)
+
+
+class TrailAmountLimit(bt.Strategy):
+    """Short side, trailing by an amount with a limit: every `every` bars when flat with
+    no live order, sell at market; when the sell fills, a buy StopTrailLimit `amount` above
+    the close whose limit lies `offset` above its stop, both following the close down. One
+    still unfilled after `hold` bars is cancelled and the position closed at market."""
+    params = dict(size=10, every=6, amount=1.5, offset=0.5, hold=12)
+
+    def __init__(self):
+        self.live = None
+        self.placed = 0
+        self.cancelled_on = {}  # order ref -> bar of an effective cancel (see Recorder)
+
+    def notify_order(self, order):
+        if order.status == order.Completed and order.issell() and self.position.size < 0:
+            c = self.data.close[0]
+            self.live = self.buy(exectype=bt.Order.StopTrailLimit, price=c, plimit=c + self.p.offset,
+                                 trailamount=self.p.amount, size=-order.executed.size)
+            self.placed = len(self)
+        elif self.live is not None and order.ref == self.live.ref and not order.alive():
+            self.live = None
+
+    def next(self):
+        if self.live is not None and self.live.status == bt.Order.Accepted and len(self) - self.placed >= self.p.hold:
+            self.cancel(self.live)
+            self.cancelled_on[self.live.ref] = self.data.datetime.date(0)
+            self.close()
+        elif self.position.size == 0 and self.live is None and len(self) % self.p.every == 0:
+            self.sell(size=self.p.size)
+
+
+class ValidOrders(bt.Strategy):
+    """Order validity: every `every` bars when flat with no live order, a buy Limit
+    `limit_pct` of the close, valid in turn for the day (DAY: on daily bars it expires on
+    the next bar), for `days` days (a timedelta), until a date `days` later, or good till
+    cancelled; a filled entry is closed at market after `hold` bars. Expired orders are
+    notified as Expired on the bar after their validity."""
+    params = dict(size=10, every=3, limit_pct=0.99, days=4, hold=2)
+
+    def __init__(self):
+        self.live = None
+        self.count = 0
+        self.filled = None
+
+    def notify_order(self, order):
+        if self.live is not None and order.ref == self.live.ref and not order.alive():
+            self.live = None
+            if order.status == order.Completed:
+                self.filled = len(self)
+
+    def next(self):
+        if self.position.size != 0:
+            if self.filled is not None and len(self) - self.filled >= self.p.hold:
+                self.close()
+                self.filled = None
+            return
+        if self.live is None and len(self) % self.p.every == 0:
+            kind = self.count % 4
+            self.count += 1
+            today = self.data.datetime.date(0)
+            valid = [bt.Order.DAY, datetime.timedelta(days=self.p.days), today + datetime.timedelta(days=self.p.days), None][kind]
+            self.live = self.buy(exectype=bt.Order.Limit, price=self.data.close[0] * self.p.limit_pct, size=self.p.size,
+                                 valid=valid)
+
+
 STRATEGIES = {
+    "trail_percent": (TrailPercent, ["orcl.csv", "nvda.csv"]),
+    "trail_amount_limit": (TrailAmountLimit, ["orcl.csv", "yhoo.csv"]),
+    "valid_orders": (ValidOrders, ["orcl.csv", "nvda.csv"]),
     "poll_orders": (PollOrders, ["orcl.csv", "yhoo.csv"]),
     "bracket_default": (BracketDefault, ["orcl.csv", "nvda.csv"]),
     "cancel_unaccepted": (CancelUnaccepted, ["orcl.csv", "nvda.csv"]),
