@@ -117,6 +117,7 @@ type Engine struct {
 	minPeriod []int // per feed, in bars
 	cash      float64
 	comm      float64
+	slip      Slippage
 	pos       []Position
 	submitted []*Order
 	pending   []*Order
@@ -545,10 +546,12 @@ func (e *Engine) tryFills() {
 	e.pending = live
 }
 
-func limitFill(buy bool, p float64, b *Bar) (float64, bool) {
+// limitFill is backtrader's _try_exec_limit: at the open (slipped within the limit) when
+// the bar opens through the limit, else at the limit when the bar reaches it.
+func (e *Engine) limitFill(buy bool, p float64, b *Bar) (float64, bool) {
 	if buy {
 		if p >= b.Open {
-			return b.Open, true
+			return e.slip.up(min(b.High, p), b.Open, e.slip.Open, true)
 		}
 		if p >= b.Low {
 			return p, true
@@ -556,7 +559,8 @@ func limitFill(buy bool, p float64, b *Bar) (float64, bool) {
 		return 0, false
 	}
 	if p <= b.Open {
-		return b.Open, true
+		// backtrader passes the limit, not max(low, limit), as the floor here
+		return e.slip.down(p, b.Open, e.slip.Open, true)
 	}
 	if p <= b.High {
 		return p, true
@@ -564,71 +568,75 @@ func limitFill(buy bool, p float64, b *Bar) (float64, bool) {
 	return 0, false
 }
 
+// fillPrice is the price o fills at on bar b, if it fills (backtrader's _try_exec_*).
 func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 	buy := o.Side == Buy
 	switch o.Type {
 	case Market:
-		return b.Open, true
+		if buy {
+			return e.slip.up(b.High, b.Open, e.slip.Open, false)
+		}
+		return e.slip.down(b.Low, b.Open, e.slip.Open, false)
 	case Close:
 		return b.Close, true
 	case Limit:
-		return limitFill(buy, o.Price, b)
+		return e.limitFill(buy, o.Price, b)
 	case Stop, StopTrail:
 		s := o.Price
 		if buy {
 			if b.Open >= s {
-				return b.Open, true
+				return e.slip.up(b.High, b.Open, e.slip.Open, false)
 			}
 			if b.High >= s {
-				return s, true
+				return e.slip.up(b.High, s, true, false)
 			}
 			return 0, false
 		}
 		if b.Open <= s {
-			return b.Open, true
+			return e.slip.down(b.Low, b.Open, e.slip.Open, false)
 		}
 		if b.Low <= s {
-			return s, true
+			return e.slip.down(b.Low, s, true, false)
 		}
 		return 0, false
 	case StopLimit, StopTrailLimit:
 		if o.triggered {
-			return limitFill(buy, o.PLimit, b)
+			return e.limitFill(buy, o.PLimit, b)
 		}
 		s, pl := o.Price, o.PLimit
 		if buy {
 			if b.Open >= s {
 				o.triggered = true
-				return limitFill(buy, pl, b)
+				return e.limitFill(buy, pl, b)
 			}
 			if b.High >= s {
 				o.triggered = true
 				if b.Open > b.Close {
 					if pl >= s {
-						return s, true
+						return e.slip.up(b.High, s, true, true)
 					} else if pl >= b.Close {
 						return pl, true
 					}
 				} else if pl >= s {
-					return s, true
+					return e.slip.up(b.High, s, true, true)
 				}
 			}
 			return 0, false
 		}
 		if b.Open <= s {
 			o.triggered = true
-			return limitFill(buy, pl, b)
+			return e.limitFill(buy, pl, b)
 		}
 		if b.Low <= s {
 			o.triggered = true
 			if b.Open <= b.Close { // backtrader: popen <= pclose (the buy side tests popen > pclose)
 				if pl <= s {
-					return s, true
+					return e.slip.down(b.Low, s, true, true)
 				} else if pl <= b.Close {
 					return pl, true
 				}
 			} else if pl <= s {
-				return s, true
+				return e.slip.down(b.Low, s, true, true)
 			}
 		}
 		return 0, false

@@ -390,9 +390,11 @@ func (p *positionView) Has(key string) bool         { return key == "size" || ke
 func (p *positionView) Delete(string) bool          { return false }
 func (p *positionView) Keys() []string              { return []string{"size", "price"} }
 
+// brokerView is this.broker: cash and value, and the broker settings of backtrader's
+// BackBroker a strategy may change (slippage).
 type brokerView struct {
-	h                 *host
-	getCash, getValue goja.Value
+	h       *host
+	methods map[string]goja.Value
 }
 
 func (b *brokerView) Get(key string) goja.Value {
@@ -401,29 +403,52 @@ func (b *brokerView) Get(key string) goja.Value {
 		return b.h.rt.ToValue(b.h.eng.Cash())
 	case "value":
 		return b.h.rt.ToValue(b.h.eng.Value())
-	case "getCash":
-		return b.getCash
-	case "getValue":
-		return b.getValue
 	}
-	return nil // not ours: looked up on the prototype (toString, valueOf, …)
+	return b.methods[key] // nil when not ours: looked up on the prototype (toString, valueOf, …)
 }
 func (b *brokerView) Set(string, goja.Value) bool { return false }
 func (b *brokerView) Has(key string) bool {
-	return key == "cash" || key == "value" || key == "getCash" || key == "getValue"
+	_, ok := b.methods[key]
+	return ok || key == "cash" || key == "value"
 }
 func (b *brokerView) Delete(string) bool { return false }
 func (b *brokerView) Keys() []string     { return []string{"cash", "value"} }
 
 func (h *host) brokerObject() *goja.Object {
-	b := &brokerView{h: h}
-	b.getCash = named(h.rt, "getCash", func() float64 { return h.eng.Cash() })
-	b.getValue = named(h.rt, "getValue", func(call goja.FunctionCall) goja.Value {
+	b := &brokerView{h: h, methods: map[string]goja.Value{}}
+	b.methods["getCash"] = named(h.rt, "getCash", func() float64 { return h.eng.Cash() })
+	b.methods["getValue"] = named(h.rt, "getValue", func(call goja.FunctionCall) goja.Value {
 		if len(call.Arguments) > 0 && !goja.IsUndefined(call.Argument(0)) {
 			return h.rt.ToValue(h.eng.FeedValue(h.feedOf(call.Argument(0))))
 		}
 		return h.rt.ToValue(h.eng.Value())
 	})
+	slippage := func(name string, perc bool) goja.Value {
+		return named(h.rt, name, func(call goja.FunctionCall) goja.Value {
+			amount := call.Argument(0).ToFloat()
+			op := h.readOpts(call.Argument(1))
+			flag := func(key string, def bool) bool {
+				if v := op.get(key); v != nil {
+					return v.ToBoolean()
+				}
+				return def
+			}
+			// backtrader's set_slippage_perc/fixed defaults: slip_open, slip_limit and
+			// slip_match on, slip_out off.
+			s := engine.Slippage{Open: flag("open", true), Limit: flag("limit", true), Match: flag("match", true), Out: flag("out", false)}
+			if perc {
+				s.Perc = amount
+			} else {
+				s.Fixed = amount
+			}
+			if err := h.eng.SetSlippage(s); err != nil {
+				h.throw("%s: %s", name, err.Error())
+			}
+			return goja.Undefined()
+		})
+	}
+	b.methods["setSlippagePerc"] = slippage("setSlippagePerc", true)
+	b.methods["setSlippageFixed"] = slippage("setSlippageFixed", false)
 	return h.rt.NewDynamicObject(b)
 }
 

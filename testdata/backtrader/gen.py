@@ -256,7 +256,67 @@ class ValidOrders(bt.Strategy):
                                  valid=valid)
 
 
+class SlipPerc(bt.Strategy):
+    """Percentage slippage with backtrader's set_slippage_perc defaults (open, limit and
+    match on, out off): every `every` bars when flat with no live order, enter at market,
+    long and short in turn; once filled, exit with a Limit `target` beyond the entry, a
+    Stop `stop` against it and a StopLimit, in turn, each cancelled after `hold` bars."""
+    params = dict(size=10, every=4, perc=0.004, target=0.02, stop=0.015, hold=6)
+
+    def __init__(self):
+        self.broker.set_slippage_perc(self.p.perc)
+        self.live = None
+        self.placed = 0
+        self.n = 0
+        self.cancelled_on = {}  # order ref -> bar of an effective cancel (see Recorder)
+
+    def notify_order(self, order):
+        if self.live is not None and order.ref == self.live.ref and not order.alive():
+            self.live = None
+
+    def next(self):
+        pos = self.position.size
+        if self.live is not None:
+            if self.live.status == bt.Order.Accepted and len(self) - self.placed >= self.p.hold:
+                self.cancel(self.live)
+                self.cancelled_on[self.live.ref] = self.data.datetime.date(0)
+            return
+        if pos == 0:
+            if len(self) % self.p.every == 0:
+                self.n += 1
+                self.live = (self.buy if self.n % 2 else self.sell)(size=self.p.size)
+                self.placed = len(self)
+            return
+        c = self.data.close[0]
+        long_ = pos > 0
+        exit_ = self.sell if long_ else self.buy
+        kind = self.n % 3
+        if kind == 0:
+            price = c * (1 + self.p.target) if long_ else c * (1 - self.p.target)
+            self.live = exit_(exectype=bt.Order.Limit, price=price, size=abs(pos))
+        elif kind == 1:
+            price = c * (1 - self.p.stop) if long_ else c * (1 + self.p.stop)
+            self.live = exit_(exectype=bt.Order.Stop, price=price, size=abs(pos))
+        else:
+            price = c * (1 - self.p.stop) if long_ else c * (1 + self.p.stop)
+            plimit = price * (0.995 if long_ else 1.005)
+            self.live = exit_(exectype=bt.Order.StopLimit, price=price, plimit=plimit, size=abs(pos))
+        self.placed = len(self)
+
+
+class SlipFixedNoMatch(SlipPerc):
+    """SlipPerc's orders with fixed slippage, not slipping at the open and without
+    matching: a stop whose slipped price lies beyond the bar does not fill on that bar."""
+    params = dict(fixed=0.08)
+
+    def __init__(self):
+        super().__init__()
+        self.broker.set_slippage_fixed(self.p.fixed, slip_open=False, slip_match=False, slip_limit=False)
+
+
 STRATEGIES = {
+    "slip_perc": (SlipPerc, ["orcl.csv", "nvda.csv"]),
+    "slip_fixed_nomatch": (SlipFixedNoMatch, ["orcl.csv", "yhoo.csv"]),
     "trail_percent": (TrailPercent, ["orcl.csv", "nvda.csv"]),
     "trail_amount_limit": (TrailAmountLimit, ["orcl.csv", "yhoo.csv"]),
     "valid_orders": (ValidOrders, ["orcl.csv", "nvda.csv"]),
