@@ -24,6 +24,7 @@ const preludeSrc = `(function (host) {
     orderTargetValue(opts) { return host.target(this, 'value', opts); }
     orderTargetPercent(opts) { return host.target(this, 'percent', opts); }
     getPosition(data) { return host.getPosition(data); }
+    setSizer(sizer) { host.setSizer(this, sizer); }
     log(message, level) { host.log(message, level); }
   }
   Strategy.params = {};

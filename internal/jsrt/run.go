@@ -81,6 +81,7 @@ type host struct {
 
 	next, prenext, notifyOrder, notifyTrade, stop goja.Callable
 	orderMethods                                  [3]goja.Value
+	sizer                                         sizer // sizes buy() and sell() without a size
 }
 
 // safeRun is run with panics (goja raises JavaScript exceptions thrown inside getters,
@@ -639,14 +640,15 @@ func (h *host) orderRef(v goja.Value) *engine.Order {
 	return orders[n-1]
 }
 
+// request reads an order's options; the size is 0 when none is given.
 func (h *host) request(side engine.Side, op opts) engine.OrderRequest {
-	r := engine.OrderRequest{Side: side, Size: 1}
+	r := engine.OrderRequest{Side: side}
 	if op.o == nil && !op.isNo {
 		r.Size = op.num
 	}
 	if op.o != nil {
 		r.Feed = h.feedOf(op.get("data"))
-		r.Size = h.num(op, "size", 1)
+		r.Size = h.num(op, "size", 0)
 		r.Price = h.num(op, "price", 0)
 		r.PLimit = h.num(op, "plimit", 0)
 		if et := op.get("exectype"); et != nil {
@@ -660,6 +662,16 @@ func (h *host) request(side engine.Side, op opts) engine.OrderRequest {
 		r.TrailAmount = h.num(op, "trailamount", 0)
 		r.TrailPercent = h.num(op, "trailpercent", 0)
 		r.ValidUntil = h.validity(op.get("valid"), r.Feed)
+	}
+	return r
+}
+
+// sized is request for buy(), sell() and the brackets: without a size, the strategy's
+// sizer sizes the order (one unit by default, as backtrader's FixedSize).
+func (h *host) sized(side engine.Side, op opts) engine.OrderRequest {
+	r := h.request(side, op)
+	if op.isNo || (op.o != nil && op.get("size") == nil) {
+		r.Size = h.sizing(r.Feed, side == engine.Buy)
 	}
 	return r
 }
@@ -733,7 +745,7 @@ func (h *host) hostObject() *goja.Object {
 		if side == "sell" {
 			s = engine.Sell
 		}
-		return h.submit(h.request(s, h.readOpts(v)))
+		return h.submit(h.sized(s, h.readOpts(v)))
 	})
 	_ = o.Set("close", func(_ goja.Value, v goja.Value) goja.Value {
 		op := h.readOpts(v)
@@ -750,6 +762,7 @@ func (h *host) hostObject() *goja.Object {
 		}
 		return h.submit(r)
 	})
+	_ = o.Set("setSizer", func(_ goja.Value, v goja.Value) { h.setSizer(v) })
 	_ = o.Set("cancel", func(v goja.Value) bool {
 		return h.eng.Cancel(h.orderRef(v))
 	})
@@ -759,7 +772,7 @@ func (h *host) hostObject() *goja.Object {
 			s = engine.Sell
 		}
 		op := h.readOpts(v)
-		r := h.request(s, op)
+		r := h.sized(s, op)
 		if op.get("exectype") == nil {
 			// backtrader's buy_bracket/sell_bracket: the entry is a Limit order, at the
 			// signal bar's close unless a price is given.
@@ -848,4 +861,100 @@ func sign(x float64) float64 {
 		return -1
 	}
 	return 1
+}
+
+// sizer is a strategy's sizer, as backtrader's: fixed (a stake), percent of the cash (or
+// all of it), optionally in whole units, or a function of the strategy's own.
+type sizer struct {
+	kind     string // "" (fixed 1), "fixed", "percent" or "func"
+	stake    float64
+	percents float64
+	whole    bool
+	fn       goja.Callable
+}
+
+// setSizer is this.setSizer(spec): {type: 'fixed', stake}, {type: 'percent', percents},
+// {type: 'allin'} (each with whole: true for whole units), or a function.
+func (h *host) setSizer(v goja.Value) {
+	if fn, ok := goja.AssertFunction(v); ok {
+		h.sizer = sizer{kind: "func", fn: fn}
+		return
+	}
+	op := h.readOpts(v)
+	if op.o == nil {
+		h.throw("setSizer expects {type: 'fixed' | 'percent' | 'allin', ...} or a function")
+	}
+	s := sizer{whole: op.get("whole") != nil && op.get("whole").ToBoolean()}
+	kind := ""
+	if t := op.get("type"); t != nil {
+		kind = t.String()
+	}
+	switch kind {
+	case "fixed":
+		s.kind, s.stake = "fixed", h.num(op, "stake", 1)
+		if !(s.stake >= 0) || math.IsInf(s.stake, 0) {
+			h.throw("setSizer: stake must be a number of 0 or more")
+		}
+	case "percent", "allin":
+		s.kind, s.percents = "percent", h.num(op, "percents", 20)
+		if kind == "allin" {
+			s.percents = 100
+		}
+		if !(s.percents > 0 && s.percents <= 100) {
+			h.throw("setSizer: percents must be more than 0 and at most 100")
+		}
+	default:
+		h.throw("setSizer: unknown type %q (use 'fixed', 'percent' or 'allin', or pass a function)", kind)
+	}
+	h.sizer = s
+}
+
+// sizing is the size the sizer gives a buy or a sell of feed without a size. The percent
+// sizer, as backtrader's PercentSizer, gives the position's size when there is one.
+func (h *host) sizing(feed int, isBuy bool) float64 {
+	s := h.sizer
+	var size float64
+	switch s.kind {
+	case "":
+		return 1
+	case "fixed":
+		size = s.stake
+	case "percent":
+		if p := h.eng.Position(feed).Size; p != 0 {
+			size = p
+		} else {
+			size = h.eng.Cash() / h.closeOf(feed) * (s.percents / 100)
+		}
+	case "func":
+		ctx := h.rt.NewObject()
+		pos := h.eng.Position(feed)
+		p := h.rt.NewObject()
+		_ = p.Set("size", pos.Size)
+		_ = p.Set("price", pos.Price)
+		_ = ctx.Set("cash", h.eng.Cash())
+		_ = ctx.Set("data", h.datas[feed])
+		_ = ctx.Set("isBuy", isBuy)
+		_ = ctx.Set("position", p)
+		v, err := s.fn(goja.Undefined(), ctx)
+		if err != nil {
+			panic(err) // the strategy's own exception, reported as its error
+		}
+		size = v.ToFloat()
+		if math.IsNaN(size) || math.IsInf(size, 0) {
+			h.throw("the sizer returned %s, not a number of units", v.String())
+		}
+	}
+	if s.whole {
+		size = math.Trunc(size)
+	}
+	return math.Abs(size)
+}
+
+// closeOf is feed's current close.
+func (h *host) closeOf(feed int) float64 {
+	c := *h.eng.Cursor(feed)
+	if c < 0 {
+		return math.NaN()
+	}
+	return h.eng.Feeds()[feed].Bars[c].Close
 }

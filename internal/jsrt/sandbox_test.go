@@ -3,6 +3,7 @@ package jsrt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -246,6 +247,52 @@ func TestOrderValidOption(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("valid %s: logs %+v, want %q", c.valid, res.Logs, c.want)
+		}
+	}
+}
+
+// Sizers size buy() and sell() without a size; bad sizers are errors that say why.
+func TestSizers(t *testing.T) {
+	t.Parallel()
+	run := func(setup string) (*engine.Result, error) {
+		code := `class S extends Strategy { init() { ` + setup + ` } next() { if (this.data.length === 1) this.buy(); if (this.data.length === 2) this.buy({ size: 2 }); } }`
+		return Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: walk(5)}}})
+	}
+	sizes := func(res *engine.Result) []float64 {
+		var out []float64
+		for _, x := range res.Executions {
+			out = append(out, x.Size)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		setup string
+		want  []float64
+	}{
+		{``, []float64{1, 2}},
+		{`this.setSizer({ type: 'fixed', stake: 7 });`, []float64{7, 2}},
+		{`this.setSizer(() => 3.7);`, []float64{3.7, 2}},
+		{`this.setSizer(() => -4);`, []float64{4, 2}}, // the sign is the order's: buy() buys
+		{`this.setSizer(() => 0);`, []float64{2}},     // no order, as backtrader's "if size"
+	} {
+		res, err := run(c.setup)
+		if err != nil {
+			t.Errorf("%s: %v", c.setup, err)
+			continue
+		}
+		if fmt.Sprint(sizes(res)) != fmt.Sprint(c.want) {
+			t.Errorf("%s: sizes %v, want %v", c.setup, sizes(res), c.want)
+		}
+	}
+	for _, c := range []struct{ setup, err string }{
+		{`this.setSizer({ type: 'kelly' });`, `setSizer: unknown type "kelly"`},
+		{`this.setSizer({ type: 'percent', percents: 0 });`, "percents must be more than 0"},
+		{`this.setSizer(5);`, "setSizer expects"},
+		{`this.setSizer(() => 'many');`, "the sizer returned many, not a number of units"},
+		{`this.setSizer(() => { throw new Error('no size today'); });`, "no size today"},
+	} {
+		if _, err := run(c.setup); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: error %v, want %q", c.setup, err, c.err)
 		}
 	}
 }

@@ -314,7 +314,63 @@ class SlipFixedNoMatch(SlipPerc):
         self.broker.set_slippage_fixed(self.p.fixed, slip_open=False, slip_match=False, slip_limit=False)
 
 
+class SizerCross(bt.Strategy):
+    """Moving-average crossover sized by a sizer, never by the strategy: buy() on a cross
+    up when flat, sell() on a cross down when long (sizers size a sell that closes a
+    position to the position). The subclasses set the sizer."""
+    params = dict(fast=10, slow=30)
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
+                                      bt.ind.SMA(self.data.close, period=self.p.slow))
+
+    def next(self):
+        if self.position.size == 0 and self.cross[0] > 0:
+            self.buy()
+        elif self.position.size > 0 and self.cross[0] < 0:
+            self.sell()
+
+
+class SizerPercent(SizerCross):
+    """PercentSizer: 30% of the cash, fractional shares."""
+    params = dict(percents=30)
+
+    def __init__(self):
+        super().__init__()
+        self.setsizer(bt.sizers.PercentSizer(percents=self.p.percents))
+
+
+class SizerAllInInt(SizerCross):
+    """AllInSizerInt: all the cash in whole shares at the signal close; when the next open
+    is higher the buy cannot be paid and is rejected (Margin)."""
+
+    def __init__(self):
+        super().__init__()
+        self.setsizer(bt.sizers.AllInSizerInt())
+
+
+class TenthSizer(bt.Sizer):
+    """A sizer of one's own: a tenth of the cash in whole shares for a buy, the position
+    for a sell."""
+
+    def _getsizing(self, comminfo, cash, data, isbuy):
+        if not isbuy:
+            return self.broker.getposition(data).size
+        return int(cash * 0.1 / data.close[0])
+
+
+class SizerCustom(SizerCross):
+    """A custom sizer (TenthSizer)."""
+
+    def __init__(self):
+        super().__init__()
+        self.setsizer(TenthSizer())
+
+
 STRATEGIES = {
+    "sizer_percent": (SizerPercent, ["orcl.csv", "nvda.csv"]),
+    "sizer_allin_int": (SizerAllInInt, ["orcl.csv", "yhoo.csv"]),
+    "sizer_custom": (SizerCustom, ["orcl.csv", "nvda.csv"]),
     "slip_perc": (SlipPerc, ["orcl.csv", "nvda.csv"]),
     "slip_fixed_nomatch": (SlipFixedNoMatch, ["orcl.csv", "yhoo.csv"]),
     "trail_percent": (TrailPercent, ["orcl.csv", "nvda.csv"]),
