@@ -11,6 +11,7 @@ const preludeSrc = `(function (host) {
   class Strategy {
     init() {}
     next() {}
+    nextStart() { this.next(); }
     notifyOrder(order) {}
     notifyTrade(trade) {}
     stop() {}

@@ -80,6 +80,8 @@ type host struct {
 	pos   []*goja.Object
 
 	next, prenext, notifyOrder, notifyTrade, stop goja.Callable
+	nextStart                                     goja.Callable // the first next, when the strategy has one
+	started                                       bool
 	orderMethods                                  [3]goja.Value
 	sizer                                         sizer // sizes buy() and sell() without a size
 }
@@ -185,6 +187,7 @@ func (h *host) drive(ctx context.Context, eng *engine.Engine) (*engine.Result, e
 	}
 	h.next = method("next")
 	h.prenext = method("prenext")
+	h.nextStart = method("nextStart")
 	h.notifyOrder = method("notifyOrder")
 	h.notifyTrade = method("notifyTrade")
 	h.stop = method("stop")
@@ -200,8 +203,16 @@ func (h *host) call(name string) error {
 	return err
 }
 
-// Next implements engine.Strategy.
+// Next implements engine.Strategy. The first call goes to nextStart when the strategy
+// defines one (backtrader's nextstart, whose default calls next).
 func (h *host) Next(*engine.Engine) error {
+	if !h.started {
+		h.started = true
+		if h.nextStart != nil {
+			_, err := h.nextStart(h.inst)
+			return err
+		}
+	}
 	if h.next == nil {
 		return nil
 	}

@@ -296,3 +296,29 @@ func TestSizers(t *testing.T) {
 		}
 	}
 }
+
+// nextStart runs once, on the first bar next would run on (after the warm-up), instead
+// of next; without one, next runs there as in backtrader.
+func TestNextStart(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ extra, want string }{
+		{`nextStart() { this.log('start ' + this.data.length); }`, "pre 1,pre 2,start 3,next 4,next 5"},
+		{``, "pre 1,pre 2,next 3,next 4,next 5"},
+		{`nextStart() { this.log('start ' + this.data.length); super.nextStart(); }`, "pre 1,pre 2,start 3,next 3,next 4,next 5"},
+	} {
+		code := `class N extends Strategy { init() { this.sma = ind.SMA(this.data, 3); } prenext() { this.log('pre ' + this.data.length); } next() { this.log('next ' + this.data.length); } ` + c.extra + ` }`
+		res, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: walk(5)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range res.Logs {
+			if l.Source == "strategy" {
+				got = append(got, l.Message)
+			}
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("%q: calls %s, want %s", c.extra, strings.Join(got, ","), c.want)
+		}
+	}
+}
