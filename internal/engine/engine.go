@@ -18,7 +18,7 @@ import (
 type Config struct {
 	Feeds      []Feed
 	Cash       float64 // starting cash; 0 means 10000
-	Commission float64 // fraction of traded value per execution
+	Commission float64 // fraction of traded value per execution (PercentCommission); see SetCommission for others
 	OnProgress func(current, total int)
 	OnLog      func(LogEntry)
 }
@@ -41,6 +41,8 @@ type Strategy interface {
 type Position struct {
 	Size  float64
 	Price float64
+
+	adjBase float64 // futures: the price the position was last settled in cash at
 }
 
 // update is backtrader's Position.update; it returns the opened and
@@ -116,7 +118,7 @@ type Engine struct {
 	ticked    []bool
 	minPeriod []int // per feed, in bars
 	cash      float64
-	comm      float64
+	ci        CommInfo
 	slip      Slippage
 	pos       []Position
 	submitted []*Order
@@ -146,7 +148,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Cash == 0 {
 		cfg.Cash = 10000
 	}
-	e := &Engine{cfg: cfg, feeds: cfg.Feeds, cash: cfg.Cash, comm: cfg.Commission}
+	e := &Engine{cfg: cfg, feeds: cfg.Feeds, cash: cfg.Cash, ci: PercentCommission(cfg.Commission)}
 	n := len(cfg.Feeds)
 	e.cursor = make([]int, n)
 	e.ticked = make([]bool, n)
@@ -231,7 +233,7 @@ func (e *Engine) FeedValue(i int) float64 {
 	if c < 0 {
 		return 0
 	}
-	return e.pos[i].Size * e.feeds[i].Bars[c].Close
+	return e.ci.valueSize(e.pos[i].Size, e.feeds[i].Bars[c].Close)
 }
 
 // value mirrors backtrader's BackBroker._get_value with leverage 1.
@@ -244,8 +246,8 @@ func (e *Engine) value() float64 {
 			continue
 		}
 		cl := e.feeds[k].Bars[c].Close
-		dvalue := p.Size * cl
-		dunreal := p.Size * (cl - p.Price)
+		dvalue := e.ci.valueSize(p.Size, cl)
+		dunreal := e.ci.pnl(p.Size, p.Price, cl)
 		if dvalue > 0 {
 			dvalue -= dunreal
 			unlever += dvalue
@@ -255,10 +257,6 @@ func (e *Engine) value() float64 {
 		}
 	}
 	return e.cash + unlever
-}
-
-func (e *Engine) commission(size, price float64) float64 {
-	return math.Abs(size) * e.comm * price
 }
 
 // Log records an engine or strategy log line at the current bar.
@@ -462,12 +460,12 @@ func (e *Engine) checkSubmitted() {
 		price := o.CreatedPrice
 		opened, closed := e.scratch[o.Feed].update(o.Remaining, price)
 		if closed != 0 {
-			cash += -closed*price + 0
-			cash -= e.commission(closed, price)
+			cash += e.ci.valueSize(-closed, price)
+			cash -= e.ci.commission(closed, price)
 		}
 		if opened != 0 {
-			cash -= opened * price
-			cash -= e.commission(opened, price)
+			cash -= e.ci.valueSize(opened, price)
+			cash -= e.ci.commission(opened, price)
 		}
 		if cash >= 0 {
 			o.Status = Accepted
@@ -504,6 +502,23 @@ func (e *Engine) reject(o *Order) {
 		if c.Status.Alive() {
 			e.cancel(c)
 		}
+	}
+}
+
+// settle marks futures positions to the close in cash, as backtrader's broker does at
+// the end of each bar; stock positions settle nothing.
+func (e *Engine) settle() {
+	if e.ci.stocklike() {
+		return
+	}
+	for k := range e.pos {
+		p := &e.pos[k]
+		if p.Size == 0 || !e.ticked[k] {
+			continue
+		}
+		cl := e.feeds[k].Bars[e.cursor[k]].Close
+		e.cash += e.ci.cashAdjust(p.Size, p.adjBase, cl)
+		p.adjBase = cl
 	}
 }
 
@@ -653,26 +668,36 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 	opened, closed := probe.update(size, price)
 	var pnl float64 // stays +0 for an opening fill; -closed*(...) would give -0 there
 	if closed != 0 {
-		pnl = -closed * (price - porig)
+		pnl = e.ci.pnl(-closed, porig, price)
 	}
 	cash := e.cash
 	var closedValue, closedComm, openedValue, openedComm float64
 	if closed != 0 {
-		closedValue = -closed * porig
-		cash += closedValue + pnl
-		closedComm = e.commission(closed, price)
+		closedValue = e.ci.valueSize(-closed, porig)
+		if e.ci.stocklike() {
+			cash += closedValue + pnl
+		} else { // futures: the margin comes back; gains were settled at each close
+			cash += closedValue
+		}
+		closedComm = e.ci.commission(closed, price)
 		cash -= closedComm
+		cash += e.ci.cashAdjust(-closed, pos.adjBase, price)
 		e.cash = cash
 	}
 	popened := opened
 	if opened != 0 {
-		openedValue = opened * price
+		openedValue = e.ci.valueSize(opened, price)
 		cash -= openedValue
-		openedComm = e.commission(opened, price)
+		openedComm = e.ci.commission(opened, price)
 		cash -= openedComm
 		if cash < 0 {
 			opened, openedValue, openedComm = 0, 0, 0
 		} else {
+			if math.Abs(probe.Size) > math.Abs(opened) {
+				// contracts held before this fill are settled to its price, the new base
+				cash += e.ci.cashAdjust(probe.Size-opened, pos.adjBase, price)
+			}
+			pos.adjBase = price
 			e.cash = cash
 		}
 	}
@@ -745,7 +770,7 @@ func (e *Engine) tradeUpdate(feed int, size, price, comm float64, t time.Time) {
 			tr.MaxSize = tr.Size
 		}
 	} else {
-		pnl = -size * (price - tr.Price)
+		pnl = e.ci.pnl(-size, tr.Price, price)
 	}
 	tr.PnL += pnl
 	tr.PnLComm = tr.PnL - tr.Commission
@@ -808,6 +833,7 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 		e.activate = e.activate[:0]
 		e.checkSubmitted()
 		e.tryFills()
+		e.settle()
 		v := e.value()
 		e.res.Equity = append(e.res.Equity, EquityPoint{Time: t, Value: v, Cash: e.cash})
 

@@ -403,7 +403,7 @@ func (p *positionView) Delete(string) bool          { return false }
 func (p *positionView) Keys() []string              { return []string{"size", "price"} }
 
 // brokerView is this.broker: cash and value, and the broker settings of backtrader's
-// BackBroker a strategy may change (slippage).
+// BackBroker a strategy may change (commission scheme, slippage).
 type brokerView struct {
 	h       *host
 	methods map[string]goja.Value
@@ -459,6 +459,31 @@ func (h *host) brokerObject() *goja.Object {
 			return goja.Undefined()
 		})
 	}
+	b.methods["setCommission"] = named(h.rt, "setCommission", func(call goja.FunctionCall) goja.Value {
+		op := h.readOpts(call.Argument(0))
+		if op.o == nil {
+			h.throw("setCommission expects {commission, commtype, minimum, margin, mult}")
+		}
+		c := engine.CommInfo{Commission: h.num(op, "commission", 0), Minimum: h.num(op, "minimum", 0),
+			Margin: h.num(op, "margin", 0), Mult: h.num(op, "mult", 1)}
+		// backtrader's setcommission: without a commtype, a margin makes it per contract
+		// (futures), else a percentage of the value.
+		c.Percent = c.Margin == 0
+		if t := op.get("commtype"); t != nil {
+			switch t.String() {
+			case "percent":
+				c.Percent = true
+			case "fixed":
+				c.Percent = false
+			default:
+				h.throw("setCommission: commtype must be 'percent' or 'fixed', got %q", t.String())
+			}
+		}
+		if err := h.eng.SetCommission(c); err != nil {
+			h.throw("setCommission: %s", err.Error())
+		}
+		return goja.Undefined()
+	})
 	b.methods["setSlippagePerc"] = slippage("setSlippagePerc", true)
 	b.methods["setSlippageFixed"] = slippage("setSlippageFixed", false)
 	return h.rt.NewDynamicObject(b)

@@ -322,3 +322,46 @@ func TestNextStart(t *testing.T) {
 		}
 	}
 }
+
+// setCommission's schemes, and its errors.
+func TestSetCommission(t *testing.T) {
+	t.Parallel()
+	run := func(setup string) (*engine.Result, error) {
+		code := `class C extends Strategy { init() { ` + setup + ` } next() { if (this.data.length === 1) this.buy({ size: 10 }); } }`
+		return Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: walk(5)}}, Commission: 0.001})
+	}
+	res, err := run(``)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := res.Executions[0]
+	for _, c := range []struct {
+		setup string
+		want  float64
+	}{
+		{``, 10 * 0.001 * fill.Price},
+		{`this.broker.setCommission({ commission: 0.002 });`, 10 * 0.002 * fill.Price},
+		{`this.broker.setCommission({ commission: 0.05, commtype: 'fixed' });`, 10 * 0.05},
+		{`this.broker.setCommission({ commission: 0.05, commtype: 'fixed', minimum: 1 });`, 1},
+		{`this.broker.setCommission({ commission: 2, margin: 100, mult: 5 });`, 10 * 2},
+	} {
+		res, err := run(c.setup)
+		if err != nil {
+			t.Errorf("%s: %v", c.setup, err)
+			continue
+		}
+		if got := res.Executions[0].Commission; math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: commission %v, want %v", c.setup, got, c.want)
+		}
+	}
+	for _, c := range []struct{ setup, err string }{
+		{`this.broker.setCommission({ commission: -1 });`, "must be numbers of 0 or more"},
+		{`this.broker.setCommission({ commission: 2 });`, "a percent commission is a fraction below 1"},
+		{`this.broker.setCommission({ commission: 1, commtype: 'perShare' });`, "commtype must be 'percent' or 'fixed'"},
+		{`this.broker.setCommission(0.001);`, "setCommission expects"},
+	} {
+		if _, err := run(c.setup); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: error %v, want %q", c.setup, err, c.err)
+		}
+	}
+}

@@ -367,7 +367,67 @@ class SizerCustom(SizerCross):
         self.setsizer(TenthSizer())
 
 
+class MinPerShare(bt.CommInfoBase):
+    """Per-share commission with a minimum per fill part, as a broker like IB charges: a
+    CommInfoBase of one's own, the way backtrader's documentation shows."""
+    params = (("commission", 0.01), ("minimum", 1.0), ("stocklike", True),
+              ("commtype", bt.CommInfoBase.COMM_FIXED))
+
+    def _getcommission(self, size, price, pseudoexec):
+        return max(abs(size) * self.p.commission, self.p.minimum)
+
+
+class CommPerShareMin(bt.Strategy):
+    """A crossover trading 50 and 200 shares in turn under a per-share commission of
+    `per_share` with a minimum of `minimum` per fill part: the minimum applies to the small
+    trades, the per-share rate to the large ones; reversals pay it on both parts."""
+    params = dict(fast=10, slow=30, per_share=0.01, minimum=1.0)
+
+    def __init__(self):
+        self.broker.addcommissioninfo(MinPerShare(commission=self.p.per_share, minimum=self.p.minimum))
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
+                                      bt.ind.SMA(self.data.close, period=self.p.slow))
+        self.n = 0
+
+    def next(self):
+        if self.cross[0] == 0:
+            return
+        self.n += 1
+        size = 50 if self.n % 2 else 200
+        if self.cross[0] > 0:
+            self.order_target_size(target=size)
+        else:
+            self.order_target_size(target=-size)
+
+
+class CommFutures(bt.Strategy):
+    """Futures: setcommission(commission=2.0, margin=1000, mult=10), 2.0 per contract; a
+    crossover long and short, adding a contract `add_after` bars into a position and
+    reversing on the opposite cross, so positions are opened, added to, reversed and
+    closed, with gains settled in cash at every close."""
+    params = dict(fast=10, slow=30, per_contract=2.0, margin=1000.0, mult=10.0, add_after=5)
+
+    def __init__(self):
+        self.broker.setcommission(commission=self.p.per_contract, margin=self.p.margin, mult=self.p.mult)
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
+                                      bt.ind.SMA(self.data.close, period=self.p.slow))
+        self.since = 0
+
+    def next(self):
+        pos = self.position.size
+        if self.cross[0] > 0:
+            self.order_target_size(target=1)
+            self.since = len(self)
+        elif self.cross[0] < 0:
+            self.order_target_size(target=-1)
+            self.since = len(self)
+        elif pos != 0 and abs(pos) == 1 and len(self) - self.since == self.p.add_after:
+            (self.buy if pos > 0 else self.sell)(size=1)
+
+
 STRATEGIES = {
+    "comm_per_share_min": (CommPerShareMin, ["orcl.csv", "nvda.csv"]),
+    "comm_futures": (CommFutures, ["orcl.csv", "yhoo.csv"]),
     "sizer_percent": (SizerPercent, ["orcl.csv", "nvda.csv"]),
     "sizer_allin_int": (SizerAllInInt, ["orcl.csv", "yhoo.csv"]),
     "sizer_custom": (SizerCustom, ["orcl.csv", "nvda.csv"]),
@@ -394,8 +454,14 @@ class Recorder(bt.Analyzer):
     def start(self):
         self.equity, self.executions, self.events, self.trades = [], [], [], []
         self.first_next = None
-        self.opened = {}  # trade ref -> (size, fill price) when it opened
         self.last_fill = None
+        # The largest size of each trade (the engine's Trade.Size) and its entry price (the
+        # position's average price after its last opening fill: the fill price unless it
+        # was added to): followed fill by fill, since notify_trade only comes when a trade
+        # opens and closes; closed trades' in the order they closed (one feed: trades close
+        # in order).
+        self.cur_max = self.cur_entry = None
+        self.closed_max = []
 
     def notify_order(self, o):
         side = "buy" if o.isbuy() else "sell"
@@ -403,6 +469,14 @@ class Recorder(bt.Analyzer):
             # The fill's own price: executed.price is an average (price*size/size), which
             # can differ from it in the last bit.
             self.last_fill = o.executed.exbits[-1].price
+            bit = o.executed.exbits[-1]
+            if bit.closed and bit.psize - bit.opened == 0:
+                self.closed_max.append((self.cur_max, self.cur_entry))
+                self.cur_max = self.cur_entry = None
+            if bit.opened:
+                self.cur_entry = bit.pprice
+                if self.cur_max is None or abs(bit.psize) > abs(self.cur_max):
+                    self.cur_max = bit.psize
             self.executions.append(dict(
                 ref=o.ref, date=day(o.executed.dt), side=side, exectype=o.ExecTypes[o.exectype],
                 price=self.last_fill, order_executed_price=o.executed.price, size=o.executed.size,
@@ -418,10 +492,8 @@ class Recorder(bt.Analyzer):
                 bar_date=on.strftime("%Y-%m-%d")))
 
     def notify_trade(self, t):
-        if t.justopened:
-            self.opened[t.ref] = (t.size, self.last_fill)
         if t.isclosed:
-            size, entry = self.opened[t.ref]
+            size, entry = self.closed_max.pop(0)
             self.trades.append(dict(
                 ref=t.ref, open_date=day(t.dtopen), close_date=day(t.dtclose), size=size,
                 entry_price=entry, exit_price=self.last_fill, trade_price=t.price,
