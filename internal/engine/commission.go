@@ -77,6 +77,15 @@ func (c *CommInfo) cashAdjust(size, price, newprice float64) float64 {
 	return size * (newprice - price) * c.mult()
 }
 
+// GetSize is how many whole units cash buys at price (backtrader's comminfo.getsize,
+// used by the target orders): by the price for a stock, by the margin for futures.
+func (e *Engine) GetSize(price, cash float64) float64 {
+	if !e.ci.stocklike() {
+		price = e.ci.Margin
+	}
+	return math.Trunc(math.Floor(cash / price))
+}
+
 // SetCommission sets how trades are charged from now on.
 func (e *Engine) SetCommission(c CommInfo) error {
 	if err := c.check(); err != nil {

@@ -860,9 +860,9 @@ func (h *host) hostObject() *goja.Object {
 			}
 			switch {
 			case target > value:
-				r.Size = math.Trunc(math.Floor((target - value) / price))
+				r.Size = h.eng.GetSize(price, target-value)
 			case target < value:
-				r.Size = -math.Trunc(math.Floor((value - target) / price))
+				r.Size = -h.eng.GetSize(price, value-target)
 			default:
 				return goja.Null()
 			}
