@@ -115,6 +115,8 @@ type Engine struct {
 	steps     int
 	step      int
 	cursor    []int // per feed index of the current bar, -1 before its first
+	indCursor []int // the bar indicators are read at: the cursor, but one behind in NextOpen
+	coo       bool  // cheat-on-open: the strategy's NextOpen runs before the broker
 	ticked    []bool
 	minPeriod []int // per feed, in bars
 	cash      float64
@@ -151,6 +153,7 @@ func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, feeds: cfg.Feeds, cash: cfg.Cash, ci: PercentCommission(cfg.Commission)}
 	n := len(cfg.Feeds)
 	e.cursor = make([]int, n)
+	e.indCursor = make([]int, n)
 	e.ticked = make([]bool, n)
 	e.minPeriod = make([]int, n)
 	e.pos = make([]Position, n)
@@ -158,6 +161,7 @@ func New(cfg Config) (*Engine, error) {
 	e.trades = make([]*TradeState, n)
 	for i := range e.cursor {
 		e.cursor[i] = -1
+		e.indCursor[i] = -1
 		e.minPeriod[i] = 1
 	}
 	if n == 1 {
@@ -458,6 +462,9 @@ func (e *Engine) checkSubmitted() {
 			continue
 		}
 		price := o.CreatedPrice
+		if e.coo && o.Type == Market { // backtrader prices it at the open it will fill at
+			price = e.feeds[o.Feed].Bars[e.cursor[o.Feed]].Open
+		}
 		opened, closed := e.scratch[o.Feed].update(o.Remaining, price)
 		if closed != 0 {
 			cash += e.ci.valueSize(-closed, price)
@@ -503,6 +510,36 @@ func (e *Engine) reject(o *Order) {
 			e.cancel(c)
 		}
 	}
+}
+
+// OpenStrategy is a Strategy with cheat-on-open (backtrader's next_open): NextOpen runs
+// on each new bar before the broker, from the bar after the first Next on.
+type OpenStrategy interface {
+	Strategy
+	NextOpen(e *Engine) error
+}
+
+// SetCheatOnOpen turns cheat-on-open on: a strategy's NextOpen sees the new bar's open
+// (its data lines are at the new bar, its indicators still at the previous one, as in
+// backtrader), and a market order placed there fills at that open.
+func (e *Engine) SetCheatOnOpen(on bool) { e.coo = on }
+
+// IndicatorCursor is the index of the bar feed i's indicators are read at.
+func (e *Engine) IndicatorCursor(i int) *int { return &e.indCursor[i] }
+
+func (e *Engine) nextOpen(s Strategy) error {
+	o, ok := s.(OpenStrategy)
+	if !e.coo || !ok || e.res.FirstNext == 0 {
+		return nil
+	}
+	for k := range e.indCursor {
+		if e.ticked[k] {
+			e.indCursor[k]--
+		}
+	}
+	err := o.NextOpen(e)
+	copy(e.indCursor, e.cursor)
+	return err
 }
 
 // settle marks futures positions to the close in cash, as backtrader's broker does at
@@ -827,10 +864,14 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 				}
 			}
 		}
+		copy(e.indCursor, e.cursor)
 		for _, c := range e.activate {
 			c.inactive = false
 		}
 		e.activate = e.activate[:0]
+		if err := e.nextOpen(s); err != nil {
+			return nil, err
+		}
 		e.checkSubmitted()
 		e.tryFills()
 		e.settle()

@@ -28,7 +28,7 @@ func (h *host) indArg(v goja.Value, feed int, name string) *line {
 	if v != nil && !goja.IsUndefined(v) {
 		if f := v.ToFloat(); !math.IsNaN(f) && feed >= 0 {
 			n := len(h.eng.Feeds()[feed].Bars)
-			return newLine(h.rt, engine.Const(f, n), feed, h.eng.Cursor(feed))
+			return newLine(h.rt, engine.Const(f, n), feed, h.eng.IndicatorCursor(feed))
 		}
 	}
 	h.throw("%s: expected a line (e.g. this.data.close), a data feed or an indicator", name)
@@ -58,7 +58,7 @@ func (h *host) fnum(call goja.FunctionCall, i int, def float64) float64 {
 // output registers s as a line of feed and returns its script object.
 func (h *host) output(s engine.Series, feed int) *goja.Object {
 	h.eng.RequireMinPeriod(feed, s.First+1)
-	return h.rt.NewDynamicArray(newLine(h.rt, s, feed, h.eng.Cursor(feed)))
+	return h.rt.NewDynamicArray(newLine(h.rt, s, feed, h.eng.IndicatorCursor(feed)))
 }
 
 func (h *host) multi(feed int, names []string, ss ...engine.Series) *goja.Object {

@@ -257,7 +257,7 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (c
 }
 
 // lifecycleMethods are the methods the engine calls, synchronously, on a strategy.
-var lifecycleMethods = []string{"init", "prenext", "nextStart", "next", "notifyOrder", "notifyTrade", "stop"}
+var lifecycleMethods = []string{"init", "prenext", "nextStart", "nextOpen", "next", "notifyOrder", "notifyTrade", "stop"}
 
 // funcKinds holds what tells async and generator functions apart, read from the runtime
 // before the strategy's code runs.

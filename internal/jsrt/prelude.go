@@ -12,6 +12,7 @@ const preludeSrc = `(function (host) {
     init() {}
     next() {}
     nextStart() { this.next(); }
+    nextOpen() {}
     notifyOrder(order) {}
     notifyTrade(trade) {}
     stop() {}

@@ -81,6 +81,7 @@ type host struct {
 
 	next, prenext, notifyOrder, notifyTrade, stop goja.Callable
 	nextStart                                     goja.Callable // the first next, when the strategy has one
+	nextOpen                                      goja.Callable // cheat-on-open, when the strategy has one
 	started                                       bool
 	orderMethods                                  [3]goja.Value
 	sizer                                         sizer // sizes buy() and sell() without a size
@@ -188,6 +189,8 @@ func (h *host) drive(ctx context.Context, eng *engine.Engine) (*engine.Result, e
 	h.next = method("next")
 	h.prenext = method("prenext")
 	h.nextStart = method("nextStart")
+	h.nextOpen = method("nextOpen")
+	eng.SetCheatOnOpen(h.nextOpen != nil)
 	h.notifyOrder = method("notifyOrder")
 	h.notifyTrade = method("notifyTrade")
 	h.stop = method("stop")
@@ -217,6 +220,15 @@ func (h *host) Next(*engine.Engine) error {
 		return nil
 	}
 	_, err := h.next(h.inst)
+	return err
+}
+
+// NextOpen implements engine.OpenStrategy.
+func (h *host) NextOpen(*engine.Engine) error {
+	if h.nextOpen == nil {
+		return nil
+	}
+	_, err := h.nextOpen(h.inst)
 	return err
 }
 

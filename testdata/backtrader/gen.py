@@ -425,7 +425,28 @@ class CommFutures(bt.Strategy):
             (self.buy if pos > 0 else self.sell)(size=1)
 
 
+class CheatOnOpen(bt.Strategy):
+    """Cheat-on-open (Cerebro(cheat_on_open=True)): next_open sees the new bar's open
+    before the broker runs, with the indicators still at the previous bar, and a market
+    order it places fills at that same open; exits placed in next() fill at the next open
+    as usual."""
+    cerebro_kwargs = dict(cheat_on_open=True)
+    params = dict(period=20, size=10)
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+
+    def next_open(self):
+        if self.position.size == 0 and self.data.open[0] > self.sma[0]:
+            self.buy(size=self.p.size)
+
+    def next(self):
+        if self.position.size > 0 and self.data.close[0] < self.sma[0]:
+            self.close()
+
+
 STRATEGIES = {
+    "cheat_on_open": (CheatOnOpen, ["orcl.csv", "nvda.csv"]),
     "comm_per_share_min": (CommPerShareMin, ["orcl.csv", "nvda.csv"]),
     "comm_futures": (CommFutures, ["orcl.csv", "yhoo.csv"]),
     "sizer_percent": (SizerPercent, ["orcl.csv", "nvda.csv"]),
@@ -511,7 +532,7 @@ def run(name, cls, data):
     # Order and trade numbers start at 1 for each run, as in the reference fixtures.
     bt.Order.refbasis = itertools.count(1)
     bt.trade.Trade.refbasis = itertools.count(1)
-    cerebro = bt.Cerebro(stdstats=False)
+    cerebro = bt.Cerebro(stdstats=False, **getattr(cls, "cerebro_kwargs", {}))
     cerebro.broker.setcash(10000.0)
     cerebro.broker.setcommission(commission=0.001)
     feed = bt.feeds.GenericCSVData(dataname=os.path.join(DATA, data), dtformat="%Y-%m-%d", datetime=0, open=1,
