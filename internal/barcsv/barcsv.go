@@ -122,10 +122,16 @@ func parseDate(s string) (time.Time, error) {
 // that are not numbers, high below low, dates that do not parse, repeat or
 // go backwards.
 func Parse(r io.Reader) ([]engine.Bar, error) {
+	return ParseN(r, 4096)
+}
+
+// ParseN is Parse with room for n bars made up front (a file's line count, say), so a
+// large file's bars are not copied as they grow.
+func ParseN(r io.Reader, n int) ([]engine.Bar, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	var lay layout
-	bars := make([]engine.Bar, 0, 4096)
+	bars := make([]engine.Bar, 0, max(n, 16))
 	lineNo := 0
 	header := false
 	fields := make([][]byte, 0, 8)
@@ -163,7 +169,7 @@ func Parse(r io.Reader) ([]engine.Bar, error) {
 		if len(fields) != lay.ncols {
 			return nil, errf(lineNo, "expected %d fields, got %d", lay.ncols, len(fields))
 		}
-		t, err := ParseTime(string(fields[lay.date]))
+		t, err := ParseTime(unsafeString(fields[lay.date])) // not kept: errors copy it
 		if err != nil {
 			return nil, errf(lineNo, "%s", err.Error())
 		}
