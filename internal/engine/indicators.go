@@ -115,6 +115,45 @@ func binary(a, b Series, f func(x, y float64) float64) Series {
 // Sub is a - b bar by bar.
 func Sub(a, b Series) Series { return binary(a, b, func(x, y float64) float64 { return x - y }) }
 
+// Add is a + b bar by bar.
+func Add(a, b Series) Series { return binary(a, b, func(x, y float64) float64 { return x + y }) }
+
+// Mul is a * b bar by bar.
+func Mul(a, b Series) Series { return binary(a, b, func(x, y float64) float64 { return x * y }) }
+
+// Div is a / b bar by bar (IEEE: a zero divisor gives ±Inf or NaN).
+func Div(a, b Series) Series { return binary(a, b, func(x, y float64) float64 { return x / y }) }
+
+// Max is the larger of a and b bar by bar.
+func Max(a, b Series) Series { return binary(a, b, math.Max) }
+
+// Min is the smaller of a and b bar by bar.
+func Min(a, b Series) Series { return binary(a, b, math.Min) }
+
+// Compare is 1 where op holds between a and b, else 0; op is one of > >= < <= == !=.
+func Compare(a, b Series, op string) Series {
+	test := map[string]func(x, y float64) bool{
+		">": func(x, y float64) bool { return x > y }, ">=": func(x, y float64) bool { return x >= y },
+		"<": func(x, y float64) bool { return x < y }, "<=": func(x, y float64) bool { return x <= y },
+		"==": func(x, y float64) bool { return x == y }, "!=": func(x, y float64) bool { return x != y },
+	}[op]
+	return binary(a, b, func(x, y float64) float64 {
+		if test(x, y) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// Custom wraps values computed elsewhere (a strategy's own indicator) as a series: first
+// is the first bar with a value (earlier values are made NaN).
+func Custom(vals []float64, first int) Series {
+	for i := 0; i < min(first, len(vals)); i++ {
+		vals[i] = math.NaN()
+	}
+	return Series{Vals: vals, First: first}
+}
+
 // RSI is Wilder's relative strength index.
 func RSI(in Series, period int) Series {
 	n := len(in.Vals)

@@ -16,6 +16,8 @@ func TestExamplesRun(t *testing.T) {
 		t.Fatalf("want at least 6 examples, got %d", len(files))
 	}
 	bars := engine.RandomWalk(3000, 7)
+	// A second feed for the strategies that trade two (pairs.js); the others use the first.
+	other := engine.RandomWalk(3000, 11)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
@@ -32,7 +34,7 @@ func TestExamplesRun(t *testing.T) {
 					t.Errorf("param %s has no description in the doc comment", p.Name)
 				}
 			}
-			res, err := Run(context.Background(), RunConfig{Code: string(code), Feeds: []engine.Feed{{Symbol: "RW", Bars: bars}}, Commission: 0.001})
+			res, err := Run(context.Background(), RunConfig{Code: string(code), Feeds: []engine.Feed{{Symbol: "RW", Bars: bars}, {Symbol: "RW2", Bars: other}}, Commission: 0.001})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package jsrt
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/dop251/goja"
@@ -35,24 +36,71 @@ func (h *host) indArg(v goja.Value, feed int, name string) *line {
 	return nil
 }
 
-func (h *host) period(call goja.FunctionCall, i int, def int, name string) int {
-	v := call.Argument(i)
-	if goja.IsUndefined(v) || goja.IsNull(v) {
+// indParams reads an indicator's parameters given after its inputs: positionally
+// (ind.MACD(close, 12, 26, 9)) or as one options object (ind.MACD(close, {fast: 12})).
+type indParams struct {
+	h    *host
+	call goja.FunctionCall
+	at   int          // index of the first parameter argument
+	opts *goja.Object // the options object, when given
+	name string
+}
+
+func (h *host) params(call goja.FunctionCall, at int, name string) indParams {
+	p := indParams{h: h, call: call, at: at, name: name}
+	if o, ok := call.Argument(at).(*goja.Object); ok && o.ClassName() == "Object" {
+		if _, isLine := o.Export().(*line); !isLine {
+			p.opts = o
+		}
+	}
+	return p
+}
+
+// arg is parameter key, the i-th after the inputs.
+func (p indParams) arg(key string, i int) goja.Value {
+	if p.opts != nil {
+		return p.opts.Get(key)
+	}
+	return p.call.Argument(p.at + i)
+}
+
+// period reads an integer parameter (a period or a count of bars).
+func (p indParams) period(key string, i, def int) int {
+	v := p.arg(key, i)
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return def
 	}
 	f := v.ToFloat()
 	if f != math.Trunc(f) || f < 1 || f > 1e7 {
-		h.throw("%s: period must be a positive integer, got %s", name, v.String())
+		p.h.throw("%s: %s must be a positive integer, got %s", p.name, key, v.String())
 	}
 	return int(f)
 }
 
-func (h *host) fnum(call goja.FunctionCall, i int, def float64) float64 {
-	v := call.Argument(i)
-	if goja.IsUndefined(v) || goja.IsNull(v) {
+// periodOrZero reads a count of bars that may be 0 (default 0).
+func (p indParams) periodOrZero(key string) int {
+	v := p.arg(key, 0)
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return 0
+	}
+	f := v.ToFloat()
+	if f != math.Trunc(f) || f < 0 || f > 1e7 {
+		p.h.throw("%s: %s must be an integer of 0 or more, got %s", p.name, key, v.String())
+	}
+	return int(f)
+}
+
+// num reads a number parameter.
+func (p indParams) num(key string, i int, def float64) float64 {
+	v := p.arg(key, i)
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return def
 	}
-	return v.ToFloat()
+	f := v.ToFloat()
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		p.h.throw("%s: %s must be a number, got %s", p.name, key, v.String())
+	}
+	return f
 }
 
 // output registers s as a line of feed and returns its script object.
@@ -73,22 +121,16 @@ func (h *host) multi(feed int, names []string, ss ...engine.Series) *goja.Object
 	return o
 }
 
-func (h *host) sameFeed(name string, ls ...*line) int {
-	f := ls[0].feed
-	for _, l := range ls[1:] {
-		if l.feed != f {
-			h.throw("%s: inputs come from different data feeds", name)
-		}
-	}
-	return f
-}
-
 func (h *host) indObject() *goja.Object {
 	o := h.rt.NewObject()
 	one := func(name string, def int, f func(engine.Series, int) engine.Series) {
+		key := "period"
+		if name == "Delay" {
+			key = "ago"
+		}
 		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
 			in := h.indArg(call.Argument(0), -1, name)
-			return h.output(f(in.s, h.period(call, 1, def, name)), in.feed)
+			return h.output(f(in.s, h.params(call, 1, name).period(key, 0, def)), in.feed)
 		})
 	}
 	one("SMA", 30, engine.SMA)
@@ -105,12 +147,14 @@ func (h *host) indObject() *goja.Object {
 
 	_ = o.Set("MACD", func(call goja.FunctionCall) goja.Value {
 		in := h.indArg(call.Argument(0), -1, "MACD")
-		m, s, hi := engine.MACD(in.s, h.period(call, 1, 12, "MACD"), h.period(call, 2, 26, "MACD"), h.period(call, 3, 9, "MACD"))
+		p := h.params(call, 1, "MACD")
+		m, s, hi := engine.MACD(in.s, p.period("fast", 0, 12), p.period("slow", 1, 26), p.period("signal", 2, 9))
 		return h.multi(in.feed, []string{"macd", "signal", "histo"}, m, s, hi)
 	})
 	boll := func(call goja.FunctionCall) goja.Value {
 		in := h.indArg(call.Argument(0), -1, "BollingerBands")
-		mid, top, bot := engine.Bollinger(in.s, h.period(call, 1, 20, "BollingerBands"), h.fnum(call, 2, 2.0))
+		p := h.params(call, 1, "BollingerBands")
+		mid, top, bot := engine.Bollinger(in.s, p.period("period", 0, 20), p.num("devfactor", 1, 2.0))
 		return h.multi(in.feed, []string{"mid", "top", "bot"}, mid, top, bot)
 	}
 	_ = o.Set("BollingerBands", boll)
@@ -129,7 +173,7 @@ func (h *host) indObject() *goja.Object {
 	}
 	_ = o.Set("ATR", func(call goja.FunctionCall) goja.Value {
 		hi, lo, cl := hlc(call, "ATR")
-		return h.output(engine.ATR(hi.s, lo.s, cl.s, h.period(call, 1, 14, "ATR")), cl.feed)
+		return h.output(engine.ATR(hi.s, lo.s, cl.s, h.params(call, 1, "ATR").period("period", 0, 14)), cl.feed)
 	})
 	_ = o.Set("TrueRange", func(call goja.FunctionCall) goja.Value {
 		hi, lo, cl := hlc(call, "TrueRange")
@@ -137,20 +181,164 @@ func (h *host) indObject() *goja.Object {
 	})
 	_ = o.Set("Stochastic", func(call goja.FunctionCall) goja.Value {
 		hi, lo, cl := hlc(call, "Stochastic")
-		k, d := engine.Stochastic(hi.s, lo.s, cl.s, h.period(call, 1, 14, "Stochastic"), h.period(call, 2, 3, "Stochastic"), h.period(call, 3, 3, "Stochastic"))
+		p := h.params(call, 1, "Stochastic")
+		k, d := engine.Stochastic(hi.s, lo.s, cl.s, p.period("period", 0, 14), p.period("dfast", 1, 3), p.period("dslow", 2, 3))
 		return h.multi(cl.feed, []string{"k", "d"}, k, d)
 	})
 	two := func(name string, f func(a, b engine.Series) engine.Series) {
 		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
-			a := h.indArg(call.Argument(0), -1, name)
-			b := h.indArg(call.Argument(1), a.feed, name)
-			feed := h.sameFeed(name, a, b)
+			a, b, feed := h.pair(call, name)
 			return h.output(f(a.s, b.s), feed)
 		})
 	}
 	two("CrossOver", engine.CrossOver)
 	two("CrossUp", engine.CrossUp)
 	two("CrossDown", engine.CrossDown)
+	h.lineOps(o)
 	nameFunctions(h.rt, o)
 	return o
+}
+
+// pair resolves two inputs of which one may be a number (a constant line of the other's
+// feed).
+func (h *host) pair(call goja.FunctionCall, name string) (a, b *line, feed int) {
+	x, y := call.Argument(0), call.Argument(1)
+	if _, ok := x.(*goja.Object); !ok {
+		b = h.indArg(y, -1, name)
+		a = h.indArg(x, b.feed, name)
+	} else {
+		a = h.indArg(x, -1, name)
+		b = h.indArg(y, a.feed, name)
+	}
+	return a, h.alignTo(a.feed, b), a.feed
+}
+
+// alignTo returns l as a line of feed: itself when it is one, else, for each bar of feed,
+// l's latest value at or before that bar's time (so a spread of two feeds pairs the bars
+// of the same date, and a feed with a missing date carries its last value over it).
+func (h *host) alignTo(feed int, l *line) *line {
+	if l.feed == feed {
+		return l
+	}
+	to, from := h.eng.Feeds()[feed].Bars, h.eng.Feeds()[l.feed].Bars
+	vals := make([]float64, len(to))
+	first := len(to)
+	j := -1
+	for i := range to {
+		for j+1 < len(from) && !from[j+1].Time.After(to[i].Time) {
+			j++
+		}
+		if j >= l.s.First && j < len(l.vals) {
+			vals[i] = l.vals[j]
+			first = min(first, i)
+		} else {
+			vals[i] = math.NaN()
+		}
+	}
+	return newLine(h.rt, engine.Custom(vals, first), feed, h.eng.IndicatorCursor(feed))
+}
+
+// lineOps installs arithmetic and comparisons on lines and the strategy's own
+// indicators (ind.Apply per bar, ind.Compute over the whole series).
+func (h *host) lineOps(o *goja.Object) {
+	for name, f := range map[string]func(a, b engine.Series) engine.Series{
+		"Add": engine.Add, "Sub": engine.Sub, "Mul": engine.Mul, "Div": engine.Div, "Max": engine.Max, "Min": engine.Min,
+	} {
+		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
+			a, b, feed := h.pair(call, name)
+			return h.output(f(a.s, b.s), feed)
+		})
+	}
+	for name, op := range map[string]string{"Gt": ">", "Ge": ">=", "Lt": "<", "Le": "<=", "Eq": "==", "Ne": "!="} {
+		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
+			a, b, feed := h.pair(call, name)
+			return h.output(engine.Compare(a.s, b.s, op), feed)
+		})
+	}
+	_ = o.Set("Apply", func(call goja.FunctionCall) goja.Value {
+		ins, first, feed := h.customInputs(call.Argument(0), "Apply")
+		fn, ok := goja.AssertFunction(call.Argument(1))
+		if !ok {
+			h.throw("Apply: expected a function of the inputs' values at one bar (and the bar's index)")
+		}
+		first += h.params(call, 2, "Apply").periodOrZero("warmup")
+		n := len(h.eng.Feeds()[feed].Bars)
+		vals := make([]float64, n)
+		args := make([]goja.Value, len(ins)+1)
+		for i := max(first, 0); i < n; i++ {
+			for k, l := range ins {
+				args[k] = h.rt.ToValue(l.vals[i])
+			}
+			args[len(ins)] = h.rt.ToValue(i)
+			v, err := fn(goja.Undefined(), args...)
+			if err != nil {
+				panic(err) // the strategy's own exception
+			}
+			vals[i] = v.ToFloat()
+		}
+		return h.output(engine.Custom(vals, first), feed)
+	})
+	_ = o.Set("Compute", func(call goja.FunctionCall) goja.Value {
+		ins, first, feed := h.customInputs(call.Argument(0), "Compute")
+		fn, ok := goja.AssertFunction(call.Argument(1))
+		if !ok {
+			h.throw("Compute: expected a function of the inputs' whole series returning an array")
+		}
+		args := make([]goja.Value, len(ins))
+		for k, l := range ins {
+			arr := make([]any, len(l.vals))
+			for i, v := range l.vals {
+				arr[i] = v
+			}
+			args[k] = h.rt.NewArray(arr...)
+		}
+		v, err := fn(goja.Undefined(), args...)
+		if err != nil {
+			panic(err)
+		}
+		out, ok := v.(*goja.Object)
+		n := len(h.eng.Feeds()[feed].Bars)
+		if !ok || out.Get("length") == nil || int(out.Get("length").ToInteger()) != n {
+			h.throw("Compute: the function must return an array of %d values, one per bar", n)
+		}
+		vals := make([]float64, n)
+		start := -1
+		for i := range vals {
+			vals[i] = out.Get(strconv.Itoa(i)).ToFloat()
+			if start < 0 && i >= first && !math.IsNaN(vals[i]) {
+				start = i
+			}
+		}
+		if start < 0 {
+			start = n
+		}
+		return h.output(engine.Custom(vals, start), feed)
+	})
+}
+
+// customInputs reads ind.Apply's and ind.Compute's inputs: a line or an array of lines of
+// one feed. first is the first bar where all have values.
+func (h *host) customInputs(v goja.Value, name string) (ins []*line, first, feed int) {
+	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Array" && !isLine(o) {
+		n := int(o.Get("length").ToInteger())
+		for i := 0; i < n; i++ {
+			ins = append(ins, h.indArg(o.Get(strconv.Itoa(i)), -1, name))
+		}
+	} else {
+		ins = append(ins, h.indArg(v, -1, name))
+	}
+	if len(ins) == 0 {
+		h.throw("%s: give at least one input line", name)
+	}
+	feed = ins[0].feed
+	for k, l := range ins {
+		ins[k] = h.alignTo(feed, l)
+		first = max(first, ins[k].s.First)
+	}
+	return ins, first, feed
+}
+
+func isLine(o *goja.Object) bool {
+	_, ok := o.Export().(*line)
+	return ok
 }

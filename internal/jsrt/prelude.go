@@ -37,5 +37,5 @@ const preludeSrc = `(function (host) {
 var indicatorNames = []string{
 	"SMA", "EMA", "WMA", "SMMA", "RSI", "MACD", "BollingerBands", "Bollinger", "ATR", "TrueRange",
 	"Stochastic", "CrossOver", "CrossUp", "CrossDown", "Highest", "Lowest", "ROC", "Momentum",
-	"StdDev", "Delay",
+	"StdDev", "Delay", "Add", "Sub", "Mul", "Div", "Max", "Min", "Gt", "Ge", "Lt", "Le", "Eq", "Ne", "Apply", "Compute",
 }

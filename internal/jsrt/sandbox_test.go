@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/dop251/goja"
 )
 
 // walk returns n deterministic daily bars.
@@ -363,5 +365,132 @@ func TestSetCommission(t *testing.T) {
 		if _, err := run(c.setup); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: error %v, want %q", c.setup, err, c.err)
 		}
+	}
+}
+
+// Line arithmetic, comparisons, the strategy's own indicators and options-object
+// parameters, with their warm-up; and the stub list of indicator names matches ind.
+func TestLinesYouComputeWith(t *testing.T) {
+	t.Parallel()
+	code := `class L extends Strategy {
+  init() {
+    const c = this.data.close;
+    this.fast = ind.SMA(c, { period: 3 });
+    this.slow = ind.SMA(c, 5);
+    this.spread = ind.Sub(this.fast, this.slow);
+    this.ratio = ind.Div(this.fast, this.slow);
+    this.twice = ind.Mul(2, c);
+    this.above = ind.Gt(this.fast, this.slow);
+    this.z = ind.Div(ind.Sub(c, ind.SMA(c, 4)), ind.StdDev(c, 4));
+    this.mine = ind.Apply([this.fast, this.slow], (f, s, i) => f - s + i, { warmup: 1 });
+    this.whole = ind.Compute(c, (xs) => xs.map((x, i) => (i < 2 ? NaN : x - xs[i - 2])));
+    this.macd = ind.MACD(c, { fast: 3, slow: 6, signal: 2 });
+    this.macdPos = ind.MACD(c, 3, 6, 2);
+  }
+  next() {
+    const n = this.data.length;
+    const v = (l) => (Number.isNaN(l[0]) ? 'NaN' : l[0].toFixed(6));
+    this.log([n, v(this.spread), v(this.ratio), v(this.twice), v(this.above), v(this.z), v(this.mine), v(this.whole),
+      v(this.macd.macd) === v(this.macdPos.macd) ? 'same' : 'differ'].join(' '));
+  }
+}`
+	bars := walk(12)
+	res, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: bars}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// next() first runs when every line has a value: the slow SMA and the z-score from bar
+	// 5, Apply one bar later (warmup 1), MACD(3, 6, 2) from bar 6+2-1 = 7.
+	if res.FirstNext != 7 {
+		t.Errorf("first next at bar %d, want 7", res.FirstNext)
+	}
+	closes := make([]float64, len(bars))
+	for i, b := range bars {
+		closes[i] = b.Close
+	}
+	sma := func(i, p int) float64 {
+		s := 0.0
+		for _, x := range closes[i-p+1 : i+1] {
+			s += x
+		}
+		return s / float64(p)
+	}
+	var lines []string
+	for _, l := range res.Logs {
+		if l.Source == "strategy" {
+			lines = append(lines, l.Message)
+		}
+	}
+	i := 6 // bar 7
+	f, s := sma(i, 3), sma(i, 5)
+	above := "0.000000"
+	if f > s {
+		above = "1.000000"
+	}
+	want := fmt.Sprintf("7 %.6f %.6f %.6f %s", f-s, f/s, 2*closes[i], above)
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], want) {
+		t.Fatalf("bar 7: %q, want prefix %q", lines, want)
+	}
+	fields := strings.Fields(lines[0])
+	if fields[6] != fmt.Sprintf("%.6f", f-s+float64(i)) || fields[7] != fmt.Sprintf("%.6f", closes[i]-closes[i-2]) || fields[8] != "same" {
+		t.Errorf("own indicators and options: %q", lines[0])
+	}
+
+	for _, c := range []struct{ code, err string }{
+		{`ind.Apply(this.data.close, 5)`, "Apply: expected a function"},
+		{`ind.Compute(this.data.close, (xs) => [1, 2])`, "Compute: the function must return an array of 12 values"},
+		{`ind.SMA(this.data.close, { period: 0 })`, "SMA: period must be a positive integer"},
+		{`ind.Apply(this.data.close, (x) => { throw new Error('mine failed'); })`, "mine failed"},
+		{`ind.Add(1, 2)`, "Add: expected a line"},
+		{`ind.Apply(5, (x) => x)`, "Apply: expected a line"},
+	} {
+		_, err := Run(context.Background(), RunConfig{Code: `class E extends Strategy { init() { ` + c.code + `; } }`, Feeds: []engine.Feed{{Symbol: "X", Bars: bars}}})
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: error %v, want %q", c.code, err, c.err)
+		}
+	}
+
+	// The names Inspect stubs are ind's own.
+	h := &host{rt: goja.New()}
+	var keys []string
+	for _, k := range h.indObject().Keys() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	names := append([]string(nil), indicatorNames...)
+	sort.Strings(names)
+	if strings.Join(keys, ",") != strings.Join(names, ",") {
+		t.Errorf("ind has %v, indicatorNames %v", keys, names)
+	}
+}
+
+// Lines of two feeds combine by time: each bar of the first input takes the second's
+// latest value at or before it.
+func TestLinesOfTwoFeedsAlignByTime(t *testing.T) {
+	t.Parallel()
+	day := func(d int) time.Time { return time.Date(2024, 1, d, 0, 0, 0, 0, time.UTC) }
+	bar := func(d int, c float64) engine.Bar { return engine.Bar{Time: day(d), Open: c, High: c, Low: c, Close: c} }
+	a := []engine.Bar{bar(1, 10), bar(2, 11), bar(3, 12), bar(4, 13), bar(5, 14)}
+	b := []engine.Bar{bar(2, 100), bar(4, 300), bar(5, 400)} // none on the 1st and the 3rd
+	code := `class P extends Strategy {
+  init() { this.spread = ind.Sub(this.datas[1].close, this.datas[0].close); this.x = ind.CrossOver(this.datas[0].close, ind.Mul(0.1, this.datas[1].close)); }
+  next() { this.log(this.data.date(0) + ' ' + this.spread[0]); }
+}`
+	res, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "A", Bars: a}, {Symbol: "B", Bars: b}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range res.Logs {
+		if l.Source == "strategy" {
+			got = append(got, l.Message)
+		}
+	}
+	// The spread is a line of feed B (its first input): B's bars, A's value of the same date;
+	// on the 3rd, B has no bar and its line stays at the 2nd's. next() starts on the 3rd:
+	// the crossover, a line of A, has its first value where B's price has two.
+	want := "2024-01-03 89,2024-01-04 287,2024-01-05 386"
+	if strings.Join(got, ",") != want {
+		t.Errorf("spread %q, want %q", strings.Join(got, ","), want)
 	}
 }
