@@ -535,3 +535,41 @@ func TestOrderValidity(t *testing.T) {
 		t.Errorf("bracket events %v, want the entry expired and both children cancelled", statuses)
 	}
 }
+
+// The indicators backtrader lacks, on hand-made bars (those it has are pinned by
+// testdata/backtrader/indicators).
+func TestOwnIndicators(t *testing.T) {
+	t.Parallel()
+	hi, lo, cl := seq(3, 5, 4, 6, 7), seq(1, 2, 2, 3, 5), seq(2, 4, 3, 5, 6)
+	up, mid, low := Donchian(hi, lo, 3)
+	checkSeries(t, "Donchian.upper", up, 2, []float64{nan, nan, 5, 6, 7})
+	checkSeries(t, "Donchian.lower", low, 2, []float64{nan, nan, 1, 2, 2})
+	checkSeries(t, "Donchian.mid", mid, 2, []float64{nan, nan, 3, 4, 4.5})
+	checkSeries(t, "OBV", OBV(cl, seq(10, 20, 30, 40, 50)), 0, []float64{0, 20, -10, 30, 80})
+	ku, km, kl := Keltner(hi, lo, cl, 2, 2, 2)
+	atr := ATR(hi, lo, cl, 2)
+	ema := EMA(cl, 2)
+	checkSeries(t, "Keltner.mid", km, 1, ema.Vals)
+	for i := atr.First; i < 5; i++ {
+		if ku.Vals[i] != ema.Vals[i]+2*atr.Vals[i] || kl.Vals[i] != ema.Vals[i]-2*atr.Vals[i] {
+			t.Errorf("Keltner bands at %d: %v %v", i, ku.Vals[i], kl.Vals[i])
+		}
+	}
+	// StochRSI: where the RSI is at the top of its window 100, at the bottom 0.
+	x := seq(1, 2, 3, 4, 5, 4, 3, 2, 1, 2)
+	s := StochRSI(x, 2, 3)
+	r := RSI(x, 2)
+	for i := s.First; i < len(x.Vals); i++ {
+		hh, ll := math.Inf(-1), math.Inf(1)
+		for _, v := range r.Vals[i-2 : i+1] {
+			hh, ll = math.Max(hh, v), math.Min(ll, v)
+		}
+		want := 100 * (r.Vals[i] - ll) / (hh - ll)
+		if math.IsNaN(want) != math.IsNaN(s.Vals[i]) || (!math.IsNaN(want) && math.Abs(s.Vals[i]-want) > 1e-12) {
+			t.Errorf("StochRSI[%d] = %v, want %v", i, s.Vals[i], want)
+		}
+	}
+	if s.First != r.First+2 {
+		t.Errorf("StochRSI first %d, want %d", s.First, r.First+2)
+	}
+}

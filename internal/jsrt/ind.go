@@ -144,6 +144,21 @@ func (h *host) indObject() *goja.Object {
 	one("Momentum", 12, engine.Momentum)
 	one("StdDev", 20, engine.StdDev)
 	one("Delay", 1, engine.Delay)
+	one("DEMA", 30, engine.DEMA)
+	one("TEMA", 30, engine.TEMA)
+	one("HMA", 30, engine.HMA)
+	one("ZLEMA", 30, engine.ZLEMA)
+	one("TRIX", 15, engine.TRIX)
+	_ = o.Set("KAMA", func(call goja.FunctionCall) goja.Value {
+		in := h.indArg(call.Argument(0), -1, "KAMA")
+		p := h.params(call, 1, "KAMA")
+		return h.output(engine.KAMA(in.s, p.period("period", 0, 30), p.period("fast", 1, 2), p.period("slow", 2, 30)), in.feed)
+	})
+	_ = o.Set("StochRSI", func(call goja.FunctionCall) goja.Value {
+		in := h.indArg(call.Argument(0), -1, "StochRSI")
+		p := h.params(call, 1, "StochRSI")
+		return h.output(engine.StochRSI(in.s, p.period("rsiperiod", 0, 14), p.period("period", 1, 14)), in.feed)
+	})
 
 	_ = o.Set("MACD", func(call goja.FunctionCall) goja.Value {
 		in := h.indArg(call.Argument(0), -1, "MACD")
@@ -184,6 +199,64 @@ func (h *host) indObject() *goja.Object {
 		p := h.params(call, 1, "Stochastic")
 		k, d := engine.Stochastic(hi.s, lo.s, cl.s, p.period("period", 0, 14), p.period("dfast", 1, 3), p.period("dslow", 2, 3))
 		return h.multi(cl.feed, []string{"k", "d"}, k, d)
+	})
+	_ = o.Set("CCI", func(call goja.FunctionCall) goja.Value {
+		hi, lo, cl := hlc(call, "CCI")
+		p := h.params(call, 1, "CCI")
+		return h.output(engine.CCI(hi.s, lo.s, cl.s, p.period("period", 0, 20), p.num("factor", 1, 0.015)), cl.feed)
+	})
+	_ = o.Set("WilliamsR", func(call goja.FunctionCall) goja.Value {
+		hi, lo, cl := hlc(call, "WilliamsR")
+		return h.output(engine.WilliamsR(hi.s, lo.s, cl.s, h.params(call, 1, "WilliamsR").period("period", 0, 14)), cl.feed)
+	})
+	_ = o.Set("Aroon", func(call goja.FunctionCall) goja.Value {
+		hi, lo, cl := hlc(call, "Aroon")
+		up, down, osc := engine.Aroon(hi.s, lo.s, h.params(call, 1, "Aroon").period("period", 0, 14))
+		return h.multi(cl.feed, []string{"up", "down", "osc"}, up, down, osc)
+	})
+	_ = o.Set("UltimateOscillator", func(call goja.FunctionCall) goja.Value {
+		hi, lo, cl := hlc(call, "UltimateOscillator")
+		p := h.params(call, 1, "UltimateOscillator")
+		return h.output(engine.UltimateOscillator(hi.s, lo.s, cl.s, p.period("p1", 0, 7), p.period("p2", 1, 14), p.period("p3", 2, 28)), cl.feed)
+	})
+	dmi := func(call goja.FunctionCall, name string) (cl *line, plus, minus, adx, adxr engine.Series) {
+		hi, lo, c := hlc(call, name)
+		plus, minus, adx, adxr = engine.DMI(hi.s, lo.s, c.s, h.params(call, 1, name).period("period", 0, 14))
+		return c, plus, minus, adx, adxr
+	}
+	_ = o.Set("DMI", func(call goja.FunctionCall) goja.Value {
+		cl, plus, minus, adx, adxr := dmi(call, "DMI")
+		return h.multi(cl.feed, []string{"plusDI", "minusDI", "adx", "adxr"}, plus, minus, adx, adxr)
+	})
+	_ = o.Set("ADX", func(call goja.FunctionCall) goja.Value {
+		cl, _, _, adx, _ := dmi(call, "ADX")
+		return h.output(adx, cl.feed)
+	})
+	_ = o.Set("ParabolicSAR", func(call goja.FunctionCall) goja.Value {
+		hi, lo, cl := hlc(call, "ParabolicSAR")
+		p := h.params(call, 1, "ParabolicSAR")
+		return h.output(engine.ParabolicSAR(hi.s, lo.s, cl.s, p.num("af", 0, 0.02), p.num("afmax", 1, 0.2)), cl.feed)
+	})
+	_ = o.Set("Ichimoku", func(call goja.FunctionCall) goja.Value {
+		hi, lo, cl := hlc(call, "Ichimoku")
+		p := h.params(call, 1, "Ichimoku")
+		tk, kj, sa, sb := engine.Ichimoku(hi.s, lo.s, p.period("tenkan", 0, 9), p.period("kijun", 1, 26), p.period("senkou", 2, 52), p.period("senkou_lead", 3, 26))
+		return h.multi(cl.feed, []string{"tenkan", "kijun", "senkouA", "senkouB"}, tk, kj, sa, sb)
+	})
+	_ = o.Set("Donchian", func(call goja.FunctionCall) goja.Value {
+		hi, lo, cl := hlc(call, "Donchian")
+		up, mid, low := engine.Donchian(hi.s, lo.s, h.params(call, 1, "Donchian").period("period", 0, 20))
+		return h.multi(cl.feed, []string{"upper", "mid", "lower"}, up, mid, low)
+	})
+	_ = o.Set("Keltner", func(call goja.FunctionCall) goja.Value {
+		hi, lo, cl := hlc(call, "Keltner")
+		p := h.params(call, 1, "Keltner")
+		up, mid, low := engine.Keltner(hi.s, lo.s, cl.s, p.period("period", 0, 20), p.period("atrperiod", 1, 10), p.num("mult", 2, 2))
+		return h.multi(cl.feed, []string{"upper", "mid", "lower"}, up, mid, low)
+	})
+	_ = o.Set("OBV", func(call goja.FunctionCall) goja.Value {
+		_, _, cl := hlc(call, "OBV")
+		return h.output(engine.OBV(cl.s, h.views[cl.feed].column(4).s), cl.feed)
 	})
 	two := func(name string, f func(a, b engine.Series) engine.Series) {
 		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {

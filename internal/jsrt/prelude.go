@@ -37,5 +37,6 @@ const preludeSrc = `(function (host) {
 var indicatorNames = []string{
 	"SMA", "EMA", "WMA", "SMMA", "RSI", "MACD", "BollingerBands", "Bollinger", "ATR", "TrueRange",
 	"Stochastic", "CrossOver", "CrossUp", "CrossDown", "Highest", "Lowest", "ROC", "Momentum",
-	"StdDev", "Delay", "Add", "Sub", "Mul", "Div", "Max", "Min", "Gt", "Ge", "Lt", "Le", "Eq", "Ne", "Apply", "Compute",
+	"StdDev", "Delay", "DEMA", "TEMA", "HMA", "ZLEMA", "TRIX", "KAMA", "StochRSI", "CCI", "WilliamsR", "Aroon",
+	"UltimateOscillator", "DMI", "ADX", "ParabolicSAR", "Ichimoku", "Donchian", "Keltner", "OBV", "Add", "Sub", "Mul", "Div", "Max", "Min", "Gt", "Ge", "Lt", "Le", "Eq", "Ne", "Apply", "Compute",
 }
