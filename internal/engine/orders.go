@@ -151,9 +151,9 @@ type Order struct {
 	triggered   bool
 	limitOffset float64 // StopTrailLimit: stop minus limit, kept as the stop trails
 	ocoGroup    *[]*Order
-	parent    *Order
-	children  []*Order
-	inactive  bool // bracket child waiting for its parent to fill
+	parent      *Order
+	children    []*Order
+	inactive    bool // bracket child waiting for its parent to fill
 }
 
 // IsBuy reports whether the order buys.

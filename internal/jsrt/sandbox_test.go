@@ -452,10 +452,7 @@ func TestLinesYouComputeWith(t *testing.T) {
 
 	// The names Inspect stubs are ind's own.
 	h := &host{rt: goja.New()}
-	var keys []string
-	for _, k := range h.indObject().Keys() {
-		keys = append(keys, k)
-	}
+	keys := h.indObject().Keys()
 	sort.Strings(keys)
 	names := append([]string(nil), indicatorNames...)
 	sort.Strings(names)
