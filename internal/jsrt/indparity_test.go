@@ -37,15 +37,7 @@ func TestIndicatorParity(t *testing.T) {
 		if err := json.Unmarshal(raw, &exp); err != nil {
 			t.Fatal(err)
 		}
-		bars := loadBars(t, filepath.Join(ref, "data", exp.Data))[:exp.Bars]
-		col := func(f func(b engine.Bar) float64) engine.Series {
-			v := make([]float64, len(bars))
-			for i, b := range bars {
-				v[i] = f(b)
-			}
-			return engine.Line(v)
-		}
-		hi, lo, cl := col(func(b engine.Bar) float64 { return b.High }), col(func(b engine.Bar) float64 { return b.Low }), col(func(b engine.Bar) float64 { return b.Close })
+		hi, lo, cl, _ := columns(loadBars(t, filepath.Join(ref, "data", exp.Data))[:exp.Bars])
 		ours := map[string]map[string]engine.Series{
 			"DEMA":               {"dema": engine.DEMA(cl, 30)},
 			"TEMA":               {"tema": engine.TEMA(cl, 30)},
@@ -98,15 +90,7 @@ func TestIndicatorParity(t *testing.T) {
 func TestIndicatorsThroughInd(t *testing.T) {
 	t.Parallel()
 	bars := walk(300)
-	col := func(f func(b engine.Bar) float64) engine.Series {
-		v := make([]float64, len(bars))
-		for i, b := range bars {
-			v[i] = f(b)
-		}
-		return engine.Line(v)
-	}
-	hi, lo, cl := col(func(b engine.Bar) float64 { return b.High }), col(func(b engine.Bar) float64 { return b.Low }), col(func(b engine.Bar) float64 { return b.Close })
-	vol := col(func(b engine.Bar) float64 { return float64(b.Volume) })
+	hi, lo, cl, vol := columns(bars)
 	last := func(s engine.Series) float64 { return s.Vals[len(s.Vals)-1] }
 	up, down, _ := engine.Aroon(hi, lo, 10)
 	_, _, adx, _ := engine.DMI(hi, lo, cl, 14)
@@ -163,4 +147,13 @@ func TestIndicatorsThroughInd(t *testing.T) {
 			t.Errorf("%s = %v, want %v", c.js, got[i], c.want)
 		}
 	}
+}
+
+// columns are bars' highs, lows, closes and volumes as series.
+func columns(bars []engine.Bar) (hi, lo, cl, vol engine.Series) {
+	h, l, c, v := make([]float64, len(bars)), make([]float64, len(bars)), make([]float64, len(bars)), make([]float64, len(bars))
+	for i, b := range bars {
+		h[i], l[i], c[i], v[i] = b.High, b.Low, b.Close, float64(b.Volume)
+	}
+	return engine.Line(h), engine.Line(l), engine.Line(c), engine.Line(v)
 }
