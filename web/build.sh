@@ -27,3 +27,5 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 echo "web: building the page into web/dist/app" >&2
 npm run --silent build >&2
+# Pre-compressed copies of the larger assets, served to clients that accept gzip.
+find dist/app/assets -type f \( -name '*.js' -o -name '*.css' -o -name '*.svg' \) -size +1k -exec gzip -9 -k -n -f {} \;

@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"compress/gzip"
 	"context"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/cors"
+	"github.com/klauspost/compress/gzhttp"
 
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/marketdata"
@@ -107,9 +109,21 @@ func New(cfg Config, deps Deps) http.Handler {
 	return outer
 }
 
+// compression gzips responses of 1 KiB and more (JSON, CSV, HTML, scripts, styles) for
+// clients that accept it; responses already encoded (the pre-compressed page assets) and
+// WebSocket upgrades pass through.
+func compression() func(http.Handler) http.Handler {
+	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(gzhttp.DefaultMinSize), gzhttp.CompressionLevel(gzip.DefaultCompression),
+		gzhttp.ContentTypes([]string{"application/json", "text/csv", "text/html", "text/javascript", "application/javascript", "text/css", "image/svg+xml", "application/yaml", "text/plain"}))
+	if err != nil {
+		panic(err) // the options above are constants
+	}
+	return func(h http.Handler) http.Handler { return wrap(h) }
+}
+
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(withRequestID, s.recoverer, logRequests(s.log), s.cors(), refuseBadText)
+	r.Use(withRequestID, s.recoverer, logRequests(s.log), s.cors(), refuseBadText, compression())
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})

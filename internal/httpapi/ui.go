@@ -67,6 +67,15 @@ func (u *ui) serve(w http.ResponseWriter, r *http.Request) {
 				} else {
 					w.Header().Set("Cache-Control", "no-cache")
 				}
+				if gz := u.precompressed(name, r); gz != nil {
+					defer gz.Close()
+					if rs, ok := gz.(io.ReadSeeker); ok {
+						w.Header().Set("Content-Encoding", "gzip")
+						w.Header().Add("Vary", "Accept-Encoding")
+						http.ServeContent(w, r, name, u.started, rs) // the type is the name's, not .gz's
+						return
+					}
+				}
 				if rs, ok := f.(io.ReadSeeker); ok {
 					http.ServeContent(w, r, name, u.started, rs)
 					return
@@ -88,4 +97,17 @@ func (u *ui) serve(w http.ResponseWriter, r *http.Request) {
 // wantsHTML tells a browser navigating to a page (Accept lists text/html) from an API client.
 func wantsHTML(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// precompressed opens name's gzip file (name.gz, written by web/build.sh) when the client
+// accepts gzip and there is one.
+func (u *ui) precompressed(name string, r *http.Request) fs.File {
+	if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		return nil
+	}
+	f, err := u.files.Open(name + ".gz")
+	if err != nil {
+		return nil
+	}
+	return f
 }

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -110,5 +112,75 @@ func TestRootRedirectsBrowsersToUI(t *testing.T) {
 			}
 		}
 		srv.Close()
+	}
+}
+
+// Responses of 1 KiB and more are gzipped for clients that accept it, smaller ones are
+// not; pre-compressed assets are served as they are, with their own type.
+func TestCompression(t *testing.T) {
+	t.Parallel()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	script := strings.Repeat("console.log('backtestd');\n", 200)
+	_, _ = zw.Write([]byte(script))
+	_ = zw.Close()
+	files := fstest.MapFS{
+		"index.html":             {Data: []byte(`<script type="module" src="/ui/assets/index-abc.js"></script>`)},
+		"assets/index-abc.js":    {Data: []byte(script)},
+		"assets/index-abc.js.gz": {Data: gz.Bytes()},
+	}
+	r := chi.NewRouter()
+	r.Use(compression())
+	r.Get("/ui/*", newUI(files, "").serve)
+	r.Get("/big", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"text": strings.Repeat("x", 4096)})
+	})
+	r.Get("/small", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"ok": "yes"})
+	})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}} // see the raw encoding
+	get := func(path string, gzipOK bool) (*http.Response, []byte) {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		if gzipOK {
+			req.Header.Set("Accept-Encoding", "gzip")
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			if b, err = io.ReadAll(zr); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+		}
+		return res, b
+	}
+	for _, c := range []struct {
+		path     string
+		gzipOK   bool
+		encoding string
+		ct       string
+	}{
+		{"/big", true, "gzip", "application/json"},
+		{"/big", false, "", "application/json"},
+		{"/small", true, "", "application/json"},
+		{"/ui/assets/index-abc.js", true, "gzip", "javascript"},
+		{"/ui/assets/index-abc.js", false, "", "javascript"},
+	} {
+		res, body := get(c.path, c.gzipOK)
+		if res.Header.Get("Content-Encoding") != c.encoding || !strings.Contains(res.Header.Get("Content-Type"), c.ct) {
+			t.Errorf("%s (gzip %v): encoding %q type %q, want %q %q", c.path, c.gzipOK, res.Header.Get("Content-Encoding"), res.Header.Get("Content-Type"), c.encoding, c.ct)
+		}
+		if strings.HasPrefix(c.path, "/ui/") && string(body) != script {
+			t.Errorf("%s (gzip %v): the body is not the script", c.path, c.gzipOK)
+		}
 	}
 }
