@@ -472,7 +472,8 @@ func TestWebPage(t *testing.T) {
 	must(t, chromedp.Run(ctx,
 		chromedp.Navigate(ui+"/strategies/"+sid),
 		chromedp.WaitVisible(`#code-editor .cm-content`),
-		setEditor(strings.Replace(strategyCode, "E2E moving-average crossover.", "E2E moving-average crossover, second version.", 1)),
+		setEditor(strings.Replace(strings.Replace(strategyCode, "E2E moving-average crossover.", "E2E moving-average crossover, second version.", 1),
+			"static params = { fast: 5,", "static params = { fast: 7,", 1)),
 		chromedp.Click(`.editor-foot button.btn.primary`),
 		waitJS(`document.querySelector('.save-status').textContent.startsWith('Saved')`, 10*time.Second),
 		chromedp.Click(`#tab-versions`),
@@ -483,9 +484,17 @@ func TestWebPage(t *testing.T) {
 		chromedp.Evaluate(`document.querySelectorAll('#panel-versions .dl.add').length`, &added),
 		chromedp.Evaluate(`document.querySelectorAll('#panel-versions .dl.del').length`, &removed),
 	))
-	if added != 1 || removed != 1 {
-		t.Errorf("diff v1 → v2: +%d −%d lines, want +1 −1", added, removed)
+	if added != 2 || removed != 2 {
+		t.Errorf("diff v1 → v2: +%d −%d lines, want +2 −2", added, removed)
 	}
+	// The run form's parameters follow the version chosen: v2's fast is 7, v1's 5.
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ui+"/runs?strategy="+sid),
+		waitJS(`document.querySelector('form.run-form input[name="fast"]')?.value === '7'`, 10*time.Second),
+		chromedp.SetValue(`form.run-form select[name="strategy_version"]`, "1"),
+		chromedp.Evaluate(`document.querySelector('form.run-form select[name="strategy_version"]').dispatchEvent(new Event('change'))`, nil),
+		waitJS(`document.querySelector('form.run-form input[name="fast"]')?.value === '5'`, 10*time.Second),
+	))
 
 	// ---- cancel and retry, driven from the keyboard ----
 	step("cancel and retry")

@@ -256,6 +256,18 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
     void loadSymbols('');
   });
 
+  // The parameters of the latest version (with the saved configuration) and every
+  // version's own, so the form follows the version chosen.
+  let latestInfos: ParamInfo[] = [];
+  let versionList: StrategyVersion[] = [];
+  const showParams = (infos: ParamInfo[]) => {
+    pform = paramForm(infos, { idPrefix: 'rp' });
+    paramsBox.replaceChildren(h('legend', null, 'Parameters'), pform.el);
+  };
+  versionSel.addEventListener('change', () => {
+    const v = versionList.find((x) => String(x.version) === versionSel.value);
+    showParams(v ? infosFromParams(v.params) : latestInfos);
+  });
   const loadStrategy = async () => {
     const sid = stratSel.value;
     paramsBox.replaceChildren(h('legend', null, 'Parameters'), loading('Loading parameters…'));
@@ -267,6 +279,8 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
       strategyAPI.listVersions(sid).catch(() => [] as StrategyVersion[]),
     ]);
     versions.sort((a, b) => b.version - a.version);
+    latestInfos = infos;
+    versionList = versions;
     versionSel.append(...versions.map((v) => h('option', { value: String(v.version) }, `v${v.version} · ${fmtDateTime(v.created_at)}`)));
     pform = paramForm(infos, { idPrefix: 'rp' });
     const preset = query.get('params');
