@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -333,6 +334,12 @@ func TestWebPage(t *testing.T) {
 	if all == 0 || noDebug >= all {
 		t.Errorf("log filter: %d lines with DEBUG, %d without; want fewer without", all, noDebug)
 	}
+	// Lines logged at a bar show the bar's date, not the wall-clock time.
+	var barTimes []string
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll('#log time.bar-time')].slice(0, 3).map(e => e.textContent)`, &barTimes)))
+	if len(barTimes) == 0 || !regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`).MatchString(barTimes[0]) {
+		t.Errorf("log lines show %q, want the bars' dates", barTimes)
+	}
 	step("auto-scroll pauses when the log is scrolled up")
 	var paused, resumed bool
 	must(t, chromedp.Run(ctx,
@@ -508,8 +515,11 @@ func TestWebPage(t *testing.T) {
 	must(t, chromedp.Run(ctx,
 		chromedp.Navigate(ui+"/runs/"+slow.TaskID),
 		waitJS(`[...document.querySelectorAll('.task-top button')].some(b => b.textContent === 'Cancel')`, 10*time.Second),
+		waitJS(`document.querySelectorAll('#log .ll').length > 0`, 30*time.Second), // the first attempt has logged
 		pressEnterOn(`.task-top button[aria-label^="Cancel"]`, `document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`),
 		pressEnterOn(`.task-top button[aria-label^="Retry"]`, `['pending', 'running'].includes(document.querySelector('.page-head .status')?.dataset.status)`),
+		// The retry's first lines come after a separator.
+		waitJS(`[...document.querySelectorAll('#log .attempt-sep')].some(e => e.textContent === 'attempt 2')`, 30*time.Second),
 		chromedp.Click(`.task-top button[aria-label^="Cancel"]`),
 		waitJS(`document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`, 10*time.Second),
 	))
@@ -518,6 +528,11 @@ func TestWebPage(t *testing.T) {
 	if attempt != "2" {
 		t.Errorf("after a retry the task page shows attempt %q, want 2", attempt)
 	}
+	// After a reload the stored lines of both attempts show the separator too.
+	must(t, chromedp.Run(ctx,
+		chromedp.Reload(),
+		waitJS(`[...document.querySelectorAll('#log .attempt-sep')].some(e => e.textContent === 'attempt 2')`, 10*time.Second),
+	))
 
 	// ---- delete with confirmation ----
 	step("delete a strategy")

@@ -59,6 +59,7 @@ type LogLine struct {
 	Source  string  `json:"o,omitempty"` // "strategy" or "engine"
 	Path    string  `json:"f,omitempty"` // where the strategy came from, for log_message.pathname
 	Line    int     `json:"n,omitempty"`
+	BarTime string  `json:"b,omitempty"` // the bar being processed, RFC 3339; empty outside bars
 }
 
 // Complete is the data of a `complete` event: the task's attempt is finished. Result is the
@@ -94,6 +95,7 @@ type logData struct {
 	Level     string  `json:"level"`
 	Message   string  `json:"message"`
 	Timestamp float64 `json:"timestamp"`
+	BarTime   string  `json:"bar_time,omitempty"` // beyond the spec: the bar being processed
 }
 
 // LogRecord is the `log_message` event's data on the session channel: the spec's log record.
@@ -127,7 +129,7 @@ func ProgressFrame(p Progress) []byte { return Encode(KindProgress, p) }
 
 // LogFrame encodes a `log` event.
 func LogFrame(taskID string, l LogLine) []byte {
-	return Encode(KindLog, logData{TaskID: taskID, Level: l.Level, Message: l.Message, Timestamp: l.Time})
+	return Encode(KindLog, logData{TaskID: taskID, Level: l.Level, Message: l.Message, Timestamp: l.Time, BarTime: l.BarTime})
 }
 
 // CompleteFrame encodes a `complete` event.

@@ -95,7 +95,11 @@ func (k *logSink) add(le engine.LogEntry) {
 		src = "strategy"
 	}
 	k.mu.Lock()
-	k.live = append(k.live, events.LogLine{Level: le.Level, Message: msg, Time: events.EpochSeconds(wall), Source: src, Path: k.path})
+	line := events.LogLine{Level: le.Level, Message: msg, Time: events.EpochSeconds(wall), Source: src, Path: k.path}
+	if bar != nil {
+		line.BarTime = bar.UTC().Format(time.RFC3339)
+	}
+	k.live = append(k.live, line)
 	k.buf = append(k.buf, store.CopyTaskLogsParams{TaskID: k.task.ID, Attempt: k.task.Attempt, Ts: wall,
 		BarTime: bar, Level: le.Level, Source: src, Message: msg})
 	if k.w != nil {

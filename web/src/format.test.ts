@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { fmtAgo, fmtDate, fmtDuration, fmtMoney, fmtPct, fmtPctFraction, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
+import { fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtPct, fmtPctFraction, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
+
+describe('fmtBarTime', () => {
+  it('shows a daily bar as its date and an intraday bar with its UTC time', () => {
+    expect(fmtBarTime('2024-03-01T00:00:00Z')).toBe('2024-03-01');
+    expect(fmtBarTime('2024-10-01T14:35:00Z')).toBe('2024-10-01 14:35');
+    expect(fmtBarTime('not a time')).toBe('not a time');
+  });
+});
 
 describe('numbers', () => {
   it.each([

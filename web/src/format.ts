@@ -52,6 +52,16 @@ export function fmtTime(v: unknown): string {
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
 }
 
+/**
+ * A bar's time as the data has it (stored UTC): the date for a daily bar (midnight UTC),
+ * else the date and the UTC time of day, "2024-10-01 14:35".
+ */
+export function fmtBarTime(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?/.exec(iso);
+  if (!m) return iso;
+  return m[2] === '00:00' && (!m[3] || m[3] === ':00') ? m[1] : `${m[1]} ${m[2]}`;
+}
+
 export function fmtDate(v: unknown): string {
   if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v)) return v.slice(0, 10);
   const d = toDate(v);

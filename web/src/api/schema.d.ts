@@ -340,7 +340,8 @@ export interface paths {
      * @description JSON text frames `{event, data}`. On connect the server sends `connected` `{task_id}`.
      * Client `{"action": "ping"}` gets `pong`; `{"action": "subscribe", "channel": "backtest",
      * "task_id": "..."}` subscribes to another task. Events: `progress` `{task_id, progress,
-     * current_bar, total_bars}`, `log` `{task_id, level, message, timestamp}` (epoch seconds),
+     * current_bar, total_bars}`, `log` `{task_id, level, message, timestamp}` (epoch seconds;
+     * also `bar_time`, RFC 3339, for a line logged while a bar was processed),
      * `complete` `{task_id, attempt, status, error, result}` (`result` is the summary of a completed
      * task, null for a failed or cancelled one). A client that connects after the task
      * finished receives `connected` and then the final state as `complete`; for a running
@@ -1692,7 +1693,8 @@ export interface operations {
    * @description JSON text frames `{event, data}`. On connect the server sends `connected` `{task_id}`.
    * Client `{"action": "ping"}` gets `pong`; `{"action": "subscribe", "channel": "backtest",
    * "task_id": "..."}` subscribes to another task. Events: `progress` `{task_id, progress,
-   * current_bar, total_bars}`, `log` `{task_id, level, message, timestamp}` (epoch seconds),
+   * current_bar, total_bars}`, `log` `{task_id, level, message, timestamp}` (epoch seconds;
+   * also `bar_time`, RFC 3339, for a line logged while a bar was processed),
    * `complete` `{task_id, attempt, status, error, result}` (`result` is the summary of a completed
    * task, null for a failed or cancelled one). A client that connects after the task
    * finished receives `connected` and then the final state as `complete`; for a running

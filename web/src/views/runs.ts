@@ -2,7 +2,7 @@
 
 import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
 import { button, clear, empty, errorBox, field, h, id, loading, toast } from '../dom';
-import { fmtAgo, fmtDateTime, fmtDuration, fmtParamValue, fmtTime, statusClass } from '../format';
+import { fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtParamValue, fmtTime, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { LEVELS, normLevel } from '../shape';
 import { taskSocket, watchTasks, type TaskEvent, type TaskSocket } from '../ws';
@@ -15,6 +15,8 @@ interface ShownLine {
   level: string;
   message: string;
   timestamp: number;
+  bar?: string | null; // the bar being processed (RFC 3339), when there was one
+  attempt?: number;
 }
 
 export function progressBar(task: Pick<Task, 'progress' | 'status' | 'task_id'>): HTMLElement {
@@ -430,9 +432,32 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     jump.hidden = atBottom;
     logBox.dataset.follow = String(follow);
   });
+  // A line shows the bar it was logged at (the wall-clock time on hover), or the wall-clock
+  // time when it came outside a bar.
   const lineEl = (l: ShownLine) => {
     const lv = normLevel(l.level);
-    return h('div', { class: `ll lv-${lv}`, 'data-level': lv }, h('time', null, fmtTime(l.timestamp)), h('span', { class: 'lv' }, lv), h('span', { class: 'msg' }, l.message));
+    const when = l.bar
+      ? h('time', { datetime: l.bar, title: `logged at ${fmtTime(l.timestamp)}`, class: 'bar-time' }, fmtBarTime(l.bar))
+      : h('time', { title: 'wall-clock time' }, fmtTime(l.timestamp));
+    return h('div', { class: `ll lv-${lv}`, 'data-level': lv }, when, h('span', { class: 'lv' }, lv), h('span', { class: 'msg' }, l.message));
+  };
+  // The lines to show, with a separator where a retried attempt's lines begin.
+  const shownEls = (ls: ShownLine[], prevAttempt: number | undefined) => {
+    const out: HTMLElement[] = [];
+    let prev = prevAttempt;
+    for (const l of ls) {
+      if (!enabled.has(normLevel(l.level))) continue;
+      if (l.attempt !== undefined && prev !== undefined && l.attempt !== prev) {
+        out.push(h('div', { class: 'attempt-sep', role: 'separator' }, `attempt ${l.attempt}`));
+      }
+      if (l.attempt !== undefined) prev = l.attempt;
+      out.push(lineEl(l));
+    }
+    return out;
+  };
+  const lastShownAttempt = () => {
+    for (let i = lines.length - 1; i >= 0; i--) if (enabled.has(normLevel(lines[i].level)) && lines[i].attempt !== undefined) return lines[i].attempt;
+    return undefined;
   };
   const updateCount = () => {
     const shown = lines.filter((l) => enabled.has(normLevel(l.level))).length;
@@ -440,13 +465,16 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   };
   const addLines = (ls: ShownLine[]) => {
     const frag = document.createDocumentFragment();
+    const fresh: ShownLine[] = [];
+    const before = lastShownAttempt();
     for (const l of ls) {
       const key = `${l.timestamp}|${l.level}|${l.message}`;
       if (seen.has(key)) continue;
       seen.add(key);
       lines.push(l);
-      if (enabled.has(normLevel(l.level))) frag.appendChild(lineEl(l));
+      fresh.push(l);
     }
+    frag.append(...shownEls(fresh, before));
     if (!frag.childNodes.length) return updateCount();
     logBox.querySelector('.empty-log')?.remove();
     logBox.appendChild(frag);
@@ -454,7 +482,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     if (follow) logBox.scrollTop = logBox.scrollHeight;
   };
   const rerender = () => {
-    logBox.replaceChildren(...lines.filter((l) => enabled.has(normLevel(l.level))).map(lineEl));
+    logBox.replaceChildren(...shownEls(lines, undefined));
     if (!logBox.childNodes.length) logBox.append(h('p', { class: 'empty-log muted' }, lines.length ? 'No lines at the selected levels.' : 'No log lines yet.'));
     updateCount();
     if (follow) logBox.scrollTop = logBox.scrollHeight;
@@ -503,7 +531,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
       barsText.textContent = task.total_bars ? `bar ${task.current_bar} of ${task.total_bars}` : '';
       head.querySelector('.status')?.replaceWith(statusBadge(task.status));
     } else if (e.event === 'log') {
-      addLines([{ level: String(d.level ?? 'INFO'), message: String(d.message ?? ''), timestamp: d.timestamp as number }]);
+      addLines([{ level: String(d.level ?? 'INFO'), message: String(d.message ?? ''), timestamp: d.timestamp as number, bar: (d.bar_time as string) ?? null, attempt: task.attempt }]);
     } else if (e.event === 'complete') {
       void reload().then(() => {
         showResultsLink();
@@ -539,7 +567,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   };
   const fetchLogs = async () => {
     try {
-      const ls = (await backtests.taskLogs(tid, 10000)).map((l): ShownLine => ({ level: l.level, message: l.message, timestamp: l.timestamp }));
+      const ls = (await backtests.taskLogs(tid, 10000)).map((l): ShownLine => ({ level: l.level, message: l.message, timestamp: l.timestamp, bar: l.bar_time, attempt: l.attempt }));
       addLines(ls);
       if (!lines.length) rerender();
     } catch (e) {
