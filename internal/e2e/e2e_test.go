@@ -275,6 +275,33 @@ func TestWebPage(t *testing.T) {
 	var sid string
 	must(t, chromedp.Run(ctx, chromedp.Evaluate(`location.pathname.split('/').pop()`, &sid)))
 
+	// ---- unsaved changes are not lost by a click elsewhere ----
+	step("unsaved-changes prompt")
+	edited := strings.Replace(strategyCode, "E2E moving-average crossover.", "E2E moving-average crossover, edited.", 1)
+	must(t, chromedp.Run(ctx,
+		setEditor(edited),
+		chromedp.Click(`#nav a[href$="/ui/runs"]`),
+		chromedp.WaitVisible(`dialog[open]`),
+		chromedp.Click(`dialog[open] button.btn:not(.danger)`), // stay
+		waitJS(`document.querySelector('dialog[open]') === null`, 5*time.Second),
+	))
+	var stayed bool
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`/\/ui\/strategies\/str_\d+$/.test(location.pathname) && document.querySelector('#code-editor .cm-content').textContent.includes('edited')`, &stayed)))
+	if !stayed {
+		t.Error("cancelling the prompt left the editor or lost the edit")
+	}
+	must(t, chromedp.Run(ctx,
+		chromedp.Click(`#nav a[href$="/ui/runs"]`),
+		chromedp.WaitVisible(`dialog[open] button.btn.danger`),
+		chromedp.Click(`dialog[open] button.btn.danger`), // leave without saving
+		waitJS(`location.pathname.endsWith('/ui/runs')`, 10*time.Second),
+		// Back on the strategy, unchanged: no prompt.
+		chromedp.Navigate(ui+"/strategies/"+sid),
+		chromedp.WaitVisible(`#code-editor .cm-content`),
+		chromedp.Click(`#nav a[href$="/ui/runs"]`),
+		waitJS(`location.pathname.endsWith('/ui/runs') && document.querySelector('dialog[open]') === null`, 10*time.Second),
+	))
+
 	// ---- run it from the form and watch it live ----
 	step("run it from the form with a per-bar delay")
 	must(t, chromedp.Run(ctx,

@@ -1,6 +1,7 @@
 // History-API router for the pages under /ui/ (any BASE_PATH prefix is kept).
 
 import { basePath } from './api';
+import { confirmDialog } from './dom';
 
 export type Cleanup = () => void;
 export type View = (main: HTMLElement, params: Record<string, string>, query: URLSearchParams) => Cleanup | void | Promise<Cleanup | void>;
@@ -17,6 +18,23 @@ let cleanup: Cleanup | void;
 // its own detached container, never over the newer view, and is cleaned up when it returns.
 let navigation = 0;
 let onChange: (path: string) => void = () => {};
+// leaveGuard, set by a view with work that is not saved, says what leaving would lose
+// (null: nothing). Every navigation asks it first; a new view starts without one.
+let leaveGuard: (() => string | null) | null = null;
+// here is the URL the router last rendered, to return to when a back/forward is refused.
+let here = '';
+
+/** Sets the current view's guard against leaving with unsaved work. */
+export function setLeaveGuard(fn: () => string | null): void {
+  leaveGuard = fn;
+}
+
+/** Asks the user before leaving a view with unsaved work; true: go ahead. */
+async function mayLeave(): Promise<boolean> {
+  const loss = leaveGuard?.();
+  if (!loss) return true;
+  return confirmDialog('Leave this page?', loss, 'Leave without saving');
+}
 
 export function route(pattern: string, view: View): void {
   const keys: string[] = [];
@@ -42,10 +60,13 @@ export function href(path: string): string {
 }
 
 export function navigate(path: string, replace = false): void {
-  const url = href(path);
-  if (replace) history.replaceState(null, '', url);
-  else history.pushState(null, '', url);
-  void render();
+  void (async () => {
+    if (!(await mayLeave())) return;
+    const url = href(path);
+    if (replace) history.replaceState(null, '', url);
+    else history.pushState(null, '', url);
+    void render();
+  })();
 }
 
 export function onRouteChange(fn: (path: string) => void): void {
@@ -66,6 +87,8 @@ export async function render(): Promise<void> {
   const main = document.getElementById('main')!;
   runCleanup(cleanup);
   cleanup = undefined;
+  leaveGuard = null;
+  here = window.location.pathname + window.location.search;
   const path = appPath();
   const query = new URLSearchParams(window.location.search);
   onChange(path);
@@ -89,7 +112,16 @@ export async function render(): Promise<void> {
 }
 
 export function startRouter(): void {
-  window.addEventListener('popstate', () => void render());
+  window.addEventListener('popstate', () => {
+    void (async () => {
+      if (await mayLeave()) return void render();
+      history.pushState(null, '', here); // refused: back where the user was
+    })();
+  });
+  // Closing or reloading the tab: the browser's own prompt.
+  window.addEventListener('beforeunload', (e) => {
+    if (leaveGuard?.()) e.preventDefault();
+  });
   document.addEventListener('click', (e) => {
     if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     const a = (e.target as Element).closest?.('a');
@@ -97,8 +129,11 @@ export function startRouter(): void {
     const url = new URL(a.href, window.location.href);
     if (url.origin !== window.location.origin || !url.pathname.startsWith(basePath() + '/ui')) return;
     e.preventDefault();
-    history.pushState(null, '', url.pathname + url.search);
-    void render();
+    void (async () => {
+      if (!(await mayLeave())) return;
+      history.pushState(null, '', url.pathname + url.search);
+      void render();
+    })();
   });
   void render();
 }

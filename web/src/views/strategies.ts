@@ -3,7 +3,7 @@
 import { ApiError, strategies as api, type ParamInfo, type Strategy, type StrategyVersion, type Template } from '../api';
 import { button, clear, confirmDialog, download, empty, errorBox, field, h, loading, toast } from '../dom';
 import { fmtDateTime, fmtParamValue } from '../format';
-import { href, navigate } from '../router';
+import { href, navigate, setLeaveGuard } from '../router';
 import { diffStats, docSummary, lineDiff, parseLoadError } from '../shape';
 import { infosFromParams, paramForm } from './params';
 
@@ -153,6 +153,13 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
   const { codeEditor } = await import('./editor');
   editorBox.replaceChildren();
   const editor = codeEditor(editorBox, initial.code, () => void save());
+  // What was last saved (or loaded): leaving with anything else asks first.
+  let saved = { name: nameIn.value, description: descIn.value, code: editor.get() };
+  setLeaveGuard(() =>
+    editor.get() !== saved.code || nameIn.value !== saved.name || descIn.value !== saved.description
+      ? 'Your changes to this strategy are not saved. Leave and lose them?'
+      : null,
+  );
 
   async function save(): Promise<void> {
     const name = nameIn.value.trim();
@@ -170,6 +177,7 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
       const s = sid ? await api.replaceStrategy(sid, body) : await api.createStrategy(body);
       editor.clearError();
       errBanner.hidden = true;
+      saved = { name: nameIn.value, description: descIn.value, code: body.code };
       status.textContent = `Saved at ${new Date().toLocaleTimeString()}`;
       toast(sid ? 'Saved a new version.' : 'Strategy created.', 'ok');
       if (!sid) navigate(`/strategies/${s.id}`, true);
@@ -199,6 +207,7 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
     try {
       await api.deleteStrategy(sid);
       toast('Strategy deleted.', 'ok');
+      setLeaveGuard(() => null); // nothing left to save
       navigate('/strategies');
     } catch (e) {
       toast((e as Error).message, 'error');
