@@ -60,12 +60,10 @@ func (c *CommInfo) valueSize(size, price float64) float64 {
 	return math.Abs(size) * c.Margin
 }
 
-// pnl is the profit of size units bought at price and marked at newprice.
+// pnl is the profit of size units bought at price and marked at newprice (times 1 is
+// exact, so stocks keep their bits).
 func (c *CommInfo) pnl(size, price, newprice float64) float64 {
-	if c.Mult == 0 || c.Mult == 1 {
-		return size * (newprice - price)
-	}
-	return size * (newprice - price) * c.Mult
+	return size * (newprice - price) * c.mult()
 }
 
 // cashAdjust is the cash futures settle when marked from price to newprice; none for

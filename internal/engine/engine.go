@@ -401,10 +401,16 @@ func (e *Engine) Cancel(o *Order) bool {
 }
 
 func (e *Engine) cancel(o *Order) {
-	o.Status = Canceled
+	e.end(o, Canceled, "INFO", fmt.Sprintf("order %d cancelled: %s %s %g %s", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol))
+}
+
+// end finishes a live order without a fill (cancelled, expired or rejected): it is
+// recorded, notified and logged, and its OCO group and bracket children go with it.
+func (e *Engine) end(o *Order, st Status, level, msg string) {
+	o.Status = st
 	e.event(o)
 	e.notify(o)
-	e.Log("INFO", "engine", fmt.Sprintf("order %d cancelled: %s %s %g %s", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol))
+	e.Log(level, "engine", msg)
 	e.ocoCheck(o)
 	for _, c := range o.children {
 		if c.Status.Alive() {
@@ -487,29 +493,11 @@ func (e *Engine) checkSubmitted() {
 
 // expire ends an order past its validity, with its bracket children and OCO group.
 func (e *Engine) expire(o *Order) {
-	o.Status = Expired
-	e.event(o)
-	e.notify(o)
-	e.Log("INFO", "engine", fmt.Sprintf("order %d expired: %s %s %g %s (valid until %s)", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol, o.ValidUntil.Format(time.RFC3339)))
-	e.ocoCheck(o)
-	for _, c := range o.children {
-		if c.Status.Alive() {
-			e.cancel(c)
-		}
-	}
+	e.end(o, Expired, "INFO", fmt.Sprintf("order %d expired: %s %s %g %s (valid until %s)", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol, o.ValidUntil.Format(time.RFC3339)))
 }
 
 func (e *Engine) reject(o *Order) {
-	o.Status = Margin
-	e.event(o)
-	e.notify(o)
-	e.Log("WARNING", "engine", fmt.Sprintf("order %d (%s %s %v) rejected: Margin (not enough cash)", o.Ref, o.Side, o.Type, math.Abs(o.Size)))
-	e.ocoCheck(o)
-	for _, c := range o.children {
-		if c.Status.Alive() {
-			e.cancel(c)
-		}
-	}
+	e.end(o, Margin, "WARNING", fmt.Sprintf("order %d (%s %s %v) rejected: Margin (not enough cash)", o.Ref, o.Side, o.Type, math.Abs(o.Size)))
 }
 
 // OpenStrategy is a Strategy with cheat-on-open (backtrader's next_open): NextOpen runs

@@ -33,23 +33,12 @@ func Const(c float64, n int) Series {
 // SMA is the simple moving average with an exactly rounded window sum
 // (backtrader uses math.fsum).
 func SMA(in Series, period int) Series {
-	n := len(in.Vals)
-	out := nanSeries(n)
-	first := in.First + period - 1
-	if period < 1 || first >= n {
-		return Series{Vals: out, First: max(first, 0)}
-	}
-	var acc exactSum
-	acc.partials = make([]float64, 0, 8)
+	s := sumN(in, period)
 	p := float64(period)
-	for i := in.First; i < n; i++ {
-		acc.add(in.Vals[i])
-		if i >= first {
-			out[i] = acc.value() / p
-			acc.remove(in.Vals[i-period+1])
-		}
+	for i := s.First; i < len(s.Vals); i++ {
+		s.Vals[i] /= p
 	}
-	return Series{Vals: out, First: first}
+	return s
 }
 
 // smoothing is backtrader's ExponentialSmoothing: seeded with the SMA of

@@ -6,13 +6,18 @@ import "math"
 // same names), pinned by testdata/backtrader/indicators; Donchian, Keltner, OBV and
 // StochRSI, which backtrader lacks, follow the common definitions documented with them.
 
-// scale is k*x bar by bar.
-func scale(k float64, in Series) Series {
+// mapSeries is f(x) bar by bar.
+func mapSeries(in Series, f func(x float64) float64) Series {
 	out := nanSeries(len(in.Vals))
 	for i := in.First; i < len(in.Vals); i++ {
-		out[i] = k * in.Vals[i]
+		out[i] = f(in.Vals[i])
 	}
 	return Series{Vals: out, First: in.First}
+}
+
+// scale is k*x bar by bar.
+func scale(k float64, in Series) Series {
+	return mapSeries(in, func(x float64) float64 { return k * x })
 }
 
 // sumN is the exactly rounded sum of the last period values (backtrader's SumN, fsum).
@@ -20,8 +25,12 @@ func sumN(in Series, period int) Series {
 	n := len(in.Vals)
 	out := nanSeries(n)
 	first := in.First + period - 1
+	if period < 1 || first >= n {
+		return Series{Vals: out, First: max(first, 0)}
+	}
 	var acc exactSum
-	for i := in.First; i < n && period > 0; i++ {
+	acc.partials = make([]float64, 0, 8)
+	for i := in.First; i < n; i++ {
 		acc.add(in.Vals[i])
 		if i >= first {
 			out[i] = acc.value()
@@ -139,8 +148,7 @@ func Aroon(high, low Series, period int) (up, down, osc Series) {
 	f := func(idx float64) float64 { return (100.0 / p) * (p - idx) }
 	hi := barsSince(high, period, func(a, b float64) bool { return a > b })
 	lo := barsSince(low, period, func(a, b float64) bool { return a < b })
-	up = binary(hi, hi, func(x, _ float64) float64 { return f(x) })
-	down = binary(lo, lo, func(x, _ float64) float64 { return f(x) })
+	up, down = mapSeries(hi, f), mapSeries(lo, f)
 	return up, down, Sub(up, down)
 }
 

@@ -867,8 +867,7 @@ func (h *host) hostObject() *goja.Object {
 			value := h.eng.FeedValue(feed)
 			price := r.Price
 			if price == 0 {
-				c := *h.eng.Cursor(feed)
-				price = h.eng.Feeds()[feed].Bars[c].Close
+				price = h.closeOf(feed)
 			}
 			switch {
 			case target > value:

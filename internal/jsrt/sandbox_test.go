@@ -313,12 +313,7 @@ func TestNextStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		for _, l := range res.Logs {
-			if l.Source == "strategy" {
-				got = append(got, l.Message)
-			}
-		}
+		got := strategyLines(res)
 		if strings.Join(got, ",") != c.want {
 			t.Errorf("%q: calls %s, want %s", c.extra, strings.Join(got, ","), c.want)
 		}
@@ -415,12 +410,7 @@ func TestLinesYouComputeWith(t *testing.T) {
 		}
 		return s / float64(p)
 	}
-	var lines []string
-	for _, l := range res.Logs {
-		if l.Source == "strategy" {
-			lines = append(lines, l.Message)
-		}
-	}
+	lines := strategyLines(res)
 	i := 6 // bar 7
 	f, s := sma(i, 3), sma(i, 5)
 	above := "0.000000"
@@ -477,12 +467,7 @@ func TestLinesOfTwoFeedsAlignByTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, l := range res.Logs {
-		if l.Source == "strategy" {
-			got = append(got, l.Message)
-		}
-	}
+	got := strategyLines(res)
 	// The spread is a line of feed B (its first input): B's bars, A's value of the same date;
 	// on the 3rd, B has no bar and its line stays at the 2nd's. next() starts on the 3rd:
 	// the crossover, a line of A, has its first value where B's price has two.
@@ -490,4 +475,15 @@ func TestLinesOfTwoFeedsAlignByTime(t *testing.T) {
 	if strings.Join(got, ",") != want {
 		t.Errorf("spread %q, want %q", strings.Join(got, ","), want)
 	}
+}
+
+// strategyLines are the messages the strategy itself logged.
+func strategyLines(res *engine.Result) []string {
+	var out []string
+	for _, l := range res.Logs {
+		if l.Source == "strategy" {
+			out = append(out, l.Message)
+		}
+	}
+	return out
 }

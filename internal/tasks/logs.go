@@ -139,6 +139,9 @@ func (k *logSink) publish() {
 	lines := k.live
 	k.live = nil
 	k.mu.Unlock()
+	if len(lines) == 0 { // the common tick: nothing to say, no statement
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := k.s.pub.PublishLogs(ctx, k.task.ID, k.task.SessionID, lines); err != nil {
