@@ -245,7 +245,9 @@ func TestDeadWorkerRunsElsewhere(t *testing.T) {
 	t.Parallel()
 	e := newProcEnv(t)
 	// River's own rescue (a margin past RUN_TIMEOUT) is minutes away: the lease does it.
-	env := []string{"RUN_TIMEOUT=120s", "LEASE_TIMEOUT=2s"}
+	// 6 s, not less: on a machine with both cores busy a live worker's renewal has taken
+	// over 2 s, and its run was (rightly, for that setting) taken away a second time.
+	env := []string{"RUN_TIMEOUT=120s", "LEASE_TIMEOUT=6s"}
 	first := e.start(t, env, "worker", "-workers", "1")
 	// Enqueue through the API process so the job is inserted exactly as in production.
 	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
@@ -277,7 +279,7 @@ func TestDeadWorkerRunsElsewhere(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Logf("killed at bar %d; running on another worker %s after the kill (LEASE_TIMEOUT=2s)", bar, time.Since(killed).Round(time.Millisecond))
+	t.Logf("killed at bar %d; running on another worker %s after the kill (LEASE_TIMEOUT=6s)", bar, time.Since(killed).Round(time.Millisecond))
 	e.waitStatus(t, "task_1", 4*time.Minute, "completed")
 
 	var results, equity, attempts, runs, newJobAttempt int
