@@ -70,13 +70,22 @@ type wireFeed struct {
 func toWireFeeds(feeds []engine.Feed) []wireFeed {
 	out := make([]wireFeed, len(feeds))
 	for i, f := range feeds {
-		n := len(f.Bars)
-		t, o, h, l, c, v := make([]int64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]int64, n)
+		// Packed straight from the bars: every run sends its feeds, and columns of numbers
+		// in between doubled what the service allocated for it.
+		n := 8 * len(f.Bars)
+		w := wireFeed{Symbol: f.Symbol, Time: make([]byte, n), Open: make([]byte, n), High: make([]byte, n),
+			Low: make([]byte, n), Close: make([]byte, n), Volume: make([]byte, n)}
+		le := binary.LittleEndian
 		for j, b := range f.Bars {
-			t[j], o[j], h[j], l[j], c[j], v[j] = b.Time.UnixNano(), b.Open, b.High, b.Low, b.Close, b.Volume
+			k := 8 * j
+			le.PutUint64(w.Time[k:], uint64(b.Time.UnixNano()))
+			le.PutUint64(w.Open[k:], math.Float64bits(b.Open))
+			le.PutUint64(w.High[k:], math.Float64bits(b.High))
+			le.PutUint64(w.Low[k:], math.Float64bits(b.Low))
+			le.PutUint64(w.Close[k:], math.Float64bits(b.Close))
+			le.PutUint64(w.Volume[k:], uint64(b.Volume))
 		}
-		out[i] = wireFeed{Symbol: f.Symbol, Time: packInts(t), Open: packFloats(o), High: packFloats(h),
-			Low: packFloats(l), Close: packFloats(c), Volume: packInts(v)}
+		out[i] = w
 	}
 	return out
 }
@@ -119,22 +128,25 @@ func toWireEquity(eq []engine.EquityPoint) *wireEquity {
 // points unpacks the curve; bad reports the first column holding a number that is not
 // finite ("" when all are).
 func (w *wireEquity) points() (pts []engine.EquityPoint, bad string) {
-	t := unpackInts(w.Time)
+	// Read straight from the packed bytes, for the same reason as toWireFeeds.
 	names := [5]string{"value", "cash", "return", "drawdown", "drawdown_money"}
-	cols := [5][]float64{unpackFloats(w.Value), unpackFloats(w.Cash), unpackFloats(w.Return), unpackFloats(w.Drawdown), unpackFloats(w.DrawdownMoney)}
-	n := len(t)
-	for k, c := range cols {
-		n = min(n, len(c))
-		for i, x := range c {
-			if bad == "" && (math.IsNaN(x) || math.IsInf(x, 0)) {
+	cols := [5][]byte{w.Value, w.Cash, w.Return, w.Drawdown, w.DrawdownMoney}
+	n := len(w.Time) / 8
+	for _, c := range cols {
+		n = min(n, len(c)/8)
+	}
+	le := binary.LittleEndian
+	var x [5]float64
+	pts = make([]engine.EquityPoint, n)
+	for i := range pts {
+		for k, c := range cols {
+			x[k] = math.Float64frombits(le.Uint64(c[8*i:]))
+			if bad == "" && (math.IsNaN(x[k]) || math.IsInf(x[k], 0)) {
 				bad = fmt.Sprintf("result.equity[%d].%s", i, names[k])
 			}
 		}
-	}
-	pts = make([]engine.EquityPoint, n)
-	for i := range pts {
-		pts[i] = engine.EquityPoint{Time: time.Unix(0, t[i]).UTC(), Value: cols[0][i], Cash: cols[1][i],
-			Return: cols[2][i], Drawdown: cols[3][i], DrawdownMoney: cols[4][i]}
+		pts[i] = engine.EquityPoint{Time: time.Unix(0, int64(le.Uint64(w.Time[8*i:]))).UTC(), Value: x[0], Cash: x[1],
+			Return: x[2], Drawdown: x[3], DrawdownMoney: x[4]}
 	}
 	return pts, bad
 }

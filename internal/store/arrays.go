@@ -82,8 +82,8 @@ func appendArray[T any](buf []byte, elem uint32, v []T, bits func(T) uint64) []b
 	if v == nil {
 		return nil
 	}
+	buf = grow(buf, 20+12*len(v))
 	buf = arrayHeader(buf, elem, len(v))
-	buf = grow(buf, 12*len(v))
 	for _, x := range v {
 		buf = binary.BigEndian.AppendUint32(buf, 8)
 		buf = binary.BigEndian.AppendUint64(buf, bits(x))
