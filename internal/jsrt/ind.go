@@ -3,6 +3,7 @@ package jsrt
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/dop251/goja"
@@ -106,7 +107,17 @@ func (p indParams) num(key string, i int, def float64) float64 {
 // output registers s as a line of feed and returns its script object.
 func (h *host) output(s engine.Series, feed int) *goja.Object {
 	h.eng.RequireMinPeriod(feed, s.First+1)
-	return h.rt.NewDynamicArray(newLine(h.rt, s, feed, h.eng.IndicatorCursor(feed)))
+	return h.lineObject(newLine(h.rt, s, feed, h.eng.IndicatorCursor(feed)))
+}
+
+// lineObject is l as a strategy sees it: array-like, with the arithmetic and
+// comparisons of lineOps as methods too (a.sub(b) is ind.Sub(a, b)).
+func (h *host) lineObject(l *line) *goja.Object {
+	o := h.rt.NewDynamicArray(l)
+	if h.lineProto != nil {
+		_ = o.SetPrototype(h.lineProto)
+	}
+	return o
 }
 
 func (h *host) multi(feed int, names []string, ss ...engine.Series) *goja.Object {
@@ -314,20 +325,28 @@ func (h *host) alignTo(feed int, l *line) *line {
 // lineOps installs arithmetic and comparisons on lines and the strategy's own
 // indicators (ind.Apply per bar, ind.Compute over the whole series).
 func (h *host) lineOps(o *goja.Object) {
+	h.lineProto = h.rt.NewObject()
+	_ = h.lineProto.SetPrototype(h.rt.Get("Array").ToObject(h.rt).Get("prototype").ToObject(h.rt))
+	// Each operation is ind.Name(a, b) and, on every line, a.name(b).
+	both := func(name string, f func(a, b engine.Series) engine.Series) {
+		fn := func(call goja.FunctionCall) goja.Value {
+			a, b, feed := h.pair(call, name)
+			return h.output(f(a.s, b.s), feed)
+		}
+		_ = o.Set(name, fn)
+		_ = h.lineProto.Set(strings.ToLower(name), func(call goja.FunctionCall) goja.Value {
+			return fn(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{call.This, call.Argument(0)}})
+		})
+	}
 	for name, f := range map[string]func(a, b engine.Series) engine.Series{
 		"Add": engine.Add, "Sub": engine.Sub, "Mul": engine.Mul, "Div": engine.Div, "Max": engine.Max, "Min": engine.Min,
 	} {
-		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
-			a, b, feed := h.pair(call, name)
-			return h.output(f(a.s, b.s), feed)
-		})
+		both(name, f)
 	}
 	for name, op := range map[string]string{"Gt": ">", "Ge": ">=", "Lt": "<", "Le": "<=", "Eq": "==", "Ne": "!="} {
-		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
-			a, b, feed := h.pair(call, name)
-			return h.output(engine.Compare(a.s, b.s, op), feed)
-		})
+		both(name, func(a, b engine.Series) engine.Series { return engine.Compare(a, b, op) })
 	}
+	nameFunctions(h.rt, h.lineProto)
 	_ = o.Set("Apply", func(call goja.FunctionCall) goja.Value {
 		ins, first, feed := h.customInputs(call.Argument(0), "Apply")
 		fn, ok := goja.AssertFunction(call.Argument(1))

@@ -84,6 +84,7 @@ type host struct {
 	nextOpen                                      goja.Callable // cheat-on-open, when the strategy has one
 	started                                       bool
 	orderMethods                                  [3]goja.Value
+	lineProto                                     *goja.Object // lines' prototype: Array's, plus a.sub(b) and the like
 	sizer                                         sizer // sizes buy() and sell() without a size
 }
 
@@ -308,7 +309,7 @@ func (d *dataView) column(c int) *line {
 		l := newLine(d.h.rt, engine.Line(v), d.feed, d.h.eng.Cursor(d.feed))
 		l.date = c == 5
 		d.lines[c] = l
-		d.objs[c] = d.h.rt.NewDynamicArray(l)
+		d.objs[c] = d.h.lineObject(l)
 	}
 	return d.lines[c]
 }

@@ -381,12 +381,14 @@ func TestLinesYouComputeWith(t *testing.T) {
     this.whole = ind.Compute(c, (xs) => xs.map((x, i) => (i < 2 ? NaN : x - xs[i - 2])));
     this.macd = ind.MACD(c, { fast: 3, slow: 6, signal: 2 });
     this.macdPos = ind.MACD(c, 3, 6, 2);
+    this.methods = [this.fast.sub(this.slow), this.fast.gt(this.slow), c.sub(ind.SMA(c, 4)).div(ind.StdDev(c, 4)), c.mul(2)];
   }
   next() {
     const n = this.data.length;
     const v = (l) => (Number.isNaN(l[0]) ? 'NaN' : l[0].toFixed(6));
     this.log([n, v(this.spread), v(this.ratio), v(this.twice), v(this.above), v(this.z), v(this.mine), v(this.whole),
-      v(this.macd.macd) === v(this.macdPos.macd) ? 'same' : 'differ'].join(' '));
+      v(this.macd.macd) === v(this.macdPos.macd) ? 'same' : 'differ',
+      this.methods.map(v).join() === [v(this.spread), v(this.above), v(this.z), v(this.twice)].join() ? 'same' : 'differ'].join(' '));
   }
 }`
 	bars := walk(12)
@@ -422,7 +424,7 @@ func TestLinesYouComputeWith(t *testing.T) {
 		t.Fatalf("bar 7: %q, want prefix %q", lines, want)
 	}
 	fields := strings.Fields(lines[0])
-	if fields[6] != fmt.Sprintf("%.6f", f-s+float64(i)) || fields[7] != fmt.Sprintf("%.6f", closes[i]-closes[i-2]) || fields[8] != "same" {
+	if fields[6] != fmt.Sprintf("%.6f", f-s+float64(i)) || fields[7] != fmt.Sprintf("%.6f", closes[i]-closes[i-2]) || fields[8] != "same" || fields[9] != "same" {
 		t.Errorf("own indicators and options: %q", lines[0])
 	}
 
@@ -432,6 +434,7 @@ func TestLinesYouComputeWith(t *testing.T) {
 		{`ind.SMA(this.data.close, { period: 0 })`, "SMA: period must be a positive integer"},
 		{`ind.Apply(this.data.close, (x) => { throw new Error('mine failed'); })`, "mine failed"},
 		{`ind.Add(1, 2)`, "Add: expected a line"},
+		{`this.data.close.sub('x')`, "Sub: expected a line"},
 		{`ind.Apply(5, (x) => x)`, "Apply: expected a line"},
 	} {
 		_, err := Run(context.Background(), RunConfig{Code: `class E extends Strategy { init() { ` + c.code + `; } }`, Feeds: []engine.Feed{{Symbol: "X", Bars: bars}}})
