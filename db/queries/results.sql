@@ -16,8 +16,8 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11);
 
 -- name: CopyResultTrades :copyfrom
 INSERT INTO result_trades (task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price,
-                           exit_price, pnl_gross, pnl_net, commission, bar_len)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
+                           exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15);
 
 -- name: InsertResultEquity :exec
 INSERT INTO result_equity_series (task_id, ts, value, cash, ret, drawdown_pct, drawdown_money)

@@ -25,9 +25,10 @@ func meanPopSD(x []float64) (mean, sd float64) {
 	return
 }
 
-// Analyze fills the per-bar returns and drawdowns of r.Equity and derives
-// the analyzers and the summary from r.Equity and r.Trades.
-func Analyze(r *Result) {
+// analyze fills the per-bar returns and drawdowns of r.Equity and derives
+// the analyzers and the summary from r.Equity and r.Trades; opened is the number of
+// trades notified as opened.
+func analyze(r *Result, opened int) {
 	eq := r.Equity
 	prev := r.InitialCash
 	peak := math.Inf(-1)
@@ -55,7 +56,7 @@ func Analyze(r *Result) {
 	}
 	r.Analyzers.Drawdown = dd
 	r.Analyzers.Sharpe = sharpe(r.InitialCash, eq)
-	r.Analyzers.TradeAnalyzer = tradeAnalyzer(r.Trades)
+	r.Analyzers.TradeAnalyzer = tradeAnalyzer(r.Trades, opened)
 	r.Analyzers.SQN = sqn(r.Trades)
 	r.Summary = summarize(r)
 }
@@ -100,14 +101,16 @@ func yearlyReturns(initial float64, eq []EquityPoint) []float64 {
 	return out
 }
 
-func tradeAnalyzer(trades []Trade) TradeAnalyzerResult {
-	var ta TradeAnalyzerResult
+// tradeAnalyzer is backtrader's TradeAnalyzer. Like it, it counts the trades notified as
+// opened (opened), and takes the open ones as those less the closed: the same as the open
+// trades at the end, except where trades of several tradeids meet (a trade a closing
+// part of a fill reopens is not notified as opened, in backtrader nor here).
+func tradeAnalyzer(trades []Trade, opened int) TradeAnalyzerResult {
+	ta := TradeAnalyzerResult{Total: opened}
 	var net, gross, wonT, lostT float64
 	curWon, curLost := 0, 0
 	for _, t := range trades {
-		ta.Total++
 		if t.IsOpen {
-			ta.Open++
 			continue
 		}
 		ta.Closed++
@@ -128,6 +131,7 @@ func tradeAnalyzer(trades []Trade) TradeAnalyzerResult {
 		ta.StreakWonLongest = max(ta.StreakWonLongest, curWon)
 		ta.StreakLostLongest = max(ta.StreakLostLongest, curLost)
 	}
+	ta.Open = ta.Total - ta.Closed
 	if ta.Closed > 0 {
 		ta.PnLNetTotal, ta.PnLGrossTotal = ptr(net), ptr(gross)
 	}

@@ -6,10 +6,13 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -85,6 +88,7 @@ func (p *Position) update(size, price float64) (opened, closed float64) {
 type TradeState struct {
 	Ref        int
 	Feed       int
+	TradeID    int     // the strategy's own grouping of orders (backtrader's tradeid)
 	Size       float64 // current signed size
 	MaxSize    float64 // largest signed size held
 	Price      float64 // average entry price
@@ -100,6 +104,13 @@ type TradeState struct {
 	IsOpen     bool
 	IsClosed   bool
 	JustOpened bool
+}
+
+// tradeKey names a trade's slot: backtrader keeps trades per feed and tradeid.
+type tradeKey struct{ feed, id int }
+
+func (a tradeKey) compare(b tradeKey) int {
+	return cmp.Or(cmp.Compare(a.feed, b.feed), cmp.Compare(a.id, b.id))
 }
 
 type note struct {
@@ -128,7 +139,8 @@ type Engine struct {
 	orders    []*Order
 	nextRef   int
 	tradeRef  int
-	trades    []*TradeState // per feed, the open trade
+	opened    int                      // trades notified as opened
+	trades    map[tradeKey]*TradeState // per feed and tradeid, the latest trade (open or closed)
 	closed    []Trade
 	notes     []note
 	scratch   []Position
@@ -158,7 +170,7 @@ func New(cfg Config) (*Engine, error) {
 	e.minPeriod = make([]int, n)
 	e.pos = make([]Position, n)
 	e.scratch = make([]Position, n)
-	e.trades = make([]*TradeState, n)
+	e.trades = map[tradeKey]*TradeState{}
 	for i := range e.cursor {
 		e.cursor[i] = -1
 		e.indCursor[i] = -1
@@ -316,7 +328,7 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 	o := &Order{
 		Ref: e.nextRef, Feed: r.Feed, Side: r.Side, Type: r.Type,
 		Size: float64(r.Side) * r.Size, Price: r.Price, PLimit: r.PLimit,
-		TrailAmount: r.TrailAmount, TrailPercent: r.TrailPercent, ValidUntil: r.ValidUntil,
+		TrailAmount: r.TrailAmount, TrailPercent: r.TrailPercent, ValidUntil: r.ValidUntil, TradeID: r.TradeID,
 		Status: Submitted, CreatedTime: bar.Time, CreatedBar: e.step,
 	}
 	o.Remaining = o.Size
@@ -365,7 +377,8 @@ func (e *Engine) Bracket(parent OrderRequest, stopPrice, limitPrice float64) ([]
 		if !(k.price > 0) {
 			continue
 		}
-		c, err := e.Submit(OrderRequest{Feed: parent.Feed, Side: opp, Type: k.t, Size: parent.Size, Price: k.price})
+		c, err := e.Submit(OrderRequest{Feed: parent.Feed, Side: opp, Type: k.t, Size: parent.Size, Price: k.price,
+			ValidUntil: parent.ValidUntil, TradeID: parent.TradeID}) // as backtrader passes valid and tradeid on
 		if err != nil {
 			return nil, err
 		}
@@ -751,11 +764,19 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 		e.Log("INFO", "engine", fmt.Sprintf("order %d filled: %s %g %s @ %.4f, commission %.4f",
 			o.Ref, o.Side, math.Abs(execSize), e.feeds[o.Feed].Symbol, price, closedComm+openedComm))
 		e.notify(o)
+		var last *TradeState
 		if closed != 0 {
-			e.tradeUpdate(o.Feed, closed, price, closedComm, t)
+			last = e.tradeUpdate(o, closed, price, closedComm, t, false)
 		}
 		if opened != 0 {
-			e.tradeUpdate(o.Feed, opened, price, openedComm, t)
+			last = e.tradeUpdate(o, opened, price, openedComm, t, true)
+		}
+		// As backtrader, a trade is notified as opened once per fill, if the last trade
+		// the fill updated has just opened (so backtrader's TradeAnalyzer counts it).
+		if last != nil && last.JustOpened {
+			snap := *last
+			e.notes = append(e.notes, note{trade: &snap})
+			e.opened++
 		}
 		e.ocoCheck(o)
 		if o.Status == Completed {
@@ -767,13 +788,20 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 	}
 }
 
-// tradeUpdate is backtrader's Trade.update for one execution bit.
-func (e *Engine) tradeUpdate(feed int, size, price, comm float64, t time.Time) {
-	tr := e.trades[feed]
-	if tr == nil {
+// tradeUpdate is backtrader's Trade.update for one execution bit of o: the part that
+// closed (reduced) the feed's position or the part that opened (added to) it. As in
+// backtrader's Strategy._addnotification, trades are kept per feed and tradeid, and the
+// position, which is the feed's across tradeids, decides which part is which: a closing
+// part goes to the tradeid's latest trade even when that one is closed (it opens again,
+// under its old ref), an opening part starts a new trade when the latest one is closed.
+func (e *Engine) tradeUpdate(o *Order, size, price, comm float64, t time.Time, opening bool) *TradeState {
+	feed := o.Feed
+	key := tradeKey{feed, o.TradeID}
+	tr := e.trades[key]
+	if tr == nil || (opening && tr.IsClosed) {
 		e.tradeRef++
-		tr = &TradeState{Ref: e.tradeRef, Feed: feed}
-		e.trades[feed] = tr
+		tr = &TradeState{Ref: e.tradeRef, Feed: feed, TradeID: o.TradeID}
+		e.trades[key] = tr
 	}
 	tr.Commission += comm
 	old := tr.Size
@@ -783,6 +811,7 @@ func (e *Engine) tradeUpdate(feed int, size, price, comm float64, t time.Time) {
 	if tr.JustOpened {
 		tr.OpenBar = bar
 		tr.OpenTime = t
+		tr.MaxSize = 0
 	}
 	tr.IsOpen = tr.Size != 0
 	tr.BarLen = bar - tr.OpenBar
@@ -802,20 +831,18 @@ func (e *Engine) tradeUpdate(feed int, size, price, comm float64, t time.Time) {
 	if tr.IsClosed {
 		tr.ExitPrice = price
 		tr.CloseTime = t
-		e.trades[feed] = nil
 		ct := t
 		e.closed = append(e.closed, Trade{
-			Ref: tr.Ref, Symbol: e.feeds[feed].Symbol, OpenTime: tr.OpenTime, CloseTime: &ct,
+			Ref: tr.Ref, TradeID: tr.TradeID, Symbol: e.feeds[feed].Symbol, OpenTime: tr.OpenTime, CloseTime: &ct,
 			Size: tr.MaxSize, EntryPrice: tr.EntryPrice, ExitPrice: price, PnLGross: tr.PnL, PnLNet: tr.PnLComm,
 			Commission: tr.Commission, BarLen: tr.BarLen,
 		})
 		e.Log("INFO", "engine", fmt.Sprintf("trade %d closed: %s, pnl %.4f, net %.4f, %d bars",
 			tr.Ref, e.feeds[feed].Symbol, tr.PnL, tr.PnLComm, tr.BarLen))
-	}
-	if tr.JustOpened || tr.IsClosed {
 		snap := *tr
 		e.notes = append(e.notes, note{trade: &snap})
 	}
+	return tr
 }
 
 // Run drives the strategy over every bar and returns the result.
@@ -925,12 +952,12 @@ func (e *Engine) finish() *Result {
 		r.Positions = append(r.Positions, PositionOut{Symbol: e.feeds[k].Symbol, Size: p.Size, Price: p.Price})
 	}
 	r.Trades = e.closed
-	for k, tr := range e.trades {
-		if tr != nil && tr.IsOpen {
+	for _, key := range slices.SortedFunc(maps.Keys(e.trades), tradeKey.compare) {
+		if tr := e.trades[key]; tr.IsOpen {
 			r.Trades = append(r.Trades, Trade{
-				Ref: tr.Ref, Symbol: e.feeds[k].Symbol, OpenTime: tr.OpenTime, Size: tr.MaxSize,
+				Ref: tr.Ref, TradeID: tr.TradeID, Symbol: e.feeds[key.feed].Symbol, OpenTime: tr.OpenTime, Size: tr.MaxSize,
 				EntryPrice: tr.EntryPrice, PnLGross: tr.PnL, PnLNet: tr.PnLComm, Commission: tr.Commission,
-				BarLen: e.cursor[k] - tr.OpenBar, IsOpen: true,
+				BarLen: e.cursor[key.feed] - tr.OpenBar, IsOpen: true,
 			})
 		}
 	}
@@ -956,6 +983,6 @@ func (e *Engine) finish() *Result {
 	if r.Logs == nil {
 		r.Logs = []LogEntry{}
 	}
-	Analyze(r)
+	analyze(r, e.opened)
 	return r
 }

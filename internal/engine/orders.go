@@ -109,6 +109,10 @@ type OrderRequest struct {
 	// bar after that time (backtrader's valid). Zero is good till cancelled. Market orders
 	// never expire.
 	ValidUntil time.Time
+
+	// TradeID groups orders into trades of their own on the same feed (backtrader's
+	// tradeid, default 0); the position stays one per feed.
+	TradeID int
 }
 
 // ValidDay is backtrader's Order.DAY validity for an order created at t: the end of t's
@@ -131,6 +135,7 @@ type Order struct {
 	TrailAmount  float64
 	TrailPercent float64
 	ValidUntil   time.Time // zero: good till cancelled
+	TradeID      int       // which of the feed's trades its fills belong to (backtrader's tradeid)
 	Status       Status
 	CreatedTime  time.Time
 	CreatedPrice float64

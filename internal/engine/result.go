@@ -72,6 +72,7 @@ type Execution struct {
 // returned to it.
 type Trade struct {
 	Ref        int        `json:"ref"`
+	TradeID    int        `json:"tradeid"`
 	Symbol     string     `json:"symbol"`
 	OpenTime   time.Time  `json:"open_time"`
 	CloseTime  *time.Time `json:"close_time"`

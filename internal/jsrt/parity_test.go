@@ -69,6 +69,7 @@ type expected struct {
 	SQN           engine.SQNResult           `json:"sqn"`
 	TradeAnalyzer engine.TradeAnalyzerResult `json:"trade_analyzer"`
 	Trades        []struct {
+		TradeID    int     `json:"tradeid"`
 		OpenDate   string  `json:"open_date"`
 		CloseDate  string  `json:"close_date"`
 		Size       float64 `json:"size"`
@@ -258,7 +259,7 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 		g, w := closed[i], exp.Trades[i]
 		if day(g.OpenTime) != w.OpenDate || day(*g.CloseTime) != w.CloseDate || g.Size != w.Size || g.EntryPrice != w.EntryPrice ||
 			g.ExitPrice != w.ExitPrice || !near(g.PnLGross, w.PnLGross, rel) || !near(g.PnLNet, w.PnLNet, rel) ||
-			!near(g.Commission, w.Commission, rel) || g.BarLen != w.BarLen {
+			!near(g.Commission, w.Commission, rel) || g.BarLen != w.BarLen || g.TradeID != w.TradeID {
 			t.Errorf("trade %d:\n got %+v\nwant %+v", i, g, w)
 			break
 		}

@@ -85,7 +85,7 @@ type host struct {
 	started                                       bool
 	orderMethods                                  [3]goja.Value
 	lineProto                                     *goja.Object // lines' prototype: Array's, plus a.sub(b) and the like
-	sizer                                         sizer // sizes buy() and sell() without a size
+	sizer                                         sizer        // sizes buy() and sell() without a size
 }
 
 // safeRun is run with panics (goja raises JavaScript exceptions thrown inside getters,
@@ -521,7 +521,7 @@ type orderView struct {
 	o *engine.Order
 }
 
-var orderKeys = []string{"ref", "status", "side", "exectype", "size", "price", "plimit", "trailamount", "trailpercent", "valid", "data", "created", "executed"}
+var orderKeys = []string{"ref", "status", "side", "exectype", "size", "price", "plimit", "trailamount", "trailpercent", "valid", "tradeid", "data", "created", "executed"}
 
 func (v *orderView) Get(key string) goja.Value {
 	h, o := v.h, v.o
@@ -550,6 +550,8 @@ func (v *orderView) Get(key string) goja.Value {
 			return goja.Null()
 		}
 		return rt.ToValue(fmtTime(o.ValidUntil))
+	case "tradeid":
+		return rt.ToValue(o.TradeID)
 	case "data":
 		return h.datas[o.Feed]
 	case "created":
@@ -609,6 +611,7 @@ func (h *host) orderObject(o *engine.Order) *goja.Object {
 func (h *host) tradeObject(t *engine.TradeState) *goja.Object {
 	obj := h.rt.NewObject()
 	_ = obj.Set("ref", t.Ref)
+	_ = obj.Set("tradeid", t.TradeID)
 	_ = obj.Set("size", t.Size)
 	_ = obj.Set("price", t.Price)
 	_ = obj.Set("pnl", t.PnL)
@@ -711,6 +714,11 @@ func (h *host) request(side engine.Side, op opts) engine.OrderRequest {
 		r.TrailAmount = h.num(op, "trailamount", 0)
 		r.TrailPercent = h.num(op, "trailpercent", 0)
 		r.ValidUntil = h.validity(op.get("valid"), r.Feed)
+		if id := h.num(op, "tradeid", 0); id != math.Trunc(id) || id < 0 || id > math.MaxInt32 {
+			h.throw("tradeid must be a whole number of 0 or more, got %v", id)
+		} else {
+			r.TradeID = int(id)
+		}
 	}
 	return r
 }

@@ -253,6 +253,37 @@ func TestOrderValidOption(t *testing.T) {
 	}
 }
 
+// An order's tradeid: on the order and its trade as the strategy sees them; not a whole
+// number of 0 or more is an error.
+func TestOrderTradeID(t *testing.T) {
+	t.Parallel()
+	code := func(id string) string {
+		return `class T extends Strategy {
+  next() {
+    if (this.data.length === 1) this.log('order ' + this.buy({ size: 1, tradeid: ` + id + ` }).tradeid);
+    if (this.data.length === 3) this.close({ tradeid: ` + id + ` });
+  }
+  notifyTrade(t) { this.log('trade ' + t.tradeid + (t.isclosed ? ' closed' : ' opened')); }
+}`
+	}
+	res, err := Run(context.Background(), RunConfig{Code: code("5"), Feeds: []engine.Feed{{Symbol: "X", Bars: walk(5)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(strategyLines(res), "; "); got != "order 5; trade 5 opened; trade 5 closed" {
+		t.Errorf("lines %q", got)
+	}
+	if len(res.Trades) != 1 || res.Trades[0].TradeID != 5 {
+		t.Errorf("trades %+v", res.Trades)
+	}
+	for _, bad := range []string{"1.5", "-1", "'x'"} {
+		_, err := Run(context.Background(), RunConfig{Code: code(bad), Feeds: []engine.Feed{{Symbol: "X", Bars: walk(5)}}})
+		if err == nil || !strings.Contains(err.Error(), "tradeid must be") {
+			t.Errorf("tradeid %s: error %v", bad, err)
+		}
+	}
+}
+
 // Sizers size buy() and sell() without a size; bad sizers are errors that say why.
 func TestSizers(t *testing.T) {
 	t.Parallel()

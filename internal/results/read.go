@@ -109,6 +109,7 @@ type TradeRow struct {
 // RoundTrip is a closed (or still open) trade from entry to exit.
 type RoundTrip struct {
 	Seq        int32    `json:"seq"`
+	TradeID    int32    `json:"tradeid"` // the strategy's grouping of orders (backtrader's tradeid), 0 by default
 	Symbol     string   `json:"symbol"`
 	IsOpen     bool     `json:"is_open"`
 	EntryDate  string   `json:"entry_date"`
@@ -159,7 +160,7 @@ func TradeRowOf(e engine.Execution) TradeRow {
 
 // RoundTripOf is the seq-th (1-based) round trip t as the trade list shows it.
 func RoundTripOf(seq int, t engine.Trade) RoundTrip {
-	rt := RoundTrip{Seq: int32(seq), Symbol: t.Symbol, IsOpen: t.IsOpen, EntryDate: FormatTime(t.OpenTime), Size: t.Size,
+	rt := RoundTrip{Seq: int32(seq), TradeID: int32(t.TradeID), Symbol: t.Symbol, IsOpen: t.IsOpen, EntryDate: FormatTime(t.OpenTime), Size: t.Size,
 		EntryPrice: t.EntryPrice, BarsHeld: int32(t.BarLen), PnLGross: t.PnLGross,
 		PnLNet: t.PnLNet, Commission: t.Commission}
 	if t.CloseTime != nil && !t.IsOpen {
@@ -346,7 +347,7 @@ func execution(r store.ResultExecution) engine.Execution {
 }
 
 func trade(r store.ResultTrade) engine.Trade {
-	t := engine.Trade{Ref: int(r.Ref), Symbol: r.Symbol, OpenTime: r.OpenTs, CloseTime: r.CloseTs, Size: r.Size,
+	t := engine.Trade{Ref: int(r.Ref), TradeID: int(r.Tradeid), Symbol: r.Symbol, OpenTime: r.OpenTs, CloseTime: r.CloseTs, Size: r.Size,
 		EntryPrice: r.EntryPrice, PnLGross: r.PnlGross, PnLNet: r.PnlNet, Commission: r.Commission,
 		BarLen: int(r.BarLen), IsOpen: r.IsOpen}
 	if r.ExitPrice != nil {

@@ -89,7 +89,7 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 			r := store.CopyResultTradesParams{
 				TaskID: taskID, Seq: int32(i + 1), Ref: int32(t.Ref), Symbol: t.Symbol, IsOpen: t.IsOpen,
 				OpenTs: t.OpenTime, CloseTs: t.CloseTime, Size: t.Size, EntryPrice: t.EntryPrice,
-				PnlGross: t.PnLGross, PnlNet: t.PnLNet, Commission: t.Commission, BarLen: int32(t.BarLen),
+				PnlGross: t.PnLGross, PnlNet: t.PnLNet, Commission: t.Commission, BarLen: int32(t.BarLen), Tradeid: int32(t.TradeID),
 			}
 			if !t.IsOpen && t.CloseTime != nil {
 				x := t.ExitPrice

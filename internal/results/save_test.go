@@ -13,6 +13,7 @@ func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
 	b := resultstest.Setup(t)
 	bars := resultstest.Orcl(t)
 	res := resultstest.RunSMA(t, bars, nil, 10000)
+	res.Trades[1].TradeID = 7
 	b.Task(t, "task_1", "completed", "ORCL", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
 
 	for round := 1; round <= 2; round++ { // the second Save replaces the first
@@ -45,6 +46,10 @@ func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
 		if nOpen != 1 || attempt != round || final != res.FinalValue {
 			t.Errorf("round %d: open trades %d (want 1), attempt %d, final %v (want %v)", round, nOpen, attempt, final, res.FinalValue)
 		}
+	}
+	page, err := b.Results().Trades(b.Ctx, "task_1", results.KindRoundTrips, 0, 3)
+	if trips, _ := page.Trades.([]results.RoundTrip); err != nil || len(trips) != 3 || trips[0].TradeID != 0 || trips[1].TradeID != 7 {
+		t.Errorf("round trips keep the tradeid: %+v, %v", page.Trades, err)
 	}
 	var viewRows int
 	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT count(*) FROM bi_results WHERE task_id = 'task_1' AND strategy_name = 'SmaCross'`).Scan(&viewRows); err != nil || viewRows != 1 {

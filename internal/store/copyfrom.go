@@ -85,6 +85,7 @@ func (r iteratorForCopyResultTrades) Values() ([]interface{}, error) {
 		r.rows[0].PnlNet,
 		r.rows[0].Commission,
 		r.rows[0].BarLen,
+		r.rows[0].Tradeid,
 	}, nil
 }
 
@@ -93,7 +94,7 @@ func (r iteratorForCopyResultTrades) Err() error {
 }
 
 func (q *Queries) CopyResultTrades(ctx context.Context, db DBTX, arg []CopyResultTradesParams) (int64, error) {
-	return db.CopyFrom(ctx, []string{"result_trades"}, []string{"task_id", "seq", "ref", "symbol", "is_open", "open_ts", "close_ts", "size", "entry_price", "exit_price", "pnl_gross", "pnl_net", "commission", "bar_len"}, &iteratorForCopyResultTrades{rows: arg})
+	return db.CopyFrom(ctx, []string{"result_trades"}, []string{"task_id", "seq", "ref", "symbol", "is_open", "open_ts", "close_ts", "size", "entry_price", "exit_price", "pnl_gross", "pnl_net", "commission", "bar_len", "tradeid"}, &iteratorForCopyResultTrades{rows: arg})
 }
 
 // iteratorForCopyTaskLogs implements pgx.CopyFromSource.

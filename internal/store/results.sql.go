@@ -40,6 +40,7 @@ type CopyResultTradesParams struct {
 	PnlNet     float64    `json:"pnl_net"`
 	Commission float64    `json:"commission"`
 	BarLen     int32      `json:"bar_len"`
+	Tradeid    int32      `json:"tradeid"`
 }
 
 const countResultExecutions = `-- name: CountResultExecutions :one
@@ -419,7 +420,7 @@ func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID stri
 }
 
 const listResultTrades = `-- name: ListResultTrades :many
-SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len FROM result_trades WHERE task_id = $1 ORDER BY seq
+SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid FROM result_trades WHERE task_id = $1 ORDER BY seq
 `
 
 func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) ([]ResultTrade, error) {
@@ -446,6 +447,7 @@ func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) 
 			&i.PnlNet,
 			&i.Commission,
 			&i.BarLen,
+			&i.Tradeid,
 		); err != nil {
 			return nil, err
 		}
@@ -500,7 +502,7 @@ func (q *Queries) PageResultExecutions(ctx context.Context, db DBTX, arg PageRes
 }
 
 const pageResultTrades = `-- name: PageResultTrades :many
-SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
+SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
 `
 
 type PageResultTradesParams struct {
@@ -533,6 +535,7 @@ func (q *Queries) PageResultTrades(ctx context.Context, db DBTX, arg PageResultT
 			&i.PnlNet,
 			&i.Commission,
 			&i.BarLen,
+			&i.Tradeid,
 		); err != nil {
 			return nil, err
 		}

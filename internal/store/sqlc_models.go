@@ -184,6 +184,7 @@ type ResultTrade struct {
 	PnlNet     float64    `json:"pnl_net"`
 	Commission float64    `json:"commission"`
 	BarLen     int32      `json:"bar_len"`
+	Tradeid    int32      `json:"tradeid"`
 }
 
 type Strategy struct {

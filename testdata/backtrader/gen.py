@@ -445,7 +445,55 @@ class CheatOnOpen(bt.Strategy):
             self.close()
 
 
+class TradeIds(bt.Strategy):
+    """Four trades on one feed told apart by tradeid; the position stays one. Tradeid 1
+    follows an SMA(10)/SMA(30) crossover with 10 shares; tradeid 2 holds 5 shares for
+    `hold` bars every `every` bars; tradeid 3 sells 3 shares every `every3` bars and buys
+    them back `hold` bars later, closing part of a position other tradeids opened (backtrader
+    opens a trade of its own for it, and reopens that closed trade under its old ref when it
+    sells again); tradeid 4 is a limit-entry bracket valid `days` days, children included."""
+    params = dict(every=13, hold=6, every3=29, bracket_every=41, days=3)
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(period=10), bt.ind.SMA(period=30))
+        self.t1 = False
+        self.t2_at = None
+        self.t3_at = None
+        self.live4 = set()
+
+    def notify_order(self, order):
+        if not order.alive():
+            self.live4.discard(order.ref)
+
+    def next(self):
+        n = len(self)
+        if self.cross[0] > 0 and not self.t1:
+            self.buy(size=10, tradeid=1)
+            self.t1 = True
+        elif self.cross[0] < 0 and self.t1:
+            self.sell(size=10, tradeid=1)
+            self.t1 = False
+        if self.t2_at is None and n % self.p.every == 0:
+            self.buy(size=5, tradeid=2)
+            self.t2_at = n
+        elif self.t2_at is not None and n - self.t2_at >= self.p.hold:
+            self.sell(size=5, tradeid=2)
+            self.t2_at = None
+        if self.t3_at is None and n % self.p.every3 == 0:
+            self.sell(size=3, tradeid=3)
+            self.t3_at = n
+        elif self.t3_at is not None and n - self.t3_at >= self.p.hold:
+            self.buy(size=3, tradeid=3)
+            self.t3_at = None
+        if not self.live4 and n % self.p.bracket_every == 0:
+            c = self.data.close[0]
+            orders = self.buy_bracket(size=4, price=c * 0.99, stopprice=c * 0.95, limitprice=c * 1.05,
+                                      valid=datetime.timedelta(days=self.p.days), tradeid=4)
+            self.live4.update(o.ref for o in orders)
+
+
 STRATEGIES = {
+    "trade_ids": (TradeIds, ["orcl.csv", "nvda.csv"]),
     "cheat_on_open": (CheatOnOpen, ["orcl.csv", "nvda.csv"]),
     "comm_per_share_min": (CommPerShareMin, ["orcl.csv", "nvda.csv"]),
     "comm_futures": (CommFutures, ["orcl.csv", "yhoo.csv"]),
@@ -477,12 +525,13 @@ class Recorder(bt.Analyzer):
         self.first_next = None
         self.last_fill = None
         # The largest size of each trade (the engine's Trade.Size) and its entry price (the
-        # position's average price after its last opening fill: the fill price unless it
-        # was added to): followed fill by fill, since notify_trade only comes when a trade
-        # opens and closes; closed trades' in the order they closed (one feed: trades close
-        # in order).
-        self.cur_max = self.cur_entry = None
-        self.closed_max = []
+        # position's average price after the last fill that grew the trade: the fill price
+        # unless it was added to): followed fill by fill per tradeid, as backtrader's
+        # Strategy._addnotification books the closing and the opening part of each fill,
+        # since notify_trade only comes when a trade opens and closes; closed trades' per
+        # tradeid in the order they closed (one feed: they close in order).
+        self.tstate = {}
+        self.closed_max = {}
 
     def notify_order(self, o):
         side = "buy" if o.isbuy() else "sell"
@@ -491,13 +540,10 @@ class Recorder(bt.Analyzer):
             # can differ from it in the last bit.
             self.last_fill = o.executed.exbits[-1].price
             bit = o.executed.exbits[-1]
-            if bit.closed and bit.psize - bit.opened == 0:
-                self.closed_max.append((self.cur_max, self.cur_entry))
-                self.cur_max = self.cur_entry = None
+            if bit.closed:
+                self.track(o.tradeid, bit.closed, bit, False)
             if bit.opened:
-                self.cur_entry = bit.pprice
-                if self.cur_max is None or abs(bit.psize) > abs(self.cur_max):
-                    self.cur_max = bit.psize
+                self.track(o.tradeid, bit.opened, bit, True)
             self.executions.append(dict(
                 ref=o.ref, date=day(o.executed.dt), side=side, exectype=o.ExecTypes[o.exectype],
                 price=self.last_fill, order_executed_price=o.executed.price, size=o.executed.size,
@@ -512,12 +558,27 @@ class Recorder(bt.Analyzer):
                 created_date=day(o.created.dt), created_price=o.created.price, requested_size=o.created.size,
                 bar_date=on.strftime("%Y-%m-%d")))
 
+    def track(self, tid, size, bit, opening):
+        st = self.tstate.get(tid)
+        if st is None or (opening and st["closed"]):
+            st = self.tstate[tid] = dict(size=0, max=None, entry=None, closed=False)
+        old, new = st["size"], st["size"] + size
+        if old == 0:
+            st["max"] = None
+        if abs(new) > abs(old):
+            st["entry"] = bit.pprice
+            if st["max"] is None or abs(new) > abs(st["max"]):
+                st["max"] = new
+        st["size"], st["closed"] = new, old != 0 and new == 0
+        if st["closed"]:
+            self.closed_max.setdefault(tid, []).append((st["max"], st["entry"], bit.price))
+
     def notify_trade(self, t):
         if t.isclosed:
-            size, entry = self.closed_max.pop(0)
+            size, entry, exit_price = self.closed_max[t.tradeid].pop(0)
             self.trades.append(dict(
-                ref=t.ref, open_date=day(t.dtopen), close_date=day(t.dtclose), size=size,
-                entry_price=entry, exit_price=self.last_fill, trade_price=t.price,
+                ref=t.ref, tradeid=t.tradeid, open_date=day(t.dtopen), close_date=day(t.dtclose), size=size,
+                entry_price=entry, exit_price=exit_price, trade_price=t.price,
                 pnl_gross=t.pnl, pnl_net=t.pnlcomm, commission=t.commission, barlen=t.barlen))
 
     def nextstart(self):
