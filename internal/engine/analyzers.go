@@ -66,9 +66,17 @@ func sharpe(initial float64, eq []EquityPoint) SharpeResult {
 	if len(eq) == 0 {
 		return s
 	}
-	rets := make([]float64, len(eq))
+	// Returns per calendar day, as backtrader's TimeReturn with timeframe Days: the same
+	// as per bar on daily bars, except where a day has two points (the extra step that
+	// delivers a resampled feed's last bar).
+	rets := make([]float64, 0, len(eq))
 	for i, p := range eq {
-		rets[i] = p.Return
+		if i > 0 && sameDay(p.Time, eq[i-1].Time) {
+			last := &rets[len(rets)-1]
+			*last = (1+*last)*(1+p.Return) - 1
+			continue
+		}
+		rets = append(rets, p.Return)
 	}
 	if m, sd := meanPopSD(rets); sd != 0 && !math.IsNaN(sd) {
 		s.DailyAnnualized = ptr(math.Sqrt(252) * (m / sd))
@@ -85,6 +93,12 @@ func sharpe(initial float64, eq []EquityPoint) SharpeResult {
 		}
 	}
 	return s
+}
+
+func sameDay(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd
 }
 
 // yearlyReturns is value at the last bar of each calendar year over the

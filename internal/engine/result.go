@@ -16,6 +16,9 @@ type Bar struct {
 type Feed struct {
 	Symbol string `json:"symbol"`
 	Bars   []Bar  `json:"bars"`
+	// Stamps, when set, are the times the strategy sees for the bars, where these differ
+	// from when the bars are delivered (a resampled feed: see Resample).
+	Stamps []time.Time `json:"-"`
 }
 
 // Result is everything one run produces.

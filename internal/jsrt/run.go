@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,6 +87,70 @@ type host struct {
 	orderMethods                                  [3]goja.Value
 	lineProto                                     *goja.Object // lines' prototype: Array's, plus a.sub(b) and the like
 	sizer                                         sizer        // sizes buy() and sell() without a size
+	given                                         int          // feeds given to the run; resampled ones follow
+}
+
+// resampled returns feeds followed by the feeds the strategy class asks for in its static
+// resample (backtrader's resampledata): an object or an array of them, each
+// {data: index of the feed (0), timeframe: 'weeks' | 'months' | 'years', compression: 1}.
+func (h *host) resampled(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
+	h.given = len(feeds)
+	v := cls.Get("resample")
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return feeds, nil
+	}
+	var specs []any
+	switch x := v.Export().(type) {
+	case []any:
+		specs = x
+	case map[string]any:
+		specs = []any{x}
+	default:
+		return nil, errors.New("static resample must be an object {timeframe, data, compression} or an array of them")
+	}
+	out := slices.Clip(feeds)
+	for i, s := range specs {
+		m, ok := s.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("resample[%d] must be an object {timeframe, data, compression}", i)
+		}
+		whole := func(key string, def int64) (int64, error) {
+			switch n := m[key].(type) {
+			case nil:
+				return def, nil
+			case int64:
+				return n, nil
+			}
+			return 0, fmt.Errorf("resample[%d].%s must be a whole number, got %v", i, key, m[key])
+		}
+		data, err := whole("data", 0)
+		if err != nil {
+			return nil, err
+		}
+		if data < 0 || data >= int64(len(feeds)) {
+			return nil, fmt.Errorf("resample[%d].data must be the index of one of the run's %d feeds, got %d", i, len(feeds), data)
+		}
+		comp, err := whole("compression", 1)
+		if err != nil {
+			return nil, err
+		}
+		tf, _ := m["timeframe"].(string)
+		f, err := engine.Resample(feeds[data], tf, int(comp))
+		if err != nil {
+			return nil, fmt.Errorf("resample[%d]: %s", i, strings.TrimPrefix(err.Error(), "resample: "))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// tradable is feed if orders may go to it: not to a resampled feed, whose bars are
+// only known once their period is over.
+func (h *host) tradable(feed int) int {
+	if feed >= h.given {
+		h.throw("orders go to the feeds the run was given, not to a resampled one (this.datas[%d])", feed)
+	}
+	return feed
 }
 
 // safeRun is run with panics (goja raises JavaScript exceptions thrown inside getters,
@@ -112,7 +177,11 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	if err != nil {
 		return nil, &RunError{Kind: "strategy", Message: err.Error()}
 	}
-	eng, err := engine.New(engine.Config{Feeds: cfg.Feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog})
+	feeds, err := h.resampled(cls, cfg.Feeds)
+	if err != nil {
+		return nil, &RunError{Kind: "strategy", Message: err.Error()}
+	}
+	eng, err := engine.New(engine.Config{Feeds: feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog})
 	if err != nil {
 		return nil, &RunError{Kind: "strategy", Message: err.Error()}
 	}
@@ -133,8 +202,8 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 		_ = p.Set(prm.Name, v)
 	}
 
-	datas := make([]any, len(cfg.Feeds))
-	for k := range cfg.Feeds {
+	datas := make([]any, len(feeds))
+	for k := range feeds {
 		datas[k] = h.dataObject(k)
 	}
 	inst, err := rt.New(cls)
@@ -303,7 +372,7 @@ func (d *dataView) column(c int) *line {
 			case 4:
 				v[i] = float64(b.Volume)
 			case 5:
-				v[i] = float64(b.Time.UnixMilli())
+				v[i] = float64(f.Stamp(i).UnixMilli())
 			}
 		}
 		l := newLine(d.h.rt, engine.Line(v), d.feed, d.h.eng.Cursor(d.feed))
@@ -356,7 +425,7 @@ func (h *host) dataObject(k int) *goja.Object {
 		if ago > 0 || i < 0 || i >= len(f.Bars) {
 			return ""
 		}
-		return f.Bars[i].Time.Format("2006-01-02")
+		return f.Stamp(i).Format("2006-01-02")
 	})
 	o := rt.NewDynamicObject(d)
 	h.datas = append(h.datas, o)
@@ -699,7 +768,7 @@ func (h *host) request(side engine.Side, op opts) engine.OrderRequest {
 		r.Size = op.num
 	}
 	if op.o != nil {
-		r.Feed = h.feedOf(op.get("data"))
+		r.Feed = h.tradable(h.feedOf(op.get("data")))
 		r.Size = h.num(op, "size", 0)
 		r.Price = h.num(op, "price", 0)
 		r.PLimit = h.num(op, "plimit", 0)
@@ -806,7 +875,7 @@ func (h *host) hostObject() *goja.Object {
 	})
 	_ = o.Set("close", func(_ goja.Value, v goja.Value) goja.Value {
 		op := h.readOpts(v)
-		feed := h.feedOf(op.get("data"))
+		feed := h.tradable(h.feedOf(op.get("data")))
 		pos := h.eng.Position(feed).Size
 		if pos == 0 {
 			return goja.Null()
@@ -853,7 +922,7 @@ func (h *host) hostObject() *goja.Object {
 		if op.o != nil {
 			target = h.num(op, "target", 0)
 		}
-		feed := h.feedOf(op.get("data"))
+		feed := h.tradable(h.feedOf(op.get("data")))
 		pos := h.eng.Position(feed).Size
 		r := h.request(engine.Buy, op)
 		r.Feed = feed

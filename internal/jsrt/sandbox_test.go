@@ -253,6 +253,39 @@ func TestOrderValidOption(t *testing.T) {
 	}
 }
 
+// A static resample adds a coarser feed after the given ones: each bar seen once its
+// period is over, stamped with its last bar's date; orders cannot go to it; bad specs
+// are errors that say what is wrong.
+func TestResampledFeed(t *testing.T) {
+	t.Parallel()
+	run := func(static, body string) (*engine.Result, error) {
+		code := `class R extends Strategy { static resample = ` + static + `; next() { ` + body + ` } }`
+		return Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: walk(20)}}})
+	}
+	res, err := run(`{ timeframe: 'weeks' }`, `if (this.data.length === 8 || this.data.length === 14) this.log([this.datas.length, this.datas[1].length, this.datas[1].date(0), this.datas[1].datetime[0].toISOString().slice(0, 10), this.datas[1].volume[0]].join(' '));`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// walk's days run from Monday 2000-01-03: the first week's 7 bars come with the 8th.
+	if got := strings.Join(strategyLines(res), "; "); got != "2 1 2000-01-09 2000-01-09 7000; 2 1 2000-01-09 2000-01-09 7000" {
+		t.Errorf("lines %q", got)
+	}
+	if res.FirstNext != 8 {
+		t.Errorf("first next %d, want 8 (the first weekly bar)", res.FirstNext)
+	}
+	for _, c := range []struct{ static, body, err string }{
+		{`{ timeframe: 'weeks' }`, `this.buy({ data: this.datas[1], size: 1 });`, "orders go to the feeds the run was given, not to a resampled one (this.datas[1])"},
+		{`{ timeframe: 'days' }`, ``, "resample[0]: timeframe must be 'weeks', 'months' or 'years'"},
+		{`[{ timeframe: 'weeks', data: 1 }]`, ``, "resample[0].data must be the index of one of the run's 1 feeds"},
+		{`{ timeframe: 'months', compression: 1.5 }`, ``, "resample[0].compression must be a whole number"},
+		{`'weeks'`, ``, "static resample must be an object"},
+	} {
+		if _, err := run(c.static, c.body); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: error %v, want %q", c.static, err, c.err)
+		}
+	}
+}
+
 // An order's tradeid: on the order and its trade as the strategy sees them; not a whole
 // number of 0 or more is an error.
 func TestOrderTradeID(t *testing.T) {

@@ -492,7 +492,43 @@ class TradeIds(bt.Strategy):
             self.live4.update(o.ref for o in orders)
 
 
+class WeeklyTrend(bt.Strategy):
+    """Daily entries filtered by the weekly trend, on weekly bars resampled from the daily
+    feed (backtrader's resampledata): long `size` shares when the last weekly close is
+    above its SMA(`wperiod`) and the daily close crosses above its SMA(`dperiod`); out when
+    the daily close falls under that SMA."""
+    params = dict(wperiod=10, dperiod=20, size=10)
+    resample = dict(timeframe=bt.TimeFrame.Weeks)
+
+    def __init__(self):
+        self.wsma = bt.ind.SMA(self.data1.close, period=self.p.wperiod)
+        self.dsma = bt.ind.SMA(self.data0.close, period=self.p.dperiod)
+        self.cross = bt.ind.CrossOver(self.data0.close, self.dsma)
+
+    def next(self):
+        if not self.position and self.data1.close[0] > self.wsma[0] and self.cross[0] > 0:
+            self.buy(size=self.p.size)
+        elif self.position and self.data0.close[0] < self.dsma[0]:
+            self.close()
+
+
+class TwoMonthBreakout(bt.Strategy):
+    """Breakouts of the last completed two-month bar (months resampled with compression
+    2): long `size` shares when the daily close rises above that bar's high, out when it
+    falls under its low."""
+    params = dict(size=10)
+    resample = dict(timeframe=bt.TimeFrame.Months, compression=2)
+
+    def next(self):
+        if not self.position and self.data0.close[0] > self.data1.high[0]:
+            self.buy(size=self.p.size)
+        elif self.position and self.data0.close[0] < self.data1.low[0]:
+            self.close()
+
+
 STRATEGIES = {
+    "resample_weekly": (WeeklyTrend, ["orcl.csv", "nvda.csv"]),
+    "resample_two_months": (TwoMonthBreakout, ["orcl.csv", "yhoo.csv"]),
     "trade_ids": (TradeIds, ["orcl.csv", "nvda.csv"]),
     "cheat_on_open": (CheatOnOpen, ["orcl.csv", "nvda.csv"]),
     "comm_per_share_min": (CommPerShareMin, ["orcl.csv", "nvda.csv"]),
@@ -582,7 +618,10 @@ class Recorder(bt.Analyzer):
                 pnl_gross=t.pnl, pnl_net=t.pnlcomm, commission=t.commission, barlen=t.barlen))
 
     def nextstart(self):
-        self.first_next = len(self.strategy)
+        # backtrader calls nextstart again on each bar while a slower feed (a resampled
+        # one) has exactly its warm-up of bars; the first call is the first next.
+        if self.first_next is None:
+            self.first_next = len(self.strategy)
         self.next()
 
     def next(self):
@@ -599,6 +638,8 @@ def run(name, cls, data):
     feed = bt.feeds.GenericCSVData(dataname=os.path.join(DATA, data), dtformat="%Y-%m-%d", datetime=0, open=1,
                                    high=2, low=3, close=4, volume=5, openinterest=-1, headers=True)
     cerebro.adddata(feed, name=data[:-4])
+    if hasattr(cls, "resample"):
+        cerebro.resampledata(feed, **cls.resample)
     cerebro.addstrategy(cls)
     cerebro.addanalyzer(Recorder, _name="rec")
     cerebro.addanalyzer(bt.analyzers.SharpeRatio, _name="sharpe_d", timeframe=bt.TimeFrame.Days, factor=252,
@@ -627,7 +668,8 @@ def run(name, cls, data):
         strategy=name, strategy_class=cls.__name__, params=dict(cls.params._getitems()), data=data,
         range=dict(fromdate=None, todate=None),
         settings=dict(cash=10000.0, commission=0.001),
-        bars=len(rec.equity), first_next_bar=dict(bar=rec.first_next),
+        bars=len(rec.equity), **(dict(data_bars=len(strat.data0)) if len(strat.data0) != len(rec.equity) else {}),
+        first_next_bar=dict(bar=rec.first_next),
         final_value=broker.getvalue(), final_cash=broker.getcash(), final_position_size=pos.size,
         final_position_price=pos.price,
         sharpe=dict(daily_annualized=strat.analyzers.sharpe_d.get_analysis()["sharperatio"],
