@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Makes backtrader fixtures for the engine's parity tests. Not run by CI.
 
-Each strategy below has a JavaScript twin in strategies/<name>.js; internal/jsrt's
-TestParity runs the twin on the same data and compares executions, trades, order events,
+Each strategy below has a JavaScript twin in strategies/<name>.js (or, lacking one, the example
+examples/<name>.js); internal/jsrt's TestParity runs it on the same data and compares executions, trades, order events,
 the equity curve bar by bar and the analyzers with expected/<name>__<data>.json, which
 this script writes in the format of ../shared/reference/expected (see its README).
 
@@ -527,7 +527,7 @@ class TwoMonthBreakout(bt.Strategy):
 
 
 STRATEGIES = {
-    "resample_weekly": (WeeklyTrend, ["orcl.csv", "nvda.csv"]),
+    "weekly_trend": (WeeklyTrend, ["orcl.csv", "nvda.csv"]),
     "resample_two_months": (TwoMonthBreakout, ["orcl.csv", "yhoo.csv"]),
     "trade_ids": (TradeIds, ["orcl.csv", "nvda.csv"]),
     "cheat_on_open": (CheatOnOpen, ["orcl.csv", "nvda.csv"]),
