@@ -1385,7 +1385,7 @@ export interface operations {
     parameters: {
       query?: {
         skip?: components["parameters"]["Skip"];
-        /** @description `executions` (one row per fill, the spec's list) or `round_trips` (closed and open trades: entry/exit date and price, bars held, gross and net pnl, commission). */
+        /** @description `executions` (one row per fill, the spec's list) or `round_trips` (closed and open trades: entry/exit date and price, bars held, gross and net pnl, commission, and the `tradeid` the strategy gave its orders). */
         kind?: "executions" | "round_trips";
         limit?: number;
       };
