@@ -177,13 +177,16 @@ func (s floatSeries) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), n
 
 func (s floatSeries) size() int { return len(s) * 20 }
 
-func (s floatSeries) appendJSON(b []byte) []byte {
+func (s floatSeries) appendJSON(b []byte) []byte { return appendArray(b, s, appendFloat) }
+
+// appendArray appends s as a JSON array, each element written by elem.
+func appendArray[T any](b []byte, s []T, elem func([]byte, T) []byte) []byte {
 	b = append(b, '[')
 	for i, v := range s {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendFloat(b, v)
+		b = elem(b, v)
 	}
 	return append(b, ']')
 }
@@ -196,18 +199,12 @@ func (s optFloatSeries) MarshalJSON() ([]byte, error) { return s.appendJSON(nil)
 func (s optFloatSeries) size() int { return len(s) * 20 }
 
 func (s optFloatSeries) appendJSON(b []byte) []byte {
-	b = append(b, '[')
-	for i, v := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	return appendArray(b, s, func(b []byte, v *float64) []byte {
 		if v == nil {
-			b = append(b, "null"...)
-		} else {
-			b = appendFloat(b, *v)
+			return append(b, "null"...)
 		}
-	}
-	return append(b, ']')
+		return appendFloat(b, *v)
+	})
 }
 
 // intSeries is a []int64 that encodes without reflection.
@@ -218,14 +215,7 @@ func (s intSeries) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil
 func (s intSeries) size() int { return len(s) * 12 }
 
 func (s intSeries) appendJSON(b []byte) []byte {
-	b = append(b, '[')
-	for i, v := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, v, 10)
-	}
-	return append(b, ']')
+	return appendArray(b, s, func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) })
 }
 
 // stringSeries is a []string (dates, labels) that encodes without reflection.
@@ -235,16 +225,7 @@ func (s stringSeries) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), 
 
 func (s stringSeries) size() int { return len(s) * 24 }
 
-func (s stringSeries) appendJSON(b []byte) []byte {
-	b = append(b, '[')
-	for i, v := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, v)
-	}
-	return append(b, ']')
-}
+func (s stringSeries) appendJSON(b []byte) []byte { return appendArray(b, s, appendString) }
 
 // candleRows are the candlestick series' rows [date, open, close, low, high, volume].
 type candleRows struct {
