@@ -114,9 +114,7 @@ func (h *host) output(s engine.Series, feed int) *goja.Object {
 // comparisons of lineOps as methods too (a.sub(b) is ind.Sub(a, b)).
 func (h *host) lineObject(l *line) *goja.Object {
 	o := h.rt.NewDynamicArray(l)
-	if h.lineProto != nil {
-		_ = o.SetPrototype(h.lineProto)
-	}
+	_ = o.SetPrototype(h.lineProto) // set by lineOps, with ind, before any line exists
 	return o
 }
 

@@ -875,7 +875,7 @@ func (h *host) hostObject() *goja.Object {
 	})
 	_ = o.Set("close", func(_ goja.Value, v goja.Value) goja.Value {
 		op := h.readOpts(v)
-		feed := h.tradable(h.feedOf(op.get("data")))
+		feed := h.feedOf(op.get("data")) // request refuses a resampled feed
 		pos := h.eng.Position(feed).Size
 		if pos == 0 {
 			return goja.Null()
@@ -922,7 +922,7 @@ func (h *host) hostObject() *goja.Object {
 		if op.o != nil {
 			target = h.num(op, "target", 0)
 		}
-		feed := h.tradable(h.feedOf(op.get("data")))
+		feed := h.feedOf(op.get("data")) // request refuses a resampled feed
 		pos := h.eng.Position(feed).Size
 		r := h.request(engine.Buy, op)
 		r.Feed = feed
