@@ -133,6 +133,7 @@ func TestPostgresRestartMidRun(t *testing.T) {
 func TestListenConnectionTerminated(t *testing.T) {
 	t.Parallel()
 	e := newProcEnv(t)
+	e.explainOnFailure(t, "task_1")
 	base := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0").URL(t)
 	e.start(t, nil, "worker", "-workers", "1")
 	events := watch(t, base, "task_1")

@@ -99,6 +99,36 @@ func (e *procEnv) scalar(t *testing.T, dst any, sql string, args ...any) {
 	}
 }
 
+// explainOnFailure logs, if t fails, what the database holds of task id: its row, its
+// attempts, its River jobs and its last log lines, so a run that never ended says where
+// it stopped.
+func (e *procEnv) explainOnFailure(t *testing.T, id string) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for _, q := range []string{
+			`SELECT row_to_json(t)::text FROM tasks t WHERE id = $1`,
+			`SELECT row_to_json(a)::text FROM task_attempts a WHERE task_id = $1 ORDER BY attempt`,
+			`SELECT json_build_object('id', id, 'state', state, 'attempt', attempt, 'attempted_by', attempted_by, 'errors', errors)::text FROM river_job WHERE args->>'task_id' = $1 ORDER BY id`,
+			`SELECT format('%s %s %s', ts, level, message) FROM (SELECT * FROM task_logs WHERE task_id = $1 ORDER BY id DESC LIMIT 10) l ORDER BY ts`,
+		} {
+			rows, err := e.pool.Query(context.Background(), q, id)
+			if err != nil {
+				t.Logf("%s: %v", q, err)
+				continue
+			}
+			for rows.Next() {
+				var s string
+				if rows.Scan(&s) == nil {
+					t.Logf("%s", s)
+				}
+			}
+			rows.Close()
+		}
+	})
+}
+
 // start runs the binary with args and env against the environment's database.
 func (e *procEnv) start(t *testing.T, env []string, args ...string) *proctest.Proc {
 	t.Helper()
