@@ -150,12 +150,22 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // readFeed reads one --data file within the date range; no bars there is an error.
 func readFeed(path, from, to string) ([]engine.Bar, error) {
-	raw, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	// Room for every bar up front (one per line): growing the slice would copy them.
-	bars, err := barcsv.ParseN(bytes.NewReader(raw), bytes.Count(raw, []byte{'\n'})+1)
+	defer f.Close()
+	// Room for every bar up front (one per line), or growing the slice would copy them. The
+	// file is streamed twice through one small buffer rather than read whole: fresh memory
+	// costs more than a second pass over the page cache.
+	lines, err := countLines(f)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	bars, err := barcsv.ParseN(f, lines+1)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -166,6 +176,21 @@ func readFeed(path, from, to string) ([]engine.Bar, error) {
 		return nil, fmt.Errorf("run: %s has no bars in the selected date range", path)
 	}
 	return bars, nil
+}
+
+func countLines(r io.Reader) (int, error) {
+	buf := make([]byte, 64<<10)
+	n := 0
+	for {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 func feedSymbols(feeds []backtest.Feed) []string {

@@ -118,6 +118,8 @@ func parseDate(s string) (time.Time, error) {
 	return t, nil
 }
 
+var priceNames = [4]string{"open", "high", "low", "close"}
+
 // Parse reads all bars. Errors are *Error naming the 1-based line: fields
 // that are not numbers, high below low, dates that do not parse, repeat or
 // go backwards.
@@ -173,20 +175,18 @@ func ParseN(r io.Reader, n int) ([]engine.Bar, error) {
 		if err != nil {
 			return nil, errf(lineNo, "%s", err.Error())
 		}
-		var bar engine.Bar
-		bar.Time = t
-		for _, c := range []struct {
-			n   string
-			i   int
-			dst *float64
-		}{{"open", lay.open, &bar.Open}, {"high", lay.high, &bar.High}, {"low", lay.low, &bar.Low}, {"close", lay.close, &bar.Close}} {
-			f := fields[c.i]
+		// Prices are parsed into an array, not through pointers into bar: those would move
+		// bar to the heap, one allocation per line.
+		var px [4]float64
+		for k, i := range [4]int{lay.open, lay.high, lay.low, lay.close} {
+			f := fields[i]
 			v, err := strconv.ParseFloat(unsafeString(f), 64)
 			if err != nil || v != v || v > 1e300 || v < -1e300 {
-				return nil, errf(lineNo, "%s %q is not a number", c.n, string(f))
+				return nil, errf(lineNo, "%s %q is not a number", priceNames[k], string(f))
 			}
-			*c.dst = v
+			px[k] = v
 		}
+		bar := engine.Bar{Time: t, Open: px[0], High: px[1], Low: px[2], Close: px[3]}
 		if lay.volume >= 0 {
 			f := fields[lay.volume]
 			if len(f) > 0 {
