@@ -97,7 +97,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
 		Strategies: strategies,
 		Data:       data,
 		Results:    res,
-		Report:     report.New(res, data.Feed),
+		Report:     report.New(res, data.Bars),
 	})
 	return s, nil
 }

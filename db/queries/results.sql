@@ -5,14 +5,14 @@ DELETE FROM results WHERE task_id = $1;
 INSERT INTO results (
     task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return,
     sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost,
-    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers
+    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, by_symbol
 ) VALUES (
-    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21
+    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22
 );
 
 -- name: CopyResultExecutions :copyfrom
-INSERT INTO result_executions (task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11);
+INSERT INTO result_executions (task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
 
 -- name: CopyResultTrades :copyfrom
 INSERT INTO result_trades (task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price,
@@ -27,8 +27,8 @@ VALUES ($1, $2, $3, $4, $5, $6, $7);
 SELECT * FROM results WHERE task_id = $1;
 
 -- name: GetResultWithTask :one
-SELECT r.*, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.strategy_id,
-       t.strategy_version, t.strategy_params, t.commission,
+SELECT r.*, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.start_date, t.end_date,
+       t.strategy_id, t.strategy_version, t.strategy_params, t.commission,
        COALESCE(s.name, '')::text AS strategy_name
 FROM results r
 JOIN tasks t ON t.id = r.task_id

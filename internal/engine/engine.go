@@ -144,6 +144,8 @@ type Engine struct {
 	closed    []Trade
 	notes     []note
 	scratch   []Position
+	flow      []float64 // per feed, the cash its fills and settlements moved
+	held      []int     // per feed, the steps that ended with a position in it
 	// activate holds bracket children whose parent filled: they become active at the start
 	// of the next bar, as in backtrader (never on their parent's fill bar).
 	activate []*Order
@@ -170,6 +172,8 @@ func New(cfg Config) (*Engine, error) {
 	e.minPeriod = make([]int, n)
 	e.pos = make([]Position, n)
 	e.scratch = make([]Position, n)
+	e.flow = make([]float64, n)
+	e.held = make([]int, n)
 	e.trades = map[tradeKey]*TradeState{}
 	for i := range e.cursor {
 		e.cursor[i] = -1
@@ -256,23 +260,27 @@ func (e *Engine) FeedValue(i int) float64 {
 func (e *Engine) value() float64 {
 	unlever := 0.0
 	for k := range e.pos {
-		p := &e.pos[k]
-		c := e.cursor[k]
-		if c < 0 {
-			continue
-		}
-		cl := e.feeds[k].Bars[c].Close
-		dvalue := e.ci.valueSize(p.Size, cl)
-		dunreal := e.ci.pnl(p.Size, p.Price, cl)
-		if dvalue > 0 {
-			dvalue -= dunreal
-			unlever += dvalue
-			unlever += dunreal
-		} else {
-			unlever += dvalue
-		}
+		a, b := e.posValue(k)
+		unlever += a
+		unlever += b // added apart, as backtrader does, for the same rounding
 	}
 	return e.cash + unlever
+}
+
+// posValue is feed k's position's part of the portfolio value, in backtrader's two terms.
+func (e *Engine) posValue(k int) (float64, float64) {
+	p := &e.pos[k]
+	c := e.cursor[k]
+	if c < 0 {
+		return 0, 0
+	}
+	cl := e.feeds[k].Bars[c].Close
+	dvalue := e.ci.valueSize(p.Size, cl)
+	if dvalue > 0 {
+		dunreal := e.ci.pnl(p.Size, p.Price, cl)
+		return dvalue - dunreal, dunreal
+	}
+	return dvalue, 0
 }
 
 // Log records an engine or strategy log line at the current bar.
@@ -555,7 +563,9 @@ func (e *Engine) settle() {
 			continue
 		}
 		cl := e.feeds[k].Bars[e.cursor[k]].Close
-		e.cash += e.ci.cashAdjust(p.Size, p.adjBase, cl)
+		adj := e.ci.cashAdjust(p.Size, p.adjBase, cl)
+		e.cash += adj
+		e.flow[k] += adj
 		p.adjBase = cl
 	}
 }
@@ -581,7 +591,9 @@ func (e *Engine) tryFills() {
 			continue
 		}
 		if price, ok := e.fillPrice(o, b); ok {
+			before := e.cash
 			e.execute(o, price, b.Time)
+			e.flow[o.Feed] += e.cash - before
 		}
 		if o.Status.Alive() && o.Type.trailing() {
 			o.trailAdjust(b.Close)
@@ -892,6 +904,11 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 		e.settle()
 		v := e.value()
 		e.res.Equity = append(e.res.Equity, EquityPoint{Time: t, Value: v, Cash: e.cash})
+		for k := range e.pos {
+			if e.pos[k].Size != 0 {
+				e.held[k]++
+			}
+		}
 
 		if len(e.notes) > 0 {
 			delivering, e.notes = e.notes, delivering[:0]
@@ -942,6 +959,47 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 	return e.finish(), nil
 }
 
+// symbolResults fills Result.Symbols from the run's fills, trades, cash flows and holdings.
+func (e *Engine) symbolResults() {
+	r := &e.res
+	r.Symbols = make([]SymbolResult, len(e.feeds))
+	at := make(map[string]int, len(e.feeds))
+	for k, f := range e.feeds {
+		a, b := e.posValue(k)
+		s := SymbolResult{Symbol: f.Symbol, PnL: e.flow[k] + a + b, FinalSize: e.pos[k].Size, FinalPrice: e.pos[k].Price}
+		if r.InitialCash != 0 {
+			s.Contribution = s.PnL / r.InitialCash
+		}
+		if len(r.Equity) > 0 {
+			s.Exposure = float64(e.held[k]) / float64(len(r.Equity))
+		}
+		r.Symbols[k] = s
+		if _, dup := at[f.Symbol]; !dup {
+			at[f.Symbol] = k
+		}
+	}
+	for _, x := range r.Executions {
+		s := &r.Symbols[at[x.Symbol]]
+		s.Executions++
+		s.Commission += x.Commission
+	}
+	for _, t := range r.Trades {
+		s := &r.Symbols[at[t.Symbol]]
+		switch {
+		case t.IsOpen:
+			s.OpenTrades++
+		case t.PnLNet >= 0:
+			s.Trades++
+			s.Won++
+			s.PnLClosed += t.PnLNet
+		default:
+			s.Trades++
+			s.Lost++
+			s.PnLClosed += t.PnLNet
+		}
+	}
+}
+
 func (e *Engine) finish() *Result {
 	r := &e.res
 	r.FinalCash = e.cash
@@ -971,6 +1029,7 @@ func (e *Engine) finish() *Result {
 	if r.Executions == nil {
 		r.Executions = []Execution{}
 	}
+	e.symbolResults()
 	if r.Trades == nil {
 		r.Trades = []Trade{}
 	}

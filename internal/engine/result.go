@@ -23,19 +23,40 @@ type Feed struct {
 
 // Result is everything one run produces.
 type Result struct {
-	InitialCash float64       `json:"initial_cash"`
-	FinalValue  float64       `json:"final_value"`
-	FinalCash   float64       `json:"final_cash"`
-	Positions   []PositionOut `json:"positions"`
-	Equity      []EquityPoint `json:"equity"`
-	Executions  []Execution   `json:"executions"`
-	Trades      []Trade       `json:"trades"`
-	OrderEvents []OrderEvent  `json:"order_events"`
-	OpenOrders  []OrderEvent  `json:"open_orders"`
-	Analyzers   Analyzers     `json:"analyzers"`
-	Summary     Summary       `json:"summary"`
-	Logs        []LogEntry    `json:"logs"`           // kept only when Config.OnLog is nil
-	FirstNext   int           `json:"first_next_bar"` // 1-based bar of the first next() call, 0 if never
+	InitialCash float64        `json:"initial_cash"`
+	FinalValue  float64        `json:"final_value"`
+	FinalCash   float64        `json:"final_cash"`
+	Positions   []PositionOut  `json:"positions"`
+	Symbols     []SymbolResult `json:"symbols"` // one per feed, in order
+	Equity      []EquityPoint  `json:"equity"`
+	Executions  []Execution    `json:"executions"`
+	Trades      []Trade        `json:"trades"`
+	OrderEvents []OrderEvent   `json:"order_events"`
+	OpenOrders  []OrderEvent   `json:"open_orders"`
+	Analyzers   Analyzers      `json:"analyzers"`
+	Summary     Summary        `json:"summary"`
+	Logs        []LogEntry     `json:"logs"`           // kept only when Config.OnLog is nil
+	FirstNext   int            `json:"first_next_bar"` // 1-based bar of the first next() call, 0 if never
+}
+
+// SymbolResult is one feed's share of a run. The feeds' PnL sum to the final value less
+// the initial cash, and their Contribution to the total return.
+type SymbolResult struct {
+	Symbol string `json:"symbol"`
+	// PnL is the cash its fills (and, for futures, daily settlements) moved plus its
+	// position's value at the end: realised and unrealised, net of commission.
+	PnL          float64 `json:"pnl"`
+	Contribution float64 `json:"contribution"` // PnL / initial cash
+	Trades       int     `json:"trades"`       // closed round trips
+	Won          int     `json:"won"`          // closed with a net pnl of 0 or more, as TradeAnalyzer counts
+	Lost         int     `json:"lost"`
+	OpenTrades   int     `json:"open_trades"`
+	PnLClosed    float64 `json:"pnl_closed"` // net pnl of the closed round trips
+	Executions   int     `json:"executions"`
+	Commission   float64 `json:"commission"` // paid on its fills
+	Exposure     float64 `json:"exposure"`   // fraction of the run's bars that ended holding it
+	FinalSize    float64 `json:"final_size"`
+	FinalPrice   float64 `json:"final_price"` // the final position's average price
 }
 
 // PositionOut is a position at the end of a run.

@@ -19,6 +19,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/trades", s.handle(s.resultTrades))
 			r.Get("/chart", s.handle(s.resultChart))
 			r.Get("/statistics", s.handle(s.resultStatistics))
+			r.Get("/symbols", s.handle(s.resultSymbols))
 			r.Get("/export", s.handle(s.resultExport))
 		})
 	})
@@ -55,7 +56,7 @@ func (s *Server) resultTrades(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) resultChart(w http.ResponseWriter, r *http.Request) error {
-	chart, err := s.report.Chart(r.Context(), chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"))
+	chart, err := s.report.Chart(r.Context(), chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"), r.URL.Query().Get("symbol"))
 	if err != nil {
 		return err
 	}
@@ -73,6 +74,15 @@ func writeChart(w http.ResponseWriter, chart *report.ChartConfig) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
+}
+
+func (s *Server) resultSymbols(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.results.Symbols(r.Context(), chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(list))
+	return nil
 }
 
 func (s *Server) resultStatistics(w http.ResponseWriter, r *http.Request) error {

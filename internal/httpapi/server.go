@@ -98,7 +98,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		s.results = results.NewService(deps.Store.Pool)
 	}
 	if s.report = deps.Report; s.report == nil && s.results != nil {
-		s.report = report.New(s.results, s.data.Feed)
+		s.report = report.New(s.results, s.data.Bars)
 	}
 	r := s.routes()
 	if cfg.BasePath == "" {

@@ -336,3 +336,75 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 		}
 	}
 }
+
+// TestSymbolResultsSumToTotals checks the per-feed breakdown against the portfolio: the
+// feeds' pnl sum to the final value less the initial cash, their contributions to the total
+// return, their fills and round trips to the run's; for two feeds and for a futures scheme
+// (cash settled at every close).
+func TestSymbolResultsSumToTotals(t *testing.T) {
+	ref := referenceDir(t)
+	root := repoRoot(t)
+	orcl, nvda := loadBars(t, filepath.Join(ref, "data", "orcl.csv")), loadBars(t, filepath.Join(ref, "data", "nvda.csv"))
+	cases := []struct {
+		name, file string
+		feeds      []engine.Feed
+	}{
+		{"pairs", filepath.Join(root, "examples", "pairs.js"), []engine.Feed{{Symbol: "ORCL", Bars: orcl}, {Symbol: "NVDA", Bars: nvda}}},
+		{"futures", filepath.Join(root, "testdata", "backtrader", "strategies", "comm_futures.js"), []engine.Feed{{Symbol: "ORCL", Bars: orcl}}},
+		{"sma cross on the second of two feeds", filepath.Join(root, "examples", "sma_cross.js"), []engine.Feed{{Symbol: "NVDA", Bars: nvda}, {Symbol: "ORCL", Bars: orcl}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, err := os.ReadFile(c.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(context.Background(), RunConfig{Code: string(code), Feeds: c.feeds, Cash: 10000, Commission: 0.001})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Symbols) != len(c.feeds) {
+				t.Fatalf("%d symbol results for %d feeds", len(res.Symbols), len(c.feeds))
+			}
+			var pnl, contrib, comm float64
+			var execs, trades, open int
+			for i, s := range res.Symbols {
+				if s.Symbol != c.feeds[i].Symbol {
+					t.Errorf("symbol result %d is %s, want %s", i, s.Symbol, c.feeds[i].Symbol)
+				}
+				if s.Exposure < 0 || s.Exposure > 1 || s.Won+s.Lost != s.Trades {
+					t.Errorf("%s: exposure %v, won %d + lost %d of %d trades", s.Symbol, s.Exposure, s.Won, s.Lost, s.Trades)
+				}
+				if s.Executions > 0 && s.Exposure == 0 {
+					t.Errorf("%s: %d fills but never held", s.Symbol, s.Executions)
+				}
+				pnl += s.PnL
+				contrib += s.Contribution
+				comm += s.Commission
+				execs += s.Executions
+				trades += s.Trades
+				open += s.OpenTrades
+			}
+			if execs == 0 {
+				t.Fatal("no fills: nothing compared")
+			}
+			want := res.FinalValue - res.InitialCash
+			if math.Abs(pnl-want) > 1e-6*math.Max(1, math.Abs(want)) {
+				t.Errorf("pnl of the symbols %v, final value less initial cash %v", pnl, want)
+			}
+			if math.Abs(contrib-res.Summary.TotalReturn) > 1e-9 {
+				t.Errorf("contributions %v, total return %v", contrib, res.Summary.TotalReturn)
+			}
+			var wantComm float64
+			for _, x := range res.Executions {
+				wantComm += x.Commission
+			}
+			if execs != len(res.Executions) || math.Abs(comm-wantComm) > 1e-9*math.Max(1, wantComm) {
+				t.Errorf("fills %d (commission %v), run %d (%v)", execs, comm, len(res.Executions), wantComm)
+			}
+			if trades+open != len(res.Trades) {
+				t.Errorf("round trips %d closed + %d open, run %d", trades, open, len(res.Trades))
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/store"
 )
@@ -95,6 +96,47 @@ func (f *Feeds) Any(ctx context.Context, source, symbol, tf string, from, until 
 		return false, fmt.Errorf("bars of %s/%s: %w", source, symbol, err)
 	}
 	return ok, nil
+}
+
+// At returns the bars of symbol at timeframe tf with from <= time < until, oldest first:
+// the stored ones when tf is stored, otherwise aggregated from the coarsest stored
+// timeframe below it (read through the cache like Bars). A tf finer than every stored one
+// is an apperr 400 naming the finest stored; an unknown symbol gives no bars.
+func (f *Feeds) At(ctx context.Context, source, symbol, tf string, from, until time.Time) ([]engine.Bar, error) {
+	src, err := f.sourceTimeframe(ctx, source, symbol, tf)
+	if err != nil || src == "" {
+		return []engine.Bar{}, err
+	}
+	bars, err := f.Bars(ctx, source, symbol, src, from, until)
+	if err != nil || src == tf {
+		return bars, err
+	}
+	return Aggregate(bars, tf), nil
+}
+
+// AnyAt is Any for the bars At would return.
+func (f *Feeds) AnyAt(ctx context.Context, source, symbol, tf string, from, until time.Time) (bool, error) {
+	src, err := f.sourceTimeframe(ctx, source, symbol, tf)
+	if err != nil || src == "" {
+		return false, err
+	}
+	return f.Any(ctx, source, symbol, src, from, until)
+}
+
+// sourceTimeframe is the stored timeframe bars at tf are made from; "" when none is stored.
+func (f *Feeds) sourceTimeframe(ctx context.Context, source, symbol, tf string) (string, error) {
+	if !ValidTimeframe(tf) {
+		return "", apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
+	}
+	stored, err := storedTimeframes(ctx, f.db.Pool, source, symbol)
+	if err != nil || len(stored) == 0 {
+		return "", err
+	}
+	src, err := readFrom(stored, symbol, tf)
+	if err != nil {
+		return "", apperr.Invalid("%s", err.Error())
+	}
+	return src, nil
 }
 
 // read loads the bars and the version they belong to from one snapshot and keeps them.

@@ -172,17 +172,12 @@ func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end 
 	if err != nil {
 		return nil, err
 	}
-	from := ""
-	for _, s := range stored { // finest first: keep the coarsest at or below tf
-		if minutes[s] <= minutes[tf] {
-			from = s
-		}
+	if len(stored) == 0 {
+		return []engine.Bar{}, nil
 	}
-	if from == "" {
-		if len(stored) == 0 {
-			return []engine.Bar{}, nil
-		}
-		return nil, retrieval("timeframe %s is finer than the stored bars of %s (finest stored: %s)", tf, symbol, stored[0])
+	from, err := readFrom(stored, symbol, tf)
+	if err != nil {
+		return nil, retrieval("%s", err.Error())
 	}
 	bars, err := readBars(ctx, svc.st.Pool, source, symbol, from, start, end.AddDate(0, 0, 1))
 	if err != nil {
@@ -192,43 +187,6 @@ func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end 
 		return bars, nil
 	}
 	return Aggregate(bars, tf), nil
-}
-
-// Feed returns the bars a backtest of symbol over [start, end] (end inclusive) runs on:
-// the daily bars when stored, otherwise the symbol's finest stored timeframe. An unknown
-// source gives the spec's `Unsupported data source: <source>`; errors are apperr values
-// whose Detail is suitable as a task's error text.
-func (svc *Service) Feed(ctx context.Context, source, symbol string, start, end time.Time) ([]engine.Bar, error) {
-	bars, _, err := loadFeed(ctx, svc.st.Pool, source, symbol, start, end)
-	return bars, err
-}
-
-// loadFeed is Feed, also returning the timeframe it read.
-func loadFeed(ctx context.Context, db store.DBTX, source, symbol string, start, end time.Time) ([]engine.Bar, string, error) {
-	if _, err := q.GetDataSource(ctx, db, source); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, "", apperr.Invalid("Unsupported data source: %s", source)
-		}
-		return nil, "", fmt.Errorf("get data source %s: %w", source, err)
-	}
-	if err := checkSymbol(ctx, db, source, symbol); err != nil {
-		return nil, "", err
-	}
-	stored, err := storedTimeframes(ctx, db, source, symbol)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(stored) == 0 {
-		return nil, "", retrieval("no bars stored for %s in %s", symbol, source)
-	}
-	tf := stored[0]
-	for _, s := range stored {
-		if s == "1d" {
-			tf = s
-		}
-	}
-	bars, err := readBars(ctx, db, source, symbol, tf, start, end.AddDate(0, 0, 1))
-	return bars, tf, err
 }
 
 func checkSymbol(ctx context.Context, db store.DBTX, source, symbol string) error {

@@ -178,10 +178,10 @@ func TestEnsureBuiltinSampleData(t *testing.T) {
 	if err != nil || len(hourly) != 7 { // 14:30-21:00 touches hours 14..20
 		t.Fatalf("hourly from 5m: %d, %v", len(hourly), err)
 	}
-	// No daily bars stored: the feed is the finest stored timeframe, 78 five-minute bars a day.
-	feed, err := marketdata.NewService(b.store, nil).Feed(b.ctx, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-02T00:00:00Z"))
-	if err != nil || len(feed) != 2*78 || feed[1].Time.Sub(feed[0].Time) != 5*time.Minute {
-		t.Fatalf("intraday feed: %d %v", len(feed), err)
+	// No daily bars stored: daily ones are made from the five-minute bars, 78 a day.
+	daily, err := marketdata.NewService(b.store, nil).Bars(b.ctx, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-02T00:00:00Z"), "1d")
+	if err != nil || len(daily) != 2 {
+		t.Fatalf("daily from 5m: %d %v", len(daily), err)
 	}
 }
 
@@ -207,9 +207,6 @@ func TestBarsErrors(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
-	}
-	if _, err := marketdata.NewService(b.store, nil).Feed(b.ctx, "yahoo", "ACME", d, d); detail(err) != "Unsupported data source: yahoo" {
-		t.Errorf("Feed unknown source: %v", err)
 	}
 	for _, lim := range []int{0, 1001} {
 		if _, err := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", "", lim); err == nil {

@@ -1,6 +1,7 @@
 package marketdata
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -20,6 +21,25 @@ var minutes = map[string]int{"1m": 1, "5m": 5, "15m": 15, "1h": 60, "4h": 240, "
 func ValidTimeframe(tf string) bool { _, ok := minutes[tf]; return ok }
 
 func timeframeList() string { return strings.Join(Timeframes, ", ") }
+
+// readFrom picks the stored timeframe bars at tf are made from: the coarsest of stored
+// (finest first) at or below tf. None is an error naming the finest stored one.
+func readFrom(stored []string, symbol, tf string) (string, error) {
+	from := ""
+	for _, s := range stored {
+		if minutes[s] <= minutes[tf] {
+			from = s
+		}
+	}
+	if from == "" {
+		finest := "none"
+		if len(stored) > 0 {
+			finest = stored[0]
+		}
+		return "", fmt.Errorf("timeframe %s is finer than the stored bars of %s (finest stored: %s)", tf, symbol, finest)
+	}
+	return from, nil
+}
 
 // bucket returns the start of tf's interval containing t (UTC): intraday intervals are
 // aligned to midnight, weeks start on Monday, months on the first.

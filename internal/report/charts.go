@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
@@ -62,7 +64,11 @@ var chartParts = map[string]results.Parts{
 
 // Chart builds chart_type for taskID's result. The bars come from the market data the task
 // ran on.
-func (svc *Service) Chart(ctx context.Context, taskID, chartType string) (*ChartConfig, error) {
+//
+// symbol picks the feed of a several-symbol task the candlestick and trades charts show
+// (its bars and its fills); "" is the first. The equity chart's buy-and-hold line is the
+// first feed's.
+func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string) (*ChartConfig, error) {
 	parts, ok := chartParts[chartType]
 	if !ok {
 		return nil, apperr.Invalid("Unsupported chart type: %s", chartType)
@@ -71,18 +77,27 @@ func (svc *Service) Chart(ctx context.Context, taskID, chartType string) (*Chart
 	if err != nil {
 		return nil, err
 	}
+	feeds := s.Run.Feeds()
+	if symbol == "" || chartType == "equity" {
+		symbol = feeds[0]
+	} else if !slices.Contains(feeds, symbol) {
+		return nil, apperr.Invalid("Symbol %s is not a feed of task %s (its feeds: %s)", symbol, taskID, strings.Join(feeds, ", "))
+	}
 	in := ChartInput{InitialCash: s.Run.InitialCash, Equity: s.Equity, Executions: s.Executions}
+	if len(feeds) > 1 {
+		in.Executions = slices.DeleteFunc(slices.Clone(s.Executions), func(x engine.Execution) bool { return x.Symbol != symbol })
+	}
 	if chartType == "candlestick" || chartType == "equity" || chartType == "trades" {
-		if in.Bars, err = svc.runBars(ctx, s.Run); err != nil {
+		if in.Bars, err = svc.runBars(ctx, s.Run, symbol); err != nil {
 			return nil, err
 		}
 	}
 	return BuildChart(chartType, in)
 }
 
-// runBars reads the bars run ran on; none when they have since been deleted.
-func (svc *Service) runBars(ctx context.Context, run results.Run) ([]engine.Bar, error) {
-	bars, err := svc.bars(ctx, run.DataSource, run.Symbol, run.StartDate, run.EndDate)
+// runBars reads the bars of symbol the run ran on; none when they have since been deleted.
+func (svc *Service) runBars(ctx context.Context, run results.Run, symbol string) ([]engine.Bar, error) {
+	bars, err := svc.bars(ctx, run.DataSource, symbol, run.StartDate, run.EndDate, run.Timeframe)
 	if err != nil {
 		if _, isApp := apperr.As(err); isApp { // the bars are gone: chart what is stored
 			return nil, nil

@@ -50,7 +50,7 @@ func TestCharts(t *testing.T) {
 	t.Parallel()
 	b, bars, res := resultstest.SmallRun(t)
 	get := func(kind string) map[string]any {
-		c, err := service(b).Chart(b.Ctx, "task_1", kind)
+		c, err := service(b).Chart(b.Ctx, "task_1", kind, "")
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -222,7 +222,7 @@ func TestCharts(t *testing.T) {
 		}
 	})
 
-	if _, err := service(b).Chart(b.Ctx, "task_1", "pie"); resultstest.Detail(err) != "Unsupported chart type: pie" {
+	if _, err := service(b).Chart(b.Ctx, "task_1", "pie", ""); resultstest.Detail(err) != "Unsupported chart type: pie" {
 		t.Errorf("pie: %v", err)
 	}
 }

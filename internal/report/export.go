@@ -131,7 +131,7 @@ func (svc *Service) ExportHTML(ctx context.Context, taskID string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	bars, err := svc.runBars(ctx, s.Run)
+	bars, err := svc.runBars(ctx, s.Run, s.Run.Symbol)
 	if err != nil {
 		return "", err
 	}

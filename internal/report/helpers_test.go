@@ -8,5 +8,5 @@ import (
 
 // service is a report.Service over b's database, reading bars as the service does.
 func service(b *resultstest.Bundle) *report.Service {
-	return report.New(b.Results(), marketdata.NewService(b.Store, nil).Feed)
+	return report.New(b.Results(), marketdata.NewService(b.Store, nil).Bars)
 }

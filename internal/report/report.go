@@ -11,9 +11,9 @@ import (
 	"github.com/backtestd/backtestd/internal/results"
 )
 
-// BarsFunc returns the bars a backtest of symbol over [start, end] ran on
-// (marketdata.Service.Feed).
-type BarsFunc func(ctx context.Context, source, symbol string, start, end time.Time) ([]engine.Bar, error)
+// BarsFunc returns the bars of symbol over [start, end] at timeframe tf, as a backtest ran
+// on them (marketdata.Service.Bars).
+type BarsFunc func(ctx context.Context, source, symbol string, start, end time.Time, tf string) ([]engine.Bar, error)
 
 // Service builds charts, exports and comparisons of stored results.
 type Service struct {

@@ -97,7 +97,8 @@ func (svc *Service) EngineSummary(ctx context.Context, taskID string) (engine.Su
 // both appear; pnl is what that execution realised (0 for an entry).
 type TradeRow struct {
 	Date       string  `json:"date"`
-	Type       string  `json:"type"` // buy or sell
+	Symbol     string  `json:"symbol"` // the feed it traded
+	Type       string  `json:"type"`   // buy or sell
 	Price      float64 `json:"price"`
 	Size       float64 `json:"size"` // absolute; the type gives the direction
 	PnL        float64 `json:"pnl"`
@@ -154,7 +155,7 @@ func FormatTime(t time.Time) string {
 
 // TradeRowOf is execution e as the trade list shows it.
 func TradeRowOf(e engine.Execution) TradeRow {
-	return TradeRow{Date: FormatTime(e.Time), Type: e.Side, Price: e.Price, Size: math.Abs(e.Size), PnL: e.PnL,
+	return TradeRow{Date: FormatTime(e.Time), Symbol: e.Symbol, Type: e.Side, Price: e.Price, Size: math.Abs(e.Size), PnL: e.PnL,
 		Value: e.Value, Commission: e.Commission, OrderRef: int32(e.Ref)}
 }
 
@@ -231,11 +232,21 @@ type Run struct {
 	StrategyVersion int
 	StrategyParams  json.RawMessage
 	DataSource      string
-	Symbol          string
+	Symbol          string   // the first feed
+	Symbols         []string // the feeds, in order; empty for results stored before there were several
+	Timeframe       string
 	StartDate       time.Time
 	EndDate         time.Time
 	InitialCash     float64
 	Commission      float64
+}
+
+// Feeds returns the symbols the run traded, in order.
+func (r Run) Feeds() []string {
+	if len(r.Symbols) == 0 {
+		return []string{r.Symbol}
+	}
+	return r.Symbols
 }
 
 // Parts chooses what Load reads besides the run and its summary.
@@ -261,7 +272,7 @@ func (svc *Service) Load(ctx context.Context, taskID string, parts Parts) (*Stor
 	}
 	s := &Stored{TaskID: taskID, SQN: row.Sqn, Run: Run{
 		StrategyID: row.StrategyID, StrategyName: row.StrategyName, StrategyVersion: int(row.StrategyVersion),
-		StrategyParams: row.StrategyParams, DataSource: row.DataSource, Symbol: row.Symbol,
+		StrategyParams: row.StrategyParams, DataSource: row.DataSource, Symbol: row.Symbol, Symbols: row.Symbols, Timeframe: row.Timeframe,
 		StartDate: row.StartDate, EndDate: row.EndDate, InitialCash: row.InitialCash, Commission: row.Commission,
 	}}
 	s.Summary = Summary{
@@ -342,7 +353,7 @@ func loadTrades(ctx context.Context, db store.DBTX, taskID string) ([]engine.Tra
 }
 
 func execution(r store.ResultExecution) engine.Execution {
-	return engine.Execution{Ref: int(r.Ref), Time: r.Ts, Side: r.Side, ExecType: r.ExecType, Price: r.Price,
+	return engine.Execution{Ref: int(r.Ref), Symbol: r.Symbol, Time: r.Ts, Side: r.Side, ExecType: r.ExecType, Price: r.Price,
 		Size: r.Size, Value: r.Value, Commission: r.Commission, PnL: r.Pnl}
 }
 
@@ -422,3 +433,45 @@ type Service struct {
 
 // NewService returns a Service reading from db.
 func NewService(db store.DBTX) *Service { return &Service{db: db} }
+
+// Symbols returns the per-feed breakdown of taskID's result, in feed order. Results stored
+// before breakdowns were kept ran on one feed: theirs is derived from the stored summary
+// and rows, with the exposure taken from the round trips' bars held.
+func (svc *Service) Symbols(ctx context.Context, taskID string) ([]engine.SymbolResult, error) {
+	r, err := svc.result(ctx, taskID)
+	if err != nil {
+		return nil, err
+	}
+	var out []engine.SymbolResult
+	if err := json.Unmarshal(r.BySymbol, &out); err != nil {
+		return nil, fmt.Errorf("symbols of %s: %w", taskID, err)
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	s, err := svc.Load(ctx, taskID, Executions|RoundTrips)
+	if err != nil {
+		return nil, err
+	}
+	one := engine.SymbolResult{Symbol: s.Run.Symbol, PnL: r.FinalValue - r.InitialCash, Contribution: r.TotalReturn,
+		Executions: len(s.Executions)}
+	held := 0
+	for _, x := range s.Executions {
+		one.Commission += x.Commission
+	}
+	for _, t := range s.Trades {
+		held += t.BarLen
+		switch {
+		case t.IsOpen:
+			one.OpenTrades++
+		case t.PnLNet >= 0:
+			one.Trades, one.Won, one.PnLClosed = one.Trades+1, one.Won+1, one.PnLClosed+t.PnLNet
+		default:
+			one.Trades, one.Lost, one.PnLClosed = one.Trades+1, one.Lost+1, one.PnLClosed+t.PnLNet
+		}
+	}
+	if r.Bars > 0 {
+		one.Exposure = min(float64(held)/float64(r.Bars), 1)
+	}
+	return []engine.SymbolResult{one}, nil
+}

@@ -32,6 +32,12 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 	if err != nil {
 		return fmt.Errorf("save result %s: analyzers: %w", taskID, err)
 	}
+	bySymbol := []byte("[]")
+	if len(res.Symbols) > 0 {
+		if bySymbol, err = json.Marshal(res.Symbols); err != nil {
+			return fmt.Errorf("save result %s: symbols: %w", taskID, err)
+		}
+	}
 	s := res.Summary
 	winRate := finite(s.WinRate)
 	err = q.InsertResult(ctx, db, store.InsertResultParams{
@@ -56,6 +62,7 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 		Sqn:                 s.SQN,
 		Bars:                int32(len(res.Equity)),
 		Analyzers:           analyzers,
+		BySymbol:            bySymbol,
 	})
 	if err != nil {
 		return fmt.Errorf("save result %s: insert summary: %w", taskID, err)
@@ -76,7 +83,7 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 			rows[i] = store.CopyResultExecutionsParams{
 				TaskID: taskID, Seq: int32(i + 1), Ref: int32(e.Ref), Ts: e.Time, Side: e.Side,
 				ExecType: e.ExecType, Price: e.Price, Size: e.Size, Value: e.Value,
-				Commission: e.Commission, Pnl: e.PnL,
+				Commission: e.Commission, Pnl: e.PnL, Symbol: e.Symbol,
 			}
 		}
 		if _, err := q.CopyResultExecutions(ctx, db, rows); err != nil {

@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/results"
@@ -104,5 +105,43 @@ func TestStoredStatisticsMatchComputed(t *testing.T) {
 	}
 	if _, err := b.Results().Statistics(b.Ctx, "task_1"); err == nil {
 		t.Error("statistics of a deleted result")
+	}
+}
+
+// TestSymbolsOfResultsStoredBefore checks the breakdown of a result stored without one (as
+// before breakdowns were kept): one row derived from the stored summary and rows, equal to
+// what the engine gives for the run.
+func TestSymbolsOfResultsStoredBefore(t *testing.T) {
+	t.Parallel()
+	b := resultstest.Setup(t)
+	bars := resultstest.Orcl(t)
+	res := resultstest.RunSMA(t, bars, nil, 10000)
+	b.Task(t, "task_1", "completed", "ORCL", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
+	tx, err := b.Store.Pool.Begin(b.Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := results.Save(b.Ctx, tx, "task_1", 1, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(b.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := b.Results().Symbols(b.Ctx, "task_1")
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("stored breakdown %+v, %v", stored, err)
+	}
+	if _, err := b.Store.Pool.Exec(b.Ctx, `UPDATE results SET by_symbol = '[]'`); err != nil {
+		t.Fatal(err)
+	}
+	derived, err := b.Results().Symbols(b.Ctx, "task_1")
+	if err != nil || len(derived) != 1 {
+		t.Fatalf("derived breakdown %+v, %v", derived, err)
+	}
+	s, d := stored[0], derived[0]
+	if d.Symbol != "ORCL" || d.Trades != s.Trades || d.Won != s.Won || d.Lost != s.Lost || d.OpenTrades != s.OpenTrades ||
+		d.Executions != s.Executions || math.Abs(d.PnL-s.PnL) > 1e-6 || math.Abs(d.Commission-s.Commission) > 1e-9 ||
+		math.Abs(d.PnLClosed-s.PnLClosed) > 1e-9 || d.Exposure <= 0 || d.Exposure > 1 {
+		t.Errorf("derived %+v, engine's %+v", d, s)
 	}
 }

@@ -23,6 +23,7 @@ type CopyResultExecutionsParams struct {
 	Value      float64   `json:"value"`
 	Commission float64   `json:"commission"`
 	Pnl        float64   `json:"pnl"`
+	Symbol     string    `json:"symbol"`
 }
 
 type CopyResultTradesParams struct {
@@ -75,7 +76,7 @@ func (q *Queries) DeleteResult(ctx context.Context, db DBTX, taskID string) erro
 }
 
 const getResult = `-- name: GetResult :one
-SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at FROM results WHERE task_id = $1
+SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol FROM results WHERE task_id = $1
 `
 
 func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result, error) {
@@ -104,6 +105,7 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 		&i.Bars,
 		&i.Analyzers,
 		&i.CreatedAt,
+		&i.BySymbol,
 	)
 	return i, err
 }
@@ -176,8 +178,8 @@ func (q *Queries) GetResultStatistics(ctx context.Context, db DBTX, taskID strin
 }
 
 const getResultWithTask = `-- name: GetResultWithTask :one
-SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.strategy_id,
-       t.strategy_version, t.strategy_params, t.commission,
+SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.start_date, t.end_date,
+       t.strategy_id, t.strategy_version, t.strategy_params, t.commission,
        COALESCE(s.name, '')::text AS strategy_name
 FROM results r
 JOIN tasks t ON t.id = r.task_id
@@ -208,9 +210,12 @@ type GetResultWithTaskRow struct {
 	Bars                int32           `json:"bars"`
 	Analyzers           json.RawMessage `json:"analyzers"`
 	CreatedAt           time.Time       `json:"created_at"`
+	BySymbol            json.RawMessage `json:"by_symbol"`
 	Status              string          `json:"status"`
 	DataSource          string          `json:"data_source"`
 	Symbol              string          `json:"symbol"`
+	Symbols             []string        `json:"symbols"`
+	Timeframe           string          `json:"timeframe"`
 	StartDate           time.Time       `json:"start_date"`
 	EndDate             time.Time       `json:"end_date"`
 	StrategyID          string          `json:"strategy_id"`
@@ -246,9 +251,12 @@ func (q *Queries) GetResultWithTask(ctx context.Context, db DBTX, taskID string)
 		&i.Bars,
 		&i.Analyzers,
 		&i.CreatedAt,
+		&i.BySymbol,
 		&i.Status,
 		&i.DataSource,
 		&i.Symbol,
+		&i.Symbols,
+		&i.Timeframe,
 		&i.StartDate,
 		&i.EndDate,
 		&i.StrategyID,
@@ -284,9 +292,9 @@ const insertResult = `-- name: InsertResult :exec
 INSERT INTO results (
     task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return,
     sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost,
-    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers
+    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, by_symbol
 ) VALUES (
-    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21
+    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22
 )
 `
 
@@ -312,6 +320,7 @@ type InsertResultParams struct {
 	Sqn                 float64         `json:"sqn"`
 	Bars                int32           `json:"bars"`
 	Analyzers           json.RawMessage `json:"analyzers"`
+	BySymbol            json.RawMessage `json:"by_symbol"`
 }
 
 func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultParams) error {
@@ -337,6 +346,7 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 		arg.Sqn,
 		arg.Bars,
 		arg.Analyzers,
+		arg.BySymbol,
 	)
 	return err
 }
@@ -384,7 +394,7 @@ func (q *Queries) InsertResultStatistics(ctx context.Context, db DBTX, arg Inser
 }
 
 const listResultExecutions = `-- name: ListResultExecutions :many
-SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl FROM result_executions WHERE task_id = $1 ORDER BY seq
+SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol FROM result_executions WHERE task_id = $1 ORDER BY seq
 `
 
 func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID string) ([]ResultExecution, error) {
@@ -408,6 +418,7 @@ func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID stri
 			&i.Value,
 			&i.Commission,
 			&i.Pnl,
+			&i.Symbol,
 		); err != nil {
 			return nil, err
 		}
@@ -460,7 +471,7 @@ func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) 
 }
 
 const pageResultExecutions = `-- name: PageResultExecutions :many
-SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl FROM result_executions WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
+SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol FROM result_executions WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
 `
 
 type PageResultExecutionsParams struct {
@@ -490,6 +501,7 @@ func (q *Queries) PageResultExecutions(ctx context.Context, db DBTX, arg PageRes
 			&i.Value,
 			&i.Commission,
 			&i.Pnl,
+			&i.Symbol,
 		); err != nil {
 			return nil, err
 		}

@@ -78,6 +78,26 @@ type BiResult struct {
 	Bars                int32           `json:"bars"`
 	TaskCreatedAt       time.Time       `json:"task_created_at"`
 	ResultCreatedAt     time.Time       `json:"result_created_at"`
+	Symbols             interface{}     `json:"symbols"`
+	Timeframe           string          `json:"timeframe"`
+}
+
+type BiSymbol struct {
+	TaskID       string      `json:"task_id"`
+	Seq          int32       `json:"seq"`
+	Symbol       interface{} `json:"symbol"`
+	Pnl          float64     `json:"pnl"`
+	Contribution float64     `json:"contribution"`
+	Trades       int32       `json:"trades"`
+	Won          int32       `json:"won"`
+	Lost         int32       `json:"lost"`
+	OpenTrades   int32       `json:"open_trades"`
+	PnlClosed    float64     `json:"pnl_closed"`
+	Executions   int32       `json:"executions"`
+	Commission   float64     `json:"commission"`
+	Exposure     float64     `json:"exposure"`
+	FinalSize    float64     `json:"final_size"`
+	FinalPrice   float64     `json:"final_price"`
 }
 
 type BiTrade struct {
@@ -94,6 +114,7 @@ type BiTrade struct {
 	PnlNet     float64    `json:"pnl_net"`
 	Commission float64    `json:"commission"`
 	BarLen     int32      `json:"bar_len"`
+	Tradeid    int32      `json:"tradeid"`
 }
 
 type DataSource struct {
@@ -127,6 +148,7 @@ type Result struct {
 	Bars                int32           `json:"bars"`
 	Analyzers           json.RawMessage `json:"analyzers"`
 	CreatedAt           time.Time       `json:"created_at"`
+	BySymbol            json.RawMessage `json:"by_symbol"`
 }
 
 type ResultEquity struct {
@@ -162,6 +184,7 @@ type ResultExecution struct {
 	Value      float64   `json:"value"`
 	Commission float64   `json:"commission"`
 	Pnl        float64   `json:"pnl"`
+	Symbol     string    `json:"symbol"`
 }
 
 type ResultStatistic struct {
@@ -248,6 +271,8 @@ type Task struct {
 	Lease           *int64          `json:"lease"`
 	HeartbeatAt     *time.Time      `json:"heartbeat_at"`
 	Worker          *string         `json:"worker"`
+	Symbols         []string        `json:"symbols"`
+	Timeframe       string          `json:"timeframe"`
 }
 
 type TaskAttempt struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jobs"
@@ -143,13 +144,24 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 		}
 		return nil, nil, fmt.Errorf("load strategy version: %w", err)
 	}
-	bars, err := s.feeds.Bars(ctx, t.DataSource, t.Symbol, Timeframe, t.StartDate, t.EndDate.AddDate(0, 0, 1))
-	if err != nil {
-		return nil, nil, fmt.Errorf("load bars: %w", err)
-	}
-	if len(bars) == 0 {
-		return nil, &failure{msg: fmt.Sprintf("Data retrieval failed: no data for %s in data source %s between %s and %s",
-			t.Symbol, t.DataSource, t.StartDate.Format(time.DateOnly), t.EndDate.Format(time.DateOnly)), permanent: true}, nil
+	symbols := Feeds(t)
+	feeds := make([]engine.Feed, len(symbols))
+	steps := 0
+	for i, sym := range symbols {
+		bars, err := s.feeds.At(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate.AddDate(0, 0, 1))
+		var ae *apperr.Error
+		if errors.As(err, &ae) { // the stored bars changed since the task was made
+			return nil, &failure{msg: "Data retrieval failed: " + ae.Detail, permanent: true}, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("load bars of %s: %w", sym, err)
+		}
+		if len(bars) == 0 {
+			return nil, &failure{msg: fmt.Sprintf("Data retrieval failed: no data for %s in data source %s between %s and %s",
+				sym, t.DataSource, t.StartDate.Format(time.DateOnly), t.EndDate.Format(time.DateOnly)), permanent: true}, nil
+		}
+		feeds[i] = engine.Feed{Symbol: sym, Bars: bars}
+		steps = max(steps, len(bars))
 	}
 	var params map[string]any
 	if len(t.StrategyParams) > 0 {
@@ -164,17 +176,17 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 	}
 	sink := s.newLogSink(t, path)
 	defer sink.close() // early returns and panics; closed explicitly below otherwise
-	prog := &progress{s: s, task: t, total: len(bars), lastDB: time.Now()}
+	prog := &progress{s: s, task: t, total: steps, lastDB: time.Now()}
 	release, ok := s.cpu.acquire(ctx)
 	if !ok {
 		return nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
 	}
 	defer release()
 	s.publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
-		Progr: &events.Progress{TaskID: t.ID, TotalBars: len(bars)}})
+		Progr: &events.Progress{TaskID: t.ID, TotalBars: steps}})
 	res, err := s.cfg.Runner.Run(ctx, jsrt.RunConfig{
 		Code: ver.Code, Params: params,
-		Feeds:         []engine.Feed{{Symbol: t.Symbol, Bars: bars}},
+		Feeds:         feeds,
 		Cash:          t.InitialCash,
 		Commission:    t.Commission,
 		WallTimeLimit: s.cfg.RunTimeout,

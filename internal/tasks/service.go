@@ -33,8 +33,8 @@ import (
 	"github.com/backtestd/backtestd/internal/store"
 )
 
-// Timeframe is the bar timeframe backtests run on.
-const Timeframe = "1d"
+// MaxFeeds is the most symbols one task runs on (documented in api/openapi.yaml).
+const MaxFeeds = 20
 
 // Defaults of a backtest request (the spec's Limits).
 const (
@@ -132,6 +132,11 @@ type Request struct {
 	StrategyParams  map[string]any `json:"strategy_params"`
 	DataSource      *string        `json:"data_source"`
 	Symbol          *string        `json:"symbol"`
+	// Symbols are several feeds, in order (this.datas[i]), instead of Symbol.
+	Symbols []string `json:"symbols"`
+	// Timeframe is the bars' interval (marketdata.Timeframes; default 1d), aggregated from
+	// finer stored bars.
+	Timeframe       *string        `json:"timeframe"`
 	StartDate       *string        `json:"start_date"`
 	EndDate         *string        `json:"end_date"`
 	InitialCash     *float64       `json:"initial_cash"`
@@ -156,6 +161,8 @@ type Task struct {
 	Attempt         int             `json:"attempt"`
 	DataSource      string          `json:"data_source"`
 	Symbol          string          `json:"symbol"`
+	Symbols         []string        `json:"symbols"` // the feeds in order; Symbol is the first
+	Timeframe       string          `json:"timeframe"`
 	StartDate       string          `json:"start_date"`
 	EndDate         string          `json:"end_date"`
 	InitialCash     float64         `json:"initial_cash"`
@@ -207,10 +214,19 @@ func FromRow(t store.Task) Task {
 		TaskID: t.ID, Status: t.Status, Progress: t.Progress, CurrentBar: int(t.CurrentBar),
 		TotalBars: int(t.TotalBars), Error: t.Error, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt,
 		CompletedAt: t.CompletedAt, StrategyID: t.StrategyID, StrategyVersion: int(t.StrategyVersion),
-		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol,
+		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: Feeds(t), Timeframe: t.Timeframe,
 		StartDate: t.StartDate.Format(time.DateOnly), EndDate: t.EndDate.Format(time.DateOnly),
 		InitialCash: t.InitialCash, Commission: t.Commission, StrategyParams: params, SessionID: t.SessionID,
 	}
+}
+
+// Feeds returns the symbols a task runs on, in order (tasks stored before there were
+// several record only their one symbol).
+func Feeds(t store.Task) []string {
+	if len(t.Symbols) == 0 {
+		return []string{t.Symbol}
+	}
+	return t.Symbols
 }
 
 // TaskNotFound is the 404 of the task routes.
@@ -312,17 +328,30 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if err := checkCommission(comm); err != nil {
 		return Task{}, err
 	}
-	source, symbol, err := s.resolveData(ctx, req.DataSource, req.Symbol)
+	tf := marketdata.DefaultTimeframe
+	if req.Timeframe != nil && strings.TrimSpace(*req.Timeframe) != "" {
+		tf = strings.TrimSpace(*req.Timeframe)
+	}
+	if !marketdata.ValidTimeframe(tf) {
+		return Task{}, apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, strings.Join(marketdata.Timeframes, ", "))
+	}
+	source, symbols, err := s.resolveData(ctx, req)
 	if err != nil {
 		return Task{}, err
 	}
-	has, err := s.feeds.Any(ctx, source, symbol, Timeframe, start, end.AddDate(0, 0, 1))
-	if err != nil {
-		return Task{}, err
+	var empty []string
+	for _, sym := range symbols {
+		has, err := s.feeds.AnyAt(ctx, source, sym, tf, start, end.AddDate(0, 0, 1))
+		if err != nil {
+			return Task{}, err
+		}
+		if !has {
+			empty = append(empty, sym)
+		}
 	}
-	if !has {
+	if len(empty) > 0 {
 		return Task{}, apperr.Invalid("No data for %s in data source %s between %s and %s",
-			symbol, source, start.Format(time.DateOnly), end.Format(time.DateOnly))
+			strings.Join(empty, ", "), source, start.Format(time.DateOnly), end.Format(time.DateOnly))
 	}
 	params, err := validateParams(sv.Params, sv.ParamValues, req.StrategyParams)
 	if err != nil {
@@ -339,7 +368,8 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		row, err = s.q.CreateTask(ctx, tx, store.CreateTaskParams{
-			StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbol,
+			StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbols[0],
+			Symbols: symbols, Timeframe: tf,
 			StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
 			StrategyParams: params, SessionID: session,
 		})
@@ -375,31 +405,58 @@ func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, t *store.Task) error {
 }
 
 // resolveData applies the defaults (the built-in source and its default symbol) and checks
-// that the source and symbol exist.
-func (s *Service) resolveData(ctx context.Context, reqSource, reqSymbol *string) (source, symbol string, err error) {
-	if reqSource != nil && strings.TrimSpace(*reqSource) != "" {
-		source = strings.TrimSpace(*reqSource)
-		ok, err := s.q.TaskSourceExists(ctx, s.db.Pool, source)
+// the request's feeds: symbol or symbols (not both, unless symbol is the first of them), at
+// most MaxFeeds, none twice, all in the source (an error names every unknown one).
+func (s *Service) resolveData(ctx context.Context, req Request) (source string, symbols []string, err error) {
+	if req.Symbols == nil {
+		source, symbol, err := s.resolveSource(ctx, req.DataSource, req.Symbol)
+		return source, []string{symbol}, err
+	}
+	if len(req.Symbols) == 0 {
+		return "", nil, apperr.Invalid("symbols is empty: give at least one symbol")
+	}
+	if len(req.Symbols) > MaxFeeds {
+		return "", nil, apperr.Invalid("symbols has %d entries: at most %d feeds per backtest", len(req.Symbols), MaxFeeds)
+	}
+	seen := map[string]bool{}
+	for _, sym := range req.Symbols {
+		sym = strings.TrimSpace(sym)
+		if sym == "" {
+			return "", nil, apperr.Invalid("symbols contains an empty symbol")
+		}
+		if seen[sym] {
+			return "", nil, apperr.Invalid("symbols names %s twice: each feed once", sym)
+		}
+		seen[sym] = true
+		symbols = append(symbols, sym)
+	}
+	if req.Symbol != nil && strings.TrimSpace(*req.Symbol) != "" && strings.TrimSpace(*req.Symbol) != symbols[0] {
+		return "", nil, apperr.Invalid("Give symbol or symbols, not both (symbol %s is not the first of symbols)", strings.TrimSpace(*req.Symbol))
+	}
+	if source, _, err = s.source(ctx, req.DataSource); err != nil {
+		return "", nil, err
+	}
+	var unknown []string
+	for _, sym := range symbols {
+		ok, err := s.q.TaskSymbolExists(ctx, s.db.Pool, store.TaskSymbolExistsParams{Source: source, Symbol: sym})
 		if err != nil {
-			return "", "", fmt.Errorf("look up data source: %w", err)
+			return "", nil, fmt.Errorf("look up symbol: %w", err)
 		}
 		if !ok {
-			return "", "", apperr.Invalid("Unsupported data source: %s", source)
+			unknown = append(unknown, sym)
 		}
-		if reqSymbol == nil || strings.TrimSpace(*reqSymbol) == "" {
-			if symbol, err = s.q.TaskSourceDefaultSymbol(ctx, s.db.Pool, source); err != nil {
-				return "", "", fmt.Errorf("default symbol: %w", err)
-			}
-		}
-	} else {
-		def, err := s.q.TaskDefaultSource(ctx, s.db.Pool)
-		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return "", "", apperr.Invalid("No built-in data source is configured: give data_source")
-			}
-			return "", "", fmt.Errorf("default data source: %w", err)
-		}
-		source, symbol = def.Name, def.DefaultSymbol
+	}
+	if len(unknown) > 0 {
+		return "", nil, apperr.Invalid("Unknown symbol %s in data source %s", strings.Join(unknown, ", "), source)
+	}
+	return source, symbols, nil
+}
+
+// resolveSource is resolveData for one symbol.
+func (s *Service) resolveSource(ctx context.Context, reqSource, reqSymbol *string) (source, symbol string, err error) {
+	source, symbol, err = s.source(ctx, reqSource)
+	if err != nil {
+		return "", "", err
 	}
 	if reqSymbol != nil && strings.TrimSpace(*reqSymbol) != "" {
 		symbol = strings.TrimSpace(*reqSymbol)
@@ -415,6 +472,33 @@ func (s *Service) resolveData(ctx context.Context, reqSource, reqSymbol *string)
 		return "", "", apperr.Invalid("Unknown symbol %s in data source %s", symbol, source)
 	}
 	return source, symbol, nil
+}
+
+// source returns the request's data source (the built-in one when none is given) and its
+// default symbol ("" when it has none).
+func (s *Service) source(ctx context.Context, reqSource *string) (source, defSymbol string, err error) {
+	if reqSource == nil || strings.TrimSpace(*reqSource) == "" {
+		def, err := s.q.TaskDefaultSource(ctx, s.db.Pool)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return "", "", apperr.Invalid("No built-in data source is configured: give data_source")
+			}
+			return "", "", fmt.Errorf("default data source: %w", err)
+		}
+		return def.Name, def.DefaultSymbol, nil
+	}
+	source = strings.TrimSpace(*reqSource)
+	ok, err := s.q.TaskSourceExists(ctx, s.db.Pool, source)
+	if err != nil {
+		return "", "", fmt.Errorf("look up data source: %w", err)
+	}
+	if !ok {
+		return "", "", apperr.Invalid("Unsupported data source: %s", source)
+	}
+	if defSymbol, err = s.q.TaskSourceDefaultSymbol(ctx, s.db.Pool, source); err != nil {
+		return "", "", fmt.Errorf("default symbol: %w", err)
+	}
+	return source, defSymbol, nil
 }
 
 // validateParams checks the request's parameters against the version's declared ones with

@@ -45,6 +45,15 @@ func TestCreateValidation(t *testing.T) {
 		{"symbol without bars", with(func(r *tasks.Request) { r.Symbol = sp("BBB") }), apperr.KindInvalid, "No data for BBB in data source testsrc between 1970-01-01 and 1983-12-31"},
 		{"unknown param", with(func(r *tasks.Request) { r.StrategyParams = map[string]any{"nope": 1} }), apperr.KindInvalid, "Unknown parameter: nope"},
 		{"wrong param type", with(func(r *tasks.Request) { r.StrategyParams = map[string]any{"fast": "ten"} }), apperr.KindInvalid, "Parameter 'fast': expected int, got str"},
+		{"empty symbols", with(func(r *tasks.Request) { r.Symbols = []string{} }), apperr.KindInvalid, "symbols is empty: give at least one symbol"},
+		{"too many symbols", with(func(r *tasks.Request) { r.Symbols = make([]string, tasks.MaxFeeds+1) }), apperr.KindInvalid, "symbols has 21 entries: at most 20 feeds per backtest"},
+		{"blank symbol", with(func(r *tasks.Request) { r.Symbols = []string{"AAA", " "} }), apperr.KindInvalid, "symbols contains an empty symbol"},
+		{"symbol twice", with(func(r *tasks.Request) { r.Symbols = []string{"AAA", "AAA"} }), apperr.KindInvalid, "symbols names AAA twice: each feed once"},
+		{"unknown symbols", with(func(r *tasks.Request) { r.Symbols = []string{"ZZZ", "AAA", "YYY"} }), apperr.KindInvalid, "Unknown symbol ZZZ, YYY in data source testsrc"},
+		{"symbols without bars", with(func(r *tasks.Request) { r.Symbols = []string{"AAA", "BBB"} }), apperr.KindInvalid, "No data for BBB in data source testsrc between 1970-01-01 and 1983-12-31"},
+		{"symbol and symbols", with(func(r *tasks.Request) { r.Symbol, r.Symbols = sp("BBB"), []string{"AAA"} }), apperr.KindInvalid, "Give symbol or symbols, not both (symbol BBB is not the first of symbols)"},
+		{"unknown timeframe", with(func(r *tasks.Request) { r.Timeframe = sp("2d") }), apperr.KindInvalid, "Unsupported timeframe '2d' (use one of 1m, 5m, 15m, 1h, 4h, 1d, 1w, 1M)"},
+		{"timeframe finer than stored", with(func(r *tasks.Request) { r.Timeframe = sp("1h") }), apperr.KindInvalid, "timeframe 1h is finer than the stored bars of AAA (finest stored: 1d)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -257,6 +257,24 @@ export interface paths {
       };
     };
   };
+  "/api/results/{task_id}/symbols": {
+    /**
+     * Per-symbol breakdown
+     * @description One row per feed of the task, in its order. A symbol's `pnl` is the cash its fills (and,
+     * for futures, the daily settlements) moved plus its position's value at the end: realised
+     * and unrealised, net of commission. The rows' `pnl` sum to the final value less the initial
+     * cash and their `contribution` (`pnl` / initial cash) to the total return. `exposure` is
+     * the fraction of the run's bars that ended holding the symbol. Results stored before
+     * breakdowns were kept (single-symbol) derive theirs from the stored rows, with the exposure
+     * from the round trips' bars held.
+     */
+    get: operations["resultSymbols"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
   "/api/data/sources": {
     /** Data sources */
     get: operations["dataSources"];
@@ -493,6 +511,14 @@ export interface components {
       data_source?: string;
       /** @description Defaults to the source's default symbol. */
       symbol?: string;
+      /** @description Several feeds instead of `symbol`: the strategy's `this.datas[i]` in this order, aligned by time. At most 20, each once, each a symbol of the data source with bars in the range (a 400 names every one that is not). `symbol`, when also given, must be the first. */
+      symbols?: string[];
+      /**
+       * @description The bars' interval. Bars are aggregated from the coarsest stored timeframe below it (first open, highest high, lowest low, last close, summed volume; weeks start on Monday); a timeframe finer than every stored one is a 400.
+       * @default 1d
+       * @enum {string}
+       */
+      timeframe?: "1m" | "5m" | "15m" | "1h" | "4h" | "1d" | "1w" | "1M";
       /**
        * Format: date
        * @description From 1900-01-01 to 2200-01-01.
@@ -530,7 +556,11 @@ export interface components {
       strategy_version?: number;
       attempt?: number;
       data_source?: string;
+      /** @description The first feed. */
       symbol?: string;
+      /** @description The feeds, in order (one for a single-symbol task). */
+      symbols?: string[];
+      timeframe?: string;
       /** Format: date */
       start_date?: string;
       /** Format: date */
@@ -609,11 +639,35 @@ export interface components {
     };
     Trade: {
       date?: string;
+      /** @description The feed the fill traded. */
+      symbol?: string;
       /** @enum {string} */
       type?: "buy" | "sell";
       price?: number;
       size?: number;
       pnl?: number;
+    };
+    SymbolResult: {
+      symbol: string;
+      /** @description Realised and unrealised, net of commission. */
+      pnl: number;
+      /** @description pnl / initial cash; the rows sum to the total return. */
+      contribution: number;
+      /** @description Closed round trips. */
+      trades: number;
+      /** @description Closed with a net pnl of 0 or more. */
+      won: number;
+      lost: number;
+      open_trades: number;
+      /** @description Net pnl of the closed round trips. */
+      pnl_closed: number;
+      executions: number;
+      commission: number;
+      /** @description Fraction of the run's bars that ended holding the symbol (0 to 1). */
+      exposure: number;
+      final_size: number;
+      /** @description The final position's average price. */
+      final_price: number;
     };
     /** @description An ECharts option object; besides these, any ECharts option (grid, tooltip, dataZoom, visualMap, …). */
     ChartConfig: {
@@ -1414,6 +1468,8 @@ export interface operations {
     parameters: {
       query?: {
         chart_type?: "candlestick" | "equity" | "drawdown" | "underwater" | "monthly_heatmap" | "yearly_returns" | "trades";
+        /** @description For a task on several symbols: the feed the candlestick and trades charts show (its bars, its fills). Default: the first. The equity chart's buy-and-hold line is always the first feed's. */
+        symbol?: string;
       };
       path: {
         task_id: components["parameters"]["TaskID"];
@@ -1428,7 +1484,7 @@ export interface operations {
           };
         };
       };
-      /** @description `Unsupported chart type: <value>`. */
+      /** @description `Unsupported chart type: <value>`, or a `symbol` the task did not trade. */
       400: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1489,6 +1545,34 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Envelope"] & {
             data?: components["schemas"]["Statistics"];
+          };
+        };
+      };
+      404: components["responses"]["ResultNotFound"];
+    };
+  };
+  /**
+   * Per-symbol breakdown
+   * @description One row per feed of the task, in its order. A symbol's `pnl` is the cash its fills (and,
+   * for futures, the daily settlements) moved plus its position's value at the end: realised
+   * and unrealised, net of commission. The rows' `pnl` sum to the final value less the initial
+   * cash and their `contribution` (`pnl` / initial cash) to the total return. `exposure` is
+   * the fraction of the run's bars that ended holding the symbol. Results stored before
+   * breakdowns were kept (single-symbol) derive theirs from the stored rows, with the exposure
+   * from the round trips' bars held.
+   */
+  resultSymbols: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope with the breakdown. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SymbolResult"][];
           };
         };
       };
