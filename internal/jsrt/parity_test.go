@@ -52,6 +52,7 @@ type expected struct {
 	StrategyClass string         `json:"strategy_class"`
 	Params        map[string]any `json:"params"`
 	Data          string         `json:"data"`
+	Datas         []string       `json:"datas"` // several feeds, in order (Data is the first)
 	Range         struct {
 		From *string `json:"fromdate"`
 		To   *string `json:"todate"`
@@ -73,6 +74,7 @@ type expected struct {
 	SQN           engine.SQNResult           `json:"sqn"`
 	TradeAnalyzer engine.TradeAnalyzerResult `json:"trade_analyzer"`
 	Trades        []struct {
+		Data       string  `json:"data"` // the feed's name, with several feeds
 		TradeID    int     `json:"tradeid"`
 		OpenDate   string  `json:"open_date"`
 		CloseDate  string  `json:"close_date"`
@@ -85,6 +87,7 @@ type expected struct {
 		BarLen     int     `json:"barlen"`
 	} `json:"trades"`
 	Executions []struct {
+		Data       string  `json:"data"` // the feed's name, with several feeds
 		Ref        int     `json:"ref"`
 		Date       string  `json:"date"`
 		Side       string  `json:"side"`
@@ -218,14 +221,20 @@ func TestParity(t *testing.T) {
 					t.Errorf("param %s default %v, want %v", p.Name, p.Default, want)
 				}
 			}
-			bars := filterRange(t, loadBars(t, filepath.Join(ref, "data", exp.Data)), exp.Range.From, exp.Range.To)
-			if want := cmp.Or(exp.DataBars, exp.Bars); len(bars) != want {
-				t.Fatalf("bars %d, want %d", len(bars), want)
+			var feeds []engine.Feed
+			datas := exp.Datas
+			if len(datas) == 0 {
+				datas = []string{exp.Data}
+			}
+			for _, d := range datas {
+				bars := filterRange(t, loadBars(t, filepath.Join(ref, "data", d)), exp.Range.From, exp.Range.To)
+				feeds = append(feeds, engine.Feed{Symbol: strings.TrimSuffix(d, ".csv"), Bars: bars})
+			}
+			if want := cmp.Or(exp.DataBars, exp.Bars); len(feeds[0].Bars) != want {
+				t.Fatalf("bars %d, want %d", len(feeds[0].Bars), want)
 			}
 			res, err := Run(context.Background(), RunConfig{
-				Code: string(code), Params: exp.Params,
-				Feeds: []engine.Feed{{Symbol: strings.TrimSuffix(exp.Data, ".csv"), Bars: bars}},
-				Cash:  10000, Commission: 0.001,
+				Code: string(code), Params: exp.Params, Feeds: feeds, Cash: 10000, Commission: 0.001,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -248,7 +257,8 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 	for i := 0; i < min(len(res.Executions), len(exp.Executions)); i++ {
 		g, w := res.Executions[i], exp.Executions[i]
 		if day(g.Time) != w.Date || g.Side != w.Side || g.ExecType != w.ExecType || g.Price != w.Price || g.Size != w.Size ||
-			!near(g.Commission, w.Commission, rel) || !near(g.Value, w.Value, rel) || !near(g.PnL, w.PnL, rel) || g.Ref != w.Ref || day(g.CreatedTime) != w.Created {
+			!near(g.Commission, w.Commission, rel) || !near(g.Value, w.Value, rel) || !near(g.PnL, w.PnL, rel) || g.Ref != w.Ref || day(g.CreatedTime) != w.Created ||
+			(w.Data != "" && g.Symbol != w.Data) {
 			t.Errorf("execution %d:\n got %+v\nwant %+v", i, g, w)
 			break
 		}
@@ -267,7 +277,7 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 		g, w := closed[i], exp.Trades[i]
 		if day(g.OpenTime) != w.OpenDate || day(*g.CloseTime) != w.CloseDate || g.Size != w.Size || g.EntryPrice != w.EntryPrice ||
 			g.ExitPrice != w.ExitPrice || !near(g.PnLGross, w.PnLGross, rel) || !near(g.PnLNet, w.PnLNet, rel) ||
-			!near(g.Commission, w.Commission, rel) || g.BarLen != w.BarLen || g.TradeID != w.TradeID {
+			!near(g.Commission, w.Commission, rel) || g.BarLen != w.BarLen || g.TradeID != w.TradeID || (w.Data != "" && g.Symbol != w.Data) {
 			t.Errorf("trade %d:\n got %+v\nwant %+v", i, g, w)
 			break
 		}

@@ -2,6 +2,7 @@ package tasks_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,7 +63,8 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 
 // TestPortfolioTaskMatchesLocalRun runs the pairs example on two imported reference feeds
 // through the queue and compares every execution, round trip and equity point with the
-// same run made locally (what `backtestd run --data a --data b` does).
+// same run made locally (what `backtestd run --data a --data b` does) and with what
+// backtrader did (testdata/backtrader/expected/pairs__orcl_nvda.json).
 func TestPortfolioTaskMatchesLocalRun(t *testing.T) {
 	t.Parallel()
 	b := setup(t, opts{workers: 2})
@@ -75,7 +77,7 @@ func TestPortfolioTaskMatchesLocalRun(t *testing.T) {
 	}
 	code := exampleCode(t, "pairs.js")
 	r := req(b.strategy(t, code))
-	r.StartDate, r.EndDate = sp("2000-01-01"), sp("2012-12-31")
+	r.StartDate, r.EndDate = sp("2000-01-01"), sp("2014-12-31")
 	r.Symbols = []string{"ORCL", "NVDA"}
 	task := b.create(t, r)
 	if task.Symbol != "ORCL" || !slices.Equal(task.Symbols, []string{"ORCL", "NVDA"}) || task.Timeframe != "1d" {
@@ -89,7 +91,7 @@ func TestPortfolioTaskMatchesLocalRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	from, until := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2013, 1, 1, 0, 0, 0, 0, time.UTC)
+	from, until := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range feeds {
 		feeds[i].Bars = inRange(feeds[i].Bars, from, until)
 	}
@@ -131,6 +133,8 @@ func TestPortfolioTaskMatchesLocalRun(t *testing.T) {
 			t.Fatalf("equity %d: stored %v %v, local %v %v", i, got.Time, got.Value, want.Time, want.Value)
 		}
 	}
+	checkBacktrader(t, stored)
+
 	var n int
 	if err := b.store.Pool.QueryRow(b.ctx, `SELECT count(DISTINCT symbol) FROM bi_executions WHERE task_id = $1`, task.TaskID).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("bi_executions names %d symbols (%v), want 2", n, err)
@@ -231,5 +235,47 @@ func TestTimeframeAggregatesInTasks(t *testing.T) {
 		if wd := e.Time.Weekday(); wd != time.Monday {
 			t.Fatalf("fill on %v (%s): weekly bars are stamped with their Monday", e.Time, wd)
 		}
+	}
+}
+
+// checkBacktrader compares a stored pairs result with backtrader's fixture of the run.
+func checkBacktrader(t *testing.T, stored *results.Stored) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "backtrader", "expected", "pairs__orcl_nvda.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bt struct {
+		Executions []struct {
+			Date, Side, Data string
+			Price, Size      float64
+			Comm             float64 `json:"commission"`
+		} `json:"executions"`
+		Equity     [][2]any `json:"equity"`
+		FinalValue float64  `json:"final_value"`
+	}
+	if err := json.Unmarshal(raw, &bt); err != nil {
+		t.Fatal(err)
+	}
+	if len(stored.Executions) != len(bt.Executions) {
+		t.Fatalf("%d executions stored, backtrader %d", len(stored.Executions), len(bt.Executions))
+	}
+	for i, w := range bt.Executions {
+		g := stored.Executions[i]
+		if g.Time.Format(time.DateOnly) != w.Date || g.Side != w.Side || !strings.EqualFold(g.Symbol, w.Data) ||
+			!near(g.Price, w.Price) || !near(g.Size, w.Size) || !near(g.Commission, w.Comm) {
+			t.Fatalf("execution %d: stored %+v, backtrader %+v", i, g, w)
+		}
+	}
+	if len(stored.Equity) != len(bt.Equity) {
+		t.Fatalf("%d equity points stored, backtrader %d", len(stored.Equity), len(bt.Equity))
+	}
+	for i, w := range bt.Equity {
+		if g := stored.Equity[i]; g.Time.Format(time.DateOnly) != w[0] || !near(g.Value, w[1].(float64)) {
+			t.Fatalf("equity %d: stored %v %v, backtrader %v %v", i, g.Time, g.Value, w[0], w[1])
+		}
+	}
+	if !near(stored.Summary.FinalValue, bt.FinalValue) {
+		t.Fatalf("final value %v, backtrader %v", stored.Summary.FinalValue, bt.FinalValue)
 	}
 }

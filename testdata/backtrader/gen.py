@@ -14,6 +14,7 @@ Python; these fixtures were made with 1.9.78.123, commit b853d7c9) unpacked some
 import datetime
 import itertools
 import json
+import math
 import os
 import sys
 
@@ -526,7 +527,36 @@ class TwoMonthBreakout(bt.Strategy):
             self.close()
 
 
+class Pairs(bt.Strategy):
+    """Pairs trading on two feeds, examples/pairs.js: when the z-score of the spread (the
+    first close less `ratio` times the second) is beyond `entry`, sell the dear leg and buy
+    the cheap one; close both when it comes back within `exit`."""
+    params = dict(period=30, ratio=0.5, entry=2, exit=0.5, size=10)
+
+    def __init__(self):
+        a, b = self.datas[0], self.datas[1]
+        spread = a.close - self.p.ratio * b.close
+        self.z = (spread - bt.ind.SMA(spread, period=self.p.period)) / bt.ind.StdDev(spread, period=self.p.period)
+
+    def next(self):
+        a, b = self.datas[0], self.datas[1]
+        size = self.p.size
+        other = int(math.floor(size * self.p.ratio + 0.5))  # JavaScript's Math.round
+        if self.getposition(a).size == 0:
+            if self.z[0] > self.p.entry:
+                self.sell(data=a, size=size)
+                self.buy(data=b, size=other)
+            elif self.z[0] < -self.p.entry:
+                self.buy(data=a, size=size)
+                self.sell(data=b, size=other)
+        elif abs(self.z[0]) < self.p.exit:
+            self.close(data=a)
+            self.close(data=b)
+
+
 STRATEGIES = {
+    # Several feeds in one run: a tuple of data files, all from `fromdate` on.
+    "pairs": (Pairs, [("orcl.csv", "nvda.csv")]),
     "weekly_trend": (WeeklyTrend, ["orcl.csv", "nvda.csv"]),
     "resample_two_months": (TwoMonthBreakout, ["orcl.csv", "yhoo.csv"]),
     "trade_ids": (TradeIds, ["orcl.csv", "nvda.csv"]),
@@ -576,15 +606,19 @@ class Recorder(bt.Analyzer):
             # can differ from it in the last bit.
             self.last_fill = o.executed.exbits[-1].price
             bit = o.executed.exbits[-1]
+            key = (o.data._name, o.tradeid)
             if bit.closed:
-                self.track(o.tradeid, bit.closed, bit, False)
+                self.track(key, bit.closed, bit, False)
             if bit.opened:
-                self.track(o.tradeid, bit.opened, bit, True)
-            self.executions.append(dict(
+                self.track(key, bit.opened, bit, True)
+            x = dict(
                 ref=o.ref, date=day(o.executed.dt), side=side, exectype=o.ExecTypes[o.exectype],
                 price=self.last_fill, order_executed_price=o.executed.price, size=o.executed.size,
                 value=o.executed.value, commission=o.executed.comm, pnl=o.executed.pnl,
-                created_date=day(o.created.dt), created_price=o.created.price))
+                created_date=day(o.created.dt), created_price=o.created.price)
+            if len(self.strategy.datas) > 1 and not hasattr(self.strategy, "resample"):
+                x["data"] = o.data._name
+            self.executions.append(x)
         elif o.status in (o.Canceled, o.Margin, o.Rejected, o.Expired):
             # The bar it happened on: a cancel by the strategy happens in its next() and is
             # notified on the following bar; others are notified on their own bar.
@@ -594,7 +628,7 @@ class Recorder(bt.Analyzer):
                 created_date=day(o.created.dt), created_price=o.created.price, requested_size=o.created.size,
                 bar_date=on.strftime("%Y-%m-%d")))
 
-    def track(self, tid, size, bit, opening):
+    def track(self, tid, size, bit, opening):  # tid: (data name, tradeid)
         st = self.tstate.get(tid)
         if st is None or (opening and st["closed"]):
             st = self.tstate[tid] = dict(size=0, max=None, entry=None, closed=False)
@@ -611,9 +645,10 @@ class Recorder(bt.Analyzer):
 
     def notify_trade(self, t):
         if t.isclosed:
-            size, entry, exit_price = self.closed_max[t.tradeid].pop(0)
+            size, entry, exit_price = self.closed_max[(t.data._name, t.tradeid)].pop(0)
+            extra = dict(data=t.data._name) if len(self.strategy.datas) > 1 and not hasattr(self.strategy, "resample") else {}
             self.trades.append(dict(
-                ref=t.ref, tradeid=t.tradeid, open_date=day(t.dtopen), close_date=day(t.dtclose), size=size,
+                **extra, ref=t.ref, tradeid=t.tradeid, open_date=day(t.dtopen), close_date=day(t.dtclose), size=size,
                 entry_price=entry, exit_price=exit_price, trade_price=t.price,
                 pnl_gross=t.pnl, pnl_net=t.pnlcomm, commission=t.commission, barlen=t.barlen))
 
@@ -635,9 +670,16 @@ def run(name, cls, data):
     cerebro = bt.Cerebro(stdstats=False, **getattr(cls, "cerebro_kwargs", {}))
     cerebro.broker.setcash(10000.0)
     cerebro.broker.setcommission(commission=0.001)
-    feed = bt.feeds.GenericCSVData(dataname=os.path.join(DATA, data), dtformat="%Y-%m-%d", datetime=0, open=1,
-                                   high=2, low=3, close=4, volume=5, openinterest=-1, headers=True)
-    cerebro.adddata(feed, name=data[:-4])
+    several = isinstance(data, tuple)
+    datas = data if several else (data,)
+    fromdate = datetime.datetime(2000, 1, 1) if several else None
+    for d in datas:
+        feed = bt.feeds.GenericCSVData(dataname=os.path.join(DATA, d), dtformat="%Y-%m-%d", datetime=0, open=1,
+                                       high=2, low=3, close=4, volume=5, openinterest=-1, headers=True,
+                                       **(dict(fromdate=fromdate) if fromdate else {}))
+        cerebro.adddata(feed, name=d[:-4])
+        if not several:
+            break
     if hasattr(cls, "resample"):
         cerebro.resampledata(feed, **cls.resample)
     cerebro.addstrategy(cls)
@@ -665,8 +707,9 @@ def run(name, cls, data):
     pos = strat.getposition(strat.data)
     out = dict(
         engine="backtrader %s (mementum/backtrader, python %s)" % (bt.__version__, sys.version.split()[0]),
-        strategy=name, strategy_class=cls.__name__, params=dict(cls.params._getitems()), data=data,
-        range=dict(fromdate=None, todate=None),
+        strategy=name, strategy_class=cls.__name__, params=dict(cls.params._getitems()), data=datas[0],
+        **(dict(datas=list(datas)) if several else {}),
+        range=dict(fromdate=fromdate.strftime("%Y-%m-%d") if fromdate else None, todate=None),
         settings=dict(cash=10000.0, commission=0.001),
         bars=len(rec.equity), **(dict(data_bars=len(strat.data0)) if len(strat.data0) != len(rec.equity) else {}),
         first_next_bar=dict(bar=rec.first_next),
@@ -694,7 +737,7 @@ def run(name, cls, data):
                                  status=o.getstatusname(), created_date=day(o.created.dt), price=o.created.price,
                                  size=o.created.size) for o in broker.get_orders_open()],
         equity=rec.equity)
-    path = os.path.join(HERE, "expected", "%s__%s.json" % (name, data[:-4]))
+    path = os.path.join(HERE, "expected", "%s__%s.json" % (name, "_".join(d[:-4] for d in datas)))
     with open(path, "w") as f:
         json.dump(out, f, indent=1)
     print("%s: %d executions, %d trades, %d order events, final value %r" % (
