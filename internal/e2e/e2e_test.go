@@ -561,6 +561,63 @@ func TestWebPage(t *testing.T) {
 		waitJS(`[...document.querySelectorAll('#log .attempt-sep')].some(e => e.textContent === 'attempt 2')`, 10*time.Second),
 	))
 
+	// ---- a run on two symbols from the form: the breakdown and the symbol switch ----
+	step("a pairs run on two symbols")
+	pairsCode, err := os.ReadFile(filepath.Join(root, "examples", "pairs.js"))
+	must(t, err)
+	var pairs struct {
+		ID string `json:"id"`
+	}
+	must(t, postJSON(srv.url+"/api/strategies", map[string]any{"name": "E2E pairs", "code": string(pairsCode)}, &pairs))
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ui+"/runs?strategy="+pairs.ID),
+		waitJS(`document.querySelector('form.run-form input[name="period"]') !== null && document.querySelector('input[name="symbol"]').value !== ''`, 10*time.Second),
+		chromedp.SetValue(`input[name="symbol"]`, "ACME"),
+		chromedp.Click(`#add-symbol`),
+		chromedp.SetValue(`input[name="symbol"]`, "GLOBEX"),
+		chromedp.Click(`#add-symbol`),
+		waitJS(`[...document.querySelectorAll('#symbol-chips .chip')].map(c => c.dataset.symbol).join() === 'ACME,GLOBEX'`, 5*time.Second),
+		chromedp.SetValue(`input[name="start_date"]`, "2015-01-01"),
+		chromedp.SetValue(`input[name="end_date"]`, "2024-12-31"),
+		chromedp.SetValue(`form.run-form input[name="ratio"]`, "1"),
+		chromedp.SetValue(`form.run-form input[name="entry"]`, "1"),
+		chromedp.Click(`form.run-form button[type="submit"]`),
+		waitJS(`/\/ui\/runs\/task_\d+$/.test(location.pathname)`, 10*time.Second),
+		waitJS(`document.querySelector('.page-head .status')?.dataset.status === 'completed'`, 60*time.Second),
+		chromedp.Click(`#view-results`),
+		waitJS(`document.querySelectorAll('#symbols tbody tr').length === 2`, 20*time.Second),
+		waitJS(`document.querySelector('[data-chart-type="candlestick"]')?.dataset.symbol === 'ACME'`, 20*time.Second),
+	))
+	var pairsTask string
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`location.pathname.split('/').pop()`, &pairsTask)))
+	var rows []struct {
+		Symbol string  `json:"symbol"`
+		PnL    float64 `json:"pnl"`
+		Trades int     `json:"trades"`
+	}
+	var sum struct {
+		InitialCash float64 `json:"initial_cash"`
+		FinalValue  float64 `json:"final_value"`
+	}
+	must(t, getEnvelope(srv.url+"/api/results/"+pairsTask+"/symbols", &rows))
+	must(t, getEnvelope(srv.url+"/api/results/"+pairsTask+"/summary", &sum))
+	if len(rows) != 2 || rows[0].Symbol != "ACME" || rows[1].Symbol != "GLOBEX" || rows[0].Trades == 0 || rows[1].Trades == 0 {
+		t.Errorf("breakdown of %s: %+v, want ACME and GLOBEX, both traded", pairsTask, rows)
+	} else if d := rows[0].PnL + rows[1].PnL - (sum.FinalValue - sum.InitialCash); d > 1e-6 || d < -1e-6 {
+		t.Errorf("breakdown pnl %v + %v, final value less initial cash %v", rows[0].PnL, rows[1].PnL, sum.FinalValue-sum.InitialCash)
+	}
+	var shown []string
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll('#symbols tbody tr')].map(r => r.dataset.symbol)`, &shown)))
+	if strings.Join(shown, ",") != "ACME,GLOBEX" {
+		t.Errorf("breakdown table shows %v", shown)
+	}
+	must(t, chromedp.Run(ctx,
+		chromedp.SetValue(`#chart-symbol`, "GLOBEX"),
+		chromedp.Evaluate(`document.querySelector('#chart-symbol').dispatchEvent(new Event('change'))`, nil),
+		waitJS(`['candlestick', 'trades'].every(k => document.querySelector('[data-chart-type="' + k + '"]')?.dataset.symbol === 'GLOBEX')`, 20*time.Second),
+	))
+	screenshot(t, ctx, shots, "results-pairs-1440")
+
 	// ---- delete with confirmation ----
 	step("delete a strategy")
 	var doomed struct {

@@ -1,6 +1,6 @@
 // Results: summary, statistics, trade pages, charts, exports and comparisons.
 import { get, qs, request } from './client';
-import type { ChartConfig, Comparison, Summary } from './types';
+import type { ChartConfig, Comparison, Summary, SymbolResult } from './types';
 
 const one = (id: string) => `/api/results/${encodeURIComponent(id)}`;
 
@@ -12,7 +12,10 @@ export interface TradePage {
 export const getSummary = (id: string) => get<Summary & Record<string, unknown>>(`${one(id)}/summary`);
 export const getStatistics = (id: string) => get<unknown>(`${one(id)}/statistics`);
 export const getTrades = (id: string, skip: number, limit: number) => get<TradePage>(`${one(id)}/trades${qs({ skip, limit })}`);
-export const getChart = (id: string, chartType: string) => get<ChartConfig>(`${one(id)}/chart${qs({ chart_type: chartType })}`);
+/** symbol: the feed of a several-symbol run the candlestick and trades charts show (default the first). */
+export const getChart = (id: string, chartType: string, symbol?: string) => get<ChartConfig>(`${one(id)}/chart${qs({ chart_type: chartType, symbol })}`);
+/** The per-symbol breakdown of a result, one row per feed in order. */
+export const getSymbols = (id: string) => get<SymbolResult[]>(`${one(id)}/symbols`);
 /** The export in format (json, csv or html): parsed JSON, or the text of the others. */
 export const getExport = (id: string, format: string) => request<unknown>('GET', `${one(id)}/export${qs({ format })}`);
 export const compare = (ids: string[]) => get<Comparison>(`/api/results/compare${qs({ task_ids: ids.join(',') })}`);

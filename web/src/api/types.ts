@@ -21,3 +21,4 @@ export type DataSource = S['DataSource'];
 export type SymbolInfo = S['Symbol'];
 export type Bar = S['Bar'];
 export type Comparison = S['Comparison'];
+export type SymbolResult = S['SymbolResult'];

@@ -1,9 +1,9 @@
 // Results of one run: summary cards, statistics, charts with export, trades, result exports.
 
-import { ApiError, backtests, results as api, type ChartConfig, type Task } from '../api';
+import { ApiError, backtests, results as api, type ChartConfig, type SymbolResult, type Task } from '../api';
 import { chartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, loading, toast } from '../dom';
-import { fmtDate, fmtMoney, fmtNumber, signClass, summaryCards } from '../format';
+import { fmtDate, fmtMoney, fmtNumber, fmtPctFraction, signClass, summaryCards } from '../format';
 import { href } from '../router';
 import { normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
 import { statusBadge } from './runs';
@@ -39,39 +39,58 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       task ? statusBadge(task.status) : null,
       h('div', { class: 'head-actions' }, h('a', { class: 'btn small', href: href(`/runs/${tid}`) }, 'Task and log'), h('a', { class: 'btn small', href: href(`/compare?ids=${tid}`) }, 'Compare…'), exportBtn('json', 'Export JSON'), exportBtn('csv', 'Export CSV'), exportBtn('html', 'HTML report')),
     ),
-    task ? h('p', { class: 'muted' }, [task.strategy_id, task.symbol, task.start_date && `${task.start_date} → ${task.end_date}`].filter(Boolean).join(' · ')) : '',
+    task ? h('p', { class: 'muted' }, [task.strategy_id, (task.symbols ?? [task.symbol]).join(', '), task.timeframe && task.timeframe !== '1d' ? task.timeframe : '', task.start_date && `${task.start_date} → ${task.end_date}`].filter(Boolean).join(' · ')) : '',
     h('section', { 'aria-label': 'Summary' }, h('ul', { class: 'cards summary', id: 'summary-cards' }, summaryCards(summary).map((c) => h('li', { class: 'card stat-card', 'data-key': c.key }, h('span', { class: 'label' }, c.label), h('span', { class: `value ${c.tone}` }, c.display))))),
   );
 
   const statsBox = h('div', { id: 'statistics' }, loading('Loading statistics…'));
   const chartsBox = h('div', { class: 'charts', id: 'charts' });
   const tradesBox = h('div', { id: 'trades' }, loading('Loading trades…'));
+  const symbolsBox = h('div', { id: 'symbols' }, loading('Loading the breakdown…'));
+  const feeds = task?.symbols ?? (task?.symbol ? [task.symbol] : []);
+  // A run on several symbols: the price charts show one of them at a time.
+  const symbolSel = h('select', { id: 'chart-symbol', 'aria-label': 'Symbol of the price charts' }, feeds.map((s) => h('option', { value: s }, s))) as HTMLSelectElement;
   main.append(
-    h('section', { 'aria-labelledby': 'h-charts' }, h('h2', { id: 'h-charts' }, 'Charts'), chartsBox),
+    h('section', { 'aria-labelledby': 'h-symbols' }, h('h2', { id: 'h-symbols' }, 'By symbol'), symbolsBox),
+    h('section', { 'aria-labelledby': 'h-charts' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-charts' }, 'Charts'), feeds.length > 1 ? h('label', { class: 'inline' }, 'Price charts of ', symbolSel) : null), chartsBox),
     h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistics'), statsBox),
     h('section', { 'aria-labelledby': 'h-trades' }, h('h2', { id: 'h-trades' }, 'Trades'), tradesBox),
   );
 
   // charts
   const drawdownCfg = api.getChart(tid, 'drawdown').catch(() => null);
+  const priceCharts: [string, () => void][] = [];
   for (const [type, label] of CHARTS) {
     const panel = chartPanel(`${tid}_${type}`, label, { height: type === 'candlestick' ? 440 : type === 'monthly_heatmap' ? 320 : 340 });
     panel.el.dataset.chartType = type;
     chartsBox.append(panel.el);
-    panel.chart.showLoading({ text: 'Loading…' });
-    api.getChart(tid, type)
-      .then(async (cfg) => {
-        let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0 });
-        if (type === 'equity') opt = overlayDrawdown(opt, await drawdownCfg);
-        panel.chart.hideLoading();
-        panel.set(opt);
-      })
-      .catch((e) => {
-        panel.chart.hideLoading();
-        panel.el.querySelector('.chart')!.replaceWith(errorBox(e));
-        panel.el.dataset.error = 'true';
-      });
+    const load = () => {
+      panel.chart.showLoading({ text: 'Loading…' });
+      const symbol = type === 'candlestick' || type === 'trades' ? symbolSel.value || undefined : undefined;
+      api.getChart(tid, type, symbol)
+        .then(async (cfg) => {
+          let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0 });
+          if (type === 'equity') opt = overlayDrawdown(opt, await drawdownCfg);
+          panel.chart.hideLoading();
+          panel.set(opt);
+          if (symbol) panel.el.dataset.symbol = symbol;
+        })
+        .catch((e) => {
+          panel.chart.hideLoading();
+          panel.el.querySelector('.chart')?.replaceWith(errorBox(e));
+          panel.el.dataset.error = 'true';
+        });
+    };
+    if (type === 'candlestick' || type === 'trades') priceCharts.push([type, load]);
+    load();
   }
+  symbolSel.addEventListener('change', () => priceCharts.forEach(([, load]) => load()));
+
+  // the breakdown by symbol
+  api.getSymbols(tid).then(
+    (rows) => symbolsBox.replaceChildren(symbolTable(rows)),
+    (e) => symbolsBox.replaceChildren(errorBox(e)),
+  );
 
   // statistics
   api.getStatistics(tid).then(
@@ -145,7 +164,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
           'table',
           { class: 'table trades-table' },
           h('caption', { class: 'sr-only' }, `Trades ${skip + 1} to ${Math.min(total, skip + limit)} of ${total}`),
-          h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Date'), h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col', class: 'num' }, 'Price'), h('th', { scope: 'col', class: 'num' }, 'Size'), h('th', { scope: 'col', class: 'num' }, 'P&L'))),
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Date'), feeds.length > 1 ? h('th', { scope: 'col' }, 'Symbol') : null, h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col', class: 'num' }, 'Price'), h('th', { scope: 'col', class: 'num' }, 'Size'), h('th', { scope: 'col', class: 'num' }, 'P&L'))),
           h(
             'tbody',
             null,
@@ -155,6 +174,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
                 null,
                 h('td', { class: 'muted' }, skip + i + 1),
                 h('td', null, fmtDate(t.date ?? t.datetime)),
+                feeds.length > 1 ? h('td', null, String(t.symbol ?? '')) : null,
                 h('td', null, h('span', { class: `side ${String(t.type).toLowerCase()}` }, String(t.type ?? ''))),
                 h('td', { class: 'num' }, fmtNumber(t.price, 2)),
                 h('td', { class: 'num' }, fmtNumber(t.size, 0)),
@@ -168,6 +188,40 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     );
   };
   void loadTrades();
+}
+
+/** The per-symbol breakdown: each feed's share of the run, summing to the portfolio's. */
+function symbolTable(rows: SymbolResult[]): HTMLElement {
+  if (!rows.length) return empty('No breakdown for this result.');
+  const th = (label: string, num = true, title?: string) => h('th', { scope: 'col', class: num ? 'num' : '', title }, label);
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'table symbols-table' },
+      h('caption', { class: 'sr-only' }, 'Profit and loss, trades and exposure of each symbol'),
+      h('thead', null, h('tr', null, th('Symbol', false), th('P&L', true, 'Realised and unrealised, net of commission'), th('Contribution', true, 'P&L as a share of the initial cash: the rows sum to the total return'), th('Trades', true, 'Closed round trips (won / lost)'), th('Open', true, 'Round trips still open at the end'), th('Commission'), th('Exposure', true, 'Share of the bars that ended holding the symbol'), th('Final position'))),
+      h(
+        'tbody',
+        null,
+        rows.map((r) =>
+          h(
+            'tr',
+            { 'data-symbol': r.symbol },
+            h('th', { scope: 'row' }, r.symbol),
+            h('td', { class: `num ${signClass(r.pnl)}` }, fmtMoney(r.pnl)),
+            h('td', { class: `num ${signClass(r.contribution)}` }, fmtPctFraction(r.contribution)),
+            h('td', { class: 'num' }, `${r.trades} (${r.won} / ${r.lost})`),
+            h('td', { class: 'num' }, r.open_trades),
+            h('td', { class: 'num' }, fmtMoney(r.commission)),
+            h('td', { class: 'num' }, fmtPctFraction(r.exposure, 1)),
+            h('td', { class: 'num' }, r.final_size ? `${fmtNumber(r.final_size, 0)} @ ${fmtNumber(r.final_price, 2)}` : '—'),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 export async function exportResult(tid: string, fmt: string): Promise<void> {

@@ -131,7 +131,7 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
           return h(
             'li',
             { class: 'task', 'data-task': t.task_id, 'data-status': t.status },
-            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id' }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [strategyLabel(t), t.symbol].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id' }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [strategyLabel(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
             progressBar(t),
             t.error ? h('div', { class: 'task-error' }, t.error) : null,
             h('div', { class: 'task-actions' }, taskActions(t, refresh)),
@@ -230,6 +230,35 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   const listID = id('symbols');
   const symbolIn = h('input', { type: 'search', name: 'symbol', list: listID, autocomplete: 'off', placeholder: 'Search symbols', required: true }) as HTMLInputElement;
   const symbolList = h('datalist', { id: listID });
+  // Several symbols (a portfolio, pairs): each added one is a chip, the feeds in order.
+  const chosen: string[] = [];
+  const chips = h('ul', { class: 'chips', id: 'symbol-chips', 'aria-label': 'Symbols of the run, in order' });
+  const renderChips = () =>
+    chips.replaceChildren(
+      ...chosen.map((s, i) =>
+        h('li', { class: 'chip', 'data-symbol': s }, s, button('×', () => (chosen.splice(i, 1), renderChips()), 'chip-remove', { 'aria-label': `Remove ${s}`, type: 'button' })),
+      ),
+    );
+  const addSymbol = () => {
+    const s = symbolIn.value.trim();
+    if (s && !chosen.includes(s)) chosen.push(s);
+    symbolIn.value = '';
+    renderChips();
+    symbolIn.focus();
+  };
+  const addBtn = button('Add', addSymbol, 'btn small', { id: 'add-symbol', type: 'button', title: 'Add the symbol to the run: several symbols are several feeds (this.datas[i])' });
+  symbolIn.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && symbolIn.value.trim()) {
+      e.preventDefault();
+      addSymbol();
+    }
+  });
+  // The label names the search field itself; Add and the chips sit beside it.
+  const symbolField = field('Symbols', symbolIn, 'Type to search; Add (or Enter) for several symbols, in order');
+  const picker = h('div', { class: 'symbol-picker' });
+  symbolField.insertBefore(picker, symbolIn);
+  picker.append(h('div', { class: 'row' }, symbolIn, addBtn), chips);
+  const tfSel = h('select', { name: 'timeframe', id: 'run-timeframe' }, ['1m', '5m', '15m', '1h', '4h', '1d', '1w', '1M'].map((tf) => h('option', { value: tf, selected: tf === (query.get('timeframe') ?? '1d') }, tf))) as HTMLSelectElement;
   const startIn = h('input', { type: 'date', name: 'start_date', required: true, value: query.get('start') ?? '2020-01-01' }) as HTMLInputElement;
   const endIn = h('input', { type: 'date', name: 'end_date', required: true, value: query.get('end') ?? today() }) as HTMLInputElement;
   const cashIn = h('input', { type: 'number', name: 'initial_cash', min: '0', step: 'any', value: '10000', required: true }) as HTMLInputElement;
@@ -255,6 +284,8 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   });
   sourceSel.addEventListener('change', () => {
     symbolIn.value = '';
+    chosen.length = 0;
+    renderChips();
     void loadSymbols('');
   });
 
@@ -300,7 +331,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   const form = h(
     'form',
     { class: 'run-form', novalidate: true, 'aria-describedby': 'run-form-error' },
-    h('div', { class: 'grid2' }, field('Strategy', stratSel), field('Version', versionSel), field('Data source', sourceSel), field('Symbol', symbolIn, 'Type to search the source’s symbols'), symbolList, field('Start date', startIn), field('End date', endIn), field('Initial cash', cashIn), field('Commission', commIn, 'Fraction of the traded value, e.g. 0.001 = 0.1%')),
+    h('div', { class: 'grid2' }, field('Strategy', stratSel), field('Version', versionSel), field('Data source', sourceSel), symbolField, symbolList, field('Timeframe', tfSel, 'Bars finer than stored are refused; coarser ones are built from them'), field('Start date', startIn), field('End date', endIn), field('Initial cash', cashIn), field('Commission', commIn, 'Fraction of the traded value, e.g. 0.001 = 0.1%')),
     paramsBox,
     formError,
     h('div', { class: 'actions' }, submit),
@@ -310,6 +341,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
     e.preventDefault();
     formError.hidden = true;
     const problems: string[] = [];
+    symbolIn.required = chosen.length === 0;
     for (const el of [symbolIn, startIn, endIn, cashIn, commIn]) {
       const bad = !el.checkValidity() || (el.required && !el.value.trim());
       el.toggleAttribute('aria-invalid', bad);
@@ -327,12 +359,17 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
       strategy_id: stratSel.value,
       strategy_params: values ?? {},
       data_source: sourceSel.value,
-      symbol: symbolIn.value.trim(),
       start_date: startIn.value,
       end_date: endIn.value,
       initial_cash: Number(cashIn.value),
       commission: Number(commIn.value),
     };
+    const symbols = [...chosen];
+    const typed = symbolIn.value.trim();
+    if (typed && !symbols.includes(typed)) symbols.push(typed);
+    if (symbols.length > 1) body.symbols = symbols;
+    else body.symbol = symbols[0];
+    if (tfSel.value !== '1d') body.timeframe = tfSel.value as BacktestRequest['timeframe'];
     if (versionSel.value) body.strategy_version = Number(versionSel.value);
     submit.disabled = true;
     try {
@@ -392,7 +429,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     const m: [string, unknown][] = [
       ['Strategy', strategyLabel(task)],
       ['Version', task.strategy_version ? `v${task.strategy_version}` : undefined],
-      ['Data', [task.data_source, task.symbol].filter(Boolean).join(' / ')],
+      ['Data', [task.data_source, (task.symbols ?? [task.symbol]).join(', ')].filter(Boolean).join(' / ') + (task.timeframe && task.timeframe !== '1d' ? ` · ${task.timeframe}` : '')],
       ['Period', task.start_date ? `${task.start_date} → ${task.end_date}` : undefined],
       ['Parameters', task.strategy_params && Object.keys(task.strategy_params).length ? Object.entries(task.strategy_params).map(([k, v]) => `${k}=${fmtParamValue(v)}`).join(', ') : undefined],
       ['Attempt', task.attempt],
