@@ -136,12 +136,12 @@ type Request struct {
 	Symbols []string `json:"symbols"`
 	// Timeframe is the bars' interval (marketdata.Timeframes; default 1d), aggregated from
 	// finer stored bars.
-	Timeframe       *string        `json:"timeframe"`
-	StartDate       *string        `json:"start_date"`
-	EndDate         *string        `json:"end_date"`
-	InitialCash     *float64       `json:"initial_cash"`
-	Commission      *float64       `json:"commission"`
-	SessionID       *string        `json:"session_id"`
+	Timeframe   *string  `json:"timeframe"`
+	StartDate   *string  `json:"start_date"`
+	EndDate     *string  `json:"end_date"`
+	InitialCash *float64 `json:"initial_cash"`
+	Commission  *float64 `json:"commission"`
+	SessionID   *string  `json:"session_id"`
 }
 
 // Task is the spec's BacktestStatus plus what the task records (strategy version, attempt,
