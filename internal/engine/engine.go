@@ -979,24 +979,10 @@ func (e *Engine) symbolResults() {
 		}
 	}
 	for _, x := range r.Executions {
-		s := &r.Symbols[at[x.Symbol]]
-		s.Executions++
-		s.Commission += x.Commission
+		r.Symbols[at[x.Symbol]].AddExecution(x)
 	}
 	for _, t := range r.Trades {
-		s := &r.Symbols[at[t.Symbol]]
-		switch {
-		case t.IsOpen:
-			s.OpenTrades++
-		case t.PnLNet >= 0:
-			s.Trades++
-			s.Won++
-			s.PnLClosed += t.PnLNet
-		default:
-			s.Trades++
-			s.Lost++
-			s.PnLClosed += t.PnLNet
-		}
+		r.Symbols[at[t.Symbol]].AddTrade(t)
 	}
 }
 

@@ -59,6 +59,27 @@ type SymbolResult struct {
 	FinalPrice   float64 `json:"final_price"` // the final position's average price
 }
 
+// AddExecution counts fill x of the symbol.
+func (s *SymbolResult) AddExecution(x Execution) {
+	s.Executions++
+	s.Commission += x.Commission
+}
+
+// AddTrade counts round trip t of the symbol.
+func (s *SymbolResult) AddTrade(t Trade) {
+	switch {
+	case t.IsOpen:
+		s.OpenTrades++
+		return
+	case t.PnLNet >= 0:
+		s.Won++
+	default:
+		s.Lost++
+	}
+	s.Trades++
+	s.PnLClosed += t.PnLNet
+}
+
 // PositionOut is a position at the end of a run.
 type PositionOut struct {
 	Symbol string  `json:"symbol"`

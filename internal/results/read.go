@@ -453,22 +453,14 @@ func (svc *Service) Symbols(ctx context.Context, taskID string) ([]engine.Symbol
 	if err != nil {
 		return nil, err
 	}
-	one := engine.SymbolResult{Symbol: s.Run.Symbol, PnL: r.FinalValue - r.InitialCash, Contribution: r.TotalReturn,
-		Executions: len(s.Executions)}
+	one := engine.SymbolResult{Symbol: s.Run.Symbol, PnL: r.FinalValue - r.InitialCash, Contribution: r.TotalReturn}
 	held := 0
 	for _, x := range s.Executions {
-		one.Commission += x.Commission
+		one.AddExecution(x)
 	}
 	for _, t := range s.Trades {
 		held += t.BarLen
-		switch {
-		case t.IsOpen:
-			one.OpenTrades++
-		case t.PnLNet >= 0:
-			one.Trades, one.Won, one.PnLClosed = one.Trades+1, one.Won+1, one.PnLClosed+t.PnLNet
-		default:
-			one.Trades, one.Lost, one.PnLClosed = one.Trades+1, one.Lost+1, one.PnLClosed+t.PnLNet
-		}
+		one.AddTrade(t)
 	}
 	if r.Bars > 0 {
 		one.Exposure = min(float64(held)/float64(r.Bars), 1)
