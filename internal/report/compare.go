@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -28,6 +29,8 @@ type ComparedTask struct {
 	Params          map[string]any `json:"params"`
 	DataSource      string         `json:"data_source"`
 	Symbol          string         `json:"symbol"`
+	Symbols         []string       `json:"symbols"` // the feeds, in order
+	Timeframe       string         `json:"timeframe"`
 	StartDate       string         `json:"start_date"`
 	EndDate         string         `json:"end_date"`
 	InitialCash     float64        `json:"initial_cash"`
@@ -111,7 +114,7 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 		c.Tasks = append(c.Tasks, ComparedTask{
 			TaskID: s.TaskID, StrategyID: s.Run.StrategyID, StrategyName: s.Run.StrategyName,
 			StrategyVersion: int32(s.Run.StrategyVersion), Params: s.Params(), DataSource: s.Run.DataSource,
-			Symbol: s.Run.Symbol, StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
+			Symbol: s.Run.Symbol, Symbols: s.Run.Feeds(), Timeframe: cmp.Or(s.Run.Timeframe, "1d"), StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
 			InitialCash: s.Run.InitialCash, Commission: s.Run.Commission,
 		})
 	}
@@ -191,7 +194,13 @@ func (c *Comparison) CSV() string {
 	for _, row := range [][]string{
 		c.taskRow("strategy", func(t ComparedTask) string { return t.StrategyName }),
 		c.taskRow("strategy_version", func(t ComparedTask) string { return fmt.Sprint(t.StrategyVersion) }),
-		c.taskRow("symbol", func(t ComparedTask) string { return t.DataSource + "/" + t.Symbol }),
+		c.taskRow("symbol", func(t ComparedTask) string {
+			s := t.DataSource + "/" + strings.Join(t.Symbols, ",")
+			if t.Timeframe != "1d" {
+				s += " " + t.Timeframe
+			}
+			return s
+		}),
 		c.taskRow("params", func(t ComparedTask) string { return paramsText(t.Params) }),
 	} {
 		_ = w.Write(row)

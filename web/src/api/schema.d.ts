@@ -733,6 +733,9 @@ export interface components {
           };
           data_source: string;
           symbol: string;
+          /** @description The feeds */
+          symbols?: string[];
+          timeframe?: string;
           /** Format: date */
           start_date: string;
           /** Format: date */
