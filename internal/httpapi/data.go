@@ -129,8 +129,10 @@ func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	tf := r.URL.Query().Get("timeframe")
-	if tf != "" && !marketdata.ValidTimeframe(tf) {
-		return apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, strings.Join(marketdata.Timeframes, ", "))
+	if tf != "" {
+		if err := marketdata.CheckTimeframe(tf); err != nil {
+			return err
+		}
 	}
 	body := http.MaxBytesReader(w, r.Body, importBodyLimit)
 	var (

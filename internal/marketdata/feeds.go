@@ -103,6 +103,14 @@ func (f *Feeds) Any(ctx context.Context, source, symbol, tf string, from, until 
 // timeframe below it (read through the cache like Bars). A tf finer than every stored one
 // is an apperr 400 naming the finest stored; an unknown symbol gives no bars.
 func (f *Feeds) At(ctx context.Context, source, symbol, tf string, from, until time.Time) ([]engine.Bar, error) {
+	if err := CheckTimeframe(tf); err != nil {
+		return nil, err
+	}
+	// Bars at tf itself mean tf is stored, and so is what it is made from: the usual case
+	// costs no look-up of the stored timeframes.
+	if bars, err := f.Bars(ctx, source, symbol, tf, from, until); err != nil || len(bars) > 0 {
+		return bars, err
+	}
 	src, err := f.sourceTimeframe(ctx, source, symbol, tf)
 	if err != nil || src == "" {
 		return []engine.Bar{}, err
@@ -116,6 +124,12 @@ func (f *Feeds) At(ctx context.Context, source, symbol, tf string, from, until t
 
 // AnyAt is Any for the bars At would return.
 func (f *Feeds) AnyAt(ctx context.Context, source, symbol, tf string, from, until time.Time) (bool, error) {
+	if err := CheckTimeframe(tf); err != nil {
+		return false, err
+	}
+	if ok, err := f.Any(ctx, source, symbol, tf, from, until); err != nil || ok { // as in At
+		return ok, err
+	}
 	src, err := f.sourceTimeframe(ctx, source, symbol, tf)
 	if err != nil || src == "" {
 		return false, err
@@ -125,9 +139,6 @@ func (f *Feeds) AnyAt(ctx context.Context, source, symbol, tf string, from, unti
 
 // sourceTimeframe is the stored timeframe bars at tf are made from; "" when none is stored.
 func (f *Feeds) sourceTimeframe(ctx context.Context, source, symbol, tf string) (string, error) {
-	if !ValidTimeframe(tf) {
-		return "", apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
-	}
 	stored, err := storedTimeframes(ctx, f.db.Pool, source, symbol)
 	if err != nil || len(stored) == 0 {
 		return "", err

@@ -73,8 +73,8 @@ func (svc *Service) Import(ctx context.Context, source, symbol, name, tf string,
 	}
 	if tf == "" {
 		tf = InferTimeframe(bars)
-	} else if !ValidTimeframe(tf) {
-		return res, apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
+	} else if err := CheckTimeframe(tf); err != nil {
+		return res, err
 	}
 	res.Timeframe = tf
 	if err := svc.CheckSource(ctx, source); err != nil {

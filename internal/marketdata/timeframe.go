@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 )
 
@@ -21,6 +22,14 @@ var minutes = map[string]int{"1m": 1, "5m": 5, "15m": 15, "1h": 60, "4h": 240, "
 func ValidTimeframe(tf string) bool { _, ok := minutes[tf]; return ok }
 
 func timeframeList() string { return strings.Join(Timeframes, ", ") }
+
+// CheckTimeframe is the 400 of a timeframe that is not one of Timeframes.
+func CheckTimeframe(tf string) error {
+	if !ValidTimeframe(tf) {
+		return apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
+	}
+	return nil
+}
 
 // readFrom picks the stored timeframe bars at tf are made from: the coarsest of stored
 // (finest first) at or below tf. None is an error naming the finest stored one.

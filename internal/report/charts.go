@@ -77,7 +77,7 @@ func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string)
 	if err != nil {
 		return nil, err
 	}
-	feeds := s.Run.Feeds()
+	feeds := s.Run.Symbols
 	if symbol == "" || chartType == "equity" {
 		symbol = feeds[0]
 	} else if !slices.Contains(feeds, symbol) {

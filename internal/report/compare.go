@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -114,7 +113,7 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 		c.Tasks = append(c.Tasks, ComparedTask{
 			TaskID: s.TaskID, StrategyID: s.Run.StrategyID, StrategyName: s.Run.StrategyName,
 			StrategyVersion: int32(s.Run.StrategyVersion), Params: s.Params(), DataSource: s.Run.DataSource,
-			Symbol: s.Run.Symbol, Symbols: s.Run.Feeds(), Timeframe: cmp.Or(s.Run.Timeframe, "1d"), StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
+			Symbol: s.Run.Symbol, Symbols: s.Run.Symbols, Timeframe: s.Run.Timeframe, StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
 			InitialCash: s.Run.InitialCash, Commission: s.Run.Commission,
 		})
 	}

@@ -233,20 +233,12 @@ type Run struct {
 	StrategyParams  json.RawMessage
 	DataSource      string
 	Symbol          string   // the first feed
-	Symbols         []string // the feeds, in order; empty for results stored before there were several
+	Symbols         []string // the feeds, in order
 	Timeframe       string
 	StartDate       time.Time
 	EndDate         time.Time
 	InitialCash     float64
 	Commission      float64
-}
-
-// Feeds returns the symbols the run traded, in order.
-func (r Run) Feeds() []string {
-	if len(r.Symbols) == 0 {
-		return []string{r.Symbol}
-	}
-	return r.Symbols
 }
 
 // Parts chooses what Load reads besides the run and its summary.

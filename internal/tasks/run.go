@@ -144,13 +144,11 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 		}
 		return nil, nil, fmt.Errorf("load strategy version: %w", err)
 	}
-	symbols := Feeds(t)
-	feeds := make([]engine.Feed, len(symbols))
+	feeds := make([]engine.Feed, len(t.Symbols))
 	steps := 0
-	for i, sym := range symbols {
+	for i, sym := range t.Symbols {
 		bars, err := s.feeds.At(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate.AddDate(0, 0, 1))
-		var ae *apperr.Error
-		if errors.As(err, &ae) { // the stored bars changed since the task was made
+		if ae, ok := apperr.As(err); ok { // the stored bars changed since the task was made
 			return nil, &failure{msg: "Data retrieval failed: " + ae.Detail, permanent: true}, nil
 		}
 		if err != nil {

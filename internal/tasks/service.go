@@ -161,7 +161,7 @@ type Task struct {
 	Attempt         int             `json:"attempt"`
 	DataSource      string          `json:"data_source"`
 	Symbol          string          `json:"symbol"`
-	Symbols         []string        `json:"symbols"` // the feeds in order; Symbol is the first
+	Symbols         []string        `json:"symbols"` // the feeds in order; Symbol is the first (a database check keeps it so)
 	Timeframe       string          `json:"timeframe"`
 	StartDate       string          `json:"start_date"`
 	EndDate         string          `json:"end_date"`
@@ -214,19 +214,10 @@ func FromRow(t store.Task) Task {
 		TaskID: t.ID, Status: t.Status, Progress: t.Progress, CurrentBar: int(t.CurrentBar),
 		TotalBars: int(t.TotalBars), Error: t.Error, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt,
 		CompletedAt: t.CompletedAt, StrategyID: t.StrategyID, StrategyVersion: int(t.StrategyVersion),
-		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: Feeds(t), Timeframe: t.Timeframe,
+		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: t.Symbols, Timeframe: t.Timeframe,
 		StartDate: t.StartDate.Format(time.DateOnly), EndDate: t.EndDate.Format(time.DateOnly),
 		InitialCash: t.InitialCash, Commission: t.Commission, StrategyParams: params, SessionID: t.SessionID,
 	}
-}
-
-// Feeds returns the symbols a task runs on, in order (tasks stored before there were
-// several record only their one symbol).
-func Feeds(t store.Task) []string {
-	if len(t.Symbols) == 0 {
-		return []string{t.Symbol}
-	}
-	return t.Symbols
 }
 
 // TaskNotFound is the 404 of the task routes.
@@ -332,8 +323,8 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if req.Timeframe != nil && strings.TrimSpace(*req.Timeframe) != "" {
 		tf = strings.TrimSpace(*req.Timeframe)
 	}
-	if !marketdata.ValidTimeframe(tf) {
-		return Task{}, apperr.Invalid("Unsupported timeframe '%s' (use one of %s)", tf, strings.Join(marketdata.Timeframes, ", "))
+	if err := marketdata.CheckTimeframe(tf); err != nil {
+		return Task{}, err
 	}
 	source, symbols, err := s.resolveData(ctx, req)
 	if err != nil {

@@ -67,9 +67,9 @@ func (b *Bundle) Task(t testing.TB, id, status, symbol string, start, end time.T
 	if params == "" || params == "null" {
 		params = "{}"
 	}
-	b.Exec(t, `INSERT INTO tasks (id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date,
+	b.Exec(t, `INSERT INTO tasks (id, strategy_id, strategy_version, status, data_source, symbol, symbols, start_date, end_date,
 		initial_cash, commission, strategy_params, session_id)
-		VALUES ($1, 'str_1', 1, $2, 'builtin', $3, $4, $5, $6, 0.001, $7::jsonb, 's')`,
+		VALUES ($1, 'str_1', 1, $2, 'builtin', $3, ARRAY[$3::text], $4, $5, $6, 0.001, $7::jsonb, 's')`,
 		id, status, symbol, start, end, cash, params)
 }
 
