@@ -78,7 +78,7 @@ type BiResult struct {
 	Bars                int32           `json:"bars"`
 	TaskCreatedAt       time.Time       `json:"task_created_at"`
 	ResultCreatedAt     time.Time       `json:"result_created_at"`
-	Symbols             interface{}     `json:"symbols"`
+	Symbols             []string        `json:"symbols"`
 	Timeframe           string          `json:"timeframe"`
 }
 
