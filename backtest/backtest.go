@@ -74,7 +74,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // ComputeStatistics derives the statistics (returns, risk, drawdowns, trade figures, the
 // monthly and yearly tables) of a result.
 func ComputeStatistics(r *Result) Statistics {
-	return engine.ComputeStatistics(r.InitialCash, r.Equity, r.Trades, r.Summary.SQN)
+	return engine.ComputeStatistics(r.InitialCash, r.Equity, r.Trades, r.Summary.SQN, nil)
+}
+
+// ComputeStatisticsAgainst is ComputeStatistics with the "Benchmark" group: alpha, beta,
+// correlation, tracking error and information ratio against buying bench with the
+// starting cash at its first close and holding it, as the service measures a task against
+// its benchmark (by default its first feed).
+func ComputeStatisticsAgainst(r *Result, bench Feed) Statistics {
+	return engine.ComputeStatistics(r.InitialCash, r.Equity, r.Trades, r.Summary.SQN,
+		&engine.Benchmark{Symbol: bench.Symbol, Values: engine.BuyAndHold(r.InitialCash, bench.Bars, r.Equity)})
 }
 
 // ReadCSV reads bars from CSV as the service's import does: the date,open,high,low,close,

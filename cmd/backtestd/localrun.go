@@ -139,7 +139,7 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			Symbols    []string          `json:"symbols"`
 			Statistics engine.Statistics `json:"statistics"`
 			Result     *engine.Result    `json:"result"`
-		}{info.ClassName, info.Params, params, feeds[0].Symbol, feedSymbols(feeds), backtest.ComputeStatistics(res), res}
+		}{info.ClassName, info.Params, params, feeds[0].Symbol, feedSymbols(feeds), backtest.ComputeStatisticsAgainst(res, feeds[0]), res}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

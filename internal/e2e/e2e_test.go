@@ -387,7 +387,7 @@ func TestWebPage(t *testing.T) {
 		chromedp.Click(`#view-results`),
 		chromedp.WaitVisible(`#summary-cards`),
 		waitJS(`[...document.querySelectorAll('#charts .chart-panel')].every(p => p.dataset.ready === 'true' || p.dataset.error === 'true') && document.querySelectorAll('#charts .chart-panel').length === 6`, 20*time.Second),
-		waitJS(`document.querySelectorAll('#statistics .stat-group').length === 3`, 10*time.Second),
+		waitJS(`document.querySelectorAll('#statistics .stat-group').length === 4`, 10*time.Second),
 		waitJS(`document.querySelectorAll('#trades tbody tr').length > 0`, 10*time.Second),
 	))
 	var charts []struct {
@@ -577,6 +577,7 @@ func TestWebPage(t *testing.T) {
 		chromedp.SetValue(`input[name="symbol"]`, "GLOBEX"),
 		chromedp.Click(`#add-symbol`),
 		waitJS(`[...document.querySelectorAll('#symbol-chips .chip')].map(c => c.dataset.symbol).join() === 'ACME,GLOBEX'`, 5*time.Second),
+		chromedp.SetValue(`#run-benchmark`, "HOOLI"),
 		chromedp.SetValue(`input[name="start_date"]`, "2015-01-01"),
 		chromedp.SetValue(`input[name="end_date"]`, "2024-12-31"),
 		chromedp.SetValue(`form.run-form input[name="ratio"]`, "1"),
@@ -587,9 +588,20 @@ func TestWebPage(t *testing.T) {
 		chromedp.Click(`#view-results`),
 		waitJS(`document.querySelectorAll('#symbols tbody tr').length === 2`, 20*time.Second),
 		waitJS(`document.querySelector('[data-chart-type="candlestick"]')?.dataset.symbol === 'ACME'`, 20*time.Second),
+		// The benchmark chosen in the form: its statistics, explained against it.
+		waitJS(`/HOOLI/.test(document.querySelector('section[aria-label="Benchmark statistics"] li[data-key="beta"] .explain')?.textContent ?? '')`, 20*time.Second),
 	))
 	var pairsTask string
 	must(t, chromedp.Run(ctx, chromedp.Evaluate(`location.pathname.split('/').pop()`, &pairsTask)))
+	var equity struct {
+		Series []struct {
+			Name string `json:"name"`
+		} `json:"series"`
+	}
+	must(t, getEnvelope(srv.url+"/api/results/"+pairsTask+"/chart?chart_type=equity", &equity))
+	if len(equity.Series) != 2 || equity.Series[1].Name != "Benchmark: HOOLI (buy & hold)" {
+		t.Errorf("equity chart of %s: series %+v, want the HOOLI benchmark line", pairsTask, equity.Series)
+	}
 	var rows []struct {
 		Symbol string  `json:"symbol"`
 		PnL    float64 `json:"pnl"`

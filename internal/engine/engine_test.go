@@ -202,7 +202,7 @@ func TestStatistics(t *testing.T) {
 		{OpenTime: t0, CloseTime: &ct, PnLNet: -4},
 		{OpenTime: t0, IsOpen: true},
 	}
-	st := ComputeStatistics(100, eq, trades, 1.5)
+	st := ComputeStatistics(100, eq, trades, 1.5, nil)
 	if len(st.Groups) != 3 || st.Groups[0].Name != "Curve" || st.Groups[1].Name != "Trade" || st.Groups[2].Name != "Time" {
 		t.Fatalf("groups %+v", st.Groups)
 	}
@@ -265,7 +265,7 @@ func BenchmarkComputeStatistics(b *testing.B) {
 		eq[i] = EquityPoint{Time: x.Time, Value: x.Close * 100}
 	}
 	for i := 0; i < b.N; i++ {
-		ComputeStatistics(10000, eq, nil, 0)
+		ComputeStatistics(10000, eq, nil, 0, nil)
 	}
 }
 

@@ -80,15 +80,18 @@ func metric(key, label string, v *float64, d display, expl string) Metric {
 }
 
 // ComputeStatistics builds the statistics record from an equity curve (as
-// stored: Time, Value and Return are used; Return is recomputed when all
-// are zero), the round trips and the run's SQN.
-func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade, sqn float64) Statistics {
+// stored: Time and Value are used), the round trips and the run's SQN. Per-bar figures are
+// annualised by the bars' frequency (PeriodsPerYear). With a benchmark, a "Benchmark" group
+// measures the curve against it.
+func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade, sqn float64, bench *Benchmark) Statistics {
 	rets := make([]float64, len(equity))
 	prev := initialCash
 	for i, p := range equity {
 		rets[i] = p.Value/prev - 1
 		prev = p.Value
 	}
+	perYear := PeriodsPerYear(equity)
+	annual := annualNote(perYear)
 
 	// Curve
 	growth := 1.0
@@ -102,9 +105,9 @@ func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade
 			cagr = ptr(round(math.Pow(growth, 1/y)-1, 4))
 		}
 		m, sd := meanPopSD(rets)
-		vol = ptr(round(sd*math.Sqrt(252), 4))
+		vol = ptr(round(sd*math.Sqrt(perYear), 4))
 		if sd > 0 {
-			sharpe = ptr(round(m/sd*math.Sqrt(252), 4))
+			sharpe = ptr(round(m/sd*math.Sqrt(perYear), 4))
 		}
 		rsq = rSquared(rets)
 	}
@@ -168,12 +171,12 @@ func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade
 	mWinPct, mAvgWin, mAvgLoss, mBest, mWorst := periodStats(months)
 	yWinPct, _, _, yBest, yWorst := periodStats(years)
 
-	return Statistics{Groups: []StatGroup{
+	st := Statistics{Groups: []StatGroup{
 		{Name: "Curve", Metrics: []Metric{
 			metric("total_return", "Total Return", totalRet, dispPct, "How much the portfolio grew or shrank over the whole backtest, compounding every bar's return."),
 			metric("cagr", "CAGR", cagr, dispPct, "The steady yearly growth rate that would turn the starting value into the final value over the same calendar span."),
-			metric("sharpe_ratio", "Sharpe Ratio", sharpe, dispNum, "Average daily return divided by its standard deviation, annualised with √252: return earned per unit of risk."),
-			metric("annual_volatility", "Annual Volatility", vol, dispPct, "Standard deviation of daily returns scaled to a year with √252: how much the portfolio value swings."),
+			metric("sharpe_ratio", "Sharpe Ratio", sharpe, dispNum, "Average return per bar divided by its standard deviation, annualised with "+annual+": return earned per unit of risk."),
+			metric("annual_volatility", "Annual Volatility", vol, dispPct, "Standard deviation of the returns per bar scaled to a year with "+annual+": how much the portfolio value swings."),
 			metric("sqn", "SQN", ptr(sqn), dispNum, "System Quality Number: √(number of trades) × average trade pnl / its standard deviation."),
 			metric("r_squared", "R-Squared", rsq, dispNum, "How close the growth curve is to a straight line over time (1 = perfectly steady growth)."),
 			metric("max_drawdown", "Max Drawdown", ptr(maxDD), dispPctRaw, "The largest fall of the portfolio value from a previous peak, in percent of that peak."),
@@ -200,6 +203,10 @@ func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade
 			metric("worst_year", "Worst Year", yWorst, dispPct, "The lowest yearly return (sum of the year's daily returns)."),
 		}},
 	}}
+	if bench != nil {
+		st.Groups = append(st.Groups, benchmarkGroup(initialCash, equity, bench, perYear, annual))
+	}
+	return st
 }
 
 func rSquared(rets []float64) *float64 {

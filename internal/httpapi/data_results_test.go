@@ -247,15 +247,15 @@ func storeRun(t testing.TB, b *dataBundle, id, symbol string, bars []engine.Bar,
 	exec(`INSERT INTO strategies (id, name, current_version) VALUES ('str_1', 'SmaCross', 1) ON CONFLICT DO NOTHING`)
 	exec(`INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, origin, content_hash)
 		VALUES ('str_1', 1, 'SmaCross', $1, 'SmaCross', 'api', 'h') ON CONFLICT DO NOTHING`, string(code))
-	exec(`INSERT INTO tasks (id, strategy_id, strategy_version, status, data_source, symbol, symbols, start_date, end_date,
-		initial_cash, commission, strategy_params, session_id) VALUES ($1, 'str_1', 1, 'completed', 'builtin', $2, ARRAY[$2::text], $3, $4, 10000, 0.001, $5::jsonb, 's')`,
+	exec(`INSERT INTO tasks (id, strategy_id, strategy_version, status, data_source, symbol, symbols, benchmark, start_date, end_date,
+		initial_cash, commission, strategy_params, session_id) VALUES ($1, 'str_1', 1, 'completed', 'builtin', $2, ARRAY[$2::text], $2, $3, $4, 10000, 0.001, $5::jsonb, 's')`,
 		id, symbol, bars[0].Time, bars[len(bars)-1].Time, params)
 	tx, err := b.store.Pool.Begin(b.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(b.ctx)
-	if err := results.Save(b.ctx, tx, id, 1, res); err != nil {
+	if err := results.Save(b.ctx, tx, id, 1, res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(b.ctx); err != nil {

@@ -47,12 +47,14 @@ var ChartTypes = []string{"candlestick", "equity", "drawdown", "underwater", "mo
 var MonthNames = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 // ChartInput is what the chart builders read: the bars the backtest ran on, the equity
-// curve and the executions.
+// curve and the executions; for the equity chart, the benchmark's bars.
 type ChartInput struct {
 	InitialCash float64
 	Bars        []engine.Bar
 	Equity      []engine.EquityPoint
 	Executions  []engine.Execution
+	Benchmark   string       // the benchmark's symbol
+	BenchBars   []engine.Bar // its bars
 }
 
 // chartParts is what each chart reads of the stored result: the candlestick chart only the
@@ -66,8 +68,8 @@ var chartParts = map[string]results.Parts{
 // ran on.
 //
 // symbol picks the feed of a several-symbol task the candlestick and trades charts show
-// (its bars and its fills); "" is the first. The equity chart's buy-and-hold line is the
-// first feed's.
+// (its bars and its fills); "" is the first. The equity chart's dashed line is the task's
+// benchmark bought and held.
 func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string) (*ChartConfig, error) {
 	parts, ok := chartParts[chartType]
 	if !ok {
@@ -78,19 +80,23 @@ func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string)
 		return nil, err
 	}
 	feeds := s.Run.Symbols
-	if symbol == "" || chartType == "equity" {
+	if symbol == "" {
 		symbol = feeds[0]
 	} else if !slices.Contains(feeds, symbol) {
 		return nil, apperr.Invalid("Symbol %s is not a feed of task %s (its feeds: %s)", symbol, taskID, strings.Join(feeds, ", "))
 	}
-	in := ChartInput{InitialCash: s.Run.InitialCash, Equity: s.Equity, Executions: s.Executions}
+	in := ChartInput{InitialCash: s.Run.InitialCash, Equity: s.Equity, Executions: s.Executions, Benchmark: s.Run.Benchmark}
 	if len(feeds) > 1 {
 		in.Executions = slices.DeleteFunc(slices.Clone(s.Executions), func(x engine.Execution) bool { return x.Symbol != symbol })
 	}
-	if chartType == "candlestick" || chartType == "equity" || chartType == "trades" {
-		if in.Bars, err = svc.runBars(ctx, s.Run, symbol); err != nil {
-			return nil, err
-		}
+	switch chartType {
+	case "candlestick", "trades":
+		in.Bars, err = svc.runBars(ctx, s.Run, symbol)
+	case "equity":
+		in.BenchBars, err = svc.runBars(ctx, s.Run, s.Run.Benchmark)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return BuildChart(chartType, in)
 }
@@ -201,26 +207,12 @@ func candlestick(bars []engine.Bar) *ChartConfig {
 	}
 }
 
-// Benchmark is buy-and-hold of the same symbol over the same bars from the same cash: the
-// cash is invested at the first bar's close and marked at every later close. Equity points
-// without a bar of the same time carry the last value.
-func Benchmark(initialCash float64, bars []engine.Bar, equity []engine.EquityPoint) []*float64 {
-	out := make([]*float64, len(equity))
-	if len(bars) == 0 || bars[0].Close <= 0 {
-		return out
+// BenchmarkName is the equity chart's name for the benchmark line.
+func BenchmarkName(symbol string) string {
+	if symbol == "" {
+		return "Benchmark (buy & hold)"
 	}
-	first := bars[0].Close
-	j := 0
-	var last *float64
-	for i, e := range equity {
-		for j < len(bars) && !bars[j].Time.After(e.Time) {
-			v := initialCash * bars[j].Close / first
-			last = &v
-			j++
-		}
-		out[i] = last
-	}
-	return out
+	return "Benchmark: " + symbol + " (buy & hold)"
 }
 
 func equityDates(eq []engine.EquityPoint) []string {
@@ -237,14 +229,15 @@ func equity(in ChartInput) *ChartConfig {
 		vals[i] = e.Value
 	}
 	tip, ptr, zoom := interaction()
+	bench := BenchmarkName(in.Benchmark)
 	return &ChartConfig{
 		Title: "Equity Curve", Type: "line",
 		Series: []obj{
 			{"name": "Equity", "type": "line", "data": floatSeries(vals), "showSymbol": false, "areaStyle": obj{"opacity": 0.15}, "lineStyle": obj{"width": 2}},
-			{"name": "Benchmark (buy & hold)", "type": "line", "data": optFloatSeries(Benchmark(in.InitialCash, in.Bars, in.Equity)), "showSymbol": false, "lineStyle": obj{"type": "dashed", "width": 1}},
+			{"name": bench, "type": "line", "data": optFloatSeries(engine.BuyAndHold(in.InitialCash, in.BenchBars, in.Equity)), "showSymbol": false, "lineStyle": obj{"type": "dashed", "width": 1}},
 		},
 		XAxis: categoryAxis(equityDates(in.Equity), nil), YAxis: obj{"type": "value", "scale": true, "name": "Value"},
-		Legend: obj{"data": []string{"Equity", "Benchmark (buy & hold)"}}, Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
+		Legend: obj{"data": []string{"Equity", bench}}, Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/results"
 )
 
@@ -30,6 +31,7 @@ type ComparedTask struct {
 	Symbol          string         `json:"symbol"`
 	Symbols         []string       `json:"symbols"` // the feeds, in order
 	Timeframe       string         `json:"timeframe"`
+	Benchmark       string         `json:"benchmark"` // the symbol the benchmark metrics measure against
 	StartDate       string         `json:"start_date"`
 	EndDate         string         `json:"end_date"`
 	InitialCash     float64        `json:"initial_cash"`
@@ -77,6 +79,8 @@ func ParseTaskIDs(raw string) ([]string, error) {
 var compareExtra = []struct{ key, label string }{
 	{"cagr", "CAGR"}, {"annual_volatility", "Annual Volatility"}, {"sqn", "SQN"},
 	{"max_drawdown_duration", "Max DD Duration (days)"}, {"win_month_pct", "Win Months %"},
+	{"benchmark_return", "Benchmark Return"}, {"alpha", "Alpha"}, {"beta", "Beta"}, {"correlation", "Correlation"},
+	{"tracking_error", "Tracking Error"}, {"information_ratio", "Information Ratio"},
 }
 
 var summaryLabels = map[string]string{
@@ -93,6 +97,7 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 		return nil, apperr.Invalid("Comparison needs %d to %d distinct task ids, got %d", MinCompare, MaxCompare, len(ids))
 	}
 	stored := make([]*results.Stored, len(ids))
+	stats := make([]engine.Statistics, len(ids))
 	for i, id := range ids {
 		status, hasResult, err := svc.results.State(ctx, id)
 		if e, ok := apperr.As(err); ok && e.Kind == apperr.KindNotFound {
@@ -104,7 +109,10 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 		if status != "completed" || !hasResult {
 			return nil, apperr.Invalid("Cannot compare %s: the task is %s, only completed tasks have results", id, status)
 		}
-		if stored[i], err = svc.results.Load(ctx, id, results.EquityFull|results.RoundTrips); err != nil {
+		if stored[i], err = svc.results.Load(ctx, id, results.EquityValues); err != nil {
+			return nil, err
+		}
+		if stats[i], err = svc.results.Statistics(ctx, id); err != nil {
 			return nil, err
 		}
 	}
@@ -113,7 +121,7 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 		c.Tasks = append(c.Tasks, ComparedTask{
 			TaskID: s.TaskID, StrategyID: s.Run.StrategyID, StrategyName: s.Run.StrategyName,
 			StrategyVersion: int32(s.Run.StrategyVersion), Params: s.Params(), DataSource: s.Run.DataSource,
-			Symbol: s.Run.Symbol, Symbols: s.Run.Symbols, Timeframe: s.Run.Timeframe, StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
+			Symbol: s.Run.Symbol, Symbols: s.Run.Symbols, Timeframe: s.Run.Timeframe, Benchmark: s.Run.Benchmark, StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
 			InitialCash: s.Run.InitialCash, Commission: s.Run.Commission,
 		})
 	}
@@ -124,20 +132,14 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 		}
 		c.Metrics = append(c.Metrics, m)
 	}
-	stats := make([]func(string) *float64, len(stored))
-	for i, s := range stored {
-		st := s.Statistics()
-		stats[i] = func(k string) *float64 {
-			if m := st.Get(k); m != nil {
-				return m.Value
-			}
-			return nil
-		}
-	}
 	for _, e := range compareExtra {
 		m := ComparedMetric{Key: e.key, Label: e.label}
-		for i := range stored {
-			m.Values = append(m.Values, stats[i](e.key))
+		for i := range stats {
+			var v *float64 // results stored before a metric existed lack it
+			if sm := stats[i].Get(e.key); sm != nil {
+				v = sm.Value
+			}
+			m.Values = append(m.Values, v)
 		}
 		c.Metrics = append(c.Metrics, m)
 	}
@@ -200,6 +202,7 @@ func (c *Comparison) CSV() string {
 			}
 			return s
 		}),
+		c.taskRow("benchmark", func(t ComparedTask) string { return t.Benchmark }),
 		c.taskRow("params", func(t ComparedTask) string { return paramsText(t.Params) }),
 	} {
 		_ = w.Write(row)

@@ -131,17 +131,21 @@ func (svc *Service) ExportHTML(ctx context.Context, taskID string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	bars, err := svc.runBars(ctx, s.Run, s.Run.Symbol)
+	bars, err := svc.runBars(ctx, s.Run, s.Run.Benchmark)
 	if err != nil {
 		return "", err
 	}
-	return html(s, bars)
+	stats, err := svc.results.Statistics(ctx, taskID)
+	if err != nil {
+		return "", err
+	}
+	return html(s, stats, bars)
 }
 
 type reportRow struct{ Label, Value string }
 
-func html(s *results.Stored, bars []engine.Bar) (string, error) {
-	stats := s.Statistics()
+// html writes the report of s with its statistics record; benchBars are the benchmark's.
+func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar) (string, error) {
 	summary := make([]reportRow, len(results.SummaryKeys))
 	for i, v := range s.Summary.Values() {
 		txt := num(v)
@@ -158,7 +162,7 @@ func html(s *results.Stored, bars []engine.Bar) (string, error) {
 		eq[i] = e.Value
 		dd[i] = -e.Drawdown
 	}
-	bench := Benchmark(s.Run.InitialCash, bars, s.Equity)
+	bench := engine.BuyAndHold(s.Run.InitialCash, benchBars, s.Equity)
 	years, grid := MonthlyReturns(s.Equity)
 	type hmRow struct {
 		Year  int
@@ -269,7 +273,7 @@ Parameters: <code>{{printf "%s" .Run.StrategyParams}}</code></p>
 <div class="groups">{{range .Stats.Groups}}<table><tr><th class="l" colspan="2">{{.Name}}</th></tr>
 {{range .Metrics}}<tr><td class="l"><details><summary>{{.Label}}</summary><span class="muted">{{.Explanation}}</span></details></td><td>{{.Display}}</td></tr>{{end}}
 </table>{{end}}</div>
-<h2>Equity curve</h2><p class="muted">Solid: equity. Dashed: buy-and-hold benchmark of the same symbol from the same cash.</p>
+<h2>Equity curve</h2><p class="muted">Solid: equity. Dashed: the benchmark, {{.Run.Benchmark}} bought with the same cash at its first close and held.</p>
 {{.EquitySVG}}
 <h2>Drawdown (%)</h2>
 {{.DDSVG}}

@@ -31,7 +31,7 @@ func BenchmarkSave10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := results.Save(tb.Ctx, tx, id, 1, res); err != nil {
+		if err := results.Save(tb.Ctx, tx, id, 1, res, nil); err != nil {
 			b.Fatal(err)
 		}
 		if err := tx.Commit(tb.Ctx); err != nil {

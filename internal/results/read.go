@@ -235,6 +235,7 @@ type Run struct {
 	Symbol          string   // the first feed
 	Symbols         []string // the feeds, in order
 	Timeframe       string
+	Benchmark       string // the symbol the run is measured against
 	StartDate       time.Time
 	EndDate         time.Time
 	InitialCash     float64
@@ -264,7 +265,7 @@ func (svc *Service) Load(ctx context.Context, taskID string, parts Parts) (*Stor
 	}
 	s := &Stored{TaskID: taskID, SQN: row.Sqn, Run: Run{
 		StrategyID: row.StrategyID, StrategyName: row.StrategyName, StrategyVersion: int(row.StrategyVersion),
-		StrategyParams: row.StrategyParams, DataSource: row.DataSource, Symbol: row.Symbol, Symbols: row.Symbols, Timeframe: row.Timeframe,
+		StrategyParams: row.StrategyParams, DataSource: row.DataSource, Symbol: row.Symbol, Symbols: row.Symbols, Timeframe: row.Timeframe, Benchmark: row.Benchmark,
 		StartDate: row.StartDate, EndDate: row.EndDate, InitialCash: row.InitialCash, Commission: row.Commission,
 	}}
 	s.Summary = Summary{
@@ -388,23 +389,18 @@ func (svc *Service) Statistics(ctx context.Context, taskID string) (engine.Stati
 	return computeStatistics(ctx, svc.db, taskID, r.InitialCash, r.Sqn)
 }
 
-// computeStatistics computes the statistics record from the stored rows.
+// computeStatistics computes the statistics record from the stored rows (without the
+// benchmark group: these results predate it).
 func computeStatistics(ctx context.Context, db store.DBTX, taskID string, initialCash, sqn float64) (engine.Statistics, error) {
 	eq, err := storedEquity(ctx, db, taskID, true)
 	if err != nil {
 		return engine.Statistics{}, err
 	}
-	s := &Stored{TaskID: taskID, Run: Run{InitialCash: initialCash}, SQN: sqn, Equity: eq}
-	if s.Trades, err = loadTrades(ctx, db, taskID); err != nil {
+	trades, err := loadTrades(ctx, db, taskID)
+	if err != nil {
 		return engine.Statistics{}, err
 	}
-	return s.Statistics(), nil
-}
-
-// Statistics computes the spec's statistics record from what was loaded: the equity curve
-// and the round trips.
-func (s *Stored) Statistics() engine.Statistics {
-	return engine.ComputeStatistics(s.Run.InitialCash, s.Equity, s.Trades, s.SQN)
+	return engine.ComputeStatistics(initialCash, eq, trades, sqn, nil), nil
 }
 
 // Params decodes the task's strategy parameters.

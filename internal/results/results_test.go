@@ -126,15 +126,19 @@ func TestTradesPaging(t *testing.T) {
 
 func TestStatisticsFromStoredRows(t *testing.T) {
 	t.Parallel()
-	b, _, res := resultstest.SmallRun(t)
+	b, bars, res := resultstest.SmallRun(t)
 	got, err := b.Results().Statistics(b.Ctx, "task_1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := engine.ComputeStatistics(res.InitialCash, res.Equity, res.Trades, res.Analyzers.SQN.Value)
+	want := engine.ComputeStatistics(res.InitialCash, res.Equity, res.Trades, res.Analyzers.SQN.Value,
+		&engine.Benchmark{Symbol: "RW", Values: engine.BuyAndHold(res.InitialCash, bars, res.Equity)})
+	if len(got.Groups) != 4 {
+		t.Fatalf("%d groups, want 4", len(got.Groups))
+	}
 	n := 0
 	for gi, g := range got.Groups {
-		if g.Name != []string{"Curve", "Trade", "Time"}[gi] {
+		if g.Name != []string{"Curve", "Trade", "Time", "Benchmark"}[gi] {
 			t.Errorf("group %d is %s", gi, g.Name)
 		}
 		for mi, m := range g.Metrics {

@@ -20,8 +20,9 @@ var q = store.New()
 // Save stores res as the result of taskID's attempt, replacing any result the task already
 // has (so a retried task that completes again is idempotent). It writes the summary row and
 // COPYs the executions, round trips and equity points, so it belongs inside the caller's
-// completion transaction: db is typically a pgx.Tx. The task row must exist.
-func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *engine.Result) error {
+// completion transaction: db is typically a pgx.Tx. The task row must exist. bench, when
+// given, is what the statistics measure the run against.
+func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *engine.Result, bench *engine.Benchmark) error {
 	if res == nil {
 		return fmt.Errorf("save result %s: nil result", taskID)
 	}
@@ -69,7 +70,7 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 	}
 	// The statistics record is computed once here (from what is stored below) and kept, so
 	// the statistics route reads one row.
-	record, err := json.Marshal(engine.ComputeStatistics(res.InitialCash, res.Equity, storedTrades(res.Trades), s.SQN))
+	record, err := json.Marshal(engine.ComputeStatistics(res.InitialCash, res.Equity, storedTrades(res.Trades), s.SQN, bench))
 	if err != nil {
 		return fmt.Errorf("save result %s: statistics: %w", taskID, err)
 	}

@@ -22,7 +22,7 @@ func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := results.Save(b.Ctx, tx, "task_1", round, res); err != nil {
+		if err := results.Save(b.Ctx, tx, "task_1", round, res, nil); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
 		if err := tx.Commit(b.Ctx); err != nil {
@@ -71,7 +71,7 @@ func TestStoredStatisticsMatchComputed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := results.Save(b.Ctx, tx, "task_1", round, res); err != nil {
+		if err := results.Save(b.Ctx, tx, "task_1", round, res, nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := tx.Commit(b.Ctx); err != nil {
@@ -121,7 +121,7 @@ func TestSymbolsOfResultsStoredBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := results.Save(b.Ctx, tx, "task_1", 1, res); err != nil {
+	if err := results.Save(b.Ctx, tx, "task_1", 1, res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(b.Ctx); err != nil {

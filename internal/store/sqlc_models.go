@@ -80,6 +80,13 @@ type BiResult struct {
 	ResultCreatedAt     time.Time       `json:"result_created_at"`
 	Symbols             []string        `json:"symbols"`
 	Timeframe           string          `json:"timeframe"`
+	Benchmark           string          `json:"benchmark"`
+	BenchmarkReturn     float64         `json:"benchmark_return"`
+	Alpha               float64         `json:"alpha"`
+	Beta                float64         `json:"beta"`
+	Correlation         float64         `json:"correlation"`
+	TrackingError       float64         `json:"tracking_error"`
+	InformationRatio    float64         `json:"information_ratio"`
 }
 
 type BiSymbol struct {
@@ -273,6 +280,7 @@ type Task struct {
 	Worker          *string         `json:"worker"`
 	Symbols         []string        `json:"symbols"`
 	Timeframe       string          `json:"timeframe"`
+	Benchmark       string          `json:"benchmark"`
 }
 
 type TaskAttempt struct {

@@ -236,6 +236,40 @@ func TestTimeframeAggregatesInTasks(t *testing.T) {
 			t.Fatalf("fill on %v (%s): weekly bars are stamped with their Monday", e.Time, wd)
 		}
 	}
+	// Weekly returns annualise with √52.
+	stats, err := results.NewService(b.store.Pool).Statistics(b.ctx, task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, sd := meanSD(returns(10000, stored.Equity))
+	if v := stats.Get("annual_volatility"); v.Value == nil || math.Abs(*v.Value-sd*math.Sqrt(52)) > 6e-5 || !strings.Contains(v.Explanation, "N = 52 (weekly bars)") {
+		t.Errorf("annual volatility %+v, want %v with N = 52", v, sd*math.Sqrt(52))
+	}
+	if v := stats.Get("sharpe_ratio"); v.Value == nil || math.Abs(*v.Value-m/sd*math.Sqrt(52)) > 6e-5 {
+		t.Errorf("sharpe ratio %+v, want %v", v, m/sd*math.Sqrt(52))
+	}
+}
+
+// returns are the equity curve's relative changes, the first from cash.
+func returns(cash float64, eq []engine.EquityPoint) []float64 {
+	out := make([]float64, len(eq))
+	for i, p := range eq {
+		out[i] = p.Value/cash - 1
+		cash = p.Value
+	}
+	return out
+}
+
+// meanSD is the mean and population standard deviation of x.
+func meanSD(x []float64) (mean, sd float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		sd += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(x)))
 }
 
 // checkBacktrader compares a stored pairs result with backtrader's fixture of the run.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -79,7 +80,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	go s.holdLease(runCtx, row, stopRun)
-	res, fail, err := s.run(runCtx, row)
+	res, bench, fail, err := s.run(runCtx, row)
 	if errors.Is(context.Cause(runCtx), errLeaseLost) {
 		return river.JobCancel(fmt.Errorf("task %s: %w", row.ID, errLeaseLost))
 	}
@@ -105,7 +106,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 			}
 			return fmt.Errorf("complete %s: %w", row.ID, err)
 		}
-		if err := results.Save(ctx, tx, row.ID, int(attempt), res); err != nil {
+		if err := results.Save(ctx, tx, row.ID, int(attempt), res, bench); err != nil {
 			return err
 		}
 		if err := s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: StatusCompleted, TaskID: row.ID, Attempt: attempt}); err != nil {
@@ -127,44 +128,64 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	return nil
 }
 
-// run loads the data and the strategy version and runs the engine. A nil result comes
-// with a failure (the run cannot succeed or was interrupted) or an error (retry).
-func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failure, error) {
+// run loads the data and the strategy version and runs the engine; the result comes with
+// the task's benchmark over it. A nil result comes with a failure (the run cannot succeed
+// or was interrupted) or an error (retry).
+func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *engine.Benchmark, *failure, error) {
+	res, benchBars, fail, err := s.runEngine(ctx, t)
+	if res == nil {
+		return nil, nil, fail, err
+	}
+	return res, &engine.Benchmark{Symbol: t.Benchmark, Values: engine.BuyAndHold(t.InitialCash, benchBars, res.Equity)}, nil, nil
+}
+
+// runEngine is run without the benchmark's values: it returns the benchmark's bars.
+func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, []engine.Bar, *failure, error) {
 	ok, err := s.q.TaskSourceExists(ctx, s.db.Pool, t.DataSource)
 	if err != nil {
-		return nil, nil, fmt.Errorf("look up data source: %w", err)
+		return nil, nil, nil, fmt.Errorf("look up data source: %w", err)
 	}
 	if !ok {
-		return nil, &failure{msg: "Unsupported data source: " + t.DataSource, permanent: true}, nil
+		return nil, nil, &failure{msg: "Unsupported data source: " + t.DataSource, permanent: true}, nil
 	}
 	ver, err := s.q.TaskRecordedVersion(ctx, s.db.Pool, store.TaskRecordedVersionParams{StrategyID: t.StrategyID, Version: t.StrategyVersion})
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, &failure{msg: fmt.Sprintf("Strategy version not found: %s version %d", t.StrategyID, t.StrategyVersion), permanent: true}, nil
+			return nil, nil, &failure{msg: fmt.Sprintf("Strategy version not found: %s version %d", t.StrategyID, t.StrategyVersion), permanent: true}, nil
 		}
-		return nil, nil, fmt.Errorf("load strategy version: %w", err)
+		return nil, nil, nil, fmt.Errorf("load strategy version: %w", err)
 	}
 	feeds := make([]engine.Feed, len(t.Symbols))
 	steps := 0
-	for i, sym := range t.Symbols {
+	var benchBars []engine.Bar
+	load := t.Symbols
+	if !slices.Contains(t.Symbols, t.Benchmark) {
+		load = append(slices.Clip(t.Symbols), t.Benchmark)
+	}
+	for i, sym := range load {
 		bars, err := s.feeds.At(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate.AddDate(0, 0, 1))
 		if ae, ok := apperr.As(err); ok { // the stored bars changed since the task was made
-			return nil, &failure{msg: "Data retrieval failed: " + ae.Detail, permanent: true}, nil
+			return nil, nil, &failure{msg: "Data retrieval failed: " + ae.Detail, permanent: true}, nil
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("load bars of %s: %w", sym, err)
+			return nil, nil, nil, fmt.Errorf("load bars of %s: %w", sym, err)
 		}
 		if len(bars) == 0 {
-			return nil, &failure{msg: fmt.Sprintf("Data retrieval failed: no data for %s in data source %s between %s and %s",
+			return nil, nil, &failure{msg: fmt.Sprintf("Data retrieval failed: no data for %s in data source %s between %s and %s",
 				sym, t.DataSource, t.StartDate.Format(time.DateOnly), t.EndDate.Format(time.DateOnly)), permanent: true}, nil
 		}
-		feeds[i] = engine.Feed{Symbol: sym, Bars: bars}
-		steps = max(steps, len(bars))
+		if sym == t.Benchmark {
+			benchBars = bars
+		}
+		if i < len(feeds) {
+			feeds[i] = engine.Feed{Symbol: sym, Bars: bars}
+			steps = max(steps, len(bars))
+		}
 	}
 	var params map[string]any
 	if len(t.StrategyParams) > 0 {
 		if err := json.Unmarshal(t.StrategyParams, &params); err != nil {
-			return nil, &failure{msg: "stored strategy_params are not an object: " + err.Error(), permanent: true}, nil
+			return nil, nil, &failure{msg: "stored strategy_params are not an object: " + err.Error(), permanent: true}, nil
 		}
 	}
 
@@ -177,7 +198,7 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 	prog := &progress{s: s, task: t, total: steps, lastDB: time.Now()}
 	release, ok := s.cpu.acquire(ctx)
 	if !ok {
-		return nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
+		return nil, nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
 	}
 	defer release()
 	s.publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
@@ -198,15 +219,15 @@ func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *failu
 		if errors.As(err, &re) {
 			switch re.Kind {
 			case "strategy", "timeout", "memory":
-				return nil, &failure{msg: re.Message, permanent: true}, nil
+				return nil, nil, &failure{msg: re.Message, permanent: true}, nil
 			}
 			// cancelled: by the user (the status says so), or the worker is stopping.
-			return nil, &failure{msg: re.Message, permanent: false}, nil
+			return nil, nil, &failure{msg: re.Message, permanent: false}, nil
 		}
-		return nil, nil, fmt.Errorf("run %s: %w", t.ID, err)
+		return nil, nil, nil, fmt.Errorf("run %s: %w", t.ID, err)
 	}
 	prog.final()
-	return res, nil, nil
+	return res, benchBars, nil, nil
 }
 
 // handBack returns a run interrupted by this worker's shutdown to the queue: the task is

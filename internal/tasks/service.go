@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -136,7 +137,10 @@ type Request struct {
 	Symbols []string `json:"symbols"`
 	// Timeframe is the bars' interval (marketdata.Timeframes; default 1d), aggregated from
 	// finer stored bars.
-	Timeframe   *string  `json:"timeframe"`
+	Timeframe *string `json:"timeframe"`
+	// Benchmark is the symbol of the data source the run is measured against (bought and
+	// held); default the first feed.
+	Benchmark   *string  `json:"benchmark"`
 	StartDate   *string  `json:"start_date"`
 	EndDate     *string  `json:"end_date"`
 	InitialCash *float64 `json:"initial_cash"`
@@ -163,6 +167,7 @@ type Task struct {
 	Symbol          string          `json:"symbol"`
 	Symbols         []string        `json:"symbols"` // the feeds in order; Symbol is the first (a database check keeps it so)
 	Timeframe       string          `json:"timeframe"`
+	Benchmark       string          `json:"benchmark"`
 	StartDate       string          `json:"start_date"`
 	EndDate         string          `json:"end_date"`
 	InitialCash     float64         `json:"initial_cash"`
@@ -214,7 +219,7 @@ func FromRow(t store.Task) Task {
 		TaskID: t.ID, Status: t.Status, Progress: t.Progress, CurrentBar: int(t.CurrentBar),
 		TotalBars: int(t.TotalBars), Error: t.Error, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt,
 		CompletedAt: t.CompletedAt, StrategyID: t.StrategyID, StrategyVersion: int(t.StrategyVersion),
-		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: t.Symbols, Timeframe: t.Timeframe,
+		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: t.Symbols, Timeframe: t.Timeframe, Benchmark: t.Benchmark,
 		StartDate: t.StartDate.Format(time.DateOnly), EndDate: t.EndDate.Format(time.DateOnly),
 		InitialCash: t.InitialCash, Commission: t.Commission, StrategyParams: params, SessionID: t.SessionID,
 	}
@@ -330,8 +335,16 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	bench, err := s.resolveBenchmark(ctx, source, symbols, req.Benchmark)
+	if err != nil {
+		return Task{}, err
+	}
+	check := symbols
+	if !slices.Contains(symbols, bench) {
+		check = append(slices.Clip(symbols), bench)
+	}
 	var empty []string
-	for _, sym := range symbols {
+	for _, sym := range check {
 		has, err := s.feeds.AnyAt(ctx, source, sym, tf, start, end.AddDate(0, 0, 1))
 		if err != nil {
 			return Task{}, err
@@ -360,7 +373,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 		var err error
 		row, err = s.q.CreateTask(ctx, tx, store.CreateTaskParams{
 			StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbols[0],
-			Symbols: symbols, Timeframe: tf,
+			Symbols: symbols, Timeframe: tf, Benchmark: bench,
 			StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
 			StrategyParams: params, SessionID: session,
 		})
@@ -441,6 +454,26 @@ func (s *Service) resolveData(ctx context.Context, req Request) (source string, 
 		return "", nil, apperr.Invalid("Unknown symbol %s in data source %s", strings.Join(unknown, ", "), source)
 	}
 	return source, symbols, nil
+}
+
+// resolveBenchmark returns the request's benchmark: a symbol of source, by default the
+// first feed.
+func (s *Service) resolveBenchmark(ctx context.Context, source string, feeds []string, req *string) (string, error) {
+	if req == nil || strings.TrimSpace(*req) == "" {
+		return feeds[0], nil
+	}
+	bench := strings.TrimSpace(*req)
+	if slices.Contains(feeds, bench) {
+		return bench, nil
+	}
+	ok, err := s.q.TaskSymbolExists(ctx, s.db.Pool, store.TaskSymbolExistsParams{Source: source, Symbol: bench})
+	if err != nil {
+		return "", fmt.Errorf("look up symbol: %w", err)
+	}
+	if !ok {
+		return "", apperr.Invalid("Unknown benchmark %s in data source %s", bench, source)
+	}
+	return bench, nil
 }
 
 // resolveSource is resolveData for one symbol.

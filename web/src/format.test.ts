@@ -47,7 +47,7 @@ describe('the statistics display rules of the spec', () => {
 
   it('covers at least 20 metrics in the three groups with explanations', () => {
     expect(STAT_DEFS.length).toBeGreaterThanOrEqual(20);
-    expect(new Set(STAT_DEFS.map((d) => d.group))).toEqual(new Set(['Curve', 'Trade', 'Time']));
+    expect(new Set(STAT_DEFS.map((d) => d.group))).toEqual(new Set(['Curve', 'Trade', 'Time', 'Benchmark']));
     for (const d of STAT_DEFS) expect(d.explanation.length).toBeGreaterThan(10);
   });
 

@@ -112,7 +112,7 @@ export type StatFormat = 'pctFraction' | 'pct' | 'ratio' | 'days' | 'days1' | 'i
 export interface StatDef {
   key: string;
   label: string;
-  group: 'Curve' | 'Trade' | 'Time';
+  group: 'Curve' | 'Trade' | 'Time' | 'Benchmark';
   format: StatFormat;
   explanation: string;
 }
@@ -120,8 +120,8 @@ export interface StatDef {
 export const STAT_DEFS: StatDef[] = [
   { key: 'total_return', label: 'Total Return', group: 'Curve', format: 'pctFraction', explanation: 'Growth of the portfolio over the whole run: the product of (1 + period return) minus 1.' },
   { key: 'cagr', label: 'CAGR', group: 'Curve', format: 'pctFraction', explanation: 'Compound annual growth rate: total growth raised to 1/years minus 1, with years = days / 365.25.' },
-  { key: 'sharpe_ratio', label: 'Sharpe Ratio', group: 'Curve', format: 'ratio', explanation: 'Mean daily return divided by its standard deviation, annualised with √252; risk-free rate 0.' },
-  { key: 'annual_volatility', label: 'Annual Volatility', group: 'Curve', format: 'pctFraction', explanation: 'Standard deviation of daily returns annualised with √252.' },
+  { key: 'sharpe_ratio', label: 'Sharpe Ratio', group: 'Curve', format: 'ratio', explanation: 'Mean return per bar divided by its standard deviation, annualised with √N (N = 252 for daily bars, 52 weekly, 12 monthly, 252 × bars a day intraday); risk-free rate 0.' },
+  { key: 'annual_volatility', label: 'Annual Volatility', group: 'Curve', format: 'pctFraction', explanation: 'Standard deviation of the returns per bar annualised with √N (N = 252 for daily bars).' },
   { key: 'sqn', label: 'SQN', group: 'Curve', format: 'ratio', explanation: 'System Quality Number: √n × mean trade pnl / standard deviation of trade pnl.' },
   { key: 'r_squared', label: 'R-Squared', group: 'Curve', format: 'ratio', explanation: 'Stability of the equity curve: squared correlation of cumulative growth with time (1 is a straight line).' },
   { key: 'max_drawdown', label: 'Max Drawdown', group: 'Curve', format: 'pct', explanation: 'Largest drop from a running peak of portfolio value, in percent of the peak.' },
@@ -142,6 +142,12 @@ export const STAT_DEFS: StatDef[] = [
   { key: 'win_year_pct', label: 'Win Years %', group: 'Time', format: 'pct', explanation: 'Share of calendar years with a positive return × 100.' },
   { key: 'best_year', label: 'Best Year', group: 'Time', format: 'pctFraction', explanation: 'Highest yearly return (sum of the period returns in the year).' },
   { key: 'worst_year', label: 'Worst Year', group: 'Time', format: 'pctFraction', explanation: 'Lowest yearly return (sum of the period returns in the year).' },
+  { key: 'benchmark_return', label: 'Benchmark Return', group: 'Benchmark', format: 'pctFraction', explanation: 'Total return of buying the benchmark with the starting cash at its first close and holding it.' },
+  { key: 'alpha', label: 'Alpha', group: 'Benchmark', format: 'pctFraction', explanation: "Jensen's alpha, annualised, risk-free rate 0: (mean return per bar − beta × the benchmark's) × N." },
+  { key: 'beta', label: 'Beta', group: 'Benchmark', format: 'ratio', explanation: "Covariance of the returns with the benchmark's divided by the benchmark's variance." },
+  { key: 'correlation', label: 'Correlation', group: 'Benchmark', format: 'ratio', explanation: "Pearson correlation of the returns per bar with the benchmark's." },
+  { key: 'tracking_error', label: 'Tracking Error', group: 'Benchmark', format: 'pctFraction', explanation: 'Standard deviation of the returns less the benchmark’s, annualised with √N.' },
+  { key: 'information_ratio', label: 'Information Ratio', group: 'Benchmark', format: 'ratio', explanation: 'Mean excess return over the benchmark divided by the tracking error, annualised with √N.' },
 ];
 
 /** The spec's display rule for one statistic. */

@@ -289,7 +289,7 @@ export function normaliseStatistics(raw: unknown): StatGroup[] {
   const keyed = Object.keys(r).filter((k) => GROUP_NAMES[k.toLowerCase()]);
   if (keyed.length) return keyed.map((k) => groupFrom(GROUP_NAMES[k.toLowerCase()], r[k]));
   // flat record
-  const out: StatGroup[] = ['Curve', 'Trade', 'Time'].map((name) => ({ name, items: [] }));
+  const out: StatGroup[] = ['Curve', 'Trade', 'Time', 'Benchmark'].map((name) => ({ name, items: [] }));
   for (const [k, v] of Object.entries(r)) {
     const def = byKey.get(k);
     if (!def) continue;

@@ -67,9 +67,9 @@ func (b *Bundle) Task(t testing.TB, id, status, symbol string, start, end time.T
 	if params == "" || params == "null" {
 		params = "{}"
 	}
-	b.Exec(t, `INSERT INTO tasks (id, strategy_id, strategy_version, status, data_source, symbol, symbols, start_date, end_date,
+	b.Exec(t, `INSERT INTO tasks (id, strategy_id, strategy_version, status, data_source, symbol, symbols, benchmark, start_date, end_date,
 		initial_cash, commission, strategy_params, session_id)
-		VALUES ($1, 'str_1', 1, $2, 'builtin', $3, ARRAY[$3::text], $4, $5, $6, 0.001, $7::jsonb, 's')`,
+		VALUES ($1, 'str_1', 1, $2, 'builtin', $3, ARRAY[$3::text], $3, $4, $5, $6, 0.001, $7::jsonb, 's')`,
 		id, status, symbol, start, end, cash, params)
 }
 
@@ -90,7 +90,8 @@ func (b *Bundle) Completed(t testing.TB, id, symbol string, bars []engine.Bar, p
 	res := RunSMA(t, bars, params, 10000)
 	pj, _ := json.Marshal(params)
 	b.Task(t, id, "completed", symbol, bars[0].Time, bars[len(bars)-1].Time, 10000, string(pj))
-	if err := results.Save(b.Ctx, b.Store.Pool, id, 1, res); err != nil {
+	bench := &engine.Benchmark{Symbol: symbol, Values: engine.BuyAndHold(10000, bars, res.Equity)}
+	if err := results.Save(b.Ctx, b.Store.Pool, id, 1, res, bench); err != nil {
 		t.Fatal(err)
 	}
 	return res

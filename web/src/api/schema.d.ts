@@ -519,6 +519,8 @@ export interface components {
        * @enum {string}
        */
       timeframe?: "1m" | "5m" | "15m" | "1h" | "4h" | "1d" | "1w" | "1M";
+      /** @description A symbol of the data source to measure the run against: its buy-and-hold from the same cash is the equity chart's dashed line and the statistics' Benchmark group (alpha, beta, correlation, tracking error, information ratio). Default: the first feed. It needs bars in the range at the timeframe (a 400 otherwise); it need not be a feed. */
+      benchmark?: string;
       /**
        * Format: date
        * @description From 1900-01-01 to 2200-01-01.
@@ -561,6 +563,8 @@ export interface components {
       /** @description The feeds, in order (one for a single-symbol task). */
       symbols?: string[];
       timeframe?: string;
+      /** @description The symbol the run is measured against (the first feed unless the request named one). */
+      benchmark?: string;
       /** Format: date */
       start_date?: string;
       /** Format: date */
@@ -681,32 +685,41 @@ export interface components {
       yAxis?: unknown;
       [key: string]: unknown;
     };
-    /** @description The spec's statistics record. */
+    /**
+     * @description The spec's statistics record, in groups of metrics, each with its explanation.
+     *
+     * - **Curve**: total_return, cagr, sharpe_ratio, annual_volatility, sqn, r_squared,
+     *   max_drawdown, max_drawdown_duration.
+     * - **Trade**: win_rate, avg_trade, avg_win, avg_loss, best_trade, worst_trade,
+     *   avg_trade_duration, total_trades.
+     * - **Time**: win_month_pct, avg_win_month, avg_loss_month, best_month, worst_month,
+     *   win_year_pct, best_year, worst_year.
+     * - **Benchmark** (results stored since benchmarks were kept): benchmark_return, alpha,
+     *   beta, correlation, tracking_error, information_ratio.
+     *
+     * Per-bar figures are annualised by the bar frequency: N = 252 bars a year for daily
+     * bars, 52 weekly, 12 monthly, and 252 × the average bars per trading day for intraday
+     * bars. With r the portfolio's and b the benchmark's return per bar (the benchmark
+     * bought with the starting cash at its first close and held) over the same bars, and
+     * population moments: beta = cov(r, b) / var(b); alpha = (mean r − beta × mean b) × N
+     * (Jensen's alpha, zero risk-free rate); correlation = cov(r, b) / (sd r × sd b);
+     * tracking_error = sd(r − b) × √N; information_ratio = mean(r − b) / sd(r − b) × √N;
+     * sharpe_ratio = mean r / sd r × √N; annual_volatility = sd r × √N.
+     */
     Statistics: {
-      total_return?: number;
-      cagr?: number;
-      sharpe_ratio?: number | null;
-      annual_volatility?: number;
-      sqn?: number;
-      r_squared?: number;
-      max_drawdown?: number;
-      max_drawdown_duration?: number;
-      win_rate?: number;
-      avg_trade?: number;
-      avg_win?: number;
-      avg_loss?: number;
-      best_trade?: number;
-      worst_trade?: number;
-      avg_trade_duration?: number;
-      total_trades?: number;
-      win_month_pct?: number;
-      avg_win_month?: number;
-      avg_loss_month?: number;
-      best_month?: number;
-      worst_month?: number;
-      win_year_pct?: number;
-      best_year?: number;
-      worst_year?: number;
+      groups: ({
+          /** @enum {string} */
+          name: "Curve" | "Trade" | "Time" | "Benchmark";
+          metrics: ({
+              key: string;
+              label: string;
+              /** @description Null when undefined. */
+              value: number | null;
+              /** @description The value formatted; — when undefined. */
+              display: string;
+              explanation: string;
+            })[];
+        })[];
     };
     Result: {
       task_id?: string;
@@ -736,6 +749,8 @@ export interface components {
           /** @description The feeds */
           symbols?: string[];
           timeframe?: string;
+          /** @description The symbol the benchmark metrics measure against. */
+          benchmark?: string;
           /** Format: date */
           start_date: string;
           /** Format: date */
@@ -743,7 +758,7 @@ export interface components {
           initial_cash: number;
           commission: number;
         }[];
-      /** @description The 12 summary keys, then CAGR, annual volatility, SQN, max drawdown duration and win months; values in the order of the tasks. */
+      /** @description The 12 summary keys, then CAGR, annual volatility, SQN, max drawdown duration, win months, and the benchmark's return, alpha, beta, correlation, tracking error and information ratio (null for results stored before benchmarks were kept); values in the order of the tasks. */
       metrics: ({
           key: string;
           label: string;
@@ -1471,7 +1486,7 @@ export interface operations {
     parameters: {
       query?: {
         chart_type?: "candlestick" | "equity" | "drawdown" | "underwater" | "monthly_heatmap" | "yearly_returns" | "trades";
-        /** @description For a task on several symbols: the feed the candlestick and trades charts show (its bars, its fills). Default: the first. The equity chart's buy-and-hold line is always the first feed's. */
+        /** @description For a task on several symbols: the feed the candlestick and trades charts show (its bars, its fills). Default: the first. The equity chart's dashed line is always the task's benchmark bought and held. */
         symbol?: string;
       };
       path: {

@@ -88,7 +88,7 @@ function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void 
   };
   // The best value of a row: the highest, or the lowest where less is better; none where neither is.
   const lowerIsBetter = new Set(['max_drawdown', 'max_drawdown_pct', 'annual_volatility', 'max_drawdown_duration', 'avg_trade_duration']);
-  const noBest = new Set(['initial_cash', 'total_trades']);
+  const noBest = new Set(['initial_cash', 'total_trades', 'benchmark_return', 'beta', 'correlation', 'tracking_error']);
   const best = (m: Comparison['metrics'][number]): number => {
     const vals = m.values.filter((v): v is number => typeof v === 'number');
     if (vals.length < 2 || noBest.has(m.key) || vals.every((v) => v === vals[0])) return -1;
@@ -118,7 +118,7 @@ function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void 
         'table',
         { class: 'table compare-table', id: 'compare-table' },
         h('caption', { class: 'sr-only' }, 'Metrics of the compared runs'),
-        h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Metric'), c.tasks.map((t) => h('th', { scope: 'col' }, h('a', { href: href(`/results/${t.task_id}`) }, t.task_id), h('div', { class: 'muted small' }, `${t.strategy_name} · v${t.strategy_version} · ${t.symbol}`))))),
+        h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Metric'), c.tasks.map((t) => h('th', { scope: 'col' }, h('a', { href: href(`/results/${t.task_id}`) }, t.task_id), h('div', { class: 'muted small' }, `${t.strategy_name} · v${t.strategy_version} · ${(t.symbols ?? [t.symbol]).join(', ')}${t.benchmark && t.benchmark !== t.symbol ? ` vs ${t.benchmark}` : ''}`))))),
         h(
           'tbody',
           null,

@@ -259,6 +259,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   symbolField.insertBefore(picker, symbolIn);
   picker.append(h('div', { class: 'row' }, symbolIn, addBtn), chips);
   const tfSel = h('select', { name: 'timeframe', id: 'run-timeframe' }, ['1m', '5m', '15m', '1h', '4h', '1d', '1w', '1M'].map((tf) => h('option', { value: tf, selected: tf === (query.get('timeframe') ?? '1d') }, tf))) as HTMLSelectElement;
+  const benchIn = h('input', { type: 'search', name: 'benchmark', id: 'run-benchmark', list: listID, autocomplete: 'off', placeholder: 'The first symbol', value: query.get('benchmark') ?? '' }) as HTMLInputElement;
   const startIn = h('input', { type: 'date', name: 'start_date', required: true, value: query.get('start') ?? '2020-01-01' }) as HTMLInputElement;
   const endIn = h('input', { type: 'date', name: 'end_date', required: true, value: query.get('end') ?? today() }) as HTMLInputElement;
   const cashIn = h('input', { type: 'number', name: 'initial_cash', min: '0', step: 'any', value: '10000', required: true }) as HTMLInputElement;
@@ -331,7 +332,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   const form = h(
     'form',
     { class: 'run-form', novalidate: true, 'aria-describedby': 'run-form-error' },
-    h('div', { class: 'grid2' }, field('Strategy', stratSel), field('Version', versionSel), field('Data source', sourceSel), symbolField, symbolList, field('Timeframe', tfSel, 'Bars finer than stored are refused; coarser ones are built from them'), field('Start date', startIn), field('End date', endIn), field('Initial cash', cashIn), field('Commission', commIn, 'Fraction of the traded value, e.g. 0.001 = 0.1%')),
+    h('div', { class: 'grid2' }, field('Strategy', stratSel), field('Version', versionSel), field('Data source', sourceSel), symbolField, symbolList, field('Timeframe', tfSel, 'Bars finer than stored are refused; coarser ones are built from them'), field('Benchmark', benchIn, 'Bought and held from the same cash: the dashed equity line, alpha, beta, tracking error. Empty: the first symbol'), field('Start date', startIn), field('End date', endIn), field('Initial cash', cashIn), field('Commission', commIn, 'Fraction of the traded value, e.g. 0.001 = 0.1%')),
     paramsBox,
     formError,
     h('div', { class: 'actions' }, submit),
@@ -370,6 +371,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
     if (symbols.length > 1) body.symbols = symbols;
     else body.symbol = symbols[0];
     if (tfSel.value !== '1d') body.timeframe = tfSel.value as BacktestRequest['timeframe'];
+    if (benchIn.value.trim()) body.benchmark = benchIn.value.trim();
     if (versionSel.value) body.strategy_version = Number(versionSel.value);
     submit.disabled = true;
     try {
@@ -430,6 +432,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
       ['Strategy', strategyLabel(task)],
       ['Version', task.strategy_version ? `v${task.strategy_version}` : undefined],
       ['Data', [task.data_source, (task.symbols ?? [task.symbol]).join(', ')].filter(Boolean).join(' / ') + (task.timeframe && task.timeframe !== '1d' ? ` · ${task.timeframe}` : '')],
+      ['Benchmark', task.benchmark ?? task.symbol],
       ['Period', task.start_date ? `${task.start_date} → ${task.end_date}` : undefined],
       ['Parameters', task.strategy_params && Object.keys(task.strategy_params).length ? Object.entries(task.strategy_params).map(([k, v]) => `${k}=${fmtParamValue(v)}`).join(', ') : undefined],
       ['Attempt', task.attempt],
