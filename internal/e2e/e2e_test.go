@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/input"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -629,6 +631,60 @@ func TestWebPage(t *testing.T) {
 		waitJS(`['candlestick', 'trades'].every(k => document.querySelector('[data-chart-type="' + k + '"]')?.dataset.symbol === 'GLOBEX')`, 20*time.Second),
 	))
 	screenshot(t, ctx, shots, "results-pairs-1440")
+
+	// ---- intraday: 60,000 five-minute bars, sampled line charts, exact on zoom ----
+	step("an intraday run of 60,000 bars")
+	var csvb strings.Builder
+	csvb.WriteString("date,open,high,low,close,volume\n")
+	px, t0 := 100.0, time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)
+	for i := range 60000 {
+		o := px
+		px *= 1 + 0.003*math.Sin(float64(i)/97) + 0.002*math.Sin(float64(i)/11)
+		fmt.Fprintf(&csvb, "%s,%.4f,%.4f,%.4f,%.4f,1000\n", t0.Add(time.Duration(i)*5*time.Minute).Format(time.RFC3339), o, max(o, px)*1.001, min(o, px)*0.999, px)
+	}
+	imp, err := http.Post(srv.url+"/api/data/builtin/INTRA/bars?timeframe=5m", "text/csv", strings.NewReader(csvb.String()))
+	must(t, err)
+	_, _ = io.Copy(io.Discard, imp.Body)
+	imp.Body.Close()
+	if imp.StatusCode >= 300 {
+		t.Fatalf("import of 60,000 five-minute bars: %s", imp.Status)
+	}
+	var intra struct {
+		TaskID string `json:"task_id"`
+	}
+	must(t, postJSON(srv.url+"/api/backtests", map[string]any{"strategy_id": sid, "symbol": "INTRA", "timeframe": "5m",
+		"start_date": "2024-01-01", "end_date": "2024-12-31"}, &intra))
+	waitTask(t, srv.url, intra.TaskID)
+	var zoomed string
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ui+"/results/"+intra.TaskID),
+		waitJS(`document.querySelector('[data-chart-type="equity"]')?.dataset.sampled === 'true' && /of 60,000 points/.test(document.querySelector('[data-chart-type="equity"] .sampling-note')?.textContent ?? '')`, 30*time.Second),
+	))
+	// Zoom the equity chart in with the mouse wheel (ECharts throttles wheel zooming, so in
+	// spaced steps): each zoom loads its range from the server, at last every point of it.
+	exact := `document.querySelector('[data-chart-type="equity"]')?.dataset.sampled === 'false' && /^Every point from/.test(document.querySelector('[data-chart-type="equity"] .sampling-note')?.textContent ?? '')`
+	for round := 0; ; round++ {
+		var done bool
+		must(t, chromedp.Run(ctx, chromedp.Evaluate(exact, &done)))
+		if done {
+			break
+		}
+		if round == 20 {
+			t.Fatal("zooming in never loaded the equity chart's exact points")
+		}
+		var at []float64
+		must(t, chromedp.Run(ctx,
+			chromedp.ScrollIntoView(`[data-chart-type="equity"] .chart`),
+			chromedp.Evaluate(`(() => { const r = document.querySelector('[data-chart-type="equity"] .chart').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, &at)))
+		for range 6 {
+			must(t, chromedp.Run(ctx, input.DispatchMouseEvent(input.MouseWheel, at[0], at[1]).WithDeltaX(0).WithDeltaY(-400)))
+			time.Sleep(150 * time.Millisecond)
+		}
+		time.Sleep(1500 * time.Millisecond)
+	}
+	must(t, chromedp.Run(ctx, chromedp.Text(`[data-chart-type="equity"] .sampling-note`, &zoomed)))
+	t.Logf("zoomed equity chart: %s", zoomed)
+	screenshot(t, ctx, shots, "results-intraday-1440")
 
 	// ---- delete with confirmation ----
 	step("delete a strategy")

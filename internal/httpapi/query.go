@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 )
@@ -37,6 +38,27 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 		return 0, apperr.Invalid("Invalid %s '%s': expected an integer from %d to %d", name, raw, lo, hi)
 	}
 	return n, nil
+}
+
+// queryTime reads the time query parameter name: RFC 3339 or a date (YYYY-MM-DD), which
+// as the end of a range (endOfDay) includes the whole day. Absent or blank is the zero time.
+func queryTime(r *http.Request, name string, endOfDay bool) (time.Time, error) {
+	raw := r.URL.Query().Get(name)
+	v := strings.TrimSpace(raw)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	t, err := time.Parse(time.DateOnly, v)
+	if err != nil {
+		return time.Time{}, apperr.Invalid("Invalid %s '%s': expected a date (YYYY-MM-DD) or an RFC 3339 time", name, raw)
+	}
+	if endOfDay {
+		t = t.Add(24*time.Hour - time.Nanosecond)
+	}
+	return t, nil
 }
 
 // paging reads skip (0 to maxSkip, default 0) and limit (1 to maxLimit, default defLimit).

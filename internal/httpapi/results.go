@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -56,7 +57,24 @@ func (s *Server) resultTrades(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) resultChart(w http.ResponseWriter, r *http.Request) error {
-	chart, err := s.report.Chart(r.Context(), chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"), r.URL.Query().Get("symbol"))
+	var view report.View
+	var err error
+	if view.From, err = queryTime(r, "from", false); err != nil {
+		return err
+	}
+	if view.To, err = queryTime(r, "to", true); err != nil {
+		return err
+	}
+	if !view.From.IsZero() && !view.To.IsZero() && view.To.Before(view.From) {
+		return apperr.Invalid("from %s is after to %s", r.URL.Query().Get("from"), r.URL.Query().Get("to"))
+	}
+	if view.MaxPoints, err = queryInt(r, "max_points", report.DefaultMaxPoints, 0, math.MaxInt32); err != nil {
+		return err
+	}
+	if view.MaxPoints > 0 && view.MaxPoints < report.MinMaxPoints {
+		return apperr.Invalid("Invalid max_points '%d': 0 for every point, or at least %d", view.MaxPoints, report.MinMaxPoints)
+	}
+	chart, err := s.report.Chart(r.Context(), chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"), r.URL.Query().Get("symbol"), view)
 	if err != nil {
 		return err
 	}

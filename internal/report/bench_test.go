@@ -16,7 +16,7 @@ func BenchmarkChart10k(b *testing.B) {
 	for _, kind := range report.ChartTypes {
 		b.Run(kind, func(b *testing.B) {
 			for b.Loop() {
-				c, err := service(tb).Chart(tb.Ctx, "task_1", kind, "")
+				c, err := service(tb).Chart(tb.Ctx, "task_1", kind, "", report.View{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -27,6 +27,8 @@ type ChartConfig struct {
 	DataZoom  any    `json:"dataZoom,omitempty"`
 	VisualMap any    `json:"visualMap,omitempty"`
 	AxisPtr   any    `json:"axisPointer,omitempty"`
+	// Sampling is set when a line chart shows a sample of its points (View).
+	Sampling *Sampling `json:"sampling,omitempty"`
 }
 
 type obj = map[string]any
@@ -55,6 +57,7 @@ type ChartInput struct {
 	Executions  []engine.Execution
 	Benchmark   string       // the benchmark's symbol
 	BenchBars   []engine.Bar // its bars
+	View        View         // the range and number of points of the line charts
 }
 
 // chartParts is what each chart reads of the stored result: the candlestick chart only the
@@ -70,7 +73,9 @@ var chartParts = map[string]results.Parts{
 // symbol picks the feed of a several-symbol task the candlestick and trades charts show
 // (its bars and its fills); "" is the first. The equity chart's dashed line is the task's
 // benchmark bought and held.
-func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string) (*ChartConfig, error) {
+//
+// view narrows and thins the line charts (equity, drawdown, underwater); the others ignore it.
+func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string, view View) (*ChartConfig, error) {
 	parts, ok := chartParts[chartType]
 	if !ok {
 		return nil, apperr.Invalid("Unsupported chart type: %s", chartType)
@@ -85,7 +90,7 @@ func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string)
 	} else if !slices.Contains(feeds, symbol) {
 		return nil, apperr.Invalid("Symbol %s is not a feed of task %s (its feeds: %s)", symbol, taskID, strings.Join(feeds, ", "))
 	}
-	in := ChartInput{InitialCash: s.Run.InitialCash, Equity: s.Equity, Executions: s.Executions, Benchmark: s.Run.Benchmark}
+	in := ChartInput{InitialCash: s.Run.InitialCash, Equity: s.Equity, Executions: s.Executions, Benchmark: s.Run.Benchmark, View: view}
 	if len(feeds) > 1 {
 		in.Executions = slices.DeleteFunc(slices.Clone(s.Executions), func(x engine.Execution) bool { return x.Symbol != symbol })
 	}
@@ -228,15 +233,16 @@ func equity(in ChartInput) *ChartConfig {
 	for i, e := range in.Equity {
 		vals[i] = e.Value
 	}
+	idx, sampling := in.View.pick(in.Equity)
 	tip, ptr, zoom := interaction()
 	bench := BenchmarkName(in.Benchmark)
 	return &ChartConfig{
-		Title: "Equity Curve", Type: "line",
+		Title: "Equity Curve", Type: "line", Sampling: sampling,
 		Series: []obj{
-			{"name": "Equity", "type": "line", "data": floatSeries(vals), "showSymbol": false, "areaStyle": obj{"opacity": 0.15}, "lineStyle": obj{"width": 2}},
-			{"name": bench, "type": "line", "data": optFloatSeries(engine.BuyAndHold(in.InitialCash, in.BenchBars, in.Equity)), "showSymbol": false, "lineStyle": obj{"type": "dashed", "width": 1}},
+			{"name": "Equity", "type": "line", "data": floatSeries(pickOf(vals, idx)), "showSymbol": false, "areaStyle": obj{"opacity": 0.15}, "lineStyle": obj{"width": 2}},
+			{"name": bench, "type": "line", "data": optFloatSeries(pickOf(engine.BuyAndHold(in.InitialCash, in.BenchBars, in.Equity), idx)), "showSymbol": false, "lineStyle": obj{"type": "dashed", "width": 1}},
 		},
-		XAxis: categoryAxis(equityDates(in.Equity), nil), YAxis: obj{"type": "value", "scale": true, "name": "Value"},
+		XAxis: categoryAxis(pickOf(equityDates(in.Equity), idx), nil), YAxis: obj{"type": "value", "scale": true, "name": "Value"},
 		Legend: obj{"data": []string{"Equity", bench}}, Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
 	}
 }
@@ -246,13 +252,14 @@ func drawdown(in ChartInput) *ChartConfig {
 	for i, e := range in.Equity {
 		vals[i] = e.Drawdown
 	}
+	idx, sampling := in.View.pick(in.Equity)
 	tip, ptr, zoom := interaction()
 	return &ChartConfig{
-		Title: "Drawdown", Type: "line",
-		Series: []obj{{"name": "Drawdown", "type": "line", "data": floatSeries(vals), "showSymbol": false,
+		Title: "Drawdown", Type: "line", Sampling: sampling,
+		Series: []obj{{"name": "Drawdown", "type": "line", "data": floatSeries(pickOf(vals, idx)), "showSymbol": false,
 			"lineStyle": obj{"color": ColorDrawdown, "width": 1}, "itemStyle": obj{"color": ColorDrawdown},
 			"areaStyle": obj{"color": AreaDrawdown}}},
-		XAxis:   categoryAxis(equityDates(in.Equity), nil),
+		XAxis:   categoryAxis(pickOf(equityDates(in.Equity), idx), nil),
 		YAxis:   obj{"type": "value", "name": "Drawdown (%)", "inverse": true},
 		Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
 	}
@@ -275,12 +282,13 @@ func Underwater(eq []engine.EquityPoint) []float64 {
 
 func underwater(in ChartInput) *ChartConfig {
 	tip, ptr, zoom := interaction()
+	idx, sampling := in.View.pick(in.Equity)
 	return &ChartConfig{
-		Title: "Underwater Plot", Type: "line",
-		Series: []obj{{"name": "Underwater", "type": "line", "data": floatSeries(Underwater(in.Equity)), "showSymbol": false,
+		Title: "Underwater Plot", Type: "line", Sampling: sampling,
+		Series: []obj{{"name": "Underwater", "type": "line", "data": floatSeries(pickOf(Underwater(in.Equity), idx)), "showSymbol": false,
 			"lineStyle": obj{"color": ColorDrawdown, "width": 1}, "itemStyle": obj{"color": ColorDrawdown},
 			"areaStyle": obj{"color": AreaDrawdown}}},
-		XAxis: categoryAxis(equityDates(in.Equity), nil), YAxis: obj{"type": "value", "name": "Drawdown (%)", "max": 0},
+		XAxis: categoryAxis(pickOf(equityDates(in.Equity), idx), nil), YAxis: obj{"type": "value", "name": "Drawdown (%)", "max": 0},
 		Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
 	}
 }

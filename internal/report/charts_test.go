@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
+	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/report"
+	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
 )
 
@@ -50,7 +54,7 @@ func TestCharts(t *testing.T) {
 	t.Parallel()
 	b, bars, res := resultstest.SmallRun(t)
 	get := func(kind string) map[string]any {
-		c, err := service(b).Chart(b.Ctx, "task_1", kind, "")
+		c, err := service(b).Chart(b.Ctx, "task_1", kind, "", report.View{})
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -222,7 +226,7 @@ func TestCharts(t *testing.T) {
 		}
 	})
 
-	if _, err := service(b).Chart(b.Ctx, "task_1", "pie", ""); resultstest.Detail(err) != "Unsupported chart type: pie" {
+	if _, err := service(b).Chart(b.Ctx, "task_1", "pie", "", report.View{}); resultstest.Detail(err) != "Unsupported chart type: pie" {
 		t.Errorf("pie: %v", err)
 	}
 }
@@ -233,4 +237,73 @@ func mustAtoi(s string) int {
 		panic(err)
 	}
 	return n
+}
+
+// TestLineChartsSampleLongResults stores a 60,000-bar five-minute run: its line charts
+// carry a sample of DefaultMaxPoints points (the same for equity, drawdown and underwater,
+// so they overlay), a range within it every point exactly, and max_points 0 every point.
+func TestLineChartsSampleLongResults(t *testing.T) {
+	t.Parallel()
+	b := resultstest.Setup(t)
+	bars := engine.RandomWalk(60000, 3)
+	start := time.Date(2024, 1, 2, 14, 30, 0, 0, time.UTC)
+	for i := range bars {
+		bars[i].Time = start.Add(time.Duration(i) * 5 * time.Minute)
+	}
+	res := resultstest.RunSMA(t, bars, map[string]any{"fast": 10, "slow": 30, "size": 10}, 10000)
+	b.Task(t, "task_1", "completed", "RW", bars[0].Time, bars[len(bars)-1].Time, 10000, "{}")
+	if err := results.Save(b.Ctx, b.Store.Pool, "task_1", 1, res, nil); err != nil {
+		t.Fatal(err)
+	}
+	svc := service(b)
+	view := report.View{MaxPoints: report.DefaultMaxPoints}
+	var dates []any
+	for _, kind := range []string{"equity", "drawdown", "underwater"} {
+		c, err := svc.Chart(b.Ctx, "task_1", kind, "", view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := chartJSON(t, c)
+		s, _ := m["sampling"].(map[string]any)
+		if s == nil || s["points"] != float64(report.DefaultMaxPoints) || s["of"] != 60000.0 ||
+			s["from"] != results.FormatTime(bars[0].Time) || s["to"] != results.FormatTime(bars[len(bars)-1].Time) {
+			t.Errorf("%s: sampling %v", kind, m["sampling"])
+		}
+		cats := m["xAxis"].(map[string]any)["data"].([]any)
+		if len(cats) != report.DefaultMaxPoints || len(floats(series(m, 0)["data"])) != len(cats) {
+			t.Errorf("%s: %d categories, %d values", kind, len(cats), len(floats(series(m, 0)["data"])))
+		}
+		if dates == nil {
+			dates = cats
+		} else if !slices.Equal(cats, dates) {
+			t.Errorf("%s samples other points than the equity chart", kind)
+		}
+	}
+
+	// A zoomed range of 1,000 points: every one, exactly as stored.
+	from, to := res.Equity[30000].Time, res.Equity[30999].Time
+	c, err := svc.Chart(b.Ctx, "task_1", "equity", "", report.View{From: from, To: to, MaxPoints: report.DefaultMaxPoints})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := chartJSON(t, c)
+	if m["sampling"] != nil {
+		t.Errorf("a 1,000-point range is sampled: %v", m["sampling"])
+	}
+	vals := floats(series(m, 0)["data"])
+	if len(vals) != 1000 {
+		t.Fatalf("range of %d points, want 1000", len(vals))
+	}
+	for i, v := range vals {
+		if v != res.Equity[30000+i].Value {
+			t.Fatalf("point %d of the range: %v, stored %v", i, v, res.Equity[30000+i].Value)
+		}
+	}
+	all, err := svc.Chart(b.Ctx, "task_1", "drawdown", "", report.View{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := chartJSON(t, all); m["sampling"] != nil || len(floats(series(m, 0)["data"])) != 60000 {
+		t.Errorf("max_points 0: %d points, sampling %v", len(floats(series(m, 0)["data"])), m["sampling"])
+	}
 }

@@ -96,7 +96,7 @@ func TestExportJSONAndHTML(t *testing.T) {
 func TestNotFound(t *testing.T) {
 	t.Parallel()
 	resultstest.CheckNotFound(t, func(b *resultstest.Bundle, id string) []error {
-		_, e1 := service(b).Chart(b.Ctx, id, "equity", "")
+		_, e1 := service(b).Chart(b.Ctx, id, "equity", "", report.View{})
 		_, e2 := service(b).ExportJSON(b.Ctx, id)
 		_, e3 := service(b).ExportCSV(b.Ctx, id)
 		_, e4 := service(b).ExportHTML(b.Ctx, id)

@@ -41,8 +41,8 @@ func (c *ChartConfig) AppendJSON(b []byte) []byte {
 		key string
 		v   any
 	}{{"xAxis", c.XAxis}, {"yAxis", c.YAxis}, {"grid", c.Grid}, {"legend", c.Legend}, {"tooltip", c.Tooltip},
-		{"dataZoom", c.DataZoom}, {"visualMap", c.VisualMap}, {"axisPointer", c.AxisPtr}} {
-		if f.v == nil { // omitempty
+		{"dataZoom", c.DataZoom}, {"visualMap", c.VisualMap}, {"axisPointer", c.AxisPtr}, {"sampling", c.Sampling}} {
+		if f.v == nil || f.v == (*Sampling)(nil) { // omitempty
 			continue
 		}
 		b = append(b, ',')

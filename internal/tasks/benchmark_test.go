@@ -123,7 +123,7 @@ func TestBenchmarkStatistics(t *testing.T) {
 
 	// The equity chart's dashed line is NVDA bought and held.
 	rep := report.New(rs, md.Bars)
-	c, err := rep.Chart(b.ctx, against.TaskID, "equity", "")
+	c, err := rep.Chart(b.ctx, against.TaskID, "equity", "", report.View{})
 	if err != nil {
 		t.Fatal(err)
 	}

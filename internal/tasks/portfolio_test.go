@@ -170,14 +170,14 @@ func TestPortfolioTaskMatchesLocalRun(t *testing.T) {
 	// The charts of one feed: its bars and only its fills.
 	rep := report.New(results.NewService(b.store.Pool), md.Bars)
 	for i, f := range feeds {
-		c, err := rep.Chart(b.ctx, task.TaskID, "candlestick", f.Symbol)
+		c, err := rep.Chart(b.ctx, task.TaskID, "candlestick", f.Symbol, report.View{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := string(c.AppendJSON(nil)); !strings.Contains(got, `"K-Line Chart"`) || strings.Count(got, "],[") < len(f.Bars)-1 {
 			t.Errorf("candlestick of %s: want its %d bars", f.Symbol, len(f.Bars))
 		}
-		tc, err := rep.Chart(b.ctx, task.TaskID, "trades", f.Symbol)
+		tc, err := rep.Chart(b.ctx, task.TaskID, "trades", f.Symbol, report.View{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func TestPortfolioTaskMatchesLocalRun(t *testing.T) {
 			t.Errorf("trades chart of %s marks %d fills, want %d", f.Symbol, marks, syms[i].Executions)
 		}
 	}
-	if _, err := rep.Chart(b.ctx, task.TaskID, "trades", "AAA"); err == nil || !strings.Contains(err.Error(), "Symbol AAA is not a feed of task "+task.TaskID+" (its feeds: ORCL, NVDA)") {
+	if _, err := rep.Chart(b.ctx, task.TaskID, "trades", "AAA", report.View{}); err == nil || !strings.Contains(err.Error(), "Symbol AAA is not a feed of task "+task.TaskID+" (its feeds: ORCL, NVDA)") {
 		t.Errorf("chart of a symbol the task did not trade: %v", err)
 	}
 	var biPnL float64

@@ -12,8 +12,13 @@ export interface TradePage {
 export const getSummary = (id: string) => get<Summary & Record<string, unknown>>(`${one(id)}/summary`);
 export const getStatistics = (id: string) => get<unknown>(`${one(id)}/statistics`);
 export const getTrades = (id: string, skip: number, limit: number) => get<TradePage>(`${one(id)}/trades${qs({ skip, limit })}`);
-/** symbol: the feed of a several-symbol run the candlestick and trades charts show (default the first). */
-export const getChart = (id: string, chartType: string, symbol?: string) => get<ChartConfig>(`${one(id)}/chart${qs({ chart_type: chartType, symbol })}`);
+/**
+ * symbol: the feed of a several-symbol run the candlestick and trades charts show (default the
+ * first). from and to narrow the line charts (equity, drawdown, underwater), which the server
+ * samples when longer than its maximum (the chart's `sampling` says so).
+ */
+export const getChart = (id: string, chartType: string, symbol?: string, range?: { from: string; to: string }) =>
+  get<ChartConfig>(`${one(id)}/chart${qs({ chart_type: chartType, symbol, from: range?.from, to: range?.to })}`);
 /** The per-symbol breakdown of a result, one row per feed in order. */
 export const getSymbols = (id: string) => get<SymbolResult[]>(`${one(id)}/symbols`);
 /** The export in format (json, csv or html): parsed JSON, or the text of the others. */

@@ -683,6 +683,13 @@ export interface components {
         }[];
       xAxis?: unknown;
       yAxis?: unknown;
+      /** @description Present when a line chart shows a sample: `points` of the `of` points from `from` to `to`. Ask for a narrower from/to (or max_points=0) for every point. */
+      sampling?: {
+        points: number;
+        of: number;
+        from: string;
+        to: string;
+      };
       [key: string]: unknown;
     };
     /**
@@ -1488,6 +1495,12 @@ export interface operations {
         chart_type?: "candlestick" | "equity" | "drawdown" | "underwater" | "monthly_heatmap" | "yearly_returns" | "trades";
         /** @description For a task on several symbols: the feed the candlestick and trades charts show (its bars, its fills). Default: the first. The equity chart's dashed line is always the task's benchmark bought and held. */
         symbol?: string;
+        /** @description Line charts (equity, drawdown, underwater): the first time shown, RFC 3339 or a date. Default: the run's start. Drawdowns are still measured from the run's start. */
+        from?: string;
+        /** @description Line charts: the last time shown, RFC 3339 or a date (the whole day). Default: the run's end. */
+        to?: string;
+        /** @description Line charts: the most points returned. A longer range is thinned on the server by largest-triangle-three-buckets (the shape, peaks and troughs kept; the same points for equity, drawdown and underwater) and the chart's `sampling` says so; zoom in (a narrower from/to) for exact points, or 0 for every point. The exports always carry every point. */
+        max_points?: number;
       };
       path: {
         task_id: components["parameters"]["TaskID"];
@@ -1502,7 +1515,7 @@ export interface operations {
           };
         };
       };
-      /** @description `Unsupported chart type: <value>`, or a `symbol` the task did not trade. */
+      /** @description `Unsupported chart type: <value>`, a `symbol` the task did not trade, or a malformed from, to or max_points. */
       400: {
         content: {
           "application/json": components["schemas"]["Error"];

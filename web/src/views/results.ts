@@ -3,12 +3,14 @@
 import { ApiError, backtests, results as api, type ChartConfig, type SymbolResult, type Task } from '../api';
 import { chartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, loading, toast } from '../dom';
-import { fmtDate, fmtMoney, fmtNumber, fmtPctFraction, signClass, summaryCards } from '../format';
+import { fmtBarTime, fmtDate, fmtMoney, fmtNumber, fmtPctFraction, signClass, summaryCards } from '../format';
 import { href } from '../router';
 import { normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
 import { statusBadge } from './runs';
 
-export const CHARTS: [string, string][] = [
+export // The line charts the server samples for long runs (and narrows to a zoomed range).
+const LINE_CHARTS = new Set(['equity', 'drawdown', 'underwater']);
+const CHARTS: [string, string][] = [
   ['candlestick', 'Price, moving averages and volume'],
   ['equity', 'Equity, drawdown and benchmark'],
   ['underwater', 'Underwater'],
@@ -64,16 +66,21 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     const panel = chartPanel(`${tid}_${type}`, label, { height: type === 'candlestick' ? 440 : type === 'monthly_heatmap' ? 320 : 340 });
     panel.el.dataset.chartType = type;
     chartsBox.append(panel.el);
+    // A line chart of a long run comes sampled: zooming in loads the range's exact points.
+    const note = h('p', { class: 'muted small sampling-note', hidden: true, 'aria-live': 'polite' });
+    panel.el.append(note);
+    let range: { from: string; to: string } | undefined;
     const load = () => {
       panel.chart.showLoading({ text: 'Loading…' });
       const symbol = type === 'candlestick' || type === 'trades' ? symbolSel.value || undefined : undefined;
-      api.getChart(tid, type, symbol)
+      api.getChart(tid, type, symbol, range)
         .then(async (cfg) => {
           let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0 });
-          if (type === 'equity') opt = overlayDrawdown(opt, await drawdownCfg);
+          if (type === 'equity') opt = overlayDrawdown(opt, await (range ? api.getChart(tid, 'drawdown', undefined, range).catch(() => null) : drawdownCfg));
           panel.chart.hideLoading();
           panel.set(opt);
           if (symbol) panel.el.dataset.symbol = symbol;
+          showSampling(cfg.sampling);
         })
         .catch((e) => {
           panel.chart.hideLoading();
@@ -81,6 +88,29 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
           panel.el.dataset.error = 'true';
         });
     };
+    const showSampling = (s: ChartConfig['sampling']) => {
+      panel.el.dataset.sampled = s ? 'true' : 'false';
+      const whole = button('Whole run', () => ((range = undefined), load()), 'btn small link', { 'data-action': 'whole-run' });
+      if (s) note.replaceChildren(`Showing ${fmtNumber(s.points, 0)} of ${fmtNumber(s.of, 0)} points, sampled on the server: zoom in for every point.`, ' ', range ? whole : '');
+      else if (range) note.replaceChildren(`Every point from ${fmtBarTime(range.from)} to ${fmtBarTime(range.to)}.`, ' ', whole);
+      note.hidden = !s && !range;
+    };
+    if (LINE_CHARTS.has(type)) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      panel.chart.on('datazoom', () => {
+        if (panel.el.dataset.sampled !== 'true') return;
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          const opt = panel.chart.getOption() as { dataZoom?: { start?: number; end?: number }[]; xAxis?: { data?: string[] }[] };
+          const cats = opt.xAxis?.[0]?.data ?? [];
+          const z = opt.dataZoom?.[0];
+          if (!cats.length || !z || (z.start ?? 0) <= 0 && (z.end ?? 100) >= 100) return;
+          const at = (p: number) => cats[Math.min(cats.length - 1, Math.max(0, Math.round(((cats.length - 1) * p) / 100)))];
+          range = { from: at(z.start ?? 0), to: at(z.end ?? 100) };
+          load();
+        }, 400);
+      });
+    }
     if (type === 'candlestick' || type === 'trades') priceCharts.push([type, load]);
     load();
   }
@@ -173,7 +203,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
                 'tr',
                 null,
                 h('td', { class: 'muted' }, skip + i + 1),
-                h('td', null, fmtDate(t.date ?? t.datetime)),
+                h('td', null, fmtBarTime(String(t.date ?? t.datetime ?? ''))),
                 feeds.length > 1 ? h('td', null, String(t.symbol ?? '')) : null,
                 h('td', null, h('span', { class: `side ${String(t.type).toLowerCase()}` }, String(t.type ?? ''))),
                 h('td', { class: 'num' }, fmtNumber(t.price, 2)),
