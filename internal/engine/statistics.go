@@ -193,14 +193,14 @@ func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade
 			metric("total_trades", "Total Trades", ptr(float64(total)), dispInt, "Number of trades, including one still open at the end."),
 		}},
 		{Name: "Time", Metrics: []Metric{
-			metric("win_month_pct", "Win Months %", mWinPct, dispPctRaw, "Share of calendar months whose summed daily returns were positive."),
+			metric("win_month_pct", "Win Months %", mWinPct, dispPctRaw, "Share of calendar months whose summed returns per bar were positive."),
 			metric("avg_win_month", "Avg Win Month", mAvgWin, dispPct, "Average return of the positive months."),
 			metric("avg_loss_month", "Avg Loss Month", mAvgLoss, dispPct, "Average return of the negative months."),
-			metric("best_month", "Best Month", mBest, dispPct, "The highest monthly return (sum of the month's daily returns)."),
-			metric("worst_month", "Worst Month", mWorst, dispPct, "The lowest monthly return (sum of the month's daily returns)."),
-			metric("win_year_pct", "Win Years %", yWinPct, dispPctRaw, "Share of calendar years whose summed daily returns were positive."),
-			metric("best_year", "Best Year", yBest, dispPct, "The highest yearly return (sum of the year's daily returns)."),
-			metric("worst_year", "Worst Year", yWorst, dispPct, "The lowest yearly return (sum of the year's daily returns)."),
+			metric("best_month", "Best Month", mBest, dispPct, "The highest monthly return (sum of the month's returns per bar)."),
+			metric("worst_month", "Worst Month", mWorst, dispPct, "The lowest monthly return (sum of the month's returns per bar)."),
+			metric("win_year_pct", "Win Years %", yWinPct, dispPctRaw, "Share of calendar years whose summed returns per bar were positive."),
+			metric("best_year", "Best Year", yBest, dispPct, "The highest yearly return (sum of the year's returns per bar)."),
+			metric("worst_year", "Worst Year", yWorst, dispPct, "The lowest yearly return (sum of the year's returns per bar)."),
 		}},
 	}}
 	if bench != nil {
