@@ -466,10 +466,11 @@ func BenchmarkResultRoutes10k(b *testing.B) {
 	storeRun(b, &dataBundle{ctx: ctx, store: st, srv: srv}, "task_1", "RW", bars, `{"fast":10,"slow":30,"size":10}`)
 	paths := []string{"/api/results/task_1/statistics"}
 	for _, kind := range report.ChartTypes {
-		paths = append(paths, "/api/results/task_1/chart?chart_type="+kind)
+		// Every point (max_points=0), as before line charts were sampled: the worst case.
+		paths = append(paths, "/api/results/task_1/chart?max_points=0&chart_type="+kind)
 	}
 	for _, path := range paths {
-		name := strings.Replace(strings.TrimPrefix(path, "/api/results/task_1/"), "?chart_type=", "/", 1)
+		name := strings.Replace(strings.TrimPrefix(path, "/api/results/task_1/"), "?max_points=0&chart_type=", "/", 1)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				resp, err := http.Get(srv.URL + path)
