@@ -41,14 +41,18 @@ func (c *ChartConfig) AppendJSON(b []byte) []byte {
 		key string
 		v   any
 	}{{"xAxis", c.XAxis}, {"yAxis", c.YAxis}, {"grid", c.Grid}, {"legend", c.Legend}, {"tooltip", c.Tooltip},
-		{"dataZoom", c.DataZoom}, {"visualMap", c.VisualMap}, {"axisPointer", c.AxisPtr}, {"sampling", c.Sampling}} {
-		if f.v == nil || f.v == (*Sampling)(nil) { // omitempty
+		{"dataZoom", c.DataZoom}, {"visualMap", c.VisualMap}, {"axisPointer", c.AxisPtr}} {
+		if f.v == nil { // omitempty
 			continue
 		}
 		b = append(b, ',')
 		b = appendString(b, f.key)
 		b = append(b, ':')
 		b = appendValue(b, f.v)
+	}
+	if c.Sampling != nil {
+		b = append(b, `,"sampling":`...)
+		b = appendEncoded(b, c.Sampling)
 	}
 	return append(b, '}')
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"sort"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
@@ -39,14 +40,10 @@ type Sampling struct {
 func (v View) pick(eq []engine.EquityPoint) ([]int, *Sampling) {
 	lo, hi := 0, len(eq)
 	if !v.From.IsZero() {
-		for lo < hi && eq[lo].Time.Before(v.From) {
-			lo++
-		}
+		lo = sort.Search(len(eq), func(i int) bool { return !eq[i].Time.Before(v.From) })
 	}
 	if !v.To.IsZero() {
-		for hi > lo && eq[hi-1].Time.After(v.To) {
-			hi--
-		}
+		hi = max(lo, sort.Search(len(eq), func(i int) bool { return eq[i].Time.After(v.To) }))
 	}
 	n := hi - lo
 	if n == len(eq) && (v.MaxPoints <= 0 || n <= v.MaxPoints) {

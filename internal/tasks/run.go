@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -158,11 +157,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, 
 	feeds := make([]engine.Feed, len(t.Symbols))
 	steps := 0
 	var benchBars []engine.Bar
-	load := t.Symbols
-	if !slices.Contains(t.Symbols, t.Benchmark) {
-		load = append(slices.Clip(t.Symbols), t.Benchmark)
-	}
-	for i, sym := range load {
+	for i, sym := range withBenchmark(t.Symbols, t.Benchmark) {
 		bars, err := s.feeds.At(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate.AddDate(0, 0, 1))
 		if ae, ok := apperr.As(err); ok { // the stored bars changed since the task was made
 			return nil, nil, &failure{msg: "Data retrieval failed: " + ae.Detail, permanent: true}, nil

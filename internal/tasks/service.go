@@ -339,12 +339,8 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	check := symbols
-	if !slices.Contains(symbols, bench) {
-		check = append(slices.Clip(symbols), bench)
-	}
 	var empty []string
-	for _, sym := range check {
+	for _, sym := range withBenchmark(symbols, bench) {
 		has, err := s.feeds.AnyAt(ctx, source, sym, tf, start, end.AddDate(0, 0, 1))
 		if err != nil {
 			return Task{}, err
@@ -442,9 +438,9 @@ func (s *Service) resolveData(ctx context.Context, req Request) (source string, 
 	}
 	var unknown []string
 	for _, sym := range symbols {
-		ok, err := s.q.TaskSymbolExists(ctx, s.db.Pool, store.TaskSymbolExistsParams{Source: source, Symbol: sym})
+		ok, err := s.symbolExists(ctx, source, sym)
 		if err != nil {
-			return "", nil, fmt.Errorf("look up symbol: %w", err)
+			return "", nil, err
 		}
 		if !ok {
 			unknown = append(unknown, sym)
@@ -466,14 +462,32 @@ func (s *Service) resolveBenchmark(ctx context.Context, source string, feeds []s
 	if slices.Contains(feeds, bench) {
 		return bench, nil
 	}
-	ok, err := s.q.TaskSymbolExists(ctx, s.db.Pool, store.TaskSymbolExistsParams{Source: source, Symbol: bench})
+	ok, err := s.symbolExists(ctx, source, bench)
 	if err != nil {
-		return "", fmt.Errorf("look up symbol: %w", err)
+		return "", err
 	}
 	if !ok {
 		return "", apperr.Invalid("Unknown benchmark %s in data source %s", bench, source)
 	}
 	return bench, nil
+}
+
+// symbolExists tells whether source has symbol.
+func (s *Service) symbolExists(ctx context.Context, source, symbol string) (bool, error) {
+	ok, err := s.q.TaskSymbolExists(ctx, s.db.Pool, store.TaskSymbolExistsParams{Source: source, Symbol: symbol})
+	if err != nil {
+		return false, fmt.Errorf("look up symbol %s: %w", symbol, err)
+	}
+	return ok, nil
+}
+
+// withBenchmark is the symbols whose bars a task needs: its feeds, then its benchmark when
+// that is not one of them.
+func withBenchmark(feeds []string, bench string) []string {
+	if slices.Contains(feeds, bench) {
+		return feeds
+	}
+	return append(slices.Clip(feeds), bench)
 }
 
 // resolveSource is resolveData for one symbol.
@@ -488,9 +502,9 @@ func (s *Service) resolveSource(ctx context.Context, reqSource, reqSymbol *strin
 	if symbol == "" {
 		return "", "", apperr.Invalid("Data source %s has no symbols: give symbol", source)
 	}
-	ok, err := s.q.TaskSymbolExists(ctx, s.db.Pool, store.TaskSymbolExistsParams{Source: source, Symbol: symbol})
+	ok, err := s.symbolExists(ctx, source, symbol)
 	if err != nil {
-		return "", "", fmt.Errorf("look up symbol: %w", err)
+		return "", "", err
 	}
 	if !ok {
 		return "", "", apperr.Invalid("Unknown symbol %s in data source %s", symbol, source)
