@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/engine"
@@ -202,8 +203,10 @@ type ImportResult = marketdata.ImportResult
 // Import stores bars of symbol in a data source, all or nothing, as POST
 // /api/data/{source}/{symbol}/bars does (the `backtestd import` command): bars new to the
 // symbol are added and stored ones updated; the symbol is registered (named name) when
-// new. tf is the bars' timeframe, inferred from their spacing when empty.
-func Import(ctx context.Context, cfg Config, log *slog.Logger, source, symbol, name, tf string, bars []engine.Bar) (ImportResult, error) {
+// new. tf is the bars' timeframe, inferred from their spacing when empty. read parses the
+// bars, reading times of day without an offset in the time zone named zone (the symbol's
+// when empty, UTC for a new symbol).
+func Import(ctx context.Context, cfg Config, log *slog.Logger, source, symbol, name, tf, zone string, read func(*time.Location) ([]engine.Bar, error)) (ImportResult, error) {
 	db, err := openDatabase(ctx, cfg, orDefault(log))
 	if err != nil {
 		return ImportResult{}, err
@@ -212,5 +215,14 @@ func Import(ctx context.Context, cfg Config, log *slog.Logger, source, symbol, n
 	if err := marketdata.EnsureBuiltin(ctx, db.Store, false); err != nil {
 		return ImportResult{}, fmt.Errorf("built-in data source: %w", err)
 	}
-	return marketdata.NewService(db.Store, nil).Import(ctx, source, symbol, name, tf, bars)
+	md := marketdata.NewService(db.Store, nil)
+	loc, err := md.ImportZone(ctx, source, symbol, zone)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	bars, err := read(loc)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	return md.Import(ctx, source, symbol, name, tf, loc, bars)
 }

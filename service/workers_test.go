@@ -69,7 +69,7 @@ func TestUpdateWorkerUsesImportDirFlag(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("update job did not finish within a minute")
 	}
-	bars, err := marketdata.NewService(st, nil).Bars(ctx, "builtin", "FLAGGED", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC), "1d")
+	bars, _, err := marketdata.NewService(st, nil).Bars(ctx, "builtin", "FLAGGED", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC), "1d")
 	if err != nil || len(bars) != 2 {
 		t.Fatalf("bars after the update: %v %v", bars, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/config"
@@ -26,11 +27,12 @@ func importBars(ctx context.Context, args []string, getenv func(string) string, 
 	symbol := fs.String("symbol", "", "ticker to store the bars under (required)")
 	name := fs.String("name", "", "display name of the symbol (kept when empty)")
 	tf := fs.String("timeframe", "", "bar interval: "+strings.Join(marketdata.Timeframes, ", ")+" (default: inferred from the bars)")
+	zone := fs.String("timezone", "", "IANA time zone of times without an offset in the file (default: the symbol's, UTC for a new one)")
 	dbURL := fs.String("database-url", getenv("DATABASE_URL"), "PostgreSQL URL; empty uses the private cluster in the data dir")
 	dataDir := fs.String("data-dir", "", "folder of the private PostgreSQL cluster (default: BACKTESTD_DATA_DIR or .data)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: backtestd import --symbol X [--source builtin] [--name N] [--timeframe 1d] FILE.csv|FILE.json")
+		fmt.Fprintln(stderr, "usage: backtestd import --symbol X [--source builtin] [--name N] [--timeframe 1d] [--timezone America/New_York] FILE.csv|FILE.json")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -41,11 +43,9 @@ func importBars(ctx context.Context, args []string, getenv func(string) string, 
 		return errors.New("import: --symbol and exactly one file are required")
 	}
 	path := fs.Arg(0)
-	bars, err := readBarFile(path)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, publicError(err))
+	if _, err := os.Stat(path); err != nil {
+		return err
 	}
-
 	cfg, _, err := config.Load("import", nil, getenv)
 	if err != nil {
 		return err
@@ -54,7 +54,14 @@ func importBars(ctx context.Context, args []string, getenv func(string) string, 
 	if *dataDir != "" {
 		cfg.DataDir = *dataDir
 	}
-	res, err := service.Import(ctx, cfg, newLogger(stderr, cfg.LogLevel), *source, *symbol, *name, *tf, bars)
+	read := func(loc *time.Location) ([]engine.Bar, error) {
+		bars, err := readBarFile(path, loc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, publicError(err))
+		}
+		return bars, nil
+	}
+	res, err := service.Import(ctx, cfg, newLogger(stderr, cfg.LogLevel), *source, *symbol, *name, *tf, *zone, read)
 	if err != nil {
 		return publicError(err)
 	}
@@ -68,16 +75,16 @@ func importBars(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
-func readBarFile(path string) ([]engine.Bar, error) {
+func readBarFile(path string, loc *time.Location) ([]engine.Bar, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	if strings.HasSuffix(strings.ToLower(path), ".json") {
-		return marketdata.ParseJSON(f)
+		return marketdata.ParseJSON(f, loc)
 	}
-	return marketdata.ParseCSV(f)
+	return marketdata.ParseCSV(f, loc)
 }
 
 // publicError shows an apperr's detail without its internal cause.

@@ -47,8 +47,15 @@ WHERE EXISTS (SELECT 1 FROM bars b WHERE b.source = @source AND b.symbol = @symb
 SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts DESC LIMIT 1;
 
 -- name: BarsVersion :one
--- Raised by every statement that changes the symbol's bars (migration 00027).
-SELECT bars_version FROM symbols WHERE source = @source AND symbol = @symbol;
+-- bars_version is raised by every statement that changes the symbol's bars (migration 00027).
+SELECT bars_version, timezone FROM symbols WHERE source = @source AND symbol = @symbol;
+
+-- name: SymbolTimezone :one
+SELECT timezone FROM symbols WHERE source = @source AND symbol = @symbol;
+
+-- name: HasAnyBars :one
+-- Whether a symbol has bars of any timeframe.
+SELECT EXISTS (SELECT 1 FROM bars WHERE source = @source AND symbol = @symbol);
 
 -- name: HasBars :one
 -- Whether a symbol has bars of one stored timeframe with from <= ts < until.

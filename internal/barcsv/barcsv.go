@@ -71,13 +71,17 @@ func parseHeader(fields [][]byte) (layout, error) {
 
 // ParseTime accepts YYYY-MM-DD, YYYY-MM-DD HH:MM[:SS] and RFC 3339; the
 // result is in UTC.
-func ParseTime(s string) (time.Time, error) {
+func ParseTime(s string) (time.Time, error) { return ParseTimeIn(s, time.UTC) }
+
+// ParseTimeIn is ParseTime reading a time of day without an offset as loc's: a date stays
+// a date (midnight UTC), an RFC 3339 time keeps its offset. The result is in UTC.
+func ParseTimeIn(s string, loc *time.Location) (time.Time, error) {
 	if len(s) == 10 {
 		return parseDate(s)
 	}
 	for _, f := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02T15:04"} {
-		if t, err := time.ParseInLocation(f, s, time.UTC); err == nil {
-			return t, nil
+		if t, err := time.ParseInLocation(f, s, loc); err == nil {
+			return t.UTC(), nil
 		}
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
@@ -129,7 +133,10 @@ func Parse(r io.Reader) ([]engine.Bar, error) {
 
 // ParseN is Parse with room for n bars made up front (a file's line count, say), so a
 // large file's bars are not copied as they grow.
-func ParseN(r io.Reader, n int) ([]engine.Bar, error) {
+func ParseN(r io.Reader, n int) ([]engine.Bar, error) { return ParseIn(r, n, time.UTC) }
+
+// ParseIn is ParseN reading times of day without an offset in loc (see ParseTimeIn).
+func ParseIn(r io.Reader, n int, loc *time.Location) ([]engine.Bar, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	var lay layout
@@ -171,7 +178,7 @@ func ParseN(r io.Reader, n int) ([]engine.Bar, error) {
 		if len(fields) != lay.ncols {
 			return nil, errf(lineNo, "expected %d fields, got %d", lay.ncols, len(fields))
 		}
-		t, err := ParseTime(unsafeString(fields[lay.date])) // not kept: errors copy it
+		t, err := ParseTimeIn(unsafeString(fields[lay.date]), loc) // not kept: errors copy it
 		if err != nil {
 			return nil, errf(lineNo, "%s", err.Error())
 		}

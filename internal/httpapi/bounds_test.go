@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
@@ -39,7 +40,7 @@ func TestPagingBounds(t *testing.T) {
 	t.Parallel()
 	d := setupData(t, true)
 	bars := engine.RandomWalk(300, 5)
-	if _, err := marketdata.NewService(d.store, nil).Import(d.ctx, "builtin", "RW", "", "1d", bars); err != nil {
+	if _, err := marketdata.NewService(d.store, nil).Import(d.ctx, "builtin", "RW", "", "1d", time.UTC, bars); err != nil {
 		t.Fatal(err)
 	}
 	storeRun(t, d, "task_1", "RW", bars, `{"fast":5,"slow":20,"size":10}`)

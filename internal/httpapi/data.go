@@ -75,27 +75,28 @@ func requiredDay(r *http.Request, name string) (time.Time, error) {
 }
 
 // symbolBars reads the bars the symbol routes ask for: source and symbol from the path,
-// start_date and end_date (required) and timeframe (default 1d) from the query.
-func (s *Server) symbolBars(r *http.Request) (bars []engine.Bar, tf string, err error) {
+// start_date and end_date (required) and timeframe (default 1d) from the query. loc is the
+// symbol's time zone.
+func (s *Server) symbolBars(r *http.Request) (bars []engine.Bar, tf string, loc *time.Location, err error) {
 	source, symbol := chi.URLParam(r, "source"), chi.URLParam(r, "symbol")
 	if err := s.data.CheckSource(r.Context(), source); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	start, err := requiredDay(r, "start_date")
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	end, err := requiredDay(r, "end_date")
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	tf = queryDefault(r, "timeframe", marketdata.DefaultTimeframe)
-	bars, err = s.data.Bars(r.Context(), source, symbol, start, end, tf)
-	return bars, tf, err
+	bars, loc, err = s.data.Bars(r.Context(), source, symbol, start, end, tf)
+	return bars, tf, loc, err
 }
 
 func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {
-	bars, tf, err := s.symbolBars(r)
+	bars, tf, loc, err := s.symbolBars(r)
 	if err != nil {
 		return err
 	}
@@ -104,14 +105,14 @@ func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {
 	for i, b := range bars {
 		out[i] = barJSON{Datetime: marketdata.FormatBarTime(b.Time, tf), Open: b.Open, High: b.High, Low: b.Low, Close: b.Close, Volume: b.Volume}
 	}
-	writeJSON(w, http.StatusOK, ok(map[string]any{"symbol": symbol, "timeframe": tf, "bars": out}))
+	writeJSON(w, http.StatusOK, ok(map[string]any{"symbol": symbol, "timeframe": tf, "timezone": loc.String(), "bars": out}))
 	return nil
 }
 
 // dataChart is the candlestick chart (price, MA5/10/20, volume) of a symbol's bars, built
 // as a result's candlestick chart is.
 func (s *Server) dataChart(w http.ResponseWriter, r *http.Request) error {
-	bars, _, err := s.symbolBars(r)
+	bars, _, _, err := s.symbolBars(r)
 	if err != nil {
 		return err
 	}
@@ -134,15 +135,16 @@ func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	loc, err := s.data.ImportZone(r.Context(), source, symbol, r.URL.Query().Get("timezone"))
+	if err != nil {
+		return err
+	}
 	body := http.MaxBytesReader(w, r.Body, importBodyLimit)
-	var (
-		bars []engine.Bar
-		err  error
-	)
+	var bars []engine.Bar
 	if strings.Contains(r.Header.Get("Content-Type"), "json") {
-		bars, err = marketdata.ParseJSON(body)
+		bars, err = marketdata.ParseJSON(body, loc)
 	} else {
-		bars, err = marketdata.ParseCSV(body)
+		bars, err = marketdata.ParseCSV(body, loc)
 	}
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -151,7 +153,7 @@ func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	res, err := s.data.Import(r.Context(), source, symbol, r.URL.Query().Get("name"), tf, bars)
+	res, err := s.data.Import(r.Context(), source, symbol, r.URL.Query().Get("name"), tf, loc, bars)
 	if err != nil {
 		return err
 	}

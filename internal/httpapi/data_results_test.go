@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -224,6 +225,28 @@ func TestBarImportRoute(t *testing.T) {
 	if status, body := b.call(t, "POST", "/api/data/nope/X/bars", "text/csv", strings.NewReader("date,open,high,low,close\n")); status != 404 {
 		t.Errorf("unknown source import: %d %v", status, body)
 	}
+
+	// Times without an offset are read in the zone given, which the symbol keeps.
+	ny := "date,open,high,low,close,volume\n2024-07-01 09:30,1,2,0.5,1.5,10\n2024-07-01 09:35,1.5,3,1,2,5\n"
+	status, body = b.call(t, "POST", "/api/data/builtin/NYSE5/bars?timezone=America/New_York", "text/csv", strings.NewReader(ny))
+	if status != 200 || field(body, "data", "timezone") != "America/New_York" || field(body, "data", "first") != "2024-07-01T13:30:00Z" {
+		t.Fatalf("import in New York time: %d %v", status, body)
+	}
+	_, body = b.call(t, "GET", "/api/data/builtin/NYSE5?start_date=2024-07-01&end_date=2024-07-01&timeframe=5m", "", nil)
+	if field(body, "data", "timezone") != "America/New_York" || len(field(body, "data", "bars").([]any)) != 2 {
+		t.Errorf("bars of a New York symbol: %v", body)
+	}
+	if _, body := b.call(t, "GET", "/api/data/builtin/symbols?search=NYSE5", "", nil); field(body, "data").([]any)[0].(map[string]any)["timezone"] != "America/New_York" {
+		t.Errorf("symbol list: %v", body)
+	}
+	status, body = b.call(t, "POST", "/api/data/builtin/NYSE5/bars?timezone=Europe/London", "text/csv", strings.NewReader(ny))
+	if status != 409 || !strings.Contains(field(body, "detail").(string), "America/New_York") {
+		t.Errorf("import in another zone: %d %v, want 409 naming the symbol's zone", status, body)
+	}
+	status, body = b.call(t, "POST", "/api/data/builtin/NYSE6/bars?timezone=Nowhere/Special", "text/csv", strings.NewReader(ny))
+	if status != 400 || !strings.HasPrefix(field(body, "detail").(string), "Unknown time zone 'Nowhere/Special'") {
+		t.Errorf("unknown zone: %d %v, want 400", status, body)
+	}
 }
 
 // storeRun runs the SMA crossover over bars and stores it as a completed task.
@@ -361,7 +384,7 @@ func TestResultRoutes(t *testing.T) {
 	t.Parallel()
 	b := setupData(t, false)
 	bars := engine.RandomWalk(700, 9)
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "RW", "", "1d", bars); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "RW", "", "1d", time.UTC, bars); err != nil {
 		t.Fatal(err)
 	}
 	res := storeRun(t, b, "task_1", "RW", bars, `{"fast":5,"slow":20,"size":10}`)
@@ -458,7 +481,7 @@ func BenchmarkResultRoutes10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	bars := engine.RandomWalk(10000, 11)
-	if _, err := marketdata.NewService(st, nil).Import(ctx, "builtin", "RW", "", "1d", bars); err != nil {
+	if _, err := marketdata.NewService(st, nil).Import(ctx, "builtin", "RW", "", "1d", time.UTC, bars); err != nil {
 		b.Fatal(err)
 	}
 	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger()}))

@@ -15,11 +15,15 @@ import (
 
 // RunConfig configures one backtest of JavaScript strategy code.
 type RunConfig struct {
-	Code          string
-	Params        map[string]any
-	Feeds         []engine.Feed
-	Cash          float64       // 0 means 10000
-	Commission    float64       // fraction of traded value
+	Code       string
+	Params     map[string]any
+	Feeds      []engine.Feed
+	Cash       float64 // 0 means 10000
+	Commission float64 // fraction of traded value
+	// TimeZone (an IANA name, "" for UTC) is the zone the strategy's Date objects tell
+	// local time in. JavaScript's local time is the process's (time.Local): Run reads it
+	// and a runner child sets it to TimeZone first.
+	TimeZone      string
 	WallTimeLimit time.Duration // 0 means DefaultWallTimeLimit
 	MemoryLimit   uint64        // bytes of heap growth; 0 means DefaultMemoryLimit
 	OnProgress    func(current, total int)
@@ -344,6 +348,21 @@ func (h *host) throw(format string, args ...any) {
 
 var columnNames = [6]string{"open", "high", "low", "close", "volume", "datetime"}
 
+// datesOnly reports whether a feed's bars are dates (all at midnight UTC, as daily and
+// coarser bars are stored) while local time is not UTC: those become local midnights.
+func datesOnly(f *engine.Feed) bool {
+	if time.Local == time.UTC || time.Local.String() == "UTC" {
+		return false
+	}
+	for i := range f.Bars {
+		t := f.Stamp(i).UTC()
+		if h, m, s := t.Clock(); h != 0 || m != 0 || s != 0 || t.Nanosecond() != 0 {
+			return false
+		}
+	}
+	return len(f.Bars) > 0
+}
+
 // dataView is this.datas[k]. Its lines are built on first use, so a
 // strategy that only reads closes does not pay for the other columns.
 type dataView struct {
@@ -358,6 +377,7 @@ func (d *dataView) column(c int) *line {
 	if d.lines[c] == nil {
 		f := d.h.eng.Feeds()[d.feed]
 		v := make([]float64, len(f.Bars))
+		dates := c == 5 && datesOnly(&f)
 		for i := range f.Bars {
 			b := &f.Bars[i]
 			switch c {
@@ -372,7 +392,11 @@ func (d *dataView) column(c int) *line {
 			case 4:
 				v[i] = float64(b.Volume)
 			case 5:
-				v[i] = float64(f.Stamp(i).UnixMilli())
+				t := f.Stamp(i)
+				if dates { // a date is midnight of the local calendar, not a UTC instant
+					t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.Local)
+				}
+				v[i] = float64(t.UnixMilli())
 			}
 		}
 		l := newLine(d.h.rt, engine.Line(v), d.feed, d.h.eng.Cursor(d.feed))

@@ -3,6 +3,7 @@ package marketdata_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
@@ -19,7 +20,7 @@ func BenchmarkImport(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				if _, err := marketdata.NewService(tb.store, nil).Import(tb.ctx, "builtin", fmt.Sprintf("B%d_%d", n, i), "", "1d", bars); err != nil {
+				if _, err := marketdata.NewService(tb.store, nil).Import(tb.ctx, "builtin", fmt.Sprintf("B%d_%d", n, i), "", "1d", time.UTC, bars); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -27,11 +28,11 @@ func BenchmarkImport(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("bars=%d/reimport", n), func(b *testing.B) {
 			sym := fmt.Sprintf("R%d", n)
-			if _, err := marketdata.NewService(tb.store, nil).Import(tb.ctx, "builtin", sym, "", "1d", bars); err != nil {
+			if _, err := marketdata.NewService(tb.store, nil).Import(tb.ctx, "builtin", sym, "", "1d", time.UTC, bars); err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				res, err := marketdata.NewService(tb.store, nil).Import(tb.ctx, "builtin", sym, "", "1d", bars)
+				res, err := marketdata.NewService(tb.store, nil).Import(tb.ctx, "builtin", sym, "", "1d", time.UTC, bars)
 				if err != nil || res.Unchanged != n {
 					b.Fatal(res, err)
 				}
@@ -45,13 +46,13 @@ func BenchmarkImport(b *testing.B) {
 func BenchmarkBars10k(b *testing.B) {
 	tb := setup(b, false)
 	bars := engine.RandomWalk(10000, 5)
-	if _, err := marketdata.NewService(tb.store, nil).Import(tb.ctx, "builtin", "RW", "", "1d", bars); err != nil {
+	if _, err := marketdata.NewService(tb.store, nil).Import(tb.ctx, "builtin", "RW", "", "1d", time.UTC, bars); err != nil {
 		b.Fatal(err)
 	}
 	for _, tf := range []string{"1d", "1w"} {
 		b.Run(tf, func(b *testing.B) {
 			for b.Loop() {
-				got, err := marketdata.NewService(tb.store, nil).Bars(tb.ctx, "builtin", "RW", bars[0].Time, bars[len(bars)-1].Time, tf)
+				got, _, err := marketdata.NewService(tb.store, nil).Bars(tb.ctx, "builtin", "RW", bars[0].Time, bars[len(bars)-1].Time, tf)
 				if err != nil || len(got) == 0 {
 					b.Fatal(err)
 				}

@@ -29,7 +29,8 @@ type Feeds struct {
 	db  *store.Store
 	max int
 
-	load singleflight.Group // runs starting together read the bars once
+	load  singleflight.Group // runs starting together read the bars once
+	zones Zones
 
 	mu      sync.Mutex
 	lru     *list.List // of *feedEntry, most recent first
@@ -56,24 +57,49 @@ func NewFeeds(db *store.Store, maxBars int) *Feeds {
 	return &Feeds{db: db, max: maxBars, lru: list.New(), entries: map[feedKey]*list.Element{}}
 }
 
-// Bars returns the stored bars of symbol at timeframe tf with from <= time < until, oldest
-// first; none when the symbol does not exist. The slice is shared with other callers and
-// must not be modified.
-func (f *Feeds) Bars(ctx context.Context, source, symbol, tf string, from, until time.Time) ([]engine.Bar, error) {
-	key := feedKey{source: source, symbol: symbol, tf: tf, from: from.UnixNano(), until: until.UnixNano()}
-	version, err := f.db.Queries.BarsVersion(ctx, f.db.Pool, store.BarsVersionParams{Source: source, Symbol: symbol})
+// symbolState is what a read of a symbol's bars depends on: the version of its bars and the
+// time zone its days are counted in.
+type symbolState struct {
+	version int64
+	loc     *time.Location
+}
+
+// state reads symbol's state; found is false when the symbol does not exist.
+func (f *Feeds) state(ctx context.Context, source, symbol string) (st symbolState, found bool, err error) {
+	row, err := f.db.Queries.BarsVersion(ctx, f.db.Pool, store.BarsVersionParams{Source: source, Symbol: symbol})
 	if errors.Is(err, store.ErrNotFound) {
-		return []engine.Bar{}, nil
+		return symbolState{}, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("bars version of %s/%s: %w", source, symbol, err)
+		return symbolState{}, false, fmt.Errorf("bars version of %s/%s: %w", source, symbol, err)
 	}
-	if bars, ok := f.cached(key, version); ok {
+	loc, err := f.zones.load(row.Timezone)
+	if err != nil {
+		return symbolState{}, false, fmt.Errorf("time zone of %s/%s: %w", source, symbol, err)
+	}
+	return symbolState{version: row.BarsVersion, loc: loc}, true, nil
+}
+
+// Zone is the time zone of symbol's data (UTC for an unknown symbol).
+func (f *Feeds) Zone(ctx context.Context, source, symbol string) (*time.Location, error) {
+	st, found, err := f.state(ctx, source, symbol)
+	if err != nil || !found {
+		return time.UTC, err
+	}
+	return st.loc, nil
+}
+
+// stored returns the stored bars of symbol at timeframe tf on the days start..end (see
+// Span), through the cache. The slice is shared with other callers and must not be modified.
+func (f *Feeds) stored(ctx context.Context, source, symbol, tf string, st symbolState, start, end time.Time) ([]engine.Bar, error) {
+	from, until := Span(tf, st.loc, start, end)
+	key := feedKey{source: source, symbol: symbol, tf: tf, from: from.UnixNano(), until: until.UnixNano()}
+	if bars, ok := f.cached(key, st.version); ok {
 		return bars, nil
 	}
-	flight := fmt.Sprintf("%q %q %q %d %d %d", source, symbol, tf, key.from, key.until, version)
+	flight := fmt.Sprintf("%q %q %q %d %d %d", source, symbol, tf, key.from, key.until, st.version)
 	v, err, _ := f.load.Do(flight, func() (any, error) {
-		if bars, ok := f.cached(key, version); ok {
+		if bars, ok := f.cached(key, st.version); ok {
 			return bars, nil
 		}
 		// Shared by every caller waiting here: one caller's cancellation must not fail
@@ -88,53 +114,62 @@ func (f *Feeds) Bars(ctx context.Context, source, symbol, tf string, from, until
 	return v.([]engine.Bar), nil
 }
 
-// Any reports whether symbol has bars at timeframe tf with from <= time < until: one
-// indexed lookup, for checking a request without reading (or keeping) the bars.
-func (f *Feeds) Any(ctx context.Context, source, symbol, tf string, from, until time.Time) (bool, error) {
-	ok, err := f.db.Queries.HasBars(ctx, f.db.Pool, store.HasBarsParams{Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until})
-	if err != nil {
-		return false, fmt.Errorf("bars of %s/%s: %w", source, symbol, err)
-	}
-	return ok, nil
-}
-
-// At returns the bars of symbol at timeframe tf with from <= time < until, oldest first:
-// the stored ones when tf is stored, otherwise aggregated from the coarsest stored
-// timeframe below it (read through the cache like Bars). A tf finer than every stored one
-// is an apperr 400 naming the finest stored; an unknown symbol gives no bars.
-func (f *Feeds) At(ctx context.Context, source, symbol, tf string, from, until time.Time) ([]engine.Bar, error) {
+// At returns the bars of symbol at timeframe tf on the days start..end (dates, end
+// included; the days of the symbol's time zone for intraday bars), oldest first: the stored
+// ones when tf is stored, otherwise aggregated on the symbol's calendar from the coarsest
+// stored timeframe below it. A tf finer than every stored one is an apperr 400 naming the
+// finest stored; an unknown symbol gives no bars. The slice must not be modified.
+func (f *Feeds) At(ctx context.Context, source, symbol, tf string, start, end time.Time) ([]engine.Bar, error) {
 	if err := CheckTimeframe(tf); err != nil {
 		return nil, err
 	}
+	st, found, err := f.state(ctx, source, symbol)
+	if err != nil || !found {
+		return []engine.Bar{}, err
+	}
 	// Bars at tf itself mean tf is stored, and so is what it is made from: the usual case
 	// costs no look-up of the stored timeframes.
-	if bars, err := f.Bars(ctx, source, symbol, tf, from, until); err != nil || len(bars) > 0 {
+	if bars, err := f.stored(ctx, source, symbol, tf, st, start, end); err != nil || len(bars) > 0 {
 		return bars, err
 	}
 	src, err := f.sourceTimeframe(ctx, source, symbol, tf)
 	if err != nil || src == "" {
 		return []engine.Bar{}, err
 	}
-	bars, err := f.Bars(ctx, source, symbol, src, from, until)
+	bars, err := f.stored(ctx, source, symbol, src, st, start, end)
 	if err != nil || src == tf {
 		return bars, err
 	}
-	return Aggregate(bars, tf), nil
+	return Aggregate(bars, tf, calendar(src, st.loc)), nil
 }
 
-// AnyAt is Any for the bars At would return.
-func (f *Feeds) AnyAt(ctx context.Context, source, symbol, tf string, from, until time.Time) (bool, error) {
+// AnyAt reports whether At would return bars, with one indexed lookup per timeframe tried
+// instead of reading (or keeping) them.
+func (f *Feeds) AnyAt(ctx context.Context, source, symbol, tf string, start, end time.Time) (bool, error) {
 	if err := CheckTimeframe(tf); err != nil {
 		return false, err
 	}
-	if ok, err := f.Any(ctx, source, symbol, tf, from, until); err != nil || ok { // as in At
+	st, found, err := f.state(ctx, source, symbol)
+	if err != nil || !found {
+		return false, err
+	}
+	if ok, err := f.any(ctx, source, symbol, tf, st.loc, start, end); err != nil || ok { // as in At
 		return ok, err
 	}
 	src, err := f.sourceTimeframe(ctx, source, symbol, tf)
 	if err != nil || src == "" {
 		return false, err
 	}
-	return f.Any(ctx, source, symbol, src, from, until)
+	return f.any(ctx, source, symbol, src, st.loc, start, end)
+}
+
+func (f *Feeds) any(ctx context.Context, source, symbol, tf string, loc *time.Location, start, end time.Time) (bool, error) {
+	from, until := Span(tf, loc, start, end)
+	ok, err := f.db.Queries.HasBars(ctx, f.db.Pool, store.HasBarsParams{Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until})
+	if err != nil {
+		return false, fmt.Errorf("bars of %s/%s: %w", source, symbol, err)
+	}
+	return ok, nil
 }
 
 // sourceTimeframe is the stored timeframe bars at tf are made from; "" when none is stored.
@@ -156,7 +191,7 @@ func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) ([
 	var bars []engine.Bar
 	err := f.db.WithSnapshot(ctx, func(tx pgx.Tx) error {
 		var err error
-		version, err = f.db.Queries.BarsVersion(ctx, tx, store.BarsVersionParams{Source: key.source, Symbol: key.symbol})
+		row, err := f.db.Queries.BarsVersion(ctx, tx, store.BarsVersionParams{Source: key.source, Symbol: key.symbol})
 		if errors.Is(err, store.ErrNotFound) {
 			bars = []engine.Bar{}
 			return nil
@@ -164,6 +199,7 @@ func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) ([
 		if err != nil {
 			return fmt.Errorf("bars version of %s/%s: %w", key.source, key.symbol, err)
 		}
+		version = row.BarsVersion
 		bars, err = readBars(ctx, tx, key.source, key.symbol, key.tf, from, until)
 		return err
 	})

@@ -14,14 +14,14 @@ import (
 func TestFeedsSeeEveryChange(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, marketdata.BuiltinSource, "FEED", "", "1d", days(0, 10, 100)); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, marketdata.BuiltinSource, "FEED", "", "1d", time.UTC, days(0, 10, 100)); err != nil {
 		t.Fatal(err)
 	}
 	from, until := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	f := marketdata.NewFeeds(b.store, 0)
 	read := func() []engine.Bar {
 		t.Helper()
-		bars, err := f.Bars(b.ctx, marketdata.BuiltinSource, "FEED", "1d", from, until)
+		bars, err := f.At(b.ctx, marketdata.BuiltinSource, "FEED", "1d", from, until)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestFeedsSeeEveryChange(t *testing.T) {
 		check  func([]engine.Bar) bool
 	}{
 		{"import of new bars", func() error {
-			_, err := marketdata.NewService(b.store, nil).Import(b.ctx, marketdata.BuiltinSource, "FEED", "", "1d", days(10, 5, 100))
+			_, err := marketdata.NewService(b.store, nil).Import(b.ctx, marketdata.BuiltinSource, "FEED", "", "1d", time.UTC, days(10, 5, 100))
 			return err
 		}, func(bars []engine.Bar) bool { return len(bars) == 15 }},
 		{"update of a stored bar", func() error {
@@ -62,7 +62,7 @@ func TestFeedsSeeEveryChange(t *testing.T) {
 		}
 	}
 
-	none, err := f.Bars(b.ctx, marketdata.BuiltinSource, "NOSUCH", "1d", from, until)
+	none, err := f.At(b.ctx, marketdata.BuiltinSource, "NOSUCH", "1d", from, until)
 	if err != nil || len(none) != 0 {
 		t.Errorf("unknown symbol: %d bars, %v; want none", len(none), err)
 	}
@@ -76,7 +76,7 @@ func TestFeedsSeeEveryChange(t *testing.T) {
 		{"FEED", until, until.AddDate(1, 0, 0), false},
 		{"NOSUCH", from, until, false},
 	} {
-		if got, err := f.Any(b.ctx, marketdata.BuiltinSource, c.symbol, "1d", c.from, c.until); err != nil || got != c.want {
+		if got, err := f.AnyAt(b.ctx, marketdata.BuiltinSource, c.symbol, "1d", c.from, c.until); err != nil || got != c.want {
 			t.Errorf("Any(%s, %s..%s) = %v, %v; want %v", c.symbol, c.from.Format(time.DateOnly), c.until.Format(time.DateOnly), got, err, c.want)
 		}
 	}
@@ -86,14 +86,14 @@ func TestFeedsSeeEveryChange(t *testing.T) {
 func TestFeedsBounded(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, marketdata.BuiltinSource, "FEED", "", "1d", days(0, 10, 100)); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, marketdata.BuiltinSource, "FEED", "", "1d", time.UTC, days(0, 10, 100)); err != nil {
 		t.Fatal(err)
 	}
 	f := marketdata.NewFeeds(b.store, 12)
 	day := func(i int) time.Time { return days(i, 1, 1)[0].Time }
 	read := func(from int) *engine.Bar {
 		t.Helper()
-		bars, err := f.Bars(b.ctx, marketdata.BuiltinSource, "FEED", "1d", day(from), day(10))
+		bars, err := f.At(b.ctx, marketdata.BuiltinSource, "FEED", "1d", day(from), day(9))
 		if err != nil || len(bars) != 10-from {
 			t.Fatalf("from day %d: %d bars, %v", from, len(bars), err)
 		}

@@ -26,6 +26,7 @@ type ImportResult struct {
 	Source    string `json:"source"`
 	Symbol    string `json:"symbol"`
 	Timeframe string `json:"timeframe"`
+	Timezone  string `json:"timezone"`  // the zone times without an offset were read in
 	Received  int    `json:"received"`  // bars in the input
 	Inserted  int    `json:"inserted"`  // new bars
 	Updated   int    `json:"updated"`   // stored bars whose values changed
@@ -54,10 +55,14 @@ func ValidSymbol(symbol string) error {
 // prices greater than 0 and dates from MinDay to MaxDay: checkBars answers a 400 naming the
 // index of a bad bar. Bar times are rounded to microseconds on a copy.
 //
+// loc is the time zone the bars' times were read in (see ImportZone), recorded as the
+// symbol's. A symbol whose stored bars were read in another zone is a 409: its bars would
+// mix two readings of the same clock times.
+//
 // Imports of one symbol are serialised. Bars before the first or after the last stored bar
 // of the symbol and timeframe cannot collide with stored ones and are COPYed straight into
 // the table; only the overlapping stretch goes through the (slower) upsert.
-func (svc *Service) Import(ctx context.Context, source, symbol, name, tf string, bars []engine.Bar) (ImportResult, error) {
+func (svc *Service) Import(ctx context.Context, source, symbol, name, tf string, loc *time.Location, bars []engine.Bar) (ImportResult, error) {
 	res := ImportResult{Source: source, Symbol: symbol, Received: len(bars)}
 	if err := ValidSymbol(symbol); err != nil {
 		return res, err
@@ -76,7 +81,7 @@ func (svc *Service) Import(ctx context.Context, source, symbol, name, tf string,
 	} else if err := CheckTimeframe(tf); err != nil {
 		return res, err
 	}
-	res.Timeframe = tf
+	res.Timeframe, res.Timezone = tf, loc.String()
 	if err := svc.CheckSource(ctx, source); err != nil {
 		return res, err
 	}
@@ -84,18 +89,61 @@ func (svc *Service) Import(ctx context.Context, source, symbol, name, tf string,
 		if err := q.LockSymbolBars(ctx, tx, store.LockSymbolBarsParams{Source: source, Symbol: symbol}); err != nil {
 			return fmt.Errorf("lock symbol: %w", err)
 		}
-		if err := q.UpsertSymbol(ctx, tx, store.UpsertSymbolParams{Source: source, Symbol: symbol, Name: name}); err != nil {
+		if err := checkZone(ctx, tx, source, symbol, loc); err != nil {
+			return err
+		}
+		if err := q.UpsertSymbol(ctx, tx, store.UpsertSymbolParams{Source: source, Symbol: symbol, Name: name, Timezone: loc.String()}); err != nil {
 			return fmt.Errorf("register symbol: %w", err)
 		}
 		return storeBars(ctx, tx, source, symbol, tf, bars, &res)
 	})
 	if err != nil {
-		return ImportResult{Source: source, Symbol: symbol, Timeframe: tf, Received: len(bars)}, fmt.Errorf("import %s/%s: %w", source, symbol, err)
+		res = ImportResult{Source: source, Symbol: symbol, Timeframe: tf, Received: len(bars)}
+		if _, ok := asApp(err); ok {
+			return res, err
+		}
+		return res, fmt.Errorf("import %s/%s: %w", source, symbol, err)
 	}
 	res.Unchanged = len(bars) - res.Inserted - res.Updated
 	res.First = bars[0].Time.Format(timeLayout(tf))
 	res.Last = bars[len(bars)-1].Time.Format(timeLayout(tf))
 	return res, nil
+}
+
+// ImportZone is the time zone an import of symbol reads times of day without an offset in:
+// name when given (a 400 when it is not an IANA zone), else the symbol's, UTC for a new one.
+func (svc *Service) ImportZone(ctx context.Context, source, symbol, name string) (*time.Location, error) {
+	if name != "" {
+		return LoadZone(name)
+	}
+	stored, err := q.SymbolTimezone(ctx, svc.st.Pool, store.SymbolTimezoneParams{Source: source, Symbol: symbol})
+	if errors.Is(err, store.ErrNotFound) {
+		return time.UTC, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("time zone of %s/%s: %w", source, symbol, err)
+	}
+	return svc.zones.load(stored)
+}
+
+// checkZone refuses to store bars read in loc beside bars read in another zone.
+func checkZone(ctx context.Context, tx pgx.Tx, source, symbol string, loc *time.Location) error {
+	stored, err := q.SymbolTimezone(ctx, tx, store.SymbolTimezoneParams{Source: source, Symbol: symbol})
+	if errors.Is(err, store.ErrNotFound) || err == nil && stored == loc.String() {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("time zone of %s/%s: %w", source, symbol, err)
+	}
+	has, err := q.HasAnyBars(ctx, tx, store.HasAnyBarsParams{Source: source, Symbol: symbol})
+	if err != nil {
+		return fmt.Errorf("bars of %s/%s: %w", source, symbol, err)
+	}
+	if has {
+		return apperr.Conflict("The bars of %s/%s were read in time zone %s: import with timezone=%s (or none), or under another symbol",
+			source, symbol, stored, stored)
+	}
+	return nil
 }
 
 // roundedTimes returns a copy of bars with times in UTC at PostgreSQL's precision
@@ -252,9 +300,9 @@ func upsertBars(ctx context.Context, db store.DBTX, source, symbol, tf string, b
 }
 
 // ParseCSV reads bars in the generic date,open,high,low,close,volume layout or Yahoo's
-// layout. A bad row is a 400 naming its line.
-func ParseCSV(r io.Reader) ([]engine.Bar, error) {
-	bars, err := barcsv.Parse(r)
+// layout, times of day without an offset in loc. A bad row is a 400 naming its line.
+func ParseCSV(r io.Reader, loc *time.Location) ([]engine.Bar, error) {
+	bars, err := barcsv.ParseIn(r, 4096, loc)
 	if err != nil {
 		var pe *barcsv.Error
 		if errors.As(err, &pe) {
@@ -280,8 +328,9 @@ type jsonBar struct {
 
 // ParseJSON reads a JSON array of bars, or an object {"bars": [...]}, each bar
 // {datetime, open, high, low, close, volume}. A bad bar is a 400 naming its index: prices
-// must be finite and greater than 0, datetimes from MinDay to MaxDay and ascending.
-func ParseJSON(r io.Reader) ([]engine.Bar, error) {
+// must be finite and greater than 0, datetimes from MinDay to MaxDay and ascending. Times of
+// day without an offset are loc's.
+func ParseJSON(r io.Reader, loc *time.Location) ([]engine.Bar, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, apperr.Invalid("Invalid JSON bars: %v", err)
@@ -314,7 +363,7 @@ func ParseJSON(r io.Reader) ([]engine.Bar, error) {
 		if ts == nil {
 			return nil, bad("missing datetime")
 		}
-		t, err := barcsv.ParseTime(strings.TrimSpace(*ts))
+		t, err := barcsv.ParseTimeIn(strings.TrimSpace(*ts), loc)
 		if err != nil {
 			return nil, bad("%v", err)
 		}

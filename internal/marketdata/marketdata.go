@@ -57,6 +57,7 @@ var q = store.New()
 type Service struct {
 	st    *store.Store
 	queue Inserter // enqueues refresh jobs; nil: refreshes cannot be queued
+	zones Zones
 }
 
 // NewService returns a Service over st that queues refreshes with queue (may be nil).
@@ -70,8 +71,9 @@ type SourceInfo struct {
 
 // SymbolInfo is a symbol entry as the API lists it.
 type SymbolInfo struct {
-	Symbol string `json:"symbol"`
-	Name   string `json:"name"`
+	Symbol   string `json:"symbol"`
+	Name     string `json:"name"`
+	Timezone string `json:"timezone"` // IANA name: the zone of its data's times
 }
 
 // Sources lists the registered data sources, the default first.
@@ -112,7 +114,7 @@ func (svc *Service) Symbols(ctx context.Context, source, search string, limit in
 	}
 	out := make([]SymbolInfo, len(rows))
 	for i, r := range rows {
-		out[i] = SymbolInfo{Symbol: r.Symbol, Name: r.Name}
+		out[i] = SymbolInfo{Symbol: r.Symbol, Name: r.Name, Timezone: r.Timezone}
 	}
 	return out, nil
 }
@@ -154,49 +156,52 @@ func ParseDay(name, s string) (time.Time, error) {
 // Bars returns the bars of symbol in [start, end] (whole days, end inclusive) at timeframe
 // tf. A timeframe coarser than the stored bars is aggregated from the coarsest stored one
 // that is finer; a finer one than anything stored is a 400, as are unknown symbols and
-// timeframes. An unknown source is a 404.
-func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end time.Time, tf string) ([]engine.Bar, error) {
+// timeframes. An unknown source is a 404. Intraday days are those of the symbol's time
+// zone, loc, which is returned with the bars.
+func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end time.Time, tf string) (bars []engine.Bar, loc *time.Location, err error) {
 	if !ValidTimeframe(tf) {
-		return nil, retrieval("unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
+		return nil, nil, retrieval("unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
 	}
 	if end.Before(start) {
-		return nil, retrieval("end_date %s is before start_date %s", end.Format(time.DateOnly), start.Format(time.DateOnly))
+		return nil, nil, retrieval("end_date %s is before start_date %s", end.Format(time.DateOnly), start.Format(time.DateOnly))
 	}
 	if err := svc.CheckSource(ctx, source); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := checkSymbol(ctx, svc.st.Pool, source, symbol); err != nil {
-		return nil, err
+	if loc, err = svc.symbolZone(ctx, source, symbol); err != nil {
+		return nil, nil, err
 	}
 	stored, err := storedTimeframes(ctx, svc.st.Pool, source, symbol)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(stored) == 0 {
-		return []engine.Bar{}, nil
+		return []engine.Bar{}, loc, nil
 	}
 	from, err := readFrom(stored, symbol, tf)
 	if err != nil {
-		return nil, retrieval("%s", err.Error())
+		return nil, nil, retrieval("%s", err.Error())
 	}
-	bars, err := readBars(ctx, svc.st.Pool, source, symbol, from, start, end.AddDate(0, 0, 1))
-	if err != nil {
-		return nil, err
+	lo, hi := Span(from, loc, start, end)
+	if bars, err = readBars(ctx, svc.st.Pool, source, symbol, from, lo, hi); err != nil {
+		return nil, nil, err
 	}
 	if from == tf {
-		return bars, nil
+		return bars, loc, nil
 	}
-	return Aggregate(bars, tf), nil
+	return Aggregate(bars, tf, calendar(from, loc)), loc, nil
 }
 
-func checkSymbol(ctx context.Context, db store.DBTX, source, symbol string) error {
-	if _, err := q.GetSymbol(ctx, db, store.GetSymbolParams{Source: source, Symbol: symbol}); err != nil {
+// symbolZone is the time zone of a symbol's data; an unknown symbol is a retrieval 400.
+func (svc *Service) symbolZone(ctx context.Context, source, symbol string) (*time.Location, error) {
+	name, err := q.SymbolTimezone(ctx, svc.st.Pool, store.SymbolTimezoneParams{Source: source, Symbol: symbol})
+	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return retrieval("unknown symbol '%s' in data source '%s'", symbol, source)
+			return nil, retrieval("unknown symbol '%s' in data source '%s'", symbol, source)
 		}
-		return fmt.Errorf("get symbol %s/%s: %w", source, symbol, err)
+		return nil, fmt.Errorf("get symbol %s/%s: %w", source, symbol, err)
 	}
-	return nil
+	return svc.zones.load(name)
 }
 
 // storedTimeframes lists the timeframes symbol has bars for, finest first.

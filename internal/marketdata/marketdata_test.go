@@ -103,7 +103,7 @@ func TestAggregate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := marketdata.Aggregate(tc.in, tc.tf)
+			got := marketdata.Aggregate(tc.in, tc.tf, time.UTC)
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d bars, want %d: %+v", len(got), len(tc.want), got)
 			}
@@ -166,7 +166,7 @@ func TestEnsureBuiltinSampleData(t *testing.T) {
 			t.Errorf("%s: name %q is not marked as sample data", s.Symbol, s.Name)
 		}
 	}
-	bars, err := marketdata.NewService(b.store, nil).Bars(b.ctx, src, sym, ts("2015-01-01T00:00:00Z"), ts("2024-12-31T00:00:00Z"), "1d")
+	bars, _, err := marketdata.NewService(b.store, nil).Bars(b.ctx, src, sym, ts("2015-01-01T00:00:00Z"), ts("2024-12-31T00:00:00Z"), "1d")
 	if err != nil || len(bars) != 2608 {
 		t.Fatalf("daily bars: %d, %v", len(bars), err)
 	}
@@ -174,12 +174,12 @@ func TestEnsureBuiltinSampleData(t *testing.T) {
 	if again[100] != bars[100] {
 		t.Errorf("sample data is not deterministic: %+v vs %+v", again[100], bars[100])
 	}
-	hourly, err := marketdata.NewService(b.store, nil).Bars(b.ctx, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-01T00:00:00Z"), "1h")
+	hourly, _, err := marketdata.NewService(b.store, nil).Bars(b.ctx, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-01T00:00:00Z"), "1h")
 	if err != nil || len(hourly) != 7 { // 14:30-21:00 touches hours 14..20
 		t.Fatalf("hourly from 5m: %d, %v", len(hourly), err)
 	}
 	// No daily bars stored: daily ones are made from the five-minute bars, 78 a day.
-	daily, err := marketdata.NewService(b.store, nil).Bars(b.ctx, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-02T00:00:00Z"), "1d")
+	daily, _, err := marketdata.NewService(b.store, nil).Bars(b.ctx, src, "ACME5M", ts("2024-10-01T00:00:00Z"), ts("2024-10-02T00:00:00Z"), "1d")
 	if err != nil || len(daily) != 2 {
 		t.Fatalf("daily from 5m: %d %v", len(daily), err)
 	}
@@ -202,7 +202,7 @@ func TestBarsErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := marketdata.NewService(b.store, nil).Bars(b.ctx, tc.source, tc.symbol, tc.start, tc.end, tc.tf)
+			_, _, err := marketdata.NewService(b.store, nil).Bars(b.ctx, tc.source, tc.symbol, tc.start, tc.end, tc.tf)
 			if got := detail(err); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
@@ -231,26 +231,26 @@ func TestImportValidationAndIdempotence(t *testing.T) {
 	}
 	wantLine := map[string]string{"non-numeric": "line 3", "high < low": "line 2", "duplicate": "line 3", "bad date": "line 3", "wrong fields": "line 2"}
 	for name, body := range bad {
-		_, err := marketdata.ParseCSV(strings.NewReader(body))
+		_, err := marketdata.ParseCSV(strings.NewReader(body), time.UTC)
 		if d := detail(err); !strings.Contains(d, wantLine[name]) {
 			t.Errorf("%s: %q lacks %q", name, d, wantLine[name])
 		}
 	}
-	bars, err := marketdata.ParseCSV(strings.NewReader(good))
+	bars, err := marketdata.ParseCSV(strings.NewReader(good), time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r1, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "MINE", "My data", "", bars)
+	r1, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "MINE", "My data", "", time.UTC, bars)
 	if err != nil || r1.Inserted != 2 || r1.Updated != 0 || r1.Timeframe != "1d" {
 		t.Fatalf("first import: %+v %v", r1, err)
 	}
-	r2, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "MINE", "", "", bars)
+	r2, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "MINE", "", "", time.UTC, bars)
 	if err != nil || r2.Inserted != 0 || r2.Updated != 0 || r2.Unchanged != 2 {
 		t.Fatalf("same import again: %+v %v", r2, err)
 	}
 	bars[1].Close = 11.5
 	bars = append(bars, engine.Bar{Time: ts("2024-01-04T00:00:00Z"), Open: 1, High: 2, Low: 1, Close: 2})
-	r3, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "MINE", "", "", bars)
+	r3, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "MINE", "", "", time.UTC, bars)
 	if err != nil || r3.Inserted != 1 || r3.Updated != 1 || r3.Unchanged != 1 {
 		t.Fatalf("changed import: %+v %v", r3, err)
 	}
@@ -262,16 +262,16 @@ func TestImportValidationAndIdempotence(t *testing.T) {
 	overflow := []engine.Bar{{Time: ts("2024-02-01T00:00:00Z"), Open: 1, High: 1, Low: 1, Close: 1, Volume: 1},
 		{Time: ts("2024-02-02T00:00:00Z"), Open: 1, High: 1, Low: 1, Close: 1, Volume: 1}}
 	overflow[1].Time = overflow[0].Time // duplicate inside one statement makes Postgres refuse the chunk
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "OTHER", "", "", overflow); err == nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "OTHER", "", "", time.UTC, overflow); err == nil {
 		t.Fatal("import with a duplicate time succeeded")
 	}
 	if got, _ := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", "other", 10); len(got) != 0 {
 		t.Errorf("failed import left symbol %v", got)
 	}
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "nope", "X", "", "", bars); detail(err) != "Data source not found: nope" {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "nope", "X", "", "", time.UTC, bars); detail(err) != "Data source not found: nope" {
 		t.Errorf("unknown source: %v", err)
 	}
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "bad symbol!", "", "", bars); !strings.HasPrefix(detail(err), "Invalid symbol") {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "bad symbol!", "", "", time.UTC, bars); !strings.HasPrefix(detail(err), "Invalid symbol") {
 		t.Errorf("bad symbol: %v", err)
 	}
 }
@@ -288,7 +288,7 @@ func TestParseJSON(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := marketdata.ParseJSON(strings.NewReader(tc.body))
+			_, err := marketdata.ParseJSON(strings.NewReader(tc.body), time.UTC)
 			if got := detail(err); !strings.HasPrefix(got, tc.want) || (tc.want == "" && err != nil) {
 				t.Errorf("got %q, want prefix %q", got, tc.want)
 			}
@@ -352,12 +352,12 @@ func TestImportAroundStoredRange(t *testing.T) {
 		{"all again", days(5, 27, 100), 0, 1, 26}, // day 12 back to its first values
 	}
 	for _, s := range steps {
-		r, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "SPLIT", "", "1d", s.bars)
+		r, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "SPLIT", "", "1d", time.UTC, s.bars)
 		if err != nil || r.Inserted != s.inserted || r.Updated != s.updated || r.Unchanged != s.unchanged || r.Received != len(s.bars) {
 			t.Fatalf("%s: %+v %v, want %d/%d/%d", s.name, r, err, s.inserted, s.updated, s.unchanged)
 		}
 	}
-	got, err := marketdata.NewService(b.store, nil).Bars(b.ctx, "builtin", "SPLIT", ts("2024-01-01T00:00:00Z"), ts("2024-02-28T00:00:00Z"), "1d")
+	got, _, err := marketdata.NewService(b.store, nil).Bars(b.ctx, "builtin", "SPLIT", ts("2024-01-01T00:00:00Z"), ts("2024-02-28T00:00:00Z"), "1d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,22 +394,22 @@ func TestImportAllOrNothing(t *testing.T) {
 		return err != nil && !isApp && strings.Contains(err.Error(), "sentinel bar refused")
 	}
 	far := engine.Bar{Time: time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC), Open: 13, High: 14, Low: 13, Close: 13.37}
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "NEW", "", "1d", append(days(1, 3, 10), far)); !refused(err) {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "NEW", "", "1d", time.UTC, append(days(1, 3, 10), far)); !refused(err) {
 		t.Fatalf("import of a new symbol with a refused bar: %v", err)
 	}
 	if got, _ := marketdata.NewService(b.store, nil).Symbols(b.ctx, "builtin", "NEW", 10); len(got) != 0 {
 		t.Errorf("failed import left symbol %v", got)
 	}
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "OLD", "", "1d", days(1, 5, 10)); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "OLD", "", "1d", time.UTC, days(1, 5, 10)); err != nil {
 		t.Fatal(err)
 	}
 	again := days(1, 5, 20) // every stored bar changes (upsert) and one bar is new (COPY)...
 	again = append(again, days(6, 1, 20)...)
 	again = append(again, far) // ...and the last one is refused
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "OLD", "", "1d", again); !refused(err) {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "OLD", "", "1d", time.UTC, again); !refused(err) {
 		t.Fatalf("import with a refused bar: %v", err)
 	}
-	got, err := marketdata.NewService(b.store, nil).Bars(b.ctx, "builtin", "OLD", ts("2024-01-01T00:00:00Z"), ts("2024-01-31T00:00:00Z"), "1d")
+	got, _, err := marketdata.NewService(b.store, nil).Bars(b.ctx, "builtin", "OLD", ts("2024-01-01T00:00:00Z"), ts("2024-01-31T00:00:00Z"), "1d")
 	if err != nil || len(got) != 5 || got[0].Close != 11 {
 		t.Errorf("after the failed import: %v %+v", err, got)
 	}
@@ -442,7 +442,7 @@ func TestImportRejectsBadBars(t *testing.T) {
 		{"negative volume", negVol, "Invalid bar at index 0 (2024-01-01T00:00:00Z): volume -1 is negative"},
 		{"same microsecond", subMicro, "Invalid bar at index 1 (2024-01-01T00:00:00Z): not after the previous bar's time"},
 	} {
-		_, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "BAD", "", "1d", c.bars)
+		_, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "BAD", "", "1d", time.UTC, c.bars)
 		if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindInvalid || !strings.HasPrefix(e.Detail, c.want) {
 			t.Errorf("%s: %v, want a 400 starting %q", c.name, err, c.want)
 		}
@@ -456,7 +456,7 @@ func TestImportRejectsBadBars(t *testing.T) {
 func TestBarsNeedTheirSymbol(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "HAS", "", "1d", days(1, 2, 10)); err != nil {
+	if _, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", "HAS", "", "1d", time.UTC, days(1, 2, 10)); err != nil {
 		t.Fatal(err)
 	}
 	exec := func(sql string, args ...any) error {
@@ -532,12 +532,12 @@ func TestImportBounds(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			symbol := fmt.Sprintf("B%d", i)
-			_, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", symbol, "", "1d", c.bars)
+			_, err := marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", symbol, "", "1d", time.UTC, c.bars)
 			if c.want == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
-				got, err := marketdata.NewService(b.store, nil).Bars(b.ctx, "builtin", symbol, c.bars[0].Time.UTC().Truncate(24*time.Hour), c.bars[0].Time.UTC(), "1d")
+				got, _, err := marketdata.NewService(b.store, nil).Bars(b.ctx, "builtin", symbol, c.bars[0].Time.UTC().Truncate(24*time.Hour), c.bars[0].Time.UTC(), "1d")
 				if err != nil || len(got) != 1 || !got[0].Time.Equal(c.bars[0].Time) {
 					t.Errorf("stored %+v %v", got, err)
 				}
@@ -568,7 +568,7 @@ func TestParseBounds(t *testing.T) {
 	}
 	for _, tc := range jsonCases {
 		t.Run("json "+tc.name, func(t *testing.T) {
-			_, err := marketdata.ParseJSON(strings.NewReader(tc.body))
+			_, err := marketdata.ParseJSON(strings.NewReader(tc.body), time.UTC)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -590,11 +590,11 @@ func TestParseBounds(t *testing.T) {
 	}
 	for i, tc := range csvCases {
 		t.Run("csv "+tc.name, func(t *testing.T) {
-			bars, err := marketdata.ParseCSV(strings.NewReader(tc.body))
+			bars, err := marketdata.ParseCSV(strings.NewReader(tc.body), time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", fmt.Sprintf("CSV%d", i), "", "", bars)
+			_, err = marketdata.NewService(b.store, nil).Import(b.ctx, "builtin", fmt.Sprintf("CSV%d", i), "", "", time.UTC, bars)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)

@@ -127,7 +127,7 @@ func EnsureBuiltin(ctx context.Context, st *store.Store, sample bool) error {
 			}
 			if err := q.UpsertSymbol(ctx, tx, store.UpsertSymbolParams{
 				Source: BuiltinSource, Symbol: s.Symbol, Name: s.Name, IsSample: true,
-				IsDefault: s.Symbol == DefaultSymbol && !hasDefaultSymbol,
+				IsDefault: s.Symbol == DefaultSymbol && !hasDefaultSymbol, Timezone: DefaultZone,
 			}); err != nil {
 				return fmt.Errorf("register sample %s: %w", s.Symbol, err)
 			}

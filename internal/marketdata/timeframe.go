@@ -50,30 +50,63 @@ func readFrom(stored []string, symbol, tf string) (string, error) {
 	return from, nil
 }
 
-// bucket returns the start of tf's interval containing t (UTC): intraday intervals are
-// aligned to midnight, weeks start on Monday, months on the first.
-func bucket(tf string, t time.Time) time.Time {
-	t = t.UTC()
+// Intraday reports whether bars of tf are instants (finer than a day). Daily and coarser
+// bars are dates, stored at midnight UTC whatever the data's time zone.
+func Intraday(tf string) bool { return minutes[tf] < minutes["1d"] }
+
+// Span is the stored-time range [from, until) of the days start..end (dates, end included)
+// for bars of timeframe tf: the days of loc for intraday bars, UTC midnights for dates.
+func Span(tf string, loc *time.Location, start, end time.Time) (from, until time.Time) {
+	until = end.AddDate(0, 0, 1)
+	if !Intraday(tf) || loc == nil || loc == time.UTC {
+		return start, until
+	}
+	day := func(t time.Time) time.Time {
+		y, m, d := t.Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, loc).UTC()
+	}
+	return day(start), day(until)
+}
+
+// wall is t's wall-clock reading in loc, written as a UTC time.
+func wall(t time.Time, loc *time.Location) time.Time {
+	if loc == nil || loc == time.UTC {
+		return t.UTC()
+	}
+	l := t.In(loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+}
+
+// bucket returns the start of tf's interval containing t on loc's calendar: intraday
+// intervals are aligned to loc's midnight and are instants; days, weeks (from Monday) and
+// months (from the first) are dates, at midnight UTC.
+func bucket(tf string, t time.Time, loc *time.Location) time.Time {
+	w := wall(t, loc)
 	switch tf {
 	case "1d":
-		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		return time.Date(w.Year(), w.Month(), w.Day(), 0, 0, 0, 0, time.UTC)
 	case "1w":
-		d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		d := time.Date(w.Year(), w.Month(), w.Day(), 0, 0, 0, 0, time.UTC)
 		wd := (int(d.Weekday()) + 6) % 7 // Monday = 0
 		return d.AddDate(0, 0, -wd)
 	case "1M":
-		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+		return time.Date(w.Year(), w.Month(), 1, 0, 0, 0, 0, time.UTC)
 	default:
-		return t.Truncate(time.Duration(minutes[tf]) * time.Minute)
+		w = w.Truncate(time.Duration(minutes[tf]) * time.Minute)
+		if loc == nil || loc == time.UTC {
+			return w
+		}
+		return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), 0, 0, loc).UTC()
 	}
 }
 
-// Aggregate folds bars (ascending) into tf intervals: first open, highest high, lowest
-// low, last close, summed volume. Each result bar is stamped with its interval's start.
-func Aggregate(bars []engine.Bar, tf string) []engine.Bar {
+// Aggregate folds bars (ascending) into tf intervals of loc's calendar: first open, highest
+// high, lowest low, last close, summed volume. Each result bar is stamped with its
+// interval's start. loc matters only for intraday bars; dates are folded as they are.
+func Aggregate(bars []engine.Bar, tf string, loc *time.Location) []engine.Bar {
 	out := make([]engine.Bar, 0, len(bars)/2+1)
 	for _, b := range bars {
-		k := bucket(tf, b.Time)
+		k := bucket(tf, b.Time, loc)
 		if n := len(out); n > 0 && out[n-1].Time.Equal(k) {
 			o := &out[n-1]
 			o.High = max(o.High, b.High)
@@ -92,7 +125,7 @@ func Aggregate(bars []engine.Bar, tf string) []engine.Bar {
 // more give 1d, of a week 1w, of 28 days or more 1M).
 func InferTimeframe(bars []engine.Bar) string {
 	if len(bars) < 2 {
-		if len(bars) == 1 && !bars[0].Time.Equal(bucket("1d", bars[0].Time)) {
+		if len(bars) == 1 && !bars[0].Time.Equal(bucket("1d", bars[0].Time, time.UTC)) {
 			return "1m"
 		}
 		return "1d"

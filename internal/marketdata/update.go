@@ -108,7 +108,11 @@ func (svc *Service) Refresh(ctx context.Context, dir, source, symbol string, for
 		return res, false, permanent("open %s: %v", path, err)
 	}
 	defer f.Close()
-	bars, err := ParseCSV(f)
+	loc, err := svc.ImportZone(ctx, source, symbol, "")
+	if err != nil {
+		return res, false, err
+	}
+	bars, err := ParseCSV(f, loc)
 	if err != nil {
 		return res, false, permanent("%s: %v", path, err)
 	}
@@ -125,7 +129,7 @@ func (svc *Service) Refresh(ctx context.Context, dir, source, symbol string, for
 			return res, false, fmt.Errorf("last bar of %s: %w", symbol, err)
 		}
 	}
-	res, err = svc.Import(ctx, source, symbol, "", tf, bars)
+	res, err = svc.Import(ctx, source, symbol, "", tf, loc, bars)
 	if err != nil {
 		if _, isApp := asApp(err); isApp {
 			return res, false, permanent("%v", err)

@@ -108,7 +108,7 @@ func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string,
 
 // runBars reads the bars of symbol the run ran on; none when they have since been deleted.
 func (svc *Service) runBars(ctx context.Context, run results.Run, symbol string) ([]engine.Bar, error) {
-	bars, err := svc.bars(ctx, run.DataSource, symbol, run.StartDate, run.EndDate, run.Timeframe)
+	bars, _, err := svc.bars(ctx, run.DataSource, symbol, run.StartDate, run.EndDate, run.Timeframe)
 	if err != nil {
 		if _, isApp := apperr.As(err); isApp { // the bars are gone: chart what is stored
 			return nil, nil

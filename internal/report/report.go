@@ -12,8 +12,8 @@ import (
 )
 
 // BarsFunc returns the bars of symbol over [start, end] at timeframe tf, as a backtest ran
-// on them (marketdata.Service.Bars).
-type BarsFunc func(ctx context.Context, source, symbol string, start, end time.Time, tf string) ([]engine.Bar, error)
+// on them, and the symbol's time zone (marketdata.Service.Bars).
+type BarsFunc func(ctx context.Context, source, symbol string, start, end time.Time, tf string) ([]engine.Bar, *time.Location, error)
 
 // Service builds charts, exports and comparisons of stored results.
 type Service struct {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	_ "time/tzdata" // the confined child cannot open the zoneinfo files
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
@@ -123,6 +124,13 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 		}
 		return w.send(message{Info: info})
 	}
+	// The strategy's Date objects tell local time in the data's zone. The child runs one
+	// request at a time, so the process-wide zone is this run's alone.
+	loc, err := time.LoadLocation(req.TimeZone)
+	if err != nil {
+		return fmt.Errorf("time zone %q: %w", req.TimeZone, err)
+	}
+	time.Local = loc
 	var lines, bytes int
 	lastProgress := time.Now()
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{

@@ -385,7 +385,7 @@ func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, er
 // one goroutine, in order; the log is capped (Config.MaxLogLines, MaxLogBytes).
 func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error) {
 	req := request{Code: cfg.Code, Params: cfg.Params, Feeds: toWireFeeds(cfg.Feeds), Cash: cfg.Cash,
-		Commission: cfg.Commission, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit,
+		Commission: cfg.Commission, TimeZone: cfg.TimeZone, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit,
 		MaxLogLines: p.cfg.MaxLogLines, MaxLogBytes: p.cfg.MaxLogBytes}
 	if req.TimeLimit <= 0 {
 		req.TimeLimit = p.cfg.TimeLimit

@@ -11,7 +11,7 @@ import (
 )
 
 const barsVersion = `-- name: BarsVersion :one
-SELECT bars_version FROM symbols WHERE source = $1 AND symbol = $2
+SELECT bars_version, timezone FROM symbols WHERE source = $1 AND symbol = $2
 `
 
 type BarsVersionParams struct {
@@ -19,12 +19,17 @@ type BarsVersionParams struct {
 	Symbol string `json:"symbol"`
 }
 
-// Raised by every statement that changes the symbol's bars (migration 00027).
-func (q *Queries) BarsVersion(ctx context.Context, db DBTX, arg BarsVersionParams) (int64, error) {
+type BarsVersionRow struct {
+	BarsVersion int64  `json:"bars_version"`
+	Timezone    string `json:"timezone"`
+}
+
+// bars_version is raised by every statement that changes the symbol's bars (migration 00027).
+func (q *Queries) BarsVersion(ctx context.Context, db DBTX, arg BarsVersionParams) (BarsVersionRow, error) {
 	row := db.QueryRow(ctx, barsVersion, arg.Source, arg.Symbol)
-	var bars_version int64
-	err := row.Scan(&bars_version)
-	return bars_version, err
+	var i BarsVersionRow
+	err := row.Scan(&i.BarsVersion, &i.Timezone)
+	return i, err
 }
 
 const firstBarTime = `-- name: FirstBarTime :one
@@ -42,6 +47,23 @@ func (q *Queries) FirstBarTime(ctx context.Context, db DBTX, arg FirstBarTimePar
 	var ts time.Time
 	err := row.Scan(&ts)
 	return ts, err
+}
+
+const hasAnyBars = `-- name: HasAnyBars :one
+SELECT EXISTS (SELECT 1 FROM bars WHERE source = $1 AND symbol = $2)
+`
+
+type HasAnyBarsParams struct {
+	Source string `json:"source"`
+	Symbol string `json:"symbol"`
+}
+
+// Whether a symbol has bars of any timeframe.
+func (q *Queries) HasAnyBars(ctx context.Context, db DBTX, arg HasAnyBarsParams) (bool, error) {
+	row := db.QueryRow(ctx, hasAnyBars, arg.Source, arg.Symbol)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const hasBars = `-- name: HasBars :one
@@ -195,6 +217,22 @@ func (q *Queries) StoredTimeframes(ctx context.Context, db DBTX, arg StoredTimef
 		return nil, err
 	}
 	return items, nil
+}
+
+const symbolTimezone = `-- name: SymbolTimezone :one
+SELECT timezone FROM symbols WHERE source = $1 AND symbol = $2
+`
+
+type SymbolTimezoneParams struct {
+	Source string `json:"source"`
+	Symbol string `json:"symbol"`
+}
+
+func (q *Queries) SymbolTimezone(ctx context.Context, db DBTX, arg SymbolTimezoneParams) (string, error) {
+	row := db.QueryRow(ctx, symbolTimezone, arg.Source, arg.Symbol)
+	var timezone string
+	err := row.Scan(&timezone)
+	return timezone, err
 }
 
 const upsertBars = `-- name: UpsertBars :one

@@ -39,7 +39,7 @@ func (q *Queries) DefaultDataSource(ctx context.Context, db DBTX) (DataSource, e
 }
 
 const defaultSymbol = `-- name: DefaultSymbol :one
-SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version FROM symbols WHERE source = $1 AND is_default
+SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version, timezone FROM symbols WHERE source = $1 AND is_default
 `
 
 func (q *Queries) DefaultSymbol(ctx context.Context, db DBTX, source string) (Symbol, error) {
@@ -54,6 +54,7 @@ func (q *Queries) DefaultSymbol(ctx context.Context, db DBTX, source string) (Sy
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.BarsVersion,
+		&i.Timezone,
 	)
 	return i, err
 }
@@ -76,7 +77,7 @@ func (q *Queries) GetDataSource(ctx context.Context, db DBTX, name string) (Data
 }
 
 const getSymbol = `-- name: GetSymbol :one
-SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version FROM symbols WHERE source = $1 AND symbol = $2
+SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version, timezone FROM symbols WHERE source = $1 AND symbol = $2
 `
 
 type GetSymbolParams struct {
@@ -96,6 +97,7 @@ func (q *Queries) GetSymbol(ctx context.Context, db DBTX, arg GetSymbolParams) (
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.BarsVersion,
+		&i.Timezone,
 	)
 	return i, err
 }
@@ -131,7 +133,7 @@ func (q *Queries) ListDataSources(ctx context.Context, db DBTX) ([]DataSource, e
 }
 
 const listSymbols = `-- name: ListSymbols :many
-SELECT symbol, name, is_sample, is_default FROM symbols
+SELECT symbol, name, is_sample, is_default, timezone FROM symbols
 WHERE source = $1
   AND ($2::text = '' OR strpos(lower(symbol), lower($2::text)) > 0
                           OR strpos(lower(name), lower($2::text)) > 0)
@@ -150,6 +152,7 @@ type ListSymbolsRow struct {
 	Name      string `json:"name"`
 	IsSample  bool   `json:"is_sample"`
 	IsDefault bool   `json:"is_default"`
+	Timezone  string `json:"timezone"`
 }
 
 // Symbols of a source whose ticker or name contains search (case-insensitive), default first.
@@ -167,6 +170,7 @@ func (q *Queries) ListSymbols(ctx context.Context, db DBTX, arg ListSymbolsParam
 			&i.Name,
 			&i.IsSample,
 			&i.IsDefault,
+			&i.Timezone,
 		); err != nil {
 			return nil, err
 		}
@@ -212,11 +216,11 @@ func (q *Queries) UpsertDataSource(ctx context.Context, db DBTX, arg UpsertDataS
 }
 
 const upsertSymbol = `-- name: UpsertSymbol :exec
-INSERT INTO symbols (source, symbol, name, is_sample, is_default)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO symbols (source, symbol, name, is_sample, is_default, timezone)
+VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (source, symbol) DO UPDATE
 SET name = CASE WHEN EXCLUDED.name = '' THEN symbols.name ELSE EXCLUDED.name END,
-    updated_at = now()
+    timezone = EXCLUDED.timezone, updated_at = now()
 `
 
 type UpsertSymbolParams struct {
@@ -225,6 +229,7 @@ type UpsertSymbolParams struct {
 	Name      string `json:"name"`
 	IsSample  bool   `json:"is_sample"`
 	IsDefault bool   `json:"is_default"`
+	Timezone  string `json:"timezone"`
 }
 
 // Registers a symbol; an empty name keeps the stored one.
@@ -235,6 +240,7 @@ func (q *Queries) UpsertSymbol(ctx context.Context, db DBTX, arg UpsertSymbolPar
 		arg.Name,
 		arg.IsSample,
 		arg.IsDefault,
+		arg.Timezone,
 	)
 	return err
 }

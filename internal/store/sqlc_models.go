@@ -87,6 +87,7 @@ type BiResult struct {
 	Correlation         float64         `json:"correlation"`
 	TrackingError       float64         `json:"tracking_error"`
 	InformationRatio    float64         `json:"information_ratio"`
+	Timezone            string          `json:"timezone"`
 }
 
 type BiSymbol struct {
@@ -251,6 +252,7 @@ type Symbol struct {
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 	BarsVersion int64     `json:"bars_version"`
+	Timezone    string    `json:"timezone"`
 }
 
 type Task struct {
@@ -281,6 +283,7 @@ type Task struct {
 	Symbols         []string        `json:"symbols"`
 	Timeframe       string          `json:"timeframe"`
 	Benchmark       string          `json:"benchmark"`
+	Timezone        string          `json:"timezone"`
 }
 
 type TaskAttempt struct {

@@ -14,7 +14,7 @@ import (
 const cancelTask = `-- name: CancelTask :one
 UPDATE tasks SET status = 'cancelled', completed_at = now(), error = NULL
 WHERE id = $1 AND status IN ('pending', 'running')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone
 `
 
 // Cancels a pending or running task; no row when it is in any other state.
@@ -49,6 +49,7 @@ func (q *Queries) CancelTask(ctx context.Context, db DBTX, id string) (Task, err
 		&i.Symbols,
 		&i.Timeframe,
 		&i.Benchmark,
+		&i.Timezone,
 	)
 	return i, err
 }
@@ -94,11 +95,11 @@ func (q *Queries) CompleteTask(ctx context.Context, db DBTX, arg CompleteTaskPar
 
 const createTask = `-- name: CreateTask :one
 INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, symbols, timeframe,
-                   benchmark, start_date, end_date, initial_cash, commission, strategy_params, session_id)
+                   benchmark, timezone, start_date, end_date, initial_cash, commission, strategy_params, session_id)
 VALUES ('task_' || nextval('task_seq'), $1, $2, $3, $4,
-        $5::text[], $6, $7, $8, $9, $10, $11,
-        $12, COALESCE(NULLIF($13::text, ''), 'task_' || currval('task_seq')))
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark
+        $5::text[], $6, $7, $8, $9, $10, $11, $12,
+        $13, COALESCE(NULLIF($14::text, ''), 'task_' || currval('task_seq')))
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone
 `
 
 type CreateTaskParams struct {
@@ -109,6 +110,7 @@ type CreateTaskParams struct {
 	Symbols         []string        `json:"symbols"`
 	Timeframe       string          `json:"timeframe"`
 	Benchmark       string          `json:"benchmark"`
+	Timezone        string          `json:"timezone"`
 	StartDate       time.Time       `json:"start_date"`
 	EndDate         time.Time       `json:"end_date"`
 	InitialCash     float64         `json:"initial_cash"`
@@ -126,6 +128,7 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		arg.Symbols,
 		arg.Timeframe,
 		arg.Benchmark,
+		arg.Timezone,
 		arg.StartDate,
 		arg.EndDate,
 		arg.InitialCash,
@@ -162,6 +165,7 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		&i.Symbols,
 		&i.Timeframe,
 		&i.Benchmark,
+		&i.Timezone,
 	)
 	return i, err
 }
@@ -217,7 +221,7 @@ func (q *Queries) FinishTaskAttempt(ctx context.Context, db DBTX, arg FinishTask
 }
 
 const getTask = `-- name: GetTask :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark FROM tasks WHERE id = $1
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone FROM tasks WHERE id = $1
 `
 
 func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -251,12 +255,13 @@ func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error)
 		&i.Symbols,
 		&i.Timeframe,
 		&i.Benchmark,
+		&i.Timezone,
 	)
 	return i, err
 }
 
 const getTaskForUpdate = `-- name: GetTaskForUpdate :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark FROM tasks WHERE id = $1 FOR UPDATE
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone FROM tasks WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -290,12 +295,13 @@ func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Tas
 		&i.Symbols,
 		&i.Timeframe,
 		&i.Benchmark,
+		&i.Timezone,
 	)
 	return i, err
 }
 
 const getTaskWithAttempts = `-- name: GetTaskWithAttempts :one
-SELECT tasks.id, tasks.strategy_id, tasks.strategy_version, tasks.status, tasks.data_source, tasks.symbol, tasks.start_date, tasks.end_date, tasks.initial_cash, tasks.commission, tasks.strategy_params, tasks.session_id, tasks.progress, tasks.current_bar, tasks.total_bars, tasks.error, tasks.attempt, tasks.job_id, tasks.created_at, tasks.started_at, tasks.completed_at, tasks.lease, tasks.heartbeat_at, tasks.worker, tasks.symbols, tasks.timeframe, tasks.benchmark,
+SELECT tasks.id, tasks.strategy_id, tasks.strategy_version, tasks.status, tasks.data_source, tasks.symbol, tasks.start_date, tasks.end_date, tasks.initial_cash, tasks.commission, tasks.strategy_params, tasks.session_id, tasks.progress, tasks.current_bar, tasks.total_bars, tasks.error, tasks.attempt, tasks.job_id, tasks.created_at, tasks.started_at, tasks.completed_at, tasks.lease, tasks.heartbeat_at, tasks.worker, tasks.symbols, tasks.timeframe, tasks.benchmark, tasks.timezone,
        COALESCE((SELECT jsonb_agg(to_jsonb(a) ORDER BY a.attempt) FROM task_attempts a WHERE a.task_id = tasks.id),
                 '[]')::jsonb AS attempts
 FROM tasks WHERE id = $1
@@ -339,6 +345,7 @@ func (q *Queries) GetTaskWithAttempts(ctx context.Context, db DBTX, id string) (
 		&i.Task.Symbols,
 		&i.Task.Timeframe,
 		&i.Task.Benchmark,
+		&i.Task.Timezone,
 		&i.Attempts,
 	)
 	return i, err
@@ -399,7 +406,7 @@ func (q *Queries) InsertTaskAttempt(ctx context.Context, db DBTX, arg InsertTask
 }
 
 const listTasks = `-- name: ListTasks :many
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark FROM tasks
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone FROM tasks
 WHERE ($1::text IS NULL OR status = $1)
   AND ($2::text IS NULL OR strategy_id = $2)
 ORDER BY created_at DESC, id DESC
@@ -456,6 +463,7 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 			&i.Symbols,
 			&i.Timeframe,
 			&i.Benchmark,
+			&i.Timezone,
 		); err != nil {
 			return nil, err
 		}
@@ -572,7 +580,7 @@ UPDATE tasks SET status = 'pending', attempt = attempt + 1, progress = 0, curren
     total_bars = 0, error = NULL, started_at = NULL, completed_at = NULL, job_id = NULL,
     lease = NULL, heartbeat_at = NULL, worker = NULL
 WHERE id = $1 AND status IN ('failed', 'cancelled')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone
 `
 
 // Puts a failed or cancelled task back to pending as a new attempt.
@@ -607,6 +615,7 @@ func (q *Queries) RetryTask(ctx context.Context, db DBTX, id string) (Task, erro
 		&i.Symbols,
 		&i.Timeframe,
 		&i.Benchmark,
+		&i.Timezone,
 	)
 	return i, err
 }
@@ -656,7 +665,7 @@ UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), p
     current_bar = 0, total_bars = 0, error = NULL, lease = $1, heartbeat_at = now(), worker = $2
 WHERE id = $3 AND attempt = $4 AND status IN ('pending', 'running')
   AND (job_id IS NULL OR job_id = $5)
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone
 `
 
 type StartTaskParams struct {
@@ -707,6 +716,7 @@ func (q *Queries) StartTask(ctx context.Context, db DBTX, arg StartTaskParams) (
 		&i.Symbols,
 		&i.Timeframe,
 		&i.Benchmark,
+		&i.Timezone,
 	)
 	return i, err
 }
@@ -864,7 +874,7 @@ func (q *Queries) TaskSymbolExists(ctx context.Context, db DBTX, arg TaskSymbolE
 }
 
 const unfinishedTasksBefore = `-- name: UnfinishedTasksBefore :many
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark FROM tasks
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone FROM tasks
 WHERE status IN ('pending', 'running') AND COALESCE(started_at, created_at) < $1::timestamptz
 ORDER BY created_at
 LIMIT 500
@@ -908,6 +918,7 @@ func (q *Queries) UnfinishedTasksBefore(ctx context.Context, db DBTX, before tim
 			&i.Symbols,
 			&i.Timeframe,
 			&i.Benchmark,
+			&i.Timezone,
 		); err != nil {
 			return nil, err
 		}

@@ -68,7 +68,7 @@ func TestBenchmarkStatistics(t *testing.T) {
 	md := marketdata.NewService(b.store, nil)
 	nvda := readRef(t, "nvda.csv")
 	for sym, bars := range map[string][]engine.Bar{"ORCL": readRef(t, "orcl.csv"), "NVDA": nvda} {
-		if _, err := md.Import(b.ctx, "testsrc", sym, "", "1d", bars); err != nil {
+		if _, err := md.Import(b.ctx, "testsrc", sym, "", "1d", time.UTC, bars); err != nil {
 			t.Fatal(err)
 		}
 	}

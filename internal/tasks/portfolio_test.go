@@ -71,7 +71,7 @@ func TestPortfolioTaskMatchesLocalRun(t *testing.T) {
 	md := marketdata.NewService(b.store, nil)
 	feeds := []engine.Feed{{Symbol: "ORCL", Bars: readRef(t, "orcl.csv")}, {Symbol: "NVDA", Bars: readRef(t, "nvda.csv")}}
 	for _, f := range feeds {
-		if _, err := md.Import(b.ctx, "testsrc", f.Symbol, "", "1d", f.Bars); err != nil {
+		if _, err := md.Import(b.ctx, "testsrc", f.Symbol, "", "1d", time.UTC, f.Bars); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -217,7 +217,7 @@ func TestTimeframeAggregatesInTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	daily := inRange(engine.RandomWalk(5000, 7), time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1984, 1, 1, 0, 0, 0, 0, time.UTC))
-	weekly := marketdata.Aggregate(daily, "1w")
+	weekly := marketdata.Aggregate(daily, "1w", time.UTC)
 	local, err := jsrt.Run(context.Background(), jsrt.RunConfig{Code: smaCross, Feeds: []engine.Feed{{Symbol: "AAA", Bars: weekly}}, Cash: 10000, Commission: 0.001})
 	if err != nil {
 		t.Fatal(err)

@@ -158,7 +158,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, 
 	steps := 0
 	var benchBars []engine.Bar
 	for i, sym := range withBenchmark(t.Symbols, t.Benchmark) {
-		bars, err := s.feeds.At(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate.AddDate(0, 0, 1))
+		bars, err := s.feeds.At(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate)
 		if ae, ok := apperr.As(err); ok { // the stored bars changed since the task was made
 			return nil, nil, &failure{msg: "Data retrieval failed: " + ae.Detail, permanent: true}, nil
 		}
@@ -203,6 +203,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, 
 		Feeds:         feeds,
 		Cash:          t.InitialCash,
 		Commission:    t.Commission,
+		TimeZone:      t.Timezone,
 		WallTimeLimit: s.cfg.RunTimeout,
 		MemoryLimit:   s.cfg.MemoryLimit,
 		OnProgress:    prog.report,

@@ -168,6 +168,7 @@ type Task struct {
 	Symbols         []string        `json:"symbols"` // the feeds in order; Symbol is the first (a database check keeps it so)
 	Timeframe       string          `json:"timeframe"`
 	Benchmark       string          `json:"benchmark"`
+	Timezone        string          `json:"timezone"` // the first feed's: where its times are shown, and local time for its strategy
 	StartDate       string          `json:"start_date"`
 	EndDate         string          `json:"end_date"`
 	InitialCash     float64         `json:"initial_cash"`
@@ -219,7 +220,7 @@ func FromRow(t store.Task) Task {
 		TaskID: t.ID, Status: t.Status, Progress: t.Progress, CurrentBar: int(t.CurrentBar),
 		TotalBars: int(t.TotalBars), Error: t.Error, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt,
 		CompletedAt: t.CompletedAt, StrategyID: t.StrategyID, StrategyVersion: int(t.StrategyVersion),
-		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: t.Symbols, Timeframe: t.Timeframe, Benchmark: t.Benchmark,
+		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: t.Symbols, Timeframe: t.Timeframe, Benchmark: t.Benchmark, Timezone: t.Timezone,
 		StartDate: t.StartDate.Format(time.DateOnly), EndDate: t.EndDate.Format(time.DateOnly),
 		InitialCash: t.InitialCash, Commission: t.Commission, StrategyParams: params, SessionID: t.SessionID,
 	}
@@ -341,7 +342,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	}
 	var empty []string
 	for _, sym := range withBenchmark(symbols, bench) {
-		has, err := s.feeds.AnyAt(ctx, source, sym, tf, start, end.AddDate(0, 0, 1))
+		has, err := s.feeds.AnyAt(ctx, source, sym, tf, start, end)
 		if err != nil {
 			return Task{}, err
 		}
@@ -352,6 +353,10 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if len(empty) > 0 {
 		return Task{}, apperr.Invalid("No data for %s in data source %s between %s and %s",
 			strings.Join(empty, ", "), source, start.Format(time.DateOnly), end.Format(time.DateOnly))
+	}
+	zone, err := s.feeds.Zone(ctx, source, symbols[0])
+	if err != nil {
+		return Task{}, err
 	}
 	params, err := validateParams(sv.Params, sv.ParamValues, req.StrategyParams)
 	if err != nil {
@@ -369,7 +374,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 		var err error
 		row, err = s.q.CreateTask(ctx, tx, store.CreateTaskParams{
 			StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbols[0],
-			Symbols: symbols, Timeframe: tf, Benchmark: bench,
+			Symbols: symbols, Timeframe: tf, Benchmark: bench, Timezone: zone.String(),
 			StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
 			StrategyParams: params, SessionID: session,
 		})

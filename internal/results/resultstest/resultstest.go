@@ -79,7 +79,7 @@ func (b *Bundle) Bars(t testing.TB, symbol string, bars []engine.Bar) {
 	if err := marketdata.EnsureBuiltin(b.Ctx, b.Store, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := marketdata.NewService(b.Store, nil).Import(b.Ctx, "builtin", symbol, "", "1d", bars); err != nil {
+	if _, err := marketdata.NewService(b.Store, nil).Import(b.Ctx, "builtin", symbol, "", "1d", time.UTC, bars); err != nil {
 		t.Fatal(err)
 	}
 }
