@@ -80,9 +80,19 @@ func ParseTimeIn(s string, loc *time.Location) (time.Time, error) {
 		return parseDate(s)
 	}
 	for _, f := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02T15:04"} {
-		if t, err := time.ParseInLocation(f, s, loc); err == nil {
-			return t.UTC(), nil
+		w, err := time.ParseInLocation(f, s, time.UTC) // the wall clock as written
+		if err != nil {
+			continue
 		}
+		if loc == time.UTC {
+			return w, nil
+		}
+		t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc)
+		if l := t.In(loc); l.Hour() != w.Hour() || l.Minute() != w.Minute() || l.Day() != w.Day() {
+			// Go moves a time the clocks skip (02:30 on the day summer time starts) past the gap.
+			return time.Time{}, fmt.Errorf("time %q does not exist in %s (the clocks skip it)", s, loc)
+		}
+		return t.UTC(), nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		// Microseconds are what PostgreSQL keeps: finer times that would be stored as one

@@ -96,3 +96,27 @@ func BenchmarkParse1M(b *testing.B) {
 		}
 	}
 }
+
+// Times without an offset are read in the zone given; a time the clocks skip is refused.
+func TestParseTimeIn(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want, err string }{
+		{"2024-03-08 09:30", "2024-03-08T14:30:00Z", ""},
+		{"2024-03-11T09:30:00", "2024-03-11T13:30:00Z", ""},
+		{"2024-03-11 9:30", "2024-03-11T13:30:00Z", ""},
+		{"2024-03-11", "2024-03-11T00:00:00Z", ""},
+		{"2024-03-11T09:30:00+01:00", "2024-03-11T08:30:00Z", ""},
+		{"2024-03-10 02:30", "", `time "2024-03-10 02:30" does not exist in America/New_York`},
+	} {
+		got, err := ParseTimeIn(c.in, ny)
+		switch {
+		case c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err)):
+			t.Errorf("%s: %v, %v; want error %q", c.in, got, err, c.err)
+		case c.err == "" && (err != nil || got.Format(time.RFC3339) != c.want):
+			t.Errorf("%s: %v, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+}

@@ -633,16 +633,25 @@ func TestWebPage(t *testing.T) {
 	screenshot(t, ctx, shots, "results-pairs-1440")
 
 	// ---- intraday: 60,000 five-minute bars, sampled line charts, exact on zoom ----
-	step("an intraday run of 60,000 bars")
+	step("an intraday run of 60,000 bars, in New York time")
 	var csvb strings.Builder
 	csvb.WriteString("date,open,high,low,close,volume\n")
 	px, t0 := 100.0, time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)
-	for i := range 60000 {
+	newYork, err := time.LoadLocation("America/New_York")
+	must(t, err)
+	for i, at := 0, t0; i < 60000; at = at.Add(5 * time.Minute) {
+		// Wall-clock times without an offset, which the import reads in New York; the hour
+		// after 1 a.m. is left out, as it comes twice when summer time ends.
+		local := at.In(newYork)
+		if local.Hour() == 1 {
+			continue
+		}
 		o := px
 		px *= 1 + 0.003*math.Sin(float64(i)/97) + 0.002*math.Sin(float64(i)/11)
-		fmt.Fprintf(&csvb, "%s,%.4f,%.4f,%.4f,%.4f,1000\n", t0.Add(time.Duration(i)*5*time.Minute).Format(time.RFC3339), o, max(o, px)*1.001, min(o, px)*0.999, px)
+		fmt.Fprintf(&csvb, "%s,%.4f,%.4f,%.4f,%.4f,1000\n", local.Format("2006-01-02 15:04"), o, max(o, px)*1.001, min(o, px)*0.999, px)
+		i++
 	}
-	imp, err := http.Post(srv.url+"/api/data/builtin/INTRA/bars?timeframe=5m", "text/csv", strings.NewReader(csvb.String()))
+	imp, err := http.Post(srv.url+"/api/data/builtin/INTRA/bars?timeframe=5m&timezone=America/New_York", "text/csv", strings.NewReader(csvb.String()))
 	must(t, err)
 	_, _ = io.Copy(io.Discard, imp.Body)
 	imp.Body.Close()
@@ -659,7 +668,25 @@ func TestWebPage(t *testing.T) {
 	must(t, chromedp.Run(ctx,
 		chromedp.Navigate(ui+"/results/"+intra.TaskID),
 		waitJS(`document.querySelector('[data-chart-type="equity"]')?.dataset.sampled === 'true' && /of 60,000 points/.test(document.querySelector('[data-chart-type="equity"] .sampling-note')?.textContent ?? '')`, 30*time.Second),
+		waitJS(`document.querySelectorAll('#trades tbody tr').length > 0`, 30*time.Second),
 	))
+	// Times are shown in the data's zone: the first fill, served in UTC, as New York time.
+	var fills struct {
+		Trades []struct {
+			Date string `json:"date"`
+		} `json:"trades"`
+	}
+	must(t, getEnvelope(srv.url+"/api/results/"+intra.TaskID+"/trades?limit=1", &fills))
+	if len(fills.Trades) == 0 {
+		t.Fatal("the intraday run has no fills")
+	}
+	fill, err := time.Parse(time.RFC3339, fills.Trades[0].Date)
+	must(t, err)
+	var head, cell string
+	must(t, chromedp.Run(ctx, chromedp.Text(`main p.muted`, &head), chromedp.Text(`#trades tbody tr td:nth-child(2)`, &cell)))
+	if want := fill.In(newYork).Format("2006-01-02 15:04"); cell != want || !strings.Contains(head, "times in America/New_York") {
+		t.Errorf("first fill %s shown as %q under %q; want %q, New York time", fills.Trades[0].Date, cell, head, want)
+	}
 	// Zoom the equity chart in with the mouse wheel (ECharts throttles wheel zooming, so in
 	// spaced steps): each zoom loads its range from the server, at last every point of it.
 	exact := `document.querySelector('[data-chart-type="equity"]')?.dataset.sampled === 'false' && /^Every point from/.test(document.querySelector('[data-chart-type="equity"] .sampling-note')?.textContent ?? '')`

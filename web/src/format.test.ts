@@ -1,11 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtPct, fmtPctFraction, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
+import { barClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtPct, fmtPctFraction, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
 
 describe('fmtBarTime', () => {
   it('shows a daily bar as its date and an intraday bar with its UTC time', () => {
     expect(fmtBarTime('2024-03-01T00:00:00Z')).toBe('2024-03-01');
     expect(fmtBarTime('2024-10-01T14:35:00Z')).toBe('2024-10-01 14:35');
     expect(fmtBarTime('not a time')).toBe('not a time');
+  });
+  it("shows an intraday run's times in its data's zone, across a change to summer time", () => {
+    const ny = barClock({ timezone: 'America/New_York', timeframe: '5m' });
+    expect(fmtBarTime('2024-03-08T14:30:00Z', ny)).toBe('2024-03-08 09:30');
+    expect(fmtBarTime('2024-03-11T13:30:00Z', ny)).toBe('2024-03-11 09:30');
+    // an instant at midnight UTC, written as a date by the routes, is still an instant
+    expect(fmtBarTime('2024-03-12', ny)).toBe('2024-03-11 20:00');
+    const kolkata = barClock({ timezone: 'Asia/Kolkata', timeframe: '1h' });
+    expect(fmtBarTime('2024-01-02T03:45:00Z', kolkata)).toBe('2024-01-02 09:15');
+  });
+  it("shows a daily run's bars as their dates whatever the zone", () => {
+    const daily = barClock({ timezone: 'Australia/Sydney', timeframe: '1d' });
+    expect(fmtBarTime('2024-06-04T00:00:00Z', daily)).toBe('2024-06-04');
+    expect(fmtBarTime('2024-06-04', daily)).toBe('2024-06-04');
+    expect(barClock(null)).toEqual({ tz: 'UTC', intraday: false });
   });
 });
 

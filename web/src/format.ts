@@ -53,13 +53,65 @@ export function fmtTime(v: unknown): string {
 }
 
 /**
- * A bar's time as the data has it (stored UTC): the date for a daily bar (midnight UTC),
- * else the date and the UTC time of day, "2024-10-01 14:35".
+ * How a run's bar times are shown: in its data's time zone (an IANA name), and whether its
+ * bars are instants (intraday) or dates (daily and coarser, stored at midnight UTC).
  */
-export function fmtBarTime(iso: string): string {
-  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?/.exec(iso);
+export interface BarClock {
+  tz: string;
+  intraday: boolean;
+}
+
+const INTRADAY = new Set(['1m', '5m', '15m', '1h', '4h']);
+
+/** The clock of a task, from its `timezone` and `timeframe`. */
+export function barClock(task: { timezone?: string | null; timeframe?: string | null } | null | undefined): BarClock {
+  return { tz: task?.timezone || 'UTC', intraday: INTRADAY.has(task?.timeframe ?? '') };
+}
+
+// Offsets of a zone by UTC hour: formatToParts is slow, and a zone's offset changes at most
+// a few times a year, so a long intraday run asks Intl once per hour of data.
+const offsets = new Map<string, number>();
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+function zoneOffsetMinutes(tz: string, ms: number): number {
+  const key = `${tz} ${Math.floor(ms / 3_600_000)}`;
+  let off = offsets.get(key);
+  if (off !== undefined) return off;
+  let f = zoneFormats.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+    zoneFormats.set(tz, f);
+  }
+  const p: Record<string, number> = {};
+  for (const part of f.formatToParts(new Date(Math.floor(ms / 3_600_000) * 3_600_000))) p[part.type] = Number(part.value);
+  const local = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute);
+  off = Math.round((local - Math.floor(ms / 3_600_000) * 3_600_000) / 60_000);
+  if (offsets.size > 50_000) offsets.clear();
+  offsets.set(key, off);
+  return off;
+}
+
+/**
+ * A bar's time. Without a clock, as stored (UTC): the date for a daily bar (midnight UTC),
+ * else the date and the UTC time of day, "2024-10-01 14:35". With an intraday clock, the
+ * date and time in its zone; with a daily one, the date.
+ */
+export function fmtBarTime(iso: string, clock?: BarClock): string {
+  const m = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})(:\d{2})?)?/.exec(iso);
   if (!m) return iso;
-  return m[2] === '00:00' && (!m[3] || m[3] === ':00') ? m[1] : `${m[1]} ${m[2]}`;
+  if (clock && !clock.intraday) return m[1];
+  if (clock && clock.tz !== 'UTC') {
+    const ms = Date.parse(m[2] ? iso : `${m[1]}T00:00:00Z`);
+    if (Number.isNaN(ms)) return iso;
+    try {
+      const local = new Date(ms + zoneOffsetMinutes(clock.tz, ms) * 60_000).toISOString();
+      return `${local.slice(0, 10)} ${local.slice(11, 16)}`;
+    } catch {
+      return iso; // a zone this browser does not know
+    }
+  }
+  if (!m[2]) return m[1];
+  return m[2] === '00:00' && (!m[3] || m[3] === ':00') && !clock ? m[1] : `${m[1]} ${m[2]}`;
 }
 
 export function fmtDate(v: unknown): string {

@@ -60,6 +60,15 @@ describe('categoryDates', () => {
 });
 
 describe('prepareChartOption', () => {
+  it("labels an intraday chart's time axis in the data's zone and keeps its categories", () => {
+    const cats = ['2024-07-01T13:30:00Z', '2024-07-01T13:35:00Z'];
+    const clock = { tz: 'America/New_York', intraday: true };
+    const o = prepareChartOption({ title: 'Equity', type: 'line', series: [{ name: 'Equity', type: 'line', data: [1, 2] }], xAxis: { type: 'category', data: cats }, yAxis: { type: 'value' } }, 'equity', { clock }) as Record<string, any>;
+    const x = o.xAxis[0];
+    expect(x.data).toEqual(cats);
+    expect(x.axisLabel.formatter(cats[0])).toBe('2024-07-01 09:30');
+    expect(x.axisPointer.label.formatter({ value: cats[1] })).toBe('2024-07-01 09:35');
+  });
   it('adds axis tooltip, zoom and legend to a spec ChartConfig', () => {
     const o = prepareChartOption({ title: 'Equity Curve', type: 'line', series: [{ name: 'Equity', type: 'line', data: [1, 2] }], xAxis: { type: 'category', data: ['a', 'b'] }, yAxis: { type: 'value' } }, 'equity') as Record<string, any>;
     expect(o.type).toBeUndefined();

@@ -2,7 +2,7 @@
 // Pure functions (no DOM, no ECharts instance) so Vitest checks them directly.
 
 import type { ChartConfig, ParamInfo } from './api';
-import { STAT_DEFS, fmtStat, type StatDef } from './format';
+import { STAT_DEFS, fmtBarTime, fmtStat, type BarClock, type StatDef } from './format';
 
 // ---- line diff --------------------------------------------------------------------------------
 
@@ -137,7 +137,7 @@ export function seriesPoints(cfg: ChartConfig): number {
  * interactive ECharts option: unified axis tooltip, zoom and pan, a legend that toggles series,
  * the 70/30 layout for two-grid charts. What the server already set is kept.
  */
-export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { narrow?: boolean; visibleBars?: number } = {}): Record<string, unknown> {
+export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { narrow?: boolean; visibleBars?: number; clock?: BarClock } = {}): Record<string, unknown> {
   const { type: _kind, title, ...rest } = cfg;
   const opt: Record<string, unknown> = { animation: false, ...rest };
   const text = typeof title === 'string' ? title : (title as { text?: string } | undefined)?.text;
@@ -201,6 +201,21 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
   if (visible > 0 && cats.length > visible * 1.2 && Array.isArray(opt.dataZoom)) {
     const start = Math.round((1 - visible / cats.length) * 1000) / 10;
     opt.dataZoom = (opt.dataZoom as Record<string, unknown>[]).map((z) => ({ start, end: 100, ...z }));
+  }
+  // Bar times come as UTC instants: the axis and its pointer (the tooltip's heading) show
+  // them in the data's zone, while the categories stay the instants the routes take.
+  const clock = opts.clock;
+  if (clock?.intraday && !isHeatmap) {
+    const label = (v: unknown) => fmtBarTime(String(v), clock);
+    opt.xAxis = asArray(opt.xAxis as Record<string, unknown>[]).map((x) =>
+      x.type && x.type !== 'category'
+        ? x
+        : {
+            ...x,
+            axisLabel: { ...((x.axisLabel as Record<string, unknown>) ?? {}), formatter: label },
+            axisPointer: { ...((x.axisPointer as Record<string, unknown>) ?? {}), label: { formatter: (p: { value: unknown }) => label(p.value) } },
+          },
+    );
   }
   if (isHeatmap && !opt.visualMap) {
     const values: number[] = [];

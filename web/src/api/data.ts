@@ -12,6 +12,6 @@ export const getBars = (source: string, symbol: string, q: { start_date?: string
 /** The bars of getBars as a candlestick chart (price, moving averages, volume). */
 export const getBarsChart = (source: string, symbol: string, q: { start_date?: string; end_date?: string; timeframe?: string }) =>
   get<ChartConfig>(`${symbolPath(source, symbol)}/chart${qs(q)}`);
-/** Imports CSV text as the symbol's bars of timeframe. */
-export const importBars = (source: string, symbol: string, timeframe: string, csv: string) =>
-  request<Record<string, unknown>>('POST', `${symbolPath(source, symbol)}/bars${qs({ timeframe })}`, csv, { contentType: 'text/csv' });
+/** Imports CSV text as the symbol's bars of timeframe, times without an offset read in timezone (empty: the symbol's). */
+export const importBars = (source: string, symbol: string, timeframe: string, csv: string, timezone = '') =>
+  request<Record<string, unknown>>('POST', `${symbolPath(source, symbol)}/bars${qs({ timeframe, timezone: timezone || undefined })}`, csv, { contentType: 'text/csv' });

@@ -332,6 +332,11 @@ export interface paths {
      * or index (JSON). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
      * (by UTC day); a bar outside is refused with its index (and time). The answer counts
      * new, updated and unchanged bars.
+     *
+     * Times without an offset (`2024-07-01 09:30`) are read in the symbol's time zone:
+     * `timezone` when given, else the one its earlier imports used (UTC for a new symbol).
+     * Dates stay dates and RFC 3339 times keep their offset; bars are stored in UTC. A
+     * `timezone` other than the one the symbol's stored bars were read in is a 409.
      */
     post: operations["importBars"];
     parameters: {
@@ -565,6 +570,8 @@ export interface components {
       timeframe?: string;
       /** @description The symbol the run is measured against (the first feed unless the request named one). */
       benchmark?: string;
+      /** @description IANA time zone of the first feed's data when the task was made: the page shows the run's times in it, and it is the local time of the strategy's Date objects. Times in the API stay UTC. */
+      timezone?: string;
       /** Format: date */
       start_date?: string;
       /** Format: date */
@@ -784,6 +791,8 @@ export interface components {
     Symbol: {
       symbol: string;
       name: string;
+      /** @description IANA time zone of the symbol's data: where its times are read and shown. */
+      timezone: string;
     };
     Bar: {
       /** @description On import: from 1900-01-01 to 2200-01-01 (by UTC day). */
@@ -1683,13 +1692,19 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Envelope with `{symbol, timeframe, bars}`. */
+      /**
+       * @description Envelope with `{symbol, timeframe, timezone, bars}`. Intraday bars are read on the
+       * days of the symbol's time zone and their datetimes are UTC instants (RFC 3339);
+       * daily and coarser bars are dates, made per day of that zone.
+       */
       200: {
         content: {
           "application/json": components["schemas"]["Envelope"] & {
             data?: {
               symbol?: string;
               timeframe?: string;
+              /** @description The symbol's time zone (IANA name). */
+              timezone?: string;
               bars?: components["schemas"]["Bar"][];
             };
           };
@@ -1749,6 +1764,11 @@ export interface operations {
    * or index (JSON). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
    * (by UTC day); a bar outside is refused with its index (and time). The answer counts
    * new, updated and unchanged bars.
+   *
+   * Times without an offset (`2024-07-01 09:30`) are read in the symbol's time zone:
+   * `timezone` when given, else the one its earlier imports used (UTC for a new symbol).
+   * Dates stay dates and RFC 3339 times keep their offset; bars are stored in UTC. A
+   * `timezone` other than the one the symbol's stored bars were read in is a 409.
    */
   importBars: {
     parameters: {
@@ -1757,6 +1777,8 @@ export interface operations {
         timeframe?: "1m" | "5m" | "15m" | "1h" | "4h" | "1d" | "1w" | "1M";
         /** @description Display name of the symbol (kept when omitted). */
         name?: string;
+        /** @description IANA time zone of the data (America/New_York, Europe/London, UTC, ...). */
+        timezone?: string;
       };
       path: {
         source: components["parameters"]["Source"];
@@ -1778,6 +1800,12 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       404: components["responses"]["SourceNotFound"];
+      /** @description The symbol's stored bars were read in another time zone. */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       413: components["responses"]["TooLarge"];
     };
   };

@@ -3,7 +3,7 @@
 import { ApiError, data as api, type DataSource } from '../api';
 import { chartPanel } from '../charts';
 import { clear, empty, errorBox, field, h, loading, toast } from '../dom';
-import { fmtInt } from '../format';
+import { barClock, fmtBarTime, fmtInt } from '../format';
 import { href } from '../router';
 import { categoryDates, prepareChartOption, rejectedLines } from '../shape';
 
@@ -39,7 +39,7 @@ export async function dataView(main: HTMLElement, _p: Record<string, string>, qu
         symBox.append(empty(searchIn.value ? 'No symbol matches.' : 'This source has no symbols yet. Import a CSV file below.'));
         return;
       }
-      symBox.append(h('ul', { class: 'symbol-list' }, syms.map((s) => h('li', null, h('a', { href: href(`/data/${encodeURIComponent(source)}/${encodeURIComponent(s.symbol)}`) }, h('strong', null, s.symbol), ' ', h('span', { class: 'muted' }, s.name ?? ''))))));
+      symBox.append(h('ul', { class: 'symbol-list' }, syms.map((s) => h('li', null, h('a', { href: href(`/data/${encodeURIComponent(source)}/${encodeURIComponent(s.symbol)}`) }, h('strong', null, s.symbol), ' ', h('span', { class: 'muted' }, s.name ?? ''), s.timezone && s.timezone !== 'UTC' ? h('span', { class: 'muted small' }, ` · ${s.timezone}`) : null)))));
     } catch (e) {
       symBox.replaceChildren(errorBox(e));
     }
@@ -62,6 +62,9 @@ function importSection(sources: DataSource[], current: () => string, after: () =
   const symIn = h('input', { type: 'text', id: 'import-symbol', required: true, autocomplete: 'off', placeholder: 'e.g. ORCL', pattern: '[A-Za-z0-9][A-Za-z0-9._\\-^=]{0,31}' }) as HTMLInputElement;
   const tfSel = h('select', { id: 'import-timeframe' }, ['1d', '1h', '15m', '5m', '1m', '4h', '1w'].map((tf) => h('option', { value: tf }, tf))) as HTMLSelectElement;
   const fileIn = h('input', { type: 'file', id: 'import-file', accept: '.csv,text/csv', required: true }) as HTMLInputElement;
+  const zones = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
+  const zoneIn = h('input', { type: 'text', id: 'import-timezone', list: 'import-timezones', autocomplete: 'off', placeholder: 'UTC, or the symbol’s' }) as HTMLInputElement;
+  const zoneList = h('datalist', { id: 'import-timezones' }, ['UTC', ...zones].map((z) => h('option', { value: z })));
   const report = h('div', { id: 'import-report', 'aria-live': 'polite' });
   const submit = h('button', { type: 'submit', class: 'btn primary' }, 'Import') as HTMLButtonElement;
   fileIn.addEventListener('change', () => {
@@ -71,7 +74,7 @@ function importSection(sources: DataSource[], current: () => string, after: () =
   const form = h(
     'form',
     { class: 'import-form', novalidate: true },
-    h('div', { class: 'grid2' }, field('Source', srcSel), field('Symbol', symIn), field('Timeframe', tfSel), field('CSV file', fileIn, 'Columns date,open,high,low,close,volume (or Yahoo’s layout). All-or-nothing: one bad line rejects the file.')),
+    h('div', { class: 'grid2' }, field('Source', srcSel), field('Symbol', symIn), field('Timeframe', tfSel), field('Time zone', zoneIn, 'Of times without an offset in the file, e.g. America/New_York; dates stay dates'), zoneList, field('CSV file', fileIn, 'Columns date,open,high,low,close,volume (or Yahoo’s layout). All-or-nothing: one bad line rejects the file.')),
     h('div', { class: 'actions' }, submit),
     report,
   );
@@ -95,7 +98,7 @@ function importSection(sources: DataSource[], current: () => string, after: () =
     report.replaceChildren(loading('Importing…'));
     const sym = symIn.value.trim();
     try {
-      const res = await api.importBars(srcSel.value, sym, tfSel.value, text);
+      const res = await api.importBars(srcSel.value, sym, tfSel.value, text, zoneIn.value.trim());
       report.replaceChildren(
         h(
           'div',
@@ -103,6 +106,7 @@ function importSection(sources: DataSource[], current: () => string, after: () =
           h('strong', null, `Imported ${fmtInt(res.received)} bars into ${srcSel.value}/${sym}. `),
           `${fmtInt(res.inserted)} new, ${fmtInt(res.updated)} updated, ${fmtInt(res.unchanged)} unchanged`,
           res.first ? ` · ${String(res.first).slice(0, 10)} → ${String(res.last).slice(0, 10)}` : '',
+          res.timezone && res.timezone !== 'UTC' ? ` · times in ${String(res.timezone)}` : '',
           ' ',
           h('a', { href: href(`/data/${encodeURIComponent(srcSel.value)}/${encodeURIComponent(sym)}`) }, 'View the chart'),
         ),
@@ -144,15 +148,21 @@ export async function symbolView(main: HTMLElement, params: Record<string, strin
   const tfSel = h('select', { id: 'bars-timeframe' }, ['1d', '1w', '1M', '4h', '1h', '15m', '5m', '1m'].map((tf) => h('option', { value: tf, selected: tf === (query.get('timeframe') ?? '1d') }, tf))) as HTMLSelectElement;
   const info = h('p', { class: 'muted', 'aria-live': 'polite' });
   const panel = chartPanel(`${source}_${symbol}`, `${symbol} bars`, { height: 480 });
+  // The symbol's time zone, which its intraday bars are shown in.
+  const zone = api.listSymbols(source, symbol, 50).then(
+    (list) => list.find((s) => s.symbol === symbol)?.timezone ?? 'UTC',
+    () => 'UTC',
+  );
   const load = async () => {
     info.textContent = 'Loading bars…';
     panel.chart.showLoading({ text: 'Loading…' });
     try {
-      const cfg = await api.getBarsChart(source, symbol, { start_date: startIn.value, end_date: endIn.value, timeframe: tfSel.value });
+      const [cfg, tz] = await Promise.all([api.getBarsChart(source, symbol, { start_date: startIn.value, end_date: endIn.value, timeframe: tfSel.value }), zone]);
       const dates = categoryDates(cfg);
+      const clock = barClock({ timezone: tz, timeframe: tfSel.value });
       panel.chart.hideLoading();
-      info.textContent = dates.length ? `${fmtInt(dates.length)} bars · ${dates[0].slice(0, 10)} → ${dates[dates.length - 1].slice(0, 10)}` : 'No bars in this range.';
-      panel.set(prepareChartOption(cfg, 'candlestick'));
+      info.textContent = dates.length ? `${fmtInt(dates.length)} bars · ${fmtBarTime(dates[0], clock)} → ${fmtBarTime(dates[dates.length - 1], clock)}${clock.intraday ? ` (${clock.tz})` : ''}` : 'No bars in this range.';
+      panel.set(prepareChartOption(cfg, 'candlestick', { clock }));
     } catch (e) {
       panel.chart.hideLoading();
       info.textContent = '';

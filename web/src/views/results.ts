@@ -3,7 +3,7 @@
 import { ApiError, backtests, results as api, type ChartConfig, type SymbolResult, type Task } from '../api';
 import { chartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, loading, toast } from '../dom';
-import { fmtBarTime, fmtDate, fmtMoney, fmtNumber, fmtPctFraction, signClass, summaryCards } from '../format';
+import { barClock, fmtBarTime, fmtDate, fmtMoney, fmtNumber, fmtPctFraction, signClass, summaryCards } from '../format';
 import { href } from '../router';
 import { normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
 import { statusBadge } from './runs';
@@ -32,6 +32,8 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     return;
   }
   main.replaceChildren();
+  // Bar times are shown in the data's time zone.
+  const clock = barClock(task);
   const exportBtn = (fmt: string, label: string) => button(label, () => void exportResult(tid, fmt), 'btn small', { 'data-result-export': fmt });
   main.append(
     h(
@@ -41,7 +43,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       task ? statusBadge(task.status) : null,
       h('div', { class: 'head-actions' }, h('a', { class: 'btn small', href: href(`/runs/${tid}`) }, 'Task and log'), h('a', { class: 'btn small', href: href(`/compare?ids=${tid}`) }, 'Compare…'), exportBtn('json', 'Export JSON'), exportBtn('csv', 'Export CSV'), exportBtn('html', 'HTML report')),
     ),
-    task ? h('p', { class: 'muted' }, [task.strategy_id, (task.symbols ?? [task.symbol]).join(', '), task.timeframe && task.timeframe !== '1d' ? task.timeframe : '', task.benchmark && task.benchmark !== task.symbol ? `benchmark ${task.benchmark}` : '', task.start_date && `${task.start_date} → ${task.end_date}`].filter(Boolean).join(' · ')) : '',
+    task ? h('p', { class: 'muted' }, [task.strategy_id, (task.symbols ?? [task.symbol]).join(', '), task.timeframe && task.timeframe !== '1d' ? task.timeframe : '', task.benchmark && task.benchmark !== task.symbol ? `benchmark ${task.benchmark}` : '', task.start_date && `${task.start_date} → ${task.end_date}`, clock.intraday ? `times in ${clock.tz}` : ''].filter(Boolean).join(' · ')) : '',
     h('section', { 'aria-label': 'Summary' }, h('ul', { class: 'cards summary', id: 'summary-cards' }, summaryCards(summary).map((c) => h('li', { class: 'card stat-card', 'data-key': c.key }, h('span', { class: 'label' }, c.label), h('span', { class: `value ${c.tone}` }, c.display))))),
   );
 
@@ -75,7 +77,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       const symbol = type === 'candlestick' || type === 'trades' ? symbolSel.value || undefined : undefined;
       api.getChart(tid, type, symbol, range)
         .then(async (cfg) => {
-          let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0 });
+          let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0, clock });
           if (type === 'equity') opt = overlayDrawdown(opt, await (range ? api.getChart(tid, 'drawdown', undefined, range).catch(() => null) : drawdownCfg));
           panel.chart.hideLoading();
           panel.set(opt);
@@ -92,7 +94,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       panel.el.dataset.sampled = s ? 'true' : 'false';
       const whole = button('Whole run', () => ((range = undefined), load()), 'btn small link', { 'data-action': 'whole-run' });
       if (s) note.replaceChildren(`Showing ${fmtNumber(s.points, 0)} of ${fmtNumber(s.of, 0)} points, sampled on the server: zoom in for every point.`, ' ', range ? whole : '');
-      else if (range) note.replaceChildren(`Every point from ${fmtBarTime(range.from)} to ${fmtBarTime(range.to)}.`, ' ', whole);
+      else if (range) note.replaceChildren(`Every point from ${fmtBarTime(range.from, clock)} to ${fmtBarTime(range.to, clock)}.`, ' ', whole);
       note.hidden = !s && !range;
     };
     if (LINE_CHARTS.has(type)) {
@@ -203,7 +205,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
                 'tr',
                 null,
                 h('td', { class: 'muted' }, skip + i + 1),
-                h('td', null, fmtBarTime(String(t.date ?? t.datetime ?? ''))),
+                h('td', null, fmtBarTime(String(t.date ?? t.datetime ?? ''), clock)),
                 feeds.length > 1 ? h('td', null, String(t.symbol ?? '')) : null,
                 h('td', null, h('span', { class: `side ${String(t.type).toLowerCase()}` }, String(t.type ?? ''))),
                 h('td', { class: 'num' }, fmtNumber(t.price, 2)),

@@ -2,7 +2,7 @@
 
 import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
 import { button, clear, empty, errorBox, field, h, id, loading, toast } from '../dom';
-import { fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtParamValue, fmtTime, statusClass } from '../format';
+import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtParamValue, fmtTime, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { LEVELS, normLevel } from '../shape';
 import { taskSocket, watchTasks, type TaskEvent, type TaskSocket } from '../ws';
@@ -433,6 +433,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
       ['Version', task.strategy_version ? `v${task.strategy_version}` : undefined],
       ['Data', [task.data_source, (task.symbols ?? [task.symbol]).join(', ')].filter(Boolean).join(' / ') + (task.timeframe && task.timeframe !== '1d' ? ` · ${task.timeframe}` : '')],
       ['Benchmark', task.benchmark ?? task.symbol],
+      ['Time zone', task.timezone && task.timezone !== 'UTC' ? `${task.timezone} (bar times are shown in it)` : undefined],
       ['Period', task.start_date ? `${task.start_date} → ${task.end_date}` : undefined],
       ['Parameters', task.strategy_params && Object.keys(task.strategy_params).length ? Object.entries(task.strategy_params).map(([k, v]) => `${k}=${fmtParamValue(v)}`).join(', ') : undefined],
       ['Attempt', task.attempt],
@@ -477,7 +478,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   const lineEl = (l: ShownLine) => {
     const lv = normLevel(l.level);
     const when = l.bar
-      ? h('time', { datetime: l.bar, title: `logged at ${fmtTime(l.timestamp)}`, class: 'bar-time' }, fmtBarTime(l.bar))
+      ? h('time', { datetime: l.bar, title: `logged at ${fmtTime(l.timestamp)}`, class: 'bar-time' }, fmtBarTime(l.bar, barClock(task)))
       : h('time', { title: 'wall-clock time' }, fmtTime(l.timestamp));
     return h('div', { class: `ll lv-${lv}`, 'data-level': lv }, when, h('span', { class: 'lv' }, lv), h('span', { class: 'msg' }, l.message));
   };
