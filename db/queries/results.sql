@@ -27,7 +27,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7);
 SELECT * FROM results WHERE task_id = $1;
 
 -- name: GetResultWithTask :one
-SELECT r.*, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.start_date, t.end_date,
+SELECT r.*, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
        t.strategy_id, t.strategy_version, t.strategy_params, t.commission,
        COALESCE(s.name, '')::text AS strategy_name
 FROM results r

@@ -9,9 +9,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/results"
 )
 
@@ -176,18 +178,45 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar) (s
 		}
 		heat = append(heat, r)
 	}
+	clock := wallClock(s.Run)
 	first, last := "", ""
 	if len(s.Equity) > 0 {
-		first, last = results.FormatTime(s.Equity[0].Time), results.FormatTime(s.Equity[len(s.Equity)-1].Time)
+		first, last = clock(results.FormatTime(s.Equity[0].Time)), clock(results.FormatTime(s.Equity[len(s.Equity)-1].Time))
+	}
+	trades := document(s).Trades
+	for i := range trades {
+		trades[i].Date = clock(trades[i].Date)
+	}
+	zone := ""
+	if marketdata.Intraday(s.Run.Timeframe) {
+		zone = s.Run.Timezone
 	}
 	var out bytes.Buffer
 	err := reportTmpl.Execute(&out, map[string]any{
-		"Task": s.TaskID, "Run": s.Run, "First": first, "Last": last, "Summary": summary, "Stats": stats,
+		"Task": s.TaskID, "Run": s.Run, "First": first, "Last": last, "Zone": zone, "Summary": summary, "Stats": stats,
 		"EquitySVG": lineSVG([][]float64{eq, benchValues(bench)}, []string{"#1f77b4", "#888"}, []bool{false, true}, false),
 		"DDSVG":     lineSVG([][]float64{dd}, []string{ColorDrawdown}, []bool{false}, true),
-		"Months":    MonthNames, "Heat": heat, "Trades": document(s).Trades,
+		"Months":    MonthNames, "Heat": heat, "Trades": trades,
 	})
 	return out.String(), err
+}
+
+// wallClock writes the report's bar times (as results.FormatTime gives them) as the page
+// shows them: an intraday run's as "2006-01-02 15:04" in its data's zone, dates as dates.
+func wallClock(run results.Run) func(string) string {
+	loc, err := time.LoadLocation(run.Timezone)
+	if !marketdata.Intraday(run.Timeframe) || err != nil {
+		return func(s string) string { return s }
+	}
+	return func(s string) string {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			if t, err = time.Parse(time.DateOnly, s); err != nil { // an instant at midnight UTC
+				return s
+			}
+		}
+		return t.In(loc).Format("2006-01-02 15:04")
+	}
 }
 
 func benchValues(b []*float64) []float64 {
@@ -265,7 +294,7 @@ details summary{cursor:pointer}.muted{color:#777;font-size:12px}
 </style></head><body>
 <h1>Backtest report: {{.Task}}</h1>
 <p>Strategy <b>{{.Run.StrategyName}}</b> ({{.Run.StrategyID}} v{{.Run.StrategyVersion}}), {{.Run.DataSource}}/{{.Run.Symbol}},
-bars {{.First}} to {{.Last}}, initial cash {{printf "%.2f" .Run.InitialCash}}, commission {{.Run.Commission}}.
+bars {{.First}} to {{.Last}}{{if .Zone}} (times in {{.Zone}}){{end}}, initial cash {{printf "%.2f" .Run.InitialCash}}, commission {{.Run.Commission}}.
 Parameters: <code>{{printf "%s" .Run.StrategyParams}}</code></p>
 <h2>Summary</h2>
 <table>{{range .Summary}}<tr><th class="l">{{.Label}}</th><td>{{.Value}}</td></tr>{{end}}</table>

@@ -7,7 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
@@ -102,4 +105,37 @@ func TestNotFound(t *testing.T) {
 		_, e4 := service(b).ExportHTML(b.Ctx, id)
 		return []error{e1, e2, e3, e4}
 	})
+}
+
+// The HTML report shows an intraday run's times in its data's zone, as the page does.
+func TestExportHTMLInDataTimeZone(t *testing.T) {
+	t.Parallel()
+	b := resultstest.Setup(t)
+	bars := engine.RandomWalk(400, 3)
+	t0 := time.Date(2024, 7, 1, 13, 30, 0, 0, time.UTC)
+	for i := range bars {
+		bars[i].Time = t0.Add(time.Duration(i) * 5 * time.Minute)
+	}
+	if err := marketdata.EnsureBuiltin(b.Ctx, b.Store, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := marketdata.NewService(b.Store, nil).Import(b.Ctx, "builtin", "TZ5", "", "5m", time.UTC, bars); err != nil {
+		t.Fatal(err)
+	}
+	res := b.Completed(t, "task_tz", "TZ5", bars, map[string]any{"fast": 5, "slow": 20})
+	b.Exec(t, `UPDATE tasks SET timeframe = '5m', timezone = 'America/New_York' WHERE id = 'task_tz'`)
+	if len(res.Executions) == 0 {
+		t.Fatal("the run has no fills")
+	}
+	page, err := service(b).ExportHTML(b.Ctx, "task_tz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny, _ := time.LoadLocation("America/New_York")
+	fill := res.Executions[0].Time.In(ny).Format("2006-01-02 15:04")
+	for _, want := range []string{"bars 2024-07-01 09:30 to", "(times in America/New_York)", `<td class="l">` + fill + `</td>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
 }

@@ -236,6 +236,7 @@ type Run struct {
 	Symbols         []string // the feeds, in order
 	Timeframe       string
 	Benchmark       string // the symbol the run is measured against
+	Timezone        string // IANA name: the zone of the first feed's data, where its times are shown
 	StartDate       time.Time
 	EndDate         time.Time
 	InitialCash     float64
@@ -265,7 +266,7 @@ func (svc *Service) Load(ctx context.Context, taskID string, parts Parts) (*Stor
 	}
 	s := &Stored{TaskID: taskID, SQN: row.Sqn, Run: Run{
 		StrategyID: row.StrategyID, StrategyName: row.StrategyName, StrategyVersion: int(row.StrategyVersion),
-		StrategyParams: row.StrategyParams, DataSource: row.DataSource, Symbol: row.Symbol, Symbols: row.Symbols, Timeframe: row.Timeframe, Benchmark: row.Benchmark,
+		StrategyParams: row.StrategyParams, DataSource: row.DataSource, Symbol: row.Symbol, Symbols: row.Symbols, Timeframe: row.Timeframe, Benchmark: row.Benchmark, Timezone: row.Timezone,
 		StartDate: row.StartDate, EndDate: row.EndDate, InitialCash: row.InitialCash, Commission: row.Commission,
 	}}
 	s.Summary = Summary{

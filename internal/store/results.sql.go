@@ -178,7 +178,7 @@ func (q *Queries) GetResultStatistics(ctx context.Context, db DBTX, taskID strin
 }
 
 const getResultWithTask = `-- name: GetResultWithTask :one
-SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.start_date, t.end_date,
+SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
        t.strategy_id, t.strategy_version, t.strategy_params, t.commission,
        COALESCE(s.name, '')::text AS strategy_name
 FROM results r
@@ -217,6 +217,7 @@ type GetResultWithTaskRow struct {
 	Symbols             []string        `json:"symbols"`
 	Timeframe           string          `json:"timeframe"`
 	Benchmark           string          `json:"benchmark"`
+	Timezone            string          `json:"timezone"`
 	StartDate           time.Time       `json:"start_date"`
 	EndDate             time.Time       `json:"end_date"`
 	StrategyID          string          `json:"strategy_id"`
@@ -259,6 +260,7 @@ func (q *Queries) GetResultWithTask(ctx context.Context, db DBTX, taskID string)
 		&i.Symbols,
 		&i.Timeframe,
 		&i.Benchmark,
+		&i.Timezone,
 		&i.StartDate,
 		&i.EndDate,
 		&i.StrategyID,
