@@ -21,8 +21,8 @@ type RunConfig struct {
 	Cash       float64 // 0 means 10000
 	Commission float64 // fraction of traded value
 	// TimeZone (an IANA name, "" for UTC) is the zone the strategy's Date objects tell
-	// local time in. JavaScript's local time is the process's (time.Local): Run reads it
-	// and a runner child sets it to TimeZone first.
+	// local time in. JavaScript's local time is the process's (time.Local): Run uses it as
+	// it is, and the runner starts the child that runs the strategy with TZ set to this.
 	TimeZone      string
 	WallTimeLimit time.Duration // 0 means DefaultWallTimeLimit
 	MemoryLimit   uint64        // bytes of heap growth; 0 means DefaultMemoryLimit

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	_ "time/tzdata" // the confined child cannot open the zoneinfo files
+	_ "time/tzdata" // TZ names resolve where the machine has no zoneinfo files
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
@@ -124,13 +124,6 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 		}
 		return w.send(message{Info: info})
 	}
-	// The strategy's Date objects tell local time in the data's zone. The child runs one
-	// request at a time, so the process-wide zone is this run's alone.
-	loc, err := time.LoadLocation(req.TimeZone)
-	if err != nil {
-		return fmt.Errorf("time zone %q: %w", req.TimeZone, err)
-	}
-	time.Local = loc
 	var lines, bytes int
 	lastProgress := time.Now()
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{

@@ -19,7 +19,6 @@ type request struct {
 	Feeds       []wireFeed
 	Cash        float64
 	Commission  float64
-	TimeZone    string // IANA name; "" is UTC
 	TimeLimit   time.Duration
 	MemoryLimit uint64
 	// MaxLogLines and MaxLogBytes let the child stop sending log lines the parent would

@@ -235,7 +235,7 @@ func (p *Pool) keepWarm() {
 		// At most one start per CPU: a child is ready soonest when it does not share its
 		// CPU with other starting children.
 		p.starting <- struct{}{}
-		c, err := p.start(p.ctx)
+		c, err := p.start(p.ctx, "")
 		<-p.starting
 		if err != nil {
 			if p.ctx.Err() != nil {
@@ -285,14 +285,14 @@ func (p *Pool) waitQuiet() {
 // one more here would only share the CPU with those) or, with a key, for a child
 // completing a run of the same code, whichever comes first; it starts one itself when
 // the pool keeps none warm.
-func (p *Pool) take(ctx context.Context, key *[sha256.Size]byte) (*child, error) {
+func (p *Pool) take(ctx context.Context, key *[sha256.Size]byte, zone string) (*child, error) {
 	if key != nil {
 		if c := p.reuse(*key); c != nil {
 			return c, nil
 		}
 	}
-	if p.cfg.Warm < 0 {
-		return p.start(ctx)
+	if p.cfg.Warm < 0 || zone != "" { // warm children are in UTC
+		return p.start(ctx, zone)
 	}
 	var handoff chan *child // nil without a key: never ready
 	if key != nil {
@@ -321,13 +321,14 @@ func (p *Pool) take(ctx context.Context, key *[sha256.Size]byte) (*child, error)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-p.ctx.Done():
-		return p.start(ctx) // closed: a runner for the requests still coming
+		return p.start(ctx, "") // closed: a runner for the requests still coming
 	}
 }
 
-// start starts a child and waits until it is ready for a request.
-func (p *Pool) start(ctx context.Context) (*child, error) {
-	c, err := p.spawn()
+// start starts a child whose local time zone is zone ("": UTC) and waits until it is ready
+// for a request.
+func (p *Pool) start(ctx context.Context, zone string) (*child, error) {
+	c, err := p.spawn(zone)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +363,7 @@ func (p *Pool) start(ctx context.Context) (*child, error) {
 // *jsrt.LoadError; other errors are the pool's own.
 func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, error) {
 	req := request{Inspect: true, Code: code, TimeLimit: jsrt.InspectTimeLimit, MemoryLimit: jsrt.InspectMemoryLimit}
-	final, fail, err := p.do(ctx, req, nil, nil)
+	final, fail, err := p.do(ctx, req, nil, "", nil)
 	switch {
 	case err != nil:
 		return nil, err
@@ -385,7 +386,7 @@ func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, er
 // one goroutine, in order; the log is capped (Config.MaxLogLines, MaxLogBytes).
 func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error) {
 	req := request{Code: cfg.Code, Params: cfg.Params, Feeds: toWireFeeds(cfg.Feeds), Cash: cfg.Cash,
-		Commission: cfg.Commission, TimeZone: cfg.TimeZone, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit,
+		Commission: cfg.Commission, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit,
 		MaxLogLines: p.cfg.MaxLogLines, MaxLogBytes: p.cfg.MaxLogBytes}
 	if req.TimeLimit <= 0 {
 		req.TimeLimit = p.cfg.TimeLimit
@@ -394,8 +395,14 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 		req.MemoryLimit = p.cfg.MemoryLimit
 	}
 	logs := &logCap{maxLines: p.cfg.MaxLogLines, maxBytes: p.cfg.MaxLogBytes, out: cfg.OnLog}
-	key := sha256.Sum256([]byte(cfg.Code))
-	final, fail, err := p.do(ctx, req, &key, func(m message) {
+	// The strategy's Date objects tell local time in the data's zone: the child's own (TZ),
+	// set when it starts, so a child serves one zone and is reused only for it.
+	zone := cfg.TimeZone
+	if zone == "UTC" {
+		zone = ""
+	}
+	key := sha256.Sum256([]byte(zone + "\x00" + cfg.Code))
+	final, fail, err := p.do(ctx, req, &key, zone, func(m message) {
 		switch {
 		case m.Progress != nil && cfg.OnProgress != nil:
 			cfg.OnProgress(m.Progress.Current, m.Progress.Total)
@@ -429,7 +436,7 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 // It returns the final frame, or a classified strategy failure, or an infrastructure error.
 // With a key (the hash of a run's code) it may use a child that completed a run of the
 // same code (see take), and keeps the child for the next such run if this one completes.
-func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, onFrame func(message)) (message, *jsrt.RunError, error) {
+func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, zone string, onFrame func(message)) (message, *jsrt.RunError, error) {
 	if err := ctx.Err(); err != nil {
 		return message{}, jsrt.Cancelled(err), nil
 	}
@@ -439,7 +446,7 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, onFr
 		p.active.Add(-1)
 	}()
 	t0 := time.Now()
-	c, err := p.take(ctx, key)
+	c, err := p.take(ctx, key, zone)
 	took := time.Since(t0)
 	defer func() {
 		p.cfg.Logger.Debug("runner request", "inspect", req.Inspect, "wait_for_runner", took, "total", time.Since(t0))
@@ -563,7 +570,7 @@ type child struct {
 	idleTimer *time.Timer // ends it while it waits for a run of the same code
 }
 
-func (p *Pool) spawn() (*child, error) {
+func (p *Pool) spawn(zone string) (*child, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("runner: pipe: %w", err)
@@ -575,7 +582,7 @@ func (p *Pool) spawn() (*child, error) {
 		return nil, fmt.Errorf("runner: pipe: %w", err)
 	}
 	cmd := exec.Command(p.cfg.Command[0], p.cfg.Command[1:]...)
-	cmd.Env = p.childEnv()
+	cmd.Env = p.childEnv(zone)
 	cmd.Dir = "/"
 	cmd.Stdin, cmd.Stdout = inR, outW
 	c := &child{cmd: cmd, stdin: inW, stdout: outR, enc: gob.NewEncoder(inW), dec: gob.NewDecoder(outR), stderr: &headBuffer{max: 8 << 10}, exited: make(chan struct{})}
@@ -601,14 +608,20 @@ func (p *Pool) spawn() (*child, error) {
 	return c, nil
 }
 
-// childEnv is all a child sees of the environment: no database URL, no secrets.
-func (p *Pool) childEnv() []string {
+// childEnv is all a child sees of the environment: no database URL, no secrets. Its local
+// time zone is zone ("": UTC), never the service's, so a run's result does not depend on
+// the host.
+func (p *Pool) childEnv(zone string) []string {
+	if zone == "" {
+		zone = "UTC"
+	}
 	env := []string{
 		childEnv + "=1",
 		fmt.Sprintf("%s=%d", envMemory, p.cfg.MemoryLimit+asHeadroom),
 		fmt.Sprintf("%s=%s", envCPU, 2*p.cfg.TimeLimit+cpuMargin),
+		"TZ=" + zone,
 	}
-	for _, k := range []string{"TZ", "GORACE", "GOCOVERDIR", "GOMAXPROCS"} {
+	for _, k := range []string{"GORACE", "GOCOVERDIR", "GOMAXPROCS"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
