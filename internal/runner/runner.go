@@ -657,12 +657,6 @@ func (c *child) classify(req request) *jsrt.RunError {
 	}
 	if st != nil {
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			// An allocation the address-space limit refuses can fault instead of failing
-			// cleanly (in the race detector's runtime, for one): a child that faults with
-			// half its budget or more resident ran out of memory.
-			if sig := ws.Signal(); (sig == syscall.SIGSEGV || sig == syscall.SIGBUS) && peakRSS(st) >= req.MemoryLimit/2 {
-				return outOfMemory(req.MemoryLimit)
-			}
 			if ws.Signal() == syscall.SIGKILL || ws.Signal() == syscall.SIGXCPU {
 				if st.UserTime()+st.SystemTime() >= 2*req.TimeLimit {
 					return &jsrt.RunError{Kind: "timeout", Message: fmt.Sprintf("strategy used more than its CPU time limit (%s)", 2*req.TimeLimit)}

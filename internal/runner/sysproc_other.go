@@ -2,12 +2,6 @@
 
 package runner
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
 func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
-
-// peakRSS is unknown here: units differ between systems.
-func peakRSS(*os.ProcessState) uint64 { return 0 }
