@@ -116,14 +116,11 @@ func (svc *Service) ImportZone(ctx context.Context, source, symbol, name string)
 	if name != "" {
 		return LoadZone(name)
 	}
-	stored, err := q.SymbolTimezone(ctx, svc.st.Pool, store.SymbolTimezoneParams{Source: source, Symbol: symbol})
-	if errors.Is(err, store.ErrNotFound) {
-		return time.UTC, nil
+	loc, found, err := svc.storedZone(ctx, source, symbol)
+	if err != nil || !found {
+		return time.UTC, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("time zone of %s/%s: %w", source, symbol, err)
-	}
-	return svc.zones.load(stored)
+	return loc, nil
 }
 
 // checkZone refuses to store bars read in loc beside bars read in another zone.

@@ -194,14 +194,24 @@ func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end 
 
 // symbolZone is the time zone of a symbol's data; an unknown symbol is a retrieval 400.
 func (svc *Service) symbolZone(ctx context.Context, source, symbol string) (*time.Location, error) {
-	name, err := q.SymbolTimezone(ctx, svc.st.Pool, store.SymbolTimezoneParams{Source: source, Symbol: symbol})
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, retrieval("unknown symbol '%s' in data source '%s'", symbol, source)
-		}
-		return nil, fmt.Errorf("get symbol %s/%s: %w", source, symbol, err)
+	loc, found, err := svc.storedZone(ctx, source, symbol)
+	if err == nil && !found {
+		return nil, retrieval("unknown symbol '%s' in data source '%s'", symbol, source)
 	}
-	return svc.zones.load(name)
+	return loc, err
+}
+
+// storedZone is the time zone of a symbol's data; found is false for an unknown symbol.
+func (svc *Service) storedZone(ctx context.Context, source, symbol string) (loc *time.Location, found bool, err error) {
+	name, err := q.SymbolTimezone(ctx, svc.st.Pool, store.SymbolTimezoneParams{Source: source, Symbol: symbol})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("time zone of %s/%s: %w", source, symbol, err)
+	}
+	loc, err = svc.zones.load(name)
+	return loc, err == nil, err
 }
 
 // storedTimeframes lists the timeframes symbol has bars for, finest first.

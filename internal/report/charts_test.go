@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
@@ -245,11 +244,7 @@ func mustAtoi(s string) int {
 func TestLineChartsSampleLongResults(t *testing.T) {
 	t.Parallel()
 	b := resultstest.Setup(t)
-	bars := engine.RandomWalk(60000, 3)
-	start := time.Date(2024, 1, 2, 14, 30, 0, 0, time.UTC)
-	for i := range bars {
-		bars[i].Time = start.Add(time.Duration(i) * 5 * time.Minute)
-	}
+	bars := resultstest.FiveMinuteWalk(60000, 3, time.Date(2024, 1, 2, 14, 30, 0, 0, time.UTC))
 	res := resultstest.RunSMA(t, bars, map[string]any{"fast": 10, "slow": 30, "size": 10}, 10000)
 	b.Task(t, "task_1", "completed", "RW", bars[0].Time, bars[len(bars)-1].Time, 10000, "{}")
 	if err := results.Save(b.Ctx, b.Store.Pool, "task_1", 1, res, nil); err != nil {

@@ -32,6 +32,7 @@ type ComparedTask struct {
 	Symbols         []string       `json:"symbols"` // the feeds, in order
 	Timeframe       string         `json:"timeframe"`
 	Benchmark       string         `json:"benchmark"` // the symbol the benchmark metrics measure against
+	Timezone        string         `json:"timezone"`  // the zone of its first feed's data
 	StartDate       string         `json:"start_date"`
 	EndDate         string         `json:"end_date"`
 	InitialCash     float64        `json:"initial_cash"`
@@ -121,7 +122,7 @@ func (svc *Service) Compare(ctx context.Context, ids []string) (*Comparison, err
 		c.Tasks = append(c.Tasks, ComparedTask{
 			TaskID: s.TaskID, StrategyID: s.Run.StrategyID, StrategyName: s.Run.StrategyName,
 			StrategyVersion: int32(s.Run.StrategyVersion), Params: s.Params(), DataSource: s.Run.DataSource,
-			Symbol: s.Run.Symbol, Symbols: s.Run.Symbols, Timeframe: s.Run.Timeframe, Benchmark: s.Run.Benchmark, StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
+			Symbol: s.Run.Symbol, Symbols: s.Run.Symbols, Timeframe: s.Run.Timeframe, Benchmark: s.Run.Benchmark, Timezone: s.Run.Timezone, StartDate: s.Run.StartDate.Format("2006-01-02"), EndDate: s.Run.EndDate.Format("2006-01-02"),
 			InitialCash: s.Run.InitialCash, Commission: s.Run.Commission,
 		})
 	}

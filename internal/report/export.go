@@ -178,7 +178,7 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar) (s
 		}
 		heat = append(heat, r)
 	}
-	clock := wallClock(s.Run)
+	clock, zone := wallClock(s.Run)
 	first, last := "", ""
 	if len(s.Equity) > 0 {
 		first, last = clock(results.FormatTime(s.Equity[0].Time)), clock(results.FormatTime(s.Equity[len(s.Equity)-1].Time))
@@ -186,10 +186,6 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar) (s
 	trades := document(s).Trades
 	for i := range trades {
 		trades[i].Date = clock(trades[i].Date)
-	}
-	zone := ""
-	if marketdata.Intraday(s.Run.Timeframe) {
-		zone = s.Run.Timezone
 	}
 	var out bytes.Buffer
 	err := reportTmpl.Execute(&out, map[string]any{
@@ -202,11 +198,12 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar) (s
 }
 
 // wallClock writes the report's bar times (as results.FormatTime gives them) as the page
-// shows them: an intraday run's as "2006-01-02 15:04" in its data's zone, dates as dates.
-func wallClock(run results.Run) func(string) string {
+// shows them: an intraday run's as "2006-01-02 15:04" in its data's zone, which it names,
+// and dates as dates (zone "").
+func wallClock(run results.Run) (clock func(string) string, zone string) {
 	loc, err := time.LoadLocation(run.Timezone)
 	if !marketdata.Intraday(run.Timeframe) || err != nil {
-		return func(s string) string { return s }
+		return func(s string) string { return s }, ""
 	}
 	return func(s string) string {
 		t, err := time.Parse(time.RFC3339, s)
@@ -216,7 +213,7 @@ func wallClock(run results.Run) func(string) string {
 			}
 		}
 		return t.In(loc).Format("2006-01-02 15:04")
-	}
+	}, run.Timezone
 }
 
 func benchValues(b []*float64) []float64 {

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
@@ -111,11 +110,7 @@ func TestNotFound(t *testing.T) {
 func TestExportHTMLInDataTimeZone(t *testing.T) {
 	t.Parallel()
 	b := resultstest.Setup(t)
-	bars := engine.RandomWalk(400, 3)
-	t0 := time.Date(2024, 7, 1, 13, 30, 0, 0, time.UTC)
-	for i := range bars {
-		bars[i].Time = t0.Add(time.Duration(i) * 5 * time.Minute)
-	}
+	bars := resultstest.FiveMinuteWalk(400, 3, time.Date(2024, 7, 1, 13, 30, 0, 0, time.UTC))
 	if err := marketdata.EnsureBuiltin(b.Ctx, b.Store, false); err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtPct, fmtPctFraction, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
+import { barClock, sharedClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtPct, fmtPctFraction, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
 
 describe('fmtBarTime', () => {
   it('shows a daily bar as its date and an intraday bar with its UTC time', () => {
@@ -21,6 +21,12 @@ describe('fmtBarTime', () => {
     expect(fmtBarTime('2024-06-04T00:00:00Z', daily)).toBe('2024-06-04');
     expect(fmtBarTime('2024-06-04', daily)).toBe('2024-06-04');
     expect(barClock(null)).toEqual({ tz: 'UTC', intraday: false });
+  });
+  it('gives compared runs a clock only when all are intraday in one zone', () => {
+    const ny5 = { timezone: 'America/New_York', timeframe: '5m' };
+    expect(sharedClock([ny5, { timezone: 'America/New_York', timeframe: '1h' }])).toEqual({ tz: 'America/New_York', intraday: true });
+    expect(sharedClock([ny5, { timezone: 'Europe/London', timeframe: '5m' }])).toBeUndefined();
+    expect(sharedClock([ny5, { timezone: 'America/New_York', timeframe: '1d' }])).toBeUndefined();
   });
 });
 

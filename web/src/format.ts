@@ -68,6 +68,12 @@ export function barClock(task: { timezone?: string | null; timeframe?: string | 
   return { tz: task?.timezone || 'UTC', intraday: INTRADAY.has(task?.timeframe ?? '') };
 }
 
+/** The clock of several tasks shown on one axis: theirs when all are intraday in one zone. */
+export function sharedClock(tasks: Parameters<typeof barClock>[0][]): BarClock | undefined {
+  const clocks = tasks.map(barClock);
+  return clocks.length && clocks.every((k) => k.intraday && k.tz === clocks[0].tz) ? clocks[0] : undefined;
+}
+
 // Offsets of a zone by UTC hour: formatToParts is slow, and a zone's offset changes at most
 // a few times a year, so a long intraday run asks Intl once per hour of data.
 const offsets = new Map<string, number>();

@@ -191,5 +191,14 @@ func Detail(err error) string {
 	return "internal: " + err.Error()
 }
 
+// FiveMinuteWalk is engine.RandomWalk(n, seed) as five-minute bars from start.
+func FiveMinuteWalk(n int, seed uint64, start time.Time) []engine.Bar {
+	bars := engine.RandomWalk(n, seed)
+	for i := range bars {
+		bars[i].Time = start.Add(time.Duration(i) * 5 * time.Minute)
+	}
+	return bars
+}
+
 // Near reports whether a and b agree to 1e-9 relative.
 func Near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }

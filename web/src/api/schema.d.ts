@@ -765,6 +765,8 @@ export interface components {
           timeframe?: string;
           /** @description The symbol the benchmark metrics measure against. */
           benchmark?: string;
+          /** @description IANA time zone of the task's first feed's data. */
+          timezone?: string;
           /** Format: date */
           start_date: string;
           /** Format: date */

@@ -3,7 +3,7 @@
 import { backtests, results, type Comparison } from '../api';
 import { chartPanel } from '../charts';
 import { button, download, empty, errorBox, h, loading, toast } from '../dom';
-import { STAT_DEFS, SUMMARY_LABELS, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtInt, fmtParamValue, fmtStat } from '../format';
+import { STAT_DEFS, SUMMARY_LABELS, fmtBarTime, sharedClock, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtInt, fmtParamValue, fmtStat } from '../format';
 import { href, navigate } from '../router';
 
 const MAX = 5;
@@ -132,12 +132,16 @@ function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void 
     ),
     panel.el,
   );
+  // Intraday runs whose data share a zone are shown in it, as on their results pages;
+  // otherwise the axis keeps the dates and UTC times of the routes.
+  const clock = sharedClock(c.tasks);
+  const timeLabel = (v: unknown) => fmtBarTime(String(v), clock);
   panel.set({
     animation: false,
     tooltip: { trigger: 'axis' },
     legend: { top: 0, type: 'scroll', data: c.tasks.map(label) },
     grid: { left: 56, right: 16, top: 40, bottom: 56 },
-    xAxis: { type: 'category', data: c.equity.dates },
+    xAxis: { type: 'category', data: c.equity.dates, axisLabel: { formatter: timeLabel }, axisPointer: { label: { formatter: (p: { value: unknown }) => timeLabel(p.value) } } },
     yAxis: { type: 'value', scale: true },
     dataZoom: [{ type: 'inside' }, { type: 'slider', bottom: 4, height: 18 }],
     series: c.equity.series.map((data, i) => ({ name: label(c.tasks[i]), type: 'line', data, showSymbol: false, connectNulls: true })),
