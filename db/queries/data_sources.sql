@@ -14,7 +14,7 @@ ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description, config = EX
 
 -- name: ListSymbols :many
 -- Symbols of a source whose ticker or name contains search (case-insensitive), default first.
-SELECT symbol, name, is_sample, is_default, timezone FROM symbols
+SELECT symbol, name, is_sample, is_default, timezone, imported_by FROM symbols
 WHERE source = @source
   AND (@search::text = '' OR strpos(lower(symbol), lower(@search::text)) > 0
                           OR strpos(lower(name), lower(@search::text)) > 0)
@@ -29,11 +29,11 @@ SELECT * FROM symbols WHERE source = $1 AND is_default;
 
 -- name: UpsertSymbol :exec
 -- Registers a symbol; an empty name keeps the stored one.
-INSERT INTO symbols (source, symbol, name, is_sample, is_default, timezone)
-VALUES (@source, @symbol, @name, @is_sample, @is_default, @timezone)
+INSERT INTO symbols (source, symbol, name, is_sample, is_default, timezone, imported_by)
+VALUES (@source, @symbol, @name, @is_sample, @is_default, @timezone, @imported_by)
 ON CONFLICT (source, symbol) DO UPDATE
 SET name = CASE WHEN EXCLUDED.name = '' THEN symbols.name ELSE EXCLUDED.name END,
-    timezone = EXCLUDED.timezone, updated_at = now();
+    timezone = EXCLUDED.timezone, imported_by = EXCLUDED.imported_by, updated_at = now();
 
 -- name: CountSampleSymbols :one
 SELECT count(*) FROM symbols WHERE source = $1 AND is_sample;

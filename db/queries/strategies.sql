@@ -6,13 +6,13 @@
 SELECT ('str_' || nextval('strategy_seq')::text)::text AS id;
 
 -- name: InsertStrategy :one
-INSERT INTO strategies (id, name, description, current_version, origin, created_at, updated_at)
-VALUES (@id, @name, @description, 1, @origin, now(), now())
+INSERT INTO strategies (id, name, description, current_version, origin, created_at, updated_at, created_by)
+VALUES (@id, @name, @description, 1, @origin, now(), now(), @created_by)
 RETURNING *;
 
 -- name: InsertStrategyVersion :one
-INSERT INTO strategy_versions (strategy_id, version, name, description, code, class_name, params, origin, content_hash)
-VALUES (@strategy_id, @version, @name, @description, @code, @class_name, @params, @origin, @content_hash)
+INSERT INTO strategy_versions (strategy_id, version, name, description, code, class_name, params, origin, content_hash, created_by)
+VALUES (@strategy_id, @version, @name, @description, @code, @class_name, @params, @origin, @content_hash, @created_by)
 RETURNING *;
 
 -- name: LockStrategy :one
@@ -57,7 +57,7 @@ RETURNING *;
 
 -- name: ListStrategyVersions :many
 -- Versions newest first, without their code.
-SELECT strategy_id, version, name, description, class_name, params, origin, content_hash, created_at
+SELECT strategy_id, version, name, description, class_name, params, origin, content_hash, created_at, created_by
 FROM strategy_versions
 WHERE strategy_id = @strategy_id
 ORDER BY version DESC;

@@ -28,10 +28,10 @@ SELECT EXISTS (SELECT 1 FROM symbols WHERE source = $1 AND symbol = $2);
 
 -- name: CreateTask :one
 INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, symbols, timeframe,
-                   benchmark, timezone, start_date, end_date, initial_cash, commission, strategy_params, session_id)
+                   benchmark, timezone, start_date, end_date, initial_cash, commission, strategy_params, session_id, created_by)
 VALUES ('task_' || nextval('task_seq'), @strategy_id, @strategy_version, @data_source, @symbol,
         @symbols::text[], @timeframe, @benchmark, @timezone, @start_date, @end_date, @initial_cash, @commission,
-        @strategy_params, COALESCE(NULLIF(@session_id::text, ''), 'task_' || currval('task_seq')))
+        @strategy_params, COALESCE(NULLIF(@session_id::text, ''), 'task_' || currval('task_seq')), @created_by)
 RETURNING *;
 
 -- name: SetTaskJob :exec

@@ -19,6 +19,9 @@ const (
 	KindConflict                  // 409: not allowed in the resource's current state
 	KindTooLarge                  // 413
 	KindUnavailable               // 503
+	KindUnauthenticated           // 401: no identity, or one that is not valid
+	KindForbidden                 // 403: an identity that may not do this
+	KindTooManyRequests           // 429
 )
 
 // Error is an error with a kind and a public detail.
@@ -55,6 +58,16 @@ func NotFound(format string, a ...any) error {
 // Conflict is a 409 with the given detail.
 func Conflict(format string, a ...any) error {
 	return &Error{Kind: KindConflict, Detail: fmt.Sprintf(format, a...)}
+}
+
+// Unauthenticated is a 401 with the given detail.
+func Unauthenticated(format string, a ...any) error {
+	return &Error{Kind: KindUnauthenticated, Detail: fmt.Sprintf(format, a...)}
+}
+
+// Forbidden is a 403 with the given detail.
+func Forbidden(format string, a ...any) error {
+	return &Error{Kind: KindForbidden, Detail: fmt.Sprintf(format, a...)}
 }
 
 // As returns the *Error in err's chain, if any.

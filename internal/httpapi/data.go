@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/report"
@@ -153,7 +154,7 @@ func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	res, err := s.data.Import(r.Context(), source, symbol, r.URL.Query().Get("name"), tf, loc, bars)
+	res, err := s.data.ImportAs(r.Context(), auth.By(caller(r)), source, symbol, r.URL.Query().Get("name"), tf, loc, bars)
 	if err != nil {
 		return err
 	}

@@ -41,12 +41,15 @@ func (s *Server) handle(h handlerFunc) http.HandlerFunc {
 }
 
 var statusOf = map[apperr.Kind]int{
-	apperr.KindInvalid:       http.StatusBadRequest,
-	apperr.KindUnprocessable: http.StatusUnprocessableEntity,
-	apperr.KindNotFound:      http.StatusNotFound,
-	apperr.KindConflict:      http.StatusConflict,
-	apperr.KindTooLarge:      http.StatusRequestEntityTooLarge,
-	apperr.KindUnavailable:   http.StatusServiceUnavailable,
+	apperr.KindInvalid:         http.StatusBadRequest,
+	apperr.KindUnprocessable:   http.StatusUnprocessableEntity,
+	apperr.KindNotFound:        http.StatusNotFound,
+	apperr.KindConflict:        http.StatusConflict,
+	apperr.KindTooLarge:        http.StatusRequestEntityTooLarge,
+	apperr.KindUnavailable:     http.StatusServiceUnavailable,
+	apperr.KindUnauthenticated: http.StatusUnauthorized,
+	apperr.KindForbidden:       http.StatusForbidden,
+	apperr.KindTooManyRequests: http.StatusTooManyRequests,
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/go-chi/cors"
 	"github.com/klauspost/compress/gzhttp"
 
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/procstat"
@@ -65,6 +66,9 @@ type Deps struct {
 	// Strategies is the strategy service; its inspector runs uploaded code in runner
 	// processes.
 	Strategies *strategy.Service
+	// Auth is the accounts service: with it every route but the public ones needs a
+	// signed-in user or an API token; nil is the single-user service without accounts.
+	Auth *auth.Service
 }
 
 // Server holds the API's dependencies. It is created by New and used through its handler.
@@ -79,6 +83,7 @@ type Server struct {
 	results *results.Service
 	report  *report.Service
 	ws      *wsGate // WebSocket connection caps, shared by all of this handler's sockets
+	auth    *auth.Service
 }
 
 // New builds the API handler.
@@ -87,7 +92,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	cfg.BasePath = strings.TrimRight(cfg.BasePath, "/")
-	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg)}
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg), auth: deps.Auth}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -123,7 +128,7 @@ func compression() func(http.Handler) http.Handler {
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(withRequestID, s.recoverer, logRequests(s.log), s.cors(), refuseBadText, compression())
+	r.Use(withRequestID, s.recoverer, logRequests(s.log), s.cors(), refuseBadText, compression(), s.gate(r))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})
@@ -138,6 +143,8 @@ func (s *Server) routes() chi.Router {
 	s.mountResults(r)
 	s.mountData(r)
 	s.mountUI(r)
+	s.mountAccounts(r)
+	checkRoutes(r)
 	return r
 }
 
@@ -204,18 +211,28 @@ func (s *Server) runtimeDetail() map[string]any {
 
 func (s *Server) cors() func(http.Handler) http.Handler {
 	opts := cors.Options{
-		AllowedMethods:   []string{"GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"},
-		AllowedHeaders:   []string{"*"},
-		AllowCredentials: true,
-		MaxAge:           600,
+		AllowedMethods: []string{"GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"},
+		AllowedHeaders: []string{"*"},
+		MaxAge:         600,
 	}
-	if len(s.cfg.CORSOrigins) == 0 || (len(s.cfg.CORSOrigins) == 1 && s.cfg.CORSOrigins[0] == "*") {
-		// Any origin, with credentials: the origin is reflected, as the spec's policy does.
-		opts.AllowOriginFunc = func(*http.Request, string) bool { return true }
-	} else {
+	switch {
+	case anyOrigin(s.cfg.CORSOrigins) && s.auth == nil:
+		// The spec's development default: any origin may call, but never with credentials
+		// (a page elsewhere must not act with a user's cookies).
+		opts.AllowedOrigins = []string{"*"}
+	case anyOrigin(s.cfg.CORSOrigins):
+		// With accounts, only listed origins (the service refuses "*" at start): none.
+		return func(h http.Handler) http.Handler { return h }
+	default:
 		opts.AllowedOrigins = s.cfg.CORSOrigins
+		opts.AllowCredentials = true
 	}
 	return cors.Handler(opts)
+}
+
+// anyOrigin says whether origins is CORS_ORIGINS's "any" (unset or "*").
+func anyOrigin(origins []string) bool {
+	return len(origins) == 0 || (len(origins) == 1 && origins[0] == "*")
 }
 
 // recoverer turns a panic into the spec's 500 envelope and logs it.

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/pgtest"
 	"github.com/backtestd/backtestd/internal/store"
 )
@@ -109,19 +110,33 @@ func TestHealthReportsUnreachableDatabase(t *testing.T) {
 	}
 }
 
-func TestCORSReflectsOriginByDefault(t *testing.T) {
+// TestCORS: by default any origin may call without credentials (the spec's development
+// policy without its flaw of lending a user's cookies to any page); credentials only for a
+// listed origin; with accounts and no list, no cross-origin calls at all.
+func TestCORS(t *testing.T) {
 	t.Parallel()
 	st := openStore(t, pgtest.NewDatabase(t))
+	accounts := auth.NewService(st, 0)
 	for _, tt := range []struct {
-		origins []string
-		origin  string
-		allowed bool
+		origins     []string
+		accounts    bool
+		origin      string
+		allowOrigin string // the Access-Control-Allow-Origin answered
+		credentials bool
 	}{
-		{nil, "http://anywhere.example", true},
-		{[]string{"http://ok.example"}, "http://ok.example", true},
-		{[]string{"http://ok.example"}, "http://evil.example", false},
+		{nil, false, "http://anywhere.example", "*", false},
+		{[]string{"*"}, false, "null", "*", false},
+		{[]string{"http://ok.example"}, false, "http://ok.example", "http://ok.example", true},
+		{[]string{"http://ok.example"}, false, "http://evil.example", "", false},
+		{nil, true, "http://anywhere.example", "", false},
+		{[]string{"http://ok.example"}, true, "http://ok.example", "http://ok.example", true},
+		{[]string{"http://ok.example"}, true, "http://evil.example", "", false},
 	} {
-		srv := httptest.NewServer(New(Config{CORSOrigins: tt.origins}, Deps{Store: st, Logger: quietLogger()}))
+		deps := Deps{Store: st, Logger: quietLogger()}
+		if tt.accounts {
+			deps.Auth = accounts
+		}
+		srv := httptest.NewServer(New(Config{CORSOrigins: tt.origins}, deps))
 		req, _ := http.NewRequest("OPTIONS", srv.URL+"/health", nil)
 		req.Header.Set("Origin", tt.origin)
 		req.Header.Set("Access-Control-Request-Method", "GET")
@@ -130,12 +145,11 @@ func TestCORSReflectsOriginByDefault(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		got := resp.Header.Get("Access-Control-Allow-Origin") == tt.origin
-		if got != tt.allowed {
-			t.Errorf("origins %v, origin %s: allowed=%v, want %v", tt.origins, tt.origin, got, tt.allowed)
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tt.allowOrigin {
+			t.Errorf("origins %v, accounts %v, origin %s: Allow-Origin %q, want %q", tt.origins, tt.accounts, tt.origin, got, tt.allowOrigin)
 		}
-		if tt.allowed && resp.Header.Get("Access-Control-Allow-Credentials") != "true" {
-			t.Errorf("credentials not allowed for %s", tt.origin)
+		if got := resp.Header.Get("Access-Control-Allow-Credentials") == "true"; got != tt.credentials {
+			t.Errorf("origins %v, accounts %v, origin %s: credentials %v, want %v", tt.origins, tt.accounts, tt.origin, got, tt.credentials)
 		}
 		srv.Close()
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/strategy"
 )
 
@@ -74,12 +75,14 @@ type strategyJSON struct {
 	UpdatedAt   time.Time       `json:"updated_at"`
 	Version     int             `json:"version"`
 	Origin      string          `json:"origin"`
+	CreatedBy   *string         `json:"created_by"`
 }
 
 func toStrategyJSON(st *strategy.Strategy) strategyJSON {
 	return strategyJSON{
 		ID: st.ID, Name: st.Name, Description: st.Description, Code: st.Code, Params: st.Defaults(),
 		CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt, Version: st.Version, Origin: st.Origin,
+		CreatedBy: st.CreatedBy,
 	}
 }
 
@@ -100,7 +103,7 @@ func (h *strategyHandlers) decodeUpload(w http.ResponseWriter, r *http.Request) 
 		}
 		return strategy.Upload{}, err
 	}
-	return strategy.Upload(body), nil
+	return strategy.Upload{Name: body.Name, Description: body.Description, Code: body.Code, By: auth.By(caller(r))}, nil
 }
 
 func (h *strategyHandlers) list(w http.ResponseWriter, r *http.Request) error {
@@ -125,6 +128,7 @@ func (h *strategyHandlers) create(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	noteTarget(r, st.ID)
 	writeJSON(w, http.StatusOK, toStrategyJSON(st))
 	return nil
 }
@@ -140,6 +144,9 @@ func (h *strategyHandlers) get(w http.ResponseWriter, r *http.Request) error {
 
 func (h *strategyHandlers) replace(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "strategy_id")
+	if err := h.mayModify(r, id); err != nil {
+		return err
+	}
 	up, err := h.decodeUpload(w, r)
 	if err != nil {
 		return err
@@ -154,11 +161,27 @@ func (h *strategyHandlers) replace(w http.ResponseWriter, r *http.Request) error
 
 func (h *strategyHandlers) delete(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "strategy_id")
+	if err := h.mayModify(r, id); err != nil {
+		return err
+	}
 	if err := h.svc.Delete(r.Context(), id); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: fmt.Sprintf("Strategy %s deleted", id), Data: nil})
 	return nil
+}
+
+// mayModify refuses a caller who may not change strategy id; an unknown id passes, for the
+// route to answer 404 as the spec says.
+func (h *strategyHandlers) mayModify(r *http.Request, id string) error {
+	st, err := h.svc.Get(r.Context(), id)
+	if err != nil {
+		if e, ok := apperr.As(err); ok && e.Kind == apperr.KindNotFound {
+			return nil
+		}
+		return err
+	}
+	return auth.MayModify(caller(r), "strategy "+id, deref(st.CreatedBy))
 }
 
 func (h *strategyHandlers) params(w http.ResponseWriter, r *http.Request) error {
@@ -228,6 +251,9 @@ type importJSON struct {
 
 func (h *strategyHandlers) importConfig(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "strategy_id")
+	if err := h.mayModify(r, id); err != nil {
+		return err
+	}
 	var body importJSON
 	if err := decodeJSON(w, r, &body, h.s.cfg.MaxBody, true); err != nil {
 		return err
@@ -254,6 +280,7 @@ type versionJSON struct {
 	Origin      string          `json:"origin"`
 	ContentHash string          `json:"content_hash"`
 	CreatedAt   time.Time       `json:"created_at"`
+	CreatedBy   *string         `json:"created_by"`
 	Code        *string         `json:"code,omitempty"`
 }
 
@@ -261,7 +288,7 @@ func toVersionJSON(v *strategy.Version, withCode bool) versionJSON {
 	out := versionJSON{
 		StrategyID: v.StrategyID, Version: v.Version, Name: v.Name, Description: v.Description,
 		ClassName: v.ClassName, Params: strategy.ParamDefaults(v.Params), Origin: v.Origin,
-		ContentHash: v.ContentHash, CreatedAt: v.CreatedAt,
+		ContentHash: v.ContentHash, CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy,
 	}
 	if withCode {
 		code := v.Code

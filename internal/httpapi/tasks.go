@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
@@ -59,10 +60,12 @@ func (h *taskHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &req, taskBodyLimit, false); err != nil {
 		return err
 	}
+	req.By = auth.By(caller(r))
 	t, err := h.svc.Create(r.Context(), req)
 	if err != nil {
 		return err
 	}
+	noteTarget(r, t.TaskID)
 	writeJSON(w, http.StatusOK, t)
 	return nil
 }
@@ -96,6 +99,9 @@ func (h *taskHandlers) get(w http.ResponseWriter, r *http.Request) error {
 
 func (h *taskHandlers) cancel(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "task_id")
+	if err := h.mayModify(r, id); err != nil {
+		return err
+	}
 	t, changed, err := h.svc.Cancel(r.Context(), id)
 	if err != nil {
 		return err
@@ -109,12 +115,35 @@ func (h *taskHandlers) cancel(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *taskHandlers) retry(w http.ResponseWriter, r *http.Request) error {
+	if err := h.mayModify(r, chi.URLParam(r, "task_id")); err != nil {
+		return err
+	}
 	t, err := h.svc.Retry(r.Context(), chi.URLParam(r, "task_id"))
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, t)
 	return nil
+}
+
+// mayModify refuses a caller who may not cancel or retry task id; an unknown id passes, for
+// the route to answer as the spec says.
+func (h *taskHandlers) mayModify(r *http.Request, id string) error {
+	t, err := h.svc.Get(r.Context(), id)
+	if err != nil {
+		if e, ok := apperr.As(err); ok && e.Kind == apperr.KindNotFound {
+			return nil
+		}
+		return err
+	}
+	return auth.MayModify(caller(r), "task "+id, deref(t.CreatedBy))
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func (h *taskHandlers) progress(w http.ResponseWriter, r *http.Request) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -56,13 +57,19 @@ const (
 
 func (h *taskHandlers) upgrader() *websocket.Upgrader {
 	origins := h.s.cfg.CORSOrigins
-	anyOrigin := len(origins) == 0 || (len(origins) == 1 && origins[0] == "*")
+	// With accounts a browser's cookie opens the socket, so a page elsewhere must not:
+	// only this service's own origin and listed ones (no cross-site WebSocket hijacking).
+	anyOK := anyOrigin(origins) && h.s.auth == nil
 	return &websocket.Upgrader{
 		ReadBufferSize:  1024,
 		WriteBufferSize: 1024,
 		CheckOrigin: func(r *http.Request) bool {
 			o := r.Header.Get("Origin")
-			return anyOrigin || o == "" || slices.Contains(origins, o)
+			if anyOK || o == "" || slices.Contains(origins, o) {
+				return true
+			}
+			u, err := url.Parse(o)
+			return err == nil && strings.EqualFold(u.Host, r.Host)
 		},
 	}
 }

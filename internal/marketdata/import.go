@@ -63,6 +63,12 @@ func ValidSymbol(symbol string) error {
 // of the symbol and timeframe cannot collide with stored ones and are COPYed straight into
 // the table; only the overlapping stretch goes through the (slower) upsert.
 func (svc *Service) Import(ctx context.Context, source, symbol, name, tf string, loc *time.Location, bars []engine.Bar) (ImportResult, error) {
+	return svc.ImportAs(ctx, nil, source, symbol, name, tf, loc, bars)
+}
+
+// ImportAs is Import recording the user who imported (the symbol's imported_by); nil for
+// nobody.
+func (svc *Service) ImportAs(ctx context.Context, by *string, source, symbol, name, tf string, loc *time.Location, bars []engine.Bar) (ImportResult, error) {
 	res := ImportResult{Source: source, Symbol: symbol, Received: len(bars)}
 	if err := ValidSymbol(symbol); err != nil {
 		return res, err
@@ -92,7 +98,7 @@ func (svc *Service) Import(ctx context.Context, source, symbol, name, tf string,
 		if err := checkZone(ctx, tx, source, symbol, loc); err != nil {
 			return err
 		}
-		if err := q.UpsertSymbol(ctx, tx, store.UpsertSymbolParams{Source: source, Symbol: symbol, Name: name, Timezone: loc.String()}); err != nil {
+		if err := q.UpsertSymbol(ctx, tx, store.UpsertSymbolParams{Source: source, Symbol: symbol, Name: name, Timezone: loc.String(), ImportedBy: by}); err != nil {
 			return fmt.Errorf("register symbol: %w", err)
 		}
 		return storeBars(ctx, tx, source, symbol, tf, bars, &res)

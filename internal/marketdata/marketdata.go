@@ -74,6 +74,9 @@ type SymbolInfo struct {
 	Symbol   string `json:"symbol"`
 	Name     string `json:"name"`
 	Timezone string `json:"timezone"` // IANA name: the zone of its data's times
+	// ImportedBy is the user who last imported its bars; nil for sample data, refreshes
+	// and imports without accounts.
+	ImportedBy *string `json:"imported_by"`
 }
 
 // Sources lists the registered data sources, the default first.
@@ -114,7 +117,7 @@ func (svc *Service) Symbols(ctx context.Context, source, search string, limit in
 	}
 	out := make([]SymbolInfo, len(rows))
 	for i, r := range rows {
-		out[i] = SymbolInfo{Symbol: r.Symbol, Name: r.Name, Timezone: r.Timezone}
+		out[i] = SymbolInfo{Symbol: r.Symbol, Name: r.Name, Timezone: r.Timezone, ImportedBy: r.ImportedBy}
 	}
 	return out, nil
 }

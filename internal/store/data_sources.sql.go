@@ -39,7 +39,7 @@ func (q *Queries) DefaultDataSource(ctx context.Context, db DBTX) (DataSource, e
 }
 
 const defaultSymbol = `-- name: DefaultSymbol :one
-SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version, timezone FROM symbols WHERE source = $1 AND is_default
+SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version, timezone, imported_by FROM symbols WHERE source = $1 AND is_default
 `
 
 func (q *Queries) DefaultSymbol(ctx context.Context, db DBTX, source string) (Symbol, error) {
@@ -55,6 +55,7 @@ func (q *Queries) DefaultSymbol(ctx context.Context, db DBTX, source string) (Sy
 		&i.UpdatedAt,
 		&i.BarsVersion,
 		&i.Timezone,
+		&i.ImportedBy,
 	)
 	return i, err
 }
@@ -77,7 +78,7 @@ func (q *Queries) GetDataSource(ctx context.Context, db DBTX, name string) (Data
 }
 
 const getSymbol = `-- name: GetSymbol :one
-SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version, timezone FROM symbols WHERE source = $1 AND symbol = $2
+SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version, timezone, imported_by FROM symbols WHERE source = $1 AND symbol = $2
 `
 
 type GetSymbolParams struct {
@@ -98,6 +99,7 @@ func (q *Queries) GetSymbol(ctx context.Context, db DBTX, arg GetSymbolParams) (
 		&i.UpdatedAt,
 		&i.BarsVersion,
 		&i.Timezone,
+		&i.ImportedBy,
 	)
 	return i, err
 }
@@ -133,7 +135,7 @@ func (q *Queries) ListDataSources(ctx context.Context, db DBTX) ([]DataSource, e
 }
 
 const listSymbols = `-- name: ListSymbols :many
-SELECT symbol, name, is_sample, is_default, timezone FROM symbols
+SELECT symbol, name, is_sample, is_default, timezone, imported_by FROM symbols
 WHERE source = $1
   AND ($2::text = '' OR strpos(lower(symbol), lower($2::text)) > 0
                           OR strpos(lower(name), lower($2::text)) > 0)
@@ -148,11 +150,12 @@ type ListSymbolsParams struct {
 }
 
 type ListSymbolsRow struct {
-	Symbol    string `json:"symbol"`
-	Name      string `json:"name"`
-	IsSample  bool   `json:"is_sample"`
-	IsDefault bool   `json:"is_default"`
-	Timezone  string `json:"timezone"`
+	Symbol     string  `json:"symbol"`
+	Name       string  `json:"name"`
+	IsSample   bool    `json:"is_sample"`
+	IsDefault  bool    `json:"is_default"`
+	Timezone   string  `json:"timezone"`
+	ImportedBy *string `json:"imported_by"`
 }
 
 // Symbols of a source whose ticker or name contains search (case-insensitive), default first.
@@ -171,6 +174,7 @@ func (q *Queries) ListSymbols(ctx context.Context, db DBTX, arg ListSymbolsParam
 			&i.IsSample,
 			&i.IsDefault,
 			&i.Timezone,
+			&i.ImportedBy,
 		); err != nil {
 			return nil, err
 		}
@@ -216,20 +220,21 @@ func (q *Queries) UpsertDataSource(ctx context.Context, db DBTX, arg UpsertDataS
 }
 
 const upsertSymbol = `-- name: UpsertSymbol :exec
-INSERT INTO symbols (source, symbol, name, is_sample, is_default, timezone)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO symbols (source, symbol, name, is_sample, is_default, timezone, imported_by)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (source, symbol) DO UPDATE
 SET name = CASE WHEN EXCLUDED.name = '' THEN symbols.name ELSE EXCLUDED.name END,
-    timezone = EXCLUDED.timezone, updated_at = now()
+    timezone = EXCLUDED.timezone, imported_by = EXCLUDED.imported_by, updated_at = now()
 `
 
 type UpsertSymbolParams struct {
-	Source    string `json:"source"`
-	Symbol    string `json:"symbol"`
-	Name      string `json:"name"`
-	IsSample  bool   `json:"is_sample"`
-	IsDefault bool   `json:"is_default"`
-	Timezone  string `json:"timezone"`
+	Source     string  `json:"source"`
+	Symbol     string  `json:"symbol"`
+	Name       string  `json:"name"`
+	IsSample   bool    `json:"is_sample"`
+	IsDefault  bool    `json:"is_default"`
+	Timezone   string  `json:"timezone"`
+	ImportedBy *string `json:"imported_by"`
 }
 
 // Registers a symbol; an empty name keeps the stored one.
@@ -241,6 +246,7 @@ func (q *Queries) UpsertSymbol(ctx context.Context, db DBTX, arg UpsertSymbolPar
 		arg.IsSample,
 		arg.IsDefault,
 		arg.Timezone,
+		arg.ImportedBy,
 	)
 	return err
 }

@@ -9,6 +9,30 @@ import (
 	"time"
 )
 
+type ApiToken struct {
+	ID         string     `json:"id"`
+	UserName   string     `json:"user_name"`
+	Name       string     `json:"name"`
+	SecretHash []byte     `json:"secret_hash"`
+	ReadOnly   bool       `json:"read_only"`
+	CreatedBy  *string    `json:"created_by"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+}
+
+type AuditLog struct {
+	ID         int64     `json:"id"`
+	At         time.Time `json:"at"`
+	Actor      *string   `json:"actor"`
+	Action     string    `json:"action"`
+	Target     string    `json:"target"`
+	Status     int32     `json:"status"`
+	RemoteAddr string    `json:"remote_addr"`
+	RequestID  string    `json:"request_id"`
+}
+
 type Bar struct {
 	Source    string    `json:"source"`
 	Symbol    string    `json:"symbol"`
@@ -19,6 +43,17 @@ type Bar struct {
 	Low       float64   `json:"low"`
 	Close     float64   `json:"close"`
 	Volume    int64     `json:"volume"`
+}
+
+type BiAudit struct {
+	ID         int64     `json:"id"`
+	At         time.Time `json:"at"`
+	Actor      *string   `json:"actor"`
+	Action     string    `json:"action"`
+	Target     string    `json:"target"`
+	Status     int32     `json:"status"`
+	RemoteAddr string    `json:"remote_addr"`
+	RequestID  string    `json:"request_id"`
 }
 
 type BiEquity struct {
@@ -218,6 +253,14 @@ type ResultTrade struct {
 	Tradeid    int32      `json:"tradeid"`
 }
 
+type Session struct {
+	SecretHash []byte    `json:"secret_hash"`
+	UserName   string    `json:"user_name"`
+	CsrfToken  string    `json:"csrf_token"`
+	CreatedAt  time.Time `json:"created_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+}
+
 type Strategy struct {
 	ID             string          `json:"id"`
 	Name           string          `json:"name"`
@@ -228,6 +271,7 @@ type Strategy struct {
 	UpdatedAt      time.Time       `json:"updated_at"`
 	DeletedAt      *time.Time      `json:"deleted_at"`
 	ParamValues    json.RawMessage `json:"param_values"`
+	CreatedBy      *string         `json:"created_by"`
 }
 
 type StrategyVersion struct {
@@ -241,6 +285,7 @@ type StrategyVersion struct {
 	Origin      string          `json:"origin"`
 	ContentHash string          `json:"content_hash"`
 	CreatedAt   time.Time       `json:"created_at"`
+	CreatedBy   *string         `json:"created_by"`
 }
 
 type Symbol struct {
@@ -253,6 +298,7 @@ type Symbol struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 	BarsVersion int64     `json:"bars_version"`
 	Timezone    string    `json:"timezone"`
+	ImportedBy  *string   `json:"imported_by"`
 }
 
 type Task struct {
@@ -284,6 +330,7 @@ type Task struct {
 	Timeframe       string          `json:"timeframe"`
 	Benchmark       string          `json:"benchmark"`
 	Timezone        string          `json:"timezone"`
+	CreatedBy       *string         `json:"created_by"`
 }
 
 type TaskAttempt struct {
@@ -309,4 +356,12 @@ type TaskLog struct {
 	Level   string     `json:"level"`
 	Source  string     `json:"source"`
 	Message string     `json:"message"`
+}
+
+type User struct {
+	Name         string     `json:"name"`
+	Role         string     `json:"role"`
+	PasswordHash string     `json:"password_hash"`
+	CreatedAt    time.Time  `json:"created_at"`
+	DisabledAt   *time.Time `json:"disabled_at"`
 }

@@ -12,7 +12,7 @@ import (
 )
 
 const getLiveStrategy = `-- name: GetLiveStrategy :one
-SELECT s.id, s.name, s.description, s.current_version, s.origin, s.created_at, s.updated_at, s.deleted_at, s.param_values, v.code, v.class_name, v.params, v.content_hash
+SELECT s.id, s.name, s.description, s.current_version, s.origin, s.created_at, s.updated_at, s.deleted_at, s.param_values, s.created_by, v.code, v.class_name, v.params, v.content_hash
 FROM strategies s
 JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
 WHERE s.id = $1 AND s.deleted_at IS NULL
@@ -40,6 +40,7 @@ func (q *Queries) GetLiveStrategy(ctx context.Context, db DBTX, id string) (GetL
 		&i.Strategy.UpdatedAt,
 		&i.Strategy.DeletedAt,
 		&i.Strategy.ParamValues,
+		&i.Strategy.CreatedBy,
 		&i.Code,
 		&i.ClassName,
 		&i.Params,
@@ -49,7 +50,7 @@ func (q *Queries) GetLiveStrategy(ctx context.Context, db DBTX, id string) (GetL
 }
 
 const getStrategyByOrigin = `-- name: GetStrategyByOrigin :one
-SELECT s.id, s.name, s.description, s.current_version, s.origin, s.created_at, s.updated_at, s.deleted_at, s.param_values, v.content_hash
+SELECT s.id, s.name, s.description, s.current_version, s.origin, s.created_at, s.updated_at, s.deleted_at, s.param_values, s.created_by, v.content_hash
 FROM strategies s
 JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
 WHERE s.origin = $1
@@ -76,13 +77,14 @@ func (q *Queries) GetStrategyByOrigin(ctx context.Context, db DBTX, origin strin
 		&i.Strategy.UpdatedAt,
 		&i.Strategy.DeletedAt,
 		&i.Strategy.ParamValues,
+		&i.Strategy.CreatedBy,
 		&i.ContentHash,
 	)
 	return i, err
 }
 
 const getStrategyVersion = `-- name: GetStrategyVersion :one
-SELECT strategy_id, version, name, description, code, class_name, params, origin, content_hash, created_at FROM strategy_versions WHERE strategy_id = $1 AND version = $2
+SELECT strategy_id, version, name, description, code, class_name, params, origin, content_hash, created_at, created_by FROM strategy_versions WHERE strategy_id = $1 AND version = $2
 `
 
 type GetStrategyVersionParams struct {
@@ -105,21 +107,23 @@ func (q *Queries) GetStrategyVersion(ctx context.Context, db DBTX, arg GetStrate
 		&i.Origin,
 		&i.ContentHash,
 		&i.CreatedAt,
+		&i.CreatedBy,
 	)
 	return i, err
 }
 
 const insertStrategy = `-- name: InsertStrategy :one
-INSERT INTO strategies (id, name, description, current_version, origin, created_at, updated_at)
-VALUES ($1, $2, $3, 1, $4, now(), now())
-RETURNING id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values
+INSERT INTO strategies (id, name, description, current_version, origin, created_at, updated_at, created_by)
+VALUES ($1, $2, $3, 1, $4, now(), now(), $5)
+RETURNING id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values, created_by
 `
 
 type InsertStrategyParams struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Origin      string `json:"origin"`
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Origin      string  `json:"origin"`
+	CreatedBy   *string `json:"created_by"`
 }
 
 func (q *Queries) InsertStrategy(ctx context.Context, db DBTX, arg InsertStrategyParams) (Strategy, error) {
@@ -128,6 +132,7 @@ func (q *Queries) InsertStrategy(ctx context.Context, db DBTX, arg InsertStrateg
 		arg.Name,
 		arg.Description,
 		arg.Origin,
+		arg.CreatedBy,
 	)
 	var i Strategy
 	err := row.Scan(
@@ -140,14 +145,15 @@ func (q *Queries) InsertStrategy(ctx context.Context, db DBTX, arg InsertStrateg
 		&i.UpdatedAt,
 		&i.DeletedAt,
 		&i.ParamValues,
+		&i.CreatedBy,
 	)
 	return i, err
 }
 
 const insertStrategyVersion = `-- name: InsertStrategyVersion :one
-INSERT INTO strategy_versions (strategy_id, version, name, description, code, class_name, params, origin, content_hash)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING strategy_id, version, name, description, code, class_name, params, origin, content_hash, created_at
+INSERT INTO strategy_versions (strategy_id, version, name, description, code, class_name, params, origin, content_hash, created_by)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+RETURNING strategy_id, version, name, description, code, class_name, params, origin, content_hash, created_at, created_by
 `
 
 type InsertStrategyVersionParams struct {
@@ -160,6 +166,7 @@ type InsertStrategyVersionParams struct {
 	Params      json.RawMessage `json:"params"`
 	Origin      string          `json:"origin"`
 	ContentHash string          `json:"content_hash"`
+	CreatedBy   *string         `json:"created_by"`
 }
 
 func (q *Queries) InsertStrategyVersion(ctx context.Context, db DBTX, arg InsertStrategyVersionParams) (StrategyVersion, error) {
@@ -173,6 +180,7 @@ func (q *Queries) InsertStrategyVersion(ctx context.Context, db DBTX, arg Insert
 		arg.Params,
 		arg.Origin,
 		arg.ContentHash,
+		arg.CreatedBy,
 	)
 	var i StrategyVersion
 	err := row.Scan(
@@ -186,6 +194,7 @@ func (q *Queries) InsertStrategyVersion(ctx context.Context, db DBTX, arg Insert
 		&i.Origin,
 		&i.ContentHash,
 		&i.CreatedAt,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -221,7 +230,7 @@ func (q *Queries) ListLiveFileStrategies(ctx context.Context, db DBTX) ([]ListLi
 }
 
 const listLiveStrategies = `-- name: ListLiveStrategies :many
-SELECT s.id, s.name, s.description, s.current_version, s.origin, s.created_at, s.updated_at, s.deleted_at, s.param_values, v.code, v.class_name, v.params, v.content_hash
+SELECT s.id, s.name, s.description, s.current_version, s.origin, s.created_at, s.updated_at, s.deleted_at, s.param_values, s.created_by, v.code, v.class_name, v.params, v.content_hash
 FROM strategies s
 JOIN strategy_versions v ON v.strategy_id = s.id AND v.version = s.current_version
 WHERE s.deleted_at IS NULL
@@ -256,6 +265,7 @@ func (q *Queries) ListLiveStrategies(ctx context.Context, db DBTX) ([]ListLiveSt
 			&i.Strategy.UpdatedAt,
 			&i.Strategy.DeletedAt,
 			&i.Strategy.ParamValues,
+			&i.Strategy.CreatedBy,
 			&i.Code,
 			&i.ClassName,
 			&i.Params,
@@ -272,7 +282,7 @@ func (q *Queries) ListLiveStrategies(ctx context.Context, db DBTX) ([]ListLiveSt
 }
 
 const listStrategyVersions = `-- name: ListStrategyVersions :many
-SELECT strategy_id, version, name, description, class_name, params, origin, content_hash, created_at
+SELECT strategy_id, version, name, description, class_name, params, origin, content_hash, created_at, created_by
 FROM strategy_versions
 WHERE strategy_id = $1
 ORDER BY version DESC
@@ -288,6 +298,7 @@ type ListStrategyVersionsRow struct {
 	Origin      string          `json:"origin"`
 	ContentHash string          `json:"content_hash"`
 	CreatedAt   time.Time       `json:"created_at"`
+	CreatedBy   *string         `json:"created_by"`
 }
 
 // Versions newest first, without their code.
@@ -310,6 +321,7 @@ func (q *Queries) ListStrategyVersions(ctx context.Context, db DBTX, strategyID 
 			&i.Origin,
 			&i.ContentHash,
 			&i.CreatedAt,
+			&i.CreatedBy,
 		); err != nil {
 			return nil, err
 		}
@@ -322,7 +334,7 @@ func (q *Queries) ListStrategyVersions(ctx context.Context, db DBTX, strategyID 
 }
 
 const lockStrategy = `-- name: LockStrategy :one
-SELECT id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values FROM strategies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE
+SELECT id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values, created_by FROM strategies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE
 `
 
 // The live strategy row, locked until the end of the transaction.
@@ -339,6 +351,7 @@ func (q *Queries) LockStrategy(ctx context.Context, db DBTX, id string) (Strateg
 		&i.UpdatedAt,
 		&i.DeletedAt,
 		&i.ParamValues,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -361,7 +374,7 @@ func (q *Queries) NextStrategyID(ctx context.Context, db DBTX) (string, error) {
 const restoreStrategy = `-- name: RestoreStrategy :one
 UPDATE strategies SET deleted_at = NULL, updated_at = now()
 WHERE id = $1 AND deleted_at IS NOT NULL
-RETURNING id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values
+RETURNING id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values, created_by
 `
 
 // Brings a deleted strategy back (a strategy file that reappears), locked for the caller.
@@ -378,6 +391,7 @@ func (q *Queries) RestoreStrategy(ctx context.Context, db DBTX, id string) (Stra
 		&i.UpdatedAt,
 		&i.DeletedAt,
 		&i.ParamValues,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -385,7 +399,7 @@ func (q *Queries) RestoreStrategy(ctx context.Context, db DBTX, id string) (Stra
 const setStrategyParamValues = `-- name: SetStrategyParamValues :one
 UPDATE strategies SET param_values = $1, updated_at = now()
 WHERE id = $2 AND deleted_at IS NULL
-RETURNING id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values
+RETURNING id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values, created_by
 `
 
 type SetStrategyParamValuesParams struct {
@@ -406,6 +420,7 @@ func (q *Queries) SetStrategyParamValues(ctx context.Context, db DBTX, arg SetSt
 		&i.UpdatedAt,
 		&i.DeletedAt,
 		&i.ParamValues,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -427,7 +442,7 @@ UPDATE strategies
 SET name = $1, description = $2, current_version = $3,
     param_values = $4, updated_at = now()
 WHERE id = $5
-RETURNING id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values
+RETURNING id, name, description, current_version, origin, created_at, updated_at, deleted_at, param_values, created_by
 `
 
 type UpdateStrategyHeadParams struct {
@@ -457,6 +472,7 @@ func (q *Queries) UpdateStrategyHead(ctx context.Context, db DBTX, arg UpdateStr
 		&i.UpdatedAt,
 		&i.DeletedAt,
 		&i.ParamValues,
+		&i.CreatedBy,
 	)
 	return i, err
 }

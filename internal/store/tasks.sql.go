@@ -14,7 +14,7 @@ import (
 const cancelTask = `-- name: CancelTask :one
 UPDATE tasks SET status = 'cancelled', completed_at = now(), error = NULL
 WHERE id = $1 AND status IN ('pending', 'running')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
 `
 
 // Cancels a pending or running task; no row when it is in any other state.
@@ -50,6 +50,7 @@ func (q *Queries) CancelTask(ctx context.Context, db DBTX, id string) (Task, err
 		&i.Timeframe,
 		&i.Benchmark,
 		&i.Timezone,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -95,11 +96,11 @@ func (q *Queries) CompleteTask(ctx context.Context, db DBTX, arg CompleteTaskPar
 
 const createTask = `-- name: CreateTask :one
 INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, symbols, timeframe,
-                   benchmark, timezone, start_date, end_date, initial_cash, commission, strategy_params, session_id)
+                   benchmark, timezone, start_date, end_date, initial_cash, commission, strategy_params, session_id, created_by)
 VALUES ('task_' || nextval('task_seq'), $1, $2, $3, $4,
         $5::text[], $6, $7, $8, $9, $10, $11, $12,
-        $13, COALESCE(NULLIF($14::text, ''), 'task_' || currval('task_seq')))
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone
+        $13, COALESCE(NULLIF($14::text, ''), 'task_' || currval('task_seq')), $15)
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
 `
 
 type CreateTaskParams struct {
@@ -117,6 +118,7 @@ type CreateTaskParams struct {
 	Commission      float64         `json:"commission"`
 	StrategyParams  json.RawMessage `json:"strategy_params"`
 	SessionID       string          `json:"session_id"`
+	CreatedBy       *string         `json:"created_by"`
 }
 
 func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams) (Task, error) {
@@ -135,6 +137,7 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		arg.Commission,
 		arg.StrategyParams,
 		arg.SessionID,
+		arg.CreatedBy,
 	)
 	var i Task
 	err := row.Scan(
@@ -166,6 +169,7 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		&i.Timeframe,
 		&i.Benchmark,
 		&i.Timezone,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -221,7 +225,7 @@ func (q *Queries) FinishTaskAttempt(ctx context.Context, db DBTX, arg FinishTask
 }
 
 const getTask = `-- name: GetTask :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone FROM tasks WHERE id = $1
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks WHERE id = $1
 `
 
 func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -256,12 +260,13 @@ func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error)
 		&i.Timeframe,
 		&i.Benchmark,
 		&i.Timezone,
+		&i.CreatedBy,
 	)
 	return i, err
 }
 
 const getTaskForUpdate = `-- name: GetTaskForUpdate :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone FROM tasks WHERE id = $1 FOR UPDATE
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -296,12 +301,13 @@ func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Tas
 		&i.Timeframe,
 		&i.Benchmark,
 		&i.Timezone,
+		&i.CreatedBy,
 	)
 	return i, err
 }
 
 const getTaskWithAttempts = `-- name: GetTaskWithAttempts :one
-SELECT tasks.id, tasks.strategy_id, tasks.strategy_version, tasks.status, tasks.data_source, tasks.symbol, tasks.start_date, tasks.end_date, tasks.initial_cash, tasks.commission, tasks.strategy_params, tasks.session_id, tasks.progress, tasks.current_bar, tasks.total_bars, tasks.error, tasks.attempt, tasks.job_id, tasks.created_at, tasks.started_at, tasks.completed_at, tasks.lease, tasks.heartbeat_at, tasks.worker, tasks.symbols, tasks.timeframe, tasks.benchmark, tasks.timezone,
+SELECT tasks.id, tasks.strategy_id, tasks.strategy_version, tasks.status, tasks.data_source, tasks.symbol, tasks.start_date, tasks.end_date, tasks.initial_cash, tasks.commission, tasks.strategy_params, tasks.session_id, tasks.progress, tasks.current_bar, tasks.total_bars, tasks.error, tasks.attempt, tasks.job_id, tasks.created_at, tasks.started_at, tasks.completed_at, tasks.lease, tasks.heartbeat_at, tasks.worker, tasks.symbols, tasks.timeframe, tasks.benchmark, tasks.timezone, tasks.created_by,
        COALESCE((SELECT jsonb_agg(to_jsonb(a) ORDER BY a.attempt) FROM task_attempts a WHERE a.task_id = tasks.id),
                 '[]')::jsonb AS attempts
 FROM tasks WHERE id = $1
@@ -346,6 +352,7 @@ func (q *Queries) GetTaskWithAttempts(ctx context.Context, db DBTX, id string) (
 		&i.Task.Timeframe,
 		&i.Task.Benchmark,
 		&i.Task.Timezone,
+		&i.Task.CreatedBy,
 		&i.Attempts,
 	)
 	return i, err
@@ -406,7 +413,7 @@ func (q *Queries) InsertTaskAttempt(ctx context.Context, db DBTX, arg InsertTask
 }
 
 const listTasks = `-- name: ListTasks :many
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone FROM tasks
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks
 WHERE ($1::text IS NULL OR status = $1)
   AND ($2::text IS NULL OR strategy_id = $2)
 ORDER BY created_at DESC, id DESC
@@ -464,6 +471,7 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 			&i.Timeframe,
 			&i.Benchmark,
 			&i.Timezone,
+			&i.CreatedBy,
 		); err != nil {
 			return nil, err
 		}
@@ -580,7 +588,7 @@ UPDATE tasks SET status = 'pending', attempt = attempt + 1, progress = 0, curren
     total_bars = 0, error = NULL, started_at = NULL, completed_at = NULL, job_id = NULL,
     lease = NULL, heartbeat_at = NULL, worker = NULL
 WHERE id = $1 AND status IN ('failed', 'cancelled')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
 `
 
 // Puts a failed or cancelled task back to pending as a new attempt.
@@ -616,6 +624,7 @@ func (q *Queries) RetryTask(ctx context.Context, db DBTX, id string) (Task, erro
 		&i.Timeframe,
 		&i.Benchmark,
 		&i.Timezone,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -665,7 +674,7 @@ UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), p
     current_bar = 0, total_bars = 0, error = NULL, lease = $1, heartbeat_at = now(), worker = $2
 WHERE id = $3 AND attempt = $4 AND status IN ('pending', 'running')
   AND (job_id IS NULL OR job_id = $5)
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
 `
 
 type StartTaskParams struct {
@@ -717,6 +726,7 @@ func (q *Queries) StartTask(ctx context.Context, db DBTX, arg StartTaskParams) (
 		&i.Timeframe,
 		&i.Benchmark,
 		&i.Timezone,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -874,7 +884,7 @@ func (q *Queries) TaskSymbolExists(ctx context.Context, db DBTX, arg TaskSymbolE
 }
 
 const unfinishedTasksBefore = `-- name: UnfinishedTasksBefore :many
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone FROM tasks
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks
 WHERE status IN ('pending', 'running') AND COALESCE(started_at, created_at) < $1::timestamptz
 ORDER BY created_at
 LIMIT 500
@@ -919,6 +929,7 @@ func (q *Queries) UnfinishedTasksBefore(ctx context.Context, db DBTX, before tim
 			&i.Timeframe,
 			&i.Benchmark,
 			&i.Timezone,
+			&i.CreatedBy,
 		); err != nil {
 			return nil, err
 		}

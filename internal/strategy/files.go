@@ -55,7 +55,7 @@ func (s *Service) SyncFile(ctx context.Context, path, code string) (*Strategy, S
 		row, err := s.store.GetStrategyByOrigin(ctx, tx, path)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			out, err = s.insert(ctx, tx, name, info.Description, code, path, info)
+			out, err = s.insert(ctx, tx, name, info.Description, code, path, info, nil)
 			result = Created
 			return err
 		case err != nil:
@@ -72,7 +72,7 @@ func (s *Service) SyncFile(ctx context.Context, path, code string) (*Strategy, S
 			out, err = s.get(ctx, tx, id)
 			return err
 		}
-		out, err = s.replace(ctx, tx, id, name, info.Description, code, path, info)
+		out, err = s.replace(ctx, tx, id, name, info.Description, code, path, info, nil)
 		result = Updated
 		return err
 	}

@@ -53,6 +53,9 @@ type Strategy struct {
 	Values      map[string]any // saved configuration: name → coerced value (may be empty)
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// CreatedBy is the user who created the strategy, its owner: only they and admins may
+	// replace or delete it. Nil without accounts or for a strategy file.
+	CreatedBy *string
 }
 
 // Info returns the loader's view of the strategy, for validating parameters.
@@ -89,6 +92,7 @@ type Version struct {
 	Origin      string
 	ContentHash string
 	CreatedAt   time.Time
+	CreatedBy   *string // the user who saved it; nil without accounts or for a file
 }
 
 // Upload is the body of a create or replace.
@@ -96,6 +100,7 @@ type Upload struct {
 	Name        string
 	Description string
 	Code        string
+	By          *string // the user saving it (see Strategy.CreatedBy); nil for nobody
 }
 
 // CodeError is strategy code that cannot be loaded: a 400 whose detail is
@@ -225,7 +230,7 @@ func (s *Service) Create(ctx context.Context, up Upload) (*Strategy, error) {
 	}
 	var out *Strategy
 	err = s.store.WithTx(ctx, func(tx pgx.Tx) error {
-		st, err := s.insert(ctx, tx, strings.TrimSpace(up.Name), describe(up.Description, info), up.Code, OriginAPI, info)
+		st, err := s.insert(ctx, tx, strings.TrimSpace(up.Name), describe(up.Description, info), up.Code, OriginAPI, info, up.By)
 		out = st
 		return err
 	})
@@ -236,21 +241,21 @@ func (s *Service) Create(ctx context.Context, up Upload) (*Strategy, error) {
 }
 
 // insert stores a new strategy row and its first version in tx.
-func (s *Service) insert(ctx context.Context, tx pgx.Tx, name, description, code, origin string, info *jsrt.StrategyInfo) (*Strategy, error) {
+func (s *Service) insert(ctx context.Context, tx pgx.Tx, name, description, code, origin string, info *jsrt.StrategyInfo, by *string) (*Strategy, error) {
 	id, err := s.store.NextStrategyID(ctx, tx)
 	if err != nil {
 		return nil, fmt.Errorf("next strategy id: %w", err)
 	}
-	if _, err := s.store.InsertStrategy(ctx, tx, store.InsertStrategyParams{ID: id, Name: name, Description: description, Origin: origin}); err != nil {
+	if _, err := s.store.InsertStrategy(ctx, tx, store.InsertStrategyParams{ID: id, Name: name, Description: description, Origin: origin, CreatedBy: by}); err != nil {
 		return nil, fmt.Errorf("insert strategy %s: %w", id, err)
 	}
-	if err := s.appendVersion(ctx, tx, id, 1, name, description, code, origin, info); err != nil {
+	if err := s.appendVersion(ctx, tx, id, 1, name, description, code, origin, info, by); err != nil {
 		return nil, err
 	}
 	return s.get(ctx, tx, id)
 }
 
-func (s *Service) appendVersion(ctx context.Context, tx pgx.Tx, id string, version int, name, description, code, origin string, info *jsrt.StrategyInfo) error {
+func (s *Service) appendVersion(ctx context.Context, tx pgx.Tx, id string, version int, name, description, code, origin string, info *jsrt.StrategyInfo, by *string) error {
 	params, err := json.Marshal(info.Params)
 	if err != nil {
 		return fmt.Errorf("encode params: %w", err)
@@ -265,6 +270,7 @@ func (s *Service) appendVersion(ctx context.Context, tx pgx.Tx, id string, versi
 		Params:      params,
 		Origin:      origin,
 		ContentHash: ContentHash(code),
+		CreatedBy:   by,
 	})
 	if err != nil {
 		return fmt.Errorf("insert version %d of %s: %w", version, id, err)
@@ -288,7 +294,7 @@ func (s *Service) Replace(ctx context.Context, id string, up Upload) (*Strategy,
 	}
 	var out *Strategy
 	err = s.store.WithTx(ctx, func(tx pgx.Tx) error {
-		st, err := s.replace(ctx, tx, id, strings.TrimSpace(up.Name), describe(up.Description, info), up.Code, OriginAPI, info)
+		st, err := s.replace(ctx, tx, id, strings.TrimSpace(up.Name), describe(up.Description, info), up.Code, OriginAPI, info, up.By)
 		out = st
 		return err
 	})
@@ -299,7 +305,7 @@ func (s *Service) Replace(ctx context.Context, id string, up Upload) (*Strategy,
 }
 
 // replace appends a version to the live strategy id in tx and moves its head to it.
-func (s *Service) replace(ctx context.Context, tx pgx.Tx, id, name, description, code, origin string, info *jsrt.StrategyInfo) (*Strategy, error) {
+func (s *Service) replace(ctx context.Context, tx pgx.Tx, id, name, description, code, origin string, info *jsrt.StrategyInfo, by *string) (*Strategy, error) {
 	head, err := s.store.LockStrategy(ctx, tx, id)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -308,7 +314,7 @@ func (s *Service) replace(ctx context.Context, tx pgx.Tx, id, name, description,
 		return nil, fmt.Errorf("lock strategy %s: %w", id, err)
 	}
 	next := int(head.CurrentVersion) + 1
-	if err := s.appendVersion(ctx, tx, id, next, name, description, code, origin, info); err != nil {
+	if err := s.appendVersion(ctx, tx, id, next, name, description, code, origin, info, by); err != nil {
 		return nil, err
 	}
 	values, err := decodeValues(head.ParamValues)
@@ -409,7 +415,7 @@ func (s *Service) Versions(ctx context.Context, id string) ([]*Version, error) {
 		}
 		out = append(out, &Version{
 			StrategyID: r.StrategyID, Version: int(r.Version), Name: r.Name, Description: r.Description,
-			ClassName: r.ClassName, Params: params, Origin: r.Origin, ContentHash: r.ContentHash, CreatedAt: r.CreatedAt,
+			ClassName: r.ClassName, Params: params, Origin: r.Origin, ContentHash: r.ContentHash, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
 		})
 	}
 	return out, nil
@@ -446,7 +452,7 @@ func (s *Service) VersionOf(ctx context.Context, id string, n int) (*Version, er
 	}
 	return &Version{
 		StrategyID: r.StrategyID, Version: int(r.Version), Name: r.Name, Description: r.Description, Code: r.Code,
-		ClassName: r.ClassName, Params: params, Origin: r.Origin, ContentHash: r.ContentHash, CreatedAt: r.CreatedAt,
+		ClassName: r.ClassName, Params: params, Origin: r.Origin, ContentHash: r.ContentHash, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
 	}, nil
 }
 
@@ -504,7 +510,7 @@ func fromRow(h store.Strategy, code, className, hash string, rawParams []byte) (
 	return &Strategy{
 		ID: h.ID, Name: h.Name, Description: h.Description, Code: code, ClassName: className,
 		Origin: h.Origin, ContentHash: hash, Version: int(h.CurrentVersion), Params: params, Values: values,
-		CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt,
+		CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt, CreatedBy: h.CreatedBy,
 	}, nil
 }
 

@@ -146,6 +146,8 @@ type Request struct {
 	InitialCash *float64 `json:"initial_cash"`
 	Commission  *float64 `json:"commission"`
 	SessionID   *string  `json:"session_id"`
+	// By is the user submitting it, the task's owner (not read from JSON); nil for nobody.
+	By *string `json:"-"`
 }
 
 // Task is the spec's BacktestStatus plus what the task records (strategy version, attempt,
@@ -175,6 +177,7 @@ type Task struct {
 	Commission      float64         `json:"commission"`
 	StrategyParams  json.RawMessage `json:"strategy_params"`
 	SessionID       string          `json:"session_id"`
+	CreatedBy       *string         `json:"created_by"` // the user who submitted it, its owner; nil without accounts
 	Attempts        []Attempt       `json:"attempts,omitempty"`
 }
 
@@ -223,6 +226,7 @@ func FromRow(t store.Task) Task {
 		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: t.Symbols, Timeframe: t.Timeframe, Benchmark: t.Benchmark, Timezone: t.Timezone,
 		StartDate: t.StartDate.Format(time.DateOnly), EndDate: t.EndDate.Format(time.DateOnly),
 		InitialCash: t.InitialCash, Commission: t.Commission, StrategyParams: params, SessionID: t.SessionID,
+		CreatedBy: t.CreatedBy,
 	}
 }
 
@@ -376,7 +380,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 			StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbols[0],
 			Symbols: symbols, Timeframe: tf, Benchmark: bench, Timezone: zone.String(),
 			StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
-			StrategyParams: params, SessionID: session,
+			StrategyParams: params, SessionID: session, CreatedBy: req.By,
 		})
 		if err != nil {
 			return fmt.Errorf("insert task: %w", err)
