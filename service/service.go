@@ -26,6 +26,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
@@ -34,6 +35,7 @@ import (
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/runner"
+	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/strategy"
 	"github.com/backtestd/backtestd/internal/strategydir"
 )
@@ -88,9 +90,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
 	}
 	hub := events.NewHub()
 	s.stopHub = startListener(s.db.URL, hub, s.tasks.svc, log)
+	accounts, err := accountsFor(ctx, cfg, s.db.Store, log)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
 	data := marketdata.NewService(s.db.Store, s.tasks.client)
 	res := results.NewService(s.db.Store.Pool)
 	s.handler = httpapi.New(apiConfig(cfg), httpapi.Deps{
+		Auth:       accounts,
 		Store:      s.db.Store,
 		Logger:     log,
 		Tasks:      s.tasks.svc,
@@ -185,6 +193,49 @@ func orDefault(log *slog.Logger) *slog.Logger {
 	return log
 }
 
+// accountsFor is the accounts service when accounts are on (Config.AccountsOn), nil when
+// off. It refuses to start with accounts on and no admin who could sign in, and with
+// CORS_ORIGINS=* (any page would be let in with a user's credentials).
+func accountsFor(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (*auth.Service, error) {
+	accounts := auth.NewService(st, cfg.SessionTTL)
+	has, err := accounts.HasUsers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.AccountsOn(has) {
+		if !cfg.Loopback() {
+			log.Warn("ACCOUNTS ARE OFF (AUTH=off) on an address beyond loopback: anyone who can reach " + cfg.Listen + " can read, change and delete every strategy and result")
+		}
+		return nil, nil
+	}
+	if len(cfg.CORSOrigins) == 1 && cfg.CORSOrigins[0] == "*" {
+		return nil, fmt.Errorf("CORS_ORIGINS=* is refused with accounts on: list the origins allowed to call the API, or leave it empty for none")
+	}
+	admins, err := accounts.ActiveAdmins(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if admins == 0 {
+		why := "AUTH=on"
+		if cfg.Auth == "auto" {
+			why = "listening on " + cfg.Listen + ", beyond loopback,"
+		}
+		return nil, fmt.Errorf("accounts are on (%s) but no admin can sign in: add one with `backtestd user add --name NAME --role admin`, or listen on 127.0.0.1, or set AUTH=off to run without accounts (only on a trusted network)", why)
+	}
+	log.Info("accounts on: requests need a signed-in user or an API token", "admins", admins)
+	return accounts, nil
+}
+
+// Accounts opens the database (migrated) for `backtestd user` and `backtestd token`: the
+// accounts service, and a function that closes what was opened.
+func Accounts(ctx context.Context, cfg Config, log *slog.Logger) (*auth.Service, func(), error) {
+	db, err := openDatabase(ctx, cfg, orDefault(log))
+	if err != nil {
+		return nil, nil, err
+	}
+	return auth.NewService(db.Store, cfg.SessionTTL), db.Close, nil
+}
+
 // apiConfig is the API's share of the settings.
 func apiConfig(cfg config.Config) httpapi.Config {
 	return httpapi.Config{
@@ -225,4 +276,15 @@ func Import(ctx context.Context, cfg Config, log *slog.Logger, source, symbol, n
 		return ImportResult{}, err
 	}
 	return md.Import(ctx, source, symbol, name, tf, loc, bars)
+}
+
+// CreateBIRole creates or updates a PostgreSQL login role that reads only the bi_* views
+// (`backtestd bi-role create`), and returns the views it may read.
+func CreateBIRole(ctx context.Context, cfg Config, log *slog.Logger, name, password string) ([]string, error) {
+	db, err := openDatabase(ctx, cfg, orDefault(log))
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return db.Store.CreateBIRole(ctx, name, password)
 }

@@ -38,7 +38,7 @@ func TestImportCommand(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer
-		err := run(context.Background(), append([]string{"import"}, tc.args...), getenv, &out, &errOut)
+		err := run(context.Background(), append([]string{"import"}, tc.args...), getenv, strings.NewReader(""), &out, &errOut)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%s: error %v, want %q", tc.name, err, tc.wantErr)

@@ -6,6 +6,9 @@
 //	backtestd import    import one file of bars into the database
 //	backtestd run       run one backtest locally from files, no database
 //	backtestd bench     measure the engine's speed
+//	backtestd user      manage accounts (team mode)
+//	backtestd token     manage API tokens
+//	backtestd bi-role   create a read-only PostgreSQL role for BI tools
 package main
 
 import (
@@ -27,7 +30,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "backtestd:", err)
 		}
@@ -44,11 +47,14 @@ commands:
   import    import bars: import --symbol X [--source S] [--timeframe tf] FILE.csv|FILE.json
   run       run one backtest locally: run --strategy s.js --data bars.csv
   bench     measure the engine's speed on generated bars
+  user      manage accounts: user add|list|set-role|set-password|disable|enable
+  token     manage API tokens: token create|list|revoke
+  bi-role   create a PostgreSQL role that reads only the bi_* views: bi-role create NAME
 
 Run 'backtestd <command> -h' for a command's flags.
 `
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
@@ -67,6 +73,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runLocal(ctx, rest, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, stdout, stderr)
+	case "user":
+		return userCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "token":
+		return tokenCmd(ctx, rest, getenv, stdout, stderr)
+	case "bi-role":
+		return biRoleCmd(ctx, rest, getenv, stdin, stdout, stderr)
 	case "pgctl":
 		return pgctl(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":

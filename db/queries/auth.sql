@@ -89,3 +89,9 @@ WHERE (@actor::text = '' OR actor = @actor)
   AND (sqlc.narg(until)::timestamptz IS NULL OR at < sqlc.narg(until))
 ORDER BY at DESC, id DESC
 OFFSET @skip LIMIT @lim;
+
+-- name: ListBIViews :many
+-- The views a BI role may read: bi_* in the public schema.
+SELECT table_name::text FROM information_schema.views
+WHERE table_schema = 'public' AND table_name LIKE 'bi\_%'
+ORDER BY table_name;

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -14,12 +15,15 @@ import (
 
 // Config is every setting of the service. The README's configuration table lists them.
 type Config struct {
-	DatabaseURL  string        // DATABASE_URL; empty starts a private cluster under DataDir
-	DataDir      string        // BACKTESTD_DATA_DIR: folder for the private cluster and local state
-	Listen       string        // LISTEN_ADDR
-	BasePath     string        // BASE_PATH
-	Workers      int           // WORKERS: concurrent backtests per process; 0 disables workers in serve
-	CORSOrigins  []string      // CORS_ORIGINS, comma-separated; "*" allows any
+	DatabaseURL string   // DATABASE_URL; empty starts a private cluster under DataDir
+	DataDir     string   // BACKTESTD_DATA_DIR: folder for the private cluster and local state
+	Listen      string   // LISTEN_ADDR
+	BasePath    string   // BASE_PATH
+	Workers     int      // WORKERS: concurrent backtests per process; 0 disables workers in serve
+	CORSOrigins []string // CORS_ORIGINS, comma-separated; empty or "*" allows any origin without credentials (refused with accounts on)
+	// Auth (AUTH) is auto, on or off: whether requests need a user (see AccountsOn).
+	Auth         string
+	SessionTTL   time.Duration // SESSION_TTL: how long a sign-in lasts
 	StrategyDirs []string      // STRATEGY_DIRS, colon-separated
 	LogLevel     slog.Level    // LOG_LEVEL: debug, info, warn, error
 	LogDir       string        // LOG_DIR: task logs are also appended to files here
@@ -63,15 +67,17 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		warm, logLines, logMB, grace  string
 		hdrTO, readTO, idleTO, hdrMax string
 		wsMax, wsPerAddr, wsRate      string
-		wsBurst, lease                string
+		wsBurst, lease, sessionTTL    string
 	)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private cluster in the data dir")
 	fs.StringVar(&c.DataDir, "data-dir", env("BACKTESTD_DATA_DIR", ".data"), "folder for the private PostgreSQL cluster")
-	fs.StringVar(&c.Listen, "listen", env("LISTEN_ADDR", ":8080"), "HTTP listen address")
+	fs.StringVar(&c.Listen, "listen", env("LISTEN_ADDR", "127.0.0.1:8080"), "HTTP listen address (an address other than loopback turns accounts on, see -auth)")
 	fs.StringVar(&c.BasePath, "base-path", env("BASE_PATH", ""), "serve the API under this path prefix")
 	fs.StringVar(&workers, "workers", env("WORKERS", "10"), "concurrent backtests in this process (0: none)")
-	fs.StringVar(&cors, "cors-origins", env("CORS_ORIGINS", "*"), "allowed CORS origins, comma-separated")
+	fs.StringVar(&cors, "cors-origins", env("CORS_ORIGINS", ""), "origins other web pages may call the API from, comma-separated (empty or *: any, without credentials; with accounts on, only listed ones)")
+	fs.StringVar(&c.Auth, "auth", env("AUTH", "auto"), "accounts: auto (on when users exist or listening beyond loopback), on, or off (no sign-in: only for one user on a trusted machine)")
+	fs.StringVar(&sessionTTL, "session-ttl", env("SESSION_TTL", "12h"), "how long a sign-in to the page lasts")
 	fs.StringVar(&dirs, "strategy-dirs", env("STRATEGY_DIRS", ""), "folders of *.js strategies to load and watch, colon-separated")
 	fs.StringVar(&level, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&c.LogDir, "log-dir", env("LOG_DIR", ""), "append task logs to files in this folder")
@@ -129,6 +135,12 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	if c.ShutdownGrace, err = time.ParseDuration(grace); err != nil || c.ShutdownGrace < 0 {
 		return c, fs, fmt.Errorf("shutdown-grace: want a duration such as 30s, got %q", grace)
+	}
+	if c.SessionTTL, err = time.ParseDuration(sessionTTL); err != nil || c.SessionTTL < time.Minute {
+		return c, fs, fmt.Errorf("session-ttl: want a duration of at least 1m such as 12h, got %q", sessionTTL)
+	}
+	if c.Auth != "auto" && c.Auth != "on" && c.Auth != "off" {
+		return c, fs, fmt.Errorf("auth: want auto, on or off, got %q", c.Auth)
 	}
 	c.CPUSlots = -1
 	if slots != "auto" {
@@ -199,4 +211,30 @@ func split(s, sep string) []string {
 		}
 	}
 	return out
+}
+
+// Loopback says whether the listen address only accepts connections from this machine.
+func (c Config) Loopback() bool {
+	host, _, err := net.SplitHostPort(c.Listen)
+	if err != nil || host == "" {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// AccountsOn decides whether requests need a user: AUTH=on or off as told; auto turns
+// them on when users exist or when the service listens beyond loopback, where anyone
+// who reaches the port could otherwise read, change and delete everything.
+func (c Config) AccountsOn(hasUsers bool) bool {
+	switch c.Auth {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return hasUsers || !c.Loopback()
 }

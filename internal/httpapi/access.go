@@ -109,8 +109,15 @@ func accessOf(mux *chi.Mux, r *http.Request) access {
 		path = rc.RoutePath // under a BasePath mount: the path within this router
 	}
 	pattern := mux.Find(chi.NewRouteContext(), r.Method, path)
-	if a, ok := routeAccess[r.Method+" "+pattern]; ok && pattern != "" {
-		return a
+	if pattern == "" {
+		return unmatched
+	}
+	// Find names a subrouter's "/" route without its slash when the path has none
+	// ("/api/backtests"), where chi.Walk, and so the table, has it ("/api/backtests/").
+	for _, p := range []string{pattern, pattern + "/"} {
+		if a, ok := routeAccess[r.Method+" "+p]; ok {
+			return a
+		}
 	}
 	return unmatched
 }

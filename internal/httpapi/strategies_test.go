@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -51,9 +52,14 @@ class Dip extends Strategy {
 type bundle struct {
 	url   string
 	store *store.Store
+	token string // with accounts on, root's API token sent with every request
 }
 
-func setup(t *testing.T) *bundle {
+func setup(t *testing.T) *bundle { return setupAccounts(t, false) }
+
+// setupAccounts is setup with accounts on when accounts is set: requests carry the token
+// of root, an admin.
+func setupAccounts(t *testing.T, accounts bool) *bundle {
 	t.Helper()
 	st, err := store.Open(context.Background(), pgtest.NewDatabase(t), 4)
 	if err != nil {
@@ -61,9 +67,15 @@ func setup(t *testing.T) *bundle {
 	}
 	t.Cleanup(st.Close)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(httpapi.New(httpapi.Config{}, httpapi.Deps{Store: st, Logger: log, Strategies: httpapi.StrategiesForTest(t, st)}))
+	deps := httpapi.Deps{Store: st, Logger: log, Strategies: httpapi.StrategiesForTest(t, st)}
+	b := &bundle{store: st}
+	if accounts {
+		deps.Auth, b.token = httpapi.AccountsForTest(t, st)
+	}
+	srv := httptest.NewServer(httpapi.New(httpapi.Config{}, deps))
 	t.Cleanup(srv.Close)
-	return &bundle{url: srv.URL, store: st}
+	b.url = srv.URL
+	return b
 }
 
 // do sends body (a string is sent as is, anything else as JSON) and returns the status
@@ -90,6 +102,9 @@ func (b *bundle) do(t *testing.T, method, path string, body any) (int, []byte) {
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if b.token != "" {
+		req.Header.Set("Authorization", "Bearer "+b.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -131,9 +146,19 @@ func (b *bundle) count(t *testing.T, sql string) int {
 	return n
 }
 
+// TestStrategyLifecycle runs the spec's strategy routes without accounts and, with
+// accounts on, as an admin with an API token: the same answers either way.
 func TestStrategyLifecycle(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	for _, accounts := range []bool{false, true} {
+		t.Run(fmt.Sprintf("accounts=%v", accounts), func(t *testing.T) {
+			t.Parallel()
+			testStrategyLifecycle(t, setupAccounts(t, accounts))
+		})
+	}
+}
+
+func testStrategyLifecycle(t *testing.T, b *bundle) {
 
 	created := b.create(t, "SMA", smaCode)
 	id, _ := created["id"].(string)

@@ -42,11 +42,16 @@ type taskEnv struct {
 	st    *store.Store
 	hub   *events.Hub
 	strat string
+	token string // with accounts on, root's API token sent with every request
 }
 
 // newTaskEnv serves the API over a fresh database holding a default source "testsrc" with
 // symbol AAA (3,000 daily bars from 1970) and strategy str_1, with River workers.
-func newTaskEnv(t *testing.T, workers int) *taskEnv {
+func newTaskEnv(t *testing.T, workers int) *taskEnv { return newTaskEnvAccounts(t, workers, false) }
+
+// newTaskEnvAccounts is newTaskEnv with accounts on when accounts is set: requests carry
+// the API token of root, an admin, and str_1 is root's.
+func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 	t.Helper()
 	ctx := context.Background()
 	url := pgtest.NewDatabase(t)
@@ -104,9 +109,15 @@ func newTaskEnv(t *testing.T, workers int) *taskEnv {
 	go func() { defer close(done); _ = l.Run(lctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	<-l.Ready()
-	srv := httptest.NewServer(New(Config{}, Deps{Store: st, Logger: quietLogger(), Tasks: svc, Hub: hub, Strategies: StrategiesForTest(t, st)}))
-	t.Cleanup(srv.Close)
-	return &taskEnv{ctx: ctx, srv: srv, st: st, hub: hub, strat: "str_1"}
+	deps := Deps{Store: st, Logger: quietLogger(), Tasks: svc, Hub: hub, Strategies: StrategiesForTest(t, st)}
+	e := &taskEnv{ctx: ctx, st: st, hub: hub, strat: "str_1"}
+	if accounts {
+		deps.Auth, e.token = AccountsForTest(t, st)
+		exec(`UPDATE strategies SET created_by = 'root'`)
+	}
+	e.srv = httptest.NewServer(New(Config{}, deps))
+	t.Cleanup(e.srv.Close)
+	return e
 }
 
 // do sends a JSON request and decodes any JSON answer.
@@ -118,6 +129,9 @@ func (e *taskEnv) do(t *testing.T, method, path, body string) (int, any) {
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if e.token != "" {
+		req.Header.Set("Authorization", "Bearer "+e.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -156,9 +170,19 @@ func (e *taskEnv) waitStatus(t *testing.T, id string, want ...string) map[string
 	}
 }
 
+// TestTaskRoutes runs the spec's task routes without accounts and, with accounts on, as an
+// admin with an API token: the same answers either way.
 func TestTaskRoutes(t *testing.T) {
 	t.Parallel()
-	e := newTaskEnv(t, 0) // no workers: tasks stay pending until cancelled
+	for _, accounts := range []bool{false, true} {
+		t.Run(fmt.Sprintf("accounts=%v", accounts), func(t *testing.T) {
+			t.Parallel()
+			testTaskRoutes(t, newTaskEnvAccounts(t, 0, accounts)) // no workers: tasks stay pending until cancelled
+		})
+	}
+}
+
+func testTaskRoutes(t *testing.T, e *taskEnv) {
 	first := e.submit(t, `,"strategy_params":{"fast":"5"}`)
 	for k, want := range map[string]any{"task_id": "task_1", "status": "pending", "progress": 0.0, "current_bar": 0.0,
 		"total_bars": 0.0, "error": nil, "started_at": nil, "completed_at": nil, "strategy_id": "str_1",

@@ -271,6 +271,33 @@ func (q *Queries) ListAudit(ctx context.Context, db DBTX, arg ListAuditParams) (
 	return items, nil
 }
 
+const listBIViews = `-- name: ListBIViews :many
+SELECT table_name::text FROM information_schema.views
+WHERE table_schema = 'public' AND table_name LIKE 'bi\_%'
+ORDER BY table_name
+`
+
+// The views a BI role may read: bi_* in the public schema.
+func (q *Queries) ListBIViews(ctx context.Context, db DBTX) ([]string, error) {
+	rows, err := db.Query(ctx, listBIViews)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var table_name string
+		if err := rows.Scan(&table_name); err != nil {
+			return nil, err
+		}
+		items = append(items, table_name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listTokens = `-- name: ListTokens :many
 SELECT id, user_name, name, secret_hash, read_only, created_by, created_at, expires_at, last_used_at, revoked_at FROM api_tokens
 WHERE ($1::text = '' OR user_name = $1)
