@@ -205,7 +205,8 @@ func tokenCmd(ctx context.Context, args []string, getenv func(string) string, st
 	readOnly := fs.Bool("read-only", false, "the token may only read")
 	expires := fs.String("expires", "", "lifetime: days such as 90d or a duration such as 12h (default: no expiry)")
 	fs.Usage = func() { fmt.Fprint(stderr, tokenUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args[1:]); err != nil {
+	pos, err := parseWithArgs(fs, args[1:])
+	if err != nil {
 		return err
 	}
 	ttl, err := auth.ParseLifetime(*expires)
@@ -216,7 +217,7 @@ func tokenCmd(ctx context.Context, args []string, getenv func(string) string, st
 	case sub == "create" && *user == "":
 		fs.Usage()
 		return errors.New("token create: --user is required")
-	case sub == "revoke" && fs.NArg() != 1:
+	case sub == "revoke" && len(pos) != 1:
 		fs.Usage()
 		return errors.New("token revoke: give the token's id (see token list)")
 	case sub != "create" && sub != "list" && sub != "revoke":
@@ -238,7 +239,7 @@ func tokenCmd(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(stdout, secret)
 		return cliAudit(ctx, a, "token.create", t.ID)
 	case "revoke":
-		t, err := a.RevokeToken(ctx, fs.Arg(0))
+		t, err := a.RevokeToken(ctx, pos[0])
 		if err != nil {
 			return publicError(err)
 		}
@@ -267,6 +268,22 @@ func tokenCmd(ctx context.Context, args []string, getenv func(string) string, st
 	return tw.Flush()
 }
 
+// parseWithArgs parses flags that may come before or after the positional arguments
+// (`token revoke tok_3 --database-url …`), which flag.Parse alone stops at.
+func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
 // biRoleCmd is `backtestd bi-role create NAME`: a PostgreSQL login role that can read
 // only the bi_* views (run again to update its password and grant views added since).
 func biRoleCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -279,10 +296,11 @@ func biRoleCmd(ctx context.Context, args []string, getenv func(string) string, s
 	fs.SetOutput(stderr)
 	db := addDBFlags(fs, getenv)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	if err := fs.Parse(args[1:]); err != nil {
+	pos, err := parseWithArgs(fs, args[1:])
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		fs.Usage()
 		return errors.New("bi-role create: give the role's name")
 	}
@@ -294,10 +312,10 @@ func biRoleCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	views, err := service.CreateBIRole(ctx, cfg, newLogger(stderr, cfg.LogLevel), fs.Arg(0), password)
+	views, err := service.CreateBIRole(ctx, cfg, newLogger(stderr, cfg.LogLevel), pos[0], password)
 	if err != nil {
 		return publicError(err)
 	}
-	fmt.Fprintf(stdout, "role %s can read %s\n", fs.Arg(0), strings.Join(views, ", "))
+	fmt.Fprintf(stdout, "role %s can read %s\n", pos[0], strings.Join(views, ", "))
 	return nil
 }

@@ -19,7 +19,7 @@ func TestLoad(t *testing.T) {
 			if c.Workers != 4 || len(c.StrategyDirs) != 2 || c.LogLevel != slog.LevelDebug || c.CORSOrigins[1] != "http://y" {
 				t.Errorf("got %+v", c)
 			}
-			if c.Listen != ":8080" || c.RunTimeout != 10*time.Minute || !c.SampleData || c.CPUSlots != -1 || c.RescueAfter != 0 {
+			if c.Listen != "127.0.0.1:8080" || c.Auth != "auto" || c.SessionTTL != 12*time.Hour || c.RunTimeout != 10*time.Minute || !c.SampleData || c.CPUSlots != -1 || c.RescueAfter != 0 {
 				t.Errorf("defaults not applied: %+v", c)
 			}
 		}},
@@ -102,4 +102,37 @@ func TestLoadHTTPLimits(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAccountsOn: auto turns accounts on beyond loopback or once users exist; on and off
+// are obeyed.
+func TestAccountsOn(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		listen, auth string
+		users        bool
+		loopback, on bool
+	}{
+		{"127.0.0.1:8080", "auto", false, true, false},
+		{"localhost:8080", "auto", false, true, false},
+		{"[::1]:8080", "auto", false, true, false},
+		{"127.0.0.1:8080", "auto", true, true, true},
+		{":8080", "auto", false, false, true},
+		{"0.0.0.0:8080", "auto", false, false, true},
+		{"192.168.1.5:8080", "auto", false, false, true},
+		{":8080", "off", true, false, false},
+		{"127.0.0.1:8080", "on", false, true, true},
+		{"nonsense", "auto", false, false, true},
+	} {
+		c := Config{Listen: tt.listen, Auth: tt.auth}
+		if got := c.Loopback(); got != tt.loopback {
+			t.Errorf("%s: Loopback() = %v, want %v", tt.listen, got, tt.loopback)
+		}
+		if got := c.AccountsOn(tt.users); got != tt.on {
+			t.Errorf("%s, AUTH=%s, users %v: AccountsOn = %v, want %v", tt.listen, tt.auth, tt.users, got, tt.on)
+		}
+	}
+	if _, _, err := Load("serve", []string{"-auth", "maybe"}, func(string) string { return "" }); err == nil {
+		t.Error("AUTH=maybe accepted")
+	}
 }
