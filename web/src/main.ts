@@ -1,7 +1,10 @@
 import './style.css';
-import { route, startRouter, onRouteChange, href } from './router';
+import { route, startRouter, onRouteChange, href, appPath } from './router';
 import { leave } from './lifecycle';
 import type { View } from './router';
+import { accounts, ApiError, whenUnauthenticated } from './api';
+import { accountView, loginView, onIdentity, setIdentity, toLogin } from './views/account';
+import { h } from './dom';
 
 // Pages load on demand: the editor (CodeMirror) and the charts (ECharts) only where used.
 const lazy =
@@ -36,6 +39,42 @@ route('/results/:task', wrap(lazy(results, (m) => m.resultView)));
 route('/compare', wrap(lazy(compare, (m) => m.compareView)));
 route('/data', wrap(lazy(data, (m) => m.dataView)));
 route('/data/:source/:symbol', wrap(lazy(data, (m) => m.symbolView)));
+route('/login', wrap(loginView));
+route('/account', wrap(accountView));
+
+// The header names who is signed in (team mode) with the way to their account and out.
+const who = document.getElementById('who')!;
+onIdentity((m) => {
+  if (!m || !m.accounts) {
+    who.hidden = true;
+    who.replaceChildren();
+    return;
+  }
+  who.hidden = false;
+  who.replaceChildren(
+    h('a', { href: href('/account'), 'data-link': '', id: 'who-user', title: `Signed in as ${m.user} (${m.role})` }, `${m.user} · ${m.role}`),
+    h(
+      'button',
+      {
+        class: 'btn small ghost',
+        type: 'button',
+        id: 'sign-out',
+        onclick: async () => {
+          try {
+            await accounts.logout();
+          } finally {
+            toLogin('/');
+          }
+        },
+      },
+      'Sign out',
+    ),
+  );
+});
+// Any 401 (never signed in, session ended, user disabled) leads to sign-in.
+whenUnauthenticated((path) => {
+  if (path !== '/api/auth/login') toLogin(appPath() + window.location.search);
+});
 
 const nav = document.getElementById('nav')!;
 const toggle = document.querySelector<HTMLButtonElement>('.menu-toggle')!;
@@ -54,8 +93,19 @@ onRouteChange((path) => {
   }
   nav.classList.remove('open');
   toggle.setAttribute('aria-expanded', 'false');
-  const titles: Record<string, string> = { '/strategies': 'Strategies', '/runs': 'Runs', '/compare': 'Compare', '/data': 'Data' };
+  const titles: Record<string, string> = { '/strategies': 'Strategies', '/runs': 'Runs', '/compare': 'Compare', '/data': 'Data', '/login': 'Sign in', '/account': 'Account' };
   document.title = `${titles[current] ?? 'backtestd'} · backtestd`;
 });
 
-startRouter();
+accounts.me().then(
+  (m) => {
+    setIdentity(m);
+    startRouter();
+  },
+  (e) => {
+    // Not signed in: straight to sign-in, back here afterwards.
+    const from = appPath() + window.location.search;
+    if (e instanceof ApiError && e.status === 401 && !from.startsWith('/login')) window.history.replaceState(null, '', href(`/login?next=${encodeURIComponent(from)}`));
+    startRouter();
+  },
+);

@@ -53,8 +53,24 @@ export function detailOf(body: unknown, status: number): string {
   return `Request failed with HTTP ${status}`;
 }
 
+/**
+ * The session's CSRF token (from sign-in or GET /api/auth/me), sent with every write: the
+ * service refuses cookie-authenticated writes without it.
+ */
+let csrfToken = '';
+export function setCSRFToken(token: string | undefined): void {
+  csrfToken = token ?? '';
+}
+
+/** Called when the service answers 401 (not signed in, or the session ended). */
+let onUnauthenticated: (path: string) => void = () => {};
+export function whenUnauthenticated(fn: (path: string) => void): void {
+  onUnauthenticated = fn;
+}
+
 export async function request<T = unknown>(method: string, path: string, body?: unknown, opts: { raw?: boolean; contentType?: string } = {}): Promise<T> {
   const init: RequestInit = { method, headers: { Accept: 'application/json' } };
+  if (method !== 'GET' && csrfToken) (init.headers as Record<string, string>)['X-CSRF-Token'] = csrfToken;
   if (body !== undefined) {
     if (typeof body === 'string' && opts.contentType) {
       init.body = body;
@@ -79,6 +95,7 @@ export async function request<T = unknown>(method: string, path: string, body?: 
       data = text;
     }
   }
+  if (res.status === 401) onUnauthenticated(path);
   if (!res.ok) throw new ApiError(detailOf(data, res.status), res.status, data);
   if (isEnvelope(data) && data.code === 'error') throw new ApiError(data.message || 'The service reported an error', res.status, data);
   if (opts.raw) return data as T;

@@ -5,3 +5,4 @@ export * as strategies from './strategies';
 export * as backtests from './backtests';
 export * as results from './results';
 export * as data from './data';
+export * as accounts from './accounts';

@@ -413,12 +413,117 @@ export interface paths {
      */
     get: operations["webPage"];
   };
+  "/api/auth/login": {
+    /**
+     * Sign in (the page); sets the session cookie
+     * @description Checks a user's name and password and opens a session: the answer sets the
+     * `backtestd_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and carries the
+     * `csrf_token` that writes made with the cookie must send in `X-CSRF-Token`. Failed
+     * sign-ins are recorded in the audit log; after 10 failures from one address or for one
+     * name, one more attempt is allowed every 30 s (429 until then).
+     */
+    post: operations["login"];
+  };
+  "/api/auth/logout": {
+    /** Sign out (ends the session and clears its cookie) */
+    post: operations["logout"];
+  };
+  "/api/auth/me": {
+    /** Who the caller is, and whether accounts are on */
+    get: operations["me"];
+  };
+  "/api/users": {
+    /** List users (admins) */
+    get: operations["listUsers"];
+    /** Add a user (admins) */
+    post: operations["addUser"];
+  };
+  "/api/users/{name}": {
+    /**
+     * Change a user's role, password or whether they may sign in (admins)
+     * @description Disabling a user or changing their password ends their sessions; a disabled user's tokens stop working. The last active admin cannot be demoted or disabled (409).
+     */
+    patch: operations["updateUser"];
+  };
+  "/api/tokens": {
+    /** List API tokens (the caller's; admins anyone's) */
+    get: operations["listTokens"];
+    /** Create an API token; its secret is shown this once */
+    post: operations["createToken"];
+  };
+  "/api/tokens/{id}": {
+    /** Revoke an API token (at once) */
+    delete: operations["revokeToken"];
+  };
+  "/api/audit": {
+    /** The audit log (admins), newest first */
+    get: operations["audit"];
+  };
 }
 
 export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    /** @enum {string} */
+    Role: "admin" | "researcher" | "viewer";
+    Me: {
+      /** @description Whether accounts are on; false for the single-user service. */
+      accounts: boolean;
+      /** @description The user's name; null when accounts are off. */
+      user: string | null;
+      role: components["schemas"]["Role"];
+      /** @description A read-only API token. */
+      read_only: boolean;
+      /** @enum {string} */
+      via: "local" | "session" | "token";
+      /** @description For a session */
+      csrf_token?: string;
+    };
+    User: {
+      name: string;
+      role: components["schemas"]["Role"];
+      /** Format: date-time */
+      created_at: string;
+      disabled: boolean;
+      /** Format: date-time */
+      disabled_at: string | null;
+    };
+    Token: {
+      id: string;
+      /** @description The user it acts for */
+      user: string;
+      name: string;
+      read_only: boolean;
+      created_by: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      expires_at: string | null;
+      /**
+       * Format: date-time
+       * @description Recorded at most once a minute.
+       */
+      last_used_at: string | null;
+      /** Format: date-time */
+      revoked_at: string | null;
+    };
+    CreatedToken: components["schemas"]["Token"] & {
+      /** @description The secret, shown only now: send it as `Authorization: Bearer <token>`. */
+      token: string;
+    };
+    AuditEntry: {
+      id: number;
+      /** Format: date-time */
+      at: string;
+      /** @description The user; null for a failed sign-in. */
+      actor: string | null;
+      action: string;
+      target: string;
+      status: number;
+      remote_addr: string;
+      request_id: string;
+    };
     Error: {
       detail: string;
     };
@@ -463,6 +568,8 @@ export interface components {
       version?: number;
       /** @description `api`, or the absolute path of the file it is loaded from (STRATEGY_DIRS). */
       origin?: string;
+      /** @description The user who created it (its owner); null without accounts or for a strategy file. */
+      created_by?: string | null;
     };
     StrategyVersion: {
       strategy_id: string;
@@ -476,6 +583,8 @@ export interface components {
       content_hash: string;
       /** Format: date-time */
       created_at: string;
+      /** @description The user who saved this version; null without accounts or for a strategy file. */
+      created_by?: string | null;
       /** @description Only when reading one version. */
       code?: string;
     };
@@ -559,6 +668,8 @@ export interface components {
       started_at?: string | null;
       /** Format: date-time */
       completed_at?: string | null;
+      /** @description The user who submitted it (its owner); null without accounts. */
+      created_by?: string | null;
       strategy_id?: string;
       strategy_version?: number;
       attempt?: number;
@@ -795,6 +906,8 @@ export interface components {
       name: string;
       /** @description IANA time zone of the symbol's data: where its times are read and shown. */
       timezone: string;
+      /** @description The user who last imported its bars; null for sample data */
+      imported_by?: string | null;
     };
     Bar: {
       /** @description On import: from 1900-01-01 to 2200-01-01 (by UTC day). */
@@ -807,6 +920,24 @@ export interface components {
     };
   };
   responses: {
+    /** @description Accounts are on and the request has no valid session or API token (or the session expired, the token was revoked, the user was disabled). */
+    Unauthenticated: {
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description The caller may not do this (their role, a read-only token, a strategy or task they do not own, or a missing CSRF token). */
+    Forbidden: {
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description Too many attempts; the detail says when to try again. */
+    TooManyRequests: {
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
     /** @description The request cannot be served as asked (malformed JSON, bad dates or query values, a value outside its bounds). */
     BadRequest: {
       content: {
@@ -1955,6 +2086,226 @@ export interface operations {
           "text/html": unknown;
         };
       };
+    };
+  };
+  /**
+   * Sign in (the page); sets the session cookie
+   * @description Checks a user's name and password and opens a session: the answer sets the
+   * `backtestd_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and carries the
+   * `csrf_token` that writes made with the cookie must send in `X-CSRF-Token`. Failed
+   * sign-ins are recorded in the audit log; after 10 failures from one address or for one
+   * name, one more attempt is allowed every 30 s (429 until then).
+   */
+  login: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** Format: password */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Signed in. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Me"];
+        };
+      };
+      401: components["responses"]["Unauthenticated"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["Unprocessable"];
+      429: components["responses"]["TooManyRequests"];
+    };
+  };
+  /** Sign out (ends the session and clears its cookie) */
+  logout: {
+    responses: {
+      /** @description Signed out. */
+      204: {
+        content: never;
+      };
+      401: components["responses"]["Unauthenticated"];
+    };
+  };
+  /** Who the caller is, and whether accounts are on */
+  me: {
+    responses: {
+      /** @description The caller. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Me"];
+        };
+      };
+      401: components["responses"]["Unauthenticated"];
+    };
+  };
+  /** List users (admins) */
+  listUsers: {
+    responses: {
+      /** @description Every user by name. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["User"][];
+        };
+      };
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
+    };
+  };
+  /** Add a user (admins) */
+  addUser: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          role: components["schemas"]["Role"];
+          /** Format: password */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Added. */
+      201: {
+        content: {
+          "application/json": components["schemas"]["User"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
+    };
+  };
+  /**
+   * Change a user's role, password or whether they may sign in (admins)
+   * @description Disabling a user or changing their password ends their sessions; a disabled user's tokens stop working. The last active admin cannot be demoted or disabled (409).
+   */
+  updateUser: {
+    parameters: {
+      path: {
+        name: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          role?: components["schemas"]["Role"];
+          disabled?: boolean;
+          /** Format: password */
+          password?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The user as changed. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["User"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+    };
+  };
+  /** List API tokens (the caller's; admins anyone's) */
+  listTokens: {
+    parameters: {
+      query?: {
+        /** @description Whose tokens: the caller's when absent; admins may name anyone, or `*` for all. */
+        user?: string;
+      };
+    };
+    responses: {
+      /** @description Tokens */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Token"][];
+        };
+      };
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
+    };
+  };
+  /** Create an API token; its secret is shown this once */
+  createToken: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Whose token (admins only may name another user); the caller by default. */
+          user?: string;
+          /** @description What it is for */
+          name?: string;
+          /** @default false */
+          read_only?: boolean;
+          /** @description Lifetime: days such as 90d or a duration such as 12h; none by default. */
+          expires_in?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created. */
+      201: {
+        content: {
+          "application/json": components["schemas"]["CreatedToken"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+    };
+  };
+  /** Revoke an API token (at once) */
+  revokeToken: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The token as revoked. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Token"];
+        };
+      };
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+    };
+  };
+  /** The audit log (admins), newest first */
+  audit: {
+    parameters: {
+      query?: {
+        actor?: string;
+        /** @description An action or its prefix: `task.` for every task action. */
+        action?: string;
+        /** @description A date or RFC 3339 time (included). */
+        since?: string;
+        /** @description A date (its whole day included) or RFC 3339 time (excluded). */
+        until?: string;
+        skip?: number;
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Entries. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AuditEntry"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
     };
   };
 }

@@ -440,6 +440,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
       ['Worker', cur?.worker ?? undefined],
       ['Interrupted', lost],
       ['Created', fmtDateTime(task.created_at)],
+      ['Submitted by', task.created_by ?? undefined],
       ['Duration', task.started_at ? fmtDuration(task.started_at, task.completed_at ?? new Date().toISOString()) : undefined],
     ];
     meta.replaceChildren(...m.filter(([, v]) => v !== undefined && v !== '' && v !== null).flatMap(([k, v]) => [h('dt', null, k), h('dd', null, String(v))]));
