@@ -28,9 +28,9 @@ func TestPasswordHash(t *testing.T) {
 		{h, "correct horsE", false},
 		{h, "", false},
 		{"", "correct horse", false},
-		{"$argon2id$v=19$m=0,t=2,p=1$AAAA$AAAA", "x", false},                // no memory
+		{"$argon2id$v=19$m=0,t=2,p=1$AAAA$AAAA", "x", false}, // no memory
 		{strings.Replace(h, "argon2id", "argon2i", 1), "correct horse", false}, // another algorithm
-		{"$argon2id$v=19$m=99999999,t=2,p=1$AAAA$AAAA", "x", false},         // a hash that would exhaust memory
+		{"$argon2id$v=19$m=99999999,t=2,p=1$AAAA$AAAA", "x", false},            // a hash that would exhaust memory
 	} {
 		if got := passwordMatches(tt.encoded, tt.password); got != tt.want {
 			t.Errorf("passwordMatches(%q, %q) = %v, want %v", tt.encoded, tt.password, got, tt.want)

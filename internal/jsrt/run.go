@@ -23,7 +23,11 @@ type RunConfig struct {
 	// TimeZone (an IANA name, "" for UTC) is the zone the strategy's Date objects tell
 	// local time in. JavaScript's local time is the process's (time.Local): Run uses it as
 	// it is, and the runner starts the child that runs the strategy with TZ set to this.
-	TimeZone      string
+	TimeZone string
+	// Owner is who the run is for (a user; "" for nobody). Run ignores it; the runner
+	// reuses a process only for runs of the same owner, so one user's code never runs in a
+	// process another user's run has been in.
+	Owner         string
 	WallTimeLimit time.Duration // 0 means DefaultWallTimeLimit
 	MemoryLimit   uint64        // bytes of heap growth; 0 means DefaultMemoryLimit
 	OnProgress    func(current, total int)

@@ -10,7 +10,8 @@ import (
 	"github.com/backtestd/backtestd/internal/runner"
 )
 
-// A child that completed a run serves further runs of the same code only: other code gets
+// A child that completed a run serves further runs of the same code for the same owner
+// only: other code, or another owner's run, gets
 // another process, a failed run ends the child, and an unused child ends after a while.
 // Results do not depend on which child ran them.
 func TestReuseOnlyForSameCode(t *testing.T) {
@@ -61,6 +62,15 @@ func TestReuseOnlyForSameCode(t *testing.T) {
 	idle = p.IdlePIDs()
 	if len(idle) != 2 || idle[0] != a || idle[1] == a {
 		t.Fatalf("after other code ran, waiting: %v, want %d (first code) and another process", idle, a)
+	}
+
+	// The same code for another user: another process too (a child serves one owner).
+	if _, err := p.Run(ctx, jsrt.RunConfig{Code: code, Feeds: feeds(1000), Cash: 10000, Owner: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	idle = p.IdlePIDs()
+	if len(idle) != 3 || !slices.Contains(idle, a) {
+		t.Fatalf("after bob's run of the same code, waiting: %v, want %d and two other processes", idle, a)
 	}
 
 	if _, err := run(code, map[string]any{"fail": true}); err == nil {

@@ -401,7 +401,7 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 	if zone == "UTC" {
 		zone = ""
 	}
-	key := sha256.Sum256([]byte(zone + "\x00" + cfg.Code))
+	key := sha256.Sum256([]byte(cfg.Owner + "\x00" + zone + "\x00" + cfg.Code))
 	final, fail, err := p.do(ctx, req, &key, zone, func(m message) {
 		switch {
 		case m.Progress != nil && cfg.OnProgress != nil:

@@ -204,6 +204,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, 
 		Cash:          t.InitialCash,
 		Commission:    t.Commission,
 		TimeZone:      t.Timezone,
+		Owner:         ownerOf(t),
 		WallTimeLimit: s.cfg.RunTimeout,
 		MemoryLimit:   s.cfg.MemoryLimit,
 		OnProgress:    prog.report,
@@ -472,4 +473,12 @@ func (c *cpuSlots) acquire(ctx context.Context) (release func(), ok bool) {
 func (c *cpuSlots) release() {
 	<-c.sem
 	c.releases.Add(1)
+}
+
+// ownerOf is the user a task runs for ("" for nobody).
+func ownerOf(t store.Task) string {
+	if t.CreatedBy == nil {
+		return ""
+	}
+	return *t.CreatedBy
 }
