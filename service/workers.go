@@ -62,7 +62,8 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 		}
 	}
 	svc := tasks.New(tasks.Config{RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
-		LogDir: cfg.LogDir, CPUSlots: slots, Runner: runners, Lease: cfg.LeaseTimeout}, st, log)
+		LogDir: cfg.LogDir, CPUSlots: slots, Runner: runners, Lease: cfg.LeaseTimeout,
+		UserMaxRunning: cfg.UserMaxRunning}, st, log)
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{

@@ -22,21 +22,24 @@ type Config struct {
 	Workers     int      // WORKERS: concurrent backtests per process; 0 disables workers in serve
 	CORSOrigins []string // CORS_ORIGINS, comma-separated; empty or "*" allows any origin without credentials (refused with accounts on)
 	// Auth (AUTH) is auto, on or off: whether requests need a user (see AccountsOn).
-	Auth         string
-	SessionTTL   time.Duration // SESSION_TTL: how long a sign-in lasts
-	StrategyDirs []string      // STRATEGY_DIRS, colon-separated
-	LogLevel     slog.Level    // LOG_LEVEL: debug, info, warn, error
-	LogDir       string        // LOG_DIR: task logs are also appended to files here
-	SampleData   bool          // SAMPLE_DATA: load generated sample bars at start-up
-	ImportDir    string        // IMPORT_DIR: watched folder the built-in source refreshes symbols from
-	RunTimeout   time.Duration // RUN_TIMEOUT: wall-time limit of one backtest
-	RunMemoryMB  int           // RUN_MEMORY_MB: memory budget of one backtest
-	RescueAfter  time.Duration // RESCUE_AFTER: run time after which a job counts as stuck (worker died) and runs again; 0 derives it from RunTimeout
-	LeaseTimeout time.Duration // LEASE_TIMEOUT: a running task whose worker has not renewed its lease this long runs again elsewhere
-	CPUSlots     int           // CPU_SLOTS: engine runs computing at once in this process; 0 no limit, -1 automatic
-	RunnersWarm  int           // RUNNERS_WARM: runner processes kept started and waiting for strategy code
-	RunLogLines  int           // RUN_LOG_LINES: log lines one run may write before its log is truncated
-	RunLogMB     int           // RUN_LOG_MB: log megabytes one run may write before its log is truncated
+	Auth       string
+	SessionTTL time.Duration // SESSION_TTL: how long a sign-in lasts
+	// UserMaxRunning (USER_MAX_RUNNING) is how many backtests of one user run at once over
+	// all workers; 0 no limit. Default: half of WORKERS, at least 1.
+	UserMaxRunning int
+	StrategyDirs   []string      // STRATEGY_DIRS, colon-separated
+	LogLevel       slog.Level    // LOG_LEVEL: debug, info, warn, error
+	LogDir         string        // LOG_DIR: task logs are also appended to files here
+	SampleData     bool          // SAMPLE_DATA: load generated sample bars at start-up
+	ImportDir      string        // IMPORT_DIR: watched folder the built-in source refreshes symbols from
+	RunTimeout     time.Duration // RUN_TIMEOUT: wall-time limit of one backtest
+	RunMemoryMB    int           // RUN_MEMORY_MB: memory budget of one backtest
+	RescueAfter    time.Duration // RESCUE_AFTER: run time after which a job counts as stuck (worker died) and runs again; 0 derives it from RunTimeout
+	LeaseTimeout   time.Duration // LEASE_TIMEOUT: a running task whose worker has not renewed its lease this long runs again elsewhere
+	CPUSlots       int           // CPU_SLOTS: engine runs computing at once in this process; 0 no limit, -1 automatic
+	RunnersWarm    int           // RUNNERS_WARM: runner processes kept started and waiting for strategy code
+	RunLogLines    int           // RUN_LOG_LINES: log lines one run may write before its log is truncated
+	RunLogMB       int           // RUN_LOG_MB: log megabytes one run may write before its log is truncated
 	// ShutdownGrace (SHUTDOWN_GRACE) is how long running backtests may take to finish when
 	// the process is told to stop; the rest go back to the queue.
 	ShutdownGrace time.Duration
@@ -68,6 +71,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		hdrTO, readTO, idleTO, hdrMax string
 		wsMax, wsPerAddr, wsRate      string
 		wsBurst, lease, sessionTTL    string
+		userMax                       string
 	)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private cluster in the data dir")
@@ -77,6 +81,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&workers, "workers", env("WORKERS", "10"), "concurrent backtests in this process (0: none)")
 	fs.StringVar(&cors, "cors-origins", env("CORS_ORIGINS", ""), "origins other web pages may call the API from, comma-separated (empty or *: any, without credentials; with accounts on, only listed ones)")
 	fs.StringVar(&c.Auth, "auth", env("AUTH", "auto"), "accounts: auto (on when users exist or listening beyond loopback), on, or off (no sign-in: only for one user on a trusted machine)")
+	fs.StringVar(&userMax, "user-max-running", env("USER_MAX_RUNNING", "auto"), "backtests of one user running at once over all workers (auto: half of -workers, at least 1; 0: no limit); the rest wait while others' run")
 	fs.StringVar(&sessionTTL, "session-ttl", env("SESSION_TTL", "12h"), "how long a sign-in to the page lasts")
 	fs.StringVar(&dirs, "strategy-dirs", env("STRATEGY_DIRS", ""), "folders of *.js strategies to load and watch, colon-separated")
 	fs.StringVar(&level, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
@@ -138,6 +143,12 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	if c.SessionTTL, err = time.ParseDuration(sessionTTL); err != nil || c.SessionTTL < time.Minute {
 		return c, fs, fmt.Errorf("session-ttl: want a duration of at least 1m such as 12h, got %q", sessionTTL)
+	}
+	c.UserMaxRunning = max(1, c.Workers/2)
+	if userMax != "auto" {
+		if c.UserMaxRunning, err = strconv.Atoi(userMax); err != nil || c.UserMaxRunning < 0 {
+			return c, fs, fmt.Errorf("user-max-running: want auto or a number >= 0 (0: no limit), got %q", userMax)
+		}
 	}
 	if c.Auth != "auto" && c.Auth != "on" && c.Auth != "off" {
 		return c, fs, fmt.Errorf("auth: want auto, on or off, got %q", c.Auth)

@@ -94,6 +94,22 @@ func (q *Queries) CompleteTask(ctx context.Context, db DBTX, arg CompleteTaskPar
 	return completed_at, err
 }
 
+const countOwnerRunning = `-- name: CountOwnerRunning :one
+SELECT count(*) FROM tasks WHERE created_by = $1 AND status = 'running' AND id <> $2
+`
+
+type CountOwnerRunningParams struct {
+	Owner *string `json:"owner"`
+	ID    string  `json:"id"`
+}
+
+func (q *Queries) CountOwnerRunning(ctx context.Context, db DBTX, arg CountOwnerRunningParams) (int64, error) {
+	row := db.QueryRow(ctx, countOwnerRunning, arg.Owner, arg.ID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const createTask = `-- name: CreateTask :one
 INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, symbols, timeframe,
                    benchmark, timezone, start_date, end_date, initial_cash, commission, strategy_params, session_id, created_by)
@@ -483,6 +499,17 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 	return items, nil
 }
 
+const lockOwner = `-- name: LockOwner :exec
+SELECT pg_advisory_xact_lock(hashtext('backtestd.owner:' || $1::text))
+`
+
+// Serialises starting the tasks of one owner until the end of the transaction, so that two
+// workers cannot both start the owner's task past their limit.
+func (q *Queries) LockOwner(ctx context.Context, db DBTX, owner string) error {
+	_, err := db.Exec(ctx, lockOwner, owner)
+	return err
+}
+
 const reapLostTasks = `-- name: ReapLostTasks :many
 WITH lost AS (
     SELECT id, worker, heartbeat_at FROM tasks
@@ -776,6 +803,17 @@ func (q *Queries) TaskDefaultSource(ctx context.Context, db DBTX) (TaskDefaultSo
 	var i TaskDefaultSourceRow
 	err := row.Scan(&i.Name, &i.DefaultSymbol)
 	return i, err
+}
+
+const taskOwner = `-- name: TaskOwner :one
+SELECT created_by FROM tasks WHERE id = $1
+`
+
+func (q *Queries) TaskOwner(ctx context.Context, db DBTX, id string) (*string, error) {
+	row := db.QueryRow(ctx, taskOwner, id)
+	var created_by *string
+	err := row.Scan(&created_by)
+	return created_by, err
 }
 
 const taskRecordedVersion = `-- name: TaskRecordedVersion :one

@@ -76,6 +76,7 @@ type opts struct {
 	runTimeout time.Duration
 	logDir     string
 	cpuSlots   int
+	userMax    int // Config.UserMaxRunning
 }
 
 func quietLog() *slog.Logger {
@@ -108,7 +109,7 @@ func setup(t *testing.T, o opts) *bundle {
 	if o.runTimeout == 0 {
 		o.runTimeout = 30 * time.Second
 	}
-	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, CPUSlots: o.cpuSlots, Runner: runnertest.Pool(t)}, st, quietLog())
+	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, CPUSlots: o.cpuSlots, Runner: runnertest.Pool(t), UserMaxRunning: o.userMax}, st, quietLog())
 	b.client, err = jobs.NewClient(st.Pool, jobs.Config{Workers: o.workers, RunTimeout: o.runTimeout, Logger: quietLog()}, b.svc)
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,9 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	jobID := job.ID
 	lease := rand.Int64()
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if err := s.fairShare(ctx, tx, args.TaskID); err != nil {
+			return err
+		}
 		var err error
 		if row, err = s.q.StartTask(ctx, tx, store.StartTaskParams{ID: args.TaskID, Attempt: attempt, Lease: &lease,
 			Worker: &s.worker, JobID: &jobID}); err != nil {
@@ -63,6 +66,11 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
+	}
+	if errors.Is(err, errOwnerBusy) {
+		// Back to the queue without spending an attempt, behind what others submitted
+		// meanwhile; the jitter spreads the owner's waiting tasks.
+		return river.JobSnooze(ownerWait + time.Duration(rand.Int64N(int64(ownerWait))))
 	}
 	if err != nil {
 		return s.infraError(job, row, fmt.Errorf("start %s: %w", args.TaskID, err))
@@ -481,4 +489,34 @@ func ownerOf(t store.Task) string {
 		return ""
 	}
 	return *t.CreatedBy
+}
+
+// errOwnerBusy is a task whose owner already runs Config.UserMaxRunning tasks.
+var errOwnerBusy = errors.New("the owner runs as many tasks as allowed")
+
+// ownerWait is how long a task waits before trying again when its owner is busy (plus up
+// to as much again).
+const ownerWait = 2 * time.Second
+
+// fairShare refuses (errOwnerBusy) to start task id while its owner runs UserMaxRunning
+// tasks, counted under a lock on the owner held until tx ends.
+func (s *Service) fairShare(ctx context.Context, tx pgx.Tx, id string) error {
+	if s.cfg.UserMaxRunning <= 0 {
+		return nil
+	}
+	owner, err := s.q.TaskOwner(ctx, tx, id)
+	if err != nil || owner == nil {
+		return err // not found: StartTask says so
+	}
+	if err := s.q.LockOwner(ctx, tx, *owner); err != nil {
+		return fmt.Errorf("lock owner: %w", err)
+	}
+	n, err := s.q.CountOwnerRunning(ctx, tx, store.CountOwnerRunningParams{Owner: owner, ID: id})
+	if err != nil {
+		return fmt.Errorf("count running: %w", err)
+	}
+	if n >= int64(s.cfg.UserMaxRunning) {
+		return errOwnerBusy
+	}
+	return nil
 }

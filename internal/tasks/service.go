@@ -75,6 +75,10 @@ type Config struct {
 	// Lease is how long a running task's worker may go without renewing its lease before
 	// Reap queues the task again (0: DefaultLease).
 	Lease time.Duration
+	// UserMaxRunning is how many tasks of one user run at once over all workers (0: no
+	// limit). The user's other tasks wait, and the queue serves other users meanwhile.
+	// Tasks without an owner (accounts off) are not limited.
+	UserMaxRunning int
 }
 
 // Runner runs one backtest of strategy code. Failures of the strategy are *jsrt.RunError;
