@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -428,5 +429,35 @@ func TestAuditLog(t *testing.T) {
 	var n int
 	if err := e.st.Pool.QueryRow(context.Background(), `SELECT count(*) FROM bi_audit WHERE actor = 'alice'`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("bi_audit: %d rows for alice, %v", n, err)
+	}
+}
+
+// TestAccessUnderBasePath: the rules hold for a service mounted under a prefix.
+func TestAccessUnderBasePath(t *testing.T) {
+	t.Parallel()
+	e := newTeamEnv(t)
+	srv := httptest.NewServer(New(Config{BasePath: "/bt"}, Deps{Store: e.st, Logger: quietLogger(), Strategies: StrategiesForTest(t, e.st), Auth: e.auth}))
+	t.Cleanup(srv.Close)
+	e.srv = srv
+	for _, c := range []struct {
+		who, method, path string
+		want              int
+	}{
+		{"", "GET", "/bt/health", 200},
+		{"", "GET", "/bt/api/strategies", 401},
+		{"", "GET", "/bt/api/strategies/", 401},
+		{"viewer", "GET", "/bt/api/strategies", 200},
+		{"viewer", "POST", "/bt/api/strategies", 403},
+		{"viewer", "POST", "/bt/api/strategies/", 403},
+		{"researcher", "PUT", "/bt/api/strategies/str_1", 403},
+		{"researcher", "GET", "/bt/api/audit", 403},
+	} {
+		body := ""
+		if c.method != "GET" {
+			body = "{}"
+		}
+		if s, _ := e.as(t, c.who, c.method, c.path, body); s != c.want {
+			t.Errorf("%s %s as %q: %d, want %d", c.method, c.path, c.who, s, c.want)
+		}
 	}
 }

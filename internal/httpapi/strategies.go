@@ -174,14 +174,13 @@ func (h *strategyHandlers) delete(w http.ResponseWriter, r *http.Request) error 
 // mayModify refuses a caller who may not change strategy id; an unknown id passes, for the
 // route to answer 404 as the spec says.
 func (h *strategyHandlers) mayModify(r *http.Request, id string) error {
-	st, err := h.svc.Get(r.Context(), id)
-	if err != nil {
-		if e, ok := apperr.As(err); ok && e.Kind == apperr.KindNotFound {
-			return nil
+	return mayModify(r, "strategy "+id, func() (*string, error) {
+		st, err := h.svc.Get(r.Context(), id)
+		if err != nil {
+			return nil, err
 		}
-		return err
-	}
-	return auth.MayModify(caller(r), "strategy "+id, deref(st.CreatedBy))
+		return st.CreatedBy, nil
+	})
 }
 
 func (h *strategyHandlers) params(w http.ResponseWriter, r *http.Request) error {

@@ -129,21 +129,10 @@ func (h *taskHandlers) retry(w http.ResponseWriter, r *http.Request) error {
 // mayModify refuses a caller who may not cancel or retry task id; an unknown id passes, for
 // the route to answer as the spec says.
 func (h *taskHandlers) mayModify(r *http.Request, id string) error {
-	t, err := h.svc.Get(r.Context(), id)
-	if err != nil {
-		if e, ok := apperr.As(err); ok && e.Kind == apperr.KindNotFound {
-			return nil
-		}
-		return err
-	}
-	return auth.MayModify(caller(r), "task "+id, deref(t.CreatedBy))
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
+	return mayModify(r, "task "+id, func() (*string, error) {
+		t, err := h.svc.Get(r.Context(), id)
+		return t.CreatedBy, err
+	})
 }
 
 func (h *taskHandlers) progress(w http.ResponseWriter, r *http.Request) error {
