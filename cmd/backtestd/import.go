@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
-	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/service"
@@ -28,8 +27,7 @@ func importBars(ctx context.Context, args []string, getenv func(string) string, 
 	name := fs.String("name", "", "display name of the symbol (kept when empty)")
 	tf := fs.String("timeframe", "", "bar interval: "+strings.Join(marketdata.Timeframes, ", ")+" (default: inferred from the bars)")
 	zone := fs.String("timezone", "", "IANA time zone of times without an offset in the file (default: the symbol's, UTC for a new one)")
-	dbURL := fs.String("database-url", getenv("DATABASE_URL"), "PostgreSQL URL; empty uses the private cluster in the data dir")
-	dataDir := fs.String("data-dir", "", "folder of the private PostgreSQL cluster (default: BACKTESTD_DATA_DIR or .data)")
+	db := addDBFlags(fs, getenv)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: backtestd import --symbol X [--source builtin] [--name N] [--timeframe 1d] [--timezone America/New_York] FILE.csv|FILE.json")
@@ -46,13 +44,9 @@ func importBars(ctx context.Context, args []string, getenv func(string) string, 
 	if _, err := os.Stat(path); err != nil {
 		return err
 	}
-	cfg, _, err := config.Load("import", nil, getenv)
+	cfg, err := db.config("import", getenv)
 	if err != nil {
 		return err
-	}
-	cfg.DatabaseURL = *dbURL
-	if *dataDir != "" {
-		cfg.DataDir = *dataDir
 	}
 	read := func(loc *time.Location) ([]engine.Bar, error) {
 		bars, err := readBarFile(path, loc)

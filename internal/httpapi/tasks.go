@@ -129,10 +129,7 @@ func (h *taskHandlers) retry(w http.ResponseWriter, r *http.Request) error {
 // mayModify refuses a caller who may not cancel or retry task id; an unknown id passes, for
 // the route to answer as the spec says.
 func (h *taskHandlers) mayModify(r *http.Request, id string) error {
-	return mayModify(r, "task "+id, func() (*string, error) {
-		t, err := h.svc.Get(r.Context(), id)
-		return t.CreatedBy, err
-	})
+	return mayModify(r, "task "+id, func() (*string, error) { return h.svc.Owner(r.Context(), id) })
 }
 
 func (h *taskHandlers) progress(w http.ResponseWriter, r *http.Request) error {

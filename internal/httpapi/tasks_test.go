@@ -123,6 +123,12 @@ func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 // do sends a JSON request and decodes any JSON answer.
 func (e *taskEnv) do(t *testing.T, method, path, body string) (int, any) {
 	t.Helper()
+	return e.doAs(t, e.token, method, path, body)
+}
+
+// doAs is do with the API token given ("" for none).
+func (e *taskEnv) doAs(t *testing.T, token, method, path, body string) (int, any) {
+	t.Helper()
 	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -130,8 +136,8 @@ func (e *taskEnv) do(t *testing.T, method, path, body string) (int, any) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if e.token != "" {
-		req.Header.Set("Authorization", "Bearer "+e.token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -54,13 +54,13 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	jobID := job.ID
 	lease := rand.Int64()
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		if err := s.fairShare(ctx, tx, args.TaskID); err != nil {
-			return err
-		}
 		var err error
 		if row, err = s.q.StartTask(ctx, tx, store.StartTaskParams{ID: args.TaskID, Attempt: attempt, Lease: &lease,
 			Worker: &s.worker, JobID: &jobID}); err != nil {
 			return err
+		}
+		if err := s.fairShare(ctx, tx, row); err != nil {
+			return err // rolls the start back
 		}
 		return s.q.StartTaskAttempt(ctx, tx, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID, Worker: &s.worker})
 	})
@@ -498,20 +498,18 @@ var errOwnerBusy = errors.New("the owner runs as many tasks as allowed")
 // to as much again).
 const ownerWait = 2 * time.Second
 
-// fairShare refuses (errOwnerBusy) to start task id while its owner runs UserMaxRunning
-// tasks, counted under a lock on the owner held until tx ends.
-func (s *Service) fairShare(ctx context.Context, tx pgx.Tx, id string) error {
-	if s.cfg.UserMaxRunning <= 0 {
+// fairShare refuses (errOwnerBusy) the start of task t, just marked running in tx, while
+// its owner runs UserMaxRunning other tasks, counted under a lock on the owner held until
+// tx ends (so two workers cannot both start the owner's next task). A task without an
+// owner costs no query.
+func (s *Service) fairShare(ctx context.Context, tx pgx.Tx, t store.Task) error {
+	if s.cfg.UserMaxRunning <= 0 || t.CreatedBy == nil {
 		return nil
 	}
-	owner, err := s.q.TaskOwner(ctx, tx, id)
-	if err != nil || owner == nil {
-		return err // not found: StartTask says so
-	}
-	if err := s.q.LockOwner(ctx, tx, *owner); err != nil {
+	if err := s.q.LockOwner(ctx, tx, *t.CreatedBy); err != nil {
 		return fmt.Errorf("lock owner: %w", err)
 	}
-	n, err := s.q.CountOwnerRunning(ctx, tx, store.CountOwnerRunningParams{Owner: owner, ID: id})
+	n, err := s.q.CountOwnerRunning(ctx, tx, store.CountOwnerRunningParams{Owner: t.CreatedBy, ID: t.ID})
 	if err != nil {
 		return fmt.Errorf("count running: %w", err)
 	}

@@ -656,6 +656,18 @@ func localTime(t *time.Time) *time.Time {
 	return &l
 }
 
+// Owner is who submitted task id (nil: nobody); a 404 for an unknown id.
+func (s *Service) Owner(ctx context.Context, id string) (*string, error) {
+	owner, err := s.q.TaskOwner(ctx, s.db.Pool, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, TaskNotFound(id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("owner of %s: %w", id, err)
+	}
+	return owner, nil
+}
+
 // Progress returns the progress record of a task.
 func (s *Service) Progress(ctx context.Context, id string) (ProgressInfo, error) {
 	row, err := s.q.GetTask(ctx, s.db.Pool, id)

@@ -6,20 +6,14 @@ import { confirmDialog, empty, errorBox, field, h, toast } from '../dom';
 import { fmtDateTime } from '../format';
 import { navigate } from '../router';
 
-/** The page's identity, shown in the header; null until known. */
-let current: Me | null = null;
+/** Told the page's identity (shown in the header): on sign-in, at start, on sign-out. */
 let onChange: (m: Me | null) => void = () => {};
-
-export function whoAmI(): Me | null {
-  return current;
-}
 
 export function onIdentity(fn: (m: Me | null) => void): void {
   onChange = fn;
 }
 
 export function setIdentity(m: Me | null): void {
-  current = m;
   onChange(m);
 }
 
