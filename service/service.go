@@ -38,6 +38,7 @@ import (
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/strategy"
 	"github.com/backtestd/backtestd/internal/strategydir"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Config is the service's settings: those of `backtestd serve`, each documented with its
@@ -70,6 +71,7 @@ type Service struct {
 	tasks   *taskRuntime
 	stopHub func()
 	handler http.Handler
+	metrics *prometheus.Registry
 }
 
 // New opens the database (cfg.DatabaseURL, or a private cluster in cfg.DataDir when it is
@@ -107,6 +109,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
 		Data:       data,
 		Results:    res,
 		Report:     report.New(res, data.Bars),
+		Metrics:    s.metrics,
 	})
 	return s, nil
 }
@@ -144,6 +147,7 @@ func open(ctx context.Context, cfg Config, log *slog.Logger, serving bool) (*Ser
 		s.Close()
 		return nil, err
 	}
+	s.metrics = s.newRegistry(cfg.Workers, serving)
 	return s, nil
 }
 

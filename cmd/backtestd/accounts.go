@@ -185,7 +185,7 @@ func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 }
 
 const tokenUsage = `usage:
-  backtestd token create --user NAME [--name ci] [--read-only] [--expires 90d]   (prints the token once)
+  backtestd token create --user NAME [--name ci] [--read-only | --metrics] [--expires 90d]   (prints the token once)
   backtestd token list [--user NAME]
   backtestd token revoke ID
 `
@@ -203,6 +203,7 @@ func tokenCmd(ctx context.Context, args []string, getenv func(string) string, st
 	user := fs.String("user", "", "the user the token acts for, with their role")
 	name := fs.String("name", "", "what the token is for, e.g. ci")
 	readOnly := fs.Bool("read-only", false, "the token may only read")
+	metrics := fs.Bool("metrics", false, "the token may only read /metrics (for a Prometheus server)")
 	expires := fs.String("expires", "", "lifetime: days such as 90d or a duration such as 12h (default: no expiry)")
 	fs.Usage = func() { fmt.Fprint(stderr, tokenUsage); fs.PrintDefaults() }
 	pos, err := parseWithArgs(fs, args[1:])
@@ -231,7 +232,7 @@ func tokenCmd(ctx context.Context, args []string, getenv func(string) string, st
 	defer closeDB()
 	switch sub {
 	case "create":
-		secret, t, err := a.CreateToken(ctx, auth.Identity{}, auth.NewToken{User: *user, Name: *name, ReadOnly: *readOnly, TTL: ttl})
+		secret, t, err := a.CreateToken(ctx, auth.Identity{}, auth.NewToken{User: *user, Name: *name, ReadOnly: *readOnly, Metrics: *metrics, TTL: ttl})
 		if err != nil {
 			return publicError(err)
 		}
@@ -260,7 +261,10 @@ func tokenCmd(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintln(tw, "ID\tUSER\tNAME\tACCESS\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
 	for _, t := range tokens {
 		access := "read-write"
-		if t.ReadOnly {
+		switch {
+		case t.Metrics:
+			access = "metrics"
+		case t.ReadOnly:
 			access = "read-only"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Name, access, when(&t.CreatedAt), when(t.ExpiresAt), when(t.LastUsedAt), when(t.RevokedAt))

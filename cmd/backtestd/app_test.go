@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/config"
+	"github.com/backtestd/backtestd/internal/logtest"
 	"github.com/backtestd/backtestd/internal/pgtest"
 	"github.com/backtestd/backtestd/service"
 )
@@ -77,6 +79,11 @@ func TestAppOnPortZero(t *testing.T) {
 	if sum, _ := call("GET", "/api/results/"+id+"/summary", "")["data"].(map[string]any); sum["total_trades"] != 1.0 {
 		t.Errorf("summary %v", sum)
 	}
+	waitMetrics(t, base+"/metrics", `backtestd_workers 2`, `backtestd_tasks{state="completed"} 1`,
+		`backtestd_task_run_seconds_count{outcome="completed"} 1`, `backtestd_db_pool_max_connections{pool="api"}`,
+		`backtestd_db_pool_connections{pool="workers",state="idle"}`, `backtestd_runner_processes`, `backtestd_runner_busy 0`,
+		`backtestd_http_request_duration_seconds_count{code="200",method="GET",route="/api/backtests/{task_id}"}`,
+		`go_goroutines`, `process_resident_memory_bytes`)
 
 	stop() // as SIGTERM does
 	select {
@@ -89,5 +96,70 @@ func TestAppOnPortZero(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/health"); err == nil {
 		t.Error("the app still answers after Run returned")
+	}
+}
+
+// waitMetrics reads url until its metrics hold every line prefix in want (a run is counted
+// a moment after its task shows completed), and fails the test if they do not in time.
+func waitMetrics(t *testing.T, url string, want ...string) {
+	t.Helper()
+	var missing []string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", url, res.StatusCode, b)
+		}
+		missing = missing[:0]
+		for _, w := range want {
+			if !strings.Contains("\n"+string(b), "\n"+w) {
+				missing = append(missing, w)
+			}
+		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, w := range missing {
+		t.Errorf("%s lacks %s", url, w)
+	}
+}
+
+// TestWorkerServesMetrics: `backtestd worker -metrics-listen` serves its metrics, and
+// stops with the worker.
+func TestWorkerServesMetrics(t *testing.T) {
+	t.Parallel()
+	var logs logtest.Buffer
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- worker(ctx, []string{"-database-url", pgtest.NewDatabase(t), "-workers", "3", "-metrics-listen", "127.0.0.1:0"},
+			func(string) string { return "" }, &logs)
+	}()
+	addr := regexp.MustCompile(`msg="serving /metrics" addr=(\S+)`)
+	var m []string
+	for deadline := time.Now().Add(time.Minute); m == nil; time.Sleep(50 * time.Millisecond) {
+		if m = addr.FindStringSubmatch(logs.String()); m == nil && time.Now().After(deadline) {
+			stop()
+			t.Fatalf("the worker did not serve /metrics:\n%s", logs.String())
+		}
+	}
+	waitMetrics(t, "http://"+m[1]+"/metrics", `backtestd_workers 3`, `backtestd_tasks{state="pending"} 0`,
+		`backtestd_db_pool_connections{pool="workers",state="acquired"}`, `backtestd_runner_processes`)
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the worker did not stop")
+	}
+	if _, err := http.Get("http://" + m[1] + "/metrics"); err == nil {
+		t.Error("/metrics still answers after the worker stopped")
 	}
 }

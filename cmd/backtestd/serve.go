@@ -92,8 +92,28 @@ func worker(ctx context.Context, args []string, getenv func(string) string, stde
 		return err
 	}
 	log.Info("worker running", "workers", cfg.Workers)
+	var metrics *http.Server
+	if cfg.MetricsListen != "" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", svc.MetricsHandler())
+		metrics = &http.Server{Addr: cfg.MetricsListen, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		ln, err := net.Listen("tcp", cfg.MetricsListen)
+		if err != nil {
+			svc.Close()
+			return fmt.Errorf("metrics: %w", err)
+		}
+		log.Info("serving /metrics", "addr", ln.Addr().String())
+		go func() {
+			if err := metrics.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics server", "err", err)
+			}
+		}()
+	}
 	<-ctx.Done()
 	log.Info("worker stopping")
+	if metrics != nil {
+		_ = metrics.Close()
+	}
 	svc.Close()
 	return nil
 }

@@ -47,13 +47,13 @@ FROM sessions s JOIN users u ON u.name = s.user_name
 WHERE s.secret_hash = $1 AND s.expires_at > now() AND u.disabled_at IS NULL;
 
 -- name: InsertToken :one
-INSERT INTO api_tokens (user_name, name, secret_hash, read_only, created_by, expires_at)
-VALUES (@user_name, @name, @secret_hash, @read_only, @created_by, @expires_at)
+INSERT INTO api_tokens (user_name, name, secret_hash, read_only, metrics_only, created_by, expires_at)
+VALUES (@user_name, @name, @secret_hash, @read_only, @metrics_only, @created_by, @expires_at)
 RETURNING *;
 
 -- name: TokenIdentity :one
 -- The live token with this secret and its user: not revoked, not expired, user enabled.
-SELECT t.id, t.read_only, t.last_used_at, u.name, u.role
+SELECT t.id, t.read_only, t.metrics_only, t.last_used_at, u.name, u.role
 FROM api_tokens t JOIN users u ON u.name = t.user_name
 WHERE t.secret_hash = $1 AND t.revoked_at IS NULL
   AND (t.expires_at IS NULL OR t.expires_at > now()) AND u.disabled_at IS NULL;

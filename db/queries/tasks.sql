@@ -186,3 +186,14 @@ SELECT pg_advisory_xact_lock(hashtext('backtestd.owner:' || @owner::text));
 
 -- name: CountOwnerRunning :one
 SELECT count(*) FROM tasks WHERE created_by = @owner AND status = 'running' AND id <> @id;
+
+-- name: TaskStateCounts :many
+-- How many tasks are in each state, for /metrics.
+SELECT status, count(*)::bigint AS tasks FROM tasks GROUP BY status;
+
+-- name: OldestPendingWait :one
+-- How long the longest-waiting pending task has waited since its current attempt was
+-- queued (0 when none waits), for /metrics.
+SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(COALESCE(a.created_at, t.created_at))), 0)::float8
+FROM tasks t LEFT JOIN task_attempts a ON a.task_id = t.id AND a.attempt = t.attempt
+WHERE t.status = 'pending';

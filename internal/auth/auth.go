@@ -49,6 +49,7 @@ type Identity struct {
 	User     string // the user's name; empty for the single user when accounts are off
 	Role     Role
 	ReadOnly bool   // a read-only API token: reads only, whatever the role
+	Metrics  bool   // a metrics token: reads /metrics only, whatever the role
 	Via      Via    //
 	CSRF     string // the session's CSRF token, which cookie-authenticated writes must send
 	TokenID  string // the API token used, for ViaToken
@@ -69,9 +70,10 @@ const (
 	Create             // researchers and admins: creates something the caller will own
 	Owner              // researchers and admins; the handler checks that the caller owns the target
 	Admin              // admins only
+	Metrics            // admins, and metrics tokens (which may call nothing else): /metrics
 )
 
-var ruleNames = [...]string{"public", "signed", "self", "create", "owner", "admin"}
+var ruleNames = [...]string{"public", "signed", "self", "create", "owner", "admin", "metrics"}
 
 func (r Rule) String() string { return ruleNames[r] }
 
@@ -84,6 +86,9 @@ func (r Rule) Check(id *Identity, write bool) error {
 	if id == nil {
 		return apperr.Unauthenticated("Not signed in: sign in, or send an API token as 'Authorization: Bearer <token>'")
 	}
+	if id.Metrics && r != Metrics {
+		return apperr.Forbidden("Forbidden: this API token reads /metrics only")
+	}
 	if write && id.ReadOnly {
 		return apperr.Forbidden("Forbidden: this API token is read-only")
 	}
@@ -95,6 +100,10 @@ func (r Rule) Check(id *Identity, write bool) error {
 	case Admin:
 		if id.Role != RoleAdmin {
 			return apperr.Forbidden("Forbidden: only an admin may do this")
+		}
+	case Metrics:
+		if id.Role != RoleAdmin && !id.Metrics {
+			return apperr.Forbidden("Forbidden: only an admin or a metrics token may read the metrics")
 		}
 	}
 	return nil

@@ -265,6 +265,7 @@ type Token struct {
 	User       string     `json:"user"`
 	Name       string     `json:"name"`
 	ReadOnly   bool       `json:"read_only"`
+	Metrics    bool       `json:"metrics_only"`
 	CreatedBy  *string    `json:"created_by"`
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  *time.Time `json:"expires_at"`
@@ -273,7 +274,7 @@ type Token struct {
 }
 
 func tokenOf(t store.ApiToken) Token {
-	return Token{ID: t.ID, User: t.UserName, Name: t.Name, ReadOnly: t.ReadOnly, CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+	return Token{ID: t.ID, User: t.UserName, Name: t.Name, ReadOnly: t.ReadOnly, Metrics: t.MetricsOnly, CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
 }
 
 // NewToken is what CreateToken is asked for.
@@ -281,6 +282,7 @@ type NewToken struct {
 	User     string        // whose token; it acts with their role
 	Name     string        // what it is for, e.g. "ci"
 	ReadOnly bool          // reads only
+	Metrics  bool          // reads /metrics only, whatever the user's role
 	TTL      time.Duration // 0: does not expire
 }
 
@@ -309,7 +311,7 @@ func (s *Service) CreateToken(ctx context.Context, by Identity, n NewToken) (str
 		t := s.now().Add(n.TTL)
 		expires = &t
 	}
-	row, err := s.st.InsertToken(ctx, s.st.Pool, store.InsertTokenParams{UserName: n.User, Name: n.Name, SecretHash: hashed, ReadOnly: n.ReadOnly, CreatedBy: By(by), ExpiresAt: expires})
+	row, err := s.st.InsertToken(ctx, s.st.Pool, store.InsertTokenParams{UserName: n.User, Name: n.Name, SecretHash: hashed, ReadOnly: n.ReadOnly, MetricsOnly: n.Metrics, CreatedBy: By(by), ExpiresAt: expires})
 	if err != nil {
 		return "", Token{}, wrap(err, "create token")
 	}
@@ -372,7 +374,7 @@ func (s *Service) TokenIdentity(ctx context.Context, secret string) (Identity, e
 			return Identity{}, wrap(err, "record token use")
 		}
 	}
-	return Identity{User: row.Name, Role: Role(row.Role), ReadOnly: row.ReadOnly, Via: ViaToken, TokenID: row.ID}, nil
+	return Identity{User: row.Name, Role: Role(row.Role), ReadOnly: row.ReadOnly, Metrics: row.MetricsOnly, Via: ViaToken, TokenID: row.ID}, nil
 }
 
 // newSecret returns prefix + 32 random bytes (base64url) and the SHA-256 that is stored.

@@ -15,12 +15,15 @@ import (
 
 // Config is every setting of the service. The README's configuration table lists them.
 type Config struct {
-	DatabaseURL string   // DATABASE_URL; empty starts a private cluster under DataDir
-	DataDir     string   // BACKTESTD_DATA_DIR: folder for the private cluster and local state
-	Listen      string   // LISTEN_ADDR
-	BasePath    string   // BASE_PATH
-	Workers     int      // WORKERS: concurrent backtests per process; 0 disables workers in serve
-	CORSOrigins []string // CORS_ORIGINS, comma-separated; empty or "*" allows any origin without credentials (refused with accounts on)
+	DatabaseURL string // DATABASE_URL; empty starts a private cluster under DataDir
+	DataDir     string // BACKTESTD_DATA_DIR: folder for the private cluster and local state
+	Listen      string // LISTEN_ADDR
+	// MetricsListen is where `backtestd worker` serves /metrics (METRICS_LISTEN); empty:
+	// nowhere.
+	MetricsListen string
+	BasePath      string   // BASE_PATH
+	Workers       int      // WORKERS: concurrent backtests per process; 0 disables workers in serve
+	CORSOrigins   []string // CORS_ORIGINS, comma-separated; empty or "*" allows any origin without credentials (refused with accounts on)
 	// Auth (AUTH) is auto, on or off: whether requests need a user (see AccountsOn).
 	Auth       string
 	SessionTTL time.Duration // SESSION_TTL: how long a sign-in lasts
@@ -77,6 +80,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private cluster in the data dir")
 	fs.StringVar(&c.DataDir, "data-dir", env("BACKTESTD_DATA_DIR", ".data"), "folder for the private PostgreSQL cluster")
 	fs.StringVar(&c.Listen, "listen", env("LISTEN_ADDR", "127.0.0.1:8080"), "HTTP listen address (an address other than loopback turns accounts on, see -auth)")
+	if name == "worker" { // serve has /metrics in its API
+		fs.StringVar(&c.MetricsListen, "metrics-listen", env("METRICS_LISTEN", ""), "serve /metrics, without authentication, on this address (empty: not served)")
+	}
 	fs.StringVar(&c.BasePath, "base-path", env("BASE_PATH", ""), "serve the API under this path prefix")
 	fs.StringVar(&workers, "workers", env("WORKERS", "10"), "concurrent backtests in this process (0: none)")
 	fs.StringVar(&cors, "cors-origins", env("CORS_ORIGINS", ""), "origins other web pages may call the API from, comma-separated (empty or *: any, without credentials; with accounts on, only listed ones)")

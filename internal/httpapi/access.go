@@ -24,6 +24,7 @@ type access struct {
 var routeAccess = map[string]access{
 	"GET /":                   {auth.Public, ""},
 	"GET /health":             {auth.Public, ""},
+	"GET /metrics":            {auth.Metrics, ""},
 	"GET /openapi.yaml":       {auth.Public, ""},
 	"GET /docs":               {auth.Public, ""},
 	"GET /docs/":              {auth.Public, ""},
@@ -212,7 +213,7 @@ func (s *Server) gate(mux *chi.Mux) func(http.Handler) http.Handler {
 			}
 			e := auth.Entry{Actor: id.User, Action: a.action, Target: target, Status: status, RemoteAddr: clientAddr(r), RequestID: requestID(r.Context())}
 			if err := s.auth.Record(context.WithoutCancel(r.Context()), e); err != nil {
-				s.log.Error("audit log write failed", "request_id", e.RequestID, "action", e.Action, "target", e.Target, "err", err)
+				s.log.ErrorContext(r.Context(), "audit log write failed", "action", e.Action, "target", e.Target, "err", err)
 			}
 		})
 	}

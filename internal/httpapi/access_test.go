@@ -18,7 +18,8 @@ import (
 )
 
 // teamEnv is the task environment with accounts on: root (admin, owns str_1 and task_1),
-// alice (researcher), vic (viewer), each with an API token, and a read-only token of root.
+// alice (researcher), vic (viewer), each with an API token, a read-only token of root and a
+// metrics token of vic.
 type teamEnv struct {
 	*taskEnv
 	auth   *auth.Service
@@ -52,6 +53,10 @@ func newTeamEnv(t *testing.T) *teamEnv {
 	}
 	e.tokens["read-only admin"] = ro
 	e.rootTk = tok.ID
+	// A viewer's metrics token: /metrics only, though a viewer may not read the metrics.
+	if e.tokens["metrics"], _, err = e.auth.CreateToken(ctx, auth.Identity{}, auth.NewToken{User: "vic", Metrics: true}); err != nil {
+		t.Fatal(err)
+	}
 	e.task = e.submit(t, "")["task_id"].(string)
 	return e
 }
@@ -125,6 +130,11 @@ func TestRouteAccessByRole(t *testing.T) {
 			return 0
 		case who == "":
 			return 401
+		case who == "metrics":
+			if a.rule == auth.Metrics {
+				return 0
+			}
+			return 403
 		case who == "read-only admin":
 			if write {
 				return 403
@@ -132,7 +142,7 @@ func TestRouteAccessByRole(t *testing.T) {
 			return 0
 		case who == "admin":
 			return 0
-		case a.rule == auth.Admin, a.rule == auth.Owner: // root owns the targets
+		case a.rule == auth.Admin, a.rule == auth.Metrics, a.rule == auth.Owner: // root owns the targets
 			return 403
 		case a.rule == auth.Create && who == "viewer":
 			return 403
@@ -146,7 +156,7 @@ func TestRouteAccessByRole(t *testing.T) {
 		for _, c := range []struct {
 			who   string
 			slash bool // the path as the pattern has it, with a trailing slash where it has one
-		}{{"", false}, {"", true}, {"viewer", false}, {"viewer", true}, {"researcher", false}, {"researcher", true}, {"read-only admin", false}, {"admin", false}} {
+		}{{"", false}, {"", true}, {"viewer", false}, {"viewer", true}, {"researcher", false}, {"researcher", true}, {"read-only admin", false}, {"metrics", false}, {"admin", false}} {
 			who := c.who
 			body := ""
 			if r.method != "GET" && r.method != "HEAD" && r.method != "DELETE" {

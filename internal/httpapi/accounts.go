@@ -185,6 +185,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 		User      string `json:"user"`
 		Name      string `json:"name"`
 		ReadOnly  bool   `json:"read_only"`
+		Metrics   bool   `json:"metrics_only"`
 		ExpiresIn string `json:"expires_in"`
 	}
 	if err := decodeJSON(w, r, &body, 64<<10, true); err != nil {
@@ -197,11 +198,14 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	if err := auth.MayManage(id, body.User); err != nil {
 		return err
 	}
+	if body.Metrics && id.Role != auth.RoleAdmin {
+		return apperr.Forbidden("Forbidden: only an admin may create a metrics token")
+	}
 	ttl, err := auth.ParseLifetime(body.ExpiresIn)
 	if err != nil {
 		return err
 	}
-	secret, t, err := s.auth.CreateToken(r.Context(), id, auth.NewToken{User: body.User, Name: body.Name, ReadOnly: body.ReadOnly, TTL: ttl})
+	secret, t, err := s.auth.CreateToken(r.Context(), id, auth.NewToken{User: body.User, Name: body.Name, ReadOnly: body.ReadOnly, Metrics: body.Metrics, TTL: ttl})
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ var statusOf = map[apperr.Kind]int{
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e, isApp := apperr.As(err); isApp && e.Kind != apperr.KindInternal {
 		if e.Err != nil {
-			s.log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "detail", e.Detail, "cause", e.Err)
+			s.log.DebugContext(r.Context(), "request refused", "method", r.Method, "path", r.URL.Path, "detail", e.Detail, "cause", e.Err)
 		}
 		writeJSON(w, statusOf[e.Kind], map[string]string{"detail": e.Detail})
 		return
@@ -71,7 +71,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // id, the log gets the cause under the same id.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error, attrs ...any) {
 	id := requestID(r.Context())
-	s.log.Error("internal error", append([]any{"request_id", id, "method", r.Method, "path", r.URL.Path, "err", err}, attrs...)...)
+	s.log.ErrorContext(r.Context(), "internal error", append([]any{"method", r.Method, "path", r.URL.Path, "err", err}, attrs...)...)
 	writeJSON(w, http.StatusInternalServerError, Envelope{Code: "error", Message: "internal error (request id " + id + ")"})
 }
 
@@ -206,7 +206,7 @@ func jsonTypeName(goKind string) string {
 func logRequests(log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			log.Debug("request", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path)
+			log.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path)
 			next.ServeHTTP(w, r)
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/cors"
 	"github.com/klauspost/compress/gzhttp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
@@ -69,6 +70,9 @@ type Deps struct {
 	// Auth is the accounts service: with it every route but the public ones needs a
 	// signed-in user or an API token; nil is the single-user service without accounts.
 	Auth *auth.Service
+	// Metrics is the registry /metrics serves, holding the service's other metrics; the
+	// API adds its own. Nil: a registry of the API's metrics only.
+	Metrics *prometheus.Registry
 }
 
 // Server holds the API's dependencies. It is created by New and used through its handler.
@@ -84,6 +88,8 @@ type Server struct {
 	report  *report.Service
 	ws      *wsGate // WebSocket connection caps, shared by all of this handler's sockets
 	auth    *auth.Service
+	reg     *prometheus.Registry
+	httpm   *httpMetrics
 }
 
 // New builds the API handler.
@@ -96,6 +102,11 @@ func New(cfg Config, deps Deps) http.Handler {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.log = slog.New(requestLog{s.log.Handler()})
+	if s.reg = deps.Metrics; s.reg == nil {
+		s.reg = prometheus.NewRegistry()
+	}
+	s.httpm = newHTTPMetrics(s.reg, s.ws)
 	if s.data = deps.Data; s.data == nil && deps.Store != nil {
 		s.data = marketdata.NewService(deps.Store, nil)
 	}
@@ -128,7 +139,7 @@ func compression() func(http.Handler) http.Handler {
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(withRequestID, s.recoverer, logRequests(s.log), s.cors(), refuseBadText, compression(), s.gate(r))
+	r.Use(s.httpm.measure, withRequestID, s.recoverer, logRequests(s.log), s.cors(), refuseBadText, compression(), s.gate(r))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})
@@ -137,6 +148,7 @@ func (s *Server) routes() chi.Router {
 	})
 	r.Get("/", s.handle(s.root))
 	r.Get("/health", s.handle(s.health))
+	r.Method(http.MethodGet, "/metrics", s.metricsHandler(s.reg))
 	s.mountDocs(r)
 	s.mountStrategies(r)
 	s.mountTasks(r)
@@ -166,7 +178,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.store.Pool.Ping(ctx); err != nil {
-		s.log.Warn("health check failed", "err", err)
+		s.log.WarnContext(r.Context(), "health check failed", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{
 			"status": "unavailable",
 			"detail": fmt.Sprintf("database unreachable: %v", err),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
@@ -109,7 +110,9 @@ func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 	go func() { defer close(done); _ = l.Run(lctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	<-l.Ready()
-	deps := Deps{Store: st, Logger: quietLogger(), Tasks: svc, Hub: hub, Strategies: StrategiesForTest(t, st)}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(svc.Collector())
+	deps := Deps{Store: st, Logger: quietLogger(), Tasks: svc, Hub: hub, Strategies: StrategiesForTest(t, st), Metrics: reg}
 	e := &taskEnv{ctx: ctx, st: st, hub: hub, strat: "str_1"}
 	if accounts {
 		deps.Auth, e.token = AccountsForTest(t, st)

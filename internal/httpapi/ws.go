@@ -84,7 +84,7 @@ func (h *taskHandlers) wsConn(w http.ResponseWriter, r *http.Request, onOpen fun
 	addr := clientAddr(r)
 	if status, detail := gate.acquire(addr); status != 0 {
 		gate.refused.Do(func() {
-			h.s.log.Warn("websocket connection refused (logged at most once a minute)", "addr", addr, "status", status, "detail", detail)
+			h.s.log.WarnContext(r.Context(), "websocket connection refused (logged at most once a minute)", "addr", addr, "status", status, "detail", detail)
 		})
 		w.Header().Set("Retry-After", "10")
 		writeJSON(w, status, map[string]string{"detail": detail})
@@ -139,7 +139,7 @@ func (h *taskHandlers) wsConn(w http.ResponseWriter, r *http.Request, onOpen fun
 			return
 		}
 		if !limit.Allow() {
-			h.s.log.Info("websocket closed: message rate limit exceeded", "addr", addr, "path", r.URL.Path)
+			h.s.log.InfoContext(r.Context(), "websocket closed: message rate limit exceeded", "addr", addr, "path", r.URL.Path)
 			closeForPolicy(conn, "message rate limit exceeded")
 			return
 		}
@@ -240,6 +240,13 @@ func (g *wsGate) acquire(addr string) (status int, detail string) {
 	g.open++
 	g.byAddr[addr]++
 	return 0, ""
+}
+
+// count is how many connections are open.
+func (g *wsGate) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.open
 }
 
 // release gives back a place taken by acquire.

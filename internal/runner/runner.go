@@ -99,6 +99,7 @@ type Config struct {
 // Pool starts runner children and runs requests in them. It is safe for concurrent use.
 type Pool struct {
 	active   atomic.Int32  // requests in progress
+	live     atomic.Int32  // children started and not yet exited
 	lastEnd  atomic.Int64  // when the last request ended (Unix nanoseconds)
 	waiting  atomic.Int32  // ready children offered, not yet taken
 	starting chan struct{} // a slot per CPU for warm-keepers starting a child
@@ -146,6 +147,17 @@ func New(cfg Config) (*Pool, error) {
 		go p.keepWarm()
 	}
 	return p, nil
+}
+
+// Stats is what a pool holds now.
+type Stats struct {
+	Processes int // runner processes alive: running, warm or idle
+	Busy      int // requests (runs and inspections) in progress
+}
+
+// Stats reports the pool's processes and requests now.
+func (p *Pool) Stats() Stats {
+	return Stats{Processes: int(p.live.Load()), Busy: int(p.active.Load())}
 }
 
 // Close stops the warm and idle children. Runs under way are not affected.
@@ -601,8 +613,10 @@ func (p *Pool) spawn(zone string) (*child, error) {
 		return nil, fmt.Errorf("runner: start %s: %w", p.cfg.Command[0], err)
 	}
 	lowerPriority(cmd.Process.Pid)
+	p.live.Add(1)
 	go func() {
 		_ = cmd.Wait()
+		p.live.Add(-1)
 		close(c.exited)
 	}()
 	return c, nil

@@ -63,7 +63,7 @@ func (q *Queries) DeleteUserSessions(ctx context.Context, db DBTX, userName stri
 }
 
 const getToken = `-- name: GetToken :one
-SELECT id, user_name, name, secret_hash, read_only, created_by, created_at, expires_at, last_used_at, revoked_at FROM api_tokens WHERE id = $1
+SELECT id, user_name, name, secret_hash, read_only, created_by, created_at, expires_at, last_used_at, revoked_at, metrics_only FROM api_tokens WHERE id = $1
 `
 
 func (q *Queries) GetToken(ctx context.Context, db DBTX, id string) (ApiToken, error) {
@@ -80,6 +80,7 @@ func (q *Queries) GetToken(ctx context.Context, db DBTX, id string) (ApiToken, e
 		&i.ExpiresAt,
 		&i.LastUsedAt,
 		&i.RevokedAt,
+		&i.MetricsOnly,
 	)
 	return i, err
 }
@@ -150,18 +151,19 @@ func (q *Queries) InsertSession(ctx context.Context, db DBTX, arg InsertSessionP
 }
 
 const insertToken = `-- name: InsertToken :one
-INSERT INTO api_tokens (user_name, name, secret_hash, read_only, created_by, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, user_name, name, secret_hash, read_only, created_by, created_at, expires_at, last_used_at, revoked_at
+INSERT INTO api_tokens (user_name, name, secret_hash, read_only, metrics_only, created_by, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING id, user_name, name, secret_hash, read_only, created_by, created_at, expires_at, last_used_at, revoked_at, metrics_only
 `
 
 type InsertTokenParams struct {
-	UserName   string     `json:"user_name"`
-	Name       string     `json:"name"`
-	SecretHash []byte     `json:"secret_hash"`
-	ReadOnly   bool       `json:"read_only"`
-	CreatedBy  *string    `json:"created_by"`
-	ExpiresAt  *time.Time `json:"expires_at"`
+	UserName    string     `json:"user_name"`
+	Name        string     `json:"name"`
+	SecretHash  []byte     `json:"secret_hash"`
+	ReadOnly    bool       `json:"read_only"`
+	MetricsOnly bool       `json:"metrics_only"`
+	CreatedBy   *string    `json:"created_by"`
+	ExpiresAt   *time.Time `json:"expires_at"`
 }
 
 func (q *Queries) InsertToken(ctx context.Context, db DBTX, arg InsertTokenParams) (ApiToken, error) {
@@ -170,6 +172,7 @@ func (q *Queries) InsertToken(ctx context.Context, db DBTX, arg InsertTokenParam
 		arg.Name,
 		arg.SecretHash,
 		arg.ReadOnly,
+		arg.MetricsOnly,
 		arg.CreatedBy,
 		arg.ExpiresAt,
 	)
@@ -185,6 +188,7 @@ func (q *Queries) InsertToken(ctx context.Context, db DBTX, arg InsertTokenParam
 		&i.ExpiresAt,
 		&i.LastUsedAt,
 		&i.RevokedAt,
+		&i.MetricsOnly,
 	)
 	return i, err
 }
@@ -299,7 +303,7 @@ func (q *Queries) ListBIViews(ctx context.Context, db DBTX) ([]string, error) {
 }
 
 const listTokens = `-- name: ListTokens :many
-SELECT id, user_name, name, secret_hash, read_only, created_by, created_at, expires_at, last_used_at, revoked_at FROM api_tokens
+SELECT id, user_name, name, secret_hash, read_only, created_by, created_at, expires_at, last_used_at, revoked_at, metrics_only FROM api_tokens
 WHERE ($1::text = '' OR user_name = $1)
 ORDER BY created_at DESC, id DESC
 `
@@ -325,6 +329,7 @@ func (q *Queries) ListTokens(ctx context.Context, db DBTX, userName string) ([]A
 			&i.ExpiresAt,
 			&i.LastUsedAt,
 			&i.RevokedAt,
+			&i.MetricsOnly,
 		); err != nil {
 			return nil, err
 		}
@@ -367,7 +372,7 @@ func (q *Queries) ListUsers(ctx context.Context, db DBTX) ([]User, error) {
 }
 
 const revokeToken = `-- name: RevokeToken :one
-UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id, user_name, name, secret_hash, read_only, created_by, created_at, expires_at, last_used_at, revoked_at
+UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id, user_name, name, secret_hash, read_only, created_by, created_at, expires_at, last_used_at, revoked_at, metrics_only
 `
 
 func (q *Queries) RevokeToken(ctx context.Context, db DBTX, id string) (ApiToken, error) {
@@ -384,6 +389,7 @@ func (q *Queries) RevokeToken(ctx context.Context, db DBTX, id string) (ApiToken
 		&i.ExpiresAt,
 		&i.LastUsedAt,
 		&i.RevokedAt,
+		&i.MetricsOnly,
 	)
 	return i, err
 }
@@ -484,18 +490,19 @@ func (q *Queries) SetUserRole(ctx context.Context, db DBTX, arg SetUserRoleParam
 }
 
 const tokenIdentity = `-- name: TokenIdentity :one
-SELECT t.id, t.read_only, t.last_used_at, u.name, u.role
+SELECT t.id, t.read_only, t.metrics_only, t.last_used_at, u.name, u.role
 FROM api_tokens t JOIN users u ON u.name = t.user_name
 WHERE t.secret_hash = $1 AND t.revoked_at IS NULL
   AND (t.expires_at IS NULL OR t.expires_at > now()) AND u.disabled_at IS NULL
 `
 
 type TokenIdentityRow struct {
-	ID         string     `json:"id"`
-	ReadOnly   bool       `json:"read_only"`
-	LastUsedAt *time.Time `json:"last_used_at"`
-	Name       string     `json:"name"`
-	Role       string     `json:"role"`
+	ID          string     `json:"id"`
+	ReadOnly    bool       `json:"read_only"`
+	MetricsOnly bool       `json:"metrics_only"`
+	LastUsedAt  *time.Time `json:"last_used_at"`
+	Name        string     `json:"name"`
+	Role        string     `json:"role"`
 }
 
 // The live token with this secret and its user: not revoked, not expired, user enabled.
@@ -505,6 +512,7 @@ func (q *Queries) TokenIdentity(ctx context.Context, db DBTX, secretHash []byte)
 	err := row.Scan(
 		&i.ID,
 		&i.ReadOnly,
+		&i.MetricsOnly,
 		&i.LastUsedAt,
 		&i.Name,
 		&i.Role,

@@ -10,16 +10,17 @@ import (
 )
 
 type ApiToken struct {
-	ID         string     `json:"id"`
-	UserName   string     `json:"user_name"`
-	Name       string     `json:"name"`
-	SecretHash []byte     `json:"secret_hash"`
-	ReadOnly   bool       `json:"read_only"`
-	CreatedBy  *string    `json:"created_by"`
-	CreatedAt  time.Time  `json:"created_at"`
-	ExpiresAt  *time.Time `json:"expires_at"`
-	LastUsedAt *time.Time `json:"last_used_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
+	ID          string     `json:"id"`
+	UserName    string     `json:"user_name"`
+	Name        string     `json:"name"`
+	SecretHash  []byte     `json:"secret_hash"`
+	ReadOnly    bool       `json:"read_only"`
+	CreatedBy   *string    `json:"created_by"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ExpiresAt   *time.Time `json:"expires_at"`
+	LastUsedAt  *time.Time `json:"last_used_at"`
+	RevokedAt   *time.Time `json:"revoked_at"`
+	MetricsOnly bool       `json:"metrics_only"`
 }
 
 type AuditLog struct {

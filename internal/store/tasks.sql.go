@@ -510,6 +510,21 @@ func (q *Queries) LockOwner(ctx context.Context, db DBTX, owner string) error {
 	return err
 }
 
+const oldestPendingWait = `-- name: OldestPendingWait :one
+SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(COALESCE(a.created_at, t.created_at))), 0)::float8
+FROM tasks t LEFT JOIN task_attempts a ON a.task_id = t.id AND a.attempt = t.attempt
+WHERE t.status = 'pending'
+`
+
+// How long the longest-waiting pending task has waited since its current attempt was
+// queued (0 when none waits), for /metrics.
+func (q *Queries) OldestPendingWait(ctx context.Context, db DBTX) (float64, error) {
+	row := db.QueryRow(ctx, oldestPendingWait)
+	var column_1 float64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const reapLostTasks = `-- name: ReapLostTasks :many
 WITH lost AS (
     SELECT id, worker, heartbeat_at FROM tasks
@@ -866,6 +881,36 @@ func (q *Queries) TaskSourceExists(ctx context.Context, db DBTX, name string) (b
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
+}
+
+const taskStateCounts = `-- name: TaskStateCounts :many
+SELECT status, count(*)::bigint AS tasks FROM tasks GROUP BY status
+`
+
+type TaskStateCountsRow struct {
+	Status string `json:"status"`
+	Tasks  int64  `json:"tasks"`
+}
+
+// How many tasks are in each state, for /metrics.
+func (q *Queries) TaskStateCounts(ctx context.Context, db DBTX) ([]TaskStateCountsRow, error) {
+	rows, err := db.Query(ctx, taskStateCounts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []TaskStateCountsRow
+	for rows.Next() {
+		var i TaskStateCountsRow
+		if err := rows.Scan(&i.Status, &i.Tasks); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const taskStrategyVersion = `-- name: TaskStrategyVersion :one

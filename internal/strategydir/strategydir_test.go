@@ -1,7 +1,6 @@
 package strategydir_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -9,10 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/backtestd/backtestd/internal/logtest"
 	"github.com/backtestd/backtestd/internal/pgtest"
 	"github.com/backtestd/backtestd/internal/runner/runnertest"
 	"github.com/backtestd/backtestd/internal/store"
@@ -29,34 +28,16 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 const broken = "class Broken extends Strategy {\n  next() {\n    x = ;\n  }\n}\n"
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type bundle struct {
 	svc    *strategy.Service
 	events chan strategydir.Event
-	logs   *syncBuffer
+	logs   *logtest.Buffer
 	w      *strategydir.Watcher
 }
 
 func setup(t *testing.T, svc *strategy.Service, dirs ...string) *bundle {
 	t.Helper()
-	b := &bundle{svc: svc, events: make(chan strategydir.Event, 100), logs: &syncBuffer{}}
+	b := &bundle{svc: svc, events: make(chan strategydir.Event, 100), logs: &logtest.Buffer{}}
 	log := slog.New(slog.NewTextHandler(b.logs, nil))
 	w, err := strategydir.Start(context.Background(), dirs, svc, strategydir.Options{Logger: log, Events: b.events, Debounce: 50 * time.Millisecond})
 	if err != nil {

@@ -82,6 +82,10 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 		}
 	}
 
+	end := s.metrics.started(job.CreatedAt, len(job.Errors) == 0)
+	outcome := "interrupted" // unless it completes or fails for good below
+	defer func() { end(outcome) }()
+
 	// The run holds the task's lease while it runs; if another worker takes the task over
 	// (this one's heartbeats did not get through), the run stops and stores nothing.
 	runCtx, stopRun := context.WithCancelCause(ctx)
@@ -97,6 +101,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	if fail != nil {
 		if fail.permanent {
 			s.fail(row, fail.msg)
+			outcome = "failed"
 			return river.JobCancel(errors.New(fail.msg))
 		}
 		if s.stopping.Load() && ctx.Err() != nil {
@@ -126,6 +131,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 		return s.infraError(job, row, err)
 	}
 	if done {
+		outcome = "completed"
 		sum, err := json.Marshal(res.Summary)
 		if err != nil { // a figure JSON cannot carry: send what was stored
 			sum, _ = s.storedSummary(ctx, row.ID)

@@ -102,6 +102,7 @@ type Service struct {
 	// back to the queue rather than retried as failures.
 	stopping atomic.Bool
 	worker   string // this process, as the attempt history names it
+	metrics  *metrics
 }
 
 // New returns a service over db.
@@ -112,9 +113,11 @@ func New(cfg Config, db *store.Store, log *slog.Logger) *Service {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
-	return &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log, cpu: newCPUSlots(cfg.CPUSlots),
+	s := &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log, cpu: newCPUSlots(cfg.CPUSlots),
 		feeds:  marketdata.NewFeeds(db, 0),
 		worker: workerName()}
+	s.metrics = newMetrics(s)
+	return s
 }
 
 // Stopping tells the service its worker is shutting down: runs cancelled from now on (by

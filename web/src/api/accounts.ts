@@ -21,7 +21,7 @@ export async function logout(): Promise<void> {
 }
 
 export const listTokens = (user?: string) => get<Token[]>(`/api/tokens${qs({ user })}`);
-export const createToken = (body: { name: string; read_only: boolean; expires_in: string; user?: string }) => post<CreatedToken>('/api/tokens', body);
+export const createToken = (body: { name: string; read_only: boolean; metrics_only?: boolean; expires_in: string; user?: string }) => post<CreatedToken>('/api/tokens', body);
 export const revokeToken = (id: string) => del<Token>(`/api/tokens/${encodeURIComponent(id)}`);
 export const listUsers = () => get<User[]>('/api/users');
 export const listAudit = (q: { actor?: string; action?: string; skip?: number; limit?: number }) => get<AuditEntry[]>(`/api/audit${qs(q)}`);

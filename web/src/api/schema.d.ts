@@ -14,6 +14,13 @@ export interface paths {
     /** Service information */
     get: operations["root"];
   };
+  "/metrics": {
+    /**
+     * Metrics in Prometheus's text format
+     * @description Tasks by state, the queue's depth and longest wait, run durations and queue waits, workers and runner processes, WebSocket connections, HTTP latency by route, the database pools, and Go's and the process's own metrics; the README's Metrics section lists them. With accounts on, for admins and metrics tokens (`token create --metrics`).
+     */
+    get: operations["metrics"];
+  };
   "/health": {
     /** Health check (includes the database) */
     get: operations["health"];
@@ -495,6 +502,8 @@ export interface components {
       user: string;
       name: string;
       read_only: boolean;
+      /** @description Reads /metrics only. */
+      metrics_only: boolean;
       created_by: string | null;
       /** Format: date-time */
       created_at: string;
@@ -1075,6 +1084,22 @@ export interface operations {
           };
         };
       };
+    };
+  };
+  /**
+   * Metrics in Prometheus's text format
+   * @description Tasks by state, the queue's depth and longest wait, run durations and queue waits, workers and runner processes, WebSocket connections, HTTP latency by route, the database pools, and Go's and the process's own metrics; the README's Metrics section lists them. With accounts on, for admins and metrics tokens (`token create --metrics`).
+   */
+  metrics: {
+    responses: {
+      /** @description The metrics. */
+      200: {
+        content: {
+          "text/plain": string;
+        };
+      };
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
     };
   };
   /** Health check (includes the database) */
@@ -2244,6 +2269,11 @@ export interface operations {
           name?: string;
           /** @default false */
           read_only?: boolean;
+          /**
+           * @description A metrics token: reads /metrics and nothing else, for a Prometheus server. Admins only.
+           * @default false
+           */
+          metrics_only?: boolean;
           /** @description Lifetime: days such as 90d or a duration such as 12h; none by default. */
           expires_in?: string;
         };

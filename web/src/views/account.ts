@@ -83,6 +83,7 @@ export async function accountView(main: HTMLElement): Promise<void> {
   const tname = h('input', { type: 'text', maxlength: 100, placeholder: 'e.g. ci' });
   const expires = h('select', null, ...[['', 'Never'], ['30d', '30 days'], ['90d', '90 days'], ['365d', '1 year']].map(([v, l]) => h('option', { value: v, selected: v === '90d' }, l)));
   const readOnly = h('input', { type: 'checkbox' });
+  const metricsOnly = h('input', { type: 'checkbox', id: 'metrics-only' });
   const form = h(
     'form',
     {
@@ -90,7 +91,7 @@ export async function accountView(main: HTMLElement): Promise<void> {
       onsubmit: async (ev: Event) => {
         ev.preventDefault();
         try {
-          const t = await accounts.createToken({ name: tname.value.trim(), read_only: readOnly.checked, expires_in: expires.value });
+          const t = await accounts.createToken({ name: tname.value.trim(), read_only: readOnly.checked, metrics_only: metricsOnly.checked, expires_in: expires.value });
           const secret = h('input', { type: 'text', readonly: true, value: t.token, class: 'mono', size: 50, 'aria-label': 'New token' });
           created.replaceChildren(
             h(
@@ -112,6 +113,7 @@ export async function accountView(main: HTMLElement): Promise<void> {
     field('Name', tname),
     field('Expires', expires),
     h('div', { class: 'field checkbox' }, h('label', null, readOnly, ' Read-only')),
+    ...(me.role === 'admin' ? [h('div', { class: 'field checkbox' }, h('label', { title: 'Reads /metrics and nothing else: for a Prometheus server' }, metricsOnly, ' Metrics only'))] : []),
     h('div', { class: 'field' }, h('button', { class: 'btn primary', type: 'submit' }, 'Create token')),
   );
   main.replaceChildren(
@@ -156,7 +158,7 @@ function tokenTable(list: Token[], reload: () => Promise<void>): HTMLElement {
             null,
             h('td', null, h('code', null, t.id)),
             h('td', null, t.name || '—'),
-            h('td', null, t.read_only ? 'read-only' : 'read-write'),
+            h('td', null, t.metrics_only ? 'metrics only' : t.read_only ? 'read-only' : 'read-write'),
             h('td', null, fmtDateTime(t.created_at)),
             h('td', null, t.expires_at ? fmtDateTime(t.expires_at) : 'never'),
             h('td', null, t.last_used_at ? fmtDateTime(t.last_used_at) : 'never'),
