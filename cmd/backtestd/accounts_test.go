@@ -42,6 +42,8 @@ func TestAccountCommands(t *testing.T) {
 		{"", []string{"token", "create", "--user", "alice", "--name", "ci", "--read-only", "--expires", "90d"}, "btd_", false, ""},
 		{"", []string{"token", "create", "--user", "alice", "--expires", "soon"}, "Invalid lifetime", true, ""},
 		{"", []string{"token", "list"}, "read-only", false, ""},
+		{"", []string{"token", "create", "--user", "alice", "--name", "prometheus", "--metrics"}, "btd_", false, ""},
+		{"", []string{"token", "list", "--user", "alice"}, "metrics", false, ""},
 		{"", []string{"token", "revoke", "tok_1"}, "revoked tok_1 (alice)", false, ""},
 		{"", []string{"token", "revoke", "tok_9"}, "Token tok_9 not found", true, ""},
 		{"", []string{"user", "frobnicate", "--name", "x"}, "unknown subcommand", true, ""},

@@ -47,6 +47,7 @@ func TestRuleCheck(t *testing.T) {
 	researcher := &Identity{User: "alice", Role: RoleResearcher}
 	viewer := &Identity{User: "vic", Role: RoleViewer}
 	readOnly := &Identity{User: "root", Role: RoleAdmin, ReadOnly: true}
+	metrics := &Identity{User: "vic", Role: RoleViewer, Metrics: true}
 	for _, tt := range []struct {
 		rule  Rule
 		id    *Identity
@@ -65,6 +66,15 @@ func TestRuleCheck(t *testing.T) {
 		{Admin, readOnly, false, apperr.KindInternal},
 		{Admin, readOnly, true, apperr.KindForbidden},
 		{Signed, readOnly, true, apperr.KindForbidden},
+		{Metrics, nil, false, apperr.KindUnauthenticated},
+		{Metrics, viewer, false, apperr.KindForbidden},
+		{Metrics, researcher, false, apperr.KindForbidden},
+		{Metrics, admin, false, apperr.KindInternal},
+		{Metrics, readOnly, false, apperr.KindInternal},
+		{Metrics, metrics, false, apperr.KindInternal},
+		{Signed, metrics, false, apperr.KindForbidden},
+		{Public, metrics, false, apperr.KindInternal},
+		{Self, metrics, true, apperr.KindForbidden},
 	} {
 		err := tt.rule.Check(tt.id, tt.write)
 		got := apperr.KindInternal

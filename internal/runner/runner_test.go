@@ -291,3 +291,30 @@ func TestConfinement(t *testing.T) {
 		}
 	}
 }
+
+// TestStats: the pool counts the run in progress and its process, and neither once the
+// run is cancelled and the pool closed.
+func TestStats(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, runner.Config{TimeLimit: time.Minute, Warm: -1})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Run(ctx, jsrt.RunConfig{Code: `class H extends Strategy { next() { /^(\w+)(\w+)+\1y/.test("a".repeat(40)); } }`, Feeds: feeds(100)})
+		done <- err
+	}()
+	waitFor := func(what string, ok func(runner.Stats) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); !ok(p.Stats()); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: stats %+v", what, p.Stats())
+			}
+		}
+	}
+	waitFor("a run in progress", func(s runner.Stats) bool { return s.Busy == 1 && s.Processes == 1 })
+	cancel()
+	<-done
+	waitFor("after the run", func(s runner.Stats) bool { return s.Busy == 0 })
+	p.Close()
+	waitFor("after Close", func(s runner.Stats) bool { return s.Processes == 0 })
+}
