@@ -64,13 +64,13 @@ type Rule int
 
 // The rules, from open to closed.
 const (
-	Public Rule = iota // anyone, signed in or not: health, the sign-in page and route, static assets
-	Signed             // any signed-in user: reads, and the caller's own session
-	Self               // any signed-in user on their own account (tokens); admins on anyone's
-	Create             // researchers and admins: creates something the caller will own
-	Owner              // researchers and admins; the handler checks that the caller owns the target
-	Admin              // admins only
-	Metrics            // admins, and metrics tokens (which may call nothing else): /metrics
+	Public  Rule = iota // anyone, signed in or not: health, the sign-in page and route, static assets
+	Signed              // any signed-in user: reads, and the caller's own session
+	Self                // any signed-in user on their own account (tokens); admins on anyone's
+	Create              // researchers and admins: creates something the caller will own
+	Owner               // researchers and admins; the handler checks that the caller owns the target
+	Admin               // admins only
+	Metrics             // admins, and metrics tokens (which may call nothing else): /metrics
 )
 
 var ruleNames = [...]string{"public", "signed", "self", "create", "owner", "admin", "metrics"}
