@@ -14,7 +14,7 @@ func TestMain(m *testing.M) { runnertest.Main(m) }
 
 // StrategiesForTest is the strategy service over st, loading code in runner processes.
 // Exported for the package's external tests.
-func StrategiesForTest(t *testing.T, st *store.Store) *strategy.Service {
+func StrategiesForTest(t testing.TB, st *store.Store) *strategy.Service {
 	return strategy.NewService(st, runnertest.Pool(t), nil)
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/logtest"
 	"github.com/backtestd/backtestd/internal/pgtest"
 )
@@ -152,5 +153,44 @@ func TestRequestIDInEveryLogLine(t *testing.T) {
 		if !found {
 			t.Errorf("log line with a request id no response gave: %s", l)
 		}
+	}
+}
+
+// BenchmarkAuthCost is what accounts add to a request: GET /api/strategies/{id} without
+// accounts, with an API token (one indexed lookup of the token and its user) and with the
+// page's session cookie (the same for the session).
+func BenchmarkAuthCost(b *testing.B) {
+	st := openStore(b, pgtest.NewDatabase(b))
+	if _, err := st.Pool.Exec(context.Background(), `INSERT INTO strategies (id, name, current_version) VALUES ('str_1', 'S', 1);
+		INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, params, origin, content_hash) VALUES ('str_1', 1, 'S', 'x', 'S', '[]', 'api', 'h')`); err != nil {
+		b.Fatal(err)
+	}
+	accounts, token := AccountsForTest(b, st)
+	sess, err := accounts.Login(context.Background(), auth.LoginAttempt{Name: "root", Password: "root-password", RemoteAddr: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	strategies := StrategiesForTest(b, st)
+	for _, c := range []struct {
+		name string
+		deps Deps
+		set  func(*http.Request)
+	}{
+		{"off", Deps{Store: st, Logger: quietLogger(), Strategies: strategies}, func(*http.Request) {}},
+		{"token", Deps{Store: st, Logger: quietLogger(), Strategies: strategies, Auth: accounts}, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }},
+		{"session", Deps{Store: st, Logger: quietLogger(), Strategies: strategies, Auth: accounts}, func(r *http.Request) { r.AddCookie(&http.Cookie{Name: sessionCookie, Value: sess.Secret}) }},
+	} {
+		h := New(Config{}, c.deps)
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				req := httptest.NewRequest("GET", "/api/strategies/str_1", nil)
+				c.set(req)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					b.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			}
+		})
 	}
 }

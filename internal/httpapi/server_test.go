@@ -22,7 +22,7 @@ import (
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func openStore(t *testing.T, url string) *store.Store {
+func openStore(t testing.TB, url string) *store.Store {
 	t.Helper()
 	s, err := store.Open(context.Background(), url, 4)
 	if err != nil {
