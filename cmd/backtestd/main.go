@@ -46,6 +46,7 @@ commands:
   migrate   apply database migrations and exit
   import    import bars: import --symbol X [--source S] [--timeframe tf] FILE.csv|FILE.json
   run       run one backtest locally: run --strategy s.js --data bars.csv
+  sweep     run a parameter study locally on all cores: sweep --strategy s.js --data bars.csv --param fast=5:50:5
   bench     measure the engine's speed on generated bars
   user      manage accounts: user add|list|set-role|set-password|disable|enable
   token     manage API tokens: token create|list|revoke
@@ -71,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return importBars(ctx, rest, getenv, stdout, stderr)
 	case "run":
 		return runLocal(ctx, rest, stdout, stderr)
+	case "sweep":
+		return sweep(ctx, rest, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, stdout, stderr)
 	case "user":

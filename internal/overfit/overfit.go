@@ -102,6 +102,16 @@ func moments(x []float64) (mean, sd, skew, kurt float64) {
 	return mean, sd, skew, kurt
 }
 
+// Sharpe is the Sharpe ratio per period of returns: their mean over their standard
+// deviation (0 when they do not vary).
+func Sharpe(returns []float64) float64 {
+	mean, sd, _, _ := moments(returns)
+	if sd == 0 {
+		return 0
+	}
+	return mean / sd
+}
+
 func normCDF(x float64) float64      { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 func normQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/backtestd/backtestd/backtest"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/overfit"
+	"github.com/backtestd/backtestd/internal/study"
+)
+
+// spaceFlags collects repeatable --param name=start:stop:step or name=v1,v2 flags.
+type spaceFlags study.Space
+
+func (s spaceFlags) String() string { return "" }
+
+func (s spaceFlags) Set(v string) error {
+	name, vals, err := study.ParseParam(v)
+	if err != nil {
+		return err
+	}
+	s[name] = vals
+	return nil
+}
+
+// sweepReport is what `backtestd sweep --json` prints.
+type sweepReport struct {
+	Strategy     string             `json:"strategy"`
+	Symbols      []string           `json:"symbols"`
+	Objective    string             `json:"objective"`
+	Direction    string             `json:"direction"`
+	Combinations int                `json:"combinations"` // run: the grid or sample, less those the constraint left out
+	Excluded     int                `json:"excluded"`     // left out by the constraint
+	Failed       int                `json:"failed"`
+	Seconds      float64            `json:"seconds"`
+	Trials       []study.Trial      `json:"trials"` // best first
+	Overfitting  study.Overfit      `json:"overfitting"`
+	Explanations map[string]string  `json:"explanations"`
+	Fixed        map[string]any     `json:"fixed,omitempty"`
+	Space        map[string][]any   `json:"space"`
+	Statistics   *engine.Statistics `json:"best_statistics,omitempty"`
+}
+
+// sweep implements `backtestd sweep`: a parameter study from files on all cores, no
+// database, printing the leaderboard and the overfitting statistics.
+func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	strategy := fs.String("strategy", "", "JavaScript strategy file (required)")
+	var data, symbols stringList
+	fs.Var(&data, "data", "CSV bars (required; repeat for more feeds, this.datas[i] in order)")
+	fs.Var(&symbols, "symbol", "symbol name of the --data in the same position (default: the file's base name)")
+	from := fs.String("from", "", "first date to use, YYYY-MM-DD")
+	to := fs.String("to", "", "last date to use, YYYY-MM-DD, inclusive")
+	cash := fs.Float64("cash", 10000, "starting cash")
+	commission := fs.Float64("commission", 0.001, "commission as a fraction of traded value")
+	space := spaceFlags{}
+	fs.Var(space, "param", "a parameter to vary: name=start:stop:step (stop included) or name=v1,v2,... (repeatable)")
+	fixed := paramFlags{}
+	fs.Var(fixed, "set", "a parameter held at one value: name=value (repeatable)")
+	constraint := fs.String("constraint", "", "JavaScript expression over p that a combination must satisfy, e.g. 'p.fast < p.slow'")
+	objective := fs.String("objective", "sharpe_ratio", "the summary field or statistic to rank by")
+	minimize := fs.Bool("minimize", false, "rank by the smallest objective (e.g. max_drawdown_pct)")
+	method := fs.String("method", "grid", "grid (every combination) or random (--samples of them)")
+	samples := fs.Int("samples", 100, "combinations drawn by --method random")
+	seed := fs.Uint64("seed", 1, "seed of --method random: the same seed draws the same combinations")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "backtests run at once")
+	top := fs.Int("top", 10, "rows of the leaderboard printed")
+	blocks := fs.Int("blocks", overfit.DefaultBlocks, "blocks the history is cut into for the probability of backtest overfitting (even)")
+	timeout := fs.Duration("timeout", jsrt.DefaultWallTimeLimit, "wall-time limit of each backtest")
+	asJSON := fs.Bool("json", false, "print everything as JSON: every trial, the statistics, the best trial's statistics")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: backtestd sweep --strategy FILE --data CSV --param fast=5:50:5 --param slow=20:200:10 [--constraint 'p.fast < p.slow'] [--objective sharpe_ratio] [--jobs N] [--json]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case *strategy == "" || len(data) == 0 || len(space) == 0:
+		fs.Usage()
+		return errors.New("sweep: --strategy, --data and at least one --param are required")
+	case *method != "grid" && *method != "random":
+		return fmt.Errorf("sweep: --method is grid or random, not %q", *method)
+	case *jobs < 1:
+		return errors.New("sweep: --jobs must be at least 1")
+	case len(symbols) > len(data):
+		return fmt.Errorf("sweep: %d --symbol for %d --data: give at most one per data file", len(symbols), len(data))
+	}
+	code, err := os.ReadFile(*strategy)
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	info, err := jsrt.Inspect(ctx, string(code))
+	if err != nil {
+		return fmt.Errorf("%s: %w", *strategy, err)
+	}
+	feeds := make([]backtest.Feed, len(data))
+	for i, path := range data {
+		bars, err := readFeed(path, *from, *to)
+		if err != nil {
+			return err
+		}
+		feeds[i] = backtest.Feed{Symbol: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Bars: bars}
+		if i < len(symbols) {
+			feeds[i].Symbol = symbols[i]
+		}
+	}
+
+	// The plan, checked whole before anything runs.
+	var combos []map[string]any
+	if *method == "grid" {
+		combos, err = study.Space(space).Grid()
+	} else {
+		combos, err = study.Space(space).Random(*samples, *seed)
+	}
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	for name := range space {
+		if _, ok := fixed[name]; ok {
+			return fmt.Errorf("sweep: %s is both varied (--param) and fixed (--set)", name)
+		}
+	}
+	for i, c := range combos {
+		for k, v := range fixed {
+			c[k] = v
+		}
+		if combos[i], err = jsrt.ValidateParams(info, c); err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+	}
+	excluded := 0
+	if *constraint != "" {
+		keep, err := jsrt.Constraint(ctx, *constraint, combos)
+		if err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+		kept := combos[:0]
+		for i, c := range combos {
+			if keep[i] {
+				kept = append(kept, c)
+			}
+		}
+		excluded = len(combos) - len(kept)
+		if combos = kept; len(combos) == 0 {
+			return errors.New("sweep: the constraint leaves no combination")
+		}
+	}
+	obj := study.Objective{Metric: *objective, Minimize: *minimize}
+
+	start := time.Now()
+	trials, bestStats, err := runTrials(ctx, backtest.Config{Code: string(code), Feeds: feeds, Cash: *cash, Commission: *commission, TimeLimit: *timeout},
+		combos, obj, *jobs, stderr)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	study.Rank(trials, obj)
+	rep := sweepReport{
+		Strategy: info.ClassName, Symbols: feedSymbols(feeds), Objective: obj.Metric, Direction: "max",
+		Combinations: len(trials), Excluded: excluded, Seconds: elapsed.Seconds(), Trials: trials,
+		Overfitting:  study.Overfitting(trials, *blocks),
+		Explanations: map[string]string{"deflated_sharpe": study.DeflatedExplanation, "pbo": study.PBOExplanation},
+		Space:        space, Statistics: bestStats,
+	}
+	if len(fixed) > 0 {
+		rep.Fixed = fixed
+	}
+	if obj.Minimize {
+		rep.Direction = "min"
+	}
+	for _, t := range trials {
+		if t.Error != "" {
+			rep.Failed++
+		}
+	}
+	if trials[0].Error != "" {
+		return fmt.Errorf("sweep: every backtest failed; the first: %s", trials[0].Error)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printSweep(stdout, rep, study.Space(space).Names(), *top)
+	return nil
+}
+
+// runTrials runs every combination, jobs at a time, reporting progress on stderr about
+// once a second. The first combination runs alone: a strategy that fails on it, or an
+// objective it does not know, stops the study before the others run.
+func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj study.Objective, jobs int, stderr io.Writer) ([]study.Trial, *engine.Statistics, error) {
+	cfg.OnLog = func(backtest.LogEntry) {} // the strategies' lines are not kept
+	trials := make([]study.Trial, len(combos))
+	run := func(i int) *engine.Result {
+		c := cfg
+		c.Params = combos[i]
+		trials[i].Params = combos[i]
+		res, err := backtest.Run(ctx, c)
+		if err != nil {
+			trials[i].Error = err.Error()
+			return nil
+		}
+		trials[i].Summary = res.Summary
+		trials[i].Returns = study.Returns(res.Equity)
+		var stats *engine.Statistics // computed only for an objective that is not in the summary
+		if !study.Known(obj.Metric, nil) {
+			s := backtest.ComputeStatistics(res)
+			stats = &s
+		}
+		if v, ok := obj.Value(res.Summary, stats); ok {
+			trials[i].Value = &v
+		}
+		return res
+	}
+	first := run(0)
+	if first == nil {
+		return nil, nil, fmt.Errorf("sweep: the first combination (%v) fails: %s", combos[0], trials[0].Error)
+	}
+	firstStats := backtest.ComputeStatistics(first)
+	if !study.Known(obj.Metric, &firstStats) {
+		return nil, nil, fmt.Errorf("sweep: unknown objective %q: use a summary field such as sharpe_ratio or total_return, or a statistic's key", obj.Metric)
+	}
+	var done atomic.Int64
+	done.Add(1)
+	next := atomic.Int64{}
+	next.Store(1)
+	stop := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() { // progress
+		defer close(progressDone)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				fmt.Fprintf(stderr, "sweep: %d/%d\n", done.Load(), len(combos))
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range min(jobs, len(combos)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(combos) || ctx.Err() != nil {
+					return
+				}
+				run(i)
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-progressDone
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	// The statistics of the best, for --json.
+	best := 0
+	for i := range trials {
+		if trials[i].Value != nil && (trials[best].Value == nil || obj.Better(*trials[i].Value, *trials[best].Value)) {
+			best = i
+		}
+	}
+	c := cfg
+	c.Params = combos[best]
+	res, err := backtest.Run(ctx, c)
+	if err != nil {
+		return trials, nil, nil
+	}
+	stats := backtest.ComputeStatistics(res)
+	return trials, &stats, nil
+}
+
+func printSweep(w io.Writer, r sweepReport, names []string, top int) {
+	plural := "s"
+	if r.Combinations == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "%s on %s: %d combination%s", r.Strategy, strings.Join(r.Symbols, ", "), r.Combinations, plural)
+	if r.Excluded > 0 {
+		fmt.Fprintf(w, " (%d left out by the constraint)", r.Excluded)
+	}
+	if r.Failed > 0 {
+		fmt.Fprintf(w, ", %d failed", r.Failed)
+	}
+	fmt.Fprintf(w, ", in %.1f s; ranked by %s (%s)\n\n", r.Seconds, r.Objective, r.Direction)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RANK\tPARAMETERS\t"+strings.ToUpper(r.Objective)+"\tRETURN\tSHARPE\tMAX DD\tTRADES")
+	for i, t := range r.Trials[:min(top, len(r.Trials))] {
+		val := "—"
+		if t.Value != nil {
+			val = fmt.Sprintf("%.4f", *t.Value)
+		}
+		if t.Error != "" {
+			fmt.Fprintf(tw, "%d\t%s\tfailed: %s\t\t\t\t\n", i+1, study.Describe(names, t.Params), t.Error)
+			continue
+		}
+		s := t.Summary
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f%%\t%s\t%.2f%%\t%d\n", i+1, study.Describe(names, t.Params), val, s.TotalReturn*100, fmtOpt(s.SharpeRatio, "%.3f"), s.MaxDrawdownPct, s.TotalTrades)
+	}
+	tw.Flush()
+	o := r.Overfitting
+	fmt.Fprintln(w)
+	if d := o.Deflated; d != nil {
+		fmt.Fprintf(w, "Deflated Sharpe ratio of the best: %.3f  (Sharpe %.4f per bar against %.4f expected from luck among %d trials; %d bars, skewness %.2f, kurtosis %.2f)\n",
+			d.Probability, d.Sharpe, d.Expected, d.Trials, d.Periods, d.Skewness, d.Kurtosis)
+		fmt.Fprintf(w, "  %s\n", study.DeflatedExplanation)
+	}
+	if p := o.PBO; p != nil {
+		fmt.Fprintf(w, "Probability of backtest overfitting: %.3f  (%d blocks, %d splits of %d trials over %d bars)\n", p.Probability, p.Blocks, p.Splits, p.Trials, p.Periods)
+		fmt.Fprintf(w, "  %s\n", study.PBOExplanation)
+	}
+	for _, n := range o.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
+}

@@ -1,0 +1,252 @@
+// Package study plans a parameter study: the values each parameter takes (a list, or a
+// start:stop:step range), the combinations a grid or a seeded random sample takes from
+// them, the objective its runs are ranked by, and the per-bar returns the overfitting
+// statistics are computed from.
+package study
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/backtestd/backtestd/internal/engine"
+)
+
+// MaxCombinations is the most runs one study makes.
+const MaxCombinations = 10000
+
+// maxValues bounds one parameter's values, so a range such as 0:1e9:1 is refused before
+// it is expanded.
+const maxValues = MaxCombinations
+
+// Space is the values each parameter takes, by name.
+type Space map[string][]any
+
+// ParseParam reads a command-line parameter: name=start:stop:step (stop included, e.g.
+// fast=5:50:5) or name=v1,v2,… (numbers, true/false or text).
+func ParseParam(s string) (string, []any, error) {
+	name, spec, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.TrimSpace(spec) == "" {
+		return "", nil, fmt.Errorf("want name=start:stop:step or name=v1,v2,..., got %q", s)
+	}
+	if parts := strings.Split(spec, ":"); len(parts) == 3 {
+		var f [3]float64
+		for i, p := range parts {
+			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil {
+				return "", nil, fmt.Errorf("%s: %q is not a number", name, p)
+			}
+			f[i] = v
+		}
+		vals, err := Range(f[0], f[1], f[2])
+		if err != nil {
+			return "", nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return name, vals, nil
+	}
+	var vals []any
+	for _, p := range strings.Split(spec, ",") {
+		p = strings.TrimSpace(p)
+		if v, err := strconv.ParseFloat(p, 64); err == nil {
+			vals = append(vals, number(v))
+		} else if b, err := strconv.ParseBool(p); err == nil {
+			vals = append(vals, b)
+		} else {
+			vals = append(vals, p)
+		}
+	}
+	return name, vals, nil
+}
+
+// Range is start, start+step, … up to stop included (within a rounding error), as
+// integers when start and step are whole numbers.
+func Range(start, stop, step float64) ([]any, error) {
+	for _, v := range []float64{start, stop, step} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("a range needs finite numbers")
+		}
+	}
+	if step <= 0 {
+		return nil, fmt.Errorf("a range's step must be positive, got %v", step)
+	}
+	if stop < start {
+		return nil, fmt.Errorf("a range's stop (%v) is below its start (%v)", stop, start)
+	}
+	n := math.Floor((stop-start)/step+1e-9) + 1
+	if n > maxValues {
+		return nil, fmt.Errorf("the range %v:%v:%v has %.0f values, more than %d", start, stop, step, n, maxValues)
+	}
+	vals := make([]any, int(n))
+	for i := range vals {
+		// Each value from start, not by adding steps, so errors do not accumulate.
+		vals[i] = number(math.Round((start+float64(i)*step)*1e12) / 1e12)
+	}
+	return vals, nil
+}
+
+// number is v as an int when it is a whole number JSON carries exactly.
+func number(v float64) any {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return int(v)
+	}
+	return v
+}
+
+// Names are the space's parameters in order.
+func (s Space) Names() []string {
+	names := make([]string, 0, len(s))
+	for k := range s {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Size is the number of combinations of the whole grid.
+func (s Space) Size() int {
+	n := 1
+	for _, vals := range s {
+		if n *= len(vals); n > MaxCombinations*1000 || len(vals) == 0 {
+			return n
+		}
+	}
+	return n
+}
+
+// Grid is every combination, the last parameter by name varying fastest.
+func (s Space) Grid() ([]map[string]any, error) {
+	if err := s.check(s.Size()); err != nil {
+		return nil, err
+	}
+	return s.pick(nil), nil
+}
+
+// Random is samples distinct combinations of the grid chosen with seed (the same seed, the
+// same sample), in grid order; the whole grid when it has no more.
+func (s Space) Random(samples int, seed uint64) ([]map[string]any, error) {
+	if samples < 1 {
+		return nil, fmt.Errorf("samples must be at least 1")
+	}
+	if err := s.check(samples); err != nil {
+		return nil, err
+	}
+	total := s.Size()
+	if samples >= total {
+		return s.pick(nil), nil
+	}
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	chosen := make(map[int]bool, samples)
+	for len(chosen) < samples {
+		chosen[r.IntN(total)] = true
+	}
+	idx := make([]int, 0, samples)
+	for i := range chosen {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	return s.pick(idx), nil
+}
+
+func (s Space) check(n int) error {
+	if len(s) == 0 {
+		return fmt.Errorf("give at least one parameter to vary")
+	}
+	for name, vals := range s {
+		if len(vals) == 0 {
+			return fmt.Errorf("%s has no values", name)
+		}
+	}
+	if n > MaxCombinations {
+		return fmt.Errorf("%d combinations, more than the %d a study may run: use fewer values, a constraint or a random sample", n, MaxCombinations)
+	}
+	return nil
+}
+
+// pick is the combinations at the grid indexes idx (nil: all).
+func (s Space) pick(idx []int) []map[string]any {
+	names := s.Names()
+	at := func(i int) map[string]any {
+		c := make(map[string]any, len(names))
+		for k := len(names) - 1; k >= 0; k-- {
+			vals := s[names[k]]
+			c[names[k]] = vals[i%len(vals)]
+			i /= len(vals)
+		}
+		return c
+	}
+	if idx == nil {
+		out := make([]map[string]any, s.Size())
+		for i := range out {
+			out[i] = at(i)
+		}
+		return out
+	}
+	out := make([]map[string]any, len(idx))
+	for j, i := range idx {
+		out[j] = at(i)
+	}
+	return out
+}
+
+// Objective is what a study ranks its runs by: a summary field (sharpe_ratio,
+// total_return, …) or a statistic's key, to be maximised or minimised.
+type Objective struct {
+	Metric   string
+	Minimize bool
+}
+
+// Value is the run's objective; false when the run does not define it (no trades for a
+// profit factor, say), and such a run ranks last.
+func (o Objective) Value(sum engine.Summary, stats *engine.Statistics) (float64, bool) {
+	var fields map[string]any
+	if b, err := json.Marshal(sum); err == nil && json.Unmarshal(b, &fields) == nil {
+		if v, ok := fields[o.Metric]; ok {
+			f, isNum := v.(float64)
+			return f, isNum && !math.IsNaN(f) && !math.IsInf(f, 0)
+		}
+	}
+	if stats != nil {
+		if m := stats.Get(o.Metric); m != nil && m.Value != nil {
+			return *m.Value, !math.IsNaN(*m.Value) && !math.IsInf(*m.Value, 0)
+		}
+	}
+	return 0, false
+}
+
+// Known says whether metric names a summary field or one of stats' keys.
+func Known(metric string, stats *engine.Statistics) bool {
+	var fields map[string]any
+	b, _ := json.Marshal(engine.Summary{})
+	_ = json.Unmarshal(b, &fields)
+	if _, ok := fields[metric]; ok {
+		return true
+	}
+	return stats != nil && stats.Get(metric) != nil
+}
+
+// Better says whether objective value a ranks above b.
+func (o Objective) Better(a, b float64) bool {
+	if o.Minimize {
+		return a < b
+	}
+	return a > b
+}
+
+// Returns are a run's per-bar returns (value over previous value less one), the series
+// the overfitting statistics compare runs by.
+func Returns(eq []engine.EquityPoint) []float64 {
+	if len(eq) < 2 {
+		return nil
+	}
+	out := make([]float64, len(eq)-1)
+	for i := range out {
+		out[i] = eq[i+1].Return
+	}
+	return out
+}
