@@ -101,16 +101,9 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return fmt.Errorf("%s: %w", *strategy, err)
 	}
-	feeds := make([]backtest.Feed, len(data))
-	for i, path := range data {
-		bars, err := readFeed(path, *from, *to)
-		if err != nil {
-			return err
-		}
-		feeds[i] = backtest.Feed{Symbol: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Bars: bars}
-		if i < len(symbols) {
-			feeds[i].Symbol = symbols[i]
-		}
+	feeds, err := readFeeds(data, symbols, *from, *to)
+	if err != nil {
+		return err
 	}
 	cfg := backtest.Config{
 		Code: string(code), Params: map[string]any(params),
@@ -146,6 +139,23 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	printSummary(stdout, info, strings.Join(feedSymbols(feeds), ", "), feeds[0].Bars, res, elapsed)
 	return nil
+}
+
+// readFeeds reads the --data files, named by --symbol or their base names, within the
+// date range.
+func readFeeds(data, symbols []string, from, to string) ([]backtest.Feed, error) {
+	feeds := make([]backtest.Feed, len(data))
+	for i, path := range data {
+		bars, err := readFeed(path, from, to)
+		if err != nil {
+			return nil, err
+		}
+		feeds[i] = backtest.Feed{Symbol: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Bars: bars}
+		if i < len(symbols) {
+			feeds[i].Symbol = symbols[i]
+		}
+	}
+	return feeds, nil
 }
 
 // readFeed reads one --data file within the date range; no bars there is an error.

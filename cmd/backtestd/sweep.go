@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -109,16 +108,9 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *strategy, err)
 	}
-	feeds := make([]backtest.Feed, len(data))
-	for i, path := range data {
-		bars, err := readFeed(path, *from, *to)
-		if err != nil {
-			return err
-		}
-		feeds[i] = backtest.Feed{Symbol: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Bars: bars}
-		if i < len(symbols) {
-			feeds[i].Symbol = symbols[i]
-		}
+	feeds, err := readFeeds(data, symbols, *from, *to)
+	if err != nil {
+		return err
 	}
 
 	// The plan, checked whole before anything runs.

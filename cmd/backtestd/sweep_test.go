@@ -66,7 +66,9 @@ func TestSweep(t *testing.T) {
 		if err := runLocal(context.Background(), args, &one, &bytes.Buffer{}); err != nil {
 			t.Fatal(err)
 		}
-		var single struct{ Result struct{ Summary map[string]any } }
+		var single struct {
+			Result struct{ Summary map[string]any }
+		}
 		if err := json.Unmarshal(one.Bytes(), &single); err != nil {
 			t.Fatal(err)
 		}

@@ -20,13 +20,13 @@ type Deflated struct {
 	// Probability is the DSR: the probability that the best trial's true Sharpe ratio is
 	// above zero, given that it is the best of Trials. Above 0.95 is the papers' usual bar.
 	Probability float64 `json:"probability"`
-	Sharpe      float64 `json:"sharpe"`    // the best trial's Sharpe ratio per period
-	Expected    float64 `json:"expected"`  // SR0: the best Sharpe ratio expected from Trials trials of pure luck
-	Trials      int     `json:"trials"`    // N
-	Periods     int     `json:"periods"`   // T: the best trial's returns
-	Variance    float64 `json:"variance"`  // V: the variance of the trials' Sharpe ratios
-	Skewness    float64 `json:"skewness"`  // γ3 of the best trial's returns
-	Kurtosis    float64 `json:"kurtosis"`  // γ4 (not excess: 3 for a normal distribution)
+	Sharpe      float64 `json:"sharpe"`   // the best trial's Sharpe ratio per period
+	Expected    float64 `json:"expected"` // SR0: the best Sharpe ratio expected from Trials trials of pure luck
+	Trials      int     `json:"trials"`   // N
+	Periods     int     `json:"periods"`  // T: the best trial's returns
+	Variance    float64 `json:"variance"` // V: the variance of the trials' Sharpe ratios
+	Skewness    float64 `json:"skewness"` // γ3 of the best trial's returns
+	Kurtosis    float64 `json:"kurtosis"` // γ4 (not excess: 3 for a normal distribution)
 }
 
 // DeflatedSharpe is the DSR of the trial whose returns are best, among trials whose
