@@ -11,7 +11,7 @@ import (
 // Limits of a study's constraint, over all its combinations together.
 const (
 	ConstraintTimeLimit   = 5 * time.Second
-	ConstraintMemoryLimit = 64 << 20
+	ConstraintMemoryLimit = 256 << 20 // the process's heap growth: generous, as other goroutines allocate too
 	MaxConstraintLength   = 1000
 )
 
