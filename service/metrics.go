@@ -3,9 +3,9 @@ package service
 import (
 	"net/http"
 
+	"github.com/backtestd/backtestd/internal/httpapi"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // newRegistry is the process's metrics: Go's and the process's own, the task service's,
@@ -33,6 +33,4 @@ func (s *Service) newRegistry(workers int, serving bool) *prometheus.Registry {
 // MetricsHandler serves the process's metrics in Prometheus's text format, without
 // authentication: `backtestd worker` serves it on METRICS_LISTEN, an address only the
 // Prometheus server should reach. `backtestd serve` has /metrics in its API instead.
-func (s *Service) MetricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.metrics, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
-}
+func (s *Service) MetricsHandler() http.Handler { return httpapi.MetricsHandler(s.metrics, s.log) }

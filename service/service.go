@@ -72,6 +72,7 @@ type Service struct {
 	stopHub func()
 	handler http.Handler
 	metrics *prometheus.Registry
+	log     *slog.Logger
 }
 
 // New opens the database (cfg.DatabaseURL, or a private cluster in cfg.DataDir when it is
@@ -124,7 +125,7 @@ func NewWorker(ctx context.Context, cfg Config, log *slog.Logger) (*Service, err
 }
 
 func open(ctx context.Context, cfg Config, log *slog.Logger, serving bool) (*Service, error) {
-	s := &Service{}
+	s := &Service{log: log}
 	var err error
 	if s.db, err = openDatabase(ctx, cfg, log); err != nil {
 		return nil, err

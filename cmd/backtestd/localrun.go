@@ -86,27 +86,12 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errors.New("run: --strategy and --data are required")
 	}
-	if len(symbols) > len(data) {
-		return fmt.Errorf("run: %d --symbol for %d --data: give at most one per data file", len(symbols), len(data))
-	}
-	code, err := os.ReadFile(*strategy)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	info, err := jsrt.Inspect(ctx, string(code))
-	if err != nil {
-		var le *jsrt.LoadError
-		if errors.As(err, &le) && le.Line > 0 {
-			return fmt.Errorf("%s:%d: %s", *strategy, le.Line, le.Message)
-		}
-		return fmt.Errorf("%s: %w", *strategy, err)
-	}
-	feeds, err := readFeeds(data, symbols, *from, *to)
+	code, info, feeds, err := readLocal(ctx, "run", *strategy, data, symbols, *from, *to)
 	if err != nil {
 		return err
 	}
 	cfg := backtest.Config{
-		Code: string(code), Params: map[string]any(params),
+		Code: code, Params: map[string]any(params),
 		Feeds: feeds,
 		Cash:  *cash, Commission: *commission, TimeLimit: *timeout,
 	}
@@ -141,8 +126,32 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// readFeeds reads the --data files, named by --symbol or their base names, within the
-// date range.
+// readLocal reads what `run` and `sweep` (cmd) run: the --strategy file and its declared
+// parameters, and the --data files, named by --symbol or their base names, within the date
+// range.
+func readLocal(ctx context.Context, cmd, strategy string, data, symbols []string, from, to string) (string, *jsrt.StrategyInfo, []backtest.Feed, error) {
+	if len(symbols) > len(data) {
+		return "", nil, nil, fmt.Errorf("%s: %d --symbol for %d --data: give at most one per data file", cmd, len(symbols), len(data))
+	}
+	code, err := os.ReadFile(strategy)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	info, err := jsrt.Inspect(ctx, string(code))
+	if err != nil {
+		var le *jsrt.LoadError
+		if errors.As(err, &le) && le.Line > 0 {
+			return "", nil, nil, fmt.Errorf("%s:%d: %s", strategy, le.Line, le.Message)
+		}
+		return "", nil, nil, fmt.Errorf("%s: %w", strategy, err)
+	}
+	feeds, err := readFeeds(data, symbols, from, to)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return string(code), info, feeds, nil
+}
+
 func readFeeds(data, symbols []string, from, to string) ([]backtest.Feed, error) {
 	feeds := make([]backtest.Feed, len(data))
 	for i, path := range data {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -97,18 +96,8 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("sweep: --method is grid or random, not %q", *method)
 	case *jobs < 1:
 		return errors.New("sweep: --jobs must be at least 1")
-	case len(symbols) > len(data):
-		return fmt.Errorf("sweep: %d --symbol for %d --data: give at most one per data file", len(symbols), len(data))
 	}
-	code, err := os.ReadFile(*strategy)
-	if err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	info, err := jsrt.Inspect(ctx, string(code))
-	if err != nil {
-		return fmt.Errorf("%s: %w", *strategy, err)
-	}
-	feeds, err := readFeeds(data, symbols, *from, *to)
+	code, info, feeds, err := readLocal(ctx, "sweep", *strategy, data, symbols, *from, *to)
 	if err != nil {
 		return err
 	}
@@ -156,7 +145,7 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	obj := study.Objective{Metric: *objective, Minimize: *minimize}
 
 	start := time.Now()
-	trials, bestStats, err := runTrials(ctx, backtest.Config{Code: string(code), Feeds: feeds, Cash: *cash, Commission: *commission, TimeLimit: *timeout},
+	trials, bestStats, err := runTrials(ctx, backtest.Config{Code: code, Feeds: feeds, Cash: *cash, Commission: *commission, TimeLimit: *timeout},
 		combos, obj, *jobs, stderr)
 	if err != nil {
 		return err
@@ -181,9 +170,6 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			rep.Failed++
 		}
 	}
-	if trials[0].Error != "" {
-		return fmt.Errorf("sweep: every backtest failed; the first: %s", trials[0].Error)
-	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -199,6 +185,21 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj study.Objective, jobs int, stderr io.Writer) ([]study.Trial, *engine.Statistics, error) {
 	cfg.OnLog = func(backtest.LogEntry) {} // the strategies' lines are not kept
 	trials := make([]study.Trial, len(combos))
+	inSummary := study.Known(obj.Metric, nil) // else each run's statistics are computed for it
+	// The best run so far (as Rank orders them: by value, then grid order) and its result,
+	// whose statistics --json prints.
+	var mu sync.Mutex
+	best, bestRes := -1, (*engine.Result)(nil)
+	ranksAbove := func(i, j int) bool {
+		vi, vj := trials[i].Value, trials[j].Value
+		switch {
+		case vi == nil || vj == nil:
+			return vi != nil || (vj == nil && i < j)
+		case *vi == *vj:
+			return i < j
+		}
+		return obj.Better(*vi, *vj)
+	}
 	run := func(i int) *engine.Result {
 		c := cfg
 		c.Params = combos[i]
@@ -210,14 +211,19 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 		}
 		trials[i].Summary = res.Summary
 		trials[i].Returns = study.Returns(res.Equity)
-		var stats *engine.Statistics // computed only for an objective that is not in the summary
-		if !study.Known(obj.Metric, nil) {
+		var stats *engine.Statistics
+		if !inSummary {
 			s := backtest.ComputeStatistics(res)
 			stats = &s
 		}
 		if v, ok := obj.Value(res.Summary, stats); ok {
 			trials[i].Value = &v
 		}
+		mu.Lock()
+		if best < 0 || ranksAbove(i, best) {
+			best, bestRes = i, res
+		}
+		mu.Unlock()
 		return res
 	}
 	first := run(0)
@@ -228,9 +234,8 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 	if !study.Known(obj.Metric, &firstStats) {
 		return nil, nil, fmt.Errorf("sweep: unknown objective %q: use a summary field such as sharpe_ratio or total_return, or a statistic's key", obj.Metric)
 	}
-	var done atomic.Int64
-	done.Add(1)
-	next := atomic.Int64{}
+	var done, next atomic.Int64 // runs finished, runs taken
+	done.Store(1)
 	next.Store(1)
 	stop := make(chan struct{})
 	progressDone := make(chan struct{})
@@ -266,20 +271,7 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	// The statistics of the best, for --json.
-	best := 0
-	for i := range trials {
-		if trials[i].Value != nil && (trials[best].Value == nil || obj.Better(*trials[i].Value, *trials[best].Value)) {
-			best = i
-		}
-	}
-	c := cfg
-	c.Params = combos[best]
-	res, err := backtest.Run(ctx, c)
-	if err != nil {
-		return trials, nil, nil
-	}
-	stats := backtest.ComputeStatistics(res)
+	stats := backtest.ComputeStatistics(bestRes)
 	return trials, &stats, nil
 }
 

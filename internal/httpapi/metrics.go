@@ -57,12 +57,13 @@ func (m *httpMetrics) measure(next http.Handler) http.Handler {
 	})
 }
 
-// metricsHandler serves reg in Prometheus's text format. A metric that cannot be read
-// now (the database is slow to answer) is left out and logged; the rest are served.
-func (s *Server) metricsHandler(reg prometheus.Gatherer) http.Handler {
+// MetricsHandler serves reg in Prometheus's text format (the API's /metrics, and
+// `backtestd worker`'s). A metric that cannot be read now (the database is slow to answer)
+// is left out and logged; the rest are served.
+func MetricsHandler(reg prometheus.Gatherer, log *slog.Logger) http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorHandling: promhttp.ContinueOnError,
-		ErrorLog:      promLog{s.log},
+		ErrorLog:      promLog{log},
 	})
 }
 

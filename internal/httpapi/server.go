@@ -148,7 +148,7 @@ func (s *Server) routes() chi.Router {
 	})
 	r.Get("/", s.handle(s.root))
 	r.Get("/health", s.handle(s.health))
-	r.Method(http.MethodGet, "/metrics", s.metricsHandler(s.reg))
+	r.Method(http.MethodGet, "/metrics", MetricsHandler(s.reg, s.log))
 	s.mountDocs(r)
 	s.mountStrategies(r)
 	s.mountTasks(r)
