@@ -105,6 +105,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
 		Store:      s.db.Store,
 		Logger:     log,
 		Tasks:      s.tasks.svc,
+		Studies:    s.tasks.studies,
 		Hub:        hub,
 		Strategies: strategies,
 		Data:       data,

@@ -15,6 +15,7 @@ import (
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/runner"
 	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/studies"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
@@ -35,6 +36,7 @@ func newRunners(cfg config.Config, log *slog.Logger) (*runner.Pool, error) {
 // the worker concurrency (each running backtest holds at most one connection at a time).
 type taskRuntime struct {
 	svc     *tasks.Service
+	studies *studies.Service
 	client  *jobs.Client
 	store   *store.Store
 	started bool
@@ -64,18 +66,23 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 	svc := tasks.New(tasks.Config{RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
 		LogDir: cfg.LogDir, CPUSlots: slots, Runner: runners, Lease: cfg.LeaseTimeout,
 		UserMaxRunning: cfg.UserMaxRunning}, st, log)
+	stud := studies.New(studies.Config{Runner: runners, RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20}, st, svc, log)
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{
 		Workers: cfg.Workers, RunTimeout: cfg.RunTimeout, RescueAfter: cfg.RescueAfter, Logger: riverLog,
-		Register: registerJobWorkers(cfg, st, log),
+		Register: func(w *river.Workers) {
+			registerJobWorkers(cfg, st, log)(w)
+			stud.AddWorker(w)
+		},
 	}, svc)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	svc.SetQueue(client)
-	rt := &taskRuntime{svc: svc, client: client, store: st, log: log, grace: cfg.ShutdownGrace}
+	stud.SetQueue(client)
+	rt := &taskRuntime{svc: svc, studies: stud, client: client, store: st, log: log, grace: cfg.ShutdownGrace}
 	if cfg.Workers > 0 {
 		// River gets a context that outlives ctx: stopWorkers stops it softly first.
 		if err := client.Start(context.WithoutCancel(ctx)); err != nil {

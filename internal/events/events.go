@@ -23,6 +23,8 @@ const (
 	KindProgress  = "progress"
 	KindLog       = "log"
 	KindComplete  = "complete"
+	// KindStudy is a study's progress on its channel (`/ws/study_<n>`).
+	KindStudy = "study"
 )
 
 // Event kinds on the session log channel (`/ws/logs`).
@@ -34,13 +36,14 @@ const (
 
 // Message is one notification: a progress update, a batch of log lines or a completion.
 type Message struct {
-	Event   string    `json:"e"`
-	Task    string    `json:"t"`
-	Session string    `json:"s,omitempty"`
-	Progr   *Progress `json:"p,omitempty"`
-	Logs    []LogLine `json:"l,omitempty"`
-	Done    *Complete `json:"c,omitempty"`
-	SentAt  int64     `json:"at,omitempty"` // unix nanoseconds at publication
+	Event   string          `json:"e"`
+	Task    string          `json:"t"`
+	Session string          `json:"s,omitempty"`
+	Progr   *Progress       `json:"p,omitempty"`
+	Logs    []LogLine       `json:"l,omitempty"`
+	Done    *Complete       `json:"c,omitempty"`
+	Frame   json.RawMessage `json:"f,omitempty"`  // a study event's frame, as subscribers get it
+	SentAt  int64           `json:"at,omitempty"` // unix nanoseconds at publication
 }
 
 // Progress is the data of a `progress` event.

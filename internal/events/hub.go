@@ -208,6 +208,10 @@ func (h *Hub) Deliver(m Message) {
 			for _, l := range m.Logs {
 				frames = append(frames, LogFrame(m.Task, l))
 			}
+		case KindStudy:
+			if len(m.Frame) > 0 {
+				frames = append(frames, m.Frame)
+			}
 		case KindComplete:
 			if m.Done != nil {
 				frames = append(frames, CompleteFrame(*m.Done))

@@ -25,6 +25,7 @@ type teamEnv struct {
 	auth   *auth.Service
 	tokens map[string]string // who → API token
 	task   string            // root's task
+	study  string            // root's study
 	rootTk string            // id of root's token
 }
 
@@ -58,6 +59,11 @@ func newTeamEnv(t *testing.T) *teamEnv {
 		t.Fatal(err)
 	}
 	e.task = e.submit(t, "")["task_id"].(string)
+	code, body := e.do(t, "POST", "/api/studies", `{"strategy_id":"str_1","start_date":"1970-01-01","end_date":"1979-12-31","space":{"fast":[5,10]}}`)
+	if code != 200 {
+		t.Fatalf("study: %d %v", code, body)
+	}
+	e.study = body.(map[string]any)["id"].(string)
 	return e
 }
 
@@ -108,6 +114,7 @@ func TestRouteAccessByRole(t *testing.T) {
 		r := strings.NewReplacer(
 			"{strategy_id}", pick("str_1", "str_999"),
 			"{task_id}", pick(e.task, "task_999"),
+			"{study_id}", pick(e.study, "study_999"),
 			"{version}", "1", "{source}", "testsrc", "{symbol}", "AAA",
 			"{name}", pick("root", "nobody"),
 			"{id}", pick(e.rootTk, "tok_999"),

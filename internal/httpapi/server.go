@@ -28,6 +28,7 @@ import (
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/strategy"
+	"github.com/backtestd/backtestd/internal/studies"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
@@ -63,7 +64,9 @@ type Deps struct {
 	Report *report.Service
 	Logger *slog.Logger
 	Tasks  *tasks.Service // backtest tasks; nil leaves the task routes answering 503
-	Hub    *events.Hub    // WebSocket fan-out fed by the process's event listener
+	// Studies is the parameter study service; nil leaves the study routes answering 503.
+	Studies *studies.Service
+	Hub     *events.Hub // WebSocket fan-out fed by the process's event listener
 	// Strategies is the strategy service; its inspector runs uploaded code in runner
 	// processes.
 	Strategies *strategy.Service
@@ -81,6 +84,7 @@ type Server struct {
 	store   *store.Store
 	log     *slog.Logger
 	tasks   *tasks.Service
+	studies *studies.Service
 	hub     *events.Hub
 	strat   *strategy.Service
 	data    *marketdata.Service
@@ -98,7 +102,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	cfg.BasePath = strings.TrimRight(cfg.BasePath, "/")
-	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg), auth: deps.Auth}
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, studies: deps.Studies, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg), auth: deps.Auth}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -152,6 +156,7 @@ func (s *Server) routes() chi.Router {
 	s.mountDocs(r)
 	s.mountStrategies(r)
 	s.mountTasks(r)
+	s.mountStudies(r)
 	s.mountResults(r)
 	s.mountData(r)
 	s.mountUI(r)

@@ -23,6 +23,7 @@ import (
 	"github.com/backtestd/backtestd/internal/pgtest"
 	"github.com/backtestd/backtestd/internal/runner/runnertest"
 	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/studies"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
@@ -87,12 +88,16 @@ func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 	exec(`INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, params, origin, content_hash)
 		VALUES ('str_1', 1, 'SmaCross', $1, 'SmaCross', $2, 'api', 'h')`, taskTestStrategy, params)
 
-	svc := tasks.New(tasks.Config{RunTimeout: 30 * time.Second, Runner: runnertest.Pool(t)}, st, quietLogger())
-	client, err := jobs.NewClient(st.Pool, jobs.Config{Workers: workers, RunTimeout: 30 * time.Second, Logger: quietLogger()}, svc)
+	pool := runnertest.Pool(t)
+	svc := tasks.New(tasks.Config{RunTimeout: 30 * time.Second, Runner: pool}, st, quietLogger())
+	stud := studies.New(studies.Config{Runner: pool, RunTimeout: 30 * time.Second}, st, svc, quietLogger())
+	client, err := jobs.NewClient(st.Pool, jobs.Config{Workers: workers, RunTimeout: 30 * time.Second, Logger: quietLogger(),
+		Register: stud.AddWorker}, svc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc.SetQueue(client)
+	stud.SetQueue(client)
 	if workers > 0 {
 		if err := client.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -112,7 +117,7 @@ func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 	<-l.Ready()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(svc.Collector())
-	deps := Deps{Store: st, Logger: quietLogger(), Tasks: svc, Hub: hub, Strategies: StrategiesForTest(t, st), Metrics: reg}
+	deps := Deps{Store: st, Logger: quietLogger(), Tasks: svc, Studies: stud, Hub: hub, Strategies: StrategiesForTest(t, st), Metrics: reg}
 	e := &taskEnv{ctx: ctx, st: st, hub: hub, strat: "str_1"}
 	if accounts {
 		deps.Auth, e.token = AccountsForTest(t, st)

@@ -282,6 +282,12 @@ var pongFrame = events.Encode(events.KindPong, nil)
 func (h *taskHandlers) wsTask(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "task_id")
 	h.wsConn(w, r, func(sub *events.Sub) {
+		if strings.HasPrefix(id, "study_") { // a study's progress
+			sub.Send(events.Encode(events.KindConnected, map[string]string{"study_id": id}))
+			h.hub().SubscribeTask(sub, id)
+			h.sendStudyState(sub, id)
+			return
+		}
 		sub.Send(events.Encode(events.KindConnected, map[string]string{"task_id": id}))
 		h.hub().SubscribeTask(sub, id)
 		h.sendState(sub, id)

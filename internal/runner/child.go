@@ -18,6 +18,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/study"
 )
 
 // Environment of a runner child. childEnv marks the process as one (test binaries look
@@ -124,6 +125,20 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 		}
 		return w.send(message{Info: info})
 	}
+	if req.Constraint != "" {
+		keep, err := jsrt.Constraint(ctx, req.Constraint, req.Batch)
+		var pe *jsrt.ParamError
+		switch {
+		case errors.As(err, &pe):
+			return w.send(message{RunErr: &runError{Kind: "strategy", Message: pe.Message}})
+		case err != nil:
+			return err
+		}
+		return w.send(message{Keep: keep})
+	}
+	if req.Batch != nil {
+		return serveBatch(ctx, req, w)
+	}
 	var lines, bytes int
 	lastProgress := time.Now()
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{
@@ -160,6 +175,44 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 	eq := toWireEquity(res.Equity)
 	res.Equity = nil
 	return w.send(message{Result: res, Equity: eq})
+}
+
+// serveBatch runs the request's code with each of its parameter sets in turn, each under
+// the request's limits, and sends a Trial frame after each: a study's batch. The strategy's
+// log lines are not kept (a study keeps figures only).
+func serveBatch(ctx context.Context, req request, w *frameWriter) error {
+	feeds := fromWireFeeds(req.Feeds) // once for the batch; runs only read them
+	obj := study.Objective{Metric: req.Objective}
+	inSummary := study.Known(req.Objective, nil)
+	for i, params := range req.Batch {
+		res, err := jsrt.Run(ctx, jsrt.RunConfig{
+			Code: req.Code, Params: params, Feeds: feeds, Cash: req.Cash, Commission: req.Commission,
+			WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
+			OnLog: func(engine.LogEntry) {}, OnProgress: func(int, int) {},
+		})
+		t := Trial{Index: i}
+		var re *jsrt.RunError
+		switch {
+		case errors.As(err, &re):
+			t.Err = &jsrt.RunError{Kind: re.Kind, Message: re.Message, Line: re.Line}
+		case err != nil:
+			return err
+		default:
+			t.Summary, t.Bars, t.Returns = res.Summary, len(res.Equity), study.Returns(res.Equity)
+			var stats *engine.Statistics
+			if !inSummary {
+				s := engine.ComputeStatistics(res.InitialCash, res.Equity, res.Trades, res.Summary.SQN, nil)
+				stats = &s
+			}
+			if v, ok := obj.Value(res.Summary, stats); ok {
+				t.Objective = &v
+			}
+		}
+		if err := w.send(message{Trial: &t}); err != nil {
+			return err
+		}
+	}
+	return w.send(message{Batch: &batchDone{Trials: len(req.Batch)}})
 }
 
 // frameWriter encodes frames to the parent. Frames are buffered and flushed every few

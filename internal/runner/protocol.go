@@ -11,11 +11,16 @@ import (
 	"github.com/backtestd/backtestd/internal/jsrt"
 )
 
-// request is what the parent sends a runner child: one inspection or one run.
+// request is what the parent sends a runner child: one inspection, one run, one batch of
+// runs (Batch: the same code and feeds with each of these parameter sets, for a study) or
+// one constraint check (Constraint over Batch).
 type request struct {
 	Inspect     bool
 	Code        string
 	Params      map[string]any
+	Batch       []map[string]any
+	Objective   string // of a batch: the metric each trial reports as its objective
+	Constraint  string
 	Feeds       []wireFeed
 	Cash        float64
 	Commission  float64
@@ -29,11 +34,15 @@ type request struct {
 
 // message is one frame from the child: exactly one field is set. A child sends Ready when
 // it is confined, warmed up and waiting for its request; after the request, any number of
-// Progress and Log frames, and last one of Info, LoadErr, RunErr or Result.
+// Progress and Log frames, and last one of Info, LoadErr, RunErr or Result; after a batch,
+// one Trial frame per parameter set, and last BatchDone; after a constraint, Keep or RunErr.
 type message struct {
 	Ready    bool
 	Progress *progress
 	Log      *engine.LogEntry
+	Trial    *Trial
+	Batch    *batchDone
+	Keep     []bool
 	Info     *jsrt.StrategyInfo
 	LoadErr  *jsrt.LoadError
 	RunErr   *runError
@@ -42,6 +51,19 @@ type message struct {
 }
 
 type progress struct{ Current, Total int }
+
+// Trial is the outcome of one parameter set of a batch: its summary, objective and per-bar
+// returns, or why it failed.
+type Trial struct {
+	Index     int // in the batch
+	Summary   engine.Summary
+	Objective *float64 // nil: the run does not define it
+	Bars      int
+	Returns   []float64
+	Err       *jsrt.RunError
+}
+
+type batchDone struct{ Trials int }
 
 // runError is jsrt.RunError on the wire (its cause does not cross processes).
 type runError struct {

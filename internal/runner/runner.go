@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -444,6 +445,74 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 	return nil, errors.New("runner: run ended without an answer")
 }
 
+// Constraint evaluates a study's constraint expression over each combination in a child
+// (see jsrt.Constraint): which combinations to keep. A bad expression, or one that exceeds
+// its limits, is a *jsrt.ParamError.
+func (p *Pool) Constraint(ctx context.Context, expr string, combos []map[string]any) ([]bool, error) {
+	if combos == nil {
+		combos = []map[string]any{}
+	}
+	req := request{Constraint: expr, Batch: combos, TimeLimit: jsrt.ConstraintTimeLimit, MemoryLimit: p.cfg.MemoryLimit}
+	final, fail, err := p.do(ctx, req, nil, "", nil)
+	bad := func(msg string) error { return &jsrt.ParamError{Name: "constraint", Message: msg} }
+	switch {
+	case err != nil:
+		return nil, err
+	case fail != nil && fail.Kind == "cancelled":
+		return nil, fmt.Errorf("constraint: %w", ctx.Err())
+	case fail != nil:
+		return nil, bad("Constraint: " + fail.Message)
+	case final.RunErr != nil:
+		return nil, bad(final.RunErr.Message)
+	case len(final.Keep) == len(combos):
+		return final.Keep, nil
+	}
+	return nil, errors.New("runner: constraint ended without an answer")
+}
+
+// RunBatch runs cfg's code with each of the parameter sets in turn in one child, as a
+// study's batch: the feeds travel and the code is loaded once for all of them. onTrial is
+// called with each trial's outcome in order (its Index is the parameter set's), from one
+// goroutine; a trial's strategy failure is in its Err and the batch goes on. Each trial
+// has cfg's time limit. If the child is lost mid-batch (it crashed, exceeded its memory or
+// time, or ctx ended), RunBatch returns that failure as a *jsrt.RunError: it belongs to the
+// first trial not reported, and the caller runs the rest again. Other errors are the
+// pool's own. cfg's OnLog and OnProgress are not used: a study keeps figures only.
+func (p *Pool) RunBatch(ctx context.Context, cfg jsrt.RunConfig, params []map[string]any, objective string, onTrial func(Trial)) error {
+	if len(params) == 0 {
+		return nil
+	}
+	req := request{Code: cfg.Code, Batch: params, Objective: objective, Feeds: toWireFeeds(cfg.Feeds), Cash: cfg.Cash,
+		Commission: cfg.Commission, TimeLimit: cmp.Or(cfg.WallTimeLimit, p.cfg.TimeLimit), MemoryLimit: cmp.Or(cfg.MemoryLimit, p.cfg.MemoryLimit)}
+	zone := cfg.TimeZone
+	if zone == "UTC" {
+		zone = ""
+	}
+	key := sha256.Sum256([]byte(cfg.Owner + "\x00" + zone + "\x00" + cfg.Code))
+	_, fail, err := p.do(ctx, req, &key, zone, func(m message) {
+		if t := m.Trial; t != nil && onTrial != nil {
+			if t.Err == nil {
+				if where := nonFinite(&engine.Result{Summary: t.Summary, Equity: nil}); where != "" {
+					t.Err = &jsrt.RunError{Kind: "strategy", Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its " + where}
+				} else if slices.ContainsFunc(t.Returns, func(r float64) bool { return math.IsNaN(r) || math.IsInf(r, 0) }) {
+					t.Err = &jsrt.RunError{Kind: "strategy", Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its returns"}
+				}
+				if t.Err != nil {
+					t.Summary, t.Objective, t.Returns = engine.Summary{}, nil, nil
+				}
+			}
+			onTrial(*t)
+		}
+	})
+	switch {
+	case err != nil:
+		return err
+	case fail != nil:
+		return fail
+	}
+	return nil
+}
+
 // do sends req to a child and reads its frames until the final one, enforcing the limits.
 // It returns the final frame, or a classified strategy failure, or an infrastructure error.
 // With a key (the hash of a run's code) it may use a child that completed a run of the
@@ -492,6 +561,7 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, zone
 
 	var final message
 	read := make(chan error, 1)
+	trialDone := make(chan struct{}, 1)
 	go func() {
 		for {
 			var m message
@@ -499,10 +569,16 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, zone
 				read <- err
 				return
 			}
-			if m.Progress == nil && m.Log == nil {
+			if m.Progress == nil && m.Log == nil && m.Trial == nil {
 				final = m
 				read <- nil
 				return
+			}
+			if m.Trial != nil {
+				select { // each trial of a batch has the time limit
+				case trialDone <- struct{}{}:
+				default:
+				}
 			}
 			if onFrame != nil {
 				onFrame(m)
@@ -526,6 +602,8 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, zone
 		select {
 		case readErr = <-read:
 			reading = false
+		case <-trialDone:
+			deadline.Reset(req.TimeLimit + killGrace)
 		case <-ctx.Done():
 			kill(jsrt.Cancelled(ctx.Err()))
 		case <-deadline.C:
@@ -547,7 +625,7 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, zone
 		}
 	}
 	if readErr == nil && killed == nil {
-		completed = key != nil && final.Result != nil
+		completed = key != nil && (final.Result != nil || final.Batch != nil)
 		return final, nil, nil
 	}
 	// No final frame: the process ended or was killed. Wait for it, then say why.

@@ -98,6 +98,77 @@ func (q *Queries) CopyResultTrades(ctx context.Context, db DBTX, arg []CopyResul
 	return db.CopyFrom(ctx, []string{"result_trades"}, []string{"task_id", "seq", "ref", "symbol", "is_open", "open_ts", "close_ts", "size", "entry_price", "exit_price", "pnl_gross", "pnl_net", "commission", "bar_len", "tradeid"}, &iteratorForCopyResultTrades{rows: arg})
 }
 
+// iteratorForCopyStudyTrialParams implements pgx.CopyFromSource.
+type iteratorForCopyStudyTrialParams struct {
+	rows                 []CopyStudyTrialParamsParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForCopyStudyTrialParams) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForCopyStudyTrialParams) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].StudyID,
+		r.rows[0].Idx,
+		r.rows[0].Name,
+		r.rows[0].Num,
+		r.rows[0].Txt,
+		r.rows[0].Flag,
+	}, nil
+}
+
+func (r iteratorForCopyStudyTrialParams) Err() error {
+	return nil
+}
+
+func (q *Queries) CopyStudyTrialParams(ctx context.Context, db DBTX, arg []CopyStudyTrialParamsParams) (int64, error) {
+	return db.CopyFrom(ctx, []string{"study_trial_params"}, []string{"study_id", "idx", "name", "num", "txt", "flag"}, &iteratorForCopyStudyTrialParams{rows: arg})
+}
+
+// iteratorForCopyStudyTrials implements pgx.CopyFromSource.
+type iteratorForCopyStudyTrials struct {
+	rows                 []CopyStudyTrialsParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForCopyStudyTrials) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForCopyStudyTrials) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].StudyID,
+		r.rows[0].Idx,
+		r.rows[0].Params,
+	}, nil
+}
+
+func (r iteratorForCopyStudyTrials) Err() error {
+	return nil
+}
+
+func (q *Queries) CopyStudyTrials(ctx context.Context, db DBTX, arg []CopyStudyTrialsParams) (int64, error) {
+	return db.CopyFrom(ctx, []string{"study_trials"}, []string{"study_id", "idx", "params"}, &iteratorForCopyStudyTrials{rows: arg})
+}
+
 // iteratorForCopyTaskLogs implements pgx.CopyFromSource.
 type iteratorForCopyTaskLogs struct {
 	rows                 []CopyTaskLogsParams

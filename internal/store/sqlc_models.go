@@ -126,6 +126,53 @@ type BiResult struct {
 	Timezone            string          `json:"timezone"`
 }
 
+type BiStudyParam struct {
+	StudyID string   `json:"study_id"`
+	Idx     int32    `json:"idx"`
+	Name    string   `json:"name"`
+	Num     *float64 `json:"num"`
+	Txt     *string  `json:"txt"`
+	Flag    *bool    `json:"flag"`
+}
+
+type BiStudyResult struct {
+	StudyID             string          `json:"study_id"`
+	StudyName           string          `json:"study_name"`
+	StrategyID          string          `json:"strategy_id"`
+	StrategyVersion     int32           `json:"strategy_version"`
+	StrategyName        *string         `json:"strategy_name"`
+	DataSource          string          `json:"data_source"`
+	Symbols             []string        `json:"symbols"`
+	Timeframe           string          `json:"timeframe"`
+	StartDate           time.Time       `json:"start_date"`
+	EndDate             time.Time       `json:"end_date"`
+	Objective           string          `json:"objective"`
+	Direction           string          `json:"direction"`
+	Idx                 int32           `json:"idx"`
+	Params              json.RawMessage `json:"params"`
+	Status              string          `json:"status"`
+	Error               *string         `json:"error"`
+	ObjectiveValue      *float64        `json:"objective_value"`
+	InitialCash         *float64        `json:"initial_cash"`
+	FinalValue          *float64        `json:"final_value"`
+	TotalReturn         *float64        `json:"total_return"`
+	AnnualReturn        *float64        `json:"annual_return"`
+	SharpeRatio         *float64        `json:"sharpe_ratio"`
+	MaxDrawdown         *float64        `json:"max_drawdown"`
+	MaxDrawdownPct      *float64        `json:"max_drawdown_pct"`
+	MaxDrawdownDuration *int32          `json:"max_drawdown_duration"`
+	TotalTrades         *int32          `json:"total_trades"`
+	Won                 *int32          `json:"won"`
+	Lost                *int32          `json:"lost"`
+	WinRate             *float64        `json:"win_rate"`
+	ProfitFactor        *float64        `json:"profit_factor"`
+	AvgWin              *float64        `json:"avg_win"`
+	AvgLoss             *float64        `json:"avg_loss"`
+	Sqn                 *float64        `json:"sqn"`
+	Bars                *int32          `json:"bars"`
+	FinishedAt          *time.Time      `json:"finished_at"`
+}
+
 type BiSymbol struct {
 	TaskID       string      `json:"task_id"`
 	Seq          int32       `json:"seq"`
@@ -287,6 +334,76 @@ type StrategyVersion struct {
 	ContentHash string          `json:"content_hash"`
 	CreatedAt   time.Time       `json:"created_at"`
 	CreatedBy   *string         `json:"created_by"`
+}
+
+type Study struct {
+	ID              string          `json:"id"`
+	Name            string          `json:"name"`
+	StrategyID      string          `json:"strategy_id"`
+	StrategyVersion int32           `json:"strategy_version"`
+	DataSource      string          `json:"data_source"`
+	Symbols         []string        `json:"symbols"`
+	Timeframe       string          `json:"timeframe"`
+	Timezone        string          `json:"timezone"`
+	StartDate       time.Time       `json:"start_date"`
+	EndDate         time.Time       `json:"end_date"`
+	InitialCash     float64         `json:"initial_cash"`
+	Commission      float64         `json:"commission"`
+	StrategyParams  json.RawMessage `json:"strategy_params"`
+	Space           json.RawMessage `json:"space"`
+	Method          string          `json:"method"`
+	Samples         *int32          `json:"samples"`
+	Seed            *int64          `json:"seed"`
+	ConstraintExpr  *string         `json:"constraint_expr"`
+	Objective       string          `json:"objective"`
+	Direction       string          `json:"direction"`
+	Blocks          int32           `json:"blocks"`
+	Status          string          `json:"status"`
+	Total           int32           `json:"total"`
+	Excluded        int32           `json:"excluded"`
+	Error           *string         `json:"error"`
+	Overfitting     json.RawMessage `json:"overfitting"`
+	CreatedBy       *string         `json:"created_by"`
+	CreatedAt       time.Time       `json:"created_at"`
+	StartedAt       *time.Time      `json:"started_at"`
+	CompletedAt     *time.Time      `json:"completed_at"`
+}
+
+type StudyTrial struct {
+	StudyID             string          `json:"study_id"`
+	Idx                 int32           `json:"idx"`
+	Params              json.RawMessage `json:"params"`
+	Status              string          `json:"status"`
+	Error               *string         `json:"error"`
+	Objective           *float64        `json:"objective"`
+	InitialCash         *float64        `json:"initial_cash"`
+	FinalValue          *float64        `json:"final_value"`
+	TotalReturn         *float64        `json:"total_return"`
+	AnnualReturn        *float64        `json:"annual_return"`
+	SharpeRatio         *float64        `json:"sharpe_ratio"`
+	MaxDrawdown         *float64        `json:"max_drawdown"`
+	MaxDrawdownPct      *float64        `json:"max_drawdown_pct"`
+	MaxDrawdownDuration *int32          `json:"max_drawdown_duration"`
+	TotalTrades         *int32          `json:"total_trades"`
+	Won                 *int32          `json:"won"`
+	Lost                *int32          `json:"lost"`
+	WinRate             *float64        `json:"win_rate"`
+	ProfitFactor        *float64        `json:"profit_factor"`
+	AvgWin              *float64        `json:"avg_win"`
+	AvgLoss             *float64        `json:"avg_loss"`
+	Sqn                 *float64        `json:"sqn"`
+	Bars                *int32          `json:"bars"`
+	Returns             []float64       `json:"returns"`
+	FinishedAt          *time.Time      `json:"finished_at"`
+}
+
+type StudyTrialParam struct {
+	StudyID string   `json:"study_id"`
+	Idx     int32    `json:"idx"`
+	Name    string   `json:"name"`
+	Num     *float64 `json:"num"`
+	Txt     *string  `json:"txt"`
+	Flag    *bool    `json:"flag"`
 }
 
 type Symbol struct {

@@ -439,6 +439,10 @@ func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, erro
 // than there are slots: a flood of short runs slowed by one another must not turn into
 // all of them at once. Runner processes also run at a lower priority than the service. A
 // nil cpuSlots is unlimited.
+// CPU waits for one of this process's CPU slots (Config.CPUSlots), which its backtests
+// and anything else computing on its runners share; ok is false when ctx ended first.
+func (s *Service) CPU(ctx context.Context) (release func(), ok bool) { return s.cpu.acquire(ctx) }
+
 type cpuSlots struct {
 	sem      chan struct{}
 	extra    chan struct{} // runs gone ahead without a slot

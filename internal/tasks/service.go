@@ -281,115 +281,14 @@ func checkCommission(c float64) error {
 // the bounds above), an unsupported data source, an unknown symbol, an empty bar range and
 // invalid strategy parameters (400, with the spec's texts).
 func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
-	if req.StrategyID == nil || *req.StrategyID == "" {
-		return Task{}, apperr.Unprocessable("Field 'strategy_id' is required")
-	}
-	if req.StartDate == nil {
-		return Task{}, apperr.Unprocessable("Field 'start_date' is required")
-	}
-	if req.EndDate == nil {
-		return Task{}, apperr.Unprocessable("Field 'end_date' is required")
-	}
-	var version *int32
-	if req.StrategyVersion != nil {
-		if *req.StrategyVersion < 1 || *req.StrategyVersion > math.MaxInt32 {
-			return Task{}, apperr.Invalid("strategy_version must be a version number from 1, got %d", *req.StrategyVersion)
-		}
-		v := int32(*req.StrategyVersion)
-		version = &v
-	}
-	sv, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, store.TaskStrategyVersionParams{ID: *req.StrategyID, Version: version})
-	if errors.Is(err, store.ErrNotFound) && version != nil {
-		// Tell a missing version from a missing strategy.
-		if _, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, store.TaskStrategyVersionParams{ID: *req.StrategyID}); err == nil {
-			return Task{}, apperr.NotFound("Strategy %s has no version %d", *req.StrategyID, *version)
-		}
-	}
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return Task{}, apperr.NotFound("Strategy not found: %s", *req.StrategyID)
-		}
-		return Task{}, fmt.Errorf("load strategy %s: %w", *req.StrategyID, err)
-	}
-	start, err := parseDate("start_date", *req.StartDate)
+	r, err := s.Resolve(ctx, req)
 	if err != nil {
 		return Task{}, err
-	}
-	end, err := parseDate("end_date", *req.EndDate)
-	if err != nil {
-		return Task{}, err
-	}
-	if end.Before(start) {
-		return Task{}, apperr.Invalid("start_date %s is after end_date %s", start.Format(time.DateOnly), end.Format(time.DateOnly))
-	}
-	cash := float64(DefaultCash)
-	if req.InitialCash != nil {
-		cash = *req.InitialCash
-	}
-	if err := checkCash(cash); err != nil {
-		return Task{}, err
-	}
-	comm := DefaultCommission
-	if req.Commission != nil {
-		comm = *req.Commission
-	}
-	if err := checkCommission(comm); err != nil {
-		return Task{}, err
-	}
-	tf := marketdata.DefaultTimeframe
-	if req.Timeframe != nil && strings.TrimSpace(*req.Timeframe) != "" {
-		tf = strings.TrimSpace(*req.Timeframe)
-	}
-	if err := marketdata.CheckTimeframe(tf); err != nil {
-		return Task{}, err
-	}
-	source, symbols, err := s.resolveData(ctx, req)
-	if err != nil {
-		return Task{}, err
-	}
-	bench, err := s.resolveBenchmark(ctx, source, symbols, req.Benchmark)
-	if err != nil {
-		return Task{}, err
-	}
-	var empty []string
-	for _, sym := range withBenchmark(symbols, bench) {
-		has, err := s.feeds.AnyAt(ctx, source, sym, tf, start, end)
-		if err != nil {
-			return Task{}, err
-		}
-		if !has {
-			empty = append(empty, sym)
-		}
-	}
-	if len(empty) > 0 {
-		return Task{}, apperr.Invalid("No data for %s in data source %s between %s and %s",
-			strings.Join(empty, ", "), source, start.Format(time.DateOnly), end.Format(time.DateOnly))
-	}
-	zone, err := s.feeds.Zone(ctx, source, symbols[0])
-	if err != nil {
-		return Task{}, err
-	}
-	params, err := validateParams(sv.Params, sv.ParamValues, req.StrategyParams)
-	if err != nil {
-		return Task{}, err
-	}
-	session := ""
-	if req.SessionID != nil {
-		session = strings.TrimSpace(*req.SessionID)
-		if len(session) > 200 {
-			return Task{}, apperr.Invalid("session_id is too long: at most 200 characters")
-		}
 	}
 	var row store.Task
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		row, err = s.q.CreateTask(ctx, tx, store.CreateTaskParams{
-			StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbols[0],
-			Symbols: symbols, Timeframe: tf, Benchmark: bench, Timezone: zone.String(),
-			StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
-			StrategyParams: params, SessionID: session, CreatedBy: req.By,
-		})
-		if err != nil {
+		if row, err = s.q.CreateTask(ctx, tx, r.CreateTaskParams); err != nil {
 			return fmt.Errorf("insert task: %w", err)
 		}
 		return s.enqueue(ctx, tx, &row)
@@ -398,6 +297,129 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 		return Task{}, err
 	}
 	return FromRow(row), nil
+}
+
+// Resolved is a backtest request checked and completed with its defaults: the task it
+// makes, and the parameters its strategy version declares.
+type Resolved struct {
+	store.CreateTaskParams
+	Strategy jsrt.StrategyInfo // its Params only
+}
+
+// Resolve checks req as Create does and returns what the task would be, without storing
+// anything: parameter studies run such requests with many parameter sets.
+func (s *Service) Resolve(ctx context.Context, req Request) (Resolved, error) {
+	if req.StrategyID == nil || *req.StrategyID == "" {
+		return Resolved{}, apperr.Unprocessable("Field 'strategy_id' is required")
+	}
+	if req.StartDate == nil {
+		return Resolved{}, apperr.Unprocessable("Field 'start_date' is required")
+	}
+	if req.EndDate == nil {
+		return Resolved{}, apperr.Unprocessable("Field 'end_date' is required")
+	}
+	var version *int32
+	if req.StrategyVersion != nil {
+		if *req.StrategyVersion < 1 || *req.StrategyVersion > math.MaxInt32 {
+			return Resolved{}, apperr.Invalid("strategy_version must be a version number from 1, got %d", *req.StrategyVersion)
+		}
+		v := int32(*req.StrategyVersion)
+		version = &v
+	}
+	sv, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, store.TaskStrategyVersionParams{ID: *req.StrategyID, Version: version})
+	if errors.Is(err, store.ErrNotFound) && version != nil {
+		// Tell a missing version from a missing strategy.
+		if _, err := s.q.TaskStrategyVersion(ctx, s.db.Pool, store.TaskStrategyVersionParams{ID: *req.StrategyID}); err == nil {
+			return Resolved{}, apperr.NotFound("Strategy %s has no version %d", *req.StrategyID, *version)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return Resolved{}, apperr.NotFound("Strategy not found: %s", *req.StrategyID)
+		}
+		return Resolved{}, fmt.Errorf("load strategy %s: %w", *req.StrategyID, err)
+	}
+	start, err := parseDate("start_date", *req.StartDate)
+	if err != nil {
+		return Resolved{}, err
+	}
+	end, err := parseDate("end_date", *req.EndDate)
+	if err != nil {
+		return Resolved{}, err
+	}
+	if end.Before(start) {
+		return Resolved{}, apperr.Invalid("start_date %s is after end_date %s", start.Format(time.DateOnly), end.Format(time.DateOnly))
+	}
+	cash := float64(DefaultCash)
+	if req.InitialCash != nil {
+		cash = *req.InitialCash
+	}
+	if err := checkCash(cash); err != nil {
+		return Resolved{}, err
+	}
+	comm := DefaultCommission
+	if req.Commission != nil {
+		comm = *req.Commission
+	}
+	if err := checkCommission(comm); err != nil {
+		return Resolved{}, err
+	}
+	tf := marketdata.DefaultTimeframe
+	if req.Timeframe != nil && strings.TrimSpace(*req.Timeframe) != "" {
+		tf = strings.TrimSpace(*req.Timeframe)
+	}
+	if err := marketdata.CheckTimeframe(tf); err != nil {
+		return Resolved{}, err
+	}
+	source, symbols, err := s.resolveData(ctx, req)
+	if err != nil {
+		return Resolved{}, err
+	}
+	bench, err := s.resolveBenchmark(ctx, source, symbols, req.Benchmark)
+	if err != nil {
+		return Resolved{}, err
+	}
+	var empty []string
+	for _, sym := range withBenchmark(symbols, bench) {
+		has, err := s.feeds.AnyAt(ctx, source, sym, tf, start, end)
+		if err != nil {
+			return Resolved{}, err
+		}
+		if !has {
+			empty = append(empty, sym)
+		}
+	}
+	if len(empty) > 0 {
+		return Resolved{}, apperr.Invalid("No data for %s in data source %s between %s and %s",
+			strings.Join(empty, ", "), source, start.Format(time.DateOnly), end.Format(time.DateOnly))
+	}
+	zone, err := s.feeds.Zone(ctx, source, symbols[0])
+	if err != nil {
+		return Resolved{}, err
+	}
+	params, err := validateParams(sv.Params, sv.ParamValues, req.StrategyParams)
+	if err != nil {
+		return Resolved{}, err
+	}
+	session := ""
+	if req.SessionID != nil {
+		session = strings.TrimSpace(*req.SessionID)
+		if len(session) > 200 {
+			return Resolved{}, apperr.Invalid("session_id is too long: at most 200 characters")
+		}
+	}
+	r := Resolved{CreateTaskParams: store.CreateTaskParams{
+		StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbols[0],
+		Symbols: symbols, Timeframe: tf, Benchmark: bench, Timezone: zone.String(),
+		StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
+		StrategyParams: params, SessionID: session, CreatedBy: req.By,
+	}}
+	if len(sv.Params) > 0 {
+		if err := json.Unmarshal(sv.Params, &r.Strategy.Params); err != nil {
+			return Resolved{}, fmt.Errorf("stored strategy params: %w", err)
+		}
+	}
+	return r, nil
 }
 
 // enqueue inserts the job of t's current attempt and records it, inside tx.

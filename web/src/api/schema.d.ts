@@ -210,6 +210,106 @@ export interface paths {
       };
     };
   };
+  "/api/studies": {
+    /**
+     * List parameter studies
+     * @description Newest first.
+     */
+    get: operations["listStudies"];
+    /**
+     * Start a parameter study
+     * @description Runs one backtest request over many parameter combinations: the grid of `space` (or a
+     * seeded random sample of it), less the combinations `constraint` leaves out. Everything
+     * is checked before anything runs: the backtest fields as `POST /api/backtests` checks
+     * them, every combination's parameters with the strategy's rules, the constraint
+     * (evaluated in the sandbox) and the objective. At most 10,000 combinations (400 beyond
+     * it). The study and one pending row per combination are stored, and its batches
+     * enqueued, in one transaction; the batches run on every worker process.
+     */
+    post: operations["createStudy"];
+  };
+  "/api/studies/{study_id}": {
+    /**
+     * Read a study
+     * @description Its request, status and counts (done, failed, cancelled of total) and the best combination so far.
+     */
+    get: operations["getStudy"];
+    /**
+     * Cancel a study
+     * @description Every pending and running combination is cancelled (running batches stop within a second); stored results stay. 409 when the study has already finished.
+     */
+    delete: operations["cancelStudy"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/studies/{study_id}/retry": {
+    /**
+     * Re-run a study's failed and cancelled combinations
+     * @description Completed combinations are kept. 409 when there is nothing to re-run or the study is still running.
+     */
+    post: operations["retryStudy"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/studies/{study_id}/results": {
+    /**
+     * Leaderboard
+     * @description The combinations that ran, sorted by a metric (default the study's objective, in its direction); failed ones last.
+     */
+    get: operations["studyResults"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/studies/{study_id}/heatmap": {
+    /**
+     * Heatmap of a metric over two parameters
+     * @description An ECharts option. The other parameters are held at the best combination's values
+     * (`agg=best`, the default) or aggregated over (`max`, `mean`).
+     */
+    get: operations["studyHeatmap"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/studies/{study_id}/overfitting": {
+    /**
+     * How likely the best combination is luck
+     * @description The Deflated Sharpe Ratio of the best combination (Bailey & López de Prado, 2014) and
+     * the Probability of Backtest Overfitting by combinatorially symmetric cross-validation
+     * (Bailey, Borwein, López de Prado & Zhu, 2015), from the combinations' daily returns,
+     * each with a plain explanation. Computed once when the study has finished; a running
+     * study's figures change.
+     */
+    get: operations["studyOverfitting"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/studies/{study_id}/promote": {
+    /**
+     * Run one combination as an ordinary backtest
+     * @description The combination (by `idx` or by `params`) becomes a backtest task with full results, charts and exports.
+     */
+    post: operations["promoteStudy"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
   "/api/results/compare": {
     /** Compare backtests side by side */
     get: operations["compareResults"];
@@ -377,6 +477,10 @@ export interface paths {
      * finished receives `connected` and then the final state as `complete`; for a running
      * task, its current `progress`. A client that cannot keep up is disconnected.
      *
+     * A study id (`/ws/study_<n>`) watches a parameter study instead: `study` events
+     * `{study_id, status, total, done, failed, cancelled, best}`, the current state on connect
+     * and then at most about four a second while it runs, and the final state when it ends.
+     *
      * Every client message counts against a per-connection rate limit (`WS_MSG_RATE` per
      * second, default 20, with bursts of `WS_MSG_BURST`, default 100: a page may subscribe
      * to its 100 tasks at once). A client over it is disconnected with close code 1008
@@ -472,6 +576,182 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    /** @description The fields of a backtest request (its `strategy_params` are the values every combination shares) and the study's own. */
+    StudyRequest: components["schemas"]["BacktestRequest"] & ({
+      name?: string;
+      /** @description Per parameter, a list of values or `{start, stop, step}` (stop included). Each value is checked with the parameter's rules. */
+      space: {
+        [key: string]: OneOf<[unknown[], {
+          start: number;
+          stop: number;
+          /** @default 1 */
+          step?: number;
+        }]>;
+      };
+      /**
+       * @default grid
+       * @enum {string}
+       */
+      method?: "grid" | "random";
+      /** @description Of `random`: how many combinations to draw. */
+      samples?: number;
+      /**
+       * @description Of `random`: the same seed draws the same sample.
+       * @default 1
+       */
+      seed?: number;
+      /** @description A JS expression over `p` that a combination must satisfy, e.g. `p.fast < p.slow`. */
+      constraint?: string;
+      /**
+       * @description Any summary or statistics metric.
+       * @default sharpe_ratio
+       */
+      objective?: string;
+      /**
+       * @default max
+       * @enum {string}
+       */
+      direction?: "max" | "min";
+      /**
+       * @description S of the PBO: an even number of blocks the returns are cut into.
+       * @default 16
+       */
+      blocks?: number;
+    });
+    StudyBest: {
+      idx?: number;
+      params?: {
+        [key: string]: unknown;
+      };
+      objective?: number;
+    } | null;
+    Study: {
+      id: string;
+      name?: string;
+      status: components["schemas"]["TaskStatus"];
+      strategy_id?: string;
+      strategy_version?: number;
+      data_source?: string;
+      symbols?: string[];
+      timeframe?: string;
+      /** Format: date */
+      start_date?: string;
+      /** Format: date */
+      end_date?: string;
+      initial_cash?: number;
+      commission?: number;
+      strategy_params?: {
+        [key: string]: unknown;
+      };
+      /** @description Each parameter's values */
+      space?: {
+        [key: string]: unknown[];
+      };
+      /** @enum {string} */
+      method?: "grid" | "random";
+      samples?: number;
+      seed?: number;
+      constraint?: string | null;
+      objective?: string;
+      /** @enum {string} */
+      direction?: "max" | "min";
+      blocks?: number;
+      /** @description Combinations to run. */
+      total: number;
+      /** @description Combinations the constraint left out. */
+      excluded?: number;
+      done: number;
+      failed: number;
+      cancelled?: number;
+      best?: components["schemas"]["StudyBest"];
+      error?: string | null;
+      created_by?: string | null;
+      /** Format: date-time */
+      created_at?: string;
+      /** Format: date-time */
+      started_at?: string | null;
+      /** Format: date-time */
+      completed_at?: string | null;
+    };
+    StudyTrial: {
+      idx?: number;
+      params?: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      status?: "pending" | "completed" | "failed" | "cancelled";
+      error?: string | null;
+      objective?: number | null;
+      initial_cash?: number | null;
+      final_value?: number | null;
+      total_return?: number | null;
+      annual_return?: number | null;
+      sharpe_ratio?: number | null;
+      max_drawdown?: number | null;
+      max_drawdown_pct?: number | null;
+      max_drawdown_duration?: number | null;
+      total_trades?: number | null;
+      won?: number | null;
+      lost?: number | null;
+      win_rate?: number | null;
+      profit_factor?: number | null;
+      avg_win?: number | null;
+      avg_loss?: number | null;
+      sqn?: number | null;
+      bars?: number | null;
+    };
+    StudyBoard: {
+      study_id?: string;
+      sort?: string;
+      /** @enum {string} */
+      order?: "asc" | "desc";
+      /** @description Combinations in the study. */
+      total?: number;
+      trials?: components["schemas"]["StudyTrial"][];
+    };
+    Overfitting: {
+      study_id?: string;
+      status?: components["schemas"]["TaskStatus"];
+      /** @description Combinations that ran. */
+      trials?: number;
+      objective?: string;
+      best?: components["schemas"]["StudyBest"];
+      statistics?: {
+        deflated_sharpe?: {
+          /** @description DSR: the probability that the best Sharpe ratio is above what luck alone would give. */
+          probability?: number;
+          sharpe?: number;
+          expected?: number;
+          trials?: number;
+          periods?: number;
+          variance?: number;
+          skewness?: number;
+          kurtosis?: number;
+        } | null;
+        pbo?: {
+          /** @description PBO: how often the in-sample winner ranks below the median out of sample. */
+          probability?: number;
+          blocks?: number;
+          splits?: number;
+          periods?: number;
+          trials?: number;
+          logits?: number[];
+          /** @description Out-of-sample rank of the in-sample winner per split. */
+          ranks?: number[];
+        } | null;
+        notes?: string[];
+      };
+      explanations?: {
+        [key: string]: string;
+      };
+    };
+    /** @description One of `idx` or `params`. */
+    PromoteRequest: {
+      idx?: number;
+      params?: {
+        [key: string]: unknown;
+      };
+    };
     /** @enum {string} */
     Role: "admin" | "researcher" | "viewer";
     Me: {
@@ -1010,6 +1290,12 @@ export interface components {
         "application/json": components["schemas"]["Error"];
       };
     };
+    /** @description Unknown study id (`Study not found: <id>`). */
+    StudyNotFound: {
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
     /** @description No stored result for the task id (a result exists only once the task completed). */
     ResultNotFound: {
       content: {
@@ -1054,6 +1340,7 @@ export interface components {
   parameters: {
     StrategyID: string;
     TaskID: string;
+    StudyID: string;
     Source: string;
     Symbol: string;
     Skip?: number;
@@ -1584,6 +1871,227 @@ export interface operations {
       409: components["responses"]["Conflict"];
     };
   };
+  /**
+   * List parameter studies
+   * @description Newest first.
+   */
+  listStudies: {
+    parameters: {
+      query?: {
+        strategy_id?: string;
+        skip?: components["parameters"]["Skip"];
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description The studies (bare array). */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Study"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+    };
+  };
+  /**
+   * Start a parameter study
+   * @description Runs one backtest request over many parameter combinations: the grid of `space` (or a
+   * seeded random sample of it), less the combinations `constraint` leaves out. Everything
+   * is checked before anything runs: the backtest fields as `POST /api/backtests` checks
+   * them, every combination's parameters with the strategy's rules, the constraint
+   * (evaluated in the sandbox) and the objective. At most 10,000 combinations (400 beyond
+   * it). The study and one pending row per combination are stored, and its batches
+   * enqueued, in one transaction; the batches run on every worker process.
+   */
+  createStudy: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["StudyRequest"];
+      };
+    };
+    responses: {
+      /** @description The study with status `pending` (bare object). */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Study"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      404: components["responses"]["StrategyNotFound"];
+      413: components["responses"]["TooLarge"];
+      422: components["responses"]["Unprocessable"];
+    };
+  };
+  /**
+   * Read a study
+   * @description Its request, status and counts (done, failed, cancelled of total) and the best combination so far.
+   */
+  getStudy: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description The study (bare object). */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Study"];
+        };
+      };
+      404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * Cancel a study
+   * @description Every pending and running combination is cancelled (running batches stop within a second); stored results stay. 409 when the study has already finished.
+   */
+  cancelStudy: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description The study, `cancelled`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Study"];
+        };
+      };
+      404: components["responses"]["StudyNotFound"];
+      409: components["responses"]["Conflict"];
+    };
+  };
+  /**
+   * Re-run a study's failed and cancelled combinations
+   * @description Completed combinations are kept. 409 when there is nothing to re-run or the study is still running.
+   */
+  retryStudy: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description The study, `pending` again. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Study"];
+        };
+      };
+      404: components["responses"]["StudyNotFound"];
+      409: components["responses"]["Conflict"];
+    };
+  };
+  /**
+   * Leaderboard
+   * @description The combinations that ran, sorted by a metric (default the study's objective, in its direction); failed ones last.
+   */
+  studyResults: {
+    parameters: {
+      query?: {
+        /** @description A summary or statistics metric (or `objective`, `idx`). */
+        sort?: string;
+        order?: "asc" | "desc";
+        skip?: components["parameters"]["Skip"];
+        limit?: number;
+      };
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description One page of the leaderboard. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["StudyBoard"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * Heatmap of a metric over two parameters
+   * @description An ECharts option. The other parameters are held at the best combination's values
+   * (`agg=best`, the default) or aggregated over (`max`, `mean`).
+   */
+  studyHeatmap: {
+    parameters: {
+      query: {
+        x: string;
+        y: string;
+        /** @description Default the study's objective. */
+        metric?: string;
+        agg?: "best" | "max" | "mean";
+      };
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description The chart. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["ChartConfig"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * How likely the best combination is luck
+   * @description The Deflated Sharpe Ratio of the best combination (Bailey & López de Prado, 2014) and
+   * the Probability of Backtest Overfitting by combinatorially symmetric cross-validation
+   * (Bailey, Borwein, López de Prado & Zhu, 2015), from the combinations' daily returns,
+   * each with a plain explanation. Computed once when the study has finished; a running
+   * study's figures change.
+   */
+  studyOverfitting: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description The statistics. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Overfitting"];
+        };
+      };
+      404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * Run one combination as an ordinary backtest
+   * @description The combination (by `idx` or by `params`) becomes a backtest task with full results, charts and exports.
+   */
+  promoteStudy: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PromoteRequest"];
+      };
+    };
+    responses: {
+      /** @description The new task, `pending`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Task"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      404: components["responses"]["StudyNotFound"];
+      422: components["responses"]["Unprocessable"];
+    };
+  };
   /** Compare backtests side by side */
   compareResults: {
     parameters: {
@@ -2000,6 +2508,10 @@ export interface operations {
    * task, null for a failed or cancelled one). A client that connects after the task
    * finished receives `connected` and then the final state as `complete`; for a running
    * task, its current `progress`. A client that cannot keep up is disconnected.
+   *
+   * A study id (`/ws/study_<n>`) watches a parameter study instead: `study` events
+   * `{study_id, status, total, done, failed, cancelled, best}`, the current state on connect
+   * and then at most about four a second while it runs, and the final state when it ends.
    *
    * Every client message counts against a per-connection rate limit (`WS_MSG_RATE` per
    * second, default 20, with bursts of `WS_MSG_BURST`, default 100: a page may subscribe

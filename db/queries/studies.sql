@@ -1,0 +1,117 @@
+-- name: CreateStudy :one
+INSERT INTO studies (
+    id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date,
+    end_date, initial_cash, commission, strategy_params, space, method, samples, seed,
+    constraint_expr, objective, direction, blocks, total, excluded, created_by
+) VALUES (
+    'study_' || nextval('study_seq'), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+    $15, $16, $17, $18, $19, $20, $21, $22, $23
+)
+RETURNING *;
+
+-- name: CopyStudyTrials :copyfrom
+INSERT INTO study_trials (study_id, idx, params) VALUES ($1, $2, $3);
+
+-- name: CopyStudyTrialParams :copyfrom
+INSERT INTO study_trial_params (study_id, idx, name, num, txt, flag) VALUES ($1, $2, $3, $4, $5, $6);
+
+-- name: GetStudy :one
+SELECT * FROM studies WHERE id = $1;
+
+-- name: ListStudies :many
+SELECT * FROM studies
+WHERE (sqlc.narg('strategy_id')::text IS NULL OR strategy_id = sqlc.narg('strategy_id'))
+ORDER BY created_at DESC, id DESC
+LIMIT $1 OFFSET $2;
+
+-- name: StudyCounts :one
+SELECT count(*) FILTER (WHERE status = 'completed')::int AS done,
+       count(*) FILTER (WHERE status = 'failed')::int    AS failed,
+       count(*) FILTER (WHERE status = 'pending')::int   AS pending,
+       count(*) FILTER (WHERE status = 'cancelled')::int AS cancelled
+FROM study_trials WHERE study_id = $1;
+
+-- name: StudyBest :one
+-- The best completed trial: by objective in the study's direction, then plan order.
+SELECT t.idx, t.params, t.objective
+FROM study_trials t JOIN studies s ON s.id = t.study_id
+WHERE t.study_id = $1 AND t.status = 'completed' AND t.objective IS NOT NULL
+ORDER BY CASE WHEN s.direction = 'min' THEN t.objective END ASC NULLS LAST,
+         CASE WHEN s.direction = 'max' THEN t.objective END DESC NULLS LAST,
+         t.idx
+LIMIT 1;
+
+-- name: StartStudy :exec
+UPDATE studies SET status = 'running', started_at = COALESCE(started_at, now())
+WHERE id = $1 AND status = 'pending';
+
+-- name: StudyStatus :one
+SELECT status FROM studies WHERE id = $1;
+
+-- name: PendingTrials :many
+SELECT idx, params FROM study_trials
+WHERE study_id = $1 AND idx = ANY(@idx::int[]) AND status = 'pending'
+ORDER BY idx;
+
+-- name: CompleteTrial :exec
+UPDATE study_trials SET
+    status = 'completed', error = NULL, objective = $3, initial_cash = $4, final_value = $5,
+    total_return = $6, annual_return = $7, sharpe_ratio = $8, max_drawdown = $9,
+    max_drawdown_pct = $10, max_drawdown_duration = $11, total_trades = $12, won = $13, lost = $14,
+    win_rate = $15, profit_factor = $16, avg_win = $17, avg_loss = $18, sqn = $19, bars = $20,
+    returns = $21, finished_at = now()
+WHERE study_id = $1 AND idx = $2 AND status = 'pending';
+
+-- name: FailTrial :exec
+UPDATE study_trials SET status = 'failed', error = $3, finished_at = now()
+WHERE study_id = $1 AND idx = $2 AND status = 'pending';
+
+-- name: FinishStudy :one
+-- Ends a running study whose trials have all run: failed if every one failed.
+UPDATE studies s SET
+    status = CASE WHEN EXISTS (SELECT 1 FROM study_trials t WHERE t.study_id = s.id AND t.status = 'completed')
+                  THEN 'completed' ELSE 'failed' END,
+    error = CASE WHEN EXISTS (SELECT 1 FROM study_trials t WHERE t.study_id = s.id AND t.status = 'completed')
+                 THEN NULL
+                 ELSE 'every combination failed: ' || (SELECT t.error FROM study_trials t WHERE t.study_id = s.id ORDER BY t.idx LIMIT 1) END,
+    completed_at = now()
+WHERE s.id = $1 AND s.status = 'running'
+  AND NOT EXISTS (SELECT 1 FROM study_trials t WHERE t.study_id = s.id AND t.status = 'pending')
+RETURNING s.status;
+
+-- name: CancelStudy :one
+UPDATE studies SET status = 'cancelled', completed_at = now()
+WHERE id = $1 AND status IN ('pending', 'running')
+RETURNING *;
+
+-- name: CancelStudyTrials :exec
+UPDATE study_trials SET status = 'cancelled', finished_at = now()
+WHERE study_id = $1 AND status = 'pending';
+
+-- name: RetryStudyTrials :many
+UPDATE study_trials SET status = 'pending', error = NULL, finished_at = NULL
+WHERE study_id = $1 AND status IN ('failed', 'cancelled')
+RETURNING idx;
+
+-- name: ReopenStudy :one
+UPDATE studies SET status = 'pending', error = NULL, completed_at = NULL
+WHERE id = $1 AND status IN ('completed', 'failed', 'cancelled')
+RETURNING *;
+
+-- name: StudyTrialSummaries :many
+SELECT idx, params, status, error, objective, initial_cash, final_value, total_return, annual_return,
+       sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost,
+       win_rate, profit_factor, avg_win, avg_loss, sqn, bars
+FROM study_trials WHERE study_id = $1
+ORDER BY idx;
+
+-- name: SetStudyOverfitting :exec
+UPDATE studies SET overfitting = $2 WHERE id = $1 AND status IN ('completed', 'failed');
+
+-- name: ClearStudyOverfitting :exec
+UPDATE studies SET overfitting = NULL WHERE id = $1;
+
+-- name: StudyTrialReturns :many
+SELECT idx, objective, returns FROM study_trials
+WHERE study_id = $1 AND status = 'completed'
+ORDER BY idx;

@@ -1,0 +1,189 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
+	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/studies"
+)
+
+// studyBodyLimit bounds POST /api/studies: a space may list many values.
+const studyBodyLimit = 1 << 20
+
+type studyHandlers struct {
+	s   *Server
+	svc *studies.Service
+}
+
+func (s *Server) mountStudies(r chi.Router) {
+	h := &studyHandlers{s: s, svc: s.studies}
+	r.Route("/api/studies", func(r chi.Router) {
+		r.Post("/", h.handle(h.create))
+		r.Get("/", h.handle(h.list))
+		r.Route("/{study_id}", func(r chi.Router) {
+			r.Get("/", h.handle(h.get))
+			r.Delete("/", h.handle(h.cancel))
+			r.Post("/retry", h.handle(h.retry))
+			r.Get("/results", h.handle(h.results))
+			r.Get("/heatmap", h.handle(h.heatmap))
+			r.Get("/overfitting", h.handle(h.overfitting))
+			r.Post("/promote", h.handle(h.promote))
+		})
+	})
+}
+
+// handle answers 503 when the process has no study service (it is always wired in serve).
+func (h *studyHandlers) handle(fn handlerFunc) http.HandlerFunc {
+	return h.s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		if h.svc == nil {
+			return &apperr.Error{Kind: apperr.KindUnavailable, Detail: "Parameter studies are not available in this process"}
+		}
+		return fn(w, r)
+	})
+}
+
+func (h *studyHandlers) create(w http.ResponseWriter, r *http.Request) error {
+	var req studies.Request
+	if err := decodeJSON(w, r, &req, studyBodyLimit, false); err != nil {
+		return err
+	}
+	req.By = auth.By(caller(r))
+	st, err := h.svc.Create(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	noteTarget(r, st.ID)
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+func (h *studyHandlers) list(w http.ResponseWriter, r *http.Request) error {
+	var f studies.ListFilter
+	if v := strings.TrimSpace(r.URL.Query().Get("strategy_id")); v != "" {
+		f.StrategyID = &v
+	}
+	var err error
+	if f.Skip, f.Limit, err = paging(r, taskListDefaultLimit, taskListMaxLimit); err != nil {
+		return err
+	}
+	list, err := h.svc.List(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, list)
+	return nil
+}
+
+func (h *studyHandlers) get(w http.ResponseWriter, r *http.Request) error {
+	st, err := h.svc.Get(r.Context(), chi.URLParam(r, "study_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+func (h *studyHandlers) mayModify(r *http.Request, id string) error {
+	return mayModify(r, "study "+id, func() (*string, error) { return h.svc.Owner(r.Context(), id) })
+}
+
+func (h *studyHandlers) cancel(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "study_id")
+	if err := h.mayModify(r, id); err != nil {
+		return err
+	}
+	st, err := h.svc.Cancel(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+func (h *studyHandlers) retry(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "study_id")
+	if err := h.mayModify(r, id); err != nil {
+		return err
+	}
+	st, err := h.svc.Retry(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// results is the leaderboard: ?sort=<metric>&order=asc|desc&skip&limit.
+func (h *studyHandlers) results(w http.ResponseWriter, r *http.Request) error {
+	skip, limit, err := paging(r, taskListDefaultLimit, taskListMaxLimit)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	b, err := h.svc.Results(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("sort")), strings.TrimSpace(q.Get("order")), skip, limit)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+// heatmap is ?x=<param>&y=<param>&metric=<metric>&agg=best|max|mean.
+func (h *studyHandlers) heatmap(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	c, err := h.svc.Heatmap(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("x")), strings.TrimSpace(q.Get("y")),
+		strings.TrimSpace(q.Get("metric")), strings.TrimSpace(q.Get("agg")))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func (h *studyHandlers) overfitting(w http.ResponseWriter, r *http.Request) error {
+	o, err := h.svc.Overfitting(r.Context(), chi.URLParam(r, "study_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, o)
+	return nil
+}
+
+func (h *studyHandlers) promote(w http.ResponseWriter, r *http.Request) error {
+	var req studies.PromoteRequest
+	if err := decodeJSON(w, r, &req, taskBodyLimit, false); err != nil {
+		return err
+	}
+	req.By = auth.By(caller(r))
+	t, err := h.svc.Promote(r.Context(), chi.URLParam(r, "study_id"), req)
+	if err != nil {
+		return err
+	}
+	noteTarget(r, t.TaskID)
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+// sendStudyState queues a study's current progress for a WebSocket subscriber that just
+// joined /ws/study_<n>.
+func (h *taskHandlers) sendStudyState(sub *events.Sub, id string) {
+	if h.s.studies == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wsStateWithin)
+	defer cancel()
+	frame, err := h.s.studies.State(ctx, id)
+	if err != nil {
+		if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindNotFound {
+			h.s.log.Warn("websocket state", "study", id, "err", err)
+		}
+		return
+	}
+	sub.Send(frame)
+}

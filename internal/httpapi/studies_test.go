@@ -1,0 +1,236 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+const studyBody = `{"strategy_id":"str_1","start_date":"1970-01-01","end_date":"1979-12-31",
+  "space":{"fast":{"start":5,"stop":15,"step":5},"slow":[10,20,30]},"constraint":"p.fast < p.slow"%s}`
+
+func (e *taskEnv) waitStudy(t *testing.T, id string, want ...string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, body := e.do(t, "GET", "/api/studies/"+id, "")
+		m := body.(map[string]any)
+		for _, w := range want {
+			if m["status"] == w {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("study %s: %v, want %v", id, m, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestStudy runs a small study end to end with real workers: progress over WebSocket, the
+// leaderboard, heatmap, overfitting statistics, the BI views, and a promoted combination
+// whose backtest gives the figures its row shows.
+func TestStudy(t *testing.T) {
+	t.Parallel()
+	e := newTaskEnv(t, 2)
+	code, body := e.do(t, "POST", "/api/studies", fmt.Sprintf(studyBody, `,"objective":"total_return","name":"crossovers"`))
+	if code != 200 {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	st := body.(map[string]any)
+	for k, want := range map[string]any{"id": "study_1", "total": 7.0, "excluded": 2.0, "method": "grid", "objective": "total_return",
+		"direction": "max", "name": "crossovers", "blocks": 16.0} {
+		if st[k] != want {
+			t.Errorf("created study %s = %v, want %v", k, st[k], want)
+		}
+	}
+	ws := e.dial(t, "/ws/study_1")
+	if f := ws.next(t); f.Event != "connected" {
+		t.Fatalf("first frame %s", f.Event)
+	}
+	var last map[string]any
+	for last == nil || last["status"] != "completed" {
+		f := ws.next(t)
+		if f.Event != "study" {
+			t.Fatalf("frame %s %s", f.Event, f.Data)
+		}
+		last = nil
+		if err := json.Unmarshal(f.Data, &last); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last["done"] != 7.0 || last["best"] == nil {
+		t.Errorf("last progress frame %v", last)
+	}
+	st = e.waitStudy(t, "study_1", "completed")
+	if st["done"] != 7.0 || st["failed"] != 0.0 || st["best"] == nil {
+		t.Fatalf("finished study %v", st)
+	}
+	best := st["best"].(map[string]any)
+
+	_, body = e.do(t, "GET", "/api/studies/study_1/results?sort=total_return&limit=3", "")
+	board := body.(map[string]any)
+	rows := board["trials"].([]any)
+	if board["total"] != 7.0 || len(rows) != 3 || board["order"] != "desc" {
+		t.Fatalf("leaderboard %v", board)
+	}
+	top := rows[0].(map[string]any)
+	if top["idx"] != best["idx"] || top["objective"] != top["total_return"] || top["status"] != "completed" {
+		t.Errorf("leaderboard top %v, best %v", top, best)
+	}
+	for i := 1; i < len(rows); i++ {
+		if rows[i].(map[string]any)["total_return"].(float64) > rows[i-1].(map[string]any)["total_return"].(float64) {
+			t.Errorf("leaderboard not sorted: %v", rows)
+		}
+	}
+	_, body = e.do(t, "GET", "/api/studies/study_1/results?sort=max_drawdown_pct&order=asc&skip=6", "")
+	if rows := body.(map[string]any)["trials"].([]any); len(rows) != 1 {
+		t.Errorf("last page: %v", body)
+	}
+
+	// The promoted combination runs as a backtest with the figures its row shows.
+	code, body = e.do(t, "POST", "/api/studies/study_1/promote", fmt.Sprintf(`{"idx":%v}`, top["idx"]))
+	if code != 200 {
+		t.Fatalf("promote: %d %v", code, body)
+	}
+	task := body.(map[string]any)["task_id"].(string)
+	e.waitStatus(t, task, "completed")
+	_, body = e.do(t, "GET", "/api/results/"+task+"/summary", "")
+	sum := body.(map[string]any)["data"].(map[string]any)
+	for _, k := range []string{"total_return", "final_value", "sharpe_ratio", "max_drawdown_pct", "total_trades"} {
+		if sum[k] != top[k] {
+			t.Errorf("promoted backtest %s = %v, study row %v", k, sum[k], top[k])
+		}
+	}
+
+	code, body = e.do(t, "GET", "/api/studies/study_1/heatmap?x=fast&y=slow", "")
+	if code != 200 {
+		t.Fatalf("heatmap: %d %v", code, body)
+	}
+	hm := body.(map[string]any)
+	data := hm["series"].([]any)[0].(map[string]any)["data"].([]any)
+	if len(data) != 7 || len(hm["xAxis"].(map[string]any)["data"].([]any)) != 3 {
+		t.Errorf("heatmap cells %v", data)
+	}
+	code, body = e.do(t, "GET", "/api/studies/study_1/overfitting", "")
+	if code != 200 || body.(map[string]any)["trials"] != 7.0 || body.(map[string]any)["explanations"] == nil {
+		t.Fatalf("overfitting: %d %v", code, body)
+	}
+	var n, np int
+	if err := e.st.Pool.QueryRow(e.ctx, `SELECT (SELECT count(*) FROM bi_study_results WHERE study_id = 'study_1' AND final_value > 0),
+		(SELECT count(*) FROM bi_study_params WHERE study_id = 'study_1' AND num IS NOT NULL)`).Scan(&n, &np); err != nil || n != 7 || np != 14 {
+		t.Errorf("bi views: %d results, %d params, %v", n, np, err)
+	}
+
+	code, body = e.do(t, "GET", "/api/studies/", "")
+	if code != 200 || len(body.([]any)) != 1 {
+		t.Errorf("list: %d %v", code, body)
+	}
+	// Finished with nothing failed: nothing to cancel or retry.
+	for _, p := range []struct{ method, path string }{{"DELETE", "/api/studies/study_1"}, {"POST", "/api/studies/study_1/retry"}} {
+		if code, body := e.do(t, p.method, p.path, ""); code != 409 {
+			t.Errorf("%s %s: %d %v, want 409", p.method, p.path, code, body)
+		}
+	}
+}
+
+// TestStudyCancelAndRetry: a cancelled study stops, keeps what ran, and a retry runs the
+// rest.
+func TestStudyCancelAndRetry(t *testing.T) {
+	t.Parallel()
+	e := newTaskEnv(t, 2)
+	code, body := e.do(t, "POST", "/api/studies", `{"strategy_id":"str_1","start_date":"1970-01-01","end_date":"1979-12-31",
+	  "space":{"fast":{"start":2,"stop":40,"step":1},"slow":{"start":50,"stop":60,"step":1}}}`)
+	if code != 200 {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	code, body = e.do(t, "DELETE", "/api/studies/study_1", "")
+	if code != 200 || body.(map[string]any)["status"] != "cancelled" {
+		t.Fatalf("cancel: %d %v", code, body)
+	}
+	// Batches running when it was cancelled stop; nothing is left pending.
+	var st map[string]any
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, body = e.do(t, "GET", "/api/studies/study_1", "")
+		st = body.(map[string]any)
+		var running int
+		if err := e.st.Pool.QueryRow(e.ctx, `SELECT count(*) FROM river_job WHERE kind = 'study_batch' AND state IN ('available', 'running', 'retryable', 'scheduled')`).Scan(&running); err != nil {
+			t.Fatal(err)
+		}
+		if running == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if st["status"] != "cancelled" || st["cancelled"].(float64) == 0 || st["done"].(float64)+st["cancelled"].(float64)+st["failed"].(float64) != st["total"].(float64) {
+		t.Fatalf("cancelled study %v", st)
+	}
+	code, body = e.do(t, "POST", "/api/studies/study_1/retry", "")
+	if s := body.(map[string]any)["status"]; code != 200 || s != "pending" && s != "running" && s != "completed" {
+		t.Fatalf("retry: %d %v", code, body)
+	}
+	st = e.waitStudy(t, "study_1", "completed")
+	if st["done"] != st["total"] || st["cancelled"] != 0.0 {
+		t.Fatalf("retried study %v", st)
+	}
+}
+
+func TestStudyErrors(t *testing.T) {
+	t.Parallel()
+	e := newTaskEnv(t, 0)
+	base := `"strategy_id":"str_1","start_date":"1970-01-01","end_date":"1979-12-31"`
+	for _, c := range []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"no space", `{` + base + `}`, 400, "space is required"},
+		{"unknown parameter", `{` + base + `,"space":{"nope":[1]}}`, 400, "no parameter nope"},
+		{"bad range", `{` + base + `,"space":{"fast":{"start":5,"stop":1,"step":1}}}`, 400, "below its start"},
+		{"not a list", `{` + base + `,"space":{"fast":5}}`, 400, "list of values"},
+		{"wrong type", `{` + base + `,"space":{"fast":["x"]}}`, 400, "combination fast=x"},
+		{"too many", `{` + base + `,"space":{"fast":{"start":1,"stop":200,"step":1},"slow":{"start":1,"stop":200,"step":1}}}`, 400, "more than the 10000"},
+		{"bad constraint", `{` + base + `,"space":{"fast":[1]},"constraint":"p.fast <"}`, 400, "Constraint:"},
+		{"constraint leaves none", `{` + base + `,"space":{"fast":[1]},"constraint":"false"}`, 400, "leaves no combination"},
+		{"unknown objective", `{` + base + `,"space":{"fast":[1]},"objective":"luck"}`, 400, "unknown objective"},
+		{"random without samples", `{` + base + `,"space":{"fast":[1]},"method":"random"}`, 400, "needs samples"},
+		{"bad method", `{` + base + `,"space":{"fast":[1]},"method":"bayes"}`, 400, "grid or random"},
+		{"bad direction", `{` + base + `,"space":{"fast":[1]},"direction":"up"}`, 400, "max or min"},
+		{"odd blocks", `{` + base + `,"space":{"fast":[1]},"blocks":3}`, 400, "even number"},
+		{"varied and fixed", `{` + base + `,"space":{"fast":[1]},"strategy_params":{"fast":2}}`, 400, "both in space"},
+		{"unknown strategy", `{"strategy_id":"str_9","start_date":"1970-01-01","end_date":"1979-12-31","space":{"fast":[1]}}`, 404, "Strategy not found"},
+		{"malformed", `{"space":`, 400, ""},
+	} {
+		code, body := e.do(t, "POST", "/api/studies", c.body)
+		text := fmt.Sprint(body)
+		if code != c.status || !strings.Contains(text, c.want) {
+			t.Errorf("%s: %d %s, want %d with %q", c.name, code, text, c.status, c.want)
+		}
+	}
+	for _, path := range []string{"/api/studies/study_9", "/api/studies/study_9/results", "/api/studies/study_9/overfitting", "/api/studies/study_9/heatmap?x=a&y=b"} {
+		if code, body := e.do(t, "GET", path, ""); code != 404 {
+			t.Errorf("%s: %d %v, want 404", path, code, body)
+		}
+	}
+	if code, body := e.do(t, "POST", "/api/studies", `{`+base+`,"space":{"fast":[5,10],"slow":[30]}}`); code != 200 {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	for path, want := range map[string]string{
+		"/api/studies/study_1/results?sort=luck":                "sort must be one of",
+		"/api/studies/study_1/results?order=sideways":           "asc or desc",
+		"/api/studies/study_1/heatmap?x=fast&y=nope":            "varied parameters",
+		"/api/studies/study_1/heatmap?x=fast&y=fast":            "different parameters",
+		"/api/studies/study_1/heatmap?x=fast&y=slow&agg=median": "best, max or mean",
+	} {
+		if code, body := e.do(t, "GET", path, ""); code != 400 || !strings.Contains(fmt.Sprint(body), want) {
+			t.Errorf("%s: %d %v, want 400 with %q", path, code, body, want)
+		}
+	}
+	if code, body := e.do(t, "POST", "/api/studies/study_1/promote", `{}`); code != 422 {
+		t.Errorf("promote without params: %d %v", code, body)
+	}
+	if code, body := e.do(t, "POST", "/api/studies/study_1/promote", `{"params":{"fast":"x"}}`); code != 400 {
+		t.Errorf("promote with bad params: %d %v", code, body)
+	}
+}

@@ -1,0 +1,207 @@
+package studies
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+func fromRow(r store.Study, c store.StudyCountsRow, best *Best) Study {
+	var space map[string][]any
+	_ = json.Unmarshal(r.Space, &space)
+	return Study{
+		ID: r.ID, Name: r.Name, Status: r.Status, StrategyID: r.StrategyID, StrategyVersion: int(r.StrategyVersion),
+		DataSource: r.DataSource, Symbols: r.Symbols, Timeframe: r.Timeframe,
+		StartDate: r.StartDate.Format(time.DateOnly), EndDate: r.EndDate.Format(time.DateOnly),
+		InitialCash: r.InitialCash, Commission: r.Commission, StrategyParams: r.StrategyParams, Space: space,
+		Method: r.Method, Samples: r.Samples, Seed: r.Seed, Constraint: r.ConstraintExpr,
+		Objective: r.Objective, Direction: r.Direction, Blocks: int(r.Blocks),
+		Total: int(r.Total), Excluded: int(r.Excluded), Done: int(c.Done), Failed: int(c.Failed), Cancelled: int(c.Cancelled),
+		Best: best, Error: r.Error, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
+	}
+}
+
+// Get returns a study with its counts and best combination so far.
+func (s *Service) Get(ctx context.Context, id string) (Study, error) {
+	var out Study
+	// One snapshot: the counts and the best agree with the status.
+	err := s.db.WithSnapshot(ctx, func(tx pgx.Tx) error {
+		row, err := s.q.GetStudy(ctx, tx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return NotFound(id)
+		}
+		if err != nil {
+			return fmt.Errorf("load %s: %w", id, err)
+		}
+		c, best, err := s.progress(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out = fromRow(row, c, best)
+		return nil
+	})
+	return out, err
+}
+
+func (s *Service) progress(ctx context.Context, db store.DBTX, id string) (store.StudyCountsRow, *Best, error) {
+	c, err := s.q.StudyCounts(ctx, db, id)
+	if err != nil {
+		return c, nil, fmt.Errorf("count trials of %s: %w", id, err)
+	}
+	b, err := s.q.StudyBest(ctx, db, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return c, nil, nil
+	case err != nil:
+		return c, nil, fmt.Errorf("best trial of %s: %w", id, err)
+	}
+	return c, &Best{Index: int(b.Idx), Params: b.Params, Objective: *b.Objective}, nil
+}
+
+// Owner is who made study id (nil: nobody); a 404 for an unknown id.
+func (s *Service) Owner(ctx context.Context, id string) (*string, error) {
+	row, err := s.q.GetStudy(ctx, s.db.Pool, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, NotFound(id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	return row.CreatedBy, nil
+}
+
+// ListFilter selects studies for List.
+type ListFilter struct {
+	StrategyID  *string
+	Limit, Skip int
+}
+
+// List returns studies newest first, with their counts (not their best).
+func (s *Service) List(ctx context.Context, f ListFilter) ([]Study, error) {
+	rows, err := s.q.ListStudies(ctx, s.db.Pool, store.ListStudiesParams{StrategyID: f.StrategyID, Limit: int32(f.Limit), Offset: int32(f.Skip)})
+	if err != nil {
+		return nil, fmt.Errorf("list studies: %w", err)
+	}
+	out := make([]Study, len(rows))
+	for i, r := range rows {
+		c, best, err := s.progress(ctx, s.db.Pool, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = fromRow(r, c, best)
+	}
+	return out, nil
+}
+
+// Cancel cancels a pending or running study: its trials not yet run are cancelled, and the
+// workers running its batches stop within a moment (they look at the study's status as
+// they store what they ran). A study already finished is a 409.
+func (s *Service) Cancel(ctx context.Context, id string) (Study, error) {
+	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if _, err := s.q.CancelStudy(ctx, tx, id); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				row, gerr := s.q.GetStudy(ctx, tx, id)
+				if errors.Is(gerr, store.ErrNotFound) {
+					return NotFound(id)
+				}
+				if gerr != nil {
+					return gerr
+				}
+				return apperr.Conflict("Study %s is %s: only a pending or running study can be cancelled", id, row.Status)
+			}
+			return fmt.Errorf("cancel %s: %w", id, err)
+		}
+		return s.q.CancelStudyTrials(ctx, tx, id)
+	})
+	if err != nil {
+		return Study{}, err
+	}
+	s.publishProgress(ctx, id)
+	return s.Get(ctx, id)
+}
+
+// Retry runs the failed and cancelled combinations of a finished study again; the study is
+// pending again until they have run. A study still running, or with nothing to run again,
+// is a 409.
+func (s *Service) Retry(ctx context.Context, id string) (Study, error) {
+	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if _, err := s.q.ReopenStudy(ctx, tx, id); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				row, gerr := s.q.GetStudy(ctx, tx, id)
+				if errors.Is(gerr, store.ErrNotFound) {
+					return NotFound(id)
+				}
+				if gerr != nil {
+					return gerr
+				}
+				return apperr.Conflict("Study %s is %s: only a finished study can be retried", id, row.Status)
+			}
+			return fmt.Errorf("reopen %s: %w", id, err)
+		}
+		idx, err := s.q.RetryStudyTrials(ctx, tx, id)
+		if err != nil {
+			return fmt.Errorf("retry trials of %s: %w", id, err)
+		}
+		if len(idx) == 0 {
+			return apperr.Conflict("Study %s has no failed or cancelled combination to run again", id)
+		}
+		if err := s.q.ClearStudyOverfitting(ctx, tx, id); err != nil {
+			return err
+		}
+		return s.enqueue(ctx, tx, id, idx)
+	})
+	if err != nil {
+		return Study{}, err
+	}
+	s.publishProgress(ctx, id)
+	return s.Get(ctx, id)
+}
+
+// Progress is the data of a `study` event on /ws/study_<n>: where the study stands.
+type Progress struct {
+	StudyID   string `json:"study_id"`
+	Status    string `json:"status"`
+	Total     int    `json:"total"`
+	Done      int    `json:"done"`
+	Failed    int    `json:"failed"`
+	Cancelled int    `json:"cancelled"`
+	Best      *Best  `json:"best"`
+}
+
+// State is the `study` frame a WebSocket subscriber joining now gets.
+func (s *Service) State(ctx context.Context, id string) ([]byte, error) {
+	st, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return events.Encode(events.KindStudy, progressOf(st)), nil
+}
+
+func progressOf(st Study) Progress {
+	return Progress{StudyID: st.ID, Status: st.Status, Total: st.Total, Done: st.Done, Failed: st.Failed, Cancelled: st.Cancelled, Best: st.Best}
+}
+
+// publishProgress tells the study's WebSocket subscribers, in every API process, where it
+// stands.
+func (s *Service) publishProgress(ctx context.Context, id string) {
+	if ctx.Err() != nil {
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		ctx = c
+	}
+	frame, err := s.State(ctx, id)
+	if err == nil {
+		err = s.pub.Publish(ctx, events.Message{Event: events.KindStudy, Task: id, Frame: frame})
+	}
+	if err != nil {
+		s.log.Warn("publish study progress", "study", id, "err", err)
+	}
+}

@@ -1,0 +1,310 @@
+package studies
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jobs"
+	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/runner"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// BatchArgs are the arguments of a study's job: which combinations it runs.
+type BatchArgs struct {
+	StudyID string  `json:"study_id"`
+	Trials  []int32 `json:"trials"`
+}
+
+// Kind implements river.JobArgs.
+func (BatchArgs) Kind() string { return "study_batch" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: batches share the backtests' queue
+// (and its workers) and their attempt policy.
+func (BatchArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: jobs.Queue, MaxAttempts: jobs.MaxAttempts}
+}
+
+type worker struct {
+	river.WorkerDefaults[BatchArgs]
+	s *Service
+}
+
+func (w *worker) Timeout(*river.Job[BatchArgs]) time.Duration {
+	return jobs.JobTimeout(w.s.cfg.RunTimeout)
+}
+
+func (w *worker) Work(ctx context.Context, job *river.Job[BatchArgs]) error {
+	return w.s.Execute(ctx, job)
+}
+
+// AddWorker registers the study batch worker with River.
+func (s *Service) AddWorker(w *river.Workers) { river.AddWorker(w, &worker{s: s}) }
+
+// Timing of a batch.
+const (
+	flushEvery = 250 * time.Millisecond // trials are stored and progress published this often
+	watchEvery = 250 * time.Millisecond // a running batch looks for its study's cancellation this often
+	// A batch runs for at most its run time limit plus this, then hands its remaining
+	// combinations to a new job: a job stays within River's timeout however many slow
+	// combinations it holds, and one that starts a combination can always finish it.
+	budgetSlack = 15 * time.Second
+)
+
+var (
+	errCancelled = errors.New("the study was cancelled")
+	errBudget    = errors.New("the batch used its time")
+)
+
+// outcome is a finished trial waiting to be stored.
+type outcome struct {
+	idx   int32
+	trial runner.Trial
+}
+
+// Execute runs one batch: the batch's combinations still pending, in one runner process,
+// storing their figures as they come. Trials already stored (by an earlier run of this job)
+// are not run again. It returns nil when the batch is done or has nothing to do, and an
+// error for River to retry after an infrastructure failure (the trials stored stay).
+func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error {
+	id := job.Args.StudyID
+	row, err := s.q.GetStudy(ctx, s.db.Pool, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("load %s: %w", id, err)
+	}
+	if row.Status != StatusPending && row.Status != StatusRunning {
+		return nil
+	}
+	if err := s.q.StartStudy(ctx, s.db.Pool, id); err != nil {
+		return fmt.Errorf("start %s: %w", id, err)
+	}
+	pending, err := s.q.PendingTrials(ctx, s.db.Pool, store.PendingTrialsParams{StudyID: id, Idx: job.Args.Trials})
+	if err != nil {
+		return fmt.Errorf("load trials of %s: %w", id, err)
+	}
+	if len(pending) == 0 {
+		s.finish(ctx, id, nil)
+		return nil
+	}
+	cfg, failMsg, err := s.runConfig(ctx, row)
+	if err != nil {
+		return s.retry(job, id, pending, err)
+	}
+	if failMsg != "" { // the data or the version is gone: no combination can run
+		out := make([]outcome, len(pending))
+		for i, p := range pending {
+			out[i] = outcome{idx: p.Idx, trial: runner.Trial{Err: &jsrt.RunError{Kind: "strategy", Message: failMsg}}}
+		}
+		s.finish(ctx, id, out)
+		return nil
+	}
+
+	release, ok := s.tasks.CPU(ctx)
+	if !ok {
+		return river.JobSnooze(0) // the worker is stopping: another runs it
+	}
+	defer release()
+	runCtx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
+	runCtx, cancelBudget := context.WithTimeoutCause(runCtx, s.cfg.RunTimeout+budgetSlack, errBudget)
+	defer cancelBudget()
+	go s.watch(runCtx, id, cancelRun)
+
+	params := make([]map[string]any, len(pending))
+	for i, p := range pending {
+		if err := json.Unmarshal(p.Params, &params[i]); err != nil {
+			return fmt.Errorf("stored params of %s #%d: %w", id, p.Idx, err)
+		}
+	}
+	var buf []outcome
+	last := time.Now()
+	flush := func() {
+		if len(buf) > 0 {
+			s.finish(ctx, id, buf)
+			buf, last = buf[:0], time.Now()
+		}
+	}
+	for len(pending) > 0 {
+		reported := 0
+		err := s.cfg.Runner.RunBatch(runCtx, cfg, params, row.Objective, func(t runner.Trial) {
+			buf = append(buf, outcome{idx: pending[t.Index].Idx, trial: t})
+			reported = t.Index + 1
+			if time.Since(last) >= flushEvery {
+				flush()
+			}
+		})
+		var re *jsrt.RunError
+		switch {
+		case err == nil:
+			pending = pending[:0]
+		case errors.As(err, &re) && re.Kind == "cancelled":
+			flush()
+			switch cause := context.Cause(runCtx); {
+			case errors.Is(cause, errCancelled):
+				return nil
+			case errors.Is(cause, errBudget):
+				return s.continueLater(ctx, id, pending[reported:])
+			}
+			return river.JobSnooze(0) // the worker is stopping: the rest runs elsewhere
+		case errors.As(err, &re):
+			// The runner process was lost on this trial (its time or memory, a crash): it
+			// fails, and the rest run in a new process.
+			buf = append(buf, outcome{idx: pending[reported].Idx, trial: runner.Trial{Err: re}})
+			pending, params = pending[reported+1:], params[reported+1:]
+		default:
+			flush()
+			return s.retry(job, id, pending[reported:], err)
+		}
+	}
+	flush()
+	s.finish(ctx, id, nil)
+	return nil
+}
+
+// runConfig loads what every combination runs with: the strategy version's code and the
+// bars. failMsg says why no combination can run (the study's data or version is gone).
+func (s *Service) runConfig(ctx context.Context, row store.Study) (cfg jsrt.RunConfig, failMsg string, err error) {
+	ver, err := s.q.TaskRecordedVersion(ctx, s.db.Pool, store.TaskRecordedVersionParams{StrategyID: row.StrategyID, Version: row.StrategyVersion})
+	if errors.Is(err, store.ErrNotFound) {
+		return cfg, fmt.Sprintf("Strategy version not found: %s version %d", row.StrategyID, row.StrategyVersion), nil
+	}
+	if err != nil {
+		return cfg, "", fmt.Errorf("load strategy version: %w", err)
+	}
+	feeds := make([]engine.Feed, len(row.Symbols))
+	for i, sym := range row.Symbols {
+		bars, err := s.feeds.At(ctx, row.DataSource, sym, row.Timeframe, row.StartDate, row.EndDate)
+		if ae, ok := apperr.As(err); ok {
+			return cfg, "Data retrieval failed: " + ae.Detail, nil
+		}
+		if err != nil {
+			return cfg, "", fmt.Errorf("load bars of %s: %w", sym, err)
+		}
+		if len(bars) == 0 {
+			return cfg, fmt.Sprintf("Data retrieval failed: no data for %s in data source %s between %s and %s",
+				sym, row.DataSource, row.StartDate.Format(time.DateOnly), row.EndDate.Format(time.DateOnly)), nil
+		}
+		feeds[i] = engine.Feed{Symbol: sym, Bars: bars}
+	}
+	owner := ""
+	if row.CreatedBy != nil {
+		owner = *row.CreatedBy
+	}
+	return jsrt.RunConfig{Code: ver.Code, Feeds: feeds, Cash: row.InitialCash, Commission: row.Commission,
+		TimeZone: row.Timezone, Owner: owner, WallTimeLimit: s.cfg.RunTimeout, MemoryLimit: s.cfg.MemoryLimit}, "", nil
+}
+
+// watch cancels the batch's runs soon after the study is cancelled.
+func (s *Service) watch(ctx context.Context, id string, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			st, err := s.q.StudyStatus(ctx, s.db.Pool, id)
+			if err == nil && st != StatusRunning && st != StatusPending {
+				cancel(errCancelled)
+				return
+			}
+		}
+	}
+}
+
+// continueLater hands the batch's remaining trials to a new job.
+func (s *Service) continueLater(ctx context.Context, id string, rest []store.PendingTrialsRow) error {
+	if len(rest) == 0 {
+		return nil
+	}
+	idx := make([]int32, len(rest))
+	for i, r := range rest {
+		idx[i] = r.Idx
+	}
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.db.WithTx(c, func(tx pgx.Tx) error { return s.enqueue(c, tx, id, idx) }); err != nil {
+		return fmt.Errorf("hand on the rest of a batch of %s: %w", id, err)
+	}
+	return nil
+}
+
+// retry decides what an infrastructure failure does: River retries the job, and on its
+// last attempt the batch's remaining trials fail with the error (a study never waits for
+// ever).
+func (s *Service) retry(job *river.Job[BatchArgs], id string, rest []store.PendingTrialsRow, err error) error {
+	if job.Attempt < job.MaxAttempts {
+		s.log.Warn("study batch failed; River will retry", "study", id, "job_attempt", job.Attempt, "err", err)
+		return err
+	}
+	msg := fmt.Sprintf("could not run after %d attempts: %v", job.Attempt, err)
+	out := make([]outcome, len(rest))
+	for i, r := range rest {
+		out[i] = outcome{idx: r.Idx, trial: runner.Trial{Err: &jsrt.RunError{Kind: "strategy", Message: msg}}}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.finish(ctx, id, out)
+	return river.JobCancel(err)
+}
+
+// finish stores trials in one transaction, ends the study if none is left pending, and
+// publishes its progress. A failure to store is logged: the trials stay pending and run
+// again when River retries the job.
+func (s *Service) finish(ctx context.Context, id string, trials []outcome) {
+	if ctx.Err() != nil {
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		ctx = c
+	}
+	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		for _, o := range trials {
+			t := o.trial
+			if t.Err != nil {
+				msg := t.Err.Message
+				if err := s.q.FailTrial(ctx, tx, store.FailTrialParams{StudyID: id, Idx: o.idx, Error: &msg}); err != nil {
+					return fmt.Errorf("store trial %d: %w", o.idx, err)
+				}
+				continue
+			}
+			if err := s.q.CompleteTrial(ctx, tx, completeParams(id, o.idx, t)); err != nil {
+				return fmt.Errorf("store trial %d: %w", o.idx, err)
+			}
+		}
+		_, err := s.q.FinishStudy(ctx, tx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // trials are left, or the study was cancelled
+		}
+		return err
+	})
+	if err != nil {
+		s.log.Error("store study trials", "study", id, "err", err)
+		return
+	}
+	s.publishProgress(ctx, id)
+}
+
+func completeParams(id string, idx int32, t runner.Trial) store.CompleteTrialParams {
+	m := t.Summary
+	i32 := func(v int) *int32 { x := int32(v); return &x }
+	f := func(v float64) *float64 { return &v }
+	return store.CompleteTrialParams{
+		StudyID: id, Idx: idx, Objective: t.Objective, InitialCash: f(m.InitialCash), FinalValue: f(m.FinalValue),
+		TotalReturn: f(m.TotalReturn), AnnualReturn: m.AnnualReturn, SharpeRatio: m.SharpeRatio,
+		MaxDrawdown: f(m.MaxDrawdown), MaxDrawdownPct: f(m.MaxDrawdownPct), MaxDrawdownDuration: i32(m.MaxDrawdownDuration),
+		TotalTrades: i32(m.TotalTrades), Won: i32(m.Won), Lost: i32(m.Lost), WinRate: f(m.WinRate),
+		ProfitFactor: m.ProfitFactor, AvgWin: m.AvgWin, AvgLoss: m.AvgLoss, Sqn: f(m.SQN), Bars: i32(t.Bars),
+		Returns: t.Returns,
+	}
+}

@@ -1,0 +1,430 @@
+// Package studies runs parameter studies in the service: a backtest request run over many
+// parameter combinations (a grid or a seeded random sample, less those a constraint leaves
+// out), fanned out to River in batches over every worker process, each combination's
+// figures stored as a typed row, ranked by an objective, shown as a leaderboard and a
+// heatmap, judged by the overfitting statistics, and any combination promoted to an
+// ordinary backtest. The plan, ranking and statistics are internal/study's; this package
+// owns the lifecycle, the jobs and the tables.
+package studies
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/jobs"
+	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/overfit"
+	"github.com/backtestd/backtestd/internal/runner"
+	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/study"
+	"github.com/backtestd/backtestd/internal/tasks"
+)
+
+// Runner runs strategy code for studies: in the service, the pool of runner processes.
+type Runner interface {
+	RunBatch(ctx context.Context, cfg jsrt.RunConfig, params []map[string]any, objective string, onTrial func(runner.Trial)) error
+	Constraint(ctx context.Context, expr string, combos []map[string]any) ([]bool, error)
+}
+
+// Config configures a Service.
+type Config struct {
+	Runner      Runner
+	RunTimeout  time.Duration // of each combination's run; 0: jsrt's default
+	MemoryLimit uint64        // of the runner process; 0: jsrt's default
+	// BatchSize is the most combinations one job runs (0: chosen from the study's size, so
+	// that a study spreads over many workers while each job still runs a good number).
+	BatchSize int
+}
+
+// Service is the study lifecycle. Give it the River client with SetQueue.
+type Service struct {
+	cfg   Config
+	db    *store.Store
+	q     *store.Queries
+	tasks *tasks.Service
+	feeds *marketdata.Feeds
+	pub   *events.Publisher
+	queue *jobs.Client
+	log   *slog.Logger
+}
+
+// New returns a service over db; ts checks the backtest fields of a study's request and
+// makes the backtests promoted from it.
+func New(cfg Config, db *store.Store, ts *tasks.Service, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = jsrt.DefaultWallTimeLimit
+	}
+	return &Service{cfg: cfg, db: db, q: db.Queries, tasks: ts, feeds: marketdata.NewFeeds(db, 0),
+		pub: events.NewPublisher(db.Pool), log: log}
+}
+
+// SetQueue gives the service the River client it enqueues batches with.
+func (s *Service) SetQueue(c *jobs.Client) { s.queue = c }
+
+// States of a study (and of its trials, without running).
+const (
+	StatusPending   = "pending"
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
+)
+
+// Request is the body of POST /api/studies: the fields of a backtest request (its
+// strategy_params are the values every combination shares) and the study's own.
+type Request struct {
+	tasks.Request
+	Name *string `json:"name"`
+	// Space is, per parameter, a list of values or {start, stop, step} (stop included).
+	Space      map[string]json.RawMessage `json:"space"`
+	Method     *string                    `json:"method"`  // grid (default) or random
+	Samples    *int                       `json:"samples"` // of random: how many combinations
+	Seed       *int64                     `json:"seed"`    // of random: the same seed, the same sample
+	Constraint *string                    `json:"constraint"`
+	Objective  *string                    `json:"objective"` // default sharpe_ratio
+	Direction  *string                    `json:"direction"` // max (default) or min
+	Blocks     *int                       `json:"blocks"`    // of the PBO, default 16
+}
+
+// Study is a study as the API shows it.
+type Study struct {
+	ID              string           `json:"id"`
+	Name            string           `json:"name"`
+	Status          string           `json:"status"`
+	StrategyID      string           `json:"strategy_id"`
+	StrategyVersion int              `json:"strategy_version"`
+	DataSource      string           `json:"data_source"`
+	Symbols         []string         `json:"symbols"`
+	Timeframe       string           `json:"timeframe"`
+	StartDate       string           `json:"start_date"`
+	EndDate         string           `json:"end_date"`
+	InitialCash     float64          `json:"initial_cash"`
+	Commission      float64          `json:"commission"`
+	StrategyParams  json.RawMessage  `json:"strategy_params"`
+	Space           map[string][]any `json:"space"`
+	Method          string           `json:"method"`
+	Samples         *int32           `json:"samples,omitempty"`
+	Seed            *int64           `json:"seed,omitempty"`
+	Constraint      *string          `json:"constraint"`
+	Objective       string           `json:"objective"`
+	Direction       string           `json:"direction"`
+	Blocks          int              `json:"blocks"`
+	Total           int              `json:"total"`
+	Excluded        int              `json:"excluded"`
+	Done            int              `json:"done"`
+	Failed          int              `json:"failed"`
+	Cancelled       int              `json:"cancelled"`
+	Best            *Best            `json:"best"`
+	Error           *string          `json:"error"`
+	CreatedBy       *string          `json:"created_by"`
+	CreatedAt       time.Time        `json:"created_at"`
+	StartedAt       *time.Time       `json:"started_at"`
+	CompletedAt     *time.Time       `json:"completed_at"`
+}
+
+// Best is the best combination so far.
+type Best struct {
+	Index     int             `json:"idx"`
+	Params    json.RawMessage `json:"params"`
+	Objective float64         `json:"objective"`
+}
+
+// NotFound is the 404 of the study routes.
+func NotFound(id string) error { return apperr.NotFound("Study not found: %s", id) }
+
+// Create validates req, plans its combinations, stores the study with one pending row per
+// combination and enqueues its batches, all in one transaction. Everything is checked
+// before anything runs: the backtest fields as POST /api/backtests checks them, the space,
+// every combination's parameters with the spec's rules, the constraint and the objective.
+func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
+	r, err := s.tasks.Resolve(ctx, req.Request)
+	if err != nil {
+		return Study{}, err
+	}
+	space, err := parseSpace(req.Space, r.Strategy)
+	if err != nil {
+		return Study{}, err
+	}
+	method := "grid"
+	if req.Method != nil {
+		method = *req.Method
+	}
+	var combos []map[string]any
+	var samples *int32
+	var seed *int64
+	switch method {
+	case "grid":
+		if req.Samples != nil || req.Seed != nil {
+			return Study{}, apperr.Invalid("samples and seed go with method random")
+		}
+		combos, err = space.Grid()
+	case "random":
+		if req.Samples == nil {
+			return Study{}, apperr.Invalid("method random needs samples: how many combinations to draw")
+		}
+		n, sd := int32(min(max(*req.Samples, math.MinInt32), math.MaxInt32)), int64(1)
+		if req.Seed != nil {
+			sd = *req.Seed
+		}
+		samples, seed = &n, &sd
+		combos, err = space.Random(*req.Samples, uint64(sd))
+	default:
+		return Study{}, apperr.Invalid("method must be grid or random, got %q", method)
+	}
+	if err != nil {
+		return Study{}, apperr.Invalid("space: %s", err)
+	}
+	var fixed map[string]any
+	if err := json.Unmarshal(r.StrategyParams, &fixed); err != nil {
+		return Study{}, fmt.Errorf("resolved strategy_params: %w", err)
+	}
+	for name := range space {
+		if _, given := req.StrategyParams[name]; given {
+			return Study{}, apperr.Invalid("%s is both in space and in strategy_params: vary it or fix it", name)
+		}
+	}
+	for i, c := range combos {
+		merged := make(map[string]any, len(fixed)+len(c))
+		for k, v := range fixed {
+			merged[k] = v
+		}
+		for k, v := range c {
+			merged[k] = v
+		}
+		if combos[i], err = jsrt.ValidateParams(&r.Strategy, merged); err != nil {
+			return Study{}, apperr.Invalid("combination %s: %s", study.Describe(space.Names(), c), err)
+		}
+	}
+	var constraint *string
+	excluded := 0
+	if req.Constraint != nil && strings.TrimSpace(*req.Constraint) != "" {
+		expr := strings.TrimSpace(*req.Constraint)
+		constraint = &expr
+		keep, err := s.cfg.Runner.Constraint(ctx, expr, combos)
+		var pe *jsrt.ParamError
+		if errors.As(err, &pe) {
+			return Study{}, apperr.Invalid("%s", pe.Message)
+		}
+		if err != nil {
+			return Study{}, fmt.Errorf("evaluate the constraint: %w", err)
+		}
+		kept := combos[:0]
+		for i, c := range combos {
+			if keep[i] {
+				kept = append(kept, c)
+			}
+		}
+		excluded = len(combos) - len(kept)
+		if combos = kept; len(combos) == 0 {
+			return Study{}, apperr.Invalid("the constraint leaves no combination (all %d left out)", excluded)
+		}
+	}
+	objective := "sharpe_ratio"
+	if req.Objective != nil {
+		objective = strings.TrimSpace(*req.Objective)
+	}
+	if !KnownMetric(objective) {
+		return Study{}, apperr.Invalid("unknown objective %q: use a summary field such as sharpe_ratio, total_return or max_drawdown_pct, or a statistic's key such as sortino_ratio", objective)
+	}
+	direction := "max"
+	if req.Direction != nil {
+		direction = *req.Direction
+	}
+	if direction != "max" && direction != "min" {
+		return Study{}, apperr.Invalid("direction must be max or min, got %q", direction)
+	}
+	blocks := overfit.DefaultBlocks
+	if req.Blocks != nil {
+		blocks = *req.Blocks
+	}
+	if blocks < 2 || blocks > 24 || blocks%2 != 0 {
+		return Study{}, apperr.Invalid("blocks must be an even number from 2 to 24, got %d", blocks)
+	}
+	name := ""
+	if req.Name != nil {
+		if name = strings.TrimSpace(*req.Name); len(name) > 200 {
+			return Study{}, apperr.Invalid("name is too long: at most 200 characters")
+		}
+	}
+	spaceJSON, err := json.Marshal(space)
+	if err != nil {
+		return Study{}, apperr.Invalid("space cannot be stored: %v", err)
+	}
+	var row store.Study
+	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		row, err = s.q.CreateStudy(ctx, tx, store.CreateStudyParams{
+			Name: name, StrategyID: r.StrategyID, StrategyVersion: r.StrategyVersion, DataSource: r.DataSource,
+			Symbols: r.Symbols, Timeframe: r.Timeframe, Timezone: r.Timezone, StartDate: r.StartDate, EndDate: r.EndDate,
+			InitialCash: r.InitialCash, Commission: r.Commission, StrategyParams: r.StrategyParams, Space: spaceJSON,
+			Method: method, Samples: samples, Seed: seed, ConstraintExpr: constraint, Objective: objective,
+			Direction: direction, Blocks: int32(blocks), Total: int32(len(combos)), Excluded: int32(excluded), CreatedBy: req.By,
+		})
+		if err != nil {
+			return fmt.Errorf("insert study: %w", err)
+		}
+		if err := s.insertTrials(ctx, tx, row.ID, space, combos); err != nil {
+			return err
+		}
+		idx := make([]int32, len(combos))
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		return s.enqueue(ctx, tx, row.ID, idx)
+	})
+	if err != nil {
+		return Study{}, err
+	}
+	return fromRow(row, store.StudyCountsRow{}, nil), nil
+}
+
+// insertTrials stores the plan: a pending row per combination and the typed copy of its
+// varied parameters.
+func (s *Service) insertTrials(ctx context.Context, tx pgx.Tx, id string, space study.Space, combos []map[string]any) error {
+	rows := make([]store.CopyStudyTrialsParams, len(combos))
+	var prm []store.CopyStudyTrialParamsParams
+	for i, c := range combos {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return apperr.Invalid("combination %d cannot be stored: %v", i, err)
+		}
+		rows[i] = store.CopyStudyTrialsParams{StudyID: id, Idx: int32(i), Params: b}
+		for _, name := range space.Names() {
+			p := store.CopyStudyTrialParamsParams{StudyID: id, Idx: int32(i), Name: name}
+			switch v := c[name].(type) {
+			case int64:
+				f := float64(v)
+				p.Num = &f
+			case float64:
+				p.Num = &v
+			case bool:
+				p.Flag = &v
+			case string:
+				p.Txt = &v
+			default:
+				t := fmt.Sprint(v)
+				p.Txt = &t
+			}
+			prm = append(prm, p)
+		}
+	}
+	if _, err := s.q.CopyStudyTrials(ctx, tx, rows); err != nil {
+		return fmt.Errorf("store the combinations: %w", err)
+	}
+	if _, err := s.q.CopyStudyTrialParams(ctx, tx, prm); err != nil {
+		return fmt.Errorf("store the combinations' parameters: %w", err)
+	}
+	return nil
+}
+
+// batchSize is how many combinations one job runs: about 32 jobs for a study, so that
+// every worker gets a share, of 5 to 50 combinations each.
+func (s *Service) batchSize(n int) int {
+	if s.cfg.BatchSize > 0 {
+		return s.cfg.BatchSize
+	}
+	return min(max((n+31)/32, 5), 50)
+}
+
+// enqueue inserts the jobs running the trials idx, inside tx.
+func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, id string, idx []int32) error {
+	if s.queue == nil {
+		return errors.New("studies: no job queue configured")
+	}
+	size := s.batchSize(len(idx))
+	var params []river.InsertManyParams
+	for len(idx) > 0 {
+		n := min(size, len(idx))
+		params = append(params, river.InsertManyParams{Args: BatchArgs{StudyID: id, Trials: idx[:n]}})
+		idx = idx[n:]
+	}
+	if _, err := s.queue.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("enqueue %s: %w", id, err)
+	}
+	return nil
+}
+
+// parseSpace reads the request's space: per parameter a list of values or {start, stop,
+// step}; each parameter must be one the strategy declares.
+func parseSpace(in map[string]json.RawMessage, info jsrt.StrategyInfo) (study.Space, error) {
+	if len(in) == 0 {
+		return nil, apperr.Invalid("space is required: per parameter, a list of values or {start, stop, step}")
+	}
+	declared := make([]string, len(info.Params))
+	for i, p := range info.Params {
+		declared[i] = p.Name
+	}
+	out := study.Space{}
+	for name, raw := range in {
+		if !slices.Contains(declared, name) {
+			return nil, apperr.Invalid("space.%s: the strategy has no parameter %s (its parameters: %s)", name, name, strings.Join(declared, ", "))
+		}
+		raw = bytes.TrimSpace(raw)
+		bad := func(format string, a ...any) error {
+			return apperr.Invalid("space.%s: "+format, append([]any{name}, a...)...)
+		}
+		switch {
+		case len(raw) > 0 && raw[0] == '[':
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			var vals []any
+			if err := dec.Decode(&vals); err != nil {
+				return nil, bad("not a list of values: %v", err)
+			}
+			if len(vals) == 0 {
+				return nil, bad("an empty list")
+			}
+			for i, v := range vals {
+				if n, ok := v.(json.Number); ok {
+					if iv, err := n.Int64(); err == nil {
+						vals[i] = iv
+					} else if f, err := n.Float64(); err == nil {
+						vals[i] = f
+					}
+				}
+			}
+			out[name] = vals
+		case len(raw) > 0 && raw[0] == '{':
+			var r struct{ Start, Stop, Step *float64 }
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&r); err != nil || r.Start == nil || r.Stop == nil || r.Step == nil {
+				return nil, bad("a range is {\"start\": number, \"stop\": number, \"step\": number}")
+			}
+			vals, err := study.Range(*r.Start, *r.Stop, *r.Step)
+			if err != nil {
+				return nil, bad("%s", err)
+			}
+			out[name] = vals
+		default:
+			return nil, bad("must be a list of values or {start, stop, step}")
+		}
+	}
+	return out, nil
+}
+
+// KnownMetric says whether metric names a summary field or a statistic a study can rank by.
+func KnownMetric(metric string) bool {
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	eq := []engine.EquityPoint{{Time: t0, Value: 100}, {Time: t0.AddDate(0, 0, 1), Value: 101}}
+	stats := engine.ComputeStatistics(100, eq, nil, 0, nil)
+	return metric != "" && study.Known(metric, &stats)
+}
