@@ -11,6 +11,10 @@
 //	soak     -duration (30m) of mixed load: submissions, cancels, retries, WebSocket watchers,
 //	         imports and reads; prints the service's memory, goroutines, connections and open
 //	         files at the start and the end (not in the default set)
+//	study    a 1,000-combination study (SMA crossover, fast 2..51 x slow 60..250 by 10) on
+//	         2,515 daily bars, POST /api/studies → every combination stored; with
+//	         -backtrader, backtrader's optstrategy on the same grid in the same run (not in
+//	         the default set)
 //	hostile  /health latency while 6 hostile runs execute (three never-yielding regular
 //	         expressions, three allocation loops), each failing at its limit (not in the
 //	         default set: start the service with a short RUN_TIMEOUT, e.g. 10s)
@@ -97,6 +101,7 @@ func run() error {
 	var gap time.Duration
 	var distinct bool
 	var soak time.Duration
+	var studyCSV, backtrader string
 	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
 	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
 	flag.StringVar(&only, "only", "latency,events,flood", "which benchmarks to run")
@@ -108,6 +113,8 @@ func run() error {
 	flag.IntVar(&submitters, "submitters", 50, "concurrent submitters in the flood")
 	flag.IntVar(&conns, "conns", 5000, "WebSocket connections for -only conns")
 	flag.DurationVar(&soak, "duration", 30*time.Minute, "how long -only soak drives load")
+	flag.StringVar(&studyCSV, "study-data", "../shared/reference/data/orcl.csv", "CSV bars of -only study")
+	flag.StringVar(&backtrader, "backtrader", "", "-only study: backtrader's source directory, to time its optstrategy on the same grid")
 	flag.Parse()
 	b.api = strings.TrimRight(b.api, "/")
 	if err := b.setup(); err != nil {
@@ -132,6 +139,11 @@ func run() error {
 	if slices.Contains(want, "hostile") {
 		if err := b.hostile(6, 5*time.Second); err != nil {
 			return fmt.Errorf("hostile: %w", err)
+		}
+	}
+	if slices.Contains(want, "study") {
+		if err := b.study(studyCSV, backtrader); err != nil {
+			return fmt.Errorf("study: %w", err)
 		}
 	}
 	if slices.Contains(want, "soak") {

@@ -49,6 +49,7 @@ DATA = os.path.join(os.environ.get("BACKTESTD_REFERENCE_DIR", os.path.join(HERE,
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description="Time backtrader's optstrategy on an SMA crossover grid.")
     ap.add_argument("--data", default=DATA, help="CSV bars (date,open,high,low,close,volume; default %(default)s)")
+    ap.add_argument("--from", dest="fromdate", default=None, help="first date used, YYYY-MM-DD (default: the file's first)")
     ap.add_argument("--to", default="2009-12-31", help="last date used, YYYY-MM-DD, inclusive (default %(default)s)")
     ap.add_argument("--fast", default="2:51:1", help="fast SMA periods, start:stop:step, stop included")
     ap.add_argument("--slow", default="60:250:10", help="slow SMA periods, start:stop:step, stop included")
@@ -99,6 +100,7 @@ def main():
     a = parse_args()
     fast, slow = span(a.fast), span(a.slow)
     todate = datetime.datetime.strptime(a.to, "%Y-%m-%d").date()  # a date: backtrader ends it at the session end
+    fromdate = datetime.datetime.strptime(a.fromdate, "%Y-%m-%d") if a.fromdate else None
 
     t0 = time.perf_counter()
     cerebro = bt.Cerebro(stdstats=False, maxcpus=a.maxcpus, optreturn=True, optdatas=True, preload=True,
@@ -106,7 +108,8 @@ def main():
     cerebro.broker.setcash(10000.0)
     cerebro.broker.setcommission(commission=0.001)
     cerebro.adddata(bt.feeds.GenericCSVData(dataname=a.data, dtformat="%Y-%m-%d", datetime=0, open=1, high=2,
-                                            low=3, close=4, volume=5, openinterest=-1, headers=True, todate=todate))
+                                            low=3, close=4, volume=5, openinterest=-1, headers=True, todate=todate,
+                                            fromdate=fromdate))
     cerebro.optstrategy(SmaCross, fast=fast, slow=slow)
     if a.limit is not None:
         # optstrategy queued the product of the values (fast outer, slow inner): keep its head
