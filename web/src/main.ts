@@ -16,6 +16,7 @@ const runs = () => import('./views/runs');
 const results = () => import('./views/results');
 const compare = () => import('./views/compare');
 const data = () => import('./views/data');
+const studies = () => import('./views/studies');
 
 // Links in the static shell are written for /ui/; rewrite them for a BASE_PATH prefix.
 for (const a of document.querySelectorAll<HTMLAnchorElement>('a[data-link]')) {
@@ -36,6 +37,8 @@ route('/strategies/:id', wrap(lazy(strategies, (m) => m.strategyView)));
 route('/runs', wrap(lazy(runs, (m) => m.runsView)));
 route('/runs/:task', wrap(lazy(runs, (m) => m.taskView)));
 route('/results/:task', wrap(lazy(results, (m) => m.resultView)));
+route('/studies', wrap(lazy(studies, (m) => m.studiesView)));
+route('/studies/:id', wrap(lazy(studies, (m) => m.studyView)));
 route('/compare', wrap(lazy(compare, (m) => m.compareView)));
 route('/data', wrap(lazy(data, (m) => m.dataView)));
 route('/data/:source/:symbol', wrap(lazy(data, (m) => m.symbolView)));
@@ -93,7 +96,7 @@ onRouteChange((path) => {
   }
   nav.classList.remove('open');
   toggle.setAttribute('aria-expanded', 'false');
-  const titles: Record<string, string> = { '/strategies': 'Strategies', '/runs': 'Runs', '/compare': 'Compare', '/data': 'Data', '/login': 'Sign in', '/account': 'Account' };
+  const titles: Record<string, string> = { '/strategies': 'Strategies', '/runs': 'Runs', '/compare': 'Compare', '/studies': 'Studies', '/data': 'Data', '/login': 'Sign in', '/account': 'Account' };
   document.title = `${titles[current] ?? 'backtestd'} · backtestd`;
 });
 

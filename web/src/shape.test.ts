@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   categoryDates,
   coerceParam,
+  rangeCount,
   diffStats,
   filterLogs,
   lineDiff,
@@ -169,5 +170,21 @@ describe('docSummary', () => {
     const code = '/**\n * Moving-average crossover: buy when the fast SMA\n * crosses above the slow SMA.\n * fast: period\n */\nclass A extends Strategy {}';
     expect(docSummary(code, ['fast'])).toBe('Moving-average crossover: buy when the fast SMA crosses above the slow SMA.');
     expect(docSummary('class A {}', [])).toBe('');
+  });
+});
+
+describe('rangeCount', () => {
+  it.each([
+    [5, 15, 5, 3],
+    [2, 51, 1, 50],
+    [60, 250, 10, 20],
+    [0.1, 0.5, 0.1, 5],
+    [7, 7, 1, 1],
+    [10, 5, 1, 0],
+    [1, 5, 0, 0],
+    [1, 5, -1, 0],
+    [NaN, 5, 1, 0],
+  ])('%s..%s by %s gives %s values', (start, stop, step, want) => {
+    expect(rangeCount(start, stop, step)).toBe(want);
   });
 });

@@ -408,3 +408,9 @@ export function docSummary(code: string, params: string[]): string {
   }
   return out.join(' ');
 }
+
+/** How many values a study's range gives: start, start+step, … up to stop (included), as the server expands it; 0 for a range that gives none. */
+export function rangeCount(start: number, stop: number, step: number): number {
+  if (![start, stop, step].every(Number.isFinite) || step <= 0 || stop < start) return 0;
+  return Math.floor((stop - start) / step + 1e-9) + 1;
+}

@@ -6,3 +6,4 @@ export * as backtests from './backtests';
 export * as results from './results';
 export * as data from './data';
 export * as accounts from './accounts';
+export * as studies from './studies';

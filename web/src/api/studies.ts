@@ -1,0 +1,18 @@
+// Parameter studies: start, list, read, cancel, retry, and their leaderboard, heatmap,
+// overfitting statistics and promotion to a backtest.
+import { del, get, post, qs } from './client';
+import type { ChartConfig, Overfitting, Study, StudyBoard, StudyRequest, Task } from './types';
+
+const one = (id: string) => `/api/studies/${encodeURIComponent(id)}`;
+
+export const listStudies = () => get<Study[]>('/api/studies');
+export const getStudy = (id: string) => get<Study>(one(id));
+export const createStudy = (req: StudyRequest) => post<Study>('/api/studies', req);
+export const cancelStudy = (id: string) => del<Study>(one(id));
+export const retryStudy = (id: string) => post<Study>(`${one(id)}/retry`);
+export const results = (id: string, sort: string, order: 'asc' | 'desc' | '', skip: number, limit: number) =>
+  get<StudyBoard>(`${one(id)}/results${qs({ sort: sort || undefined, order: order || undefined, skip, limit })}`);
+export const heatmap = (id: string, x: string, y: string, metric: string, agg: string) => get<ChartConfig>(`${one(id)}/heatmap${qs({ x, y, metric, agg })}`);
+export const overfitting = (id: string) => get<Overfitting>(`${one(id)}/overfitting`);
+/** Runs combination idx of the study as an ordinary backtest task. */
+export const promote = (id: string, idx: number) => post<Task>(`${one(id)}/promote`, { idx });

@@ -1,0 +1,689 @@
+// Parameter studies: the form (a range per parameter from the strategy's parameter info, the
+// count of combinations shown as it is typed), the list, and a study's page with live
+// progress, the leaderboard, the heatmap, the overfitting statistics and "open as backtest".
+
+import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type Study, type StudyRequest, type StudyTrial } from '../api';
+import { chartPanel } from '../charts';
+import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast } from '../dom';
+import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, STAT_DEFS, SUMMARY_LABELS } from '../format';
+import { href, navigate, type Cleanup } from '../router';
+import { taskSocket } from '../ws';
+import { rangeCount } from '../shape';
+import { statusBadge } from './runs';
+
+/** The most combinations a study may run (internal/study.MaxCombinations). */
+export const MAX_COMBINATIONS = 10000;
+const ACTIVE = new Set(['pending', 'running']);
+
+/** The leaderboard's columns: figures every combination stores. */
+const BOARD: [string, string, (v: unknown) => string][] = [
+  ['final_value', 'Final value', fmtMoney],
+  ['total_return', 'Return', (v) => fmtPctFraction(v)],
+  ['sharpe_ratio', 'Sharpe', (v) => fmtNumber(v, 2)],
+  ['max_drawdown_pct', 'Max DD', (v) => fmtPct(v)],
+  ['total_trades', 'Trades', fmtInt],
+  ['win_rate', 'Win rate', (v) => fmtPct(v)],
+];
+
+/** Objectives offered in the form: the summary figures, then the statistics. */
+function objectives(): [string, string][] {
+  const seen = new Set<string>();
+  const out: [string, string][] = [];
+  for (const [k, l] of [...Object.entries(SUMMARY_LABELS), ...STAT_DEFS.map((d) => [d.key, d.label] as [string, string])]) {
+    if (k === 'initial_cash' || seen.has(k)) continue;
+    seen.add(k);
+    out.push([k, l]);
+  }
+  return out;
+}
+
+
+// ---- one parameter's row in the form -----------------------------------------------------
+
+interface SpaceRow {
+  el: HTMLElement;
+  /** How many values it gives (0: invalid). */
+  count(): number;
+  /** Its values: a single one for the shared parameters, a range or list for the space. */
+  value(): { fixed: unknown } | { space: unknown } | null;
+}
+
+function numberRow(info: ParamInfo, onChange: () => void): SpaceRow {
+  const t = info.type === 'int' ? 'int' : 'float';
+  const d = Number(info.value ?? info.default) || 0;
+  const mk = (name: string, v: string) => h('input', { type: 'text', inputmode: t === 'int' ? 'numeric' : 'decimal', name: `${info.name}-${name}`, 'data-param': info.name, 'data-part': name, value: v, 'aria-label': `${info.name} ${name}` }) as HTMLInputElement;
+  const start = mk('start', String(d));
+  const stop = mk('stop', String(d));
+  const step = mk('step', t === 'int' ? '1' : String(d > 0 ? d / 10 : 0.1));
+  const err = h('small', { class: 'field-error', role: 'alert' });
+  const parse = (el: HTMLInputElement) => (el.value.trim() === '' ? NaN : Number(el.value));
+  const check = (): number => {
+    const [a, b, s] = [parse(start), parse(stop), parse(step)];
+    let msg = '';
+    if (![a, b, s].every(Number.isFinite)) msg = 'start, stop and step must be numbers';
+    else if (t === 'int' && ![a, b, s].every(Number.isInteger)) msg = `${info.name} is an int: whole numbers only`;
+    else if (s <= 0) msg = 'step must be above 0';
+    else if (b < a) msg = 'stop must not be below start';
+    err.textContent = msg;
+    for (const el of [start, stop, step]) el.setAttribute('aria-invalid', msg ? 'true' : 'false');
+    return msg ? 0 : rangeCount(a, b, s);
+  };
+  for (const el of [start, stop, step]) el.addEventListener('input', onChange);
+  const el = h(
+    'div',
+    { class: 'field space-row', 'data-param': info.name },
+    h('span', { class: 'label' }, info.name),
+    h('div', { class: 'row' }, h('label', null, 'from ', start), h('label', null, 'to ', stop), h('label', null, 'step ', step)),
+    h('small', { class: 'hint' }, [info.description, `${t}, default ${fmtParamValue(info.default)}`].filter(Boolean).join(' · ')),
+    err,
+  );
+  return {
+    el,
+    count: check,
+    value() {
+      const n = check();
+      if (!n) return null;
+      const [a, b, s] = [parse(start), parse(stop), parse(step)];
+      return n === 1 ? { fixed: a } : { space: { start: a, stop: b, step: s } };
+    },
+  };
+}
+
+function listRow(info: ParamInfo, onChange: () => void): SpaceRow {
+  const isBool = info.type === 'bool';
+  const input = h('input', { type: 'text', name: info.name, 'data-param': info.name, value: fmtParamValue(info.value ?? info.default), 'aria-label': `${info.name} values` }) as HTMLInputElement;
+  input.addEventListener('input', onChange);
+  const err = h('small', { class: 'field-error', role: 'alert' });
+  const values = (): unknown[] | null => {
+    const parts = input.value.split(',').map((s) => s.trim()).filter(Boolean);
+    if (!parts.length) return null;
+    if (!isBool) return parts;
+    const out = parts.map((p) => (p === 'true' ? true : p === 'false' ? false : null));
+    return out.includes(null) ? null : out;
+  };
+  const check = () => {
+    const v = values();
+    err.textContent = v ? '' : isBool ? 'true, false or both, separated by commas' : 'at least one value';
+    input.setAttribute('aria-invalid', v ? 'false' : 'true');
+    return v ? new Set(v.map(String)).size : 0;
+  };
+  const el = h('div', { class: 'field space-row', 'data-param': info.name }, h('label', null, info.name, ' ', input), h('small', { class: 'hint' }, `${info.type}: values separated by commas`), err);
+  return {
+    el,
+    count: check,
+    value() {
+      const v = values();
+      if (!v || !check()) return null;
+      const uniq = [...new Map(v.map((x) => [String(x), x])).values()];
+      return uniq.length === 1 ? { fixed: uniq[0] } : { space: uniq };
+    },
+  };
+}
+
+// ---- the studies page: form and list ------------------------------------------------------
+
+export async function studiesView(main: HTMLElement, _p: Record<string, string>, query: URLSearchParams): Promise<void> {
+  const formBox = h('section', { 'aria-labelledby': 'h-new-study' }, h('h2', { id: 'h-new-study' }, 'New study'), loading('Loading…'));
+  const listBox = h('section', { 'aria-labelledby': 'h-studies' }, h('h2', { id: 'h-studies' }, 'Studies'), loading('Loading studies…'));
+  main.append(h('div', { class: 'page-head' }, h('h1', null, 'Parameter studies')), formBox, listBox);
+  void renderList(listBox);
+  await buildStudyForm(formBox, query);
+}
+
+async function renderList(box: HTMLElement): Promise<void> {
+  let list: Study[];
+  try {
+    list = await api.listStudies();
+  } catch (e) {
+    box.replaceChildren(errorBox(e));
+    return;
+  }
+  const head = h('h2', { id: 'h-studies' }, 'Studies');
+  if (!list.length) {
+    box.replaceChildren(head, empty('No studies yet: choose ranges above and start one.'));
+    return;
+  }
+  box.replaceChildren(
+    head,
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'table', id: 'study-list' },
+        h('thead', null, h('tr', null, ['Study', 'Strategy', 'Status', 'Combinations', 'Best', 'Started'].map((c) => h('th', { scope: 'col' }, c)))),
+        h(
+          'tbody',
+          null,
+          list.map((s) =>
+            h(
+              'tr',
+              { 'data-study': s.id },
+              h('td', null, h('a', { href: href(`/studies/${s.id}`) }, s.id), s.name ? h('div', { class: 'muted small' }, s.name) : ''),
+              h('td', null, `${s.strategy_id} v${s.strategy_version}`),
+              h('td', null, statusBadge(s.status)),
+              h('td', { class: 'num' }, `${fmtInt(s.done)} of ${fmtInt(s.total)}${s.failed ? ` · ${fmtInt(s.failed)} failed` : ''}`),
+              h('td', { class: 'num' }, s.best ? `${fmtNumber(s.best.objective, 4)} ${s.objective}` : '—'),
+              h('td', null, fmtAgo(s.created_at)),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise<void> {
+  const head = h('h2', { id: 'h-new-study' }, 'New study');
+  let strategies, sources;
+  try {
+    [strategies, sources] = await Promise.all([strategyAPI.listStrategies(), data.listSources()]);
+  } catch (e) {
+    box.replaceChildren(head, errorBox(e));
+    return;
+  }
+  if (!strategies.length) {
+    box.replaceChildren(head, empty('Create a strategy first.', h('a', { class: 'btn primary', href: href('/strategies/new') }, 'New strategy')));
+    return;
+  }
+  const want = query.get('strategy');
+  const stratSel = h('select', { name: 'strategy_id', id: 'study-strategy' }, strategies.map((s) => h('option', { value: s.id, selected: s.id === want }, `${s.name} (${s.id})`))) as HTMLSelectElement;
+  const sourceSel = h('select', { name: 'data_source' }, sources.map((s, i) => h('option', { value: s.name, selected: i === 0 }, s.name))) as HTMLSelectElement;
+  const listID = id('study-symbols');
+  const symbolIn = h('input', { type: 'search', name: 'symbol', list: listID, autocomplete: 'off', required: true, placeholder: 'Search symbols' }) as HTMLInputElement;
+  const symbolList = h('datalist', { id: listID });
+  const startIn = h('input', { type: 'date', name: 'start_date', required: true, value: '2020-01-01' }) as HTMLInputElement;
+  const endIn = h('input', { type: 'date', name: 'end_date', required: true, value: new Date().toISOString().slice(0, 10) }) as HTMLInputElement;
+  const cashIn = h('input', { type: 'number', name: 'initial_cash', min: '0', step: 'any', value: '10000' }) as HTMLInputElement;
+  const commIn = h('input', { type: 'number', name: 'commission', min: '0', max: '1', step: 'any', value: '0.001' }) as HTMLInputElement;
+  const objSel = h('select', { name: 'objective', id: 'study-objective' }, objectives().map(([k, l]) => h('option', { value: k, selected: k === 'sharpe_ratio' }, l))) as HTMLSelectElement;
+  const dirSel = h('select', { name: 'direction' }, h('option', { value: 'max' }, 'highest is best'), h('option', { value: 'min' }, 'lowest is best')) as HTMLSelectElement;
+  const methodSel = h('select', { name: 'method', id: 'study-method' }, h('option', { value: 'grid' }, 'every combination (grid)'), h('option', { value: 'random' }, 'a random sample')) as HTMLSelectElement;
+  const samplesIn = h('input', { type: 'number', name: 'samples', min: '1', step: '1', value: '100' }) as HTMLInputElement;
+  const seedIn = h('input', { type: 'number', name: 'seed', step: '1', value: '1' }) as HTMLInputElement;
+  const constraintIn = h('input', { type: 'text', name: 'constraint', id: 'study-constraint', placeholder: 'e.g. p.fast < p.slow', autocomplete: 'off', spellcheck: false }) as HTMLInputElement;
+  const nameIn = h('input', { type: 'text', name: 'name', placeholder: 'optional' }) as HTMLInputElement;
+  const randomBox = h('div', { class: 'grid2', hidden: true }, field('Samples', samplesIn, 'How many combinations to draw'), field('Seed', seedIn, 'The same seed draws the same sample'));
+  methodSel.addEventListener('change', () => {
+    randomBox.hidden = methodSel.value !== 'random';
+    recount();
+  });
+  const spaceBox = h('fieldset', { class: 'params-box', id: 'study-space' }, h('legend', null, 'Parameters'));
+  const countOut = h('output', { id: 'study-count', 'aria-live': 'polite' });
+  const formError = h('div', { class: 'error-box', role: 'alert', hidden: true, id: 'study-form-error' });
+  const submit = h('button', { type: 'submit', class: 'btn primary', id: 'study-submit' }, 'Start study') as HTMLButtonElement;
+  let rows: SpaceRow[] = [];
+
+  function recount(): void {
+    const counts = rows.map((r) => r.count());
+    const n = counts.reduce((a, b) => a * b, 1);
+    const bad = counts.some((c) => c === 0);
+    const drawn = methodSel.value === 'random' ? Math.min(n, Number(samplesIn.value) || 0) : n;
+    countOut.dataset.count = String(bad ? 0 : drawn);
+    if (bad) countOut.textContent = 'Fix the ranges marked below.';
+    else if (n > MAX_COMBINATIONS && methodSel.value === 'grid') countOut.textContent = `${fmtInt(n)} combinations: more than the ${fmtInt(MAX_COMBINATIONS)} a study may run. Narrow the ranges, raise the steps or draw a random sample.`;
+    else countOut.textContent = `${fmtInt(drawn)} combination${drawn === 1 ? '' : 's'}${methodSel.value === 'random' ? ` drawn from ${fmtInt(n)}` : ''}${constraintIn.value.trim() ? ', before the constraint' : ''}.`;
+    submit.disabled = bad || (n > MAX_COMBINATIONS && methodSel.value === 'grid') || drawn < 1;
+  }
+  samplesIn.addEventListener('input', recount);
+  constraintIn.addEventListener('input', recount);
+
+  const loadParams = async () => {
+    spaceBox.replaceChildren(h('legend', null, 'Parameters'), loading('Loading parameters…'));
+    let infos: ParamInfo[];
+    try {
+      infos = await strategyAPI.listParameters(stratSel.value);
+    } catch (e) {
+      spaceBox.replaceChildren(h('legend', null, 'Parameters'), errorBox(e));
+      return;
+    }
+    rows = infos.filter((i) => ['int', 'float', 'str', 'bool'].includes(i.type)).map((i) => (i.type === 'int' || i.type === 'float' ? numberRow(i, recount) : listRow(i, recount)));
+    spaceBox.replaceChildren(
+      h('legend', null, 'Parameters'),
+      rows.length ? h('p', { class: 'muted small' }, 'A range from one value to the same value holds the parameter fixed.') : h('p', { class: 'muted' }, 'This strategy has no parameters to vary.'),
+      ...rows.map((r) => r.el),
+    );
+    recount();
+  };
+  stratSel.addEventListener('change', () => void loadParams());
+
+  // The symbol's own range is the default period.
+  const loadSymbols = async (search: string) => {
+    try {
+      const list = await data.listSymbols(sourceSel.value, search, 20);
+      symbolList.replaceChildren(...list.map((s) => h('option', { value: s.symbol }, s.name ?? '')));
+      if (!symbolIn.value && list.length && !search) symbolIn.value = query.get('symbol') ?? list[0].symbol;
+    } catch {
+      /* free text still works */
+    }
+  };
+  let debounce: ReturnType<typeof setTimeout> | undefined;
+  symbolIn.addEventListener('input', () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(() => void loadSymbols(symbolIn.value.trim()), 200);
+  });
+  sourceSel.addEventListener('change', () => {
+    symbolIn.value = '';
+    void loadSymbols('');
+  });
+
+  const form = h(
+    'form',
+    { class: 'run-form study-form', novalidate: true, 'aria-describedby': 'study-form-error' },
+    h(
+      'div',
+      { class: 'grid2' },
+      field('Strategy', stratSel),
+      field('Name', nameIn),
+      field('Data source', sourceSel),
+      field('Symbol', symbolIn),
+      symbolList,
+      field('Start date', startIn),
+      field('End date', endIn),
+      field('Initial cash', cashIn),
+      field('Commission', commIn, 'Fraction of the traded value, e.g. 0.001 = 0.1%'),
+    ),
+    spaceBox,
+    h(
+      'div',
+      { class: 'grid2' },
+      field('Constraint', constraintIn, 'A JavaScript expression over p that a combination must satisfy; evaluated in the sandbox'),
+      field('Method', methodSel),
+      field('Objective', objSel, 'What ranks the combinations'),
+      field('Direction', dirSel),
+    ),
+    randomBox,
+    h('p', { class: 'study-count' }, countOut),
+    formError,
+    h('div', { class: 'actions' }, submit),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    formError.hidden = true;
+    const space: Record<string, unknown> = {};
+    const fixed: Record<string, unknown> = {};
+    for (const r of rows) {
+      const v = r.value();
+      if (!v) {
+        formError.textContent = 'Fix the ranges marked in the parameters.';
+        formError.hidden = false;
+        return;
+      }
+      const name = r.el.dataset.param!;
+      if ('space' in v) space[name] = v.space;
+      else fixed[name] = v.fixed;
+    }
+    if (!Object.keys(space).length) {
+      formError.textContent = 'Give at least one parameter more than one value.';
+      formError.hidden = false;
+      return;
+    }
+    const body: StudyRequest = {
+      strategy_id: stratSel.value,
+      strategy_params: fixed,
+      data_source: sourceSel.value,
+      symbol: symbolIn.value.trim(),
+      start_date: startIn.value,
+      end_date: endIn.value,
+      initial_cash: Number(cashIn.value),
+      commission: Number(commIn.value),
+      space: space as StudyRequest['space'],
+      method: methodSel.value as 'grid' | 'random',
+      objective: objSel.value,
+      direction: dirSel.value as 'max' | 'min',
+    };
+    if (nameIn.value.trim()) body.name = nameIn.value.trim();
+    if (constraintIn.value.trim()) body.constraint = constraintIn.value.trim();
+    if (body.method === 'random') {
+      body.samples = Number(samplesIn.value);
+      body.seed = Number(seedIn.value);
+    }
+    submit.disabled = true;
+    try {
+      const st = await api.createStudy(body);
+      toast(`Started ${st.id}: ${fmtInt(st.total)} combinations.`, 'ok');
+      navigate(`/studies/${st.id}`);
+    } catch (err) {
+      formError.textContent = err instanceof ApiError ? err.message : String(err);
+      formError.hidden = false;
+      submit.disabled = false;
+    }
+  });
+  box.replaceChildren(head, form);
+  await Promise.all([loadParams(), loadSymbols('')]);
+}
+
+// ---- a study's page -------------------------------------------------------------------------
+
+export async function studyView(main: HTMLElement, params: Record<string, string>): Promise<Cleanup | void> {
+  const sid = params.id;
+  main.append(loading('Loading study…'));
+  let st: Study;
+  try {
+    st = await api.getStudy(sid);
+  } catch (e) {
+    main.replaceChildren(errorBox(e));
+    return;
+  }
+  const badge = h('span', { id: 'study-status' });
+  const actions = h('div', { class: 'head-actions' });
+  const progress = h('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-label': `Progress of ${sid}`, id: 'study-progress' }, h('div', { class: 'bar' }), h('span', { class: 'pct' }));
+  const counts = h('p', { id: 'study-counts', 'aria-live': 'polite' });
+  const best = h('p', { id: 'study-best' });
+  const boardBox = h('div', { id: 'study-board' }, loading('Loading the leaderboard…'));
+  const heatBox = h('div', { id: 'study-heatmap' });
+  const overBox = h('div', { id: 'study-overfitting' });
+  const space = Object.entries(st.space ?? {});
+  const axes = space.filter(([, v]) => v.length > 1).map(([k]) => k);
+  main.replaceChildren(
+    h('div', { class: 'page-head' }, h('h1', null, `${sid}${st.name ? ` · ${st.name}` : ''}`), badge, actions),
+    h(
+      'dl',
+      { class: 'meta' },
+      h('dt', null, 'Strategy'),
+      h('dd', null, h('a', { href: href(`/strategies/${st.strategy_id}`) }, st.strategy_id), ` v${st.strategy_version}`),
+      h('dt', null, 'Data'),
+      h('dd', null, `${(st.symbols ?? []).join(', ')} · ${st.timeframe} · ${st.start_date} → ${st.end_date}`),
+      h('dt', null, 'Space'),
+      h('dd', null, space.map(([k, v]) => `${k}: ${v.length > 6 ? `${fmtParamValue(v[0])} … ${fmtParamValue(v[v.length - 1])} (${v.length})` : v.map(fmtParamValue).join(', ')}`).join(' · ')),
+      h('dt', null, 'Combinations'),
+      h('dd', null, `${fmtInt(st.total)}${st.method === 'random' ? ` drawn at random (seed ${st.seed})` : ''}${st.excluded ? `, ${fmtInt(st.excluded)} left out by ${st.constraint}` : ''}`),
+      h('dt', null, 'Objective'),
+      h('dd', null, `${st.objective}, ${st.direction === 'min' ? 'lowest' : 'highest'} is best`),
+    ),
+    progress,
+    counts,
+    best,
+    h('section', { 'aria-labelledby': 'h-board' }, h('h2', { id: 'h-board' }, 'Leaderboard'), boardBox),
+    h('section', { 'aria-labelledby': 'h-heat' }, h('h2', { id: 'h-heat' }, 'Heatmap'), heatBox),
+    h('section', { 'aria-labelledby': 'h-over' }, h('h2', { id: 'h-over' }, 'Is the winner luck?'), overBox),
+  );
+
+  const board = leaderboard(sid, st, boardBox);
+  const heat = axes.length >= 2 ? heatmap(sid, axes, heatBox) : null;
+  if (!heat) heatBox.append(empty('A heatmap needs two parameters with more than one value.'));
+
+  let finishedShown = false;
+  const show = (s: Study) => {
+    st = s;
+    const ran = s.done + s.failed + (s.cancelled ?? 0);
+    const pct = s.total ? (100 * ran) / s.total : 0;
+    progress.className = `progress ${s.status}`;
+    progress.setAttribute('aria-valuenow', pct.toFixed(0));
+    (progress.querySelector('.bar') as HTMLElement).style.width = `${pct}%`;
+    progress.querySelector('.pct')!.textContent = `${pct.toFixed(0)}%`;
+    badge.replaceChildren(statusBadge(s.status));
+    counts.textContent = `${fmtInt(s.done)} of ${fmtInt(s.total)} done${s.failed ? `, ${fmtInt(s.failed)} failed` : ''}${s.cancelled ? `, ${fmtInt(s.cancelled)} cancelled` : ''}.`;
+    best.replaceChildren(s.best ? h('span', null, 'Best so far: ', h('strong', null, fmtParams(s.best.params, axes)), ` · ${s.objective} ${fmtNumber(s.best.objective, 4)}`) : '');
+    const active = ACTIVE.has(s.status);
+    actions.replaceChildren(
+      ...(active
+        ? [
+            button(
+              'Cancel',
+              async () => {
+                if (!(await confirmDialog(`Cancel ${sid}?`, 'Every combination not yet run is cancelled; the results so far stay.', 'Cancel study'))) return;
+                try {
+                  show(await api.cancelStudy(sid));
+                } catch (e) {
+                  toast((e as Error).message, 'error');
+                }
+              },
+              'btn danger',
+              { id: 'study-cancel' },
+            ),
+          ]
+        : s.failed || s.cancelled
+          ? [
+              button(
+                'Retry failed',
+                async () => {
+                  try {
+                    show(await api.retryStudy(sid));
+                    finishedShown = false;
+                  } catch (e) {
+                    toast((e as Error).message, 'error');
+                  }
+                },
+                'btn',
+                { id: 'study-retry' },
+              ),
+            ]
+          : []),
+    );
+    board.refresh(active);
+    if (!active && !finishedShown) {
+      finishedShown = true;
+      heat?.load();
+      void renderOverfitting(sid, overBox);
+    } else if (active) {
+      if (!overBox.childElementCount) overBox.append(empty('Shown when the study has finished.'));
+      if (s.done && heat && !heat.loaded) heat.load();
+    }
+  };
+  show(st);
+  // Progress over the study's socket: the current state on connect, then as it runs.
+  const sock = taskSocket(sid, (e) => {
+    if (e.event !== 'study' || !e.data) return;
+    const p = e.data as Partial<Study> & { study_id?: string };
+    show({ ...st, ...p, id: sid } as Study);
+  });
+  return () => {
+    sock.close();
+    board.stop();
+  };
+}
+
+/** Parameters as name=value, only those of names when given (the ones the study varies). */
+function fmtParams(p: unknown, names?: string[]): string {
+  return Object.entries((p ?? {}) as Record<string, unknown>)
+    .filter(([k]) => !names || names.includes(k))
+    .map(([k, v]) => `${k}=${fmtParamValue(v)}`)
+    .join(' ');
+}
+
+function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active: boolean): void; stop(): void } {
+  const limit = 20;
+  let sort = '';
+  let order: 'asc' | 'desc' | '' = '';
+  let skip = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let last = 0;
+  const names = Object.keys(st.space ?? {});
+  const load = async () => {
+    last = Date.now();
+    let b;
+    try {
+      b = await api.results(sid, sort, order, skip, limit);
+    } catch (e) {
+      box.replaceChildren(errorBox(e));
+      return;
+    }
+    const trials = b.trials ?? [];
+    const focused = document.activeElement?.getAttribute('data-focus-key');
+    const sortBtn = (key: string, label: string) => {
+      const current = (sort || 'objective') === key;
+      return h(
+        'th',
+        { scope: 'col', 'aria-sort': current ? (b.order === 'asc' ? 'ascending' : 'descending') : undefined },
+        button(
+          label,
+          () => {
+            order = current ? (b.order === 'asc' ? 'desc' : 'asc') : '';
+            sort = key;
+            skip = 0;
+            void load();
+          },
+          'btn link small',
+          { 'data-focus-key': `sort-${key}`, type: 'button' },
+        ),
+      );
+    };
+    const row = (t: StudyTrial, i: number) =>
+      h(
+        'tr',
+        { 'data-idx': String(t.idx), 'data-status': t.status ?? '' },
+        h('td', { class: 'num' }, String(skip + i + 1)),
+        names.map((n) => h('td', { class: 'num' }, fmtParamValue((t.params as Record<string, unknown>)?.[n]))),
+        h('td', { class: 'num' }, t.status === 'failed' ? h('span', { class: 'neg', title: t.error ?? '' }, 'failed') : fmtNumber(t.objective, 4)),
+        BOARD.map(([k, , f]) => h('td', { class: 'num' }, f((t as Record<string, unknown>)[k]))),
+        h(
+          'td',
+          null,
+          t.status === 'completed'
+            ? button(
+                'Open as backtest',
+                async (e) => {
+                  (e.currentTarget as HTMLButtonElement).disabled = true;
+                  try {
+                    const task = await api.promote(sid, t.idx!);
+                    toast(`Started ${task.task_id} with ${fmtParams(t.params)}.`, 'ok');
+                    navigate(`/runs/${task.task_id}`);
+                  } catch (err) {
+                    toast((err as Error).message, 'error');
+                    (e.currentTarget as HTMLButtonElement).disabled = false;
+                  }
+                },
+                'btn small',
+                { 'data-action': 'promote', 'data-focus-key': `promote-${t.idx}` },
+              )
+            : '',
+        ),
+      );
+    const pager = h(
+      'div',
+      { class: 'pager' },
+      button('Previous', () => ((skip = Math.max(0, skip - limit)), void load()), 'btn small', { disabled: skip === 0, 'data-focus-key': 'prev' }),
+      h('span', { class: 'muted' }, `${fmtInt(skip + 1)}–${fmtInt(skip + trials.length)}`),
+      button('Next', () => ((skip += limit), void load()), 'btn small', { disabled: trials.length < limit, 'data-focus-key': 'next' }),
+    );
+    box.replaceChildren(
+      trials.length
+        ? h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              { class: 'table', id: 'study-board-table' },
+              h('caption', { class: 'sr-only' }, `Combinations of ${sid} by ${b.sort}`),
+              h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), names.map((n) => h('th', { scope: 'col' }, n)), sortBtn('objective', st.objective ?? 'objective'), BOARD.map(([k, l]) => sortBtn(k, l)), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+              h('tbody', null, trials.map(row)),
+            ),
+          )
+        : empty('No combination has run yet.'),
+      trials.length ? pager : '',
+    );
+    // A refresh keeps the keyboard where it was.
+    if (focused) (box.querySelector(`[data-focus-key="${focused}"]`) as HTMLElement | null)?.focus();
+  };
+  return {
+    // While it runs, at most every 2 s.
+    refresh(active) {
+      clearTimeout(timer);
+      const wait = active ? Math.max(0, 2000 - (Date.now() - last)) : 0;
+      timer = setTimeout(() => void load(), wait);
+    },
+    stop() {
+      clearTimeout(timer);
+    },
+  };
+}
+
+function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void; loaded: boolean } {
+  const sel = (name: string, opts: [string, string][], value: string) => h('select', { name, id: `heat-${name}` }, opts.map(([v, l]) => h('option', { value: v, selected: v === value }, l))) as HTMLSelectElement;
+  const axisOpts = axes.map((a) => [a, a] as [string, string]);
+  const xSel = sel('x', axisOpts, axes[0]);
+  const ySel = sel('y', axisOpts, axes[1]);
+  const metricSel = sel('metric', [['objective', 'objective'], ...BOARD.map(([k, l]) => [k, l] as [string, string])], 'objective');
+  const aggSel = sel('agg', [['best', 'others at the best'], ['max', 'max over others'], ['mean', 'mean over others']], 'best');
+  const panel = chartPanel(`${sid}_heatmap`, 'Heatmap of the study', { height: 420 });
+  const out = { loaded: false, load };
+  function load(): void {
+    out.loaded = true;
+    panel.chart.showLoading({ text: 'Loading…' });
+    api.heatmap(sid, xSel.value, ySel.value, metricSel.value, aggSel.value).then(
+      (cfg: ChartConfig) => {
+        panel.chart.hideLoading();
+        panel.el.querySelector('.error-box')?.remove();
+        panel.set({
+          animation: false,
+          title: { text: cfg.title, left: 'center', textStyle: { fontSize: 13 } },
+          tooltip: cfg.tooltip,
+          grid: { left: 64, right: 16, top: 48, bottom: 96 },
+          xAxis: cfg.xAxis,
+          yAxis: cfg.yAxis,
+          // Enough digits that the ends of a narrow range (a Sharpe ratio) read apart.
+          visualMap: { ...(cfg.visualMap as Record<string, unknown>), precision: 3 },
+          series: cfg.series,
+        });
+        panel.el.dataset.metric = metricSel.value;
+      },
+      (e) => {
+        panel.chart.hideLoading();
+        panel.el.querySelector('.error-box')?.remove();
+        panel.el.prepend(errorBox(e));
+      },
+    );
+  }
+  for (const s of [xSel, ySel, metricSel, aggSel]) s.addEventListener('change', load);
+  box.append(h('div', { class: 'row heat-controls' }, field('X', xSel), field('Y', ySel), field('Metric', metricSel), field('Other parameters', aggSel)), panel.el);
+  return out;
+}
+
+async function renderOverfitting(sid: string, box: HTMLElement): Promise<void> {
+  box.replaceChildren(loading('Computing…'));
+  let o: Overfitting;
+  try {
+    o = await api.overfitting(sid);
+  } catch (e) {
+    box.replaceChildren(errorBox(e));
+    return;
+  }
+  const stats = o.statistics ?? {};
+  const dsr = stats.deflated_sharpe;
+  const pbo = stats.pbo;
+  const ex = o.explanations ?? {};
+  const card = (key: string, label: string, value: string, verdict: string, detail: string, explanation: string | undefined) =>
+    h('li', { class: 'card stat-card over-card', 'data-key': key }, h('span', { class: 'label' }, label), h('span', { class: 'value' }, value), h('strong', { class: 'verdict' }, verdict), h('small', { class: 'muted' }, detail), h('p', { class: 'explain' }, explanation ?? ''));
+  const items: HTMLElement[] = [];
+  if (dsr) {
+    items.push(
+      card(
+        'deflated_sharpe',
+        'Deflated Sharpe Ratio',
+        fmtPctFraction(dsr.probability, 1),
+        (dsr.probability ?? 0) >= 0.95 ? 'Unlikely to be luck' : 'May well be luck',
+        `Sharpe ${fmtNumber(dsr.sharpe, 4)} per bar against ${fmtNumber(dsr.expected, 4)} expected from ${fmtInt(dsr.trials)} trials of luck, over ${fmtInt(dsr.periods)} bars`,
+        ex.deflated_sharpe,
+      ),
+    );
+  }
+  if (pbo) {
+    items.push(
+      card(
+        'pbo',
+        'Probability of Backtest Overfitting',
+        fmtPctFraction(pbo.probability, 1),
+        (pbo.probability ?? 1) < 0.1 ? 'The winner keeps winning' : (pbo.probability ?? 1) < 0.5 ? 'Some overfitting' : 'The ranking is mostly luck',
+        `${fmtInt(pbo.splits)} ways of halving ${fmtInt(pbo.blocks)} blocks of ${fmtInt(pbo.periods)} bars, ${fmtInt(pbo.trials)} combinations`,
+        ex.pbo,
+      ),
+    );
+  }
+  // The distribution of the in-sample winner's out-of-sample rank (1: worst, N: best).
+  const ranks = pbo?.ranks ?? [];
+  const panel = ranks.length ? chartPanel(`${sid}_pbo_ranks`, 'Out-of-sample rank of the in-sample winner', { height: 240 }) : null;
+  box.replaceChildren(
+    items.length ? h('ul', { class: 'cards', id: 'overfit-cards' }, items) : empty('Not enough results to judge.'),
+    ...(stats.notes ?? []).map((n) => h('p', { class: 'muted small' }, n)),
+    panel?.el ?? '',
+  );
+  panel?.set({
+    animation: false,
+    tooltip: { trigger: 'axis' },
+    grid: { left: 48, right: 16, top: 40, bottom: 32 },
+    xAxis: { type: 'category', name: 'rank (1: worst)', nameLocation: 'middle', nameGap: 22, data: ranks.map((_, i) => String(i + 1)) },
+    yAxis: { type: 'value', name: 'splits', minInterval: 1 },
+    series: [{ type: 'bar', name: 'splits', data: ranks }],
+  });
+}
