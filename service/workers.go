@@ -66,7 +66,8 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 	svc := tasks.New(tasks.Config{RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
 		LogDir: cfg.LogDir, CPUSlots: slots, Runner: runners, Lease: cfg.LeaseTimeout,
 		UserMaxRunning: cfg.UserMaxRunning}, st, log)
-	stud := studies.New(studies.Config{Runner: runners, RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20}, st, svc, log)
+	stud := studies.New(studies.Config{Runner: runners, RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
+		Lease: cfg.LeaseTimeout}, st, svc, log)
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{
@@ -120,6 +121,9 @@ func every(ctx context.Context, period time.Duration, fn func(context.Context)) 
 func (rt *taskRuntime) reap(ctx context.Context) {
 	if _, err := rt.svc.Reap(ctx); err != nil && ctx.Err() == nil {
 		rt.log.Warn("queue again tasks whose worker is lost", "err", err)
+	}
+	if _, err := rt.studies.Reap(ctx); err != nil && ctx.Err() == nil {
+		rt.log.Warn("queue again study batches whose worker is lost", "err", err)
 	}
 }
 

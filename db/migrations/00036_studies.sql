@@ -100,7 +100,19 @@ LEFT JOIN strategies st ON st.id = s.strategy_id;
 CREATE VIEW bi_study_params AS
 SELECT study_id, idx, name, num, txt, flag FROM study_trial_params;
 
+-- A running batch's lease: its worker renews heartbeat_at; a batch whose heartbeats stop
+-- (the worker died or lost the database) has its pending trials queued again by any worker.
+CREATE TABLE study_batches (
+    job_id       bigint PRIMARY KEY,
+    study_id     text NOT NULL REFERENCES studies (id) ON DELETE CASCADE,
+    trials       int[] NOT NULL,
+    lease        bigint NOT NULL,
+    worker       text NOT NULL,
+    heartbeat_at timestamptz NOT NULL DEFAULT now()
+);
+
 -- +goose Down
+DROP TABLE study_batches;
 DROP VIEW bi_study_params;
 DROP VIEW bi_study_results;
 DROP TABLE study_trial_params;

@@ -115,3 +115,28 @@ UPDATE studies SET overfitting = NULL WHERE id = $1;
 SELECT idx, objective, returns FROM study_trials
 WHERE study_id = $1 AND status = 'completed'
 ORDER BY idx;
+
+-- name: HoldStudyBatch :exec
+-- The worker running a batch job takes its lease (again, when River runs the job again).
+INSERT INTO study_batches (job_id, study_id, trials, lease, worker, heartbeat_at)
+VALUES (@job_id, @study_id, @trials, @lease, @worker, now())
+ON CONFLICT (job_id) DO UPDATE SET trials = EXCLUDED.trials, lease = EXCLUDED.lease,
+    worker = EXCLUDED.worker, heartbeat_at = now();
+
+-- name: RenewStudyBatch :one
+-- The lease holder's heartbeat; no row when the lease was lost.
+UPDATE study_batches SET heartbeat_at = now() WHERE job_id = @job_id AND lease = @lease
+RETURNING job_id;
+
+-- name: ReleaseStudyBatch :exec
+DELETE FROM study_batches WHERE job_id = @job_id AND lease = @lease;
+
+-- name: ReapStudyBatches :many
+-- Batches whose worker stopped renewing the lease: the lease goes, the caller queues their
+-- pending trials again. Locked rows are another reaper's.
+DELETE FROM study_batches
+WHERE job_id IN (
+    SELECT b.job_id FROM study_batches b
+    WHERE b.heartbeat_at < now() - make_interval(secs => @lease_seconds::float8)
+    FOR UPDATE SKIP LOCKED)
+RETURNING job_id, study_id, trials, worker, heartbeat_at;

@@ -150,6 +150,7 @@ func TestStudyCancelAndRetry(t *testing.T) {
 	if code != 200 || body.(map[string]any)["status"] != "cancelled" {
 		t.Fatalf("cancel: %d %v", code, body)
 	}
+	cancelled := time.Now()
 	// Batches running when it was cancelled stop; nothing is left pending.
 	var st map[string]any
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -163,6 +164,9 @@ func TestStudyCancelAndRetry(t *testing.T) {
 			break
 		}
 	}
+	// The 1 s target is measured here (the README gives it), not asserted: a busy machine
+	// delays the batches' 250 ms polls.
+	t.Logf("cancel → every batch stopped: %s", time.Since(cancelled).Round(time.Millisecond))
 	if st["status"] != "cancelled" || st["cancelled"].(float64) == 0 || st["done"].(float64)+st["cancelled"].(float64)+st["failed"].(float64) != st["total"].(float64) {
 		t.Fatalf("cancelled study %v", st)
 	}

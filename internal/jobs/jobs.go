@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -157,4 +158,11 @@ func Stop(ctx context.Context, c *Client, soft time.Duration) error {
 	hardCtx, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel2()
 	return c.StopAndCancel(hardCtx)
+}
+
+// WorkerName names this process where a run records who ran it (attempt history, leases):
+// host and process id.
+func WorkerName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
 }

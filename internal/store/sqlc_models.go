@@ -369,6 +369,15 @@ type Study struct {
 	CompletedAt     *time.Time      `json:"completed_at"`
 }
 
+type StudyBatch struct {
+	JobID       int64     `json:"job_id"`
+	StudyID     string    `json:"study_id"`
+	Trials      []int32   `json:"trials"`
+	Lease       int64     `json:"lease"`
+	Worker      string    `json:"worker"`
+	HeartbeatAt time.Time `json:"heartbeat_at"`
+}
+
 type StudyTrial struct {
 	StudyID             string          `json:"study_id"`
 	Idx                 int32           `json:"idx"`

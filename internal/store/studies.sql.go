@@ -329,6 +329,33 @@ func (q *Queries) GetStudy(ctx context.Context, db DBTX, id string) (Study, erro
 	return i, err
 }
 
+const holdStudyBatch = `-- name: HoldStudyBatch :exec
+INSERT INTO study_batches (job_id, study_id, trials, lease, worker, heartbeat_at)
+VALUES ($1, $2, $3, $4, $5, now())
+ON CONFLICT (job_id) DO UPDATE SET trials = EXCLUDED.trials, lease = EXCLUDED.lease,
+    worker = EXCLUDED.worker, heartbeat_at = now()
+`
+
+type HoldStudyBatchParams struct {
+	JobID   int64   `json:"job_id"`
+	StudyID string  `json:"study_id"`
+	Trials  []int32 `json:"trials"`
+	Lease   int64   `json:"lease"`
+	Worker  string  `json:"worker"`
+}
+
+// The worker running a batch job takes its lease (again, when River runs the job again).
+func (q *Queries) HoldStudyBatch(ctx context.Context, db DBTX, arg HoldStudyBatchParams) error {
+	_, err := db.Exec(ctx, holdStudyBatch,
+		arg.JobID,
+		arg.StudyID,
+		arg.Trials,
+		arg.Lease,
+		arg.Worker,
+	)
+	return err
+}
+
 const listStudies = `-- name: ListStudies :many
 SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at FROM studies
 WHERE ($3::text IS NULL OR strategy_id = $3)
@@ -427,6 +454,83 @@ func (q *Queries) PendingTrials(ctx context.Context, db DBTX, arg PendingTrialsP
 		return nil, err
 	}
 	return items, nil
+}
+
+const reapStudyBatches = `-- name: ReapStudyBatches :many
+DELETE FROM study_batches
+WHERE job_id IN (
+    SELECT b.job_id FROM study_batches b
+    WHERE b.heartbeat_at < now() - make_interval(secs => $1::float8)
+    FOR UPDATE SKIP LOCKED)
+RETURNING job_id, study_id, trials, worker, heartbeat_at
+`
+
+type ReapStudyBatchesRow struct {
+	JobID       int64     `json:"job_id"`
+	StudyID     string    `json:"study_id"`
+	Trials      []int32   `json:"trials"`
+	Worker      string    `json:"worker"`
+	HeartbeatAt time.Time `json:"heartbeat_at"`
+}
+
+// Batches whose worker stopped renewing the lease: the lease goes, the caller queues their
+// pending trials again. Locked rows are another reaper's.
+func (q *Queries) ReapStudyBatches(ctx context.Context, db DBTX, leaseSeconds float64) ([]ReapStudyBatchesRow, error) {
+	rows, err := db.Query(ctx, reapStudyBatches, leaseSeconds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ReapStudyBatchesRow
+	for rows.Next() {
+		var i ReapStudyBatchesRow
+		if err := rows.Scan(
+			&i.JobID,
+			&i.StudyID,
+			&i.Trials,
+			&i.Worker,
+			&i.HeartbeatAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const releaseStudyBatch = `-- name: ReleaseStudyBatch :exec
+DELETE FROM study_batches WHERE job_id = $1 AND lease = $2
+`
+
+type ReleaseStudyBatchParams struct {
+	JobID int64 `json:"job_id"`
+	Lease int64 `json:"lease"`
+}
+
+func (q *Queries) ReleaseStudyBatch(ctx context.Context, db DBTX, arg ReleaseStudyBatchParams) error {
+	_, err := db.Exec(ctx, releaseStudyBatch, arg.JobID, arg.Lease)
+	return err
+}
+
+const renewStudyBatch = `-- name: RenewStudyBatch :one
+UPDATE study_batches SET heartbeat_at = now() WHERE job_id = $1 AND lease = $2
+RETURNING job_id
+`
+
+type RenewStudyBatchParams struct {
+	JobID int64 `json:"job_id"`
+	Lease int64 `json:"lease"`
+}
+
+// The lease holder's heartbeat; no row when the lease was lost.
+func (q *Queries) RenewStudyBatch(ctx context.Context, db DBTX, arg RenewStudyBatchParams) (int64, error) {
+	row := db.QueryRow(ctx, renewStudyBatch, arg.JobID, arg.Lease)
+	var job_id int64
+	err := row.Scan(&job_id)
+	return job_id, err
 }
 
 const reopenStudy = `-- name: ReopenStudy :one

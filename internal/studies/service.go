@@ -49,6 +49,9 @@ type Config struct {
 	// BatchSize is the most combinations one job runs (0: chosen from the study's size, so
 	// that a study spreads over many workers while each job still runs a good number).
 	BatchSize int
+	// Lease is how long a running batch's worker may go without renewing its lease before
+	// another worker queues its pending trials again (0: tasks.DefaultLease).
+	Lease time.Duration
 }
 
 // Service is the study lifecycle. Give it the River client with SetQueue.
@@ -71,6 +74,9 @@ func New(cfg Config, db *store.Store, ts *tasks.Service, log *slog.Logger) *Serv
 	}
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = jsrt.DefaultWallTimeLimit
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = tasks.DefaultLease
 	}
 	return &Service{cfg: cfg, db: db, q: db.Queries, tasks: ts, feeds: marketdata.NewFeeds(db, 0),
 		pub: events.NewPublisher(db.Pool), log: log}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,12 +24,6 @@ const DefaultLease = 15 * time.Second
 // reach the database in time): the task runs elsewhere, and this run must not store
 // anything.
 var errLeaseLost = errors.New("lease lost: the task was queued again after this worker's heartbeats stopped")
-
-// workerName names this process in the attempt history: host and process id.
-func workerName() string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("%s:%d", host, os.Getpid())
-}
 
 // holdLease renews the lease of the run of t every fifth of the lease timeout until ctx
 // ends. When the lease is gone it stops the run with errLeaseLost. A renewal is one

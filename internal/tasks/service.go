@@ -115,7 +115,7 @@ func New(cfg Config, db *store.Store, log *slog.Logger) *Service {
 	}
 	s := &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log, cpu: newCPUSlots(cfg.CPUSlots),
 		feeds:  marketdata.NewFeeds(db, 0),
-		worker: workerName()}
+		worker: jobs.WorkerName()}
 	s.metrics = newMetrics(s)
 	return s
 }

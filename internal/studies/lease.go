@@ -1,0 +1,88 @@
+package studies
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// errLeaseLost stops a batch whose lease a reaper took (its heartbeats did not reach the
+// database in time): its pending trials run in a new job.
+var errLeaseLost = errors.New("lease lost: the batch was queued again after this worker's heartbeats stopped")
+
+// holdLease renews a running batch's lease every fifth of the lease timeout until ctx
+// ends; when the lease is gone it stops the batch with errLeaseLost.
+func (s *Service) holdLease(ctx context.Context, job, lease int64, stop context.CancelCauseFunc) {
+	tick := time.NewTicker(s.cfg.Lease / 5)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		c, cancel := context.WithTimeout(ctx, s.cfg.Lease)
+		_, err := s.q.RenewStudyBatch(c, s.db.Pool, store.RenewStudyBatchParams{JobID: job, Lease: lease})
+		cancel()
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			stop(errLeaseLost)
+			return
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("renew the lease of a study batch", "job", job, "err", err)
+		}
+	}
+}
+
+// Reap queues again the pending trials of batches whose worker has not renewed its lease
+// within the lease timeout (the worker died or lost the database), and cancels their old
+// jobs, which stops them if their worker is alive after all. Trials already stored stay;
+// a trial is stored once whoever runs it. Every worker process runs it; the rows are
+// locked, so two reapers never take the same batch. It returns how many batches it queued
+// again.
+func (s *Service) Reap(ctx context.Context) (int, error) {
+	if s.queue == nil {
+		return 0, errors.New("studies: no job queue configured")
+	}
+	var lost []store.ReapStudyBatchesRow
+	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		rows, err := s.q.ReapStudyBatches(ctx, tx, s.cfg.Lease.Seconds())
+		if err != nil {
+			return fmt.Errorf("find study batches whose worker is lost: %w", err)
+		}
+		for _, r := range rows {
+			pending, err := s.q.PendingTrials(ctx, tx, store.PendingTrialsParams{StudyID: r.StudyID, Idx: r.Trials})
+			if err != nil {
+				return fmt.Errorf("pending trials of %s: %w", r.StudyID, err)
+			}
+			if len(pending) > 0 {
+				idx := make([]int32, len(pending))
+				for i, p := range pending {
+					idx[i] = p.Idx
+				}
+				if err := s.enqueue(ctx, tx, r.StudyID, idx); err != nil {
+					return err
+				}
+			}
+			if _, err := s.queue.JobCancelTx(ctx, tx, r.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+				return fmt.Errorf("cancel the lost batch job %d of %s: %w", r.JobID, r.StudyID, err)
+			}
+		}
+		lost = rows
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range lost {
+		s.log.Warn("study batch queued again: its worker stopped renewing its lease", "study", r.StudyID, "job", r.JobID,
+			"worker", r.Worker, "last_heartbeat", r.HeartbeatAt.UTC().Format(time.RFC3339))
+	}
+	return len(lost), nil
+}
