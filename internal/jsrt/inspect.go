@@ -71,7 +71,7 @@ func Inspect(ctx context.Context, code string) (*StrategyInfo, error) {
 		return nil, fmt.Errorf("install prelude: %w", err)
 	}
 	g := startLoadGuard(ctx, rt, InspectTimeLimit, InspectMemoryLimit)
-	_, info, lerr := loadStrategy(rt, g, code, base)
+	_, info, lerr := loadStrategy(rt, g, code, nil, base)
 	g.stop()
 	if lerr != nil {
 		if ctx.Err() != nil {
@@ -165,8 +165,41 @@ func classCandidates(code string) []classCandidate {
 	return out
 }
 
-// loadStrategy runs code in rt and returns the strategy class and its info.
-func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (cls *goja.Object, info *StrategyInfo, lerr *LoadError) {
+// Compiled is strategy code parsed and compiled once, to be run many times (the
+// combinations of a study's batch): a goja Program is not tied to a runtime.
+type Compiled struct {
+	code string
+	prg  *goja.Program
+	lerr *LoadError
+}
+
+// Compile parses and compiles code for runs given it as RunConfig.Compiled; a syntax
+// error is reported by each run, as without it.
+func Compile(code string) *Compiled {
+	prg, lerr := compile(code)
+	return &Compiled{code: code, prg: prg, lerr: lerr}
+}
+
+func compile(code string) (*goja.Program, *LoadError) {
+	ast, err := parser.ParseFile(nil, scriptName, code, 0)
+	if err != nil {
+		var el parser.ErrorList
+		if errors.As(err, &el) && len(el) > 0 {
+			return nil, loadFailed("SyntaxError: "+el[0].Message, el[0].Position.Line, el[0].Position.Column)
+		}
+		return nil, loadFailed("SyntaxError: "+err.Error(), 0, 0)
+	}
+	prg, err := goja.CompileAST(ast, false)
+	if err != nil {
+		msg, line, col := jsErrorInfo(err)
+		return nil, loadFailed(msg, line, col)
+	}
+	return prg, nil
+}
+
+// loadStrategy runs code in rt and returns the strategy class and its info; compiled, when
+// it is code's, saves the parse and compilation.
+func loadStrategy(rt *goja.Runtime, g *guard, code string, compiled *Compiled, base *goja.Object) (cls *goja.Object, info *StrategyInfo, lerr *LoadError) {
 	// Reading the class (a throwing or looping getter, a Proxy trap) can panic inside
 	// goja; that is the strategy's failure, not ours.
 	defer func() {
@@ -174,18 +207,12 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, base *goja.Object) (c
 			cls, info, lerr = nil, nil, loadErrorOf(g, recovered(r))
 		}
 	}()
-	ast, err := parser.ParseFile(nil, scriptName, code, 0)
-	if err != nil {
-		var el parser.ErrorList
-		if errors.As(err, &el) && len(el) > 0 {
-			return nil, nil, loadFailed("SyntaxError: "+el[0].Message, el[0].Position.Line, el[0].Position.Column)
-		}
-		return nil, nil, loadFailed("SyntaxError: "+err.Error(), 0, 0)
+	if compiled == nil || compiled.code != code {
+		compiled = Compile(code)
 	}
-	prg, err := goja.CompileAST(ast, false)
-	if err != nil {
-		msg, line, col := jsErrorInfo(err)
-		return nil, nil, loadFailed(msg, line, col)
+	prg := compiled.prg
+	if compiled.lerr != nil {
+		return nil, nil, compiled.lerr
 	}
 	kinds, err := captureFuncKinds(rt) // before the code can change what it reads
 	if err != nil {

@@ -15,7 +15,10 @@ import (
 
 // RunConfig configures one backtest of JavaScript strategy code.
 type RunConfig struct {
-	Code       string
+	Code string
+	// Compiled, when set, is Compile(Code): runs of the same code skip its parse and
+	// compilation.
+	Compiled   *Compiled
 	Params     map[string]any
 	Feeds      []engine.Feed
 	Cash       float64 // 0 means 10000
@@ -174,7 +177,7 @@ func (h *host) safeRun(ctx context.Context, g *guard, cfg RunConfig) (res *engin
 
 func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result, error) {
 	rt := h.rt
-	cls, info, lerr := loadStrategy(rt, g, cfg.Code, h.base)
+	cls, info, lerr := loadStrategy(rt, g, cfg.Code, cfg.Compiled, h.base)
 	if lerr != nil {
 		if r := g.reason; r != nil {
 			return nil, r

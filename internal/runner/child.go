@@ -182,11 +182,12 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 // log lines are not kept (a study keeps figures only).
 func serveBatch(ctx context.Context, req request, w *frameWriter) error {
 	feeds := fromWireFeeds(req.Feeds) // once for the batch; runs only read them
+	compiled := jsrt.Compile(req.Code)
 	obj := study.Objective{Metric: req.Objective}
 	inSummary := study.Known(req.Objective, nil)
 	for i, params := range req.Batch {
 		res, err := jsrt.Run(ctx, jsrt.RunConfig{
-			Code: req.Code, Params: params, Feeds: feeds, Cash: req.Cash, Commission: req.Commission,
+			Code: req.Code, Compiled: compiled, Params: params, Feeds: feeds, Cash: req.Cash, Commission: req.Commission,
 			WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
 			OnLog: func(engine.LogEntry) {}, OnProgress: func(int, int) {},
 		})
