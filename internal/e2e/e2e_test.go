@@ -25,8 +25,6 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/input"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/backtestd/backtestd/internal/pgtest"
@@ -195,48 +193,9 @@ func TestWebPage(t *testing.T) {
 	}
 	downloads := t.TempDir()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(profileDir(t)),
-		chromedp.WindowSize(1440, 900),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-background-networking", true),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	defer cancelCtx()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 150*time.Second)
-	defer cancelTimeout()
-
-	errs := &browserErrors{}
-	chromedp.ListenTarget(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			errs.add("exception: " + ev.ExceptionDetails.Error())
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.APITypeError {
-				var parts []string
-				for _, a := range ev.Args {
-					parts = append(parts, string(a.Value)+a.Description)
-				}
-				errs.add("console.error: " + strings.Join(parts, " "))
-			}
-		case *cdplog.EventEntryAdded:
-			// Failed requests the page expects (a 400 for broken code, a 400 for a bad CSV)
-			// are reported by the browser as network errors; those are not page errors.
-			if ev.Entry.Level == cdplog.LevelError && ev.Entry.Source != cdplog.SourceNetwork {
-				errs.add("log: " + ev.Entry.Text)
-			}
-		}
-	})
+	ctx, errs := newBrowser(t, chromium, 1440, 900, 150*time.Second)
 	start := time.Now()
 	must(t, chromedp.Run(ctx,
-		cdplog.Enable(),
 		browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(downloads).WithEventsEnabled(true),
 	))
 	ui := srv.url + "/ui"

@@ -47,6 +47,8 @@ func newBrowser(t *testing.T, chromium string, width, height int, within time.Du
 				errs.add("console.error: " + strings.Join(parts, " "))
 			}
 		case *cdplog.EventEntryAdded:
+			// Failed requests the page expects (a 400 for broken code, a 400 for a bad CSV)
+			// are reported by the browser as network errors; those are not page errors.
 			if ev.Entry.Level == cdplog.LevelError && ev.Entry.Source != cdplog.SourceNetwork {
 				errs.add("log: " + ev.Entry.Text)
 			}

@@ -69,18 +69,7 @@ func TestTeamInBrowser(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(profileDir(t)), chromedp.WindowSize(1280, 900),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-background-networking", true),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelCtx := chromedp.NewContext(actx)
-	defer cancelCtx()
-	bctx, cancelTimeout := context.WithTimeout(bctx, 120*time.Second)
-	defer cancelTimeout()
+	bctx, _ := newBrowser(t, chromium, 1280, 900, 120*time.Second)
 	ui := url + "/ui"
 	signIn := func(name string) chromedp.Action {
 		return chromedp.Tasks{
