@@ -13,7 +13,9 @@ const studyBody = `{"strategy_id":"str_1","start_date":"1970-01-01","end_date":"
 
 func (e *taskEnv) waitStudy(t *testing.T, id string, want ...string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	// Generous: with both cores busy and the race detector on, a few hundred combinations
+	// have taken over a minute.
+	deadline := time.Now().Add(4 * time.Minute)
 	for {
 		_, body := e.do(t, "GET", "/api/studies/"+id, "")
 		m := body.(map[string]any)
@@ -142,7 +144,7 @@ func TestStudyCancelAndRetry(t *testing.T) {
 	t.Parallel()
 	e := newTaskEnv(t, 2)
 	code, body := e.do(t, "POST", "/api/studies", `{"strategy_id":"str_1","start_date":"1970-01-01","end_date":"1979-12-31",
-	  "space":{"fast":{"start":2,"stop":40,"step":1},"slow":{"start":50,"stop":60,"step":1}}}`)
+	  "space":{"fast":{"start":2,"stop":30,"step":1},"slow":{"start":50,"stop":54,"step":1}}}`)
 	if code != 200 {
 		t.Fatalf("create: %d %v", code, body)
 	}
