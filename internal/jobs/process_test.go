@@ -472,7 +472,7 @@ func TestDeadWorkerStudyLosesNothing(t *testing.T) {
 	first := e.start(t, env, "worker", "-workers", "1")
 	api := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0")
 	const total = 15 // three batches of five
-	st := post(t, api.URL(t)+"/api/studies", body+`,"space":{"spin":{"start":1500,"stop":1514,"step":1}}}`)
+	st := post(t, api.URL(t)+"/api/studies", body+`,"space":{"spin":{"start":800,"stop":814,"step":1}}}`)
 	id, _ := st["id"].(string)
 	if st["total"] != float64(total) {
 		t.Fatalf("study %v", st)
@@ -497,7 +497,7 @@ func TestDeadWorkerStudyLosesNothing(t *testing.T) {
 		if status == "completed" {
 			break
 		}
-		if status != "running" && status != "pending" || time.Since(killed) > 3*time.Minute {
+		if status != "running" && status != "pending" || time.Since(killed) > 4*time.Minute {
 			t.Fatalf("%s is %s %s after its worker was killed:\n%s", id, status, time.Since(killed), proctest.Tail(second.Log(), 40))
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -506,7 +506,13 @@ func TestDeadWorkerStudyLosesNothing(t *testing.T) {
 	var completed, failed, leases int
 	e.scalar(t, &completed, `SELECT count(*) FROM study_trials WHERE study_id = $1 AND status = 'completed' AND final_value > 0`, id)
 	e.scalar(t, &failed, `SELECT count(*) FROM study_trials WHERE study_id = $1 AND status <> 'completed'`, id)
-	e.scalar(t, &leases, `SELECT count(*) FROM study_batches WHERE study_id = $1`, id)
+	// The last batch releases its lease just after it stores the study's end.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		e.scalar(t, &leases, `SELECT count(*) FROM study_batches WHERE study_id = $1`, id)
+		if leases == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if completed != total || failed != 0 || leases != 0 {
 		t.Fatalf("%d of %d combinations completed, %d not; %d leases left", completed, total, failed, leases)
 	}
