@@ -117,13 +117,8 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("sweep: %s is both varied (--param) and fixed (--set)", name)
 		}
 	}
-	for i, c := range combos {
-		for k, v := range fixed {
-			c[k] = v
-		}
-		if combos[i], err = jsrt.ValidateParams(info, c); err != nil {
-			return fmt.Errorf("sweep: %w", err)
-		}
+	if _, err := study.Complete(combos, fixed, info); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
 	excluded := 0
 	if *constraint != "" {
@@ -131,14 +126,9 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
-		kept := combos[:0]
-		for i, c := range combos {
-			if keep[i] {
-				kept = append(kept, c)
-			}
-		}
-		excluded = len(combos) - len(kept)
-		if combos = kept; len(combos) == 0 {
+		n := len(combos)
+		combos = study.Keep(combos, keep)
+		if excluded = n - len(combos); len(combos) == 0 {
 			return errors.New("sweep: the constraint leaves no combination")
 		}
 	}

@@ -24,22 +24,29 @@ WHERE (sqlc.narg('strategy_id')::text IS NULL OR strategy_id = sqlc.narg('strate
 ORDER BY created_at DESC, id DESC
 LIMIT $1 OFFSET $2;
 
--- name: StudyCounts :one
-SELECT count(*) FILTER (WHERE status = 'completed')::int AS done,
-       count(*) FILTER (WHERE status = 'failed')::int    AS failed,
-       count(*) FILTER (WHERE status = 'pending')::int   AS pending,
-       count(*) FILTER (WHERE status = 'cancelled')::int AS cancelled
-FROM study_trials WHERE study_id = $1;
+-- name: StudyProgress :many
+-- Where each study of ids stands: its trials by status, and its best completed trial (by
+-- objective in the study's direction, then plan order; best_objective null and best_idx -1
+-- before one completed).
+SELECT s.id, c.done, c.failed, c.cancelled,
+       COALESCE(b.idx, -1)::int AS best_idx, b.params AS best_params, b.objective AS best_objective
+FROM studies s
+CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE t.status = 'completed')::int AS done,
+           count(*) FILTER (WHERE t.status = 'failed')::int    AS failed,
+           count(*) FILTER (WHERE t.status = 'cancelled')::int AS cancelled
+    FROM study_trials t WHERE t.study_id = s.id) c
+LEFT JOIN LATERAL (
+    SELECT t.idx, t.params, t.objective FROM study_trials t
+    WHERE t.study_id = s.id AND t.status = 'completed' AND t.objective IS NOT NULL
+    ORDER BY CASE WHEN s.direction = 'min' THEN t.objective END ASC NULLS LAST,
+             CASE WHEN s.direction = 'max' THEN t.objective END DESC NULLS LAST,
+             t.idx
+    LIMIT 1) b ON true
+WHERE s.id = ANY(@ids::text[]);
 
--- name: StudyBest :one
--- The best completed trial: by objective in the study's direction, then plan order.
-SELECT t.idx, t.params, t.objective
-FROM study_trials t JOIN studies s ON s.id = t.study_id
-WHERE t.study_id = $1 AND t.status = 'completed' AND t.objective IS NOT NULL
-ORDER BY CASE WHEN s.direction = 'min' THEN t.objective END ASC NULLS LAST,
-         CASE WHEN s.direction = 'max' THEN t.objective END DESC NULLS LAST,
-         t.idx
-LIMIT 1;
+-- name: StudyTrialParams :one
+SELECT params FROM study_trials WHERE study_id = $1 AND idx = $2;
 
 -- name: StartStudy :exec
 UPDATE studies SET status = 'running', started_at = COALESCE(started_at, now())

@@ -40,12 +40,7 @@ func (s *Server) mountStudies(r chi.Router) {
 
 // handle answers 503 when the process has no study service (it is always wired in serve).
 func (h *studyHandlers) handle(fn handlerFunc) http.HandlerFunc {
-	return h.s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if h.svc == nil {
-			return &apperr.Error{Kind: apperr.KindUnavailable, Detail: "Parameter studies are not available in this process"}
-		}
-		return fn(w, r)
-	})
+	return h.s.handleIf(h.svc != nil, "Parameter studies", fn)
 }
 
 func (h *studyHandlers) create(w http.ResponseWriter, r *http.Request) error {

@@ -47,9 +47,15 @@ func (s *Server) mountTasks(r chi.Router) {
 
 // handle answers 503 when the process has no task service (it is always wired in serve).
 func (h *taskHandlers) handle(fn handlerFunc) http.HandlerFunc {
-	return h.s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if h.svc == nil {
-			return &apperr.Error{Kind: apperr.KindUnavailable, Detail: "Backtest tasks are not available in this process"}
+	return h.s.handleIf(h.svc != nil, "Backtest tasks", fn)
+}
+
+// handleIf is handle for a service the process may lack (present false): its routes answer
+// 503 saying what is missing.
+func (s *Server) handleIf(present bool, what string, fn handlerFunc) http.HandlerFunc {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		if !present {
+			return &apperr.Error{Kind: apperr.KindUnavailable, Detail: what + " are not available in this process"}
 		}
 		return fn(w, r)
 	})

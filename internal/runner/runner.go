@@ -408,13 +408,7 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 		req.MemoryLimit = p.cfg.MemoryLimit
 	}
 	logs := &logCap{maxLines: p.cfg.MaxLogLines, maxBytes: p.cfg.MaxLogBytes, out: cfg.OnLog}
-	// The strategy's Date objects tell local time in the data's zone: the child's own (TZ),
-	// set when it starts, so a child serves one zone and is reused only for it.
-	zone := cfg.TimeZone
-	if zone == "UTC" {
-		zone = ""
-	}
-	key := sha256.Sum256([]byte(cfg.Owner + "\x00" + zone + "\x00" + cfg.Code))
+	key, zone := childKey(cfg)
 	final, fail, err := p.do(ctx, req, &key, zone, func(m message) {
 		switch {
 		case m.Progress != nil && cfg.OnProgress != nil:
@@ -438,11 +432,27 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 			where = cmp.Or(where, bad)
 		}
 		if where != "" {
-			return nil, &jsrt.RunError{Kind: "strategy", Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its " + where}
+			return nil, notFiniteError(where)
 		}
 		return final.Result, nil
 	}
 	return nil, errors.New("runner: run ended without an answer")
+}
+
+// childKey is the key a child that ran cfg's code may be reused under, and the time zone
+// it runs in. The strategy's Date objects tell local time in the data's zone: the child's
+// own (TZ), set when it starts, so a child serves one zone and is reused only for it.
+func childKey(cfg jsrt.RunConfig) (key [sha256.Size]byte, zone string) {
+	zone = cfg.TimeZone
+	if zone == "UTC" {
+		zone = ""
+	}
+	return sha256.Sum256([]byte(cfg.Owner + "\x00" + zone + "\x00" + cfg.Code)), zone
+}
+
+// notFiniteError is the failure of a run whose figures hold NaN or Infinity (where names them).
+func notFiniteError(where string) *jsrt.RunError {
+	return &jsrt.RunError{Kind: "strategy", Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its " + where}
 }
 
 // Constraint evaluates a study's constraint expression over each combination in a child
@@ -484,18 +494,14 @@ func (p *Pool) RunBatch(ctx context.Context, cfg jsrt.RunConfig, params []map[st
 	}
 	req := request{Code: cfg.Code, Batch: params, Objective: objective, Feeds: toWireFeeds(cfg.Feeds), Cash: cfg.Cash,
 		Commission: cfg.Commission, TimeLimit: cmp.Or(cfg.WallTimeLimit, p.cfg.TimeLimit), MemoryLimit: cmp.Or(cfg.MemoryLimit, p.cfg.MemoryLimit)}
-	zone := cfg.TimeZone
-	if zone == "UTC" {
-		zone = ""
-	}
-	key := sha256.Sum256([]byte(cfg.Owner + "\x00" + zone + "\x00" + cfg.Code))
+	key, zone := childKey(cfg)
 	_, fail, err := p.do(ctx, req, &key, zone, func(m message) {
 		if t := m.Trial; t != nil && onTrial != nil {
 			if t.Err == nil {
-				if where := nonFinite(&engine.Result{Summary: t.Summary, Equity: nil}); where != "" {
-					t.Err = &jsrt.RunError{Kind: "strategy", Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its " + where}
+				if where := nonFinite(&engine.Result{Summary: t.Summary}); where != "" {
+					t.Err = notFiniteError(where)
 				} else if slices.ContainsFunc(t.Returns, func(r float64) bool { return math.IsNaN(r) || math.IsInf(r, 0) }) {
-					t.Err = &jsrt.RunError{Kind: "strategy", Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its returns"}
+					t.Err = notFiniteError("returns")
 				}
 				if t.Err != nil {
 					t.Summary, t.Objective, t.Returns = engine.Summary{}, nil, nil

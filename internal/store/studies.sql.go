@@ -627,55 +627,64 @@ func (q *Queries) StartStudy(ctx context.Context, db DBTX, id string) error {
 	return err
 }
 
-const studyBest = `-- name: StudyBest :one
-SELECT t.idx, t.params, t.objective
-FROM study_trials t JOIN studies s ON s.id = t.study_id
-WHERE t.study_id = $1 AND t.status = 'completed' AND t.objective IS NOT NULL
-ORDER BY CASE WHEN s.direction = 'min' THEN t.objective END ASC NULLS LAST,
-         CASE WHEN s.direction = 'max' THEN t.objective END DESC NULLS LAST,
-         t.idx
-LIMIT 1
+const studyProgress = `-- name: StudyProgress :many
+SELECT s.id, c.done, c.failed, c.cancelled,
+       COALESCE(b.idx, -1)::int AS best_idx, b.params AS best_params, b.objective AS best_objective
+FROM studies s
+CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE t.status = 'completed')::int AS done,
+           count(*) FILTER (WHERE t.status = 'failed')::int    AS failed,
+           count(*) FILTER (WHERE t.status = 'cancelled')::int AS cancelled
+    FROM study_trials t WHERE t.study_id = s.id) c
+LEFT JOIN LATERAL (
+    SELECT t.idx, t.params, t.objective FROM study_trials t
+    WHERE t.study_id = s.id AND t.status = 'completed' AND t.objective IS NOT NULL
+    ORDER BY CASE WHEN s.direction = 'min' THEN t.objective END ASC NULLS LAST,
+             CASE WHEN s.direction = 'max' THEN t.objective END DESC NULLS LAST,
+             t.idx
+    LIMIT 1) b ON true
+WHERE s.id = ANY($1::text[])
 `
 
-type StudyBestRow struct {
-	Idx       int32           `json:"idx"`
-	Params    json.RawMessage `json:"params"`
-	Objective *float64        `json:"objective"`
+type StudyProgressRow struct {
+	ID            string          `json:"id"`
+	Done          int32           `json:"done"`
+	Failed        int32           `json:"failed"`
+	Cancelled     int32           `json:"cancelled"`
+	BestIdx       int32           `json:"best_idx"`
+	BestParams    json.RawMessage `json:"best_params"`
+	BestObjective *float64        `json:"best_objective"`
 }
 
-// The best completed trial: by objective in the study's direction, then plan order.
-func (q *Queries) StudyBest(ctx context.Context, db DBTX, studyID string) (StudyBestRow, error) {
-	row := db.QueryRow(ctx, studyBest, studyID)
-	var i StudyBestRow
-	err := row.Scan(&i.Idx, &i.Params, &i.Objective)
-	return i, err
-}
-
-const studyCounts = `-- name: StudyCounts :one
-SELECT count(*) FILTER (WHERE status = 'completed')::int AS done,
-       count(*) FILTER (WHERE status = 'failed')::int    AS failed,
-       count(*) FILTER (WHERE status = 'pending')::int   AS pending,
-       count(*) FILTER (WHERE status = 'cancelled')::int AS cancelled
-FROM study_trials WHERE study_id = $1
-`
-
-type StudyCountsRow struct {
-	Done      int32 `json:"done"`
-	Failed    int32 `json:"failed"`
-	Pending   int32 `json:"pending"`
-	Cancelled int32 `json:"cancelled"`
-}
-
-func (q *Queries) StudyCounts(ctx context.Context, db DBTX, studyID string) (StudyCountsRow, error) {
-	row := db.QueryRow(ctx, studyCounts, studyID)
-	var i StudyCountsRow
-	err := row.Scan(
-		&i.Done,
-		&i.Failed,
-		&i.Pending,
-		&i.Cancelled,
-	)
-	return i, err
+// Where each study of ids stands: its trials by status, and its best completed trial (by
+// objective in the study's direction, then plan order; best_objective null and best_idx -1
+// before one completed).
+func (q *Queries) StudyProgress(ctx context.Context, db DBTX, ids []string) ([]StudyProgressRow, error) {
+	rows, err := db.Query(ctx, studyProgress, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []StudyProgressRow
+	for rows.Next() {
+		var i StudyProgressRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Done,
+			&i.Failed,
+			&i.Cancelled,
+			&i.BestIdx,
+			&i.BestParams,
+			&i.BestObjective,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const studyStatus = `-- name: StudyStatus :one
@@ -687,6 +696,22 @@ func (q *Queries) StudyStatus(ctx context.Context, db DBTX, id string) (string, 
 	var status string
 	err := row.Scan(&status)
 	return status, err
+}
+
+const studyTrialParams = `-- name: StudyTrialParams :one
+SELECT params FROM study_trials WHERE study_id = $1 AND idx = $2
+`
+
+type StudyTrialParamsParams struct {
+	StudyID string `json:"study_id"`
+	Idx     int32  `json:"idx"`
+}
+
+func (q *Queries) StudyTrialParams(ctx context.Context, db DBTX, arg StudyTrialParamsParams) (json.RawMessage, error) {
+	row := db.QueryRow(ctx, studyTrialParams, arg.StudyID, arg.Idx)
+	var params json.RawMessage
+	err := row.Scan(&params)
+	return params, err
 }
 
 const studyTrialReturns = `-- name: StudyTrialReturns :many

@@ -14,7 +14,11 @@ import (
 	"github.com/backtestd/backtestd/internal/store"
 )
 
-func fromRow(r store.Study, c store.StudyCountsRow, best *Best) Study {
+func fromRow(r store.Study, p store.StudyProgressRow) Study {
+	var best *Best
+	if p.BestObjective != nil {
+		best = &Best{Index: int(p.BestIdx), Params: p.BestParams, Objective: *p.BestObjective}
+	}
 	var space map[string][]any
 	_ = json.Unmarshal(r.Space, &space)
 	return Study{
@@ -24,7 +28,7 @@ func fromRow(r store.Study, c store.StudyCountsRow, best *Best) Study {
 		InitialCash: r.InitialCash, Commission: r.Commission, StrategyParams: r.StrategyParams, Space: space,
 		Method: r.Method, Samples: r.Samples, Seed: r.Seed, Constraint: r.ConstraintExpr,
 		Objective: r.Objective, Direction: r.Direction, Blocks: int(r.Blocks),
-		Total: int(r.Total), Excluded: int(r.Excluded), Done: int(c.Done), Failed: int(c.Failed), Cancelled: int(c.Cancelled),
+		Total: int(r.Total), Excluded: int(r.Excluded), Done: int(p.Done), Failed: int(p.Failed), Cancelled: int(p.Cancelled),
 		Best: best, Error: r.Error, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
 	}
 }
@@ -34,48 +38,49 @@ func (s *Service) Get(ctx context.Context, id string) (Study, error) {
 	var out Study
 	// One snapshot: the counts and the best agree with the status.
 	err := s.db.WithSnapshot(ctx, func(tx pgx.Tx) error {
-		row, err := s.q.GetStudy(ctx, tx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return NotFound(id)
-		}
-		if err != nil {
-			return fmt.Errorf("load %s: %w", id, err)
-		}
-		c, best, err := s.progress(ctx, tx, id)
+		row, err := s.load(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		out = fromRow(row, c, best)
+		p, err := s.progress(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out = fromRow(row, p[id])
 		return nil
 	})
 	return out, err
 }
 
-func (s *Service) progress(ctx context.Context, db store.DBTX, id string) (store.StudyCountsRow, *Best, error) {
-	c, err := s.q.StudyCounts(ctx, db, id)
+// load reads study id's row; a 404 for an unknown id.
+func (s *Service) load(ctx context.Context, db store.DBTX, id string) (store.Study, error) {
+	row, err := s.q.GetStudy(ctx, db, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return row, NotFound(id)
+	}
 	if err != nil {
-		return c, nil, fmt.Errorf("count trials of %s: %w", id, err)
+		return row, fmt.Errorf("load %s: %w", id, err)
 	}
-	b, err := s.q.StudyBest(ctx, db, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return c, nil, nil
-	case err != nil:
-		return c, nil, fmt.Errorf("best trial of %s: %w", id, err)
+	return row, nil
+}
+
+// progress reads where the studies ids stand, by id, in one query.
+func (s *Service) progress(ctx context.Context, db store.DBTX, ids ...string) (map[string]store.StudyProgressRow, error) {
+	rows, err := s.q.StudyProgress(ctx, db, ids)
+	if err != nil {
+		return nil, fmt.Errorf("progress of studies %v: %w", ids, err)
 	}
-	return c, &Best{Index: int(b.Idx), Params: b.Params, Objective: *b.Objective}, nil
+	out := make(map[string]store.StudyProgressRow, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r
+	}
+	return out, nil
 }
 
 // Owner is who made study id (nil: nobody); a 404 for an unknown id.
 func (s *Service) Owner(ctx context.Context, id string) (*string, error) {
-	row, err := s.q.GetStudy(ctx, s.db.Pool, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, NotFound(id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", id, err)
-	}
-	return row.CreatedBy, nil
+	row, err := s.load(ctx, s.db.Pool, id)
+	return row.CreatedBy, err
 }
 
 // ListFilter selects studies for List.
@@ -84,21 +89,39 @@ type ListFilter struct {
 	Limit, Skip int
 }
 
-// List returns studies newest first, with their counts (not their best).
+// List returns studies newest first, with their counts and best combinations.
 func (s *Service) List(ctx context.Context, f ListFilter) ([]Study, error) {
-	rows, err := s.q.ListStudies(ctx, s.db.Pool, store.ListStudiesParams{StrategyID: f.StrategyID, Limit: int32(f.Limit), Offset: int32(f.Skip)})
-	if err != nil {
-		return nil, fmt.Errorf("list studies: %w", err)
-	}
-	out := make([]Study, len(rows))
-	for i, r := range rows {
-		c, best, err := s.progress(ctx, s.db.Pool, r.ID)
+	var out []Study
+	err := s.db.WithSnapshot(ctx, func(tx pgx.Tx) error {
+		rows, err := s.q.ListStudies(ctx, tx, store.ListStudiesParams{StrategyID: f.StrategyID, Limit: int32(f.Limit), Offset: int32(f.Skip)})
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("list studies: %w", err)
 		}
-		out[i] = fromRow(r, c, best)
+		ids := make([]string, len(rows))
+		for i, r := range rows {
+			ids[i] = r.ID
+		}
+		p, err := s.progress(ctx, tx, ids...)
+		if err != nil {
+			return err
+		}
+		out = make([]Study, len(rows))
+		for i, r := range rows {
+			out[i] = fromRow(r, p[r.ID])
+		}
+		return nil
+	})
+	return out, err
+}
+
+// notIn is the error for an action study id's state does not allow (a 409 naming the
+// state), or a 404 when there is no such study.
+func (s *Service) notIn(ctx context.Context, tx pgx.Tx, id, allowed string) error {
+	row, err := s.load(ctx, tx, id)
+	if err != nil {
+		return err
 	}
-	return out, nil
+	return apperr.Conflict("Study %s is %s: only %s", id, row.Status, allowed)
 }
 
 // Cancel cancels a pending or running study: its trials not yet run are cancelled, and the
@@ -108,14 +131,7 @@ func (s *Service) Cancel(ctx context.Context, id string) (Study, error) {
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.q.CancelStudy(ctx, tx, id); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				row, gerr := s.q.GetStudy(ctx, tx, id)
-				if errors.Is(gerr, store.ErrNotFound) {
-					return NotFound(id)
-				}
-				if gerr != nil {
-					return gerr
-				}
-				return apperr.Conflict("Study %s is %s: only a pending or running study can be cancelled", id, row.Status)
+				return s.notIn(ctx, tx, id, "a pending or running study can be cancelled")
 			}
 			return fmt.Errorf("cancel %s: %w", id, err)
 		}
@@ -135,14 +151,7 @@ func (s *Service) Retry(ctx context.Context, id string) (Study, error) {
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.q.ReopenStudy(ctx, tx, id); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				row, gerr := s.q.GetStudy(ctx, tx, id)
-				if errors.Is(gerr, store.ErrNotFound) {
-					return NotFound(id)
-				}
-				if gerr != nil {
-					return gerr
-				}
-				return apperr.Conflict("Study %s is %s: only a finished study can be retried", id, row.Status)
+				return s.notIn(ctx, tx, id, "a finished study can be retried")
 			}
 			return fmt.Errorf("reopen %s: %w", id, err)
 		}

@@ -73,12 +73,9 @@ type Board struct {
 // objective, desc otherwise), those without the figure after the others, then by plan
 // order; skip and limit page it.
 func (s *Service) Results(ctx context.Context, id, sort, order string, skip, limit int) (Board, error) {
-	row, err := s.q.GetStudy(ctx, s.db.Pool, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return Board{}, NotFound(id)
-	}
+	row, err := s.load(ctx, s.db.Pool, id)
 	if err != nil {
-		return Board{}, fmt.Errorf("load %s: %w", id, err)
+		return Board{}, err
 	}
 	if sort == "" {
 		sort = "objective"
@@ -278,12 +275,9 @@ type Overfitting struct {
 // Probability of Backtest Overfitting from the combinations that ran (internal/overfit).
 // A finished study's figures are computed once and kept.
 func (s *Service) Overfitting(ctx context.Context, id string) (Overfitting, error) {
-	row, err := s.q.GetStudy(ctx, s.db.Pool, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return Overfitting{}, NotFound(id)
-	}
+	row, err := s.load(ctx, s.db.Pool, id)
 	if err != nil {
-		return Overfitting{}, fmt.Errorf("load %s: %w", id, err)
+		return Overfitting{}, err
 	}
 	if len(row.Overfitting) > 0 {
 		var out Overfitting
@@ -303,11 +297,11 @@ func (s *Service) Overfitting(ctx context.Context, id string) (Overfitting, erro
 	out := Overfitting{StudyID: id, Status: row.Status, Trials: len(trials), Objective: row.Objective,
 		Statistics:   study.Overfitting(trials, int(row.Blocks)),
 		Explanations: map[string]string{"deflated_sharpe": study.DeflatedExplanation, "pbo": study.PBOExplanation}}
-	_, best, err := s.progress(ctx, s.db.Pool, id)
+	p, err := s.progress(ctx, s.db.Pool, id)
 	if err != nil {
 		return Overfitting{}, err
 	}
-	out.Best = best
+	out.Best = fromRow(row, p[id]).Best
 	if row.Status == StatusCompleted || row.Status == StatusFailed {
 		if b, err := json.Marshal(out); err == nil {
 			if err := s.q.SetStudyOverfitting(ctx, s.db.Pool, store.SetStudyOverfittingParams{ID: id, Overfitting: b}); err != nil {
@@ -329,12 +323,9 @@ type PromoteRequest struct {
 // Promote runs one combination as an ordinary backtest task on the study's data, with its
 // full results, charts and exports. Parameters not given keep the study's shared values.
 func (s *Service) Promote(ctx context.Context, id string, req PromoteRequest) (tasks.Task, error) {
-	row, err := s.q.GetStudy(ctx, s.db.Pool, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return tasks.Task{}, NotFound(id)
-	}
+	row, err := s.load(ctx, s.db.Pool, id)
 	if err != nil {
-		return tasks.Task{}, fmt.Errorf("load %s: %w", id, err)
+		return tasks.Task{}, err
 	}
 	params := map[string]any{}
 	if err := json.Unmarshal(row.StrategyParams, &params); err != nil {
@@ -344,15 +335,17 @@ func (s *Service) Promote(ctx context.Context, id string, req PromoteRequest) (t
 	case req.Idx != nil && req.Params != nil:
 		return tasks.Task{}, apperr.Invalid("give idx or params, not both")
 	case req.Idx != nil:
-		trials, err := s.q.StudyTrialSummaries(ctx, s.db.Pool, id)
-		if err != nil {
-			return tasks.Task{}, fmt.Errorf("load trials of %s: %w", id, err)
+		var stored json.RawMessage
+		if *req.Idx >= 0 && *req.Idx < int(row.Total) {
+			stored, err = s.q.StudyTrialParams(ctx, s.db.Pool, store.StudyTrialParamsParams{StudyID: id, Idx: int32(*req.Idx)})
 		}
-		i := slices.IndexFunc(trials, func(t Trial) bool { return int(t.Idx) == *req.Idx })
-		if i < 0 {
-			return tasks.Task{}, apperr.Invalid("Study %s has no combination %d (0 to %d)", id, *req.Idx, len(trials)-1)
+		if stored == nil {
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return tasks.Task{}, fmt.Errorf("load combination %d of %s: %w", *req.Idx, id, err)
+			}
+			return tasks.Task{}, apperr.Invalid("Study %s has no combination %d (0 to %d)", id, *req.Idx, row.Total-1)
 		}
-		if err := json.Unmarshal(trials[i].Params, &params); err != nil {
+		if err := json.Unmarshal(stored, &params); err != nil {
 			return tasks.Task{}, fmt.Errorf("stored params of %s #%d: %w", id, *req.Idx, err)
 		}
 	case req.Params != nil:

@@ -207,17 +207,8 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 			return Study{}, apperr.Invalid("%s is both in space and in strategy_params: vary it or fix it", name)
 		}
 	}
-	for i, c := range combos {
-		merged := make(map[string]any, len(fixed)+len(c))
-		for k, v := range fixed {
-			merged[k] = v
-		}
-		for k, v := range c {
-			merged[k] = v
-		}
-		if combos[i], err = jsrt.ValidateParams(&r.Strategy, merged); err != nil {
-			return Study{}, apperr.Invalid("combination %s: %s", study.Describe(space.Names(), c), err)
-		}
+	if i, err := study.Complete(combos, fixed, &r.Strategy); err != nil {
+		return Study{}, apperr.Invalid("combination %s: %s", study.Describe(space.Names(), combos[i]), err)
 	}
 	var constraint *string
 	excluded := 0
@@ -232,14 +223,9 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 		if err != nil {
 			return Study{}, fmt.Errorf("evaluate the constraint: %w", err)
 		}
-		kept := combos[:0]
-		for i, c := range combos {
-			if keep[i] {
-				kept = append(kept, c)
-			}
-		}
-		excluded = len(combos) - len(kept)
-		if combos = kept; len(combos) == 0 {
+		n := len(combos)
+		combos = study.Keep(combos, keep)
+		if excluded = n - len(combos); len(combos) == 0 {
 			return Study{}, apperr.Invalid("the constraint leaves no combination (all %d left out)", excluded)
 		}
 	}
@@ -299,7 +285,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 	if err != nil {
 		return Study{}, err
 	}
-	return fromRow(row, store.StudyCountsRow{}, nil), nil
+	return fromRow(row, store.StudyProgressRow{}), nil
 }
 
 // insertTrials stores the plan: a pending row per combination and the typed copy of its

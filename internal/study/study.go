@@ -7,6 +7,7 @@ package study
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
 )
 
 // MaxCombinations is the most runs one study makes.
@@ -249,4 +251,33 @@ func Returns(eq []engine.EquityPoint) []float64 {
 		out[i] = eq[i+1].Return
 	}
 	return out
+}
+
+// Complete gives every combination the shared values of fixed (a combination's own values
+// win) and checks it with the strategy's parameter rules, keeping the checked values. On a
+// failure it returns the index of the combination that failed.
+func Complete(combos []map[string]any, fixed map[string]any, info *jsrt.StrategyInfo) (int, error) {
+	for i, c := range combos {
+		merged := make(map[string]any, len(fixed)+len(c))
+		maps.Copy(merged, fixed)
+		maps.Copy(merged, c)
+		checked, err := jsrt.ValidateParams(info, merged)
+		if err != nil {
+			return i, err
+		}
+		combos[i] = checked
+	}
+	return 0, nil
+}
+
+// Keep returns the combinations keep marks true (a constraint's verdicts), in order, in
+// combos' own storage.
+func Keep(combos []map[string]any, keep []bool) []map[string]any {
+	kept := combos[:0]
+	for i, c := range combos {
+		if keep[i] {
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }

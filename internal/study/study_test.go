@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
 )
 
 func TestParseParam(t *testing.T) {
@@ -104,5 +105,41 @@ func TestObjective(t *testing.T) {
 	}
 	if !(Objective{}).Better(2, 1) || !(Objective{Minimize: true}).Better(1, 2) {
 		t.Error("Better")
+	}
+}
+
+func TestCompleteAndKeep(t *testing.T) {
+	info := &jsrt.StrategyInfo{Params: []jsrt.Param{
+		{Name: "fast", Type: "int", Default: int64(5)}, {Name: "slow", Type: "int", Default: int64(20)}, {Name: "size", Type: "int", Default: int64(1)},
+	}}
+	tests := []struct {
+		name    string
+		combos  []map[string]any
+		fixed   map[string]any
+		bad     int
+		wantErr bool
+		want    []map[string]any
+	}{
+		{name: "fixed fill in, combinations win",
+			combos: []map[string]any{{"fast": int64(3)}, {"fast": int64(4), "slow": int64(30)}},
+			fixed:  map[string]any{"slow": int64(25), "size": int64(10)},
+			want:   []map[string]any{{"fast": int64(3), "slow": int64(25), "size": int64(10)}, {"fast": int64(4), "slow": int64(30), "size": int64(10)}}},
+		{name: "the failing combination named",
+			combos: []map[string]any{{"fast": int64(3)}, {"fast": 1.5}}, bad: 1, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bad, err := Complete(tc.combos, tc.fixed, info)
+			if (err != nil) != tc.wantErr || bad != tc.bad {
+				t.Fatalf("Complete = %d, %v", bad, err)
+			}
+			if !tc.wantErr && !reflect.DeepEqual(tc.combos, tc.want) {
+				t.Errorf("combinations %v, want %v", tc.combos, tc.want)
+			}
+		})
+	}
+	kept := Keep([]map[string]any{{"a": 1}, {"a": 2}, {"a": 3}}, []bool{true, false, true})
+	if !reflect.DeepEqual(kept, []map[string]any{{"a": 1}, {"a": 3}}) {
+		t.Errorf("Keep = %v", kept)
 	}
 }

@@ -432,6 +432,10 @@ func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, erro
 	return n, nil
 }
 
+// CPU waits for one of this process's CPU slots (Config.CPUSlots), which its backtests
+// and anything else computing on its runners share; ok is false when ctx ended first.
+func (s *Service) CPU(ctx context.Context) (release func(), ok bool) { return s.cpu.acquire(ctx) }
+
 // cpuSlots bounds how many runs compute at once in a process: a burst of tasks runs a few
 // at a time rather than all at once, each finishing sooner, and the database keeps time
 // for the API's reads. While no slot has been handed on for hogWait (long runs hold them),
@@ -439,10 +443,6 @@ func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, erro
 // than there are slots: a flood of short runs slowed by one another must not turn into
 // all of them at once. Runner processes also run at a lower priority than the service. A
 // nil cpuSlots is unlimited.
-// CPU waits for one of this process's CPU slots (Config.CPUSlots), which its backtests
-// and anything else computing on its runners share; ok is false when ctx ended first.
-func (s *Service) CPU(ctx context.Context) (release func(), ok bool) { return s.cpu.acquire(ctx) }
-
 type cpuSlots struct {
 	sem      chan struct{}
 	extra    chan struct{} // runs gone ahead without a slot

@@ -584,8 +584,7 @@ export interface components {
         [key: string]: OneOf<[unknown[], {
           start: number;
           stop: number;
-          /** @default 1 */
-          step?: number;
+          step: number;
         }]>;
       };
       /**
