@@ -2,15 +2,19 @@
 INSERT INTO studies (
     id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date,
     end_date, initial_cash, commission, strategy_params, space, method, samples, seed,
-    constraint_expr, objective, direction, blocks, total, excluded, created_by
+    constraint_expr, objective, direction, blocks, total, excluded, created_by, walk_forward, folds
 ) VALUES (
     'study_' || nextval('study_seq'), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-    $15, $16, $17, $18, $19, $20, $21, $22, $23
+    $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25
 )
 RETURNING *;
 
 -- name: CopyStudyTrials :copyfrom
-INSERT INTO study_trials (study_id, idx, params) VALUES ($1, $2, $3);
+INSERT INTO study_trials (study_id, idx, fold, params) VALUES ($1, $2, $3, $4);
+
+-- name: CopyStudyFolds :copyfrom
+INSERT INTO study_folds (study_id, fold, train_start, train_end, test_start, test_end)
+VALUES ($1, $2, $3, $4, $5, $6);
 
 -- name: CopyStudyTrialParams :copyfrom
 INSERT INTO study_trial_params (study_id, idx, name, num, txt, flag) VALUES ($1, $2, $3, $4, $5, $6);
@@ -27,7 +31,8 @@ LIMIT $1 OFFSET $2;
 -- name: StudyProgress :many
 -- Where each study of ids stands: its trials by status, and its best completed trial (by
 -- objective in the study's direction, then plan order; best_objective null and best_idx -1
--- before one completed).
+-- before one completed). A walk-forward study's best is its last fold's: the combination
+-- its latest optimisation chose.
 SELECT s.id, c.done, c.failed, c.cancelled,
        COALESCE(b.idx, -1)::int AS best_idx, b.params AS best_params, b.objective AS best_objective
 FROM studies s
@@ -38,7 +43,7 @@ CROSS JOIN LATERAL (
     FROM study_trials t WHERE t.study_id = s.id) c
 LEFT JOIN LATERAL (
     SELECT t.idx, t.params, t.objective FROM study_trials t
-    WHERE t.study_id = s.id AND t.status = 'completed' AND t.objective IS NOT NULL
+    WHERE t.study_id = s.id AND t.fold = s.folds - 1 AND t.status = 'completed' AND t.objective IS NOT NULL
     ORDER BY CASE WHEN s.direction = 'min' THEN t.objective END ASC NULLS LAST,
              CASE WHEN s.direction = 'max' THEN t.objective END DESC NULLS LAST,
              t.idx
@@ -56,7 +61,7 @@ WHERE id = $1 AND status = 'pending';
 SELECT status FROM studies WHERE id = $1;
 
 -- name: PendingTrials :many
-SELECT idx, params FROM study_trials
+SELECT idx, fold, params FROM study_trials
 WHERE study_id = $1 AND idx = ANY(@idx::int[]) AND status = 'pending'
 ORDER BY idx;
 
@@ -74,7 +79,8 @@ UPDATE study_trials SET status = 'failed', error = $3, finished_at = now()
 WHERE study_id = $1 AND idx = $2 AND status = 'pending';
 
 -- name: FinishStudy :one
--- Ends a running study whose trials have all run: failed if every one failed.
+-- Ends a running study whose trials (and walk-forward folds) have all run: failed if every
+-- trial failed.
 UPDATE studies s SET
     status = CASE WHEN EXISTS (SELECT 1 FROM study_trials t WHERE t.study_id = s.id AND t.status = 'completed')
                   THEN 'completed' ELSE 'failed' END,
@@ -84,6 +90,7 @@ UPDATE studies s SET
     completed_at = now()
 WHERE s.id = $1 AND s.status = 'running'
   AND NOT EXISTS (SELECT 1 FROM study_trials t WHERE t.study_id = s.id AND t.status = 'pending')
+  AND NOT EXISTS (SELECT 1 FROM study_folds f WHERE f.study_id = s.id AND f.status IN ('optimising', 'testing'))
 RETURNING s.status;
 
 -- name: CancelStudy :one
@@ -100,6 +107,19 @@ UPDATE study_trials SET status = 'pending', error = NULL, finished_at = NULL
 WHERE study_id = $1 AND status IN ('failed', 'cancelled')
 RETURNING idx;
 
+-- name: CancelStudyFolds :exec
+UPDATE study_folds SET status = 'cancelled', finished_at = now()
+WHERE study_id = $1 AND status IN ('optimising', 'testing');
+
+-- name: RetryStudyFolds :many
+-- Failed and cancelled folds optimise again (their retried trials run first).
+UPDATE study_folds SET status = 'optimising', error = NULL, best_idx = NULL, params = NULL,
+    is_objective = NULL, is_annual_return = NULL, oos_objective = NULL, oos_total_return = NULL,
+    oos_annual_return = NULL, oos_sharpe_ratio = NULL, oos_max_drawdown_pct = NULL,
+    oos_total_trades = NULL, oos_times = NULL, oos_values = NULL, finished_at = NULL
+WHERE study_id = $1 AND status IN ('failed', 'cancelled')
+RETURNING fold;
+
 -- name: ReopenStudy :one
 UPDATE studies SET status = 'pending', error = NULL, completed_at = NULL
 WHERE id = $1 AND status IN ('completed', 'failed', 'cancelled')
@@ -109,7 +129,7 @@ RETURNING *;
 SELECT idx, params, status, error, objective, initial_cash, final_value, total_return, annual_return,
        sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost,
        win_rate, profit_factor, avg_win, avg_loss, sqn, bars
-FROM study_trials WHERE study_id = $1
+FROM study_trials WHERE study_id = $1 AND fold = $2
 ORDER BY idx;
 
 -- name: SetStudyOverfitting :exec
@@ -120,14 +140,14 @@ UPDATE studies SET overfitting = NULL WHERE id = $1;
 
 -- name: StudyTrialReturns :many
 SELECT idx, objective, returns FROM study_trials
-WHERE study_id = $1 AND status = 'completed'
+WHERE study_id = $1 AND fold = $2 AND status = 'completed'
 ORDER BY idx;
 
 -- name: HoldStudyBatch :exec
 -- The worker running a batch job takes its lease (again, when River runs the job again).
-INSERT INTO study_batches (job_id, study_id, trials, lease, worker, heartbeat_at)
-VALUES (@job_id, @study_id, @trials, @lease, @worker, now())
-ON CONFLICT (job_id) DO UPDATE SET trials = EXCLUDED.trials, lease = EXCLUDED.lease,
+INSERT INTO study_batches (job_id, study_id, trials, fold, lease, worker, heartbeat_at)
+VALUES (@job_id, @study_id, @trials, sqlc.narg('fold'), @lease, @worker, now())
+ON CONFLICT (job_id) DO UPDATE SET trials = EXCLUDED.trials, fold = EXCLUDED.fold, lease = EXCLUDED.lease,
     worker = EXCLUDED.worker, heartbeat_at = now();
 
 -- name: RenewStudyBatch :one
@@ -146,4 +166,47 @@ WHERE job_id IN (
     SELECT b.job_id FROM study_batches b
     WHERE b.heartbeat_at < now() - make_interval(secs => @lease_seconds::float8)
     FOR UPDATE SKIP LOCKED)
-RETURNING job_id, study_id, trials, worker, heartbeat_at;
+RETURNING job_id, study_id, trials, fold, worker, heartbeat_at;
+
+-- name: AdvanceStudyFolds :many
+-- Folds of a running study whose in-sample trials have all run: their winner (by objective in
+-- the study's direction, then plan order) goes out of sample ('testing'), or the fold fails
+-- when no combination completed. A fold advances once: a concurrent caller finds it moved on.
+WITH ready AS (
+    SELECT f.fold, b.idx, b.params, b.objective, b.annual_return
+    FROM study_folds f
+    JOIN studies s ON s.id = f.study_id
+    LEFT JOIN LATERAL (
+        SELECT t.idx, t.params, t.objective, t.annual_return FROM study_trials t
+        WHERE t.study_id = f.study_id AND t.fold = f.fold AND t.status = 'completed' AND t.objective IS NOT NULL
+        ORDER BY CASE WHEN s.direction = 'min' THEN t.objective END ASC NULLS LAST,
+                 CASE WHEN s.direction = 'max' THEN t.objective END DESC NULLS LAST,
+                 t.idx
+        LIMIT 1) b ON true
+    WHERE f.study_id = @study_id AND f.status = 'optimising' AND s.status IN ('pending', 'running')
+      AND NOT EXISTS (SELECT 1 FROM study_trials t WHERE t.study_id = f.study_id AND t.fold = f.fold AND t.status = 'pending')
+)
+UPDATE study_folds f SET
+    status = CASE WHEN r.idx IS NULL THEN 'failed' ELSE 'testing' END,
+    error = CASE WHEN r.idx IS NULL THEN 'no combination completed in sample, so there is no winner to test' END,
+    best_idx = r.idx, params = r.params, is_objective = r.objective, is_annual_return = r.annual_return,
+    finished_at = CASE WHEN r.idx IS NULL THEN now() END
+FROM ready r
+WHERE f.study_id = @study_id AND f.fold = r.fold AND f.status = 'optimising'
+RETURNING f.fold, f.status;
+
+-- name: GetStudyFold :one
+SELECT * FROM study_folds WHERE study_id = $1 AND fold = $2;
+
+-- name: StudyFolds :many
+SELECT * FROM study_folds WHERE study_id = $1 ORDER BY fold;
+
+-- name: CompleteStudyFold :exec
+UPDATE study_folds SET status = 'completed', error = NULL, oos_objective = $3, oos_total_return = $4,
+    oos_annual_return = $5, oos_sharpe_ratio = $6, oos_max_drawdown_pct = $7, oos_total_trades = $8,
+    oos_times = $9, oos_values = $10, finished_at = now()
+WHERE study_id = $1 AND fold = $2 AND status = 'testing';
+
+-- name: FailStudyFold :exec
+UPDATE study_folds SET status = 'failed', error = $3, finished_at = now()
+WHERE study_id = $1 AND fold = $2 AND status = 'testing';

@@ -24,6 +24,11 @@ type Config struct {
 	Commission float64 // fraction of traded value per execution (PercentCommission); see SetCommission for others
 	OnProgress func(current, total int)
 	OnLog      func(LogEntry)
+	// TradeFrom, when set, makes the bars before it warm-up only: indicators see them, but
+	// the strategy is not called, no order exists, and the equity curve, the figures and
+	// the statistics start at the first bar at or after it (a walk-forward fold's
+	// out-of-sample run, warmed up on the bars before its window).
+	TradeFrom time.Time
 }
 
 // Strategy is driven by the engine once per bar.
@@ -199,6 +204,10 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if e.steps == 0 {
 		return nil, ErrNoBars
+	}
+	if last := e.timeAt(e.steps - 1); last.Before(cfg.TradeFrom) {
+		return nil, fmt.Errorf("no bar to trade on: the last bar (%s) is before the first trading time %s",
+			last.Format(time.RFC3339), cfg.TradeFrom.Format(time.RFC3339))
 	}
 	return e, nil
 }
@@ -896,6 +905,9 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 			c.inactive = false
 		}
 		e.activate = e.activate[:0]
+		if t.Before(e.cfg.TradeFrom) {
+			continue // warm-up: the cursors moved, nothing else happens
+		}
 		if err := e.nextOpen(s); err != nil {
 			return nil, err
 		}

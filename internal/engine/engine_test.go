@@ -573,3 +573,65 @@ func TestOwnIndicators(t *testing.T) {
 		t.Errorf("StochRSI first %d, want %d", s.First, r.First+2)
 	}
 }
+
+// Bars before TradeFrom only warm up: the strategy's first call is on the first bar at or
+// after it, with a minimum period already met there by the warm-up bars; the equity curve
+// and the figures start on that bar.
+func TestTradeFromWarmsUp(t *testing.T) {
+	t.Parallel()
+	rows := make([][4]float64, 40)
+	for i := range rows {
+		p := 10 + float64(i)
+		rows[i] = [4]float64{p, p, p, p}
+	}
+	b := bars(rows...)
+	cases := []struct {
+		name      string
+		from      int // index of the first trading bar
+		minPeriod int
+		firstCall int // index of the bar of the first Next
+	}{
+		{"no warm-up", 0, 20, 19},
+		{"warm-up covers the period", 25, 20, 25},
+		{"warm-up shorter than the period", 10, 20, 19},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := Config{Feeds: []Feed{{Symbol: "X", Bars: b}}, Cash: 1000}
+			if c.from > 0 {
+				cfg.TradeFrom = b[c.from].Time
+			}
+			e, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.RequireMinPeriod(0, c.minPeriod)
+			var first time.Time
+			res, err := e.Run(context.Background(), &script{next: func(e *Engine) {
+				if first.IsZero() {
+					first = e.Now()
+					if _, err := e.Submit(OrderRequest{Side: Buy, Type: Market, Size: 1}); err != nil {
+						t.Error(err)
+					}
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := b[c.firstCall].Time; !first.Equal(want) {
+				t.Errorf("first next() on %s, want %s", first.Format(time.DateOnly), want.Format(time.DateOnly))
+			}
+			if len(res.Equity) != len(b)-c.from || !res.Equity[0].Time.Equal(b[c.from].Time) {
+				t.Errorf("equity has %d points from %s, want %d from %s", len(res.Equity), res.Equity[0].Time.Format(time.DateOnly),
+					len(b)-c.from, b[c.from].Time.Format(time.DateOnly))
+			}
+			if len(res.Executions) != 1 || !res.Executions[0].Time.Equal(b[c.firstCall+1].Time) {
+				t.Errorf("executions %+v, want one on %s", res.Executions, b[c.firstCall+1].Time.Format(time.DateOnly))
+			}
+		})
+	}
+	if _, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: b}}, TradeFrom: b[39].Time.AddDate(0, 0, 1)}); err == nil {
+		t.Error("TradeFrom after the last bar: no error")
+	}
+}

@@ -33,6 +33,7 @@ func (s *Server) mountStudies(r chi.Router) {
 			r.Get("/results", h.handle(h.results))
 			r.Get("/heatmap", h.handle(h.heatmap))
 			r.Get("/overfitting", h.handle(h.overfitting))
+			r.Get("/walk-forward", h.handle(h.walkForward))
 			r.Post("/promote", h.handle(h.promote))
 		})
 	})
@@ -121,7 +122,7 @@ func (h *studyHandlers) results(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	b, err := h.svc.Results(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("sort")), strings.TrimSpace(q.Get("order")), skip, limit)
+	b, err := h.svc.Results(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("fold")), strings.TrimSpace(q.Get("sort")), strings.TrimSpace(q.Get("order")), skip, limit)
 	if err != nil {
 		return err
 	}
@@ -132,7 +133,7 @@ func (h *studyHandlers) results(w http.ResponseWriter, r *http.Request) error {
 // heatmap is ?x=<param>&y=<param>&metric=<metric>&agg=best|max|mean.
 func (h *studyHandlers) heatmap(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	c, err := h.svc.Heatmap(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("x")), strings.TrimSpace(q.Get("y")),
+	c, err := h.svc.Heatmap(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("fold")), strings.TrimSpace(q.Get("x")), strings.TrimSpace(q.Get("y")),
 		strings.TrimSpace(q.Get("metric")), strings.TrimSpace(q.Get("agg")))
 	if err != nil {
 		return err
@@ -141,8 +142,17 @@ func (h *studyHandlers) heatmap(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+func (h *studyHandlers) walkForward(w http.ResponseWriter, r *http.Request) error {
+	wf, err := h.svc.WalkForwardOf(r.Context(), chi.URLParam(r, "study_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wf)
+	return nil
+}
+
 func (h *studyHandlers) overfitting(w http.ResponseWriter, r *http.Request) error {
-	o, err := h.svc.Overfitting(r.Context(), chi.URLParam(r, "study_id"))
+	o, err := h.svc.Overfitting(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(r.URL.Query().Get("fold")))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/jsrt"
 )
 
 const studyBody = `{"strategy_id":"str_1","start_date":"1970-01-01","end_date":"1979-12-31",
@@ -207,6 +212,11 @@ func TestStudyErrors(t *testing.T) {
 		{"varied and fixed", `{` + base + `,"space":{"fast":[1]},"strategy_params":{"fast":2}}`, 400, "both in space"},
 		{"unknown strategy", `{"strategy_id":"str_9","start_date":"1970-01-01","end_date":"1979-12-31","space":{"fast":[1]}}`, 404, "Strategy not found"},
 		{"malformed", `{"space":`, 400, ""},
+		{"walk-forward without train", `{` + base + `,"space":{"fast":[1]},"walk_forward":{"test":"1y"}}`, 400, "walk_forward.train is required"},
+		{"walk-forward minutes", `{` + base + `,"space":{"fast":[1]},"walk_forward":{"train":"2m","test":"1y"}}`, 400, "not a window"},
+		{"walk-forward fraction", `{` + base + `,"space":{"fast":[1]},"walk_forward":{"train":1.5,"test":"1y"}}`, 400, "whole number of bars"},
+		{"walk-forward too long", `{` + base + `,"space":{"fast":[1]},"walk_forward":{"train":"50y","test":"1y"}}`, 400, "no bar to test"},
+		{"walk-forward overlap", `{` + base + `,"space":{"fast":[1]},"walk_forward":{"train":"2y","test":"1y","step":"6M"}}`, 400, "overlap"},
 	} {
 		code, body := e.do(t, "POST", "/api/studies", c.body)
 		text := fmt.Sprint(body)
@@ -214,7 +224,7 @@ func TestStudyErrors(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d with %q", c.name, code, text, c.status, c.want)
 		}
 	}
-	for _, path := range []string{"/api/studies/study_9", "/api/studies/study_9/results", "/api/studies/study_9/overfitting", "/api/studies/study_9/heatmap?x=a&y=b"} {
+	for _, path := range []string{"/api/studies/study_9", "/api/studies/study_9/walk-forward", "/api/studies/study_9/results", "/api/studies/study_9/overfitting", "/api/studies/study_9/heatmap?x=a&y=b"} {
 		if code, body := e.do(t, "GET", path, ""); code != 404 {
 			t.Errorf("%s: %d %v, want 404", path, code, body)
 		}
@@ -228,6 +238,7 @@ func TestStudyErrors(t *testing.T) {
 		"/api/studies/study_1/heatmap?x=fast&y=nope":            "varied parameters",
 		"/api/studies/study_1/heatmap?x=fast&y=fast":            "different parameters",
 		"/api/studies/study_1/heatmap?x=fast&y=slow&agg=median": "best, max or mean",
+		"/api/studies/study_1/results?fold=2":                   "fold must be a number from 1 to 1",
 	} {
 		if code, body := e.do(t, "GET", path, ""); code != 400 || !strings.Contains(fmt.Sprint(body), want) {
 			t.Errorf("%s: %d %v, want 400 with %q", path, code, body, want)
@@ -238,5 +249,126 @@ func TestStudyErrors(t *testing.T) {
 	}
 	if code, body := e.do(t, "POST", "/api/studies/study_1/promote", `{"params":{"fast":"x"}}`); code != 400 {
 		t.Errorf("promote with bad params: %d %v", code, body)
+	}
+}
+
+// TestWalkForward runs a rolling walk-forward analysis end to end: every fold optimises on
+// its training bars only, its winner runs on the test window that follows with its
+// indicators warmed up on the bars before it (the figures equal an in-process run with that
+// warm-up, and differ from a cold start on the window in some fold), and the stitched
+// curve chains the folds' curves.
+func TestWalkForward(t *testing.T) {
+	t.Parallel()
+	e := newTaskEnv(t, 2)
+	code, body := e.do(t, "POST", "/api/studies", `{"strategy_id":"str_1","start_date":"1970-01-01","end_date":"1979-12-31",
+		"space":{"fast":[5,10],"slow":[20,30]},"objective":"total_return","walk_forward":{"train":"2y","test":"1y"}}`)
+	if code != 200 {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	// 3,000 daily bars from 1970-01-01: tests start each January from 1972 to 1978
+	st := body.(map[string]any)
+	if st["folds"] != 7.0 || st["total"] != 28.0 {
+		t.Fatalf("created %v, want 7 folds of 4 combinations", st)
+	}
+	st = e.waitStudy(t, "study_1", "completed")
+	if st["done"] != 28.0 {
+		t.Fatalf("finished %v", st)
+	}
+	code, body = e.do(t, "GET", "/api/studies/study_1/walk-forward", "")
+	if code != 200 {
+		t.Fatalf("walk-forward: %d %v", code, body)
+	}
+	var wf struct {
+		Folds []struct {
+			Fold                                     int
+			Status                                   string
+			TrainStart, TrainEnd, TestStart, TestEnd string `json:"-"`
+			Train0, Train1, Test0, Test1             string
+			Params                                   map[string]any
+			BestIdx                                  int     `json:"best_idx"`
+			ISObjective                              float64 `json:"is_objective"`
+			OOSTotalReturn                           float64 `json:"oos_total_return"`
+			OOSObjective                             float64 `json:"oos_objective"`
+			OOSBars                                  int     `json:"oos_bars"`
+		}
+		Statistics *struct{ Groups []any }
+		Chart      *struct{ Series []struct{ Data []any } }
+	}
+	raw, _ := json.Marshal(body)
+	// the window fields by their JSON names
+	raw = []byte(strings.NewReplacer(`"train_start"`, `"Train0"`, `"train_end"`, `"Train1"`, `"test_start"`, `"Test0"`, `"test_end"`, `"Test1"`).Replace(string(raw)))
+	if err := json.Unmarshal(raw, &wf); err != nil {
+		t.Fatal(err)
+	}
+	if len(wf.Folds) != 7 || wf.Statistics == nil || wf.Chart == nil {
+		t.Fatalf("walk-forward %s", raw)
+	}
+	bars := func(from, to string) []engine.Bar {
+		t.Helper()
+		rows, err := e.st.Pool.Query(e.ctx, `SELECT ts, open, high, low, close, volume FROM bars
+			WHERE symbol = 'AAA' AND ts BETWEEN $1::date AND $2::date ORDER BY ts`, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (engine.Bar, error) {
+			var b engine.Bar
+			return b, r.Scan(&b.Time, &b.Open, &b.High, &b.Low, &b.Close, &b.Volume)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	stitched, differs := 0, false
+	for i, f := range wf.Folds {
+		if f.Status != "completed" || !(f.Train1 < f.Test0) || (i > 0 && !(wf.Folds[i-1].Test1 < f.Test0)) {
+			t.Fatalf("fold %d: %+v", i+1, f)
+		}
+		// in sample: every trial of the fold ran on its training bars, none of the test's
+		train := bars(f.Train0, f.Train1)
+		_, body := e.do(t, "GET", fmt.Sprintf("/api/studies/study_1/results?fold=%d&limit=10", f.Fold), "")
+		board := body.(map[string]any)
+		top := board["trials"].([]any)[0].(map[string]any)
+		if board["total"] != 4.0 || top["bars"] != float64(len(train)) || top["idx"] != float64(f.BestIdx) || top["objective"] != f.ISObjective {
+			t.Errorf("fold %d trained on %d bars; its board %v", f.Fold, len(train), board)
+		}
+		// out of sample: warmed up on the training bars, trading on the test bars
+		test := bars(f.Test0, f.Test1)
+		if f.OOSBars != len(test) {
+			t.Errorf("fold %d: %d out-of-sample points, want the test window's %d bars", f.Fold, f.OOSBars, len(test))
+		}
+		run := func(feed []engine.Bar, from time.Time) *engine.Result {
+			res, err := jsrt.Run(e.ctx, jsrt.RunConfig{Code: taskTestStrategy, Params: f.Params, Cash: st["initial_cash"].(float64),
+				Commission: st["commission"].(float64),
+				Feeds:      []engine.Feed{{Symbol: "AAA", Bars: feed}}, TradeFrom: from})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		warm := run(append(train, test...), test[0].Time)
+		if warm.Summary.TotalReturn != f.OOSTotalReturn || f.OOSObjective != f.OOSTotalReturn {
+			t.Errorf("fold %d: out-of-sample return %v, want %v as run with its warm-up", f.Fold, f.OOSTotalReturn, warm.Summary.TotalReturn)
+		}
+		if cold := run(test, time.Time{}); cold.Summary.TotalReturn != warm.Summary.TotalReturn {
+			differs = true
+		}
+		stitched += len(test)
+	}
+	if !differs {
+		t.Error("no fold's out-of-sample run differs from a cold start: the warm-up is not shown to matter")
+	}
+	if n := len(wf.Chart.Series[0].Data); n != stitched {
+		t.Errorf("stitched curve of %d points, want %d", n, stitched)
+	}
+	var n int
+	if err := e.st.Pool.QueryRow(e.ctx, `SELECT count(*) FROM bi_study_folds WHERE study_id = 'study_1' AND oos_total_return IS NOT NULL`).Scan(&n); err != nil || n != 7 {
+		t.Errorf("bi_study_folds: %d rows, %v", n, err)
+	}
+	for path, want := range map[string]int{"/api/studies/study_1/results?fold=8": 400, "/api/studies/study_1/heatmap?x=fast&y=slow&fold=0": 400,
+		"/api/studies/study_1/overfitting?fold=1": 200, "/api/studies/study_1/heatmap?x=fast&y=slow&fold=3": 200} {
+		if code, body := e.do(t, "GET", path, ""); code != want {
+			t.Errorf("%s: %d %v, want %d", path, code, body, want)
+		}
 	}
 }

@@ -35,6 +35,9 @@ type RunConfig struct {
 	MemoryLimit   uint64        // bytes of heap growth; 0 means DefaultMemoryLimit
 	OnProgress    func(current, total int)
 	OnLog         func(engine.LogEntry)
+	// TradeFrom, when set, makes the bars before it indicator warm-up only (see
+	// engine.Config.TradeFrom).
+	TradeFrom time.Time
 }
 
 // Run executes the strategy over the feeds. Failures are *RunError; a
@@ -192,7 +195,7 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	if err != nil {
 		return nil, &RunError{Kind: "strategy", Message: err.Error()}
 	}
-	eng, err := engine.New(engine.Config{Feeds: feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog})
+	eng, err := engine.New(engine.Config{Feeds: feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, TradeFrom: cfg.TradeFrom})
 	if err != nil {
 		return nil, &RunError{Kind: "strategy", Message: err.Error()}
 	}

@@ -143,7 +143,7 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 	lastProgress := time.Now()
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{
 		Code: req.Code, Params: req.Params, Feeds: fromWireFeeds(req.Feeds),
-		Cash: req.Cash, Commission: req.Commission,
+		Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom,
 		WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
 		OnProgress: func(cur, total int) {
 			// The engine reports every 1% of the bars; a frame at most every flush period
@@ -187,7 +187,7 @@ func serveBatch(ctx context.Context, req request, w *frameWriter) error {
 	inSummary := study.Known(req.Objective, nil)
 	for i, params := range req.Batch {
 		res, err := jsrt.Run(ctx, jsrt.RunConfig{
-			Code: req.Code, Compiled: compiled, Params: params, Feeds: feeds, Cash: req.Cash, Commission: req.Commission,
+			Code: req.Code, Compiled: compiled, Params: params, Feeds: feeds, Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom,
 			WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
 			OnLog: func(engine.LogEntry) {}, OnProgress: func(int, int) {},
 		})

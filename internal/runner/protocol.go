@@ -26,6 +26,7 @@ type request struct {
 	Commission  float64
 	TimeLimit   time.Duration
 	MemoryLimit uint64
+	TradeFrom   time.Time // jsrt.RunConfig.TradeFrom
 	// MaxLogLines and MaxLogBytes let the child stop sending log lines the parent would
 	// drop anyway (the parent enforces the cap itself).
 	MaxLogLines int

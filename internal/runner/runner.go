@@ -399,7 +399,7 @@ func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, er
 // one goroutine, in order; the log is capped (Config.MaxLogLines, MaxLogBytes).
 func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error) {
 	req := request{Code: cfg.Code, Params: cfg.Params, Feeds: toWireFeeds(cfg.Feeds), Cash: cfg.Cash,
-		Commission: cfg.Commission, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit,
+		Commission: cfg.Commission, TimeLimit: cfg.WallTimeLimit, MemoryLimit: cfg.MemoryLimit, TradeFrom: cfg.TradeFrom,
 		MaxLogLines: p.cfg.MaxLogLines, MaxLogBytes: p.cfg.MaxLogBytes}
 	if req.TimeLimit <= 0 {
 		req.TimeLimit = p.cfg.TimeLimit
@@ -493,7 +493,8 @@ func (p *Pool) RunBatch(ctx context.Context, cfg jsrt.RunConfig, params []map[st
 		return nil
 	}
 	req := request{Code: cfg.Code, Batch: params, Objective: objective, Feeds: toWireFeeds(cfg.Feeds), Cash: cfg.Cash,
-		Commission: cfg.Commission, TimeLimit: cmp.Or(cfg.WallTimeLimit, p.cfg.TimeLimit), MemoryLimit: cmp.Or(cfg.MemoryLimit, p.cfg.MemoryLimit)}
+		Commission: cfg.Commission, TimeLimit: cmp.Or(cfg.WallTimeLimit, p.cfg.TimeLimit), MemoryLimit: cmp.Or(cfg.MemoryLimit, p.cfg.MemoryLimit),
+		TradeFrom: cfg.TradeFrom}
 	key, zone := childKey(cfg)
 	_, fail, err := p.do(ctx, req, &key, zone, func(m message) {
 		if t := m.Trial; t != nil && onTrial != nil {

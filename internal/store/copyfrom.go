@@ -98,6 +98,43 @@ func (q *Queries) CopyResultTrades(ctx context.Context, db DBTX, arg []CopyResul
 	return db.CopyFrom(ctx, []string{"result_trades"}, []string{"task_id", "seq", "ref", "symbol", "is_open", "open_ts", "close_ts", "size", "entry_price", "exit_price", "pnl_gross", "pnl_net", "commission", "bar_len", "tradeid"}, &iteratorForCopyResultTrades{rows: arg})
 }
 
+// iteratorForCopyStudyFolds implements pgx.CopyFromSource.
+type iteratorForCopyStudyFolds struct {
+	rows                 []CopyStudyFoldsParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForCopyStudyFolds) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForCopyStudyFolds) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].StudyID,
+		r.rows[0].Fold,
+		r.rows[0].TrainStart,
+		r.rows[0].TrainEnd,
+		r.rows[0].TestStart,
+		r.rows[0].TestEnd,
+	}, nil
+}
+
+func (r iteratorForCopyStudyFolds) Err() error {
+	return nil
+}
+
+func (q *Queries) CopyStudyFolds(ctx context.Context, db DBTX, arg []CopyStudyFoldsParams) (int64, error) {
+	return db.CopyFrom(ctx, []string{"study_folds"}, []string{"study_id", "fold", "train_start", "train_end", "test_start", "test_end"}, &iteratorForCopyStudyFolds{rows: arg})
+}
+
 // iteratorForCopyStudyTrialParams implements pgx.CopyFromSource.
 type iteratorForCopyStudyTrialParams struct {
 	rows                 []CopyStudyTrialParamsParams
@@ -157,6 +194,7 @@ func (r iteratorForCopyStudyTrials) Values() ([]interface{}, error) {
 	return []interface{}{
 		r.rows[0].StudyID,
 		r.rows[0].Idx,
+		r.rows[0].Fold,
 		r.rows[0].Params,
 	}, nil
 }
@@ -166,7 +204,7 @@ func (r iteratorForCopyStudyTrials) Err() error {
 }
 
 func (q *Queries) CopyStudyTrials(ctx context.Context, db DBTX, arg []CopyStudyTrialsParams) (int64, error) {
-	return db.CopyFrom(ctx, []string{"study_trials"}, []string{"study_id", "idx", "params"}, &iteratorForCopyStudyTrials{rows: arg})
+	return db.CopyFrom(ctx, []string{"study_trials"}, []string{"study_id", "idx", "fold", "params"}, &iteratorForCopyStudyTrials{rows: arg})
 }
 
 // iteratorForCopyTaskLogs implements pgx.CopyFromSource.

@@ -126,6 +126,30 @@ type BiResult struct {
 	Timezone            string          `json:"timezone"`
 }
 
+type BiStudyFold struct {
+	StudyID           string          `json:"study_id"`
+	StudyName         string          `json:"study_name"`
+	Objective         string          `json:"objective"`
+	Fold              int32           `json:"fold"`
+	TrainStart        time.Time       `json:"train_start"`
+	TrainEnd          time.Time       `json:"train_end"`
+	TestStart         time.Time       `json:"test_start"`
+	TestEnd           time.Time       `json:"test_end"`
+	Status            string          `json:"status"`
+	Error             *string         `json:"error"`
+	BestIdx           *int32          `json:"best_idx"`
+	Params            json.RawMessage `json:"params"`
+	IsObjective       *float64        `json:"is_objective"`
+	IsAnnualReturn    *float64        `json:"is_annual_return"`
+	OosObjective      *float64        `json:"oos_objective"`
+	OosTotalReturn    *float64        `json:"oos_total_return"`
+	OosAnnualReturn   *float64        `json:"oos_annual_return"`
+	OosSharpeRatio    *float64        `json:"oos_sharpe_ratio"`
+	OosMaxDrawdownPct *float64        `json:"oos_max_drawdown_pct"`
+	OosTotalTrades    *int32          `json:"oos_total_trades"`
+	FinishedAt        *time.Time      `json:"finished_at"`
+}
+
 type BiStudyParam struct {
 	StudyID string   `json:"study_id"`
 	Idx     int32    `json:"idx"`
@@ -171,6 +195,7 @@ type BiStudyResult struct {
 	Sqn                 *float64        `json:"sqn"`
 	Bars                *int32          `json:"bars"`
 	FinishedAt          *time.Time      `json:"finished_at"`
+	Fold                int32           `json:"fold"`
 }
 
 type BiSymbol struct {
@@ -367,6 +392,8 @@ type Study struct {
 	CreatedAt       time.Time       `json:"created_at"`
 	StartedAt       *time.Time      `json:"started_at"`
 	CompletedAt     *time.Time      `json:"completed_at"`
+	WalkForward     json.RawMessage `json:"walk_forward"`
+	Folds           int32           `json:"folds"`
 }
 
 type StudyBatch struct {
@@ -376,6 +403,31 @@ type StudyBatch struct {
 	Lease       int64     `json:"lease"`
 	Worker      string    `json:"worker"`
 	HeartbeatAt time.Time `json:"heartbeat_at"`
+	Fold        *int32    `json:"fold"`
+}
+
+type StudyFold struct {
+	StudyID           string          `json:"study_id"`
+	Fold              int32           `json:"fold"`
+	TrainStart        time.Time       `json:"train_start"`
+	TrainEnd          time.Time       `json:"train_end"`
+	TestStart         time.Time       `json:"test_start"`
+	TestEnd           time.Time       `json:"test_end"`
+	Status            string          `json:"status"`
+	Error             *string         `json:"error"`
+	BestIdx           *int32          `json:"best_idx"`
+	Params            json.RawMessage `json:"params"`
+	IsObjective       *float64        `json:"is_objective"`
+	IsAnnualReturn    *float64        `json:"is_annual_return"`
+	OosObjective      *float64        `json:"oos_objective"`
+	OosTotalReturn    *float64        `json:"oos_total_return"`
+	OosAnnualReturn   *float64        `json:"oos_annual_return"`
+	OosSharpeRatio    *float64        `json:"oos_sharpe_ratio"`
+	OosMaxDrawdownPct *float64        `json:"oos_max_drawdown_pct"`
+	OosTotalTrades    *int32          `json:"oos_total_trades"`
+	OosTimes          []time.Time     `json:"oos_times"`
+	OosValues         []float64       `json:"oos_values"`
+	FinishedAt        *time.Time      `json:"finished_at"`
 }
 
 type StudyTrial struct {
@@ -404,6 +456,7 @@ type StudyTrial struct {
 	Bars                *int32          `json:"bars"`
 	Returns             []float64       `json:"returns"`
 	FinishedAt          *time.Time      `json:"finished_at"`
+	Fold                int32           `json:"fold"`
 }
 
 type StudyTrialParam struct {

@@ -11,10 +11,63 @@ import (
 	"time"
 )
 
+const advanceStudyFolds = `-- name: AdvanceStudyFolds :many
+WITH ready AS (
+    SELECT f.fold, b.idx, b.params, b.objective, b.annual_return
+    FROM study_folds f
+    JOIN studies s ON s.id = f.study_id
+    LEFT JOIN LATERAL (
+        SELECT t.idx, t.params, t.objective, t.annual_return FROM study_trials t
+        WHERE t.study_id = f.study_id AND t.fold = f.fold AND t.status = 'completed' AND t.objective IS NOT NULL
+        ORDER BY CASE WHEN s.direction = 'min' THEN t.objective END ASC NULLS LAST,
+                 CASE WHEN s.direction = 'max' THEN t.objective END DESC NULLS LAST,
+                 t.idx
+        LIMIT 1) b ON true
+    WHERE f.study_id = $1 AND f.status = 'optimising' AND s.status IN ('pending', 'running')
+      AND NOT EXISTS (SELECT 1 FROM study_trials t WHERE t.study_id = f.study_id AND t.fold = f.fold AND t.status = 'pending')
+)
+UPDATE study_folds f SET
+    status = CASE WHEN r.idx IS NULL THEN 'failed' ELSE 'testing' END,
+    error = CASE WHEN r.idx IS NULL THEN 'no combination completed in sample, so there is no winner to test' END,
+    best_idx = r.idx, params = r.params, is_objective = r.objective, is_annual_return = r.annual_return,
+    finished_at = CASE WHEN r.idx IS NULL THEN now() END
+FROM ready r
+WHERE f.study_id = $1 AND f.fold = r.fold AND f.status = 'optimising'
+RETURNING f.fold, f.status
+`
+
+type AdvanceStudyFoldsRow struct {
+	Fold   int32  `json:"fold"`
+	Status string `json:"status"`
+}
+
+// Folds of a running study whose in-sample trials have all run: their winner (by objective in
+// the study's direction, then plan order) goes out of sample ('testing'), or the fold fails
+// when no combination completed. A fold advances once: a concurrent caller finds it moved on.
+func (q *Queries) AdvanceStudyFolds(ctx context.Context, db DBTX, studyID string) ([]AdvanceStudyFoldsRow, error) {
+	rows, err := db.Query(ctx, advanceStudyFolds, studyID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AdvanceStudyFoldsRow
+	for rows.Next() {
+		var i AdvanceStudyFoldsRow
+		if err := rows.Scan(&i.Fold, &i.Status); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const cancelStudy = `-- name: CancelStudy :one
 UPDATE studies SET status = 'cancelled', completed_at = now()
 WHERE id = $1 AND status IN ('pending', 'running')
-RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at
+RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds
 `
 
 func (q *Queries) CancelStudy(ctx context.Context, db DBTX, id string) (Study, error) {
@@ -51,8 +104,20 @@ func (q *Queries) CancelStudy(ctx context.Context, db DBTX, id string) (Study, e
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.WalkForward,
+		&i.Folds,
 	)
 	return i, err
+}
+
+const cancelStudyFolds = `-- name: CancelStudyFolds :exec
+UPDATE study_folds SET status = 'cancelled', finished_at = now()
+WHERE study_id = $1 AND status IN ('optimising', 'testing')
+`
+
+func (q *Queries) CancelStudyFolds(ctx context.Context, db DBTX, studyID string) error {
+	_, err := db.Exec(ctx, cancelStudyFolds, studyID)
+	return err
 }
 
 const cancelStudyTrials = `-- name: CancelStudyTrials :exec
@@ -71,6 +136,42 @@ UPDATE studies SET overfitting = NULL WHERE id = $1
 
 func (q *Queries) ClearStudyOverfitting(ctx context.Context, db DBTX, id string) error {
 	_, err := db.Exec(ctx, clearStudyOverfitting, id)
+	return err
+}
+
+const completeStudyFold = `-- name: CompleteStudyFold :exec
+UPDATE study_folds SET status = 'completed', error = NULL, oos_objective = $3, oos_total_return = $4,
+    oos_annual_return = $5, oos_sharpe_ratio = $6, oos_max_drawdown_pct = $7, oos_total_trades = $8,
+    oos_times = $9, oos_values = $10, finished_at = now()
+WHERE study_id = $1 AND fold = $2 AND status = 'testing'
+`
+
+type CompleteStudyFoldParams struct {
+	StudyID           string      `json:"study_id"`
+	Fold              int32       `json:"fold"`
+	OosObjective      *float64    `json:"oos_objective"`
+	OosTotalReturn    *float64    `json:"oos_total_return"`
+	OosAnnualReturn   *float64    `json:"oos_annual_return"`
+	OosSharpeRatio    *float64    `json:"oos_sharpe_ratio"`
+	OosMaxDrawdownPct *float64    `json:"oos_max_drawdown_pct"`
+	OosTotalTrades    *int32      `json:"oos_total_trades"`
+	OosTimes          []time.Time `json:"oos_times"`
+	OosValues         []float64   `json:"oos_values"`
+}
+
+func (q *Queries) CompleteStudyFold(ctx context.Context, db DBTX, arg CompleteStudyFoldParams) error {
+	_, err := db.Exec(ctx, completeStudyFold,
+		arg.StudyID,
+		arg.Fold,
+		arg.OosObjective,
+		arg.OosTotalReturn,
+		arg.OosAnnualReturn,
+		arg.OosSharpeRatio,
+		arg.OosMaxDrawdownPct,
+		arg.OosTotalTrades,
+		arg.OosTimes,
+		arg.OosValues,
+	)
 	return err
 }
 
@@ -135,6 +236,15 @@ func (q *Queries) CompleteTrial(ctx context.Context, db DBTX, arg CompleteTrialP
 	return err
 }
 
+type CopyStudyFoldsParams struct {
+	StudyID    string    `json:"study_id"`
+	Fold       int32     `json:"fold"`
+	TrainStart time.Time `json:"train_start"`
+	TrainEnd   time.Time `json:"train_end"`
+	TestStart  time.Time `json:"test_start"`
+	TestEnd    time.Time `json:"test_end"`
+}
+
 type CopyStudyTrialParamsParams struct {
 	StudyID string   `json:"study_id"`
 	Idx     int32    `json:"idx"`
@@ -147,6 +257,7 @@ type CopyStudyTrialParamsParams struct {
 type CopyStudyTrialsParams struct {
 	StudyID string          `json:"study_id"`
 	Idx     int32           `json:"idx"`
+	Fold    int32           `json:"fold"`
 	Params  json.RawMessage `json:"params"`
 }
 
@@ -154,12 +265,12 @@ const createStudy = `-- name: CreateStudy :one
 INSERT INTO studies (
     id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date,
     end_date, initial_cash, commission, strategy_params, space, method, samples, seed,
-    constraint_expr, objective, direction, blocks, total, excluded, created_by
+    constraint_expr, objective, direction, blocks, total, excluded, created_by, walk_forward, folds
 ) VALUES (
     'study_' || nextval('study_seq'), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-    $15, $16, $17, $18, $19, $20, $21, $22, $23
+    $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25
 )
-RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at
+RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds
 `
 
 type CreateStudyParams struct {
@@ -186,6 +297,8 @@ type CreateStudyParams struct {
 	Total           int32           `json:"total"`
 	Excluded        int32           `json:"excluded"`
 	CreatedBy       *string         `json:"created_by"`
+	WalkForward     json.RawMessage `json:"walk_forward"`
+	Folds           int32           `json:"folds"`
 }
 
 func (q *Queries) CreateStudy(ctx context.Context, db DBTX, arg CreateStudyParams) (Study, error) {
@@ -213,6 +326,8 @@ func (q *Queries) CreateStudy(ctx context.Context, db DBTX, arg CreateStudyParam
 		arg.Total,
 		arg.Excluded,
 		arg.CreatedBy,
+		arg.WalkForward,
+		arg.Folds,
 	)
 	var i Study
 	err := row.Scan(
@@ -246,8 +361,26 @@ func (q *Queries) CreateStudy(ctx context.Context, db DBTX, arg CreateStudyParam
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.WalkForward,
+		&i.Folds,
 	)
 	return i, err
+}
+
+const failStudyFold = `-- name: FailStudyFold :exec
+UPDATE study_folds SET status = 'failed', error = $3, finished_at = now()
+WHERE study_id = $1 AND fold = $2 AND status = 'testing'
+`
+
+type FailStudyFoldParams struct {
+	StudyID string  `json:"study_id"`
+	Fold    int32   `json:"fold"`
+	Error   *string `json:"error"`
+}
+
+func (q *Queries) FailStudyFold(ctx context.Context, db DBTX, arg FailStudyFoldParams) error {
+	_, err := db.Exec(ctx, failStudyFold, arg.StudyID, arg.Fold, arg.Error)
+	return err
 }
 
 const failTrial = `-- name: FailTrial :exec
@@ -276,10 +409,12 @@ UPDATE studies s SET
     completed_at = now()
 WHERE s.id = $1 AND s.status = 'running'
   AND NOT EXISTS (SELECT 1 FROM study_trials t WHERE t.study_id = s.id AND t.status = 'pending')
+  AND NOT EXISTS (SELECT 1 FROM study_folds f WHERE f.study_id = s.id AND f.status IN ('optimising', 'testing'))
 RETURNING s.status
 `
 
-// Ends a running study whose trials have all run: failed if every one failed.
+// Ends a running study whose trials (and walk-forward folds) have all run: failed if every
+// trial failed.
 func (q *Queries) FinishStudy(ctx context.Context, db DBTX, id string) (string, error) {
 	row := db.QueryRow(ctx, finishStudy, id)
 	var status string
@@ -288,7 +423,7 @@ func (q *Queries) FinishStudy(ctx context.Context, db DBTX, id string) (string, 
 }
 
 const getStudy = `-- name: GetStudy :one
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at FROM studies WHERE id = $1
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds FROM studies WHERE id = $1
 `
 
 func (q *Queries) GetStudy(ctx context.Context, db DBTX, id string) (Study, error) {
@@ -325,14 +460,54 @@ func (q *Queries) GetStudy(ctx context.Context, db DBTX, id string) (Study, erro
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.WalkForward,
+		&i.Folds,
+	)
+	return i, err
+}
+
+const getStudyFold = `-- name: GetStudyFold :one
+SELECT study_id, fold, train_start, train_end, test_start, test_end, status, error, best_idx, params, is_objective, is_annual_return, oos_objective, oos_total_return, oos_annual_return, oos_sharpe_ratio, oos_max_drawdown_pct, oos_total_trades, oos_times, oos_values, finished_at FROM study_folds WHERE study_id = $1 AND fold = $2
+`
+
+type GetStudyFoldParams struct {
+	StudyID string `json:"study_id"`
+	Fold    int32  `json:"fold"`
+}
+
+func (q *Queries) GetStudyFold(ctx context.Context, db DBTX, arg GetStudyFoldParams) (StudyFold, error) {
+	row := db.QueryRow(ctx, getStudyFold, arg.StudyID, arg.Fold)
+	var i StudyFold
+	err := row.Scan(
+		&i.StudyID,
+		&i.Fold,
+		&i.TrainStart,
+		&i.TrainEnd,
+		&i.TestStart,
+		&i.TestEnd,
+		&i.Status,
+		&i.Error,
+		&i.BestIdx,
+		&i.Params,
+		&i.IsObjective,
+		&i.IsAnnualReturn,
+		&i.OosObjective,
+		&i.OosTotalReturn,
+		&i.OosAnnualReturn,
+		&i.OosSharpeRatio,
+		&i.OosMaxDrawdownPct,
+		&i.OosTotalTrades,
+		&i.OosTimes,
+		&i.OosValues,
+		&i.FinishedAt,
 	)
 	return i, err
 }
 
 const holdStudyBatch = `-- name: HoldStudyBatch :exec
-INSERT INTO study_batches (job_id, study_id, trials, lease, worker, heartbeat_at)
-VALUES ($1, $2, $3, $4, $5, now())
-ON CONFLICT (job_id) DO UPDATE SET trials = EXCLUDED.trials, lease = EXCLUDED.lease,
+INSERT INTO study_batches (job_id, study_id, trials, fold, lease, worker, heartbeat_at)
+VALUES ($1, $2, $3, $4, $5, $6, now())
+ON CONFLICT (job_id) DO UPDATE SET trials = EXCLUDED.trials, fold = EXCLUDED.fold, lease = EXCLUDED.lease,
     worker = EXCLUDED.worker, heartbeat_at = now()
 `
 
@@ -340,6 +515,7 @@ type HoldStudyBatchParams struct {
 	JobID   int64   `json:"job_id"`
 	StudyID string  `json:"study_id"`
 	Trials  []int32 `json:"trials"`
+	Fold    *int32  `json:"fold"`
 	Lease   int64   `json:"lease"`
 	Worker  string  `json:"worker"`
 }
@@ -350,6 +526,7 @@ func (q *Queries) HoldStudyBatch(ctx context.Context, db DBTX, arg HoldStudyBatc
 		arg.JobID,
 		arg.StudyID,
 		arg.Trials,
+		arg.Fold,
 		arg.Lease,
 		arg.Worker,
 	)
@@ -357,7 +534,7 @@ func (q *Queries) HoldStudyBatch(ctx context.Context, db DBTX, arg HoldStudyBatc
 }
 
 const listStudies = `-- name: ListStudies :many
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at FROM studies
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds FROM studies
 WHERE ($3::text IS NULL OR strategy_id = $3)
 ORDER BY created_at DESC, id DESC
 LIMIT $1 OFFSET $2
@@ -409,6 +586,8 @@ func (q *Queries) ListStudies(ctx context.Context, db DBTX, arg ListStudiesParam
 			&i.CreatedAt,
 			&i.StartedAt,
 			&i.CompletedAt,
+			&i.WalkForward,
+			&i.Folds,
 		); err != nil {
 			return nil, err
 		}
@@ -421,7 +600,7 @@ func (q *Queries) ListStudies(ctx context.Context, db DBTX, arg ListStudiesParam
 }
 
 const pendingTrials = `-- name: PendingTrials :many
-SELECT idx, params FROM study_trials
+SELECT idx, fold, params FROM study_trials
 WHERE study_id = $1 AND idx = ANY($2::int[]) AND status = 'pending'
 ORDER BY idx
 `
@@ -433,6 +612,7 @@ type PendingTrialsParams struct {
 
 type PendingTrialsRow struct {
 	Idx    int32           `json:"idx"`
+	Fold   int32           `json:"fold"`
 	Params json.RawMessage `json:"params"`
 }
 
@@ -445,7 +625,7 @@ func (q *Queries) PendingTrials(ctx context.Context, db DBTX, arg PendingTrialsP
 	var items []PendingTrialsRow
 	for rows.Next() {
 		var i PendingTrialsRow
-		if err := rows.Scan(&i.Idx, &i.Params); err != nil {
+		if err := rows.Scan(&i.Idx, &i.Fold, &i.Params); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -462,13 +642,14 @@ WHERE job_id IN (
     SELECT b.job_id FROM study_batches b
     WHERE b.heartbeat_at < now() - make_interval(secs => $1::float8)
     FOR UPDATE SKIP LOCKED)
-RETURNING job_id, study_id, trials, worker, heartbeat_at
+RETURNING job_id, study_id, trials, fold, worker, heartbeat_at
 `
 
 type ReapStudyBatchesRow struct {
 	JobID       int64     `json:"job_id"`
 	StudyID     string    `json:"study_id"`
 	Trials      []int32   `json:"trials"`
+	Fold        *int32    `json:"fold"`
 	Worker      string    `json:"worker"`
 	HeartbeatAt time.Time `json:"heartbeat_at"`
 }
@@ -488,6 +669,7 @@ func (q *Queries) ReapStudyBatches(ctx context.Context, db DBTX, leaseSeconds fl
 			&i.JobID,
 			&i.StudyID,
 			&i.Trials,
+			&i.Fold,
 			&i.Worker,
 			&i.HeartbeatAt,
 		); err != nil {
@@ -536,7 +718,7 @@ func (q *Queries) RenewStudyBatch(ctx context.Context, db DBTX, arg RenewStudyBa
 const reopenStudy = `-- name: ReopenStudy :one
 UPDATE studies SET status = 'pending', error = NULL, completed_at = NULL
 WHERE id = $1 AND status IN ('completed', 'failed', 'cancelled')
-RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at
+RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds
 `
 
 func (q *Queries) ReopenStudy(ctx context.Context, db DBTX, id string) (Study, error) {
@@ -573,8 +755,40 @@ func (q *Queries) ReopenStudy(ctx context.Context, db DBTX, id string) (Study, e
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.CompletedAt,
+		&i.WalkForward,
+		&i.Folds,
 	)
 	return i, err
+}
+
+const retryStudyFolds = `-- name: RetryStudyFolds :many
+UPDATE study_folds SET status = 'optimising', error = NULL, best_idx = NULL, params = NULL,
+    is_objective = NULL, is_annual_return = NULL, oos_objective = NULL, oos_total_return = NULL,
+    oos_annual_return = NULL, oos_sharpe_ratio = NULL, oos_max_drawdown_pct = NULL,
+    oos_total_trades = NULL, oos_times = NULL, oos_values = NULL, finished_at = NULL
+WHERE study_id = $1 AND status IN ('failed', 'cancelled')
+RETURNING fold
+`
+
+// Failed and cancelled folds optimise again (their retried trials run first).
+func (q *Queries) RetryStudyFolds(ctx context.Context, db DBTX, studyID string) ([]int32, error) {
+	rows, err := db.Query(ctx, retryStudyFolds, studyID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int32
+	for rows.Next() {
+		var fold int32
+		if err := rows.Scan(&fold); err != nil {
+			return nil, err
+		}
+		items = append(items, fold)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const retryStudyTrials = `-- name: RetryStudyTrials :many
@@ -627,6 +841,52 @@ func (q *Queries) StartStudy(ctx context.Context, db DBTX, id string) error {
 	return err
 }
 
+const studyFolds = `-- name: StudyFolds :many
+SELECT study_id, fold, train_start, train_end, test_start, test_end, status, error, best_idx, params, is_objective, is_annual_return, oos_objective, oos_total_return, oos_annual_return, oos_sharpe_ratio, oos_max_drawdown_pct, oos_total_trades, oos_times, oos_values, finished_at FROM study_folds WHERE study_id = $1 ORDER BY fold
+`
+
+func (q *Queries) StudyFolds(ctx context.Context, db DBTX, studyID string) ([]StudyFold, error) {
+	rows, err := db.Query(ctx, studyFolds, studyID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []StudyFold
+	for rows.Next() {
+		var i StudyFold
+		if err := rows.Scan(
+			&i.StudyID,
+			&i.Fold,
+			&i.TrainStart,
+			&i.TrainEnd,
+			&i.TestStart,
+			&i.TestEnd,
+			&i.Status,
+			&i.Error,
+			&i.BestIdx,
+			&i.Params,
+			&i.IsObjective,
+			&i.IsAnnualReturn,
+			&i.OosObjective,
+			&i.OosTotalReturn,
+			&i.OosAnnualReturn,
+			&i.OosSharpeRatio,
+			&i.OosMaxDrawdownPct,
+			&i.OosTotalTrades,
+			&i.OosTimes,
+			&i.OosValues,
+			&i.FinishedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const studyProgress = `-- name: StudyProgress :many
 SELECT s.id, c.done, c.failed, c.cancelled,
        COALESCE(b.idx, -1)::int AS best_idx, b.params AS best_params, b.objective AS best_objective
@@ -638,7 +898,7 @@ CROSS JOIN LATERAL (
     FROM study_trials t WHERE t.study_id = s.id) c
 LEFT JOIN LATERAL (
     SELECT t.idx, t.params, t.objective FROM study_trials t
-    WHERE t.study_id = s.id AND t.status = 'completed' AND t.objective IS NOT NULL
+    WHERE t.study_id = s.id AND t.fold = s.folds - 1 AND t.status = 'completed' AND t.objective IS NOT NULL
     ORDER BY CASE WHEN s.direction = 'min' THEN t.objective END ASC NULLS LAST,
              CASE WHEN s.direction = 'max' THEN t.objective END DESC NULLS LAST,
              t.idx
@@ -658,7 +918,8 @@ type StudyProgressRow struct {
 
 // Where each study of ids stands: its trials by status, and its best completed trial (by
 // objective in the study's direction, then plan order; best_objective null and best_idx -1
-// before one completed).
+// before one completed). A walk-forward study's best is its last fold's: the combination
+// its latest optimisation chose.
 func (q *Queries) StudyProgress(ctx context.Context, db DBTX, ids []string) ([]StudyProgressRow, error) {
 	rows, err := db.Query(ctx, studyProgress, ids)
 	if err != nil {
@@ -716,9 +977,14 @@ func (q *Queries) StudyTrialParams(ctx context.Context, db DBTX, arg StudyTrialP
 
 const studyTrialReturns = `-- name: StudyTrialReturns :many
 SELECT idx, objective, returns FROM study_trials
-WHERE study_id = $1 AND status = 'completed'
+WHERE study_id = $1 AND fold = $2 AND status = 'completed'
 ORDER BY idx
 `
+
+type StudyTrialReturnsParams struct {
+	StudyID string `json:"study_id"`
+	Fold    int32  `json:"fold"`
+}
 
 type StudyTrialReturnsRow struct {
 	Idx       int32     `json:"idx"`
@@ -726,8 +992,8 @@ type StudyTrialReturnsRow struct {
 	Returns   []float64 `json:"returns"`
 }
 
-func (q *Queries) StudyTrialReturns(ctx context.Context, db DBTX, studyID string) ([]StudyTrialReturnsRow, error) {
-	rows, err := db.Query(ctx, studyTrialReturns, studyID)
+func (q *Queries) StudyTrialReturns(ctx context.Context, db DBTX, arg StudyTrialReturnsParams) ([]StudyTrialReturnsRow, error) {
+	rows, err := db.Query(ctx, studyTrialReturns, arg.StudyID, arg.Fold)
 	if err != nil {
 		return nil, err
 	}
@@ -750,9 +1016,14 @@ const studyTrialSummaries = `-- name: StudyTrialSummaries :many
 SELECT idx, params, status, error, objective, initial_cash, final_value, total_return, annual_return,
        sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost,
        win_rate, profit_factor, avg_win, avg_loss, sqn, bars
-FROM study_trials WHERE study_id = $1
+FROM study_trials WHERE study_id = $1 AND fold = $2
 ORDER BY idx
 `
+
+type StudyTrialSummariesParams struct {
+	StudyID string `json:"study_id"`
+	Fold    int32  `json:"fold"`
+}
 
 type StudyTrialSummariesRow struct {
 	Idx                 int32           `json:"idx"`
@@ -779,8 +1050,8 @@ type StudyTrialSummariesRow struct {
 	Bars                *int32          `json:"bars"`
 }
 
-func (q *Queries) StudyTrialSummaries(ctx context.Context, db DBTX, studyID string) ([]StudyTrialSummariesRow, error) {
-	rows, err := db.Query(ctx, studyTrialSummaries, studyID)
+func (q *Queries) StudyTrialSummaries(ctx context.Context, db DBTX, arg StudyTrialSummariesParams) ([]StudyTrialSummariesRow, error) {
+	rows, err := db.Query(ctx, studyTrialSummaries, arg.StudyID, arg.Fold)
 	if err != nil {
 		return nil, err
 	}

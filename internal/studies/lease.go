@@ -57,6 +57,21 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 			return fmt.Errorf("find study batches whose worker is lost: %w", err)
 		}
 		for _, r := range rows {
+			st, err := s.q.GetStudy(ctx, tx, r.StudyID)
+			if err != nil {
+				return fmt.Errorf("load %s: %w", r.StudyID, err)
+			}
+			if r.Fold != nil { // a fold's out-of-sample run: it runs again if it did not end
+				f, err := s.q.GetStudyFold(ctx, tx, store.GetStudyFoldParams{StudyID: r.StudyID, Fold: *r.Fold})
+				if err != nil {
+					return fmt.Errorf("load fold %d of %s: %w", *r.Fold+1, r.StudyID, err)
+				}
+				if f.Status == foldTesting {
+					if _, err := s.queue.InsertTx(ctx, tx, FoldArgs{StudyID: r.StudyID, Fold: *r.Fold}, nil); err != nil {
+						return fmt.Errorf("enqueue fold %d of %s again: %w", *r.Fold+1, r.StudyID, err)
+					}
+				}
+			}
 			pending, err := s.q.PendingTrials(ctx, tx, store.PendingTrialsParams{StudyID: r.StudyID, Idx: r.Trials})
 			if err != nil {
 				return fmt.Errorf("pending trials of %s: %w", r.StudyID, err)
@@ -66,7 +81,7 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 				for i, p := range pending {
 					idx[i] = p.Idx
 				}
-				if err := s.enqueue(ctx, tx, r.StudyID, idx); err != nil {
+				if err := s.enqueue(ctx, tx, st, idx); err != nil {
 					return err
 				}
 			}
@@ -81,6 +96,9 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, r := range lost {
+		// The lost worker may have stored its last trials or fold without ending the study
+		// or moving its folds on: whatever is due now happens here.
+		s.finish(ctx, r.StudyID, nil)
 		s.log.Warn("study batch queued again: its worker stopped renewing its lease", "study", r.StudyID, "job", r.JobID,
 			"worker", r.Worker, "last_heartbeat", r.HeartbeatAt.UTC().Format(time.RFC3339))
 	}

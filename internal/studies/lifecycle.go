@@ -27,7 +27,7 @@ func fromRow(r store.Study, p store.StudyProgressRow) Study {
 		StartDate: r.StartDate.Format(time.DateOnly), EndDate: r.EndDate.Format(time.DateOnly),
 		InitialCash: r.InitialCash, Commission: r.Commission, StrategyParams: r.StrategyParams, Space: space,
 		Method: r.Method, Samples: r.Samples, Seed: r.Seed, Constraint: r.ConstraintExpr,
-		Objective: r.Objective, Direction: r.Direction, Blocks: int(r.Blocks),
+		Objective: r.Objective, Direction: r.Direction, Blocks: int(r.Blocks), WalkForward: r.WalkForward, Folds: int(r.Folds),
 		Total: int(r.Total), Excluded: int(r.Excluded), Done: int(p.Done), Failed: int(p.Failed), Cancelled: int(p.Cancelled),
 		Best: best, Error: r.Error, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
 	}
@@ -135,6 +135,9 @@ func (s *Service) Cancel(ctx context.Context, id string) (Study, error) {
 			}
 			return fmt.Errorf("cancel %s: %w", id, err)
 		}
+		if err := s.q.CancelStudyFolds(ctx, tx, id); err != nil {
+			return fmt.Errorf("cancel the folds of %s: %w", id, err)
+		}
 		return s.q.CancelStudyTrials(ctx, tx, id)
 	})
 	if err != nil {
@@ -144,12 +147,13 @@ func (s *Service) Cancel(ctx context.Context, id string) (Study, error) {
 	return s.Get(ctx, id)
 }
 
-// Retry runs the failed and cancelled combinations of a finished study again; the study is
-// pending again until they have run. A study still running, or with nothing to run again,
-// is a 409.
+// Retry runs the failed and cancelled combinations of a finished study again, and the
+// failed and cancelled folds of a walk-forward analysis; the study is pending again until
+// they have run. A study still running, or with nothing to run again, is a 409.
 func (s *Service) Retry(ctx context.Context, id string) (Study, error) {
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		if _, err := s.q.ReopenStudy(ctx, tx, id); err != nil {
+		row, err := s.q.ReopenStudy(ctx, tx, id)
+		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return s.notIn(ctx, tx, id, "a finished study can be retried")
 			}
@@ -159,13 +163,22 @@ func (s *Service) Retry(ctx context.Context, id string) (Study, error) {
 		if err != nil {
 			return fmt.Errorf("retry trials of %s: %w", id, err)
 		}
-		if len(idx) == 0 {
-			return apperr.Conflict("Study %s has no failed or cancelled combination to run again", id)
+		folds, err := s.q.RetryStudyFolds(ctx, tx, id)
+		if err != nil {
+			return fmt.Errorf("retry folds of %s: %w", id, err)
+		}
+		if len(idx) == 0 && len(folds) == 0 {
+			return apperr.Conflict("Study %s has no failed or cancelled combination or fold to run again", id)
 		}
 		if err := s.q.ClearStudyOverfitting(ctx, tx, id); err != nil {
 			return err
 		}
-		return s.enqueue(ctx, tx, id, idx)
+		if len(idx) > 0 {
+			if err := s.enqueue(ctx, tx, row, idx); err != nil {
+				return err
+			}
+		}
+		return s.advance(ctx, tx, id) // folds whose trials all completed test again at once
 	})
 	if err != nil {
 		return Study{}, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,16 +65,51 @@ type Board struct {
 	StudyID string  `json:"study_id"`
 	Sort    string  `json:"sort"`
 	Order   string  `json:"order"`
-	Total   int     `json:"total"` // combinations in the study
+	Fold    int     `json:"fold"`  // of a walk-forward study, the fold (from 1) ranked; 1 otherwise
+	Total   int     `json:"total"` // combinations in the study (in the fold)
 	Trials  []Trial `json:"trials"`
+}
+
+// foldOf reads a fold query value (from 1): "" is the study's last fold, a plain study's
+// only one (0 in the tables).
+func foldOf(row store.Study, v string) (int32, error) {
+	if v == "" {
+		return row.Folds - 1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > int(row.Folds) {
+		return 0, apperr.Invalid("fold must be a number from 1 to %d, got %q", row.Folds, v)
+	}
+	return int32(n - 1), nil
+}
+
+// bestOf is the completed trial with the best objective in the study's direction (the
+// first in plan order among equals), or nil.
+func bestOf(trials []Trial, minimize bool) *Trial {
+	var best *Trial
+	for i := range trials {
+		t := &trials[i]
+		if t.Status != StatusCompleted || t.Objective == nil {
+			continue
+		}
+		if best == nil || (minimize && *t.Objective < *best.Objective) || (!minimize && *t.Objective > *best.Objective) {
+			best = t
+		}
+	}
+	return best
 }
 
 // Results is the leaderboard: the study's combinations sorted by sort (a summary field, or
 // "objective", the default) in order (asc or desc; default the study's direction for the
 // objective, desc otherwise), those without the figure after the others, then by plan
-// order; skip and limit page it.
-func (s *Service) Results(ctx context.Context, id, sort, order string, skip, limit int) (Board, error) {
+// order; skip and limit page it. A walk-forward study ranks one fold's in-sample trials
+// (fold, from 1; default the last).
+func (s *Service) Results(ctx context.Context, id, fold, sort, order string, skip, limit int) (Board, error) {
 	row, err := s.load(ctx, s.db.Pool, id)
+	if err != nil {
+		return Board{}, err
+	}
+	f, err := foldOf(row, fold)
 	if err != nil {
 		return Board{}, err
 	}
@@ -93,7 +129,7 @@ func (s *Service) Results(ctx context.Context, id, sort, order string, skip, lim
 	if order != "asc" && order != "desc" {
 		return Board{}, apperr.Invalid("order must be asc or desc, got %q", order)
 	}
-	trials, err := s.q.StudyTrialSummaries(ctx, s.db.Pool, id)
+	trials, err := s.q.StudyTrialSummaries(ctx, s.db.Pool, store.StudyTrialSummariesParams{StudyID: id, Fold: f})
 	if err != nil {
 		return Board{}, fmt.Errorf("load trials of %s: %w", id, err)
 	}
@@ -113,7 +149,7 @@ func (s *Service) Results(ctx context.Context, id, sort, order string, skip, lim
 		}
 		return 1
 	})
-	out := Board{StudyID: id, Sort: sort, Order: order, Total: len(trials)}
+	out := Board{StudyID: id, Fold: int(f) + 1, Sort: sort, Order: order, Total: len(trials)}
 	if skip < len(trials) {
 		out.Trials = trials[skip:min(len(trials), skip+limit)]
 	}
@@ -127,9 +163,17 @@ func (s *Service) Results(ctx context.Context, id, sort, order string, skip, lim
 // y. A cell is the combination with those two values and the other varied parameters at
 // the best combination's values (agg "best", the default), or the max or mean of metric
 // over all combinations with those two values (agg "max", "mean"). Cells without a figure
-// are empty.
-func (s *Service) Heatmap(ctx context.Context, id, x, y, metric, agg string) (*report.ChartConfig, error) {
+// are empty. A walk-forward study maps one fold (from 1; default the last).
+func (s *Service) Heatmap(ctx context.Context, id, fold, x, y, metric, agg string) (*report.ChartConfig, error) {
 	st, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.load(ctx, s.db.Pool, id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := foldOf(row, fold)
 	if err != nil {
 		return nil, err
 	}
@@ -155,18 +199,19 @@ func (s *Service) Heatmap(ctx context.Context, id, x, y, metric, agg string) (*r
 	if agg != "best" && agg != "max" && agg != "mean" {
 		return nil, apperr.Invalid("agg must be best, max or mean, got %q", agg)
 	}
-	var fixed map[string]any
-	if agg == "best" {
-		if st.Best == nil {
-			return nil, apperr.Conflict("Study %s has no completed combination yet: try agg=max or mean, or wait", id)
-		}
-		if err := json.Unmarshal(st.Best.Params, &fixed); err != nil {
-			return nil, fmt.Errorf("best params of %s: %w", id, err)
-		}
-	}
-	trials, err := s.q.StudyTrialSummaries(ctx, s.db.Pool, id)
+	trials, err := s.q.StudyTrialSummaries(ctx, s.db.Pool, store.StudyTrialSummariesParams{StudyID: id, Fold: f})
 	if err != nil {
 		return nil, fmt.Errorf("load trials of %s: %w", id, err)
+	}
+	var fixed map[string]any
+	if agg == "best" {
+		best := bestOf(trials, st.Direction == "min")
+		if best == nil {
+			return nil, apperr.Conflict("Study %s has no completed combination yet: try agg=max or mean, or wait", id)
+		}
+		if err := json.Unmarshal(best.Params, &fixed); err != nil {
+			return nil, fmt.Errorf("best params of %s: %w", id, err)
+		}
 	}
 	xs, ys := st.Space[x], st.Space[y]
 	type cell struct {
@@ -263,6 +308,7 @@ func (s *Service) Heatmap(ctx context.Context, id, x, y, metric, agg string) (*r
 // Overfitting is what the study's own trials say of its winner.
 type Overfitting struct {
 	StudyID      string            `json:"study_id"`
+	Fold         int               `json:"fold"`   // of a walk-forward study, the fold (from 1) judged; 1 otherwise
 	Status       string            `json:"status"` // of the study when computed: a running study's figures change
 	Trials       int               `json:"trials"` // combinations that ran
 	Objective    string            `json:"objective"`
@@ -273,19 +319,25 @@ type Overfitting struct {
 
 // Overfitting computes the Deflated Sharpe Ratio of the best combination and the
 // Probability of Backtest Overfitting from the combinations that ran (internal/overfit).
-// A finished study's figures are computed once and kept.
-func (s *Service) Overfitting(ctx context.Context, id string) (Overfitting, error) {
+// A finished study's figures are computed once and kept. A walk-forward study is judged
+// on one fold's in-sample trials (fold, from 1; default the last, the ones kept).
+func (s *Service) Overfitting(ctx context.Context, id, fold string) (Overfitting, error) {
 	row, err := s.load(ctx, s.db.Pool, id)
 	if err != nil {
 		return Overfitting{}, err
 	}
-	if len(row.Overfitting) > 0 {
+	f, err := foldOf(row, fold)
+	if err != nil {
+		return Overfitting{}, err
+	}
+	last := f == row.Folds-1
+	if last && len(row.Overfitting) > 0 {
 		var out Overfitting
 		if json.Unmarshal(row.Overfitting, &out) == nil {
 			return out, nil
 		}
 	}
-	rets, err := s.q.StudyTrialReturns(ctx, s.db.Pool, id)
+	rets, err := s.q.StudyTrialReturns(ctx, s.db.Pool, store.StudyTrialReturnsParams{StudyID: id, Fold: f})
 	if err != nil {
 		return Overfitting{}, fmt.Errorf("load returns of %s: %w", id, err)
 	}
@@ -294,7 +346,7 @@ func (s *Service) Overfitting(ctx context.Context, id string) (Overfitting, erro
 		trials[i] = study.Trial{Value: r.Objective, Returns: r.Returns}
 	}
 	study.Rank(trials, study.Objective{Metric: row.Objective, Minimize: row.Direction == "min"})
-	out := Overfitting{StudyID: id, Status: row.Status, Trials: len(trials), Objective: row.Objective,
+	out := Overfitting{StudyID: id, Fold: int(f) + 1, Status: row.Status, Trials: len(trials), Objective: row.Objective,
 		Statistics:   study.Overfitting(trials, int(row.Blocks)),
 		Explanations: map[string]string{"deflated_sharpe": study.DeflatedExplanation, "pbo": study.PBOExplanation}}
 	p, err := s.progress(ctx, s.db.Pool, id)
@@ -302,7 +354,17 @@ func (s *Service) Overfitting(ctx context.Context, id string) (Overfitting, erro
 		return Overfitting{}, err
 	}
 	out.Best = fromRow(row, p[id]).Best
-	if row.Status == StatusCompleted || row.Status == StatusFailed {
+	if !last {
+		out.Best = nil
+		sums, err := s.q.StudyTrialSummaries(ctx, s.db.Pool, store.StudyTrialSummariesParams{StudyID: id, Fold: f})
+		if err != nil {
+			return Overfitting{}, fmt.Errorf("load trials of %s: %w", id, err)
+		}
+		if b := bestOf(sums, row.Direction == "min"); b != nil {
+			out.Best = &Best{Index: int(b.Idx), Params: b.Params, Objective: *b.Objective}
+		}
+	}
+	if last && (row.Status == StatusCompleted || row.Status == StatusFailed) {
 		if b, err := json.Marshal(out); err == nil {
 			if err := s.q.SetStudyOverfitting(ctx, s.db.Pool, store.SetStudyOverfittingParams{ID: id, Overfitting: b}); err != nil {
 				s.log.Warn("keep study overfitting statistics", "study", id, "err", err)

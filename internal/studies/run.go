@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,8 +48,11 @@ func (w *worker) Work(ctx context.Context, job *river.Job[BatchArgs]) error {
 	return w.s.Execute(ctx, job)
 }
 
-// AddWorker registers the study batch worker with River.
-func (s *Service) AddWorker(w *river.Workers) { river.AddWorker(w, &worker{s: s}) }
+// AddWorker registers the study workers with River: batches, and folds' out-of-sample runs.
+func (s *Service) AddWorker(w *river.Workers) {
+	river.AddWorker(w, &worker{s: s})
+	river.AddWorker(w, &foldWorker{s: s})
+}
 
 // Timing of a batch.
 const (
@@ -98,9 +102,23 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 		s.finish(ctx, id, nil)
 		return nil
 	}
+	if rest := slices.IndexFunc(pending, func(p store.PendingTrialsRow) bool { return p.Fold != pending[0].Fold }); rest > 0 {
+		// a batch holds one fold's trials (enqueue); should one not, its others run apart
+		if err := s.continueLater(ctx, row, pending[rest:]); err != nil {
+			return err
+		}
+		pending = pending[:rest]
+	}
 	cfg, failMsg, err := s.runConfig(ctx, row)
 	if err != nil {
 		return s.retry(job, id, pending, err)
+	}
+	if failMsg == "" && row.WalkForward != nil { // in sample: the fold's training bars only
+		f, err := s.q.GetStudyFold(ctx, s.db.Pool, store.GetStudyFoldParams{StudyID: id, Fold: pending[0].Fold})
+		if err != nil {
+			return s.retry(job, id, pending, fmt.Errorf("load fold %d: %w", pending[0].Fold+1, err))
+		}
+		cfg.Feeds = window(cfg.Feeds, f.TrainStart, f.TrainEnd)
 	}
 	if failMsg != "" { // the data or the version is gone: no combination can run
 		out := make([]outcome, len(pending))
@@ -170,7 +188,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 			case errors.Is(cause, errCancelled), errors.Is(cause, errLeaseLost):
 				return nil
 			case errors.Is(cause, errBudget):
-				return s.continueLater(ctx, id, pending[reported:])
+				return s.continueLater(ctx, row, pending[reported:])
 			}
 			return river.JobSnooze(0) // the worker is stopping: the rest runs elsewhere
 		case errors.As(err, &re):
@@ -240,7 +258,7 @@ func (s *Service) watch(ctx context.Context, id string, cancel context.CancelCau
 }
 
 // continueLater hands the batch's remaining trials to a new job.
-func (s *Service) continueLater(ctx context.Context, id string, rest []store.PendingTrialsRow) error {
+func (s *Service) continueLater(ctx context.Context, row store.Study, rest []store.PendingTrialsRow) error {
 	if len(rest) == 0 {
 		return nil
 	}
@@ -250,8 +268,8 @@ func (s *Service) continueLater(ctx context.Context, id string, rest []store.Pen
 	}
 	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := s.db.WithTx(c, func(tx pgx.Tx) error { return s.enqueue(c, tx, id, idx) }); err != nil {
-		return fmt.Errorf("hand on the rest of a batch of %s: %w", id, err)
+	if err := s.db.WithTx(c, func(tx pgx.Tx) error { return s.enqueue(c, tx, row, idx) }); err != nil {
+		return fmt.Errorf("hand on the rest of a batch of %s: %w", row.ID, err)
 	}
 	return nil
 }
@@ -275,8 +293,8 @@ func (s *Service) retry(job *river.Job[BatchArgs], id string, rest []store.Pendi
 	return river.JobCancel(err)
 }
 
-// finish stores trials in one transaction, ends the study if none is left pending, and
-// publishes its progress. A failure to store is logged: the trials stay pending and run
+// finish stores trials in one transaction, moves on the folds whose trials have all run,
+// ends the study if nothing is left to run, and publishes its progress. A failure to store is logged: the trials stay pending and run
 // again when River retries the job.
 func (s *Service) finish(ctx context.Context, id string, trials []outcome) {
 	if ctx.Err() != nil {
@@ -297,6 +315,9 @@ func (s *Service) finish(ctx context.Context, id string, trials []outcome) {
 			if err := s.q.CompleteTrial(ctx, tx, completeParams(id, o.idx, t)); err != nil {
 				return fmt.Errorf("store trial %d: %w", o.idx, err)
 			}
+		}
+		if err := s.advance(ctx, tx, id); err != nil {
+			return err
 		}
 		_, err := s.q.FinishStudy(ctx, tx, id)
 		if errors.Is(err, store.ErrNotFound) {

@@ -37,6 +37,7 @@ import (
 
 // Runner runs strategy code for studies: in the service, the pool of runner processes.
 type Runner interface {
+	Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error)
 	RunBatch(ctx context.Context, cfg jsrt.RunConfig, params []map[string]any, objective string, onTrial func(runner.Trial)) error
 	Constraint(ctx context.Context, expr string, combos []map[string]any) ([]bool, error)
 }
@@ -108,6 +109,9 @@ type Request struct {
 	Objective  *string                    `json:"objective"` // default sharpe_ratio
 	Direction  *string                    `json:"direction"` // max (default) or min
 	Blocks     *int                       `json:"blocks"`    // of the PBO, default 16
+	// WalkForward, when set, runs the study on each fold's training window and each
+	// fold's winner on the test window that follows.
+	WalkForward *WalkForwardSpec `json:"walk_forward"`
 }
 
 // Study is a study as the API shows it.
@@ -133,7 +137,9 @@ type Study struct {
 	Objective       string           `json:"objective"`
 	Direction       string           `json:"direction"`
 	Blocks          int              `json:"blocks"`
-	Total           int              `json:"total"`
+	WalkForward     json.RawMessage  `json:"walk_forward"` // null: none
+	Folds           int              `json:"folds"`        // 1 without walk-forward analysis
+	Total           int              `json:"total"`        // combinations × folds
 	Excluded        int              `json:"excluded"`
 	Done            int              `json:"done"`
 	Failed          int              `json:"failed"`
@@ -260,6 +266,21 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 	if err != nil {
 		return Study{}, apperr.Invalid("space cannot be stored: %v", err)
 	}
+	var folds []store.CopyStudyFoldsParams
+	var wfJSON []byte
+	if wf := req.WalkForward; wf != nil {
+		if folds, err = s.planFolds(ctx, *wf, r.DataSource, r.Symbols, r.Timeframe, r.StartDate, r.EndDate); err != nil {
+			return Study{}, err
+		}
+		if n := len(folds) * len(combos); n > study.MaxCombinations {
+			return Study{}, apperr.Invalid("%d folds × %d combinations make %d runs, more than %d: narrow the space or use fewer folds",
+				len(folds), len(combos), n, study.MaxCombinations)
+		}
+		if wfJSON, err = json.Marshal(wf); err != nil {
+			return Study{}, fmt.Errorf("walk_forward: %w", err)
+		}
+	}
+	nFolds := max(len(folds), 1)
 	var row store.Study
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -268,19 +289,26 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 			Symbols: r.Symbols, Timeframe: r.Timeframe, Timezone: r.Timezone, StartDate: r.StartDate, EndDate: r.EndDate,
 			InitialCash: r.InitialCash, Commission: r.Commission, StrategyParams: r.StrategyParams, Space: spaceJSON,
 			Method: method, Samples: samples, Seed: seed, ConstraintExpr: constraint, Objective: objective,
-			Direction: direction, Blocks: int32(blocks), Total: int32(len(combos)), Excluded: int32(excluded), CreatedBy: req.By,
+			Direction: direction, Blocks: int32(blocks), Total: int32(len(combos) * nFolds), Excluded: int32(excluded), CreatedBy: req.By,
+			WalkForward: wfJSON, Folds: int32(nFolds),
 		})
 		if err != nil {
 			return fmt.Errorf("insert study: %w", err)
 		}
-		if err := s.insertTrials(ctx, tx, row.ID, space, combos); err != nil {
+		if err := s.insertTrials(ctx, tx, row.ID, space, combos, nFolds); err != nil {
 			return err
 		}
-		idx := make([]int32, len(combos))
+		for i := range folds {
+			folds[i].StudyID = row.ID
+		}
+		if _, err := s.q.CopyStudyFolds(ctx, tx, folds); err != nil {
+			return fmt.Errorf("store the folds: %w", err)
+		}
+		idx := make([]int32, len(combos)*nFolds)
 		for i := range idx {
 			idx[i] = int32(i)
 		}
-		return s.enqueue(ctx, tx, row.ID, idx)
+		return s.enqueue(ctx, tx, row, idx)
 	})
 	if err != nil {
 		return Study{}, err
@@ -288,19 +316,20 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 	return fromRow(row, store.StudyProgressRow{}), nil
 }
 
-// insertTrials stores the plan: a pending row per combination and the typed copy of its
-// varied parameters.
-func (s *Service) insertTrials(ctx context.Context, tx pgx.Tx, id string, space study.Space, combos []map[string]any) error {
-	rows := make([]store.CopyStudyTrialsParams, len(combos))
+// insertTrials stores the plan: a pending row per combination and fold (fold f's trial of
+// combination c is idx f×len(combos)+c) and the typed copy of its varied parameters.
+func (s *Service) insertTrials(ctx context.Context, tx pgx.Tx, id string, space study.Space, combos []map[string]any, folds int) error {
+	rows := make([]store.CopyStudyTrialsParams, 0, len(combos)*folds)
 	var prm []store.CopyStudyTrialParamsParams
-	for i, c := range combos {
+	for k := range folds * len(combos) {
+		c := combos[k%len(combos)]
 		b, err := json.Marshal(c)
 		if err != nil {
-			return apperr.Invalid("combination %d cannot be stored: %v", i, err)
+			return apperr.Invalid("combination %d cannot be stored: %v", k%len(combos), err)
 		}
-		rows[i] = store.CopyStudyTrialsParams{StudyID: id, Idx: int32(i), Params: b}
+		rows = append(rows, store.CopyStudyTrialsParams{StudyID: id, Idx: int32(k), Fold: int32(k / len(combos)), Params: b})
 		for _, name := range space.Names() {
-			p := store.CopyStudyTrialParamsParams{StudyID: id, Idx: int32(i), Name: name}
+			p := store.CopyStudyTrialParamsParams{StudyID: id, Idx: int32(k), Name: name}
 			switch v := c[name].(type) {
 			case int64:
 				f := float64(v)
@@ -336,20 +365,25 @@ func (s *Service) batchSize(n int) int {
 	return min(max((n+31)/32, 5), 50)
 }
 
-// enqueue inserts the jobs running the trials idx, inside tx.
-func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, id string, idx []int32) error {
+// enqueue inserts the jobs running study's trials idx (in plan order), inside tx. A batch
+// holds one fold's trials only: they run on the same bars.
+func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, st store.Study, idx []int32) error {
 	if s.queue == nil {
 		return errors.New("studies: no job queue configured")
 	}
+	perFold := max(st.Total/max(st.Folds, 1), 1)
 	size := s.batchSize(len(idx))
 	var params []river.InsertManyParams
 	for len(idx) > 0 {
 		n := min(size, len(idx))
-		params = append(params, river.InsertManyParams{Args: BatchArgs{StudyID: id, Trials: idx[:n]}})
+		if end := slices.IndexFunc(idx[:n], func(i int32) bool { return i/perFold != idx[0]/perFold }); end > 0 {
+			n = end
+		}
+		params = append(params, river.InsertManyParams{Args: BatchArgs{StudyID: st.ID, Trials: idx[:n]}})
 		idx = idx[n:]
 	}
 	if _, err := s.queue.InsertManyTx(ctx, tx, params); err != nil {
-		return fmt.Errorf("enqueue %s: %w", id, err)
+		return fmt.Errorf("enqueue %s: %w", st.ID, err)
 	}
 	return nil
 }
