@@ -79,7 +79,8 @@ func typeValue(sel, value string) chromedp.Action {
 // TestStudyInBrowser: a two-parameter study from the form (the count of combinations follows
 // the ranges as they are typed), its live progress to the end, the leaderboard, the heatmap
 // with another metric, the overfitting cards, and the best combination opened as a backtest
-// that runs with its parameters; at 1440 and at 375 px, with no console errors.
+// that runs with its parameters; then a walk-forward study from the form, its fold table
+// and stitched out-of-sample curve; at 1440 and at 375 px, with no console errors.
 func TestStudyInBrowser(t *testing.T) {
 	chromium := findChromium()
 	if chromium == "" {
@@ -177,6 +178,39 @@ func TestStudyInBrowser(t *testing.T) {
 					t.Errorf("the promoted task runs %s=%v, the best combination has %v", k, task.StrategyParams[k], v)
 				}
 			}
+
+			t.Log("a walk-forward study: its folds and the stitched out-of-sample curve")
+			must(t, chromedp.Run(ctx,
+				chromedp.Navigate(ui+"/studies?strategy="+strat.ID),
+				chromedp.WaitVisible(`#study-submit`),
+				waitJS(`document.querySelector('input[data-param="fast"][data-part="start"]') !== null && document.querySelector('input[name="symbol"]').value !== ''`, 20*time.Second),
+				typeValue(`input[data-param="fast"][data-part="start"]`, "5"),
+				typeValue(`input[data-param="fast"][data-part="stop"]`, "10"),
+				typeValue(`input[data-param="fast"][data-part="step"]`, "5"),
+				chromedp.SetValue(`input[name="start_date"]`, "2020-01-01"),
+				chromedp.SetValue(`input[name="end_date"]`, "2022-12-31"),
+				chromedp.Click(`#study-wf`),
+				chromedp.WaitVisible(`#study-wf-train`),
+				chromedp.SetValue(`#study-wf-train`, "1y"),
+				chromedp.SetValue(`#study-wf-test`, "6M"),
+				waitJS(`document.querySelector('#study-count').textContent.includes('run on each fold') && !document.querySelector('#study-submit').disabled`, 5*time.Second),
+				chromedp.Click(`#study-submit`),
+				waitJS(`/\/ui\/studies\/study_\d+$/.test(location.pathname) && location.pathname.split('/').pop() !== '`+sid+`'`, 15*time.Second),
+			))
+			var wid string
+			must(t, chromedp.Run(ctx, chromedp.Evaluate(`location.pathname.split('/').pop()`, &wid)))
+			var wst struct{ Folds int }
+			must(t, getJSON(srv.url+"/api/studies/"+wid, &wst))
+			if wst.Folds < 2 {
+				t.Fatalf("the walk-forward study has %d folds", wst.Folds)
+			}
+			must(t, chromedp.Run(ctx,
+				waitJS(`document.querySelector('#study-status [data-status]')?.dataset.status === 'completed'`, 90*time.Second),
+				waitJS(fmt.Sprintf(`document.querySelectorAll('#wf-folds tbody tr[data-status="completed"]').length === %d`, wst.Folds), 15*time.Second),
+				waitJS(`Number(document.querySelector('#study-wf [data-chart]')?.dataset.points) > 0`, 15*time.Second),
+				waitJS(`document.querySelector('#wf-cards [data-key="efficiency"] .value').textContent !== ''`, 5*time.Second),
+			))
+			screenshot(t, ctx, shots, "study-walk-forward-"+size.name)
 			if e := errs.list(); len(e) > 0 {
 				b, _ := json.MarshalIndent(e, "", "  ")
 				t.Errorf("browser errors:\n%s", b)

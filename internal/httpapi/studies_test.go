@@ -371,4 +371,34 @@ func TestWalkForward(t *testing.T) {
 			t.Errorf("%s: %d %v, want %d", path, code, body, want)
 		}
 	}
+
+	// Cancelled at once, the folds not done are cancelled; a retry runs them to the end.
+	code, body = e.do(t, "POST", "/api/studies", `{"strategy_id":"str_1","start_date":"1970-01-01","end_date":"1979-12-31",
+		"space":{"fast":[5,10,15],"slow":[20,30,40]},"walk_forward":{"train":500,"test":250,"anchored":true}}`)
+	if code != 200 {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	if code, body := e.do(t, "DELETE", "/api/studies/study_2", ""); code != 200 {
+		t.Fatalf("cancel: %d %v", code, body)
+	}
+	folds := func(want string) map[string]int {
+		_, body := e.do(t, "GET", "/api/studies/study_2/walk-forward", "")
+		n := map[string]int{}
+		for _, f := range body.(map[string]any)["folds"].([]any) {
+			n[f.(map[string]any)["status"].(string)]++
+		}
+		if n[want] == 0 || n["optimising"]+n["testing"] > 0 {
+			t.Errorf("folds by status %v, want some %s and none running", n, want)
+		}
+		return n
+	}
+	e.waitStudy(t, "study_2", "cancelled")
+	folds("cancelled")
+	if code, body := e.do(t, "POST", "/api/studies/study_2/retry", ""); code != 200 {
+		t.Fatalf("retry: %d %v", code, body)
+	}
+	e.waitStudy(t, "study_2", "completed")
+	if n := folds("completed"); n["completed"] != 10 {
+		t.Errorf("after the retry, folds by status %v, want all 10 completed", n)
+	}
 }

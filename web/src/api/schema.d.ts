@@ -298,6 +298,24 @@ export interface paths {
       };
     };
   };
+  "/api/studies/{study_id}/walk-forward": {
+    /**
+     * Walk-forward analysis
+     * @description The fold table (windows, the in-sample winner and its objective, its out-of-sample
+     * figures), the out-of-sample curves stitched end to end with their statistics (an
+     * ECharts line against buy and hold of the first symbol), and the walk-forward
+     * efficiency: the stitched curve's annualised return over the mean annualised return
+     * of the winners in sample (Pardo, 2008). Each winner runs out of sample from the
+     * study's cash, its indicators warmed up on its training bars, without a position
+     * carried over. 409 for a study without `walk_forward`.
+     */
+    get: operations["studyWalkForward"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
   "/api/studies/{study_id}/promote": {
     /**
      * Run one combination as an ordinary backtest
@@ -616,7 +634,23 @@ export interface components {
        * @default 16
        */
       blocks?: number;
+      walk_forward?: components["schemas"]["WalkForwardSpec"];
     });
+    /** @description A number of bars, or a duration (`y` years, `M` months, `w` weeks, `d` days). */
+    WalkForwardWindow: number | string;
+    /**
+     * @description Walk-forward analysis: each fold optimises the space on `train` and runs its winner on the
+     * `test` window that follows; test windows start `step` apart (default `test`; never
+     * shorter, so they do not overlap). `anchored` folds all train from the first bar. The
+     * study runs every combination once per fold (at most 10,000 runs in all, 100 folds).
+     */
+    WalkForwardSpec: {
+      train: components["schemas"]["WalkForwardWindow"];
+      test: components["schemas"]["WalkForwardWindow"];
+      step?: components["schemas"]["WalkForwardWindow"];
+      /** @default false */
+      anchored?: boolean;
+    } | null;
     StudyBest: {
       idx?: number;
       params?: {
@@ -655,7 +689,10 @@ export interface components {
       /** @enum {string} */
       direction?: "max" | "min";
       blocks?: number;
-      /** @description Combinations to run. */
+      walk_forward?: components["schemas"]["WalkForwardSpec"];
+      /** @description Folds of the walk-forward analysis; 1 without one. */
+      folds?: number;
+      /** @description Combinations to run (times the folds). */
       total: number;
       /** @description Combinations the constraint left out. */
       excluded?: number;
@@ -701,6 +738,8 @@ export interface components {
     };
     StudyBoard: {
       study_id?: string;
+      /** @description The fold ranked (1 without walk-forward analysis). */
+      fold?: number;
       sort?: string;
       /** @enum {string} */
       order?: "asc" | "desc";
@@ -708,8 +747,52 @@ export interface components {
       total?: number;
       trials?: components["schemas"]["StudyTrial"][];
     };
+    WalkForwardFold: {
+      /** @description From 1. */
+      fold?: number;
+      /** @enum {string} */
+      status?: "optimising" | "testing" | "completed" | "failed" | "cancelled";
+      error?: string | null;
+      train_start?: string;
+      train_end?: string;
+      test_start?: string;
+      test_end?: string;
+      /** @description The in-sample winner's idx. */
+      best_idx?: number | null;
+      params?: {
+        [key: string]: unknown;
+      } | null;
+      is_objective?: number | null;
+      is_annual_return?: number | null;
+      oos_objective?: number | null;
+      oos_total_return?: number | null;
+      oos_annual_return?: number | null;
+      oos_sharpe_ratio?: number | null;
+      oos_max_drawdown_pct?: number | null;
+      oos_total_trades?: number | null;
+      oos_bars?: number;
+      /** @description Out-of-sample over in-sample annualised return of this fold. */
+      efficiency?: number | null;
+    };
+    WalkForward: {
+      study_id?: string;
+      status?: components["schemas"]["TaskStatus"];
+      objective?: string;
+      walk_forward?: components["schemas"]["WalkForwardSpec"];
+      folds?: components["schemas"]["WalkForwardFold"][];
+      chart?: components["schemas"]["ChartConfig"] | null;
+      statistics?: components["schemas"]["Statistics"] | null;
+      /** @description Of the stitched curve. */
+      annual_return?: number | null;
+      /** @description Walk-forward efficiency; null when the in-sample return is not positive. */
+      efficiency?: number | null;
+      explanations?: {
+        [key: string]: string;
+      };
+    };
     Overfitting: {
       study_id?: string;
+      fold?: number;
       status?: components["schemas"]["TaskStatus"];
       /** @description Combinations that ran. */
       trials?: number;
@@ -1340,6 +1423,8 @@ export interface components {
     StrategyID: string;
     TaskID: string;
     StudyID: string;
+    /** @description Of a walk-forward study, the fold (from 1) whose in-sample combinations to use; default the last. */
+    Fold?: number;
     Source: string;
     Symbol: string;
     Skip?: number;
@@ -1995,6 +2080,7 @@ export interface operations {
         order?: "asc" | "desc";
         skip?: components["parameters"]["Skip"];
         limit?: number;
+        fold?: components["parameters"]["Fold"];
       };
       path: {
         study_id: components["parameters"]["StudyID"];
@@ -2024,6 +2110,7 @@ export interface operations {
         /** @description Default the study's objective. */
         metric?: string;
         agg?: "best" | "max" | "mean";
+        fold?: components["parameters"]["Fold"];
       };
       path: {
         study_id: components["parameters"]["StudyID"];
@@ -2050,6 +2137,9 @@ export interface operations {
    */
   studyOverfitting: {
     parameters: {
+      query?: {
+        fold?: components["parameters"]["Fold"];
+      };
       path: {
         study_id: components["parameters"]["StudyID"];
       };
@@ -2061,7 +2151,35 @@ export interface operations {
           "application/json": components["schemas"]["Overfitting"];
         };
       };
+      400: components["responses"]["BadRequest"];
       404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * Walk-forward analysis
+   * @description The fold table (windows, the in-sample winner and its objective, its out-of-sample
+   * figures), the out-of-sample curves stitched end to end with their statistics (an
+   * ECharts line against buy and hold of the first symbol), and the walk-forward
+   * efficiency: the stitched curve's annualised return over the mean annualised return
+   * of the winners in sample (Pardo, 2008). Each winner runs out of sample from the
+   * study's cash, its indicators warmed up on its training bars, without a position
+   * carried over. 409 for a study without `walk_forward`.
+   */
+  studyWalkForward: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description The analysis so far (folds still running have no figures). */
+      200: {
+        content: {
+          "application/json": components["schemas"]["WalkForward"];
+        };
+      };
+      404: components["responses"]["StudyNotFound"];
+      409: components["responses"]["Conflict"];
     };
   };
   /**

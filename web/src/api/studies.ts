@@ -1,7 +1,7 @@
 // Parameter studies: start, list, read, cancel, retry, and their leaderboard, heatmap,
 // overfitting statistics and promotion to a backtest.
 import { del, get, post, qs } from './client';
-import type { ChartConfig, Overfitting, Study, StudyBoard, StudyRequest, Task } from './types';
+import type { ChartConfig, Overfitting, Study, StudyBoard, StudyRequest, Task, WalkForward } from './types';
 
 const one = (id: string) => `/api/studies/${encodeURIComponent(id)}`;
 
@@ -14,5 +14,7 @@ export const results = (id: string, sort: string, order: 'asc' | 'desc' | '', sk
   get<StudyBoard>(`${one(id)}/results${qs({ sort: sort || undefined, order: order || undefined, skip, limit })}`);
 export const heatmap = (id: string, x: string, y: string, metric: string, agg: string) => get<ChartConfig>(`${one(id)}/heatmap${qs({ x, y, metric, agg })}`);
 export const overfitting = (id: string) => get<Overfitting>(`${one(id)}/overfitting`);
+/** The walk-forward analysis: fold table, stitched out-of-sample curve, efficiency. */
+export const walkForward = (id: string) => get<WalkForward>(`${one(id)}/walk-forward`);
 /** Runs combination idx of the study as an ordinary backtest task. */
 export const promote = (id: string, idx: number) => post<Task>(`${one(id)}/promote`, { idx });

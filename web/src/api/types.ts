@@ -32,3 +32,5 @@ export type Study = S['Study'];
 export type StudyBoard = S['StudyBoard'];
 export type StudyTrial = S['StudyTrial'];
 export type Overfitting = S['Overfitting'];
+export type WalkForward = S['WalkForward'];
+export type WalkForwardFold = S['WalkForwardFold'];

@@ -1,14 +1,15 @@
 // Parameter studies: the form (a range per parameter from the strategy's parameter info, the
 // count of combinations shown as it is typed), the list, and a study's page with live
-// progress, the leaderboard, the heatmap, the overfitting statistics and "open as backtest".
+// progress, the leaderboard, the heatmap, the overfitting statistics, the walk-forward
+// folds with their stitched out-of-sample curve, and "open as backtest".
 
-import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type Study, type StudyRequest, type StudyTrial } from '../api';
+import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
 import { chartPanel } from '../charts';
 import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast } from '../dom';
 import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, STAT_DEFS, SUMMARY_LABELS } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { taskSocket } from '../ws';
-import { rangeCount } from '../shape';
+import { prepareChartOption, rangeCount } from '../shape';
 import { statusBadge } from './runs';
 
 /** The most combinations a study may run (internal/study.MaxCombinations). */
@@ -208,6 +209,27 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
     randomBox.hidden = methodSel.value !== 'random';
     recount();
   });
+  // Walk-forward analysis: windows as a number of bars or a duration (2y, 6M, 4w, 90d).
+  const wfOn = h('input', { type: 'checkbox', name: 'walk_forward', id: 'study-wf' }) as HTMLInputElement;
+  const windowIn = (name: string, value: string, placeholder = '') =>
+    h('input', { type: 'text', name, id: `study-wf-${name}`, value, placeholder, pattern: '[1-9][0-9]*|[1-9][0-9]{0,4}[dwMy]', autocomplete: 'off', spellcheck: false }) as HTMLInputElement;
+  const trainIn = windowIn('train', '2y');
+  const testIn = windowIn('test', '6M');
+  const stepIn = windowIn('step', '', 'same as test');
+  const anchoredIn = h('input', { type: 'checkbox', name: 'anchored', id: 'study-wf-anchored' }) as HTMLInputElement;
+  const wfBox = h(
+    'div',
+    { class: 'grid2', hidden: true, id: 'study-wf-fields' },
+    field('Train on', trainIn, 'Bars (e.g. 500) or a duration: 2y, 6M, 4w, 90d'),
+    field('Test on', testIn, 'The window after each training window the winner runs on'),
+    field('Step', stepIn, 'Between test windows; at least the test window'),
+    h('label', { class: 'check' }, anchoredIn, ' Anchored: every fold trains from the first bar'),
+  );
+  wfOn.addEventListener('change', () => {
+    wfBox.hidden = !wfOn.checked;
+    recount();
+  });
+  const windowOf = (v: string): number | string => (/^\d+$/.test(v.trim()) ? Number(v.trim()) : v.trim());
   const spaceBox = h('fieldset', { class: 'params-box', id: 'study-space' }, h('legend', null, 'Parameters'));
   const countOut = h('output', { id: 'study-count', 'aria-live': 'polite' });
   const formError = h('div', { class: 'error-box', role: 'alert', hidden: true, id: 'study-form-error' });
@@ -222,7 +244,7 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
     countOut.dataset.count = String(bad ? 0 : drawn);
     if (bad) countOut.textContent = 'Fix the ranges marked below.';
     else if (n > MAX_COMBINATIONS && methodSel.value === 'grid') countOut.textContent = `${fmtInt(n)} combinations: more than the ${fmtInt(MAX_COMBINATIONS)} a study may run. Narrow the ranges, raise the steps or draw a random sample.`;
-    else countOut.textContent = `${fmtInt(drawn)} combination${drawn === 1 ? '' : 's'}${methodSel.value === 'random' ? ` drawn from ${fmtInt(n)}` : ''}${constraintIn.value.trim() ? ', before the constraint' : ''}.`;
+    else countOut.textContent = `${fmtInt(drawn)} combination${drawn === 1 ? '' : 's'}${methodSel.value === 'random' ? ` drawn from ${fmtInt(n)}` : ''}${constraintIn.value.trim() ? ', before the constraint' : ''}${wfOn.checked ? ', run on each fold' : ''}.`;
     submit.disabled = bad || (n > MAX_COMBINATIONS && methodSel.value === 'grid') || drawn < 1;
   }
   samplesIn.addEventListener('input', recount);
@@ -293,6 +315,8 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
       field('Direction', dirSel),
     ),
     randomBox,
+    h('label', { class: 'check' }, wfOn, ' Walk-forward analysis: optimise on rolling training windows, test each winner on the window after'),
+    wfBox,
     h('p', { class: 'study-count' }, countOut),
     formError,
     h('div', { class: 'actions' }, submit),
@@ -338,6 +362,10 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
       body.samples = Number(samplesIn.value);
       body.seed = Number(seedIn.value);
     }
+    if (wfOn.checked) {
+      body.walk_forward = { train: windowOf(trainIn.value), test: windowOf(testIn.value), anchored: anchoredIn.checked };
+      if (stepIn.value.trim()) body.walk_forward.step = windowOf(stepIn.value);
+    }
     submit.disabled = true;
     try {
       const st = await api.createStudy(body);
@@ -373,6 +401,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
   const boardBox = h('div', { id: 'study-board' }, loading('Loading the leaderboard…'));
   const heatBox = h('div', { id: 'study-heatmap' });
   const overBox = h('div', { id: 'study-overfitting' });
+  const wfBox = st.walk_forward ? h('div', { id: 'study-wf' }) : null;
   const space = Object.entries(st.space ?? {});
   const axes = space.filter(([, v]) => v.length > 1).map(([k]) => k);
   main.replaceChildren(
@@ -390,10 +419,17 @@ export async function studyView(main: HTMLElement, params: Record<string, string
       h('dd', null, `${fmtInt(st.total)}${st.method === 'random' ? ` drawn at random (seed ${st.seed})` : ''}${st.excluded ? `, ${fmtInt(st.excluded)} left out by ${st.constraint}` : ''}`),
       h('dt', null, 'Objective'),
       h('dd', null, `${st.objective}, ${st.direction === 'min' ? 'lowest' : 'highest'} is best`),
+      ...(st.walk_forward
+        ? [
+            h('dt', null, 'Walk-forward'),
+            h('dd', null, `${fmtInt(st.folds)} folds: train ${fmtWindow(st.walk_forward.train)}${st.walk_forward.anchored ? ' (anchored)' : ''}, test ${fmtWindow(st.walk_forward.test)}${st.walk_forward.step ? `, step ${fmtWindow(st.walk_forward.step)}` : ''}`),
+          ]
+        : []),
     ),
     progress,
     counts,
     best,
+    ...(wfBox ? [h('section', { 'aria-labelledby': 'h-wf' }, h('h2', { id: 'h-wf' }, 'Walk-forward'), wfBox), h('p', { class: 'muted small' }, `The leaderboard, heatmap and statistics below are the last fold's: its in-sample combinations.`)] : []),
     h('section', { 'aria-labelledby': 'h-board' }, h('h2', { id: 'h-board' }, 'Leaderboard'), boardBox),
     h('section', { 'aria-labelledby': 'h-heat' }, h('h2', { id: 'h-heat' }, 'Heatmap'), heatBox),
     h('section', { 'aria-labelledby': 'h-over' }, h('h2', { id: 'h-over' }, 'Is the winner luck?'), overBox),
@@ -456,8 +492,10 @@ export async function studyView(main: HTMLElement, params: Record<string, string
       finishedShown = true;
       heat?.load();
       void renderOverfitting(sid, overBox);
+      if (wfBox) void renderWalkForward(sid, wfBox, axes);
     } else if (active) {
       if (!overBox.childElementCount) overBox.append(empty('Shown when the study has finished.'));
+      if (wfBox && !wfBox.childElementCount) wfBox.append(empty('Shown when the study has finished.'));
       if (s.done && heat && !heat.loaded) heat.load();
     }
   };
@@ -686,4 +724,84 @@ async function renderOverfitting(sid: string, box: HTMLElement): Promise<void> {
     yAxis: { type: 'value', name: 'splits', minInterval: 1 },
     series: [{ type: 'bar', name: 'splits', data: ranks }],
   });
+}
+
+/** A walk-forward window: a number of bars or a duration such as 2y. */
+function fmtWindow(w: unknown): string {
+  return typeof w === 'number' ? `${fmtInt(w)} bars` : String(w ?? '');
+}
+
+/** The fold table, the efficiency and the stitched out-of-sample curve. */
+async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]): Promise<void> {
+  box.replaceChildren(loading('Loading the folds…'));
+  let wf: WalkForward;
+  try {
+    wf = await api.walkForward(sid);
+  } catch (e) {
+    box.replaceChildren(errorBox(e));
+    return;
+  }
+  const ex = wf.explanations ?? {};
+  const eff = wf.efficiency;
+  const cards = h(
+    'ul',
+    { class: 'cards', id: 'wf-cards' },
+    h(
+      'li',
+      { class: 'card stat-card over-card', 'data-key': 'efficiency' },
+      h('span', { class: 'label' }, 'Walk-forward efficiency'),
+      h('span', { class: 'value' }, eff == null ? '—' : fmtNumber(eff, 2)),
+      h('strong', { class: 'verdict' }, eff == null ? 'Undefined: the winners lost money in sample' : eff >= 0.5 ? 'Holds up out of sample' : eff > 0 ? 'Weaker out of sample' : 'Does not hold out of sample'),
+      h('p', { class: 'explain' }, ex.efficiency ?? ''),
+    ),
+    h(
+      'li',
+      { class: 'card stat-card', 'data-key': 'oos_annual_return' },
+      h('span', { class: 'label' }, 'Annual return out of sample'),
+      h('span', { class: 'value' }, fmtPctFraction(wf.annual_return)),
+      h('p', { class: 'explain' }, ex.stitched ?? ''),
+    ),
+  );
+  const pct = (v: unknown) => fmtPctFraction(v);
+  const table = h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'data', id: 'wf-folds' },
+      h('caption', { class: 'sr-only' }, 'Walk-forward folds'),
+      h('thead', null, h('tr', null, ['Fold', 'Train', 'Test', 'Chosen', `In sample (${wf.objective})`, `Out of sample (${wf.objective})`, 'OOS return', 'OOS max DD', 'OOS trades', 'Efficiency'].map((c) => h('th', { scope: 'col' }, c)))),
+      h(
+        'tbody',
+        null,
+        (wf.folds ?? []).map((f) =>
+          h(
+            'tr',
+            { 'data-fold': String(f.fold), 'data-status': f.status },
+            h('td', null, String(f.fold)),
+            h('td', null, `${f.train_start?.slice(0, 10)} → ${f.train_end?.slice(0, 10)}`),
+            h('td', null, `${f.test_start?.slice(0, 10)} → ${f.test_end?.slice(0, 10)}`),
+            h('td', null, f.status === 'completed' || f.params ? fmtParams(f.params, axes) : h('span', { class: 'muted' }, f.error ?? f.status)),
+            h('td', { class: 'num' }, fmtNumber(f.is_objective, 4)),
+            h('td', { class: 'num' }, fmtNumber(f.oos_objective, 4)),
+            h('td', { class: 'num' }, pct(f.oos_total_return)),
+            h('td', { class: 'num' }, fmtPct(f.oos_max_drawdown_pct)),
+            h('td', { class: 'num' }, fmtInt(f.oos_total_trades)),
+            h('td', { class: 'num' }, fmtNumber(f.efficiency, 2)),
+          ),
+        ),
+      ),
+    ),
+  );
+  const panel = wf.chart ? chartPanel(`${sid}_walk_forward`, 'Stitched out-of-sample equity', { height: 320 }) : null;
+  const stats = (wf.statistics?.groups ?? []).flatMap((g) => g.metrics ?? []);
+  box.replaceChildren(
+    cards,
+    table,
+    panel?.el ?? empty('No fold has run out of sample.'),
+    stats.length
+      ? h('details', { class: 'wf-stats' }, h('summary', null, 'Statistics of the stitched curve'), h('dl', { class: 'meta' }, stats.flatMap((m) => [h('dt', null, m.label ?? m.key ?? ''), h('dd', { 'data-key': m.key ?? '' }, m.display ?? '—')])))
+      : '',
+  );
+  if (panel && wf.chart) panel.set(prepareChartOption(wf.chart, 'equity', { narrow: panel.el.clientWidth < 560 }));
 }
