@@ -142,8 +142,13 @@ func run() error {
 		}
 	}
 	if slices.Contains(want, "study") {
-		if err := b.study(studyCSV, backtrader); err != nil {
+		if err := b.study(studyCSV, backtrader, false); err != nil {
 			return fmt.Errorf("study: %w", err)
+		}
+	}
+	if slices.Contains(want, "walkforward") {
+		if err := b.study(studyCSV, "", true); err != nil {
+			return fmt.Errorf("walk-forward: %w", err)
 		}
 	}
 	if slices.Contains(want, "soak") {

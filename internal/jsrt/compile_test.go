@@ -50,3 +50,37 @@ func TestCompiledRuns(t *testing.T) {
 		})
 	}
 }
+
+// Runs sharing a Memo compute each data column and indicator once and give what runs
+// without one give.
+func TestMemoSharesIndicators(t *testing.T) {
+	t.Parallel()
+	const code = `class C extends Strategy {
+  static params = { fast: 5, slow: 20 };
+  init() { this.x = ind.CrossOver(ind.SMA(this.data.close, this.p.fast), ind.EMA(ind.SMA(this.data.close, this.p.slow), 3)); }
+  next() {
+    if (this.position.size === 0 && this.x[0] > 0) this.buy({ size: 10 });
+    else if (this.position.size > 0 && this.x[0] < 0) this.close();
+  }
+}`
+	feeds := []engine.Feed{{Symbol: "RW", Bars: engine.RandomWalk(600, 3)}}
+	memo := NewMemo()
+	compiled := Compile(code)
+	for _, p := range []map[string]any{{"fast": 5, "slow": 20}, {"fast": 8, "slow": 20}, {"fast": 5, "slow": 30}} {
+		want, err := Run(context.Background(), RunConfig{Code: code, Params: p, Feeds: feeds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Run(context.Background(), RunConfig{Code: code, Compiled: compiled, Params: p, Feeds: feeds, Memo: memo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Summary, want.Summary) || len(got.Trades) == 0 {
+			t.Errorf("%v: summary %+v with the memo, %+v without", p, got.Summary, want.Summary)
+		}
+	}
+	// close; SMA 5, 8, 20, 30; EMA 3 of SMA 20 and of SMA 30 (CrossOver takes two inputs: not memoised)
+	if n := memo.Len(); n != 7 {
+		t.Errorf("the memo computed %d series, want 7", n)
+	}
+}

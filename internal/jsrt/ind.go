@@ -105,9 +105,14 @@ func (p indParams) num(key string, i int, def float64) float64 {
 }
 
 // output registers s as a line of feed and returns its script object.
-func (h *host) output(s engine.Series, feed int) *goja.Object {
+func (h *host) output(s engine.Series, feed int) *goja.Object { return h.outputKeyed(s, feed, "") }
+
+// outputKeyed is output of a series memoised under key.
+func (h *host) outputKeyed(s engine.Series, feed int, key string) *goja.Object {
 	h.eng.RequireMinPeriod(feed, s.First+1)
-	return h.lineObject(newLine(h.rt, s, feed, h.eng.IndicatorCursor(feed)))
+	l := newLine(h.rt, s, feed, h.eng.IndicatorCursor(feed))
+	l.key = key
+	return h.lineObject(l)
 }
 
 // lineObject is l as a strategy sees it: array-like, with the arithmetic and
@@ -139,7 +144,9 @@ func (h *host) indObject() *goja.Object {
 		}
 		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
 			in := h.indArg(call.Argument(0), -1, name)
-			return h.output(f(in.s, h.params(call, 1, name).period(key, 0, def)), in.feed)
+			n := h.params(call, 1, name).period(key, 0, def)
+			s, k := h.memoised(in, name+"/"+strconv.Itoa(n), func() engine.Series { return f(in.s, n) })
+			return h.outputKeyed(s, in.feed, k)
 		})
 	}
 	one("SMA", 30, engine.SMA)

@@ -18,6 +18,7 @@ type line struct {
 	vals  []float64
 	small [3]goja.Value // -1, 0, 1
 	date  bool          // values are Unix milliseconds shown as Date
+	key   string        // names the series in a Memo ("" when it is not memoised)
 }
 
 func newLine(rt *goja.Runtime, s engine.Series, feed int, cur *int) *line {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,9 @@ type RunConfig struct {
 	// TradeFrom, when set, makes the bars before it indicator warm-up only (see
 	// engine.Config.TradeFrom).
 	TradeFrom time.Time
+	// Memo, when set, shares data columns and indicators with the other runs given it: runs
+	// of the same code on the same Feeds, one at a time (a study's batch).
+	Memo *Memo
 }
 
 // Run executes the strategy over the feeds. Failures are *RunError; a
@@ -53,7 +57,7 @@ func Run(ctx context.Context, cfg RunConfig) (*engine.Result, error) {
 		return nil, Cancelled(err)
 	}
 	rt := newRuntime()
-	h := &host{rt: rt}
+	h := &host{rt: rt, memo: cfg.Memo}
 	base, err := installGlobals(rt, h.hostObject(), h.indObject())
 	if err != nil {
 		return nil, fmt.Errorf("install prelude: %w", err)
@@ -102,6 +106,7 @@ type host struct {
 	lineProto                                     *goja.Object // lines' prototype: Array's, plus a.sub(b) and the like
 	sizer                                         sizer        // sizes buy() and sell() without a size
 	given                                         int          // feeds given to the run; resampled ones follow
+	memo                                          *Memo        // shared with other runs on the same feeds, or nil
 }
 
 // resampled returns feeds followed by the feeds the strategy class asks for in its static
@@ -386,35 +391,48 @@ type dataView struct {
 func (d *dataView) column(c int) *line {
 	if d.lines[c] == nil {
 		f := d.h.eng.Feeds()[d.feed]
-		v := make([]float64, len(f.Bars))
-		dates := c == 5 && datesOnly(&f)
-		for i := range f.Bars {
-			b := &f.Bars[i]
-			switch c {
-			case 0:
-				v[i] = b.Open
-			case 1:
-				v[i] = b.High
-			case 2:
-				v[i] = b.Low
-			case 3:
-				v[i] = b.Close
-			case 4:
-				v[i] = float64(b.Volume)
-			case 5:
-				t := f.Stamp(i)
-				if dates { // a date is midnight of the local calendar, not a UTC instant
-					t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.Local)
-				}
-				v[i] = float64(t.UnixMilli())
-			}
+		compute := func() engine.Series { return engine.Line(d.values(&f, c)) }
+		s, key := engine.Series{}, ""
+		if d.h.memo != nil {
+			key = "data" + strconv.Itoa(d.feed) + "." + strconv.Itoa(c)
+			s = d.h.memo.get(key, compute)
+		} else {
+			s = compute()
 		}
-		l := newLine(d.h.rt, engine.Line(v), d.feed, d.h.eng.Cursor(d.feed))
-		l.date = c == 5
+		l := newLine(d.h.rt, s, d.feed, d.h.eng.Cursor(d.feed))
+		l.date, l.key = c == 5, key
 		d.lines[c] = l
 		d.objs[c] = d.h.lineObject(l)
 	}
 	return d.lines[c]
+}
+
+// values is column c of feed f (open, high, low, close, volume, time).
+func (d *dataView) values(f *engine.Feed, c int) []float64 {
+	v := make([]float64, len(f.Bars))
+	dates := c == 5 && datesOnly(f)
+	for i := range f.Bars {
+		b := &f.Bars[i]
+		switch c {
+		case 0:
+			v[i] = b.Open
+		case 1:
+			v[i] = b.High
+		case 2:
+			v[i] = b.Low
+		case 3:
+			v[i] = b.Close
+		case 4:
+			v[i] = float64(b.Volume)
+		case 5:
+			t := f.Stamp(i)
+			if dates { // a date is midnight of the local calendar, not a UTC instant
+				t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.Local)
+			}
+			v[i] = float64(t.UnixMilli())
+		}
+	}
+	return v
 }
 
 func (d *dataView) Get(key string) goja.Value {

@@ -183,11 +183,12 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 func serveBatch(ctx context.Context, req request, w *frameWriter) error {
 	feeds := fromWireFeeds(req.Feeds) // once for the batch; runs only read them
 	compiled := jsrt.Compile(req.Code)
+	memo := jsrt.NewMemo() // indicators with the same inputs computed once for the batch
 	obj := study.Objective{Metric: req.Objective}
 	inSummary := study.Known(req.Objective, nil)
 	for i, params := range req.Batch {
 		res, err := jsrt.Run(ctx, jsrt.RunConfig{
-			Code: req.Code, Compiled: compiled, Params: params, Feeds: feeds, Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom,
+			Code: req.Code, Compiled: compiled, Params: params, Feeds: feeds, Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom, Memo: memo,
 			WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
 			OnLog: func(engine.LogEntry) {}, OnProgress: func(int, int) {},
 		})
