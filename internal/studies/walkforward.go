@@ -304,16 +304,16 @@ type Fold struct {
 	Params     json.RawMessage `json:"params"`
 	// The winner's objective and annualised return in sample, then its figures out of
 	// sample; Efficiency is its out-of-sample annual return over its in-sample one.
-	ISObjective        *float64 `json:"is_objective"`
-	ISAnnualReturn     *float64 `json:"is_annual_return"`
-	OOSObjective       *float64 `json:"oos_objective"`
-	OOSTotalReturn     *float64 `json:"oos_total_return"`
-	OOSAnnualReturn    *float64 `json:"oos_annual_return"`
-	OOSSharpeRatio     *float64 `json:"oos_sharpe_ratio"`
-	OOSMaxDrawdownPct  *float64 `json:"oos_max_drawdown_pct"`
-	OOSTotalTrades     *int32   `json:"oos_total_trades"`
-	OOSBars            int      `json:"oos_bars"`
-	Efficiency         *float64 `json:"efficiency"`
+	ISObjective       *float64 `json:"is_objective"`
+	ISAnnualReturn    *float64 `json:"is_annual_return"`
+	OOSObjective      *float64 `json:"oos_objective"`
+	OOSTotalReturn    *float64 `json:"oos_total_return"`
+	OOSAnnualReturn   *float64 `json:"oos_annual_return"`
+	OOSSharpeRatio    *float64 `json:"oos_sharpe_ratio"`
+	OOSMaxDrawdownPct *float64 `json:"oos_max_drawdown_pct"`
+	OOSTotalTrades    *int32   `json:"oos_total_trades"`
+	OOSBars           int      `json:"oos_bars"`
+	Efficiency        *float64 `json:"efficiency"`
 }
 
 // WalkForward is a walk-forward analysis's result: the fold table, the out-of-sample
@@ -326,8 +326,8 @@ type WalkForward struct {
 	Spec         json.RawMessage      `json:"walk_forward"`
 	Folds        []Fold               `json:"folds"`
 	Equity       []engine.EquityPoint `json:"-"`
-	Chart        *report.ChartConfig  `json:"chart"`      // the stitched curve against buy and hold
-	Statistics   *engine.Statistics   `json:"statistics"` // of the stitched curve; null before a fold completed
+	Chart        *report.ChartConfig  `json:"chart"`         // the stitched curve against buy and hold
+	Statistics   *engine.Statistics   `json:"statistics"`    // of the stitched curve; null before a fold completed
 	AnnualReturn *float64             `json:"annual_return"` // of the stitched curve, as a run's summary annualises
 	Efficiency   *float64             `json:"efficiency"`
 	Explanations map[string]string    `json:"explanations"`
