@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
+
+	"github.com/backtestd/backtestd/internal/jobs"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/rivertype"
@@ -15,6 +18,29 @@ import (
 // errLeaseLost stops a batch whose lease a reaper took (its heartbeats did not reach the
 // database in time): its pending trials run in a new job.
 var errLeaseLost = errors.New("lease lost: the batch was queued again after this worker's heartbeats stopped")
+
+// hold takes the lease of job (a batch's trials, or fold's out-of-sample run) and returns
+// the context its runs go on in: cancelled with errCancelled soon after the study is
+// cancelled, and with errLeaseLost when a reaper took the lease. end stops them and
+// releases the lease.
+func (s *Service) hold(ctx context.Context, job int64, id string, trials []int32, fold *int32) (run context.Context, end func(), err error) {
+	lease := rand.Int64()
+	if err := s.q.HoldStudyBatch(ctx, s.db.Pool, store.HoldStudyBatchParams{JobID: job, StudyID: id, Trials: trials,
+		Fold: fold, Lease: lease, Worker: jobs.WorkerName()}); err != nil {
+		return nil, nil, fmt.Errorf("take the lease of the job: %w", err)
+	}
+	run, stop := context.WithCancelCause(ctx)
+	go s.watch(run, id, stop)
+	go s.holdLease(run, job, lease, stop)
+	return run, func() {
+		stop(nil)
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := s.q.ReleaseStudyBatch(c, s.db.Pool, store.ReleaseStudyBatchParams{JobID: job, Lease: lease}); err != nil {
+			s.log.Warn("release the lease of a study job", "study", id, "job", job, "err", err)
+		}
+	}, nil
+}
 
 // holdLease renews a running batch's lease every fifth of the lease timeout until ctx
 // ends; when the lease is gone it stops the batch with errLeaseLost.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -136,24 +135,13 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 	defer release()
 	// The batch holds a lease while it runs: if this process dies, a reaper in another
 	// queues the pending trials again within about the lease timeout.
-	lease := rand.Int64()
-	if err := s.q.HoldStudyBatch(ctx, s.db.Pool, store.HoldStudyBatchParams{JobID: job.ID, StudyID: id,
-		Trials: job.Args.Trials, Lease: lease, Worker: jobs.WorkerName()}); err != nil {
-		return s.retry(job, id, pending, fmt.Errorf("take the lease of the batch: %w", err))
+	runCtx, end, err := s.hold(ctx, job.ID, id, job.Args.Trials, nil)
+	if err != nil {
+		return s.retry(job, id, pending, err)
 	}
-	defer func() {
-		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := s.q.ReleaseStudyBatch(c, s.db.Pool, store.ReleaseStudyBatchParams{JobID: job.ID, Lease: lease}); err != nil {
-			s.log.Warn("release the lease of a study batch", "study", id, "job", job.ID, "err", err)
-		}
-	}()
-	runCtx, cancelRun := context.WithCancelCause(ctx)
-	defer cancelRun(nil)
+	defer end()
 	runCtx, cancelBudget := context.WithTimeoutCause(runCtx, s.cfg.RunTimeout+budgetSlack, errBudget)
 	defer cancelBudget()
-	go s.watch(runCtx, id, cancelRun)
-	go s.holdLease(runCtx, job.ID, lease, cancelRun)
 
 	params := make([]map[string]any, len(pending))
 	for i, p := range pending {

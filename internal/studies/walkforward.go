@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -226,22 +225,11 @@ func (s *Service) ExecuteFold(ctx context.Context, job *river.Job[FoldArgs]) err
 		return river.JobSnooze(0)
 	}
 	defer release()
-	lease := rand.Int64()
-	if err := s.q.HoldStudyBatch(ctx, s.db.Pool, store.HoldStudyBatchParams{JobID: job.ID, StudyID: id, Trials: []int32{},
-		Fold: &fold, Lease: lease, Worker: jobs.WorkerName()}); err != nil {
-		return s.retryFold(job, fmt.Errorf("take the lease of the fold: %w", err), fail)
+	runCtx, end, err := s.hold(ctx, job.ID, id, []int32{}, &fold)
+	if err != nil {
+		return s.retryFold(job, err, fail)
 	}
-	defer func() {
-		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := s.q.ReleaseStudyBatch(c, s.db.Pool, store.ReleaseStudyBatchParams{JobID: job.ID, Lease: lease}); err != nil {
-			s.log.Warn("release the lease of a study fold", "study", id, "job", job.ID, "err", err)
-		}
-	}()
-	runCtx, cancelRun := context.WithCancelCause(ctx)
-	defer cancelRun(nil)
-	go s.watch(runCtx, id, cancelRun)
-	go s.holdLease(runCtx, job.ID, lease, cancelRun)
+	defer end()
 
 	res, err := s.cfg.Runner.Run(runCtx, cfg)
 	var re *jsrt.RunError
