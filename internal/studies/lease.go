@@ -7,11 +7,10 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/backtestd/backtestd/internal/jobs"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/store"
 )
 

@@ -70,29 +70,27 @@ type Board struct {
 	Trials  []Trial `json:"trials"`
 }
 
-// foldOf reads a fold query value (from 1): "" is the study's last fold, a plain study's
-// only one (0 in the tables).
-func foldOf(row store.Study, v string) (int32, error) {
+// foldOf reads a fold query value (from 1) of a study of folds: "" is the last fold, a
+// plain study's only one (0 in the tables).
+func foldOf(folds int32, v string) (int32, error) {
 	if v == "" {
-		return row.Folds - 1, nil
+		return folds - 1, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > int(row.Folds) {
-		return 0, apperr.Invalid("fold must be a number from 1 to %d, got %q", row.Folds, v)
+	if err != nil || n < 1 || n > int(folds) {
+		return 0, apperr.Invalid("fold must be a number from 1 to %d, got %q", folds, v)
 	}
 	return int32(n - 1), nil
 }
 
-// bestOf is the completed trial with the best objective in the study's direction (the
-// first in plan order among equals), or nil.
-func bestOf(trials []Trial, minimize bool) *Trial {
+// bestOf is the completed trial (in plan order) with the best objective in the study's
+// direction, the first among equals; nil before one completed.
+func bestOf(trials []Trial, direction string) *Trial {
+	obj := study.Objective{Minimize: direction == "min"}
 	var best *Trial
 	for i := range trials {
 		t := &trials[i]
-		if t.Status != StatusCompleted || t.Objective == nil {
-			continue
-		}
-		if best == nil || (minimize && *t.Objective < *best.Objective) || (!minimize && *t.Objective > *best.Objective) {
+		if t.Status == StatusCompleted && t.Objective != nil && (best == nil || obj.Better(*t.Objective, *best.Objective)) {
 			best = t
 		}
 	}
@@ -109,7 +107,7 @@ func (s *Service) Results(ctx context.Context, id, fold, sort, order string, ski
 	if err != nil {
 		return Board{}, err
 	}
-	f, err := foldOf(row, fold)
+	f, err := foldOf(row.Folds, fold)
 	if err != nil {
 		return Board{}, err
 	}
@@ -169,11 +167,7 @@ func (s *Service) Heatmap(ctx context.Context, id, fold, x, y, metric, agg strin
 	if err != nil {
 		return nil, err
 	}
-	row, err := s.load(ctx, s.db.Pool, id)
-	if err != nil {
-		return nil, err
-	}
-	f, err := foldOf(row, fold)
+	f, err := foldOf(int32(st.Folds), fold)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +199,7 @@ func (s *Service) Heatmap(ctx context.Context, id, fold, x, y, metric, agg strin
 	}
 	var fixed map[string]any
 	if agg == "best" {
-		best := bestOf(trials, st.Direction == "min")
+		best := bestOf(trials, st.Direction)
 		if best == nil {
 			return nil, apperr.Conflict("Study %s has no completed combination yet: try agg=max or mean, or wait", id)
 		}
@@ -326,7 +320,7 @@ func (s *Service) Overfitting(ctx context.Context, id, fold string) (Overfitting
 	if err != nil {
 		return Overfitting{}, err
 	}
-	f, err := foldOf(row, fold)
+	f, err := foldOf(row.Folds, fold)
 	if err != nil {
 		return Overfitting{}, err
 	}
@@ -349,18 +343,18 @@ func (s *Service) Overfitting(ctx context.Context, id, fold string) (Overfitting
 	out := Overfitting{StudyID: id, Fold: int(f) + 1, Status: row.Status, Trials: len(trials), Objective: row.Objective,
 		Statistics:   study.Overfitting(trials, int(row.Blocks)),
 		Explanations: map[string]string{"deflated_sharpe": study.DeflatedExplanation, "pbo": study.PBOExplanation}}
-	p, err := s.progress(ctx, s.db.Pool, id)
-	if err != nil {
-		return Overfitting{}, err
-	}
-	out.Best = fromRow(row, p[id]).Best
-	if !last {
-		out.Best = nil
+	if last { // the study's best so far
+		p, err := s.progress(ctx, s.db.Pool, id)
+		if err != nil {
+			return Overfitting{}, err
+		}
+		out.Best = fromRow(row, p[id]).Best
+	} else {
 		sums, err := s.q.StudyTrialSummaries(ctx, s.db.Pool, store.StudyTrialSummariesParams{StudyID: id, Fold: f})
 		if err != nil {
 			return Overfitting{}, fmt.Errorf("load trials of %s: %w", id, err)
 		}
-		if b := bestOf(sums, row.Direction == "min"); b != nil {
+		if b := bestOf(sums, row.Direction); b != nil {
 			out.Best = &Best{Index: int(b.Idx), Params: b.Params, Objective: *b.Objective}
 		}
 	}

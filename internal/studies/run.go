@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -101,18 +100,11 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 		s.finish(ctx, id, nil)
 		return nil
 	}
-	if rest := slices.IndexFunc(pending, func(p store.PendingTrialsRow) bool { return p.Fold != pending[0].Fold }); rest > 0 {
-		// a batch holds one fold's trials (enqueue); should one not, its others run apart
-		if err := s.continueLater(ctx, row, pending[rest:]); err != nil {
-			return err
-		}
-		pending = pending[:rest]
-	}
 	cfg, failMsg, err := s.runConfig(ctx, row)
 	if err != nil {
 		return s.retry(job, id, pending, err)
 	}
-	if failMsg == "" && row.WalkForward != nil { // in sample: the fold's training bars only
+	if failMsg == "" && row.WalkForward != nil { // in sample: the fold's training bars only (a batch is one fold's: enqueue)
 		f, err := s.q.GetStudyFold(ctx, s.db.Pool, store.GetStudyFoldParams{StudyID: id, Fold: pending[0].Fold})
 		if err != nil {
 			return s.retry(job, id, pending, fmt.Errorf("load fold %d: %w", pending[0].Fold+1, err))
@@ -282,8 +274,8 @@ func (s *Service) retry(job *river.Job[BatchArgs], id string, rest []store.Pendi
 }
 
 // finish stores trials in one transaction, moves on the folds whose trials have all run,
-// ends the study if nothing is left to run, and publishes its progress. A failure to store is logged: the trials stay pending and run
-// again when River retries the job.
+// ends the study if nothing is left to run, and publishes its progress. A failure to store
+// is logged: the trials stay pending and run again when River retries the job.
 func (s *Service) finish(ctx context.Context, id string, trials []outcome) {
 	if ctx.Err() != nil {
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

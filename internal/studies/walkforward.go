@@ -363,8 +363,10 @@ func (s *Service) WalkForwardOf(ctx context.Context, id string) (WalkForward, er
 		}
 		if f.IsAnnualReturn != nil {
 			isAnnual = append(isAnnual, *f.IsAnnualReturn)
-			if e, ok := study.Efficiency(deref(f.OosAnnualReturn), []float64{*f.IsAnnualReturn}); ok && f.OosAnnualReturn != nil {
-				out.Folds[i].Efficiency = &e
+			if f.OosAnnualReturn != nil {
+				if e, ok := study.Efficiency(*f.OosAnnualReturn, []float64{*f.IsAnnualReturn}); ok {
+					out.Folds[i].Efficiency = &e
+				}
 			}
 		}
 		start := value
@@ -397,11 +399,4 @@ func (s *Service) WalkForwardOf(ctx context.Context, id string) (WalkForward, er
 	}
 	out.Chart.Title = "Stitched out-of-sample equity"
 	return out, nil
-}
-
-func deref(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
