@@ -19,6 +19,8 @@ import {
 import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
 import { h, downloadDataURL, toast } from './dom';
 import { onLeave } from './lifecycle';
+import { onSettingsChange, palette } from './settings';
+import { recolour } from './shape';
 
 echarts.use([
   BarChart,
@@ -48,6 +50,8 @@ export interface ChartPanel {
   el: HTMLElement;
   chart: echarts.ECharts;
   set(option: Option): void;
+  /** Listens to a chart event, also on the chart a theme change re-creates. */
+  on(event: string, fn: (params: unknown) => void): void;
 }
 
 /**
@@ -59,24 +63,48 @@ export function chartPanel(name: string, label: string, opts: { height?: number 
   const exportBtn = (fmt: 'png' | 'svg') =>
     h('button', { type: 'button', class: 'btn small', 'data-export': fmt, 'aria-label': `Export ${label} as ${fmt.toUpperCase()}`, onclick: () => exportChart(panel, name, fmt) }, fmt.toUpperCase());
   const el = h('section', { class: 'chart-panel', 'data-chart': name }, h('div', { class: 'chart-head' }, h('h3', null, label), h('div', { class: 'chart-tools' }, exportBtn('png'), exportBtn('svg'))), box);
-  const chart = echarts.init(box, undefined, { renderer: 'canvas' });
+  let dark = palette().dark;
+  const chart = echarts.init(box, dark ? 'dark' : undefined, { renderer: 'canvas' });
   let current: Option = {};
   const ro = new ResizeObserver(() => {
-    if (!chart.isDisposed()) chart.resize();
+    if (!panel.chart.isDisposed()) panel.chart.resize();
   });
   ro.observe(box);
+  // The display settings changed: the same chart in the new colours (and theme).
+  const unsubscribe = onSettingsChange(() => {
+    if (panel.chart.isDisposed()) return;
+    const pal = palette();
+    if (pal.dark !== dark) {
+      dark = pal.dark;
+      const handlers = panel.chart; // listeners stay with the old instance: re-create on it
+      handlers.dispose();
+      panel.chart = echarts.init(box, dark ? 'dark' : undefined, { renderer: 'canvas' });
+      for (const fn of rebinders) fn(panel.chart);
+    }
+    panel.set(current);
+  });
   onLeave(() => {
     ro.disconnect();
-    chart.dispose();
+    unsubscribe();
+    panel.chart.dispose();
   });
+  const rebinders: ((c: echarts.ECharts) => void)[] = [];
   const panel: ChartPanel = {
     el,
     chart,
     set(option: Option) {
-      current = { aria: { enabled: true }, ...option };
-      chart.setOption(current, { notMerge: true });
+      const pal = palette();
+      current = { aria: { enabled: true }, ...recolour(option, pal), ...(pal.dark ? { backgroundColor: 'transparent' } : {}) };
+      panel.chart.setOption(current, { notMerge: true });
       el.dataset.points = String(countPoints(option));
+      // what it shows, for people inspecting the page and for the browser tests
+      el.dataset.series = ((Array.isArray(option.series) ? option.series : []) as Option[]).map((s) => String(s.name ?? s.type ?? '')).join('|');
+      el.dataset.up = pal.up;
       el.dataset.ready = 'true';
+    },
+    on(event, fn) {
+      panel.chart.on(event, fn);
+      rebinders.push((c) => c.on(event, fn));
     },
   };
   (panel as unknown as { option: () => Option }).option = () => current;
@@ -97,7 +125,7 @@ export function exportChart(panel: ChartPanel, name: string, fmt: 'png' | 'svg')
     if (fmt === 'png') {
       // The file carries the chart's title, which the page shows above the chart instead.
       panel.chart.setOption({ title: { show: true } });
-      const url = panel.chart.getDataURL({ type: 'png', pixelRatio: 2, backgroundColor: '#ffffff' });
+      const url = panel.chart.getDataURL({ type: 'png', pixelRatio: 2, backgroundColor: palette().dark ? '#171c26' : '#ffffff' });
       panel.chart.setOption({ title: { show: false } });
       downloadDataURL(`${name}.png`, url);
       return;
@@ -108,9 +136,12 @@ export function exportChart(panel: ChartPanel, name: string, fmt: 'png' | 'svg')
     document.body.appendChild(holder);
     const svg = echarts.init(holder, undefined, { renderer: 'svg', width: w, height: hgt });
     const opt = panel.chart.getOption() as Option;
-    svg.setOption({ ...opt, animation: false });
+    // The SVG renderer draws the background only from the option: without it the file is
+    // transparent and unreadable on a dark viewer.
+    const background = palette().dark ? '#171c26' : '#ffffff';
+    svg.setOption({ ...opt, animation: false, backgroundColor: background });
     svg.setOption({ title: { show: true } });
-    const url = svg.getDataURL({ type: 'svg', backgroundColor: '#ffffff' });
+    const url = svg.getDataURL({ type: 'svg', backgroundColor: background });
     svg.dispose();
     holder.remove();
     downloadDataURL(`${name}.svg`, url);

@@ -121,3 +121,28 @@ export function downloadDataURL(filename: string, dataURL: string): void {
 export function button(label: string, onclick: (e: MouseEvent) => void, cls = 'btn', attrs: Attrs = {}): HTMLButtonElement {
   return h('button', { type: 'button', class: cls, onclick, ...attrs }, label);
 }
+
+/**
+ * Runs render, which rebuilds box, and puts the keyboard focus back where it was inside box:
+ * on the new element with the same id, data-focus key or accessible name; when that one is
+ * now disabled (Next on the last page), on a live control next to it. Without this a list
+ * that refreshes itself drops the focus to <body> under a keyboard user's hands.
+ */
+export function keepFocus(box: HTMLElement, render: () => void): void {
+  const active = document.activeElement as HTMLElement | null;
+  const inside = !!active && active !== document.body && box.contains(active);
+  const sel = inside ? focusSelector(active) : null;
+  render();
+  if (!inside) return;
+  let target = sel ? box.querySelector<HTMLElement>(sel) : null;
+  if (target && (target as HTMLButtonElement).disabled) target = target.parentElement?.querySelector<HTMLElement>('button:not([disabled]), select, input:not([disabled])') ?? null;
+  target ??= box.querySelector<HTMLElement>('button:not([disabled]), a[href], select, input:not([disabled]), [tabindex="0"]');
+  target?.focus({ preventScroll: true });
+}
+
+function focusSelector(el: HTMLElement): string | null {
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  if (el.dataset.focus) return `[data-focus="${CSS.escape(el.dataset.focus)}"]`;
+  const name = el.getAttribute('aria-label');
+  return name ? `${el.tagName.toLowerCase()}[aria-label="${CSS.escape(name)}"]` : null;
+}

@@ -9,6 +9,25 @@ export function fmtNumber(v: unknown, digits = 2): string {
   return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/**
+ * A chart value for a tooltip: thousands separated, two decimals (four below 1 in size, so a
+ * small ratio keeps its digits), a unit after it; "—" for a missing value.
+ */
+export function fmtChartValue(v: unknown, unit = ''): string {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  if (!isNum(n)) return '—';
+  const digits = Math.abs(n) < 1 && n !== 0 ? 4 : 2;
+  const s = n.toLocaleString('en-US', { minimumFractionDigits: unit === '%' ? 2 : 0, maximumFractionDigits: unit === '%' ? 2 : digits });
+  return (s === '-0' || s === '-0.00' ? s.slice(1) : s) + unit;
+}
+
+/** Whether a statistic is a gain or loss (coloured by its sign): money and returns, not counts, durations or risk. */
+export function signedStat(key: string): boolean {
+  const def = STAT_DEFS.find((d) => d.key === key);
+  if (!def) return /return|pnl|profit/.test(key);
+  return (def.format === 'money' || def.format === 'pctFraction') && !/volatility|tracking_error/.test(key);
+}
+
 export function fmtInt(v: unknown): string {
   if (!isNum(v)) return '—';
   return Math.round(v).toLocaleString('en-US');

@@ -4,7 +4,12 @@ import { leave } from './lifecycle';
 import type { View } from './router';
 import { accounts, ApiError, whenUnauthenticated } from './api';
 import { accountView, loginView, onIdentity, setIdentity, toLogin } from './views/account';
-import { h } from './dom';
+import { field, h } from './dom';
+import { applySettings, loadSettings, saveSettings, type Settings } from './settings';
+
+// Colours and theme before anything is drawn.
+applySettings();
+if (typeof matchMedia === 'function') matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => loadSettings().theme === 'system' && saveSettings(loadSettings()));
 
 // Pages load on demand: the editor (CodeMirror) and the charts (ECharts) only where used.
 const lazy =
@@ -78,6 +83,23 @@ onIdentity((m) => {
 whenUnauthenticated((path) => {
   if (path !== '/api/auth/login') toLogin(appPath() + window.location.search);
 });
+
+// Display settings: the colour of gains and losses, and the theme; kept in this browser.
+{
+  const s = loadSettings();
+  const select = (name: keyof Settings, options: [string, string][], current: string) => {
+    const el = h('select', { id: `display-${name}` }, options.map(([v, label]) => h('option', { value: v, selected: v === current }, label))) as HTMLSelectElement;
+    el.addEventListener('change', () => saveSettings({ ...loadSettings(), [name]: el.value }));
+    return el;
+  };
+  document.getElementById('display-panel')!.append(
+    field('Gains and rising prices', select('updown', [['green-up', 'Green (losses red)'], ['red-up', 'Red (losses green)']], s.updown), 'Red for up is the convention of several Asian markets.'),
+    field('Theme', select('theme', [['system', 'As the system'], ['light', 'Light'], ['dark', 'Dark']], s.theme)),
+  );
+  const box = document.getElementById('display') as HTMLDetailsElement;
+  document.addEventListener('click', (e) => box.open && !box.contains(e.target as Node) && (box.open = false));
+  box.addEventListener('keydown', (e) => e.key === 'Escape' && ((box.open = false), box.querySelector('summary')!.focus()));
+}
 
 const nav = document.getElementById('nav')!;
 const toggle = document.querySelector<HTMLButtonElement>('.menu-toggle')!;

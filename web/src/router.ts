@@ -101,14 +101,33 @@ export async function render(): Promise<void> {
     view.className = 'view';
     main.replaceChildren(view);
     const done = await r.view(view, params, query);
-    if (token === navigation) cleanup = done;
-    else runCleanup(done); // navigated away while it loaded
+    if (token === navigation) {
+      cleanup = done;
+      if (moveFocus) focusPage(main);
+      moveFocus = true;
+    } else runCleanup(done); // navigated away while it loaded
     return;
   }
   main.replaceChildren();
   const p = document.createElement('p');
   p.textContent = 'Page not found.';
   main.append(p);
+}
+
+// The first page of a visit keeps the browser's focus; every later one takes it (below).
+let moveFocus = false;
+
+/**
+ * After a navigation the focus moves to the new page's heading, so a keyboard or screen
+ * reader user starts on the page rather than on the link that led there.
+ */
+function focusPage(main: HTMLElement): void {
+  const active = document.activeElement;
+  if (active && active !== document.body && main.contains(active)) return; // the view chose
+  const h1 = main.querySelector<HTMLElement>('h1');
+  const target = h1 ?? main;
+  if (h1 && !h1.hasAttribute('tabindex')) h1.setAttribute('tabindex', '-1');
+  target.focus({ preventScroll: true });
 }
 
 export function startRouter(): void {

@@ -7,8 +7,10 @@ import {
   filterLogs,
   lineDiff,
   normaliseStatistics,
+  niceCeil,
   normLevel,
   overlayDrawdown,
+  recolour,
   pageCount,
   parseLoadError,
   prepareChartOption,
@@ -99,8 +101,55 @@ describe('prepareChartOption', () => {
     expect(o.series).toHaveLength(2);
     expect(o.series[1].yAxisIndex).toBe(1);
     expect(o.yAxis).toHaveLength(2);
-    expect(o.legend.data).toEqual(['Equity', 'Drawdown']);
+    expect(o.legend.data).toEqual(['Equity', 'Drawdown (%)']);
+    // labelled, in percent, hanging from the top and using at most its top third
+    expect(o.yAxis[1]).toMatchObject({ name: 'Drawdown (%)', inverse: true, min: 0, max: 2 });
+    expect(o.yAxis[1].axisLabel.formatter).toBe('{value}%');
+    expect(o.series[1].tooltip.valueFormatter(1.23456)).toBe('1.23%');
     expect(overlayDrawdown(o, { title: 'Drawdown', type: 'line', series: [{ data: [1] }] })).toBe(o); // already has one
+  });
+  it('rounds tooltip values and keeps the tooltip inside the chart', () => {
+    const o = prepareChartOption({ title: 'Equity', type: 'line', series: [{ name: 'Equity', type: 'line', data: [17652.190771616908] }], xAxis: { data: ['a'] }, yAxis: { type: 'value' } }, 'equity') as Record<string, any>;
+    expect(o.tooltip.confine).toBe(true);
+    expect(o.tooltip.valueFormatter(17652.190771616908)).toBe('17,652.19');
+    expect(o.tooltip.valueFormatter(26.449999999999903)).toBe('26.45');
+    const dd = prepareChartOption({ title: 'Drawdown', type: 'line', series: [{ name: 'Drawdown', type: 'line', data: [1] }], xAxis: { data: ['a'] } }, 'drawdown') as Record<string, any>;
+    expect(dd.tooltip.valueFormatter(-0.0001)).toBe('0.00%');
+  });
+  it('labels heatmap cells without "-0.0" and names year and month in the tooltip', () => {
+    const o = prepareChartOption({ title: 'Monthly Returns', type: 'heatmap', series: [{ type: 'heatmap', data: [[0, 0, 1.25], [1, 1, -0.01]] }], xAxis: { data: ['Jan', 'Feb'] }, yAxis: { data: ['2023', '2024'] }, visualMap: { min: -2, max: 2 } }, 'monthly_heatmap') as Record<string, any>;
+    const label = o.series[0].label.formatter;
+    expect(label({ value: [1, 1, -0.01] })).toBe('0.0');
+    expect(o.tooltip.formatter({ value: [0, 0, 1.25] })).toBe('2023 Jan: +1.3%');
+    expect(o.tooltip.formatter({ value: [1, 1, -0.01] })).toBe('2024 Feb: 0.0%');
+    expect(o.visualMap.formatter(2)).toBe('2.0%');
+  });
+  it('puts one colour convention on every chart', () => {
+    const pal = { up: 'UP', down: 'DOWN', neutral: 'MID', text: '#000', grid: '#eee', dark: false };
+    const o = recolour(
+      {
+        series: [
+          { type: 'candlestick', itemStyle: { color: '#ef5350', color0: '#26a69a' } },
+          { type: 'bar', data: [{ value: 2, itemStyle: { color: '#ef5350' } }, { value: -1, itemStyle: { color: '#26a69a' } }] },
+          { type: 'scatter', name: 'Buy', itemStyle: { color: '#ef5350' } },
+          { type: 'scatter', name: 'Sell', itemStyle: { color: '#26a69a' } },
+          { type: 'line', name: 'Drawdown', lineStyle: { color: '#ef5350' } },
+          { type: 'line', name: 'Equity' },
+        ],
+        visualMap: { inRange: { color: ['#26a69a', '#fff', '#ef5350'] } },
+      },
+      pal,
+    ) as Record<string, any>;
+    expect(o.series[0].itemStyle).toMatchObject({ color: 'UP', color0: 'DOWN', borderColor: 'UP', borderColor0: 'DOWN' });
+    expect(o.series[1].data.map((d: any) => d.itemStyle.color)).toEqual(['UP', 'DOWN']);
+    expect(o.series[2].itemStyle.color).toBe('UP');
+    expect(o.series[3].itemStyle.color).toBe('DOWN');
+    expect(o.series[4].lineStyle.color).toBe('DOWN');
+    expect(o.series[5]).toEqual({ type: 'line', name: 'Equity' });
+    expect(o.visualMap.inRange.color).toEqual(['DOWN', 'MID', 'UP']);
+  });
+  it('rounds axis ends up to 1, 2, 2.5 or 5 times a power of ten', () => {
+    expect([0.3, 1.5, 2.2, 4, 7, 12, 0].map(niceCeil)).toEqual([0.5, 2, 2.5, 5, 10, 20, 1]);
   });
 });
 

@@ -2,7 +2,8 @@
 // Pure functions (no DOM, no ECharts instance) so Vitest checks them directly.
 
 import type { ChartConfig, ParamInfo } from './api';
-import { STAT_DEFS, fmtBarTime, fmtStat, type BarClock, type StatDef } from './format';
+import { STAT_DEFS, fmtBarTime, fmtChartValue, fmtStat, type BarClock, type StatDef } from './format';
+import type { Palette } from './settings';
 
 // ---- line diff --------------------------------------------------------------------------------
 
@@ -109,10 +110,46 @@ function fromText(s: string): Rejected {
   return { line: null, reason: s };
 }
 
-// ---- indicators and bar charts ----------------------------------------------------------------
+// ---- colours ---------------------------------------------------------------------------------
 
-const UP_COLOR = '#ef5350';
-const DOWN_COLOR = '#26a69a';
+/** The page's default colours (green up), for callers without a palette. */
+const DEFAULT_PALETTE: Palette = { up: '#26a69a', down: '#ef5350', neutral: '#f7f7f7', text: '#1d2330', grid: '#e6e9ef', dark: false };
+
+const withAlpha = (hex: string, a: number) => {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${a})`;
+};
+
+/**
+ * Puts one colour convention on a server chart: the server writes the spec's fixed colours
+ * (rising candles red), the page shows gains, rising candles and buys in the palette's `up`
+ * colour and losses, falling candles, sells and drawdowns in its `down` colour.
+ */
+export function recolour(opt: Record<string, unknown>, pal: Palette): Record<string, unknown> {
+  const series = asArray(opt.series as Record<string, unknown>[]).map((s) => {
+    const name = String(s.name ?? '');
+    if (s.type === 'candlestick') return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.up, color0: pal.down, borderColor: pal.up, borderColor0: pal.down } };
+    if (s.type === 'scatter' && /^buy/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.up } };
+    if (s.type === 'scatter' && /^sell/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.down } };
+    if (/drawdown|underwater/i.test(name)) return { ...s, lineStyle: { ...((s.lineStyle as object) ?? {}), color: pal.down }, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.down }, areaStyle: { ...((s.areaStyle as object) ?? {}), color: withAlpha(pal.down, 0.15) } };
+    if (s.type === 'bar' && Array.isArray(s.data) && s.data.some((d) => d && typeof d === 'object' && 'itemStyle' in (d as object))) {
+      // bars coloured one by one by their sign (yearly returns)
+      const data = (s.data as Record<string, unknown>[]).map((d) => {
+        const v = Number((d as { value?: unknown })?.value);
+        return d && typeof d === 'object' ? { ...d, itemStyle: { ...((d.itemStyle as object) ?? {}), color: v < 0 ? pal.down : pal.up } } : d;
+      });
+      return { ...s, data };
+    }
+    return s;
+  });
+  const out: Record<string, unknown> = { ...opt, series };
+  if (opt.visualMap) {
+    const vm = opt.visualMap as Record<string, unknown>;
+    out.visualMap = { ...vm, inRange: { ...((vm.inRange as object) ?? {}), color: [pal.down, pal.neutral, pal.up] }, textStyle: { color: pal.text } };
+  }
+  if (pal.dark) out.backgroundColor = 'transparent';
+  return out;
+}
 
 // ---- server chart configurations --------------------------------------------------------------
 
@@ -137,7 +174,7 @@ export function seriesPoints(cfg: ChartConfig): number {
  * interactive ECharts option: unified axis tooltip, zoom and pan, a legend that toggles series,
  * the 70/30 layout for two-grid charts. What the server already set is kept.
  */
-export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { narrow?: boolean; visibleBars?: number; clock?: BarClock } = {}): Record<string, unknown> {
+export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { narrow?: boolean; visibleBars?: number; clock?: BarClock; palette?: Palette } = {}): Record<string, unknown> {
   const { type: _kind, title, ...rest } = cfg;
   const opt: Record<string, unknown> = { animation: false, ...rest };
   const text = typeof title === 'string' ? title : (title as { text?: string } | undefined)?.text;
@@ -150,6 +187,10 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
   const twoGrids = xAxes.length >= 2 || series.some((s) => s.xAxisIndex === 1);
 
   if (!opt.tooltip) opt.tooltip = isHeatmap ? { trigger: 'item' } : { trigger: 'axis', axisPointer: { type: 'cross' } };
+  // Values rounded for people, and the box kept inside the chart (a phone's edge cuts it).
+  const percent = chartType === 'drawdown' || chartType === 'underwater' || chartType === 'yearly_returns';
+  opt.tooltip = { confine: true, valueFormatter: (v: unknown) => fmtChartValue(v, percent ? '%' : ''), ...(opt.tooltip as object) };
+  if (isHeatmap) opt.tooltip = { ...(opt.tooltip as object), formatter: heatTip(opt) };
   const names = series.map((s) => s.name).filter((n): n is string => typeof n === 'string' && n !== '');
   if (!opt.legend && names.length > 0 && !isHeatmap) opt.legend = { data: names };
   if (opt.legend && !isHeatmap) {
@@ -224,14 +265,39 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
       if (typeof v === 'number') values.push(v);
     }
     const m = Math.max(1, ...values.map(Math.abs));
-    opt.visualMap = { min: -m, max: m, calculable: true, orient: 'horizontal', left: 'center', bottom: 4, inRange: { color: [DOWN_COLOR, '#f7f7f7', UP_COLOR] } };
+    opt.visualMap = { min: -m, max: m, calculable: true, orient: 'horizontal', left: 'center', bottom: 4, inRange: { color: [DEFAULT_PALETTE.down, DEFAULT_PALETTE.neutral, DEFAULT_PALETTE.up] } };
   }
-  return opt;
+  if (isHeatmap && opt.visualMap) {
+    // The scale's ends in percent, with the same rounding as the cells.
+    opt.visualMap = { ...(opt.visualMap as object), precision: 1, formatter: (v: unknown) => `${heatNumber(Number(v))}%` };
+  }
+  return recolour(opt, opts.palette ?? DEFAULT_PALETTE);
+}
+
+/** A heatmap cell's value to one decimal, never "-0.0". */
+function heatNumber(v: number): string {
+  const s = v.toFixed(1);
+  return s === '-0.0' ? '0.0' : s;
 }
 
 function heatLabel(p: { value?: unknown; data?: unknown }): string {
   const v = Array.isArray(p.value) ? p.value[2] : Array.isArray(p.data) ? p.data[2] : p.value;
-  return typeof v === 'number' ? v.toFixed(1) : '';
+  return typeof v === 'number' ? heatNumber(v) : '';
+}
+
+/** The heatmap's tooltip: "2021 Mar: +1.2%", the year and month read from the axes. */
+function heatTip(opt: Record<string, unknown>): (p: { value?: unknown; data?: unknown }) => string {
+  const xs = asArray((asArray(opt.xAxis as Record<string, unknown>[])[0] as Record<string, unknown> | undefined)?.data as unknown[]);
+  const ys = asArray((asArray(opt.yAxis as Record<string, unknown>[])[0] as Record<string, unknown> | undefined)?.data as unknown[]);
+  return (p) => {
+    const d = (Array.isArray(p.value) ? p.value : Array.isArray(p.data) ? p.data : []) as unknown[];
+    const [x, y, v] = d;
+    const month = typeof x === 'number' ? String(xs[x] ?? x) : String(x ?? '');
+    const year = typeof y === 'number' ? String(ys[y] ?? y) : String(y ?? '');
+    const n = Number(v);
+    const text = Number.isFinite(n) ? `${n > 0 && heatNumber(n) !== '0.0' ? '+' : ''}${heatNumber(n)}%` : '—';
+    return `${year} ${month}: ${text}`;
+  };
 }
 
 // ---- statistics -----------------------------------------------------------------------------
@@ -371,25 +437,36 @@ export function typeOfValue(v: unknown): ParamInfo['type'] {
  * Adds the drawdown series of a drawdown chart config to an equity option, on a second y axis
  * at the right, unless the equity option already shows a drawdown.
  */
-export function overlayDrawdown(equity: Record<string, unknown>, drawdown: ChartConfig | null): Record<string, unknown> {
+export function overlayDrawdown(equity: Record<string, unknown>, drawdown: ChartConfig | null, pal: Palette = DEFAULT_PALETTE): Record<string, unknown> {
   const series = asArray(equity.series as Record<string, unknown>[]);
   if (!drawdown || series.some((s) => /drawdown/i.test(String(s.name ?? '')))) return equity;
   const dd = asArray(drawdown.series as Record<string, unknown>[])[0];
   if (!dd || !Array.isArray(dd.data)) return equity;
+  // Drawdown in percent hangs from the top of the chart (an inverted axis on the right) and
+  // takes at most its top third, so the equity line stays readable under it.
+  const deepest = Math.max(0.1, ...(dd.data as unknown[]).map((v) => Math.abs(Number(Array.isArray(v) ? v[1] : v)) || 0));
   const ys = asArray(equity.yAxis as Record<string, unknown>[]);
-  const yAxis = [...(ys.length ? ys : [{ type: 'value', scale: true }]).map((y) => ({ ...y })), { type: 'value', name: 'Drawdown', position: 'right', splitLine: { show: false }, axisLabel: { color: UP_COLOR } }];
+  const ddAxis = { type: 'value', name: 'Drawdown (%)', position: 'right', inverse: true, min: 0, max: niceCeil(deepest * 3), splitLine: { show: false }, axisLabel: { color: pal.down, formatter: '{value}%' }, nameTextStyle: { color: pal.down } };
+  const yAxis = [...(ys.length ? ys : [{ type: 'value', scale: true }]).map((y) => ({ ...y })), ddAxis];
   const ddIndex = yAxis.length - 1;
-  const name = typeof dd.name === 'string' && dd.name ? dd.name : 'Drawdown';
+  const name = 'Drawdown (%)';
   const out: Record<string, unknown> = {
     ...equity,
     yAxis,
-    series: [...series, { ...dd, name, type: 'line', yAxisIndex: ddIndex, showSymbol: false, lineStyle: { color: UP_COLOR, width: 1, opacity: 0.7 }, areaStyle: { color: 'rgba(239, 83, 80, 0.2)' }, itemStyle: { color: UP_COLOR }, z: 1 }],
+    series: [...series, { ...dd, name, type: 'line', yAxisIndex: ddIndex, showSymbol: false, lineStyle: { color: pal.down, width: 1, opacity: 0.8 }, areaStyle: { color: withAlpha(pal.down, 0.12) }, itemStyle: { color: pal.down }, tooltip: { valueFormatter: (v: unknown) => fmtChartValue(v, '%') }, z: 1 }],
   };
   const legend = equity.legend as { data?: unknown[] } | undefined;
   if (legend && Array.isArray(legend.data)) out.legend = { ...legend, data: [...legend.data, name] };
   const grid = equity.grid as Record<string, unknown> | undefined;
   if (grid && !Array.isArray(grid)) out.grid = { ...grid, right: 60, top: Math.max(Number(grid.top) || 0, 64) };
   return out;
+}
+
+/** The smallest of 1, 2, 2.5, 5 × 10^k at or above v (an axis end people can read). */
+export function niceCeil(v: number): number {
+  if (!(v > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  return ([1, 2, 2.5, 5, 10].find((m) => m * p >= v - 1e-12) ?? 10) * p;
 }
 
 // ---- comparison shaping ---------------------------------------------------------------------

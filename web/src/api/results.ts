@@ -1,6 +1,6 @@
 // Results: summary, statistics, trade pages, charts, exports and comparisons.
 import { get, qs, request } from './client';
-import type { ChartConfig, Comparison, Summary, SymbolResult } from './types';
+import type { ChartConfig, Comparison, Fill, RoundTrip, Summary, SymbolResult } from './types';
 
 const one = (id: string) => `/api/results/${encodeURIComponent(id)}`;
 
@@ -12,6 +12,17 @@ export interface TradePage {
 export const getSummary = (id: string) => get<Summary & Record<string, unknown>>(`${one(id)}/summary`);
 export const getStatistics = (id: string) => get<unknown>(`${one(id)}/statistics`);
 export const getTrades = (id: string, skip: number, limit: number) => get<TradePage>(`${one(id)}/trades${qs({ skip, limit })}`);
+export const getFills = (id: string, skip: number, limit: number) => get<{ total: number; trades: Fill[] }>(`${one(id)}/trades${qs({ skip, limit, kind: 'executions' })}`);
+export const getRoundTrips = (id: string, skip: number, limit: number) => get<{ total: number; trades: RoundTrip[] }>(`${one(id)}/trades${qs({ skip, limit, kind: 'round_trips' })}`);
+/** Every round trip of a result (pages of 1,000), for the trade analysis. */
+export async function allRoundTrips(id: string, max = 20_000): Promise<RoundTrip[]> {
+  const out: RoundTrip[] = [];
+  for (;;) {
+    const page = await getRoundTrips(id, out.length, 1000);
+    out.push(...page.trades);
+    if (!page.trades.length || out.length >= page.total || out.length >= max) return out;
+  }
+}
 /**
  * symbol: the feed of a several-symbol run the candlestick and trades charts show (default the
  * first). from and to narrow the line charts (equity, drawdown, underwater), which the server

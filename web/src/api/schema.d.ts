@@ -1138,7 +1138,28 @@ export interface components {
       type?: "buy" | "sell";
       price?: number;
       size?: number;
+      /** @description P&L the fill realised (0 for a fill that opens or adds to a position). */
       pnl?: number;
+      value?: number;
+      commission?: number;
+      order_ref?: number;
+    };
+    /** @description A trade from entry to exit (`kind=round_trips`); an open one has no exit yet. */
+    RoundTrip: {
+      seq: number;
+      tradeid: number;
+      symbol: string;
+      is_open: boolean;
+      entry_date: string;
+      exit_date: string | null;
+      /** @description Largest signed size held: positive long, negative short. */
+      size: number;
+      entry_price: number;
+      exit_price: number | null;
+      bars_held: number;
+      pnl_gross: number;
+      pnl_net: number;
+      commission: number;
     };
     SymbolResult: {
       symbol: string;
@@ -2268,12 +2289,14 @@ export interface operations {
       /** @description Envelope with `{total, trades}`. */
       200: {
         content: {
-          "application/json": components["schemas"]["Envelope"] & {
+          "application/json": components["schemas"]["Envelope"] & ({
             data?: {
               total: number;
-              trades: components["schemas"]["Trade"][];
+              /** @enum {string} */
+              kind?: "executions" | "round_trips";
+              trades: (components["schemas"]["Trade"] | components["schemas"]["RoundTrip"])[];
             };
-          };
+          });
         };
       };
       400: components["responses"]["BadRequest"];

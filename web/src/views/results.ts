@@ -1,11 +1,13 @@
 // Results of one run: summary cards, statistics, charts with export, trades, result exports.
 
-import { ApiError, backtests, results as api, type ChartConfig, type SymbolResult, type Task } from '../api';
-import { chartPanel } from '../charts';
-import { button, clear, download, empty, errorBox, h, loading, toast } from '../dom';
-import { barClock, fmtBarTime, fmtDate, fmtMoney, fmtNumber, fmtPctFraction, signClass, summaryCards } from '../format';
+import { ApiError, backtests, results as api, strategies, type ChartConfig, type Fill, type RoundTrip, type SymbolResult, type Task } from '../api';
+import { chartPanel, type ChartPanel } from '../charts';
+import { button, clear, download, empty, errorBox, h, keepFocus, loading, toast } from '../dom';
+import { barClock, fmtBarTime, fmtInt, fmtMoney, fmtNumber, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
 import { href } from '../router';
+import { palette } from '../settings';
 import { normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
+import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type SideStats, type TradeAnalysis } from '../trades';
 import { statusBadge } from './runs';
 
 export // The line charts the server samples for long runs (and narrows to a zoomed range).
@@ -34,6 +36,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   main.replaceChildren();
   // Bar times are shown in the data's time zone.
   const clock = barClock(task);
+  const strategyName = task?.strategy_id ? await strategies.getStrategy(task.strategy_id).then((s) => s.name, () => task!.strategy_id) : '';
   const exportBtn = (fmt: string, label: string) => button(label, () => void exportResult(tid, fmt), 'btn small', { 'data-result-export': fmt });
   main.append(
     h(
@@ -43,7 +46,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       task ? statusBadge(task.status) : null,
       h('div', { class: 'head-actions' }, h('a', { class: 'btn small', href: href(`/runs/${tid}`) }, 'Task and log'), h('a', { class: 'btn small', href: href(`/compare?ids=${tid}`) }, 'Compare…'), exportBtn('json', 'Export JSON'), exportBtn('csv', 'Export CSV'), exportBtn('html', 'HTML report')),
     ),
-    task ? h('p', { class: 'muted' }, [task.strategy_id, (task.symbols ?? [task.symbol]).join(', '), task.timeframe && task.timeframe !== '1d' ? task.timeframe : '', task.benchmark && task.benchmark !== task.symbol ? `benchmark ${task.benchmark}` : '', task.start_date && `${task.start_date} → ${task.end_date}`, clock.intraday ? `times in ${clock.tz}` : ''].filter(Boolean).join(' · ')) : '',
+    task ? h('p', { class: 'muted', id: 'result-subtitle' }, [strategyName && strategyName !== task.strategy_id ? `${strategyName} (${task.strategy_id} v${task.strategy_version})` : task.strategy_id, (task.symbols ?? [task.symbol]).join(', '), task.timeframe && task.timeframe !== '1d' ? task.timeframe : '', task.benchmark && task.benchmark !== task.symbol ? `benchmark ${task.benchmark}` : '', task.start_date && `${task.start_date} → ${task.end_date}`, clock.intraday ? `times in ${clock.tz}` : ''].filter(Boolean).join(' · ')) : '',
     h('section', { 'aria-label': 'Summary' }, h('ul', { class: 'cards summary', id: 'summary-cards' }, summaryCards(summary).map((c) => h('li', { class: 'card stat-card', 'data-key': c.key }, h('span', { class: 'label' }, c.label), h('span', { class: `value ${c.tone}` }, c.display))))),
   );
 
@@ -64,6 +67,18 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   // charts
   const drawdownCfg = api.getChart(tid, 'drawdown').catch(() => null);
   const priceCharts: [string, () => void][] = [];
+  // The price chart's bars (for the trades' excursions and zooming to a trade) and its trade
+  // markers, which come from the trades chart of the same symbol.
+  const priceRows: { rows: unknown[]; dates: string[] } = { rows: [], dates: [] };
+  let pricePanel: ChartPanel | undefined;
+  let priceDone: () => void = () => {};
+  let priceReady = new Promise<void>((r) => (priceDone = r));
+  const tradeCharts = new Map<string, Promise<ChartConfig | null>>();
+  const tradesChartOf = (symbol: string | undefined) => {
+    const key = symbol ?? '';
+    if (!tradeCharts.has(key)) tradeCharts.set(key, api.getChart(tid, 'trades', symbol).catch(() => null));
+    return tradeCharts.get(key)!;
+  };
   for (const [type, label] of CHARTS) {
     const panel = chartPanel(`${tid}_${type}`, label, { height: type === 'candlestick' ? 440 : type === 'monthly_heatmap' ? 320 : 340 });
     panel.el.dataset.chartType = type;
@@ -75,10 +90,18 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     const load = () => {
       panel.chart.showLoading({ text: 'Loading…' });
       const symbol = type === 'candlestick' || type === 'trades' ? symbolSel.value || undefined : undefined;
-      api.getChart(tid, type, symbol, range)
+      const pal = palette();
+      (type === 'trades' ? tradesChartOf(symbol).then((c) => c ?? api.getChart(tid, type, symbol)) : api.getChart(tid, type, symbol, range))
         .then(async (cfg) => {
-          let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0, clock });
-          if (type === 'equity') opt = overlayDrawdown(opt, await (range ? api.getChart(tid, 'drawdown', undefined, range).catch(() => null) : drawdownCfg));
+          let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0, clock, palette: pal });
+          if (type === 'equity') opt = overlayDrawdown(opt, await (range ? api.getChart(tid, 'drawdown', undefined, range).catch(() => null) : drawdownCfg), pal);
+          if (type === 'candlestick') {
+            opt = withTradeMarkers(opt, await tradesChartOf(symbol));
+            const rows = ((cfg.series as { data?: unknown[] }[])[0]?.data ?? []) as unknown[];
+            priceRows.rows = rows;
+            priceRows.dates = rows.map((r) => String(Array.isArray(r) ? r[0] : ''));
+            pricePanel = panel;
+          }
           panel.chart.hideLoading();
           panel.set(opt);
           if (symbol) panel.el.dataset.symbol = symbol;
@@ -88,7 +111,8 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
           panel.chart.hideLoading();
           panel.el.querySelector('.chart')?.replaceWith(errorBox(e));
           panel.el.dataset.error = 'true';
-        });
+        })
+        .finally(() => type === 'candlestick' && priceDone());
     };
     const showSampling = (s: ChartConfig['sampling']) => {
       panel.el.dataset.sampled = s ? 'true' : 'false';
@@ -99,7 +123,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     };
     if (LINE_CHARTS.has(type)) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      panel.chart.on('datazoom', () => {
+      panel.on('datazoom', () => {
         if (panel.el.dataset.sampled !== 'true') return;
         clearTimeout(timer);
         timer = setTimeout(() => {
@@ -116,7 +140,13 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     if (type === 'candlestick' || type === 'trades') priceCharts.push([type, load]);
     load();
   }
-  symbolSel.addEventListener('change', () => priceCharts.forEach(([, load]) => load()));
+  symbolSel.addEventListener('change', () => {
+    priceReady = new Promise<void>((r) => (priceDone = r));
+    tradeCharts.clear();
+    priceCharts.forEach(([, load]) => load());
+    // the excursions in the table are those of the symbol shown
+    void priceReady.then(loadTrades);
+  });
 
   // the breakdown by symbol
   api.getSymbols(tid).then(
@@ -149,7 +179,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
                   h(
                     'li',
                     { 'data-key': it.key },
-                    h('details', null, h('summary', null, h('span', { class: 'label' }, it.label), h('span', { class: `value ${typeof it.value === 'number' && /return|month|year|trade|win|loss/.test(it.key) ? signClass(it.value) : ''}` }, it.display)), h('p', { class: 'explain' }, it.explanation || 'No explanation available.')),
+                    h('details', null, h('summary', null, h('span', { class: 'label' }, it.label), h('span', { class: `value ${signedStat(it.key) ? signClass(it.value) : ''}` }, it.display)), h('p', { class: 'explain' }, it.explanation || 'No explanation available.')),
                   ),
                 ),
               ),
@@ -161,21 +191,109 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     (e) => statsBox.replaceChildren(errorBox(e)),
   );
 
-  // trades
+  // trades: round trips by default, the fills on a second tab, the analysis of all of them
+  const analysisBox = h('div', { id: 'trade-analysis' }, loading('Analysing the trades…'));
+  tradesBox.before(analysisBox);
+  const allTrips = api.allRoundTrips(tid).catch(() => null);
+  let kind: 'round_trips' | 'executions' = 'round_trips';
   let skip = 0;
   let limit = 20;
   const loadTrades = async () => {
     try {
-      const d = await api.getTrades(tid, skip, limit);
-      renderTrades(d.total, d.trades);
+      if (kind === 'round_trips') {
+        const d = await api.getRoundTrips(tid, skip, limit);
+        keepFocus(tradesBox, () => renderTrades(d.total, roundTripTable(d.trades)));
+      } else {
+        const d = await api.getFills(tid, skip, limit);
+        keepFocus(tradesBox, () => renderTrades(d.total, fillTable(d.trades)));
+      }
     } catch (e) {
       tradesBox.replaceChildren(errorBox(e));
     }
   };
-  const renderTrades = (total: number, trades: Record<string, unknown>[]) => {
+  const tab = (k: typeof kind, label: string) =>
+    h('button', { type: 'button', role: 'tab', id: `trades-tab-${k}`, 'aria-selected': String(kind === k), 'aria-controls': 'trades-panel', tabindex: kind === k ? '0' : '-1', onclick: () => {
+      if (kind === k) return;
+      kind = k;
+      skip = 0;
+      void loadTrades();
+    } }, label);
+  const roundTripTable = (trips: RoundTrip[]) => {
+    const candles = candlesOf(priceRows.rows);
+    const withExcursions = candles.size > 0;
+    const th = (label: string, num = false, title?: string) => h('th', { scope: 'col', class: num ? 'num' : undefined, title }, label);
+    return h(
+      'table',
+      { class: 'table trades-table round-trips' },
+      h('caption', { class: 'sr-only' }, 'Round trips: select one to zoom the price chart to it'),
+      h('thead', null, h('tr', null, th('#'), feeds.length > 1 ? th('Symbol') : null, th('Side'), th('Entry'), th('Exit'), th('Held', true, 'Bars from entry to exit'), th('Size', true), th('Entry price', true), th('Exit price', true), th('Net P&L', true, 'After commission'), th('Fees', true, 'Commission paid on entry and exit'), th('Return', true, 'Net P&L over the entry value'), withExcursions ? th('MAE', true, 'Maximum adverse excursion: how far the price went against the trade') : null, withExcursions ? th('MFE', true, 'Maximum favourable excursion: how far the price went for the trade') : null)),
+      h(
+        'tbody',
+        null,
+        trips.map((t) => {
+          const ret = tradeReturn(t);
+          const exc = withExcursions && (feeds.length <= 1 || t.symbol === symbolSel.value) ? excursions(t, candles, priceRows.dates) : null;
+          const zoom = () => zoomPriceTo(t);
+          return h(
+            'tr',
+            { 'data-seq': t.seq, class: 'clickable', tabindex: '0', title: 'Zoom the price chart to this trade', onclick: zoom, onkeydown: (e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), zoom()) },
+            h('td', { class: 'muted' }, t.seq),
+            feeds.length > 1 ? h('td', null, t.symbol) : null,
+            h('td', null, h('span', { class: `side ${isLong(t) ? 'buy' : 'sell'}` }, isLong(t) ? 'Long' : 'Short')),
+            h('td', null, fmtBarTime(t.entry_date, clock)),
+            h('td', null, t.exit_date ? fmtBarTime(t.exit_date, clock) : h('span', { class: 'muted' }, 'open')),
+            h('td', { class: 'num' }, `${t.bars_held} ${t.bars_held === 1 ? 'bar' : 'bars'}`),
+            h('td', { class: 'num' }, fmtNumber(Math.abs(t.size), 0)),
+            h('td', { class: 'num' }, fmtNumber(t.entry_price, 2)),
+            h('td', { class: 'num' }, t.exit_price === null ? '—' : fmtNumber(t.exit_price, 2)),
+            h('td', { class: `num ${signClass(t.pnl_net)}` }, fmtMoney(t.pnl_net)),
+            h('td', { class: 'num' }, fmtMoney(t.commission)),
+            h('td', { class: `num ${signClass(ret)}` }, fmtPctFraction(ret)),
+            withExcursions ? h('td', { class: 'num' }, exc ? fmtPctFraction(exc.mae) : '—') : null,
+            withExcursions ? h('td', { class: 'num' }, exc ? fmtPctFraction(exc.mfe) : '—') : null,
+          );
+        }),
+      ),
+    );
+  };
+  const fillTable = (fills: Fill[]) =>
+    h(
+      'table',
+      { class: 'table trades-table fills' },
+      h('caption', { class: 'sr-only' }, 'Fills: one row per execution'),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Date'), feeds.length > 1 ? h('th', { scope: 'col' }, 'Symbol') : null, h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col', class: 'num' }, 'Price'), h('th', { scope: 'col', class: 'num' }, 'Size'), h('th', { scope: 'col', class: 'num' }, 'Value'), h('th', { scope: 'col', class: 'num' }, 'Fees'), h('th', { scope: 'col', class: 'num', title: 'P&L realised by the fill; none for a fill that opens or adds to a position' }, 'Realised P&L'))),
+      h(
+        'tbody',
+        null,
+        fills.map((t, i) =>
+          h(
+            'tr',
+            null,
+            h('td', { class: 'muted' }, skip + i + 1),
+            h('td', null, fmtBarTime(String(t.date ?? ''), clock)),
+            feeds.length > 1 ? h('td', null, String(t.symbol ?? '')) : null,
+            h('td', null, h('span', { class: `side ${String(t.type).toLowerCase()}` }, String(t.type ?? ''))),
+            h('td', { class: 'num' }, fmtNumber(t.price, 2)),
+            h('td', { class: 'num' }, fmtNumber(t.size, 0)),
+            h('td', { class: 'num' }, fmtMoney(t.value)),
+            h('td', { class: 'num' }, fmtMoney(t.commission)),
+            h('td', { class: `num ${signClass(t.pnl)}` }, t.pnl ? fmtMoney(t.pnl) : '—'),
+          ),
+        ),
+      ),
+    );
+  const renderTrades = (total: number, table: HTMLElement) => {
     clear(tradesBox);
+    const tabs = h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Trades as' }, tab('round_trips', 'Round trips'), tab('executions', 'Fills'));
+    tabs.addEventListener('keydown', (e) => {
+      if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+      const other = tabs.querySelector<HTMLButtonElement>('[aria-selected="false"]');
+      other?.click();
+      other?.focus();
+    });
+    tradesBox.append(tabs);
     if (!total) {
-      tradesBox.append(empty('This run made no trades.'));
+      tradesBox.append(h('div', { id: 'trades-panel', role: 'tabpanel', 'aria-labelledby': `trades-tab-${kind}` }, empty('This run made no trades.')));
       return;
     }
     const pages = pageCount(total, limit);
@@ -188,38 +306,73 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     });
     const prev = button('← Previous', () => ((skip = Math.max(0, skip - limit)), void loadTrades()), 'btn small', { disabled: page <= 1, id: 'trades-prev' });
     const next = button('Next →', () => ((skip = skip + limit), void loadTrades()), 'btn small', { disabled: page >= pages, id: 'trades-next' });
+    const noun = kind === 'round_trips' ? 'round trips' : 'fills';
     tradesBox.append(
-      h(
-        'div',
-        { class: 'table-wrap' },
-        h(
-          'table',
-          { class: 'table trades-table' },
-          h('caption', { class: 'sr-only' }, `Trades ${skip + 1} to ${Math.min(total, skip + limit)} of ${total}`),
-          h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Date'), feeds.length > 1 ? h('th', { scope: 'col' }, 'Symbol') : null, h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col', class: 'num' }, 'Price'), h('th', { scope: 'col', class: 'num' }, 'Size'), h('th', { scope: 'col', class: 'num' }, 'P&L'))),
-          h(
-            'tbody',
-            null,
-            trades.map((t, i) =>
-              h(
-                'tr',
-                null,
-                h('td', { class: 'muted' }, skip + i + 1),
-                h('td', null, fmtBarTime(String(t.date ?? t.datetime ?? ''), clock)),
-                feeds.length > 1 ? h('td', null, String(t.symbol ?? '')) : null,
-                h('td', null, h('span', { class: `side ${String(t.type).toLowerCase()}` }, String(t.type ?? ''))),
-                h('td', { class: 'num' }, fmtNumber(t.price, 2)),
-                h('td', { class: 'num' }, fmtNumber(t.size, 0)),
-                h('td', { class: `num ${signClass(t.pnl)}` }, t.pnl === null || t.pnl === undefined ? '—' : fmtMoney(t.pnl)),
-              ),
-            ),
-          ),
-        ),
-      ),
-      h('nav', { class: 'pager', 'aria-label': 'Trades pages' }, prev, h('span', { 'aria-live': 'polite', id: 'trades-page' }, `Page ${page} of ${pages} · ${total} trades`), next, sizeSel),
+      h('div', { id: 'trades-panel', role: 'tabpanel', 'aria-labelledby': `trades-tab-${kind}` }, h('div', { class: 'table-wrap' }, table), h('nav', { class: 'pager', 'aria-label': 'Trades pages' }, prev, h('span', { 'aria-live': 'polite', id: 'trades-page' }, `Page ${page} of ${pages} · ${fmtInt(total)} ${noun}`), next, sizeSel)),
     );
   };
-  void loadTrades();
+  // The trades wait for the price chart's bars (their excursions come from them).
+  void priceReady.then(loadTrades);
+  void allTrips.then((trips) => analysisBox.replaceChildren(trips ? analysisTable(analyseTrades(trips)) : empty('The trade analysis could not be loaded.')));
+
+  /** Zooms the price chart to a trade (a few bars either side) and brings it into view. */
+  function zoomPriceTo(t: RoundTrip) {
+    if (feeds.length > 1 && t.symbol !== symbolSel.value) {
+      symbolSel.value = t.symbol;
+      symbolSel.dispatchEvent(new Event('change'));
+      void priceReady.then(() => zoomPriceTo(t));
+      return;
+    }
+    const panel = pricePanel;
+    const dates = priceRows.dates;
+    const i = dates.indexOf(t.entry_date);
+    let j = t.exit_date ? dates.indexOf(t.exit_date) : dates.length - 1;
+    if (!panel || i < 0) return;
+    if (j < i) j = i;
+    const pad = Math.max(5, Math.round((j - i) * 0.3));
+    const from = Math.max(0, i - pad);
+    const to = Math.min(dates.length - 1, j + pad);
+    panel.chart.dispatchAction({ type: 'dataZoom', startValue: from, endValue: to });
+    panel.el.dataset.zoom = `${dates[from]}..${dates[to]}`;
+    panel.el.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  }
+}
+
+/** The trade analysis: all, long and short closed round trips side by side. */
+function analysisTable(a: TradeAnalysis): HTMLElement {
+  if (!a.all.trades) return empty(a.open ? `${a.open} trade still open at the end; none closed.` : 'No closed trades to analyse.');
+  const cols: [string, SideStats][] = [['All', a.all], ['Long', a.long], ['Short', a.short]];
+  const rows: [string, string, (s: SideStats) => string, ((s: SideStats) => number | null)?][] = [
+    ['Trades', 'Closed round trips (won)', (s) => `${fmtInt(s.trades)} (${fmtInt(s.won)})`],
+    ['Win rate', 'Share of trades with a positive net P&L', (s) => fmtPctFraction(s.winRate, 1)],
+    ['Net P&L', 'Sum of the net P&L', (s) => fmtMoney(s.netPnL), (s) => s.netPnL],
+    ['Expectancy', 'Mean net P&L per trade: what one more trade is worth on average', (s) => fmtMoney(s.expectancy), (s) => s.expectancy],
+    ['Average return', 'Mean return per trade on its entry value', (s) => fmtPctFraction(s.avgReturn), (s) => s.avgReturn],
+    ['Average win', '', (s) => fmtMoney(s.avgWin), (s) => s.avgWin],
+    ['Average loss', '', (s) => fmtMoney(s.avgLoss), (s) => s.avgLoss],
+    ['Profit factor', 'Gross wins over gross losses', (s) => fmtNumber(s.profitFactor, 2)],
+    ['Holding time', 'Mean bars from entry to exit', (s) => (s.avgBars === null ? '—' : `${fmtNumber(s.avgBars, 1)} bars`)],
+  ];
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'table analysis-table' },
+      h('caption', null, `Trade analysis${a.open ? ` (${a.open} open at the end, not counted)` : ''}`),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, ''), cols.map(([c]) => h('th', { scope: 'col', class: 'num' }, c)))),
+      h('tbody', null, rows.map(([label, title, f, sign]) => h('tr', { 'data-row': label }, h('th', { scope: 'row', title: title || undefined }, label), cols.map(([, s]) => h('td', { class: `num ${s.trades && sign ? signClass(sign(s)) : ''}` }, s.trades ? f(s) : '—'))))),
+    ),
+  );
+}
+
+/** The candlestick option with the run's buys and sells on the price (from the trades chart). */
+function withTradeMarkers(opt: Record<string, unknown>, trades: ChartConfig | null): Record<string, unknown> {
+  const marks = ((trades?.series ?? []) as Record<string, unknown>[]).filter((s) => s.type === 'scatter');
+  if (!marks.length) return opt;
+  const series = [...(opt.series as Record<string, unknown>[]), ...marks.map((s) => ({ ...s, xAxisIndex: 0, yAxisIndex: 0, z: 5, symbolSize: 9 }))];
+  const legend = opt.legend as { data?: unknown[] } | undefined;
+  return { ...opt, series, legend: legend?.data ? { ...legend, data: [...legend.data, ...marks.map((s) => s.name)] } : legend };
 }
 
 /** The per-symbol breakdown: each feed's share of the run, summing to the portfolio's. */

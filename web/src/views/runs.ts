@@ -1,7 +1,7 @@
 // Runs: the backtest form, the live task list, and the task page with its live log.
 
 import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
-import { button, clear, empty, errorBox, field, h, id, loading, toast } from '../dom';
+import { button, clear, empty, errorBox, field, h, id, keepFocus, loading, toast } from '../dom';
 import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtParamValue, fmtTime, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { LEVELS, normLevel } from '../shape';
@@ -101,7 +101,7 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
   const refresh = async () => {
     try {
       tasks = await backtests.listTasks();
-      renderList();
+      keepFocus(listBox, renderList);
     } catch (e) {
       listBox.replaceChildren(errorBox(e));
     }
@@ -125,13 +125,12 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
           check.addEventListener('change', () => {
             if (check.checked) selected.add(t.task_id);
             else selected.delete(t.task_id);
-            renderList();
-            document.getElementById(`cmp-${t.task_id}`)?.focus();
+            keepFocus(listBox, renderList);
           });
           return h(
             'li',
             { class: 'task', 'data-task': t.task_id, 'data-status': t.status },
-            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id' }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [strategyLabel(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [strategyLabel(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
             progressBar(t),
             t.error ? h('div', { class: 'task-error' }, t.error) : null,
             h('div', { class: 'task-actions' }, taskActions(t, refresh)),

@@ -1,0 +1,94 @@
+// Round trips as the results page shows them: each trade's return and excursions, and the
+// analysis of all of them (expectancy, holding time, long against short). Pure functions.
+
+import type { RoundTrip } from './api';
+
+/** Net P&L as a fraction of the capital the entry took (size × entry price). */
+export function tradeReturn(t: RoundTrip): number | null {
+  const cost = Math.abs(t.size) * t.entry_price;
+  return cost > 0 ? t.pnl_net / cost : null;
+}
+
+export const isLong = (t: RoundTrip) => t.size >= 0;
+
+/** Candles by date, as the candlestick chart's rows give them: [date, open, close, low, high]. */
+export type Candles = Map<string, { index: number; low: number; high: number }>;
+
+export function candlesOf(rows: unknown[]): Candles {
+  const out: Candles = new Map();
+  rows.forEach((r, index) => {
+    if (Array.isArray(r) && r.length >= 5) out.set(String(r[0]), { index, low: Number(r[3]), high: Number(r[4]) });
+  });
+  return out;
+}
+
+/**
+ * Maximum adverse and favourable excursion of a trade, as fractions of its entry price: how far
+ * the price went against it (MAE, ≤ 0) and for it (MFE, ≥ 0) between its entry and exit bars,
+ * from the bars' lows and highs. Null when the bars are not at hand.
+ */
+export function excursions(t: RoundTrip, candles: Candles, dates: string[]): { mae: number; mfe: number } | null {
+  const from = candles.get(t.entry_date);
+  const to = t.exit_date ? candles.get(t.exit_date) : candles.get(dates[dates.length - 1]);
+  if (!from || !to || !(t.entry_price > 0)) return null;
+  let low = Infinity;
+  let high = -Infinity;
+  for (let i = from.index; i <= to.index; i++) {
+    const c = candles.get(dates[i]);
+    if (!c) continue;
+    low = Math.min(low, c.low);
+    high = Math.max(high, c.high);
+  }
+  if (!Number.isFinite(low) || !Number.isFinite(high)) return null;
+  const up = high / t.entry_price - 1;
+  const down = low / t.entry_price - 1;
+  return isLong(t) ? { mae: Math.min(0, down), mfe: Math.max(0, up) } : { mae: Math.min(0, -up), mfe: Math.max(0, -down) };
+}
+
+export interface SideStats {
+  trades: number;
+  won: number;
+  winRate: number | null;
+  netPnL: number;
+  expectancy: number | null; // mean net P&L per trade
+  avgWin: number | null;
+  avgLoss: number | null;
+  profitFactor: number | null; // gross wins / gross losses
+  avgBars: number | null;
+  avgReturn: number | null;
+}
+
+export interface TradeAnalysis {
+  all: SideStats;
+  long: SideStats;
+  short: SideStats;
+  open: number;
+}
+
+function sideStats(ts: RoundTrip[]): SideStats {
+  const wins = ts.filter((t) => t.pnl_net > 0);
+  const losses = ts.filter((t) => t.pnl_net <= 0);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const mean = (xs: number[]) => (xs.length ? sum(xs) / xs.length : null);
+  const grossWin = sum(wins.map((t) => t.pnl_net));
+  const grossLoss = -sum(losses.map((t) => t.pnl_net));
+  const rets = ts.map(tradeReturn).filter((r): r is number => r !== null);
+  return {
+    trades: ts.length,
+    won: wins.length,
+    winRate: ts.length ? wins.length / ts.length : null,
+    netPnL: sum(ts.map((t) => t.pnl_net)),
+    expectancy: mean(ts.map((t) => t.pnl_net)),
+    avgWin: mean(wins.map((t) => t.pnl_net)),
+    avgLoss: mean(losses.map((t) => t.pnl_net)),
+    profitFactor: grossLoss > 0 ? grossWin / grossLoss : null,
+    avgBars: mean(ts.map((t) => t.bars_held)),
+    avgReturn: mean(rets),
+  };
+}
+
+/** The analysis of the closed round trips (open ones are counted apart). */
+export function analyseTrades(trips: RoundTrip[]): TradeAnalysis {
+  const closed = trips.filter((t) => !t.is_open);
+  return { all: sideStats(closed), long: sideStats(closed.filter(isLong)), short: sideStats(closed.filter((t) => !isLong(t))), open: trips.length - closed.length };
+}
