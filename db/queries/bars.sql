@@ -64,3 +64,11 @@ SELECT EXISTS (
     WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
       AND ts >= @from_ts AND ts < @until_ts
 );
+
+-- name: SymbolRanges :many
+-- The stored bars of some symbols of a source, by timeframe: first and last time and count.
+SELECT symbol, timeframe, min(ts)::timestamptz AS first_ts, max(ts)::timestamptz AS last_ts, count(*) AS bars
+FROM bars
+WHERE source = @source AND symbol = ANY(@symbols::text[])
+GROUP BY symbol, timeframe
+ORDER BY symbol, timeframe;

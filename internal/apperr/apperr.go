@@ -29,6 +29,14 @@ type Error struct {
 	Kind   Kind
 	Detail string
 	Err    error // optional cause, never sent to clients
+	// Lines are the input lines at fault (a CSV import's bad rows), sent as "errors".
+	Lines []LineError
+}
+
+// LineError is one bad line of an input, 1-based.
+type LineError struct {
+	Line    int    `json:"line"`
+	Message string `json:"message"`
 }
 
 func (e *Error) Error() string {

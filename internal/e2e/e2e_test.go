@@ -506,11 +506,17 @@ func TestWebPage(t *testing.T) {
 		chromedp.Navigate(ui+"/runs/"+slow.TaskID),
 		waitJS(`[...document.querySelectorAll('.task-top button')].some(b => b.textContent === 'Cancel')`, 10*time.Second),
 		waitJS(`document.querySelectorAll('#log .ll').length > 0`, 30*time.Second), // the first attempt has logged
-		pressEnterOn(`.task-top button[aria-label^="Cancel"]`, `document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`),
+		// Cancel asks first (the dialog's default is to keep running).
+		pressEnterOn(`.task-top button[aria-label^="Cancel"]`, `document.querySelector('dialog[open]') !== null`),
+		waitJS(`document.activeElement?.textContent === 'Keep running'`, 5*time.Second),
+		chromedp.Click(`dialog[open] button.btn.danger`),
+		waitJS(`document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`, 10*time.Second),
 		pressEnterOn(`.task-top button[aria-label^="Retry"]`, `['pending', 'running'].includes(document.querySelector('.page-head .status')?.dataset.status)`),
 		// The retry's first lines come after a separator.
 		waitJS(`[...document.querySelectorAll('#log .attempt-sep')].some(e => e.textContent === 'attempt 2')`, 30*time.Second),
 		chromedp.Click(`.task-top button[aria-label^="Cancel"]`),
+		chromedp.WaitVisible(`dialog[open] button.btn.danger`),
+		chromedp.Click(`dialog[open] button.btn.danger`),
 		waitJS(`document.querySelector('.page-head .status')?.dataset.status === 'cancelled'`, 10*time.Second),
 	))
 	var attempt string

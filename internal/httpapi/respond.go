@@ -57,6 +57,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if e.Err != nil {
 			s.log.DebugContext(r.Context(), "request refused", "method", r.Method, "path", r.URL.Path, "detail", e.Detail, "cause", e.Err)
 		}
+		if len(e.Lines) > 0 {
+			writeJSON(w, statusOf[e.Kind], map[string]any{"detail": e.Detail, "errors": e.Lines})
+			return
+		}
 		writeJSON(w, statusOf[e.Kind], map[string]string{"detail": e.Detail})
 		return
 	}

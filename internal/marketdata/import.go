@@ -302,18 +302,84 @@ func upsertBars(ctx context.Context, db store.DBTX, source, symbol, tf string, b
 	return nil
 }
 
+// MaxReportedLines caps the bad lines a failed CSV import names.
+const MaxReportedLines = 50
+
 // ParseCSV reads bars in the generic date,open,high,low,close,volume layout or Yahoo's
-// layout, times of day without an offset in loc. A bad row is a 400 naming its line.
+// layout, times of day without an offset in loc. A file with bad rows is a 400 naming the
+// first and listing every bad line (up to MaxReportedLines) with its reason, so a user
+// fixes the file once rather than once per line.
 func ParseCSV(r io.Reader, loc *time.Location) ([]engine.Bar, error) {
-	bars, err := barcsv.ParseIn(r, 4096, loc)
+	data, err := io.ReadAll(r)
 	if err != nil {
-		var pe *barcsv.Error
-		if errors.As(err, &pe) {
-			return nil, apperr.Invalid("Invalid CSV at line %d: %s", pe.Line, pe.Msg)
-		}
 		return nil, apperr.Invalid("Invalid CSV: %v", err)
 	}
-	return bars, nil
+	bars, err := barcsv.ParseIn(bytes.NewReader(data), 4096, loc)
+	if err == nil {
+		return bars, nil
+	}
+	var pe *barcsv.Error
+	if !errors.As(err, &pe) {
+		return nil, apperr.Invalid("Invalid CSV: %v", err)
+	}
+	bad := badLines(data, loc, pe)
+	detail := fmt.Sprintf("Invalid CSV at line %d: %s", pe.Line, pe.Msg)
+	switch n := len(bad); {
+	case n == MaxReportedLines:
+		detail += fmt.Sprintf(" (and more: the first %d bad lines are listed)", n)
+	case n > 1:
+		detail += fmt.Sprintf(" (%d bad lines in all)", n)
+	}
+	return nil, &apperr.Error{Kind: apperr.KindInvalid, Detail: detail, Lines: bad}
+}
+
+// badLines lists the bad lines of data, the first being first. The parser stops at a bad
+// line, so the rest is parsed again under the header, from the good line before the bad one
+// (so the next row is still checked against it for order) then on from the line after it,
+// up to MaxReportedLines. Only for a failed import, where the cost does not matter.
+func badLines(data []byte, loc *time.Location, first *barcsv.Error) []apperr.LineError {
+	// starts[i] is the offset of the file's line i+1
+	starts := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	line := func(i int) []byte { // line i (0-based) with its newline
+		if i+1 < len(starts) {
+			return data[starts[i]:starts[i+1]]
+		}
+		return append(data[starts[i]:len(data):len(data)], '\n')
+	}
+	out := []apperr.LineError{{Line: first.Line, Message: first.Msg}}
+	bad := first.Line - 1 // 0-based
+	prev := bad - 1       // the last good row before the bad one, or the header
+	pe := first
+	for len(out) < MaxReportedLines && bad > 0 && bad+1 < len(starts) {
+		in := [][]byte{line(0)}
+		if prev > 0 {
+			in = append(in, line(prev))
+		}
+		in = append(in, data[starts[bad+1]:])
+		_, err := barcsv.ParseIn(bytes.NewReader(bytes.Join(in, nil)), 4096, loc)
+		if !errors.As(err, &pe) || pe.Line < 2 {
+			return out
+		}
+		// back from the stream's numbering to the file's
+		rel := pe.Line - 2 // 0-based data row of the stream
+		if prev > 0 {
+			rel--
+		}
+		if rel < 0 { // the good row itself: cannot happen, but never loop on it
+			return out
+		}
+		if rel > 0 { // rows between the two bad ones parsed: the last of them is good
+			prev = bad + rel
+		}
+		bad = bad + 1 + rel
+		out = append(out, apperr.LineError{Line: bad + 1, Message: pe.Msg})
+	}
+	return out
 }
 
 // jsonBar is one bar of a JSON import; the time may be called datetime, date, time or ts.

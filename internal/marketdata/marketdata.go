@@ -77,6 +77,16 @@ type SymbolInfo struct {
 	// ImportedBy is the user who last imported its bars; nil for sample data, refreshes
 	// and imports without accounts.
 	ImportedBy *string `json:"imported_by"`
+	// Ranges are its stored bars by timeframe, so a page can offer the dates it has.
+	Ranges []SymbolRange `json:"ranges"`
+}
+
+// SymbolRange is what a symbol holds of one timeframe.
+type SymbolRange struct {
+	Timeframe string    `json:"timeframe"`
+	First     time.Time `json:"first"`
+	Last      time.Time `json:"last"`
+	Bars      int64     `json:"bars"`
 }
 
 // Sources lists the registered data sources, the default first.
@@ -116,8 +126,19 @@ func (svc *Service) Symbols(ctx context.Context, source, search string, limit in
 		return nil, fmt.Errorf("list symbols of %s: %w", source, err)
 	}
 	out := make([]SymbolInfo, len(rows))
+	names := make([]string, len(rows))
+	at := make(map[string]int, len(rows))
 	for i, r := range rows {
-		out[i] = SymbolInfo{Symbol: r.Symbol, Name: r.Name, Timezone: r.Timezone, ImportedBy: r.ImportedBy}
+		out[i] = SymbolInfo{Symbol: r.Symbol, Name: r.Name, Timezone: r.Timezone, ImportedBy: r.ImportedBy, Ranges: []SymbolRange{}}
+		names[i], at[r.Symbol] = r.Symbol, i
+	}
+	ranges, err := q.SymbolRanges(ctx, svc.st.Pool, store.SymbolRangesParams{Source: source, Symbols: names})
+	if err != nil {
+		return nil, fmt.Errorf("bar ranges of %s: %w", source, err)
+	}
+	for _, r := range ranges {
+		s := &out[at[r.Symbol]]
+		s.Ranges = append(s.Ranges, SymbolRange{Timeframe: r.Timeframe, First: r.FirstTs.UTC(), Last: r.LastTs.UTC(), Bars: r.Bars})
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -605,5 +606,57 @@ func TestParseBounds(t *testing.T) {
 				t.Errorf("got %v, want a 400 %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseCSVListsEveryBadLine(t *testing.T) {
+	tests := []struct {
+		name  string
+		csv   string
+		lines []int
+	}{
+		{"one", "date,open,high,low,close,volume\n2024-01-02,1,2,1,2,10\n2024-01-03,x,2,1,2,10\n2024-01-04,1,2,1,2,10\n", []int{3}},
+		{"several, each after the one before", "date,open,high,low,close,volume\n" +
+			"2024-01-02,1,2,1,2,10\n" + // 2
+			"2024-01-03,x,2,1,2,10\n" + // 3: not a number
+			"2024-01-04,1,2,1,2,10\n" + // 4
+			"2024-01-05,1,0.5,1,2,10\n" + // 5: high below low
+			"2024-01-04,1,2,1,2,10\n" + // 6: before the previous row's
+			"2024-01-08,1,2,1\n" + // 7: short
+			"2024-01-09,1,2,1,2,10\n", []int{3, 5, 6, 7}},
+		{"the last line", "date,open,high,low,close,volume\n2024-01-02,1,2,1,2,10\n2024-01-03,1,2,1,2,-1", []int{3}},
+		{"a bad header stops there", "day,open,high,low,close\n2024-01-02,1,2,1,2\nnonsense\n", []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := marketdata.ParseCSV(strings.NewReader(tt.csv), time.UTC)
+			e, ok := apperr.As(err)
+			if !ok || e.Kind != apperr.KindInvalid {
+				t.Fatalf("err = %v, want a 400", err)
+			}
+			var got []int
+			for _, l := range e.Lines {
+				got = append(got, l.Line)
+				if l.Message == "" {
+					t.Errorf("line %d has no reason", l.Line)
+				}
+			}
+			if !slices.Equal(got, tt.lines) {
+				t.Errorf("bad lines %v, want %v (%s)", got, tt.lines, e.Detail)
+			}
+			if !strings.HasPrefix(e.Detail, fmt.Sprintf("Invalid CSV at line %d: ", tt.lines[0])) {
+				t.Errorf("detail %q does not name the first bad line", e.Detail)
+			}
+		})
+	}
+	// capped
+	var b strings.Builder
+	b.WriteString("date,open,high,low,close,volume\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "2024-01-%02d,x,2,1,2,10\n", i%28+1)
+	}
+	_, err := marketdata.ParseCSV(strings.NewReader(b.String()), time.UTC)
+	if e, _ := apperr.As(err); e == nil || len(e.Lines) != marketdata.MaxReportedLines || !strings.Contains(e.Detail, "and more") {
+		t.Errorf("200 bad lines: %v", err)
 	}
 }

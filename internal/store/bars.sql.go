@@ -219,6 +219,54 @@ func (q *Queries) StoredTimeframes(ctx context.Context, db DBTX, arg StoredTimef
 	return items, nil
 }
 
+const symbolRanges = `-- name: SymbolRanges :many
+SELECT symbol, timeframe, min(ts)::timestamptz AS first_ts, max(ts)::timestamptz AS last_ts, count(*) AS bars
+FROM bars
+WHERE source = $1 AND symbol = ANY($2::text[])
+GROUP BY symbol, timeframe
+ORDER BY symbol, timeframe
+`
+
+type SymbolRangesParams struct {
+	Source  string   `json:"source"`
+	Symbols []string `json:"symbols"`
+}
+
+type SymbolRangesRow struct {
+	Symbol    string    `json:"symbol"`
+	Timeframe string    `json:"timeframe"`
+	FirstTs   time.Time `json:"first_ts"`
+	LastTs    time.Time `json:"last_ts"`
+	Bars      int64     `json:"bars"`
+}
+
+// The stored bars of some symbols of a source, by timeframe: first and last time and count.
+func (q *Queries) SymbolRanges(ctx context.Context, db DBTX, arg SymbolRangesParams) ([]SymbolRangesRow, error) {
+	rows, err := db.Query(ctx, symbolRanges, arg.Source, arg.Symbols)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SymbolRangesRow
+	for rows.Next() {
+		var i SymbolRangesRow
+		if err := rows.Scan(
+			&i.Symbol,
+			&i.Timeframe,
+			&i.FirstTs,
+			&i.LastTs,
+			&i.Bars,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const symbolTimezone = `-- name: SymbolTimezone :one
 SELECT timezone FROM symbols WHERE source = $1 AND symbol = $2
 `

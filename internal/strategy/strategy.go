@@ -313,6 +313,13 @@ func (s *Service) replace(ctx context.Context, tx pgx.Tx, id, name, description,
 		}
 		return nil, fmt.Errorf("lock strategy %s: %w", id, err)
 	}
+	// Saving what is already there (the page's Save on unchanged code, a client retrying)
+	// makes no version: a version is a change.
+	if cur, err := s.get(ctx, tx, id); err != nil {
+		return nil, err
+	} else if cur.ContentHash == ContentHash(code) && cur.Name == name && cur.Description == description {
+		return cur, nil
+	}
 	next := int(head.CurrentVersion) + 1
 	if err := s.appendVersion(ctx, tx, id, next, name, description, code, origin, info, by); err != nil {
 		return nil, err

@@ -194,3 +194,35 @@ func TestDeletedStrategyKeepsVersions(t *testing.T) {
 		t.Fatalf("missing version: %v", err)
 	}
 }
+
+func TestSavingUnchangedCodeMakesNoVersion(t *testing.T) {
+	t.Parallel()
+	svc, _ := setup(t)
+	ctx := context.Background()
+	s, err := svc.Create(ctx, strategy.Upload{Name: "s", Code: code(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		up      strategy.Upload
+		version int
+	}{
+		{strategy.Upload{Name: "s", Code: code(1)}, 1},                         // the same: no version
+		{strategy.Upload{Name: "renamed", Code: code(1)}, 2},                   // a new name is a change
+		{strategy.Upload{Name: "renamed", Code: code(2)}, 3},                   // new code
+		{strategy.Upload{Name: "renamed", Code: code(2)}, 3},                   // saved twice
+		{strategy.Upload{Name: "renamed", Code: code(2), Description: "d"}, 4}, // a description
+	} {
+		got, err := svc.Replace(ctx, s.ID, tt.up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Version != tt.version {
+			t.Errorf("after saving %+v: version %d, want %d", tt.up.Name, got.Version, tt.version)
+		}
+	}
+	versions, err := svc.Versions(ctx, s.ID)
+	if err != nil || len(versions) != 4 {
+		t.Fatalf("%d versions (%v), want 4", len(versions), err)
+	}
+}

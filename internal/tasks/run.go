@@ -292,11 +292,14 @@ func (s *Service) infraError(job *river.Job[jobs.RunArgs], t store.Task, err err
 	return err
 }
 
-// fail marks the task's attempt failed with msg and publishes its completion.
+// fail marks the task's attempt failed with msg, ends its log with msg as an ERROR line
+// (the log tells the whole story of the attempt) and publishes both.
 func (s *Service) fail(t store.Task, msg string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var done bool
+	now := time.Now().UTC()
+	line := store.CopyTaskLogsParams{TaskID: t.ID, Attempt: t.Attempt, Ts: now, Level: "ERROR", Source: "engine", Message: store.Truncate(msg, maxLogMessage)}
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.q.FailTask(ctx, tx, store.FailTaskParams{Error: &msg, ID: t.ID, Attempt: t.Attempt, Lease: t.Lease}); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
@@ -305,6 +308,9 @@ func (s *Service) fail(t store.Task, msg string) {
 			return err
 		}
 		done = true
+		if _, err := s.q.CopyTaskLogs(ctx, tx, []store.CopyTaskLogsParams{line}); err != nil {
+			return fmt.Errorf("log the failure of %s: %w", t.ID, err)
+		}
 		return s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: StatusFailed, Error: &msg, TaskID: t.ID, Attempt: t.Attempt})
 	})
 	if err != nil {
@@ -312,6 +318,8 @@ func (s *Service) fail(t store.Task, msg string) {
 		return
 	}
 	if done {
+		s.publish(ctx, events.Message{Event: events.KindLog, Task: t.ID, Session: t.SessionID,
+			Logs: []events.LogLine{{Level: line.Level, Message: line.Message, Time: events.EpochSeconds(now), Source: line.Source}}})
 		s.publishDone(ctx, t.ID, t.SessionID, int(t.Attempt), StatusFailed, &msg, nil)
 	}
 }

@@ -261,6 +261,14 @@ func TestStrategyErrorFailsOnceWithoutRetry(t *testing.T) {
 	if done.Attempts[0].Status != "failed" || done.Attempts[0].Error == nil {
 		t.Fatalf("attempts = %+v", done.Attempts)
 	}
+	// The log ends with the failure, as an ERROR line.
+	logs, err := b.svc.Logs(b.ctx, task.TaskID, tasks.LogFilter{Limit: 100000})
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("logs: %v, %v", logs, err)
+	}
+	if last := logs[len(logs)-1]; last.Level != "ERROR" || last.Message != *done.Error {
+		t.Errorf("last log line %+v; want ERROR %q", last, *done.Error)
+	}
 }
 
 func TestTimeLimitFailsTask(t *testing.T) {

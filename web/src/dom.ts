@@ -80,7 +80,7 @@ export function empty(text: string, ...extra: Child[]): HTMLElement {
 }
 
 /** A modal confirmation built on <dialog>; resolves true when confirmed. */
-export function confirmDialog(title: string, body: string, confirmLabel = 'Delete'): Promise<boolean> {
+export function confirmDialog(title: string, body: string, confirmLabel = 'Delete', cancelLabel = 'Cancel'): Promise<boolean> {
   return new Promise((resolve) => {
     const dlg = h('dialog', { class: 'dialog', 'aria-labelledby': 'dlg-title' }) as HTMLDialogElement;
     const done = (v: boolean) => {
@@ -88,7 +88,7 @@ export function confirmDialog(title: string, body: string, confirmLabel = 'Delet
       dlg.remove();
       resolve(v);
     };
-    const cancel = h('button', { type: 'button', class: 'btn', onclick: () => done(false) }, 'Cancel');
+    const cancel = h('button', { type: 'button', class: 'btn', onclick: () => done(false) }, cancelLabel);
     const okBtn = h('button', { type: 'button', class: 'btn danger', onclick: () => done(true) }, confirmLabel);
     dlg.append(h('h2', { id: 'dlg-title' }, title), h('p', null, body), h('div', { class: 'actions' }, cancel, okBtn));
     dlg.addEventListener('cancel', (e) => {

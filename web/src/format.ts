@@ -28,6 +28,24 @@ export function signedStat(key: string): boolean {
   return (def.format === 'money' || def.format === 'pctFraction') && !/volatility|tracking_error/.test(key);
 }
 
+export interface BarRange {
+  timeframe: string;
+  first: string;
+  last: string;
+  bars: number;
+}
+
+/** The stored range a symbol's runs default to: of timeframe when it has one, else daily, else its longest. */
+export function rangeFor(ranges: BarRange[] | undefined, timeframe = '1d'): BarRange | undefined {
+  const rs = ranges ?? [];
+  return rs.find((r) => r.timeframe === timeframe) ?? rs.find((r) => r.timeframe === '1d') ?? [...rs].sort((a, b) => b.bars - a.bars)[0];
+}
+
+/** "1d · 2000-01-03 → 2009-12-31 · 2,515 bars". */
+export function fmtRange(r: BarRange): string {
+  return `${r.timeframe} · ${r.first.slice(0, 10)} → ${r.last.slice(0, 10)} · ${fmtInt(r.bars)} bars`;
+}
+
 export function fmtInt(v: unknown): string {
   if (!isNum(v)) return '—';
   return Math.round(v).toLocaleString('en-US');

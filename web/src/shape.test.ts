@@ -187,7 +187,8 @@ describe('logs, paging, parameters', () => {
     expect(coerceParam('x', 'float', '1.5')).toBe(1.5);
     expect(coerceParam('b', 'bool', 'Yes')).toBe(true);
     expect(coerceParam('b', 'bool', 'no')).toBe(false);
-    expect(() => coerceParam('fast', 'int', '1.5')).toThrow("Parameter 'fast': expected int, got str");
+    expect(() => coerceParam('fast', 'int', '1.5')).toThrow("Parameter 'fast': expected int, got float (1.5): use a whole number");
+    expect(() => coerceParam('fast', 'int', 'abc')).toThrow("Parameter 'fast': expected int, got str");
     expect(() => coerceParam('x', 'float', 'abc')).toThrow("Parameter 'x': expected float, got str");
     expect(coerceParam('l', 'list', '[1,2]')).toEqual([1, 2]);
   });

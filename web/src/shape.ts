@@ -406,7 +406,11 @@ export function coerceParam(name: string, type: string, raw: string): unknown {
   const t = type.toLowerCase();
   const s = raw.trim();
   if (t === 'int' || t === 'integer') {
-    if (!/^[-+]?\d+$/.test(s)) throw new Error(`Parameter '${name}': expected int, got ${s === '' ? 'empty' : 'str'}`);
+    if (!/^[-+]?\d+$/.test(s)) {
+      // 1.5 is a number, just not a whole one: say so rather than "str"
+      const got = s === '' ? 'empty' : Number.isFinite(Number(s)) ? `float (${s}): use a whole number` : 'str';
+      throw new Error(`Parameter '${name}': expected int, got ${got}`);
+    }
     return Number(s);
   }
   if (t === 'float' || t === 'number') {

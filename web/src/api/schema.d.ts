@@ -454,7 +454,8 @@ export interface paths {
      * `{datetime, open, high, low, close, volume}`, or `{bars: [...]}`). All or nothing:
      * existing bars at the same times are replaced, and a bad row (not a number, high below
      * low, duplicate or unparsable date) refuses the whole import with its line number (CSV)
-     * or index (JSON). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
+     * or index (JSON). A CSV's 400 lists every bad line in `errors` (`{line, message}`, up to
+     * 50; `detail` names the first and the count). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
      * (by UTC day); a bar outside is refused with its index (and time). The answer counts
      * new, updated and unchanged bars.
      *
@@ -897,6 +898,11 @@ export interface components {
     };
     Error: {
       detail: string;
+      /** @description The input's bad lines, when the request was a file (a CSV import). */
+      errors?: {
+          line: number;
+          message: string;
+        }[];
     };
     CodeError: {
       detail: string;
@@ -1300,6 +1306,15 @@ export interface components {
       timezone: string;
       /** @description The user who last imported its bars; null for sample data */
       imported_by?: string | null;
+      /** @description Its stored bars by timeframe (coarser timeframes are also built from finer ones on request). */
+      ranges: {
+          timeframe: string;
+          /** Format: date-time */
+          first: string;
+          /** Format: date-time */
+          last: string;
+          bars: number;
+        }[];
     };
     Bar: {
       /** @description On import: from 1900-01-01 to 2200-01-01 (by UTC day). */
@@ -2567,7 +2582,8 @@ export interface operations {
    * `{datetime, open, high, low, close, volume}`, or `{bars: [...]}`). All or nothing:
    * existing bars at the same times are replaced, and a bad row (not a number, high below
    * low, duplicate or unparsable date) refuses the whole import with its line number (CSV)
-   * or index (JSON). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
+   * or index (JSON). A CSV's 400 lists every bad line in `errors` (`{line, message}`, up to
+   * 50; `detail` names the first and the count). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
    * (by UTC day); a bar outside is refused with its index (and time). The answer counts
    * new, updated and unchanged bars.
    *

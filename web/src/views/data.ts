@@ -3,7 +3,7 @@
 import { ApiError, data as api, type DataSource } from '../api';
 import { chartPanel } from '../charts';
 import { clear, empty, errorBox, field, h, loading, toast } from '../dom';
-import { barClock, fmtBarTime, fmtInt } from '../format';
+import { barClock, fmtBarTime, fmtInt, fmtRange, rangeFor } from '../format';
 import { href } from '../router';
 import { categoryDates, prepareChartOption, rejectedLines } from '../shape';
 
@@ -39,7 +39,7 @@ export async function dataView(main: HTMLElement, _p: Record<string, string>, qu
         symBox.append(empty(searchIn.value ? 'No symbol matches.' : 'This source has no symbols yet. Import a CSV file below.'));
         return;
       }
-      symBox.append(h('ul', { class: 'symbol-list' }, syms.map((s) => h('li', null, h('a', { href: href(`/data/${encodeURIComponent(source)}/${encodeURIComponent(s.symbol)}`) }, h('strong', null, s.symbol), ' ', h('span', { class: 'muted' }, s.name ?? ''), s.timezone && s.timezone !== 'UTC' ? h('span', { class: 'muted small' }, ` · ${s.timezone}`) : null)))));
+      symBox.append(h('ul', { class: 'symbol-list' }, syms.map((s) => h('li', null, h('a', { href: href(`/data/${encodeURIComponent(source)}/${encodeURIComponent(s.symbol)}`) }, h('strong', null, s.symbol), ' ', h('span', { class: 'muted' }, s.name ?? ''), s.timezone && s.timezone !== 'UTC' ? h('span', { class: 'muted small' }, ` · ${s.timezone}`) : null, h('span', { class: 'muted small ranges', 'data-ranges': s.ranges.length }, s.ranges.length ? s.ranges.map(fmtRange).join(' · · ') : 'no bars yet'))))));
     } catch (e) {
       symBox.replaceChildren(errorBox(e));
     }
@@ -143,16 +143,20 @@ function importSection(sources: DataSource[], current: () => string, after: () =
 
 export async function symbolView(main: HTMLElement, params: Record<string, string>, query: URLSearchParams): Promise<void> {
   const { source, symbol } = params;
-  const startIn = h('input', { type: 'date', id: 'bars-start', value: query.get('start') ?? '2000-01-01' }) as HTMLInputElement;
-  const endIn = h('input', { type: 'date', id: 'bars-end', value: query.get('end') ?? new Date().toISOString().slice(0, 10) }) as HTMLInputElement;
-  const tfSel = h('select', { id: 'bars-timeframe' }, ['1d', '1w', '1M', '4h', '1h', '15m', '5m', '1m'].map((tf) => h('option', { value: tf, selected: tf === (query.get('timeframe') ?? '1d') }, tf))) as HTMLSelectElement;
+  // The symbol's time zone (its intraday bars are shown in it) and stored ranges (the dates
+  // the page and a backtest on it start from).
+  const me = await api.listSymbols(source, symbol, 50).then(
+    (list) => list.find((s) => s.symbol === symbol),
+    () => undefined,
+  );
+  const zone = Promise.resolve(me?.timezone ?? 'UTC');
+  const stored = rangeFor(me?.ranges, query.get('timeframe') ?? '1d');
+  const timeframe = query.get('timeframe') ?? stored?.timeframe ?? '1d';
+  const startIn = h('input', { type: 'date', id: 'bars-start', value: query.get('start') ?? stored?.first.slice(0, 10) ?? '2000-01-01' }) as HTMLInputElement;
+  const endIn = h('input', { type: 'date', id: 'bars-end', value: query.get('end') ?? stored?.last.slice(0, 10) ?? new Date().toISOString().slice(0, 10) }) as HTMLInputElement;
+  const tfSel = h('select', { id: 'bars-timeframe' }, ['1d', '1w', '1M', '4h', '1h', '15m', '5m', '1m'].map((tf) => h('option', { value: tf, selected: tf === timeframe }, tf))) as HTMLSelectElement;
   const info = h('p', { class: 'muted', 'aria-live': 'polite' });
   const panel = chartPanel(`${source}_${symbol}`, `${symbol} bars`, { height: 480 });
-  // The symbol's time zone, which its intraday bars are shown in.
-  const zone = api.listSymbols(source, symbol, 50).then(
-    (list) => list.find((s) => s.symbol === symbol)?.timezone ?? 'UTC',
-    () => 'UTC',
-  );
   const load = async () => {
     info.textContent = 'Loading bars…';
     panel.chart.showLoading({ text: 'Loading…' });
@@ -172,8 +176,9 @@ export async function symbolView(main: HTMLElement, params: Record<string, strin
   };
   const form = h('form', { class: 'form-row inline', onsubmit: (e: Event) => (e.preventDefault(), void load()) }, field('From', startIn), field('To', endIn), field('Timeframe', tfSel), h('button', { type: 'submit', class: 'btn' }, 'Show'));
   main.append(
-    h('div', { class: 'page-head' }, h('h1', null, symbol), h('span', { class: 'muted' }, source), h('a', { class: 'btn small', href: href(`/runs?symbol=${encodeURIComponent(symbol)}`) }, 'Backtest on this symbol')),
+    h('div', { class: 'page-head' }, h('h1', null, symbol), h('span', { class: 'muted' }, source), h('a', { class: 'btn small', id: 'backtest-symbol', href: href(`/runs?${new URLSearchParams({ source, symbol, timeframe, ...(stored ? { start: stored.first.slice(0, 10), end: stored.last.slice(0, 10) } : {}) })}`) }, 'Backtest on this symbol')),
     h('p', null, h('a', { href: href('/data') }, '← All data')),
+    h('p', { class: 'muted', id: 'symbol-ranges' }, me?.ranges.length ? `Stored: ${me.ranges.map(fmtRange).join('; ')}` : 'No bars stored yet.'),
     form,
     info,
     panel.el,

@@ -40,7 +40,13 @@ export function paramForm(infos: ParamInfo[], opts: { idPrefix?: string } = {}):
     else input.value = fmtParamValue(current);
     const err = h('small', { class: 'field-error', id: `${inputId}-err`, role: 'alert' });
     const desc = h('small', { class: 'hint', id: `${inputId}-desc` }, [info.description, `${t}, default ${fmtParamValue(info.default)}`].filter(Boolean).join(' · '));
-    input.addEventListener('input', () => validate(rows.find((r) => r.input === input)!));
+    input.addEventListener('input', () => {
+      try {
+        validate(rows.find((r) => r.input === input)!);
+      } catch {
+        /* shown next to the field as the user types */
+      }
+    });
     rows.push({ info, input, err });
     el.append(h('div', { class: 'field param' + (isBool ? ' check' : '') }, h('label', { for: inputId }, info.name), input, desc, err));
   }

@@ -1,8 +1,8 @@
 // Runs: the backtest form, the live task list, and the task page with its live log.
 
 import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
-import { button, clear, empty, errorBox, field, h, id, keepFocus, loading, toast } from '../dom';
-import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtParamValue, fmtTime, statusClass } from '../format';
+import { button, clear, confirmDialog, empty, errorBox, field, h, id, keepFocus, loading, toast } from '../dom';
+import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtParamValue, fmtRange, fmtTime, rangeFor, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { LEVELS, normLevel } from '../shape';
 import { taskSocket, watchTasks, type TaskEvent, type TaskSocket } from '../ws';
@@ -50,6 +50,14 @@ export async function cancelTask(taskID: string): Promise<void> {
 export async function retryTask(taskID: string): Promise<void> {
   await backtests.retryTask(taskID);
   toast(`Retrying ${taskID}.`, 'ok');
+}
+
+/** "bar 120 of 5,000" while it runs; nothing for a run that ended before its first bar. */
+function barsLine(t: Task): string {
+  if (!t.total_bars) return '';
+  const at = t.current_bar ?? 0;
+  if (!ACTIVE.has(t.status) && at === 0) return '';
+  return `${t.status === 'failed' ? 'stopped at ' : ''}bar ${at.toLocaleString('en-US')} of ${t.total_bars.toLocaleString('en-US')}`;
 }
 
 function today(): string {
@@ -184,6 +192,7 @@ function taskActions(t: Task, after: () => Promise<void> | void, withResults = t
   if (ACTIVE.has(t.status)) {
     out.push(
       button('Cancel', async () => {
+        if (!(await confirmDialog(`Cancel ${t.task_id}?`, 'The run stops and keeps no result; Retry runs it again later.', 'Cancel the run', 'Keep running'))) return;
         try {
           await cancelTask(t.task_id);
           await after();
@@ -225,7 +234,8 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   const want = query.get('strategy');
   const stratSel = h('select', { name: 'strategy_id', required: true }, strategies.map((s) => h('option', { value: s.id, selected: s.id === want }, `${s.name} (${s.id})`))) as HTMLSelectElement;
   const versionSel = h('select', { name: 'strategy_version' }, h('option', { value: '' }, 'Latest')) as HTMLSelectElement;
-  const sourceSel = h('select', { name: 'data_source' }, sources.map((s, i) => h('option', { value: s.name, selected: i === 0, title: s.description }, s.name))) as HTMLSelectElement;
+  const wantSource = sources.some((s) => s.name === query.get('source')) ? query.get('source') : sources[0]?.name;
+  const sourceSel = h('select', { name: 'data_source' }, sources.map((s) => h('option', { value: s.name, selected: s.name === wantSource, title: s.description }, s.name))) as HTMLSelectElement;
   const listID = id('symbols');
   const symbolIn = h('input', { type: 'search', name: 'symbol', list: listID, autocomplete: 'off', placeholder: 'Search symbols', required: true }) as HTMLInputElement;
   const symbolList = h('datalist', { id: listID });
@@ -268,15 +278,31 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   const submit = h('button', { type: 'submit', class: 'btn primary' }, 'Run backtest') as HTMLButtonElement;
   let pform: ParamForm | null = null;
 
+  // Dates follow the symbol's own stored range until the user sets them.
+  const known = new Map<string, SymbolInfo>();
+  let datesSet = query.has('start') || query.has('end');
+  startIn.addEventListener('input', () => (datesSet = true));
+  endIn.addEventListener('input', () => (datesSet = true));
+  const followSymbol = () => {
+    if (datesSet) return;
+    const r = rangeFor(known.get(chosen[0] ?? symbolIn.value.trim())?.ranges, tfSel.value);
+    if (!r) return;
+    startIn.value = r.first.slice(0, 10);
+    endIn.value = r.last.slice(0, 10);
+  };
   const loadSymbols = async (search: string) => {
     try {
       const list = await data.listSymbols(sourceSel.value, search, 20);
-      symbolList.replaceChildren(...list.map((s) => h('option', { value: s.symbol }, s.name ?? '')));
+      for (const s of list) known.set(s.symbol, s);
+      symbolList.replaceChildren(...list.map((s) => h('option', { value: s.symbol }, [s.name ?? '', rangeFor(s.ranges) ? `(${fmtRange(rangeFor(s.ranges)!)})` : ''].filter(Boolean).join(' '))));
       if (!symbolIn.value && list.length && !search) symbolIn.value = query.get('symbol') ?? list[0].symbol;
+      followSymbol();
     } catch {
       /* the field still accepts free text */
     }
   };
+  symbolIn.addEventListener('change', followSymbol);
+  tfSel.addEventListener('change', followSymbol);
   let debounce: ReturnType<typeof setTimeout> | undefined;
   symbolIn.addEventListener('input', () => {
     clearTimeout(debounce);
@@ -344,7 +370,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
     symbolIn.required = chosen.length === 0;
     for (const el of [symbolIn, startIn, endIn, cashIn, commIn]) {
       const bad = !el.checkValidity() || (el.required && !el.value.trim());
-      el.toggleAttribute('aria-invalid', bad);
+      el.setAttribute('aria-invalid', String(bad));
       if (bad) problems.push(`${el.closest('.field')?.querySelector('label')?.textContent}: ${el.validationMessage || 'required'}`);
     }
     if (startIn.value && endIn.value && startIn.value > endIn.value) problems.push('Start date must be before the end date');
@@ -389,7 +415,7 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
     }
   });
   box.replaceChildren(form);
-  await Promise.all([loadStrategy(), loadSymbols('')]);
+  await Promise.all([loadStrategy(), loadSymbols('').then(() => (symbolIn.value && !known.has(symbolIn.value) ? loadSymbols(symbolIn.value) : undefined))]);
 }
 
 // ---- the task page --------------------------------------------------------------------------
@@ -415,7 +441,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   const renderHead = () => {
     head.replaceChildren(h('h1', null, `Run ${task.task_id}`), statusBadge(task.status));
     setProgress(bar, task.progress, task.status);
-    barsText.textContent = task.total_bars ? `bar ${task.current_bar ?? 0} of ${task.total_bars}` : '';
+    barsText.textContent = barsLine(task);
     renderMeta();
     actions.replaceChildren(...taskActions(task, reload, false));
     errorEl.hidden = !task.error;
@@ -569,7 +595,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
       task.total_bars = Number(d.total_bars) || task.total_bars;
       if (task.status === 'pending') task.status = 'running';
       setProgress(bar, task.progress, task.status);
-      barsText.textContent = task.total_bars ? `bar ${task.current_bar} of ${task.total_bars}` : '';
+      barsText.textContent = barsLine(task);
       head.querySelector('.status')?.replaceWith(statusBadge(task.status));
     } else if (e.event === 'log') {
       addLines([{ level: String(d.level ?? 'INFO'), message: String(d.message ?? ''), timestamp: d.timestamp as number, bar: (d.bar_time as string) ?? null, attempt: task.attempt }]);
