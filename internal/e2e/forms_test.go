@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/backtestd/backtestd/web"
@@ -119,6 +122,67 @@ func TestDataAndFormsInBrowser(t *testing.T) {
 	))
 	if strings.Contains(bars, "bar 0 of") {
 		t.Errorf("failed run shows %q", bars)
+	}
+
+	// The log: searched, and downloaded whole.
+	downloads := t.TempDir()
+	var shown []string
+	must(t, chromedp.Run(ctx,
+		browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(downloads).WithEventsEnabled(true),
+		chromedp.SendKeys(`#log-search`, "BOOM"),
+		waitJS(`document.querySelectorAll('#log .ll').length === 1`, 5*time.Second),
+		chromedp.Evaluate(`[...document.querySelectorAll('#log .ll .msg')].map(e => e.textContent)`, &shown),
+		chromedp.Click(`#log-download`),
+	))
+	if len(shown) != 1 || !strings.Contains(shown[0], "boom here") {
+		t.Errorf("log search for BOOM shows %q", shown)
+	}
+	if b := waitFile(t, filepath.Join(downloads, task.TaskID+".log")); !strings.Contains(string(b), "ERROR\t") || !strings.Contains(string(b), "boom here") {
+		t.Errorf("downloaded log: %.300s", b)
+	}
+
+	// Run with the latest code: a new task of the strategy's current version, same settings.
+	fixed := "class T extends Strategy {\n  next() {}\n}\n"
+	req, err := http.NewRequest(http.MethodPut, srv.url+"/api/strategies/"+strat.ID, strings.NewReader(fmt.Sprintf(`{"name":"Thrower","code":%q}`, fixed)))
+	must(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	must(t, err)
+	res.Body.Close()
+	var again string
+	must(t, chromedp.Run(ctx,
+		chromedp.Click(`#rerun-latest`),
+		waitJS(`!location.pathname.endsWith('/`+task.TaskID+`') && /\/runs\/task_\d+$/.test(location.pathname)`, 10*time.Second),
+		chromedp.Evaluate(`location.pathname.split('/').pop()`, &again),
+	))
+	waitTask(t, srv.url, again)
+	var rerun struct {
+		Version   int    `json:"strategy_version"`
+		StartDate string `json:"start_date"`
+	}
+	must(t, getJSON(srv.url+"/api/backtests/"+again, &rerun))
+	if rerun.Version != 2 || rerun.StartDate != first {
+		t.Errorf("run with the latest code: version %d from %s; want version 2 from %s", rerun.Version, rerun.StartDate, first)
+	}
+
+	// Restore the first version: it becomes version 3, with version 1's code.
+	var code string
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ui+"/strategies/"+strat.ID),
+		chromedp.Click(`#tab-versions`),
+		chromedp.Click(`#panel-versions tr[data-version="1"] button`),
+		chromedp.WaitVisible(`dialog[open] button.btn.danger`),
+		chromedp.Click(`dialog[open] button.btn.danger`),
+		waitJS(`document.querySelector('#panel-versions tr[data-version="3"]') !== null`, 10*time.Second),
+	))
+	var head struct {
+		Version int    `json:"version"`
+		Code    string `json:"code"`
+	}
+	must(t, getJSON(srv.url+"/api/strategies/"+strat.ID, &head))
+	code = head.Code
+	if head.Version != 3 || !strings.Contains(code, "boom here") {
+		t.Errorf("after restoring v1 the strategy is v%d with code %.80q", head.Version, code)
 	}
 	if e := errs.list(); len(e) > 0 {
 		t.Errorf("browser errors:\n%s", strings.Join(e, "\n"))

@@ -10,3 +10,12 @@ export const createTask = (req: BacktestRequest) => post<Task>('/api/backtests',
 export const cancelTask = (id: string) => del(one(id));
 export const retryTask = (id: string) => post<Task>(`${one(id)}/retry`);
 export const taskLogs = async (id: string, limit: number): Promise<LogLine[]> => listOf<LogLine>(await get(`${one(id)}/logs${qs({ limit })}`), 'logs');
+/** Every line of a task's log, in pages of the route's largest size. */
+export async function allTaskLogs(id: string): Promise<LogLine[]> {
+  const out: LogLine[] = [];
+  for (;;) {
+    const page = listOf<LogLine>(await get(`${one(id)}/logs${qs({ skip: out.length, limit: 10000 })}`), 'logs');
+    out.push(...page);
+    if (page.length < 10000) return out;
+  }
+}

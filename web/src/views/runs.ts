@@ -1,7 +1,7 @@
 // Runs: the backtest form, the live task list, and the task page with its live log.
 
 import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
-import { button, clear, confirmDialog, empty, errorBox, field, h, id, keepFocus, loading, toast } from '../dom';
+import { button, clear, confirmDialog, download, empty, errorBox, field, h, id, keepFocus, loading, toast } from '../dom';
 import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtParamValue, fmtRange, fmtTime, rangeFor, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { LEVELS, normLevel } from '../shape';
@@ -443,9 +443,22 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     setProgress(bar, task.progress, task.status);
     barsText.textContent = barsLine(task);
     renderMeta();
-    actions.replaceChildren(...taskActions(task, reload, false));
+    actions.replaceChildren(...taskActions(task, reload, false), ...(ACTIVE.has(task.status) ? [] : [button('Run with the latest code', () => void rerunLatest(), 'btn small', { id: 'rerun-latest', title: "A new run of the strategy's current version with this run's settings" })]));
     errorEl.hidden = !task.error;
     errorEl.textContent = task.error ?? '';
+  };
+  // Retry runs the same version again; this runs the strategy as it is now, same settings.
+  const rerunLatest = async () => {
+    try {
+      const again = await backtests.createTask({
+        strategy_id: task.strategy_id!, strategy_params: task.strategy_params ?? {}, data_source: task.data_source, symbols: task.symbols ?? (task.symbol ? [task.symbol] : undefined),
+        timeframe: task.timeframe as BacktestRequest['timeframe'], benchmark: task.benchmark, start_date: task.start_date!, end_date: task.end_date!, initial_cash: task.initial_cash, commission: task.commission,
+      });
+      toast(`Started ${again.task_id} with the latest code.`, 'ok');
+      navigate(`/runs/${again.task_id}`);
+    } catch (e) {
+      toast((e as Error).message, 'error');
+    }
   };
   const renderMeta = () => {
     const cur = task.attempts?.find((a) => a.attempt === task.attempt);
@@ -482,6 +495,8 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
 
   // ---- log panel ----
   const enabled = new Set<string>(LEVELS);
+  let term = ''; // the search, lower case
+  const visible = (l: ShownLine) => enabled.has(normLevel(l.level)) && (!term || l.message.toLowerCase().includes(term));
   const lines: ShownLine[] = [];
   const seen = new Set<string>();
   const logBox = h('div', { class: 'log', id: 'log', tabindex: '0', role: 'log', 'aria-label': 'Task log', 'aria-live': 'off' });
@@ -513,7 +528,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     const out: HTMLElement[] = [];
     let prev = prevAttempt;
     for (const l of ls) {
-      if (!enabled.has(normLevel(l.level))) continue;
+      if (!visible(l)) continue;
       if (l.attempt !== undefined && prev !== undefined && l.attempt !== prev) {
         out.push(h('div', { class: 'attempt-sep', role: 'separator' }, `attempt ${l.attempt}`));
       }
@@ -523,11 +538,11 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     return out;
   };
   const lastShownAttempt = () => {
-    for (let i = lines.length - 1; i >= 0; i--) if (enabled.has(normLevel(lines[i].level)) && lines[i].attempt !== undefined) return lines[i].attempt;
+    for (let i = lines.length - 1; i >= 0; i--) if (visible(lines[i]) && lines[i].attempt !== undefined) return lines[i].attempt;
     return undefined;
   };
   const updateCount = () => {
-    const shown = lines.filter((l) => enabled.has(normLevel(l.level))).length;
+    const shown = lines.filter(visible).length;
     count.textContent = `${shown} of ${lines.length} lines`;
   };
   const addLines = (ls: ShownLine[]) => {
@@ -550,7 +565,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   };
   const rerender = () => {
     logBox.replaceChildren(...shownEls(lines, undefined));
-    if (!logBox.childNodes.length) logBox.append(h('p', { class: 'empty-log muted' }, lines.length ? 'No lines at the selected levels.' : 'No log lines yet.'));
+    if (!logBox.childNodes.length) logBox.append(h('p', { class: 'empty-log muted' }, lines.length ? (term ? 'No line matches the search at the selected levels.' : 'No lines at the selected levels.') : 'No log lines yet.'));
     updateCount();
     if (follow) logBox.scrollTop = logBox.scrollHeight;
   };
@@ -569,6 +584,27 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     }),
   );
 
+  // Search within the lines, and the whole log as a text file.
+  const searchIn = h('input', { type: 'search', id: 'log-search', placeholder: 'Search the log', 'aria-label': 'Search the log', autocomplete: 'off' }) as HTMLInputElement;
+  let searchTimer: ReturnType<typeof setTimeout> | undefined;
+  searchIn.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => {
+      term = searchIn.value.trim().toLowerCase();
+      rerender();
+    }, 150);
+  });
+  const downloadBtn = button('Download', () => void downloadLog(), 'btn small', { id: 'log-download', title: 'The whole log of every attempt as a text file' });
+  const downloadLog = async () => {
+    try {
+      const all = await backtests.allTaskLogs(tid);
+      const text = all.map((l) => [l.attempt !== undefined ? `#${l.attempt}` : '', l.bar_time ?? '', new Date(Number(l.timestamp) * 1000).toISOString(), normLevel(l.level), l.message].join('\t')).join('\n');
+      download(`${tid}.log`, `attempt\tbar\ttime\tlevel\tmessage\n${text}\n`, 'text/plain');
+    } catch (e) {
+      toast((e as Error).message, 'error');
+    }
+  };
+
   const resultsLink = h('div', { class: 'results-link' });
   main.append(
     head,
@@ -576,7 +612,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     errorEl,
     resultsLink,
     h('details', { class: 'meta-box', open: true }, h('summary', null, 'Details'), meta),
-    h('section', { class: 'log-section', 'aria-labelledby': 'h-log' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-log' }, 'Log'), filters, count, h('span', { class: 'conn muted small', id: 'ws-state' })), h('div', { class: 'log-wrap' }, logBox, jump)),
+    h('section', { class: 'log-section', 'aria-labelledby': 'h-log' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-log' }, 'Log'), filters, h('div', { class: 'log-tools' }, searchIn, downloadBtn), count, h('span', { class: 'conn muted small', id: 'ws-state' })), h('div', { class: 'log-wrap' }, logBox, jump)),
   );
   const showResultsLink = () => {
     resultsLink.replaceChildren(task.status === 'completed' ? h('a', { class: 'btn primary', href: href(`/results/${task.task_id}`), id: 'view-results' }, 'View results →') : '');

@@ -228,7 +228,7 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
   async function refreshPanels(s: Strategy): Promise<void> {
     h1Update(main, s.name);
     initial.name = s.name;
-    await Promise.all([renderParams(paramsPanel, s), renderVersions(versionsPanel, s.id)]);
+    await Promise.all([renderParams(paramsPanel, s), renderVersions(versionsPanel, s)]);
   }
   await refreshPanels(strategy);
 }
@@ -315,7 +315,8 @@ async function renderParams(panel: HTMLElement, s: Strategy): Promise<void> {
   );
 }
 
-async function renderVersions(panel: HTMLElement, sid: string): Promise<void> {
+async function renderVersions(panel: HTMLElement, current: Strategy): Promise<void> {
+  const sid = current.id;
   panel.replaceChildren(loading('Loading versions…'));
   let versions: StrategyVersion[];
   try {
@@ -349,6 +350,18 @@ async function renderVersions(panel: HTMLElement, sid: string): Promise<void> {
       out.replaceChildren(errorBox(e));
     }
   };
+  // Restoring an old version saves its code as a new version: history only grows.
+  const restore = async (v: StrategyVersion) => {
+    if (!(await confirmDialog(`Restore v${v.version}?`, `Its code becomes the current version (a new version after v${current.version}); every version stays in the history.`, `Restore v${v.version}`))) return;
+    try {
+      const code = await codeOf(v.version);
+      const s = await api.replaceStrategy(sid, { name: current.name, description: current.description ?? undefined, code });
+      toast(`Restored v${v.version} as v${s.version}.`, 'ok');
+      navigate(`/strategies/${sid}`, true);
+    } catch (e) {
+      toast((e as Error).message, 'error');
+    }
+  };
   fromSel.addEventListener('change', () => void show());
   toSel.addEventListener('change', () => void show());
   panel.replaceChildren(
@@ -359,8 +372,22 @@ async function renderVersions(panel: HTMLElement, sid: string): Promise<void> {
         'table',
         { class: 'table compact' },
         h('caption', { class: 'sr-only' }, 'Versions'),
-        h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Version'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col', class: 'hide-sm' }, 'Origin'), h('th', { scope: 'col', class: 'hide-sm' }, 'Hash'))),
-        h('tbody', null, versions.map((v) => h('tr', null, h('td', null, `v${v.version}`), h('td', null, fmtDateTime(v.created_at), v.created_by ? ` · ${v.created_by}` : ''), h('td', { class: 'hide-sm' }, v.origin ?? ''), h('td', { class: 'hide-sm' }, h('code', null, v.content_hash.slice(0, 10)))))),
+        h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Version'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col', class: 'hide-sm' }, 'Origin'), h('th', { scope: 'col', class: 'hide-sm' }, 'Hash'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+        h(
+          'tbody',
+          null,
+          versions.map((v) =>
+            h(
+              'tr',
+              { 'data-version': v.version },
+              h('td', null, `v${v.version}`, v.version === current.version ? h('span', { class: 'muted small' }, ' (current)') : null),
+              h('td', null, fmtDateTime(v.created_at), v.created_by ? ` · ${v.created_by}` : ''),
+              h('td', { class: 'hide-sm' }, v.origin ?? ''),
+              h('td', { class: 'hide-sm' }, h('code', null, v.content_hash.slice(0, 10))),
+              h('td', null, v.version === current.version ? null : button('Restore', () => void restore(v), 'btn small', { 'aria-label': `Restore v${v.version} as the current version` })),
+            ),
+          ),
+        ),
       ),
     ),
     h('div', { class: 'form-row' }, field('From', fromSel), field('To', toSel)),
