@@ -637,7 +637,8 @@ func TestWebPage(t *testing.T) {
 		waitJS(`document.querySelector('[data-chart-type="equity"]')?.dataset.sampled === 'true' && /of 60,000 points/.test(document.querySelector('[data-chart-type="equity"] .sampling-note')?.textContent ?? '')`, 30*time.Second),
 		waitJS(`document.querySelectorAll('#trades tbody tr').length > 0`, 30*time.Second),
 	))
-	// Times are shown in the data's zone: the first fill, served in UTC, as New York time.
+	// Times are shown in the data's zone: the first fill, served in UTC, as New York time
+	// (the entry of the first round trip, the table's default).
 	var fills struct {
 		Trades []struct {
 			Date string `json:"date"`
@@ -650,7 +651,7 @@ func TestWebPage(t *testing.T) {
 	fill, err := time.Parse(time.RFC3339, fills.Trades[0].Date)
 	must(t, err)
 	var head, cell string
-	must(t, chromedp.Run(ctx, chromedp.Text(`main p.muted`, &head), chromedp.Text(`#trades tbody tr td:nth-child(2)`, &cell)))
+	must(t, chromedp.Run(ctx, chromedp.Text(`main p.muted`, &head), chromedp.Text(`#trades .round-trips tbody tr td:nth-child(3)`, &cell)))
 	if want := fill.In(newYork).Format("2006-01-02 15:04"); cell != want || !strings.Contains(head, "times in America/New_York") {
 		t.Errorf("first fill %s shown as %q under %q; want %q, New York time", fills.Trades[0].Date, cell, head, want)
 	}
