@@ -95,6 +95,7 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Cash:  *cash, Commission: *commission, TimeLimit: *timeout,
 	}
 	if !*quiet {
+		cfg.QuietEngine = true // only the strategy's lines are printed
 		cfg.OnLog = func(l backtest.LogEntry) {
 			if l.Source == "strategy" {
 				fmt.Fprintf(stderr, "%s %-7s %s\n", l.Time.Format("2006-01-02"), l.Level, l.Message)
