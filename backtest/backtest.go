@@ -56,8 +56,12 @@ type Config struct {
 	TimeLimit   time.Duration // wall time; 0 means DefaultTimeLimit
 	MemoryLimit uint64        // bytes of heap the run may grow by; 0 means 1 GiB
 
-	OnLog      func(LogEntry)           // called for each line as it is written; nil keeps them in Result.Logs
-	OnProgress func(current, total int) // called every 1% of the bars; may be nil
+	OnLog func(LogEntry) // called for each line as it is written; nil keeps them in Result.Logs
+	// QuietEngine drops the engine's own lines (orders submitted, filled, cancelled, trades
+	// closed): only the strategy's reach OnLog or Result.Logs, and a run with many orders
+	// does not spend its time formatting the others.
+	QuietEngine bool
+	OnProgress  func(current, total int) // called every 1% of the bars; may be nil
 }
 
 // Run runs the strategy over the feeds. A failure of the strategy itself is an *Error;
@@ -67,7 +71,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Code: cfg.Code, Params: cfg.Params, Feeds: cfg.Feeds,
 		Cash: cfg.Cash, Commission: cfg.Commission,
 		WallTimeLimit: cfg.TimeLimit, MemoryLimit: cfg.MemoryLimit,
-		OnProgress: cfg.OnProgress, OnLog: cfg.OnLog,
+		OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, QuietEngine: cfg.QuietEngine,
 	})
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,6 +95,7 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Cash:  *cash, Commission: *commission, TimeLimit: *timeout,
 	}
 	if !*quiet {
+		cfg.QuietEngine = true // only the strategy's lines are printed
 		cfg.OnLog = func(l backtest.LogEntry) {
 			if l.Source == "strategy" {
 				fmt.Fprintf(stderr, "%s %-7s %s\n", l.Time.Format("2006-01-02"), l.Level, l.Message)
@@ -174,17 +174,11 @@ func readFeed(path, from, to string) ([]engine.Bar, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	defer f.Close()
-	// Room for every bar up front (one per line), or growing the slice would copy them. The
-	// file is streamed twice through one small buffer rather than read whole: fresh memory
-	// costs more than a second pass over the page cache.
-	lines, err := countLines(f)
+	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	bars, err := barcsv.ParseN(f, lines+1)
+	bars, err := barcsv.ParseFile(f, st.Size(), time.UTC)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -195,21 +189,6 @@ func readFeed(path, from, to string) ([]engine.Bar, error) {
 		return nil, fmt.Errorf("run: %s has no bars in the selected date range", path)
 	}
 	return bars, nil
-}
-
-func countLines(r io.Reader) (int, error) {
-	buf := make([]byte, 64<<10)
-	n := 0
-	for {
-		k, err := r.Read(buf)
-		n += bytes.Count(buf[:k], []byte{'\n'})
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
 }
 
 func feedSymbols(feeds []backtest.Feed) []string {

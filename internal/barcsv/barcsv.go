@@ -9,8 +9,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
@@ -147,14 +149,41 @@ func ParseN(r io.Reader, n int) ([]engine.Bar, error) { return ParseIn(r, n, tim
 
 // ParseIn is ParseN reading times of day without an offset in loc (see ParseTimeIn).
 func ParseIn(r io.Reader, n int, loc *time.Location) ([]engine.Bar, error) {
+	sc := newScanner(r)
+	lay, lineNo, err := readHeader(sc)
+	if err != nil {
+		return nil, err
+	}
+	c := parseRows(sc, lay, lineNo, loc, make([]engine.Bar, 0, max(n, 16)))
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c.bars, nil
+}
+
+func newScanner(r io.Reader) *bufio.Scanner {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	var lay layout
-	bars := make([]engine.Bar, 0, max(n, 16))
+	return sc
+}
+
+// splitFields splits a line at commas, trimming each field, into fields[:0].
+func splitFields(b []byte, fields [][]byte) [][]byte {
+	fields = fields[:0]
+	for {
+		i := bytes.IndexByte(b, ',')
+		if i < 0 {
+			return append(fields, bytes.TrimSpace(b))
+		}
+		fields = append(fields, bytes.TrimSpace(b[:i]))
+		b = b[i+1:]
+	}
+}
+
+// readHeader reads up to the header, the first line that is not blank, and returns its
+// layout and 1-based line number.
+func readHeader(sc *bufio.Scanner) (layout, int, error) {
 	lineNo := 0
-	header := false
-	fields := make([][]byte, 0, 8)
-	var prev time.Time
 	for sc.Scan() {
 		lineNo++
 		b := bytes.TrimRight(sc.Bytes(), "\r")
@@ -164,33 +193,49 @@ func ParseIn(r io.Reader, n int, loc *time.Location) ([]engine.Bar, error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		fields = fields[:0]
-		for {
-			i := bytes.IndexByte(b, ',')
-			if i < 0 {
-				fields = append(fields, bytes.TrimSpace(b))
-				break
-			}
-			fields = append(fields, bytes.TrimSpace(b[:i]))
-			b = b[i+1:]
+		l, err := parseHeader(splitFields(b, nil))
+		if err != nil {
+			e := err.(*Error)
+			e.Line = lineNo
+			return l, lineNo, e
 		}
-		if !header {
-			header = true
-			l, err := parseHeader(fields)
-			if err != nil {
-				e := err.(*Error)
-				e.Line = lineNo
-				return nil, e
-			}
-			lay = l
+		return l, lineNo, nil
+	}
+	if err := sc.Err(); err != nil {
+		return layout{}, lineNo, errf(lineNo+1, "%s", err.Error())
+	}
+	return layout{}, lineNo, errf(1, "empty file: expected a header date,open,high,low,close,volume")
+}
+
+// chunk is what parseRows read from a run of lines.
+type chunk struct {
+	bars      []engine.Bar
+	first     int    // line of bars[0]
+	firstDate string // bars[0]'s date as written
+	err       error  // the first failure, at a line after the bars read
+}
+
+// parseRows appends the rows of sc, whose previous line was lineNo, to bars. It stops at
+// the first failure. The order of dates is checked within the rows read.
+func parseRows(sc *bufio.Scanner, lay layout, lineNo int, loc *time.Location, bars []engine.Bar) chunk {
+	c := chunk{bars: bars}
+	fields := make([][]byte, 0, 8)
+	var prev time.Time
+	for sc.Scan() {
+		lineNo++
+		b := bytes.TrimRight(sc.Bytes(), "\r")
+		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
+		fields = splitFields(b, fields)
 		if len(fields) != lay.ncols {
-			return nil, errf(lineNo, "expected %d fields, got %d", lay.ncols, len(fields))
+			c.err = errf(lineNo, "expected %d fields, got %d", lay.ncols, len(fields))
+			return c
 		}
 		t, err := ParseTimeIn(unsafeString(fields[lay.date]), loc) // not kept: errors copy it
 		if err != nil {
-			return nil, errf(lineNo, "%s", err.Error())
+			c.err = errf(lineNo, "%s", err.Error())
+			return c
 		}
 		// Prices are parsed into an array, not through pointers into bar: those would move
 		// bar to the heap, one allocation per line.
@@ -199,7 +244,8 @@ func ParseIn(r io.Reader, n int, loc *time.Location) ([]engine.Bar, error) {
 			f := fields[i]
 			v, err := strconv.ParseFloat(unsafeString(f), 64)
 			if err != nil || v != v || v > 1e300 || v < -1e300 {
-				return nil, errf(lineNo, "%s %q is not a number", priceNames[k], string(f))
+				c.err = errf(lineNo, "%s %q is not a number", priceNames[k], string(f))
+				return c
 			}
 			px[k] = v
 		}
@@ -211,35 +257,164 @@ func ParseIn(r io.Reader, n int, loc *time.Location) ([]engine.Bar, error) {
 				if err != nil {
 					fv, ferr := strconv.ParseFloat(unsafeString(f), 64)
 					if ferr != nil || fv < 0 || fv != fv {
-						return nil, errf(lineNo, "volume %q is not a number", string(f))
+						c.err = errf(lineNo, "volume %q is not a number", string(f))
+						return c
 					}
 					v = int64(fv)
 				}
 				if v < 0 {
-					return nil, errf(lineNo, "volume %d is negative", v)
+					c.err = errf(lineNo, "volume %d is negative", v)
+					return c
 				}
 				bar.Volume = v
 			}
 		}
 		if bar.High < bar.Low {
-			return nil, errf(lineNo, "high %s is below low %s", fields[lay.high], fields[lay.low])
+			c.err = errf(lineNo, "high %s is below low %s", fields[lay.high], fields[lay.low])
+			return c
 		}
-		if len(bars) > 0 {
-			if t.Equal(prev) {
-				return nil, errf(lineNo, "duplicate date %s", fields[lay.date])
+		if len(c.bars) > 0 {
+			if err := orderErr(lineNo, prev, t, fields[lay.date]); err != nil {
+				c.err = err
+				return c
 			}
-			if t.Before(prev) {
-				return nil, errf(lineNo, "date %s is before the previous row's", fields[lay.date])
-			}
+		} else {
+			c.first, c.firstDate = lineNo, string(fields[lay.date])
 		}
 		prev = t
-		bars = append(bars, bar)
+		c.bars = append(c.bars, bar)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, errf(lineNo+1, "%s", err.Error())
+		c.err = errf(lineNo+1, "%s", err.Error())
 	}
-	if !header {
-		return nil, errf(1, "empty file: expected a header date,open,high,low,close,volume")
+	return c
+}
+
+// orderErr is the error of a row dated t, written date, after a row dated prev, if any.
+func orderErr[D string | []byte](lineNo int, prev, t time.Time, date D) error {
+	if t.Equal(prev) {
+		return errf(lineNo, "duplicate date %s", date)
 	}
-	return bars, nil
+	if t.Before(prev) {
+		return errf(lineNo, "date %s is before the previous row's", date)
+	}
+	return nil
+}
+
+// minChunk is the least input, in bytes, worth a goroutine of ParseFile: below it, the
+// start-up of the goroutine and its buffer cost more than the parse.
+const minChunk = 512 << 10
+
+// ParseFile is ParseIn for the size bytes of r, a file say. A first pass over the lines
+// sizes the result exactly, so no bar is copied as it grows; a large input is then parsed
+// in as many pieces as there are cores, concurrently. The bars and errors are ParseIn's.
+func ParseFile(r io.ReaderAt, size int64, loc *time.Location) ([]engine.Bar, error) {
+	return parseFile(r, size, loc, int(min(int64(runtime.GOMAXPROCS(0)), max(size/minChunk, 1))))
+}
+
+// parseFile is ParseFile in at most pieces pieces.
+func parseFile(r io.ReaderAt, size int64, loc *time.Location, pieces int) ([]engine.Bar, error) {
+	whole := func() io.Reader { return io.NewSectionReader(r, 0, size) }
+	starts, lines, err := splitLines(whole(), size, pieces)
+	if err != nil {
+		return nil, err
+	}
+	total := lines[len(lines)-1]
+	if len(starts) == 1 {
+		return ParseIn(whole(), total, loc)
+	}
+	section := func(k int) io.Reader {
+		end := size
+		if k+1 < len(starts) {
+			end = starts[k+1]
+		}
+		return io.NewSectionReader(r, starts[k], end-starts[k])
+	}
+	sc := newScanner(section(0))
+	lay, headerLine, err := readHeader(sc)
+	if err != nil { // or the header is past the first piece: one pass tells which
+		return ParseIn(whole(), total, loc)
+	}
+	// Each piece appends to its own part of one slice, with room for a bar per line.
+	all := make([]engine.Bar, total)
+	chunks := make([]chunk, len(starts))
+	var wg sync.WaitGroup
+	for k := 1; k < len(starts); k++ {
+		wg.Go(func() {
+			chunks[k] = parseRows(newScanner(section(k)), lay, lines[k], loc, all[lines[k]:lines[k]:lines[k+1]])
+		})
+	}
+	chunks[0] = parseRows(sc, lay, headerLine, loc, all[:0:lines[1]])
+	wg.Wait()
+	// The first failure in the file's order, as one pass meets it: a piece's first date
+	// is checked against the previous rows' last here.
+	n := 0
+	var prev *engine.Bar
+	for k, c := range chunks {
+		if len(c.bars) > lines[k+1]-lines[k] { // more rows than lines: the file changed
+			return ParseIn(whole(), total, loc)
+		}
+		if len(c.bars) > 0 {
+			if prev != nil {
+				if err := orderErr(c.first, prev.Time, c.bars[0].Time, c.firstDate); err != nil {
+					return nil, err
+				}
+			}
+			prev = &c.bars[len(c.bars)-1]
+		}
+		if c.err != nil {
+			return nil, c.err
+		}
+		if n != lines[k] { // close the gap the header and blank lines left
+			copy(all[n:], c.bars)
+		}
+		n += len(c.bars)
+	}
+	return all[:n:n], nil
+}
+
+// splitLines reads r, of size bytes, and returns where pieces pieces of about the same
+// size start (each at a line's start; fewer when lines are long) and the lines before
+// each, followed by the line count.
+func splitLines(r io.Reader, size int64, pieces int) (starts []int64, lines []int, err error) {
+	starts, lines = []int64{0}, []int{0}
+	next := func() int64 { return size * int64(len(starts)) / int64(pieces) } // where the next piece may start
+	buf := make([]byte, 64<<10)
+	var off int64
+	n := 0
+	last := byte('\n')
+	for {
+		k, rerr := r.Read(buf)
+		b := buf[:k]
+		for len(starts) < pieces && off+int64(len(b)) > next() {
+			// the next piece starts after the first newline at or past its mark
+			from := max(next(), starts[len(starts)-1]) - off
+			from = max(from, 0)
+			i := bytes.IndexByte(b[from:], '\n')
+			if i < 0 {
+				break
+			}
+			end := from + int64(i) + 1
+			if off+end >= size {
+				break
+			}
+			starts = append(starts, off+end)
+			lines = append(lines, n+bytes.Count(b[:end], []byte{'\n'}))
+		}
+		n += bytes.Count(b, []byte{'\n'})
+		if k > 0 {
+			last = b[k-1]
+		}
+		off += int64(k)
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, nil, errf(n+1, "%s", rerr.Error())
+		}
+	}
+	if last != '\n' {
+		n++ // a last line without a newline
+	}
+	return starts, append(lines, n), nil
 }

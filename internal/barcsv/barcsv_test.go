@@ -3,6 +3,7 @@ package barcsv
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,70 @@ func TestParseTimeIn(t *testing.T) {
 		case c.err == "" && (err != nil || got.Format(time.RFC3339) != c.want):
 			t.Errorf("%s: %v, %v; want %s", c.in, got, err, c.want)
 		}
+	}
+}
+
+// TestParseFilePieces checks that a file parsed in pieces gives what one pass gives, the
+// same bars or the same error, wherever the pieces start.
+func TestParseFilePieces(t *testing.T) {
+	var rows strings.Builder
+	day := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 40 {
+		fmt.Fprintf(&rows, "%s,%d.5,%d.75,%d.25,%d.5,%d\n", day.AddDate(0, 0, i).Format("2006-01-02"), 10+i, 11+i, 9+i, 10+i, 100*i)
+	}
+	good := rows.String()
+	lines := strings.Split(strings.TrimSuffix(good, "\n"), "\n")
+	swap := slices.Clone(lines)
+	swap[20], swap[21] = swap[21], swap[20]
+	dup := slices.Clone(lines)
+	dup[25] = dup[24]
+	bad := slices.Clone(lines)
+	bad[30] = strings.Replace(bad[30], ".5,", "x,", 1)
+	header := "date,open,high,low,close,volume\n"
+	inputs := map[string]string{
+		"good":         header + good,
+		"no newline":   header + strings.TrimSuffix(good, "\n"),
+		"crlf bom":     "\xef\xbb\xbf" + strings.ReplaceAll(header+good, "\n", "\r\n"),
+		"blank lines":  "\n\n" + header + "\n" + strings.Join(lines[:15], "\n\n") + "\n\n\n" + strings.Join(lines[15:], "\n") + "\n\n",
+		"out of order": header + strings.Join(swap, "\n") + "\n",
+		"duplicate":    header + strings.Join(dup, "\n") + "\n",
+		"not a number": header + strings.Join(bad, "\n") + "\n",
+		"late header":  strings.Repeat("\n", 300) + header + good,
+		"header only":  header,
+		"empty":        "",
+		"bad header":   "date,open,nope\n" + good,
+	}
+	for name, in := range inputs {
+		want, wantErr := ParseIn(strings.NewReader(in), 0, time.UTC)
+		for pieces := 1; pieces <= 45; pieces++ { // up to a piece a line
+			got, err := parseFile(strings.NewReader(in), int64(len(in)), time.UTC, pieces)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Errorf("%s in %d pieces: error %v, want %v", name, pieces, err, wantErr)
+				continue
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s in %d pieces: %d bars, want %d (%v)", name, pieces, len(got), len(want), got)
+			}
+		}
+	}
+}
+
+func TestSplitLines(t *testing.T) {
+	in := "h\naa\nbb\ncc\ndd\nee\nff" // 7 lines, the last without a newline
+	starts, lines, err := splitLines(strings.NewReader(in), int64(len(in)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range starts {
+		if s == 0 || in[s-1] == '\n' {
+			if got := strings.Count(in[:s], "\n"); got != lines[k] {
+				t.Errorf("piece %d at %d: %d lines before, want %d", k, s, lines[k], got)
+			}
+			continue
+		}
+		t.Errorf("piece %d starts at %d, inside a line", k, s)
+	}
+	if len(starts) != 3 || lines[len(lines)-1] != 7 {
+		t.Errorf("starts %v, lines %v: want 3 pieces and 7 lines", starts, lines)
 	}
 }

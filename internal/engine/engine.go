@@ -24,6 +24,10 @@ type Config struct {
 	Commission float64 // fraction of traded value per execution (PercentCommission); see SetCommission for others
 	OnProgress func(current, total int)
 	OnLog      func(LogEntry)
+	// QuietEngine drops the engine's own log lines (orders submitted, filled, cancelled,
+	// trades closed) for a caller that keeps or shows only the strategy's: they are then
+	// not even formatted, which a run with many orders notices.
+	QuietEngine bool
 	// TradeFrom, when set, makes the bars before it warm-up only: indicators see them, but
 	// the strategy is not called, no order exists, and the equity curve, the figures and
 	// the statistics start at the first bar at or after it (a walk-forward fold's
@@ -43,6 +47,15 @@ type Strategy interface {
 	NotifyTrade(e *Engine, t *TradeState) error
 	// Stop runs once after the last bar.
 	Stop(e *Engine) error
+}
+
+// NotificationFilter is implemented by a Strategy whose NotifyOrder or NotifyTrade does
+// nothing: the engine then skips copying what it would deliver there, an order's copy on
+// each change of its status and a trade's on each opening and close.
+type NotificationFilter interface {
+	// Notified reports whether NotifyOrder and NotifyTrade do anything. Run asks once,
+	// before the first bar.
+	Notified() (orders, trades bool)
 }
 
 // Position is the holding in one feed.
@@ -123,6 +136,9 @@ type note struct {
 	trade *TradeState
 }
 
+// quiet says which notifications nobody receives (see NotificationFilter).
+type quiet struct{ orders, trades bool }
+
 // Engine runs one backtest. It is not safe for concurrent use.
 type Engine struct {
 	cfg       Config
@@ -148,6 +164,7 @@ type Engine struct {
 	trades    map[tradeKey]*TradeState // per feed and tradeid, the latest trade (open or closed)
 	closed    []Trade
 	notes     []note
+	quiet     quiet
 	scratch   []Position
 	flow      []float64 // per feed, the cash its fills and settlements moved
 	held      []int     // per feed, the steps that ended with a position in it
@@ -294,6 +311,9 @@ func (e *Engine) posValue(k int) (float64, float64) {
 
 // Log records an engine or strategy log line at the current bar.
 func (e *Engine) Log(level, source, msg string) {
+	if source == "engine" && e.cfg.QuietEngine {
+		return
+	}
 	le := LogEntry{Time: e.Now(), Wall: time.Now().UTC(), Level: level, Message: msg, Source: source}
 	if e.cfg.OnLog != nil { // streamed: not kept as well, however much a strategy logs
 		e.cfg.OnLog(le)
@@ -372,7 +392,9 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 	e.orders = append(e.orders, o)
 	e.submitted = append(e.submitted, o)
 	e.notify(o)
-	e.Log("INFO", "engine", fmt.Sprintf("order %d submitted: %s %s %g %s", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol))
+	if !e.cfg.QuietEngine {
+		e.Log("INFO", "engine", fmt.Sprintf("order %d submitted: %s %s %g %s", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol))
+	}
 	return o, nil
 }
 
@@ -462,6 +484,9 @@ func (e *Engine) orderEvent(o *Order) OrderEvent {
 }
 
 func (e *Engine) notify(o *Order) {
+	if e.quiet.orders {
+		return
+	}
 	snap := *o
 	e.notes = append(e.notes, note{order: &snap})
 }
@@ -782,8 +807,10 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 			Price: price, Size: execSize, Value: closedValue + openedValue, Commission: closedComm + openedComm,
 			PnL: pnl, CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice,
 		})
-		e.Log("INFO", "engine", fmt.Sprintf("order %d filled: %s %g %s @ %.4f, commission %.4f",
-			o.Ref, o.Side, math.Abs(execSize), e.feeds[o.Feed].Symbol, price, closedComm+openedComm))
+		if !e.cfg.QuietEngine {
+			e.Log("INFO", "engine", fmt.Sprintf("order %d filled: %s %g %s @ %.4f, commission %.4f",
+				o.Ref, o.Side, math.Abs(execSize), e.feeds[o.Feed].Symbol, price, closedComm+openedComm))
+		}
 		e.notify(o)
 		var last *TradeState
 		if closed != 0 {
@@ -795,8 +822,10 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 		// As backtrader, a trade is notified as opened once per fill, if the last trade
 		// the fill updated has just opened (so backtrader's TradeAnalyzer counts it).
 		if last != nil && last.JustOpened {
-			snap := *last
-			e.notes = append(e.notes, note{trade: &snap})
+			if !e.quiet.trades {
+				snap := *last
+				e.notes = append(e.notes, note{trade: &snap})
+			}
 			e.opened++
 		}
 		e.ocoCheck(o)
@@ -858,10 +887,14 @@ func (e *Engine) tradeUpdate(o *Order, size, price, comm float64, t time.Time, o
 			Size: tr.MaxSize, EntryPrice: tr.EntryPrice, ExitPrice: price, PnLGross: tr.PnL, PnLNet: tr.PnLComm,
 			Commission: tr.Commission, BarLen: tr.BarLen,
 		})
-		e.Log("INFO", "engine", fmt.Sprintf("trade %d closed: %s, pnl %.4f, net %.4f, %d bars",
-			tr.Ref, e.feeds[feed].Symbol, tr.PnL, tr.PnLComm, tr.BarLen))
-		snap := *tr
-		e.notes = append(e.notes, note{trade: &snap})
+		if !e.cfg.QuietEngine {
+			e.Log("INFO", "engine", fmt.Sprintf("trade %d closed: %s, pnl %.4f, net %.4f, %d bars",
+				tr.Ref, e.feeds[feed].Symbol, tr.PnL, tr.PnLComm, tr.BarLen))
+		}
+		if !e.quiet.trades {
+			snap := *tr
+			e.notes = append(e.notes, note{trade: &snap})
+		}
 	}
 	return tr
 }
@@ -872,6 +905,10 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 	e.res.InitialCash = e.cfg.Cash
 	e.res.Equity = make([]EquityPoint, 0, n)
 	var delivering []note
+	if f, ok := s.(NotificationFilter); ok {
+		o, t := f.Notified()
+		e.quiet = quiet{orders: !o, trades: !t}
+	}
 	single := len(e.feeds) == 1
 	// Check for cancellation and report progress about every 1% of the bars, and at
 	// least every 1,024 bars so a long run stops promptly.

@@ -36,6 +36,7 @@ type RunConfig struct {
 	MemoryLimit   uint64        // bytes of heap growth; 0 means DefaultMemoryLimit
 	OnProgress    func(current, total int)
 	OnLog         func(engine.LogEntry)
+	QuietEngine   bool // see engine.Config.QuietEngine
 	// TradeFrom, when set, makes the bars before it indicator warm-up only (see
 	// engine.Config.TradeFrom).
 	TradeFrom time.Time
@@ -200,7 +201,7 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	if err != nil {
 		return nil, &RunError{Kind: "strategy", Message: err.Error()}
 	}
-	eng, err := engine.New(engine.Config{Feeds: feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, TradeFrom: cfg.TradeFrom})
+	eng, err := engine.New(engine.Config{Feeds: feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, QuietEngine: cfg.QuietEngine, TradeFrom: cfg.TradeFrom})
 	if err != nil {
 		return nil, &RunError{Kind: "strategy", Message: err.Error()}
 	}
@@ -310,6 +311,12 @@ func (h *host) Next(*engine.Engine) error {
 	}
 	_, err := h.next(h.inst)
 	return err
+}
+
+// Notified implements engine.NotificationFilter: a strategy that keeps the base class's
+// notifyOrder or notifyTrade, which do nothing, is not sent copies for them.
+func (h *host) Notified() (orders, trades bool) {
+	return h.notifyOrder != nil, h.notifyTrade != nil
 }
 
 // NextOpen implements engine.OpenStrategy.
@@ -918,15 +925,17 @@ func (h *host) submit(r engine.OrderRequest) goja.Value {
 func (h *host) hostObject() *goja.Object {
 	rt := h.rt
 	o := rt.NewObject()
-	_ = o.Set("order", func(_ goja.Value, side string, v goja.Value) goja.Value {
+	// order and close run on every order: they take goja's FunctionCall, as the others
+	// need not, because a Go function of other types is called through reflection.
+	_ = o.Set("order", func(c goja.FunctionCall) goja.Value { // (strategy, side, opts)
 		s := engine.Buy
-		if side == "sell" {
+		if c.Argument(1).String() == "sell" {
 			s = engine.Sell
 		}
-		return h.submit(h.sized(s, h.readOpts(v)))
+		return h.submit(h.sized(s, h.readOpts(c.Argument(2))))
 	})
-	_ = o.Set("close", func(_ goja.Value, v goja.Value) goja.Value {
-		op := h.readOpts(v)
+	_ = o.Set("close", func(c goja.FunctionCall) goja.Value { // (strategy, opts)
+		op := h.readOpts(c.Argument(1))
 		feed := h.feedOf(op.get("data")) // request refuses a resampled feed
 		pos := h.eng.Position(feed).Size
 		if pos == 0 {
