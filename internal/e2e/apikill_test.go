@@ -12,20 +12,13 @@ import (
 
 	"github.com/backtestd/backtestd/internal/pgtest"
 	"github.com/backtestd/backtestd/internal/proctest"
-	"github.com/backtestd/backtestd/web"
 )
 
 // The API process is killed (SIGKILL) while the page watches a run that a separate worker
 // process runs: the page says it is reconnecting, and once an API process serves again it
 // catches up from what is stored — the run's status and every log line, none twice.
 func TestPageCatchesUpAfterAPIKill(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		requireOrSkip(t, "no Chromium found (install Debian's chromium or set CHROMIUM)")
-	}
-	if web.App() == nil {
-		requireOrSkip(t, "the web page is not built (web/dist/app is missing: run web/build.sh, which needs Node)")
-	}
+	chromium := requireBrowser(t)
 	t.Parallel()
 	dbURL := pgtest.NewDatabase(t)
 	// A fixed address, so the restarted API is where the page reconnects to.

@@ -177,7 +177,10 @@ func (b *browserErrors) list() []string {
 	return append([]string(nil), b.errs...)
 }
 
-func TestWebPage(t *testing.T) {
+// requireBrowser returns Chromium's path; without it or without the built page the test is
+// skipped (failed under CI, see requireOrSkip).
+func requireBrowser(t *testing.T) string {
+	t.Helper()
 	chromium := findChromium()
 	if chromium == "" {
 		requireOrSkip(t, "no Chromium found (install Debian's chromium or set CHROMIUM)")
@@ -185,6 +188,11 @@ func TestWebPage(t *testing.T) {
 	if web.App() == nil {
 		requireOrSkip(t, "the web page is not built (web/dist/app is missing: run web/build.sh, which needs Node)")
 	}
+	return chromium
+}
+
+func TestWebPage(t *testing.T) {
+	chromium := requireBrowser(t)
 	srv := startServer(t)
 	root := repoRoot(t)
 	shots := filepath.Join(root, "screenshots")

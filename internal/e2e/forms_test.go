@@ -11,21 +11,13 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
-
-	"github.com/backtestd/backtestd/web"
 )
 
 // TestDataAndFormsInBrowser: the data view shows each symbol's stored range, a backtest on a
 // symbol starts on its own dates, a CSV import names every bad line, a parameter field marks
 // and explains bad input without throwing, and a failed run ends its log with the error.
 func TestDataAndFormsInBrowser(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		requireOrSkip(t, "no Chromium found (install Debian's chromium or set CHROMIUM)")
-	}
-	if web.App() == nil {
-		requireOrSkip(t, "the web page is not built (web/dist/app is missing: run web/build.sh, which needs Node)")
-	}
+	chromium := requireBrowser(t)
 	srv := startServer(t)
 	ui := srv.url + "/ui"
 	var strat struct {

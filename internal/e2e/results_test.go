@@ -11,8 +11,6 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
-
-	"github.com/backtestd/backtestd/web"
 )
 
 // TestResultsInBrowser walks the results page as a trader reads it: round trips by default
@@ -21,13 +19,7 @@ import (
 // setting and the dark theme, the keyboard focus kept through paging, list refreshes and
 // navigation, and the page's transfer size, at 1440 and 375 px with no console errors.
 func TestResultsInBrowser(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		requireOrSkip(t, "no Chromium found (install Debian's chromium or set CHROMIUM)")
-	}
-	if web.App() == nil {
-		requireOrSkip(t, "the web page is not built (web/dist/app is missing: run web/build.sh, which needs Node)")
-	}
+	chromium := requireBrowser(t)
 	srv := startServer(t)
 	var strat struct {
 		ID string `json:"id"`

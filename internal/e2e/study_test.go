@@ -14,8 +14,6 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-
-	"github.com/backtestd/backtestd/web"
 )
 
 // newBrowser starts headless Chromium at width×height with a profile folder of its own and
@@ -82,13 +80,7 @@ func typeValue(sel, value string) chromedp.Action {
 // that runs with its parameters; then a walk-forward study from the form, its fold table
 // and stitched out-of-sample curve; at 1440 and at 375 px, with no console errors.
 func TestStudyInBrowser(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		requireOrSkip(t, "no Chromium found (install Debian's chromium or set CHROMIUM)")
-	}
-	if web.App() == nil {
-		requireOrSkip(t, "the web page is not built (web/dist/app is missing: run web/build.sh, which needs Node)")
-	}
+	chromium := requireBrowser(t)
 	srv := startServer(t)
 	var strat struct{ ID string }
 	must(t, postJSON(srv.url+"/api/strategies", map[string]string{"name": "E2E study cross", "code": strategyCode}, &strat))

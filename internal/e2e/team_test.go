@@ -14,20 +14,13 @@ import (
 	"github.com/backtestd/backtestd/internal/pgtest"
 	"github.com/backtestd/backtestd/internal/proctest"
 	"github.com/backtestd/backtestd/internal/store"
-	"github.com/backtestd/backtestd/web"
 )
 
 // TestTeamInBrowser: a team deployment in Chromium. The page sends a stranger to sign in;
 // a researcher signs in, creates a strategy and runs it; a viewer sees everything but is
 // refused a change, with the service's reason on the page.
 func TestTeamInBrowser(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		requireOrSkip(t, "no Chromium found (install Debian's chromium or set CHROMIUM)")
-	}
-	if web.App() == nil {
-		requireOrSkip(t, "the web page is not built (web/dist/app is missing: run web/build.sh, which needs Node)")
-	}
+	chromium := requireBrowser(t)
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(t)
 	st, err := store.Open(ctx, dbURL, 2)
