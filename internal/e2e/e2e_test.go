@@ -446,10 +446,13 @@ func TestWebPage(t *testing.T) {
 	must(t, chromedp.Run(ctx,
 		chromedp.Navigate(ui+"/data"),
 		chromedp.WaitVisible(`#import-file`),
+		// The symbol list above the form loads last and moves the form down: a click aimed
+		// before it lands would miss the button.
+		waitJS(`document.querySelector('#symbols .symbol-list, #symbols .empty') !== null`, 30*time.Second),
 		chromedp.SetValue(`#import-symbol`, "E2EBARS"),
 		chromedp.SetUploadFiles(`#import-file`, []string{bad}),
 		chromedp.Click(`form.import-form button[type="submit"]`),
-		chromedp.WaitVisible(`#import-report .error-box`),
+		waitJS(`document.querySelector('#import-report .error-box') !== null`, 60*time.Second),
 		chromedp.Text(`#import-report`, &report),
 	))
 	var rejected string
@@ -460,7 +463,7 @@ func TestWebPage(t *testing.T) {
 	must(t, chromedp.Run(ctx,
 		chromedp.SetUploadFiles(`#import-file`, []string{good}),
 		chromedp.Click(`form.import-form button[type="submit"]`),
-		chromedp.WaitVisible(`#import-report .ok-box`),
+		waitJS(`document.querySelector('#import-report .ok-box') !== null`, 60*time.Second),
 		chromedp.Text(`#import-report`, &report),
 	))
 	if !strings.Contains(report, "Imported 3 bars") {

@@ -89,10 +89,11 @@ func TestDataAndFormsInBrowser(t *testing.T) {
 	must(t, chromedp.Run(ctx,
 		chromedp.Navigate(ui+"/data"),
 		chromedp.WaitVisible(`#import-file`),
+		waitJS(`document.querySelector('#symbols .symbol-list, #symbols .empty') !== null`, 30*time.Second), // the form moves down when the list comes
 		chromedp.SetValue(`#import-symbol`, "BADLINES"),
 		chromedp.SetUploadFiles(`#import-file`, []string{bad}),
 		chromedp.Click(`form.import-form button[type="submit"]`),
-		chromedp.WaitVisible(`#import-report .error-box`),
+		waitJS(`document.querySelector('#import-report .error-box') !== null`, 60*time.Second),
 		chromedp.Evaluate(`[...document.querySelectorAll('#import-report tr[data-line]')].map(r => r.dataset.line)`, &lines),
 	))
 	if strings.Join(lines, ",") != "3,5,6" {
