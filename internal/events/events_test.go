@@ -179,9 +179,12 @@ func TestPublishThroughListener(t *testing.T) {
 	sub := events.NewSub()
 	h.SubscribeTask(sub, "task_9")
 
-	// A batch far over the NOTIFY limit is split; a single huge line is shortened.
+	// A batch far over the NOTIFY limit (20 KB) is split; a single huge line is shortened.
+	// It stays under what a subscriber may fall behind (SubBuffer-CompleteReserve frames):
+	// a slow reader (a busy machine) must still get every line, in order.
+	const n = 200
 	var lines []events.LogLine
-	for i := 0; i < 300; i++ {
+	for i := 0; i < n; i++ {
 		lines = append(lines, events.LogLine{Level: "INFO", Message: fmt.Sprintf("line %03d %s", i, strings.Repeat("x", 100))})
 	}
 	lines = append(lines, events.LogLine{Level: "ERROR", Message: strings.Repeat("é", 20000)})
@@ -219,10 +222,10 @@ func TestPublishThroughListener(t *testing.T) {
 			if err := json.Unmarshal(f, &m); err != nil || m.Event != "log" {
 				t.Fatalf("frame %s: %v", f, err)
 			}
-			if got < 300 && !strings.HasPrefix(m.Data.Message, fmt.Sprintf("line %03d", got)) {
+			if got < n && !strings.HasPrefix(m.Data.Message, fmt.Sprintf("line %03d", got)) {
 				t.Fatalf("line %d out of order: %.20s", got, m.Data.Message)
 			}
-			if got == 300 && (!strings.HasSuffix(m.Data.Message, "…") || len(m.Data.Message) > events.MaxPayload) {
+			if got == n && (!strings.HasSuffix(m.Data.Message, "…") || len(m.Data.Message) > events.MaxPayload) {
 				t.Fatalf("huge line not shortened: %d bytes", len(m.Data.Message))
 			}
 			got++
