@@ -66,9 +66,9 @@ SELECT EXISTS (
 );
 
 -- name: SymbolRanges :many
--- The stored bars of some symbols of a source, by timeframe: first and last time and count.
-SELECT symbol, timeframe, min(ts)::timestamptz AS first_ts, max(ts)::timestamptz AS last_ts, count(*) AS bars
-FROM bars
+-- The stored bars of some symbols of a source, by timeframe: first and last time and count
+-- (kept by triggers on bars, migration 00038).
+SELECT symbol, timeframe, first_ts, last_ts, bars
+FROM bar_ranges
 WHERE source = @source AND symbol = ANY(@symbols::text[])
-GROUP BY symbol, timeframe
 ORDER BY symbol, timeframe;

@@ -660,3 +660,57 @@ func TestParseCSVListsEveryBadLine(t *testing.T) {
 		t.Errorf("200 bad lines: %v", err)
 	}
 }
+
+// TestSymbolRangesFollowEveryWrite: a symbol's listed ranges stay exact through imports
+// (COPY and upsert), a second timeframe, and a delete from SQL.
+func TestSymbolRangesFollowEveryWrite(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	svc := marketdata.NewService(b.store, nil)
+	ranges := func() string {
+		t.Helper()
+		syms, err := svc.Symbols(b.ctx, "builtin", "RNG", 10)
+		if err != nil || len(syms) != 1 {
+			t.Fatalf("symbols: %v %v", syms, err)
+		}
+		var out []string
+		for _, r := range syms[0].Ranges {
+			out = append(out, fmt.Sprintf("%s %s..%s %d", r.Timeframe, r.First.Format("01-02"), r.Last.Format("01-02"), r.Bars))
+		}
+		return strings.Join(out, "; ")
+	}
+	steps := []struct {
+		name string
+		do   func() error
+		want string
+	}{
+		{"first import", func() error {
+			_, err := svc.Import(b.ctx, "builtin", "RNG", "", "1d", time.UTC, days(10, 10, 100))
+			return err
+		}, "1d 01-10..01-19 10"},
+		{"around the stored range", func() error {
+			_, err := svc.Import(b.ctx, "builtin", "RNG", "", "1d", time.UTC, days(5, 20, 100))
+			return err
+		}, "1d 01-05..01-24 20"},
+		{"another timeframe", func() error {
+			_, err := svc.Import(b.ctx, "builtin", "RNG", "", "1w", time.UTC, days(1, 1, 100))
+			return err
+		}, "1d 01-05..01-24 20; 1w 01-01..01-01 1"},
+		{"a delete from SQL", func() error {
+			_, err := b.store.Pool.Exec(b.ctx, `DELETE FROM bars WHERE symbol = 'RNG' AND timeframe = '1d' AND ts > '2024-01-20'`)
+			return err
+		}, "1d 01-05..01-20 16; 1w 01-01..01-01 1"},
+		{"the last bar of a timeframe deleted", func() error {
+			_, err := b.store.Pool.Exec(b.ctx, `DELETE FROM bars WHERE symbol = 'RNG' AND timeframe = '1w'`)
+			return err
+		}, "1d 01-05..01-20 16"},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if got := ranges(); got != s.want {
+			t.Errorf("after %s: ranges %q, want %q", s.name, got, s.want)
+		}
+	}
+}

@@ -220,10 +220,9 @@ func (q *Queries) StoredTimeframes(ctx context.Context, db DBTX, arg StoredTimef
 }
 
 const symbolRanges = `-- name: SymbolRanges :many
-SELECT symbol, timeframe, min(ts)::timestamptz AS first_ts, max(ts)::timestamptz AS last_ts, count(*) AS bars
-FROM bars
+SELECT symbol, timeframe, first_ts, last_ts, bars
+FROM bar_ranges
 WHERE source = $1 AND symbol = ANY($2::text[])
-GROUP BY symbol, timeframe
 ORDER BY symbol, timeframe
 `
 
@@ -240,7 +239,8 @@ type SymbolRangesRow struct {
 	Bars      int64     `json:"bars"`
 }
 
-// The stored bars of some symbols of a source, by timeframe: first and last time and count.
+// The stored bars of some symbols of a source, by timeframe: first and last time and count
+// (kept by triggers on bars, migration 00038).
 func (q *Queries) SymbolRanges(ctx context.Context, db DBTX, arg SymbolRangesParams) ([]SymbolRangesRow, error) {
 	rows, err := db.Query(ctx, symbolRanges, arg.Source, arg.Symbols)
 	if err != nil {

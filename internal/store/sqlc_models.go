@@ -46,6 +46,15 @@ type Bar struct {
 	Volume    int64     `json:"volume"`
 }
 
+type BarRange struct {
+	Source    string    `json:"source"`
+	Symbol    string    `json:"symbol"`
+	Timeframe string    `json:"timeframe"`
+	FirstTs   time.Time `json:"first_ts"`
+	LastTs    time.Time `json:"last_ts"`
+	Bars      int64     `json:"bars"`
+}
+
 type BiAudit struct {
 	ID         int64     `json:"id"`
 	At         time.Time `json:"at"`
