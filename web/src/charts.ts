@@ -76,8 +76,8 @@ export function chartPanel(name: string, label: string, opts: { height?: number 
     const pal = palette();
     if (pal.dark !== dark) {
       dark = pal.dark;
-      const handlers = panel.chart; // listeners stay with the old instance: re-create on it
-      handlers.dispose();
+      // A theme is fixed at init: a new instance, with the listeners the old one had.
+      panel.chart.dispose();
       panel.chart = echarts.init(box, dark ? 'dark' : undefined, { renderer: 'canvas' });
       for (const fn of rebinders) fn(panel.chart);
     }
@@ -94,7 +94,7 @@ export function chartPanel(name: string, label: string, opts: { height?: number 
     chart,
     set(option: Option) {
       const pal = palette();
-      current = { aria: { enabled: true }, ...recolour(option, pal), ...(pal.dark ? { backgroundColor: 'transparent' } : {}) };
+      current = { aria: { enabled: true }, ...recolour(option, pal) };
       panel.chart.setOption(current, { notMerge: true });
       el.dataset.points = String(countPoints(option));
       // what it shows, for people inspecting the page and for the browser tests

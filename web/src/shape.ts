@@ -174,7 +174,7 @@ export function seriesPoints(cfg: ChartConfig): number {
  * interactive ECharts option: unified axis tooltip, zoom and pan, a legend that toggles series,
  * the 70/30 layout for two-grid charts. What the server already set is kept.
  */
-export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { narrow?: boolean; visibleBars?: number; clock?: BarClock; palette?: Palette } = {}): Record<string, unknown> {
+export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { narrow?: boolean; visibleBars?: number; clock?: BarClock } = {}): Record<string, unknown> {
   const { type: _kind, title, ...rest } = cfg;
   const opt: Record<string, unknown> = { animation: false, ...rest };
   const text = typeof title === 'string' ? title : (title as { text?: string } | undefined)?.text;
@@ -271,7 +271,7 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
     // The scale's ends in percent, with the same rounding as the cells.
     opt.visualMap = { ...(opt.visualMap as object), precision: 1, formatter: (v: unknown) => `${heatNumber(Number(v))}%` };
   }
-  return recolour(opt, opts.palette ?? DEFAULT_PALETTE);
+  return opt; // coloured by the chart panel, in the palette of the moment (recolour)
 }
 
 /** A heatmap cell's value to one decimal, never "-0.0". */

@@ -19,14 +19,13 @@ describe('round trips', () => {
       ['2024-01-05', 0, 0, 1, 500], // after the exit: ignored
     ];
     const candles = candlesOf(rows);
-    const dates = rows.map((r) => String(r[0]));
-    const long = excursions(trip({}), candles, dates)!;
+    const long = excursions(trip({}), candles)!;
     expect(long.mae).toBeCloseTo(-0.05);
     expect(long.mfe).toBeCloseTo(0.12);
-    const short = excursions(trip({ size: -10 }), candles, dates)!;
+    const short = excursions(trip({ size: -10 }), candles)!;
     expect(short.mae).toBeCloseTo(-0.12);
     expect(short.mfe).toBeCloseTo(0.05);
-    expect(excursions(trip({ entry_date: '2023-12-01' }), candles, dates)).toBeNull();
+    expect(excursions(trip({ entry_date: '2023-12-01' }), candles)).toBeNull();
   });
   it('analyses closed trades: expectancy, win rate, profit factor, long against short', () => {
     const a = analyseTrades([trip({ pnl_net: 100 }), trip({ pnl_net: -50 }), trip({ size: -5, pnl_net: 30, bars_held: 6 }), trip({ is_open: true, pnl_net: 999 })]);

@@ -11,15 +11,23 @@ export function tradeReturn(t: RoundTrip): number | null {
 
 export const isLong = (t: RoundTrip) => t.size >= 0;
 
-/** Candles by date, as the candlestick chart's rows give them: [date, open, close, low, high]. */
-export type Candles = Map<string, { index: number; low: number; high: number }>;
+/** The price chart's bars: lows and highs in order, and each date's place. */
+export interface Candles {
+  at: Map<string, number>;
+  low: number[];
+  high: number[];
+}
 
+/** Candles from the candlestick chart's rows, [date, open, close, low, high, ...]. */
 export function candlesOf(rows: unknown[]): Candles {
-  const out: Candles = new Map();
-  rows.forEach((r, index) => {
-    if (Array.isArray(r) && r.length >= 5) out.set(String(r[0]), { index, low: Number(r[3]), high: Number(r[4]) });
-  });
-  return out;
+  const c: Candles = { at: new Map(), low: [], high: [] };
+  for (const r of rows) {
+    if (!Array.isArray(r) || r.length < 5) continue;
+    c.at.set(String(r[0]), c.low.length);
+    c.low.push(Number(r[3]));
+    c.high.push(Number(r[4]));
+  }
+  return c;
 }
 
 /**
@@ -27,17 +35,15 @@ export function candlesOf(rows: unknown[]): Candles {
  * the price went against it (MAE, ≤ 0) and for it (MFE, ≥ 0) between its entry and exit bars,
  * from the bars' lows and highs. Null when the bars are not at hand.
  */
-export function excursions(t: RoundTrip, candles: Candles, dates: string[]): { mae: number; mfe: number } | null {
-  const from = candles.get(t.entry_date);
-  const to = t.exit_date ? candles.get(t.exit_date) : candles.get(dates[dates.length - 1]);
-  if (!from || !to || !(t.entry_price > 0)) return null;
+export function excursions(t: RoundTrip, candles: Candles): { mae: number; mfe: number } | null {
+  const from = candles.at.get(t.entry_date);
+  const to = t.exit_date ? candles.at.get(t.exit_date) : candles.low.length - 1; // open: to the last bar
+  if (from === undefined || to === undefined || !(t.entry_price > 0)) return null;
   let low = Infinity;
   let high = -Infinity;
-  for (let i = from.index; i <= to.index; i++) {
-    const c = candles.get(dates[i]);
-    if (!c) continue;
-    low = Math.min(low, c.low);
-    high = Math.max(high, c.high);
+  for (let i = from; i <= to; i++) {
+    low = Math.min(low, candles.low[i]);
+    high = Math.max(high, candles.high[i]);
   }
   if (!Number.isFinite(low) || !Number.isFinite(high)) return null;
   const up = high / t.entry_price - 1;

@@ -4,14 +4,8 @@ import type { ChartConfig, Comparison, Fill, RoundTrip, Summary, SymbolResult } 
 
 const one = (id: string) => `/api/results/${encodeURIComponent(id)}`;
 
-export interface TradePage {
-  total: number;
-  trades: Record<string, unknown>[];
-}
-
 export const getSummary = (id: string) => get<Summary & Record<string, unknown>>(`${one(id)}/summary`);
 export const getStatistics = (id: string) => get<unknown>(`${one(id)}/statistics`);
-export const getTrades = (id: string, skip: number, limit: number) => get<TradePage>(`${one(id)}/trades${qs({ skip, limit })}`);
 export const getFills = (id: string, skip: number, limit: number) => get<{ total: number; trades: Fill[] }>(`${one(id)}/trades${qs({ skip, limit, kind: 'executions' })}`);
 export const getRoundTrips = (id: string, skip: number, limit: number) => get<{ total: number; trades: RoundTrip[] }>(`${one(id)}/trades${qs({ skip, limit, kind: 'round_trips' })}`);
 /** Every round trip of a result (pages of 1,000), for the trade analysis. */

@@ -7,7 +7,7 @@ import { barClock, fmtBarTime, fmtInt, fmtMoney, fmtNumber, fmtPctFraction, sign
 import { href } from '../router';
 import { palette } from '../settings';
 import { normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
-import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type SideStats, type TradeAnalysis } from '../trades';
+import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
 import { statusBadge } from './runs';
 
 export // The line charts the server samples for long runs (and narrows to a zoomed range).
@@ -69,7 +69,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   const priceCharts: [string, () => void][] = [];
   // The price chart's bars (for the trades' excursions and zooming to a trade) and its trade
   // markers, which come from the trades chart of the same symbol.
-  const priceRows: { rows: unknown[]; dates: string[] } = { rows: [], dates: [] };
+  const priceRows: { dates: string[]; candles: Candles } = { dates: [], candles: candlesOf([]) };
   let pricePanel: ChartPanel | undefined;
   let priceDone: () => void = () => {};
   let priceReady = new Promise<void>((r) => (priceDone = r));
@@ -93,13 +93,13 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       const pal = palette();
       (type === 'trades' ? tradesChartOf(symbol).then((c) => c ?? api.getChart(tid, type, symbol)) : api.getChart(tid, type, symbol, range))
         .then(async (cfg) => {
-          let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0, clock, palette: pal });
+          let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0, clock });
           if (type === 'equity') opt = overlayDrawdown(opt, await (range ? api.getChart(tid, 'drawdown', undefined, range).catch(() => null) : drawdownCfg), pal);
           if (type === 'candlestick') {
             opt = withTradeMarkers(opt, await tradesChartOf(symbol));
             const rows = ((cfg.series as { data?: unknown[] }[])[0]?.data ?? []) as unknown[];
-            priceRows.rows = rows;
             priceRows.dates = rows.map((r) => String(Array.isArray(r) ? r[0] : ''));
+            priceRows.candles = candlesOf(rows);
             pricePanel = panel;
           }
           panel.chart.hideLoading();
@@ -219,8 +219,8 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       void loadTrades();
     } }, label);
   const roundTripTable = (trips: RoundTrip[]) => {
-    const candles = candlesOf(priceRows.rows);
-    const withExcursions = candles.size > 0;
+    const candles = priceRows.candles;
+    const withExcursions = candles.low.length > 0;
     const th = (label: string, num = false, title?: string) => h('th', { scope: 'col', class: num ? 'num' : undefined, title }, label);
     return h(
       'table',
@@ -232,7 +232,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
         null,
         trips.map((t) => {
           const ret = tradeReturn(t);
-          const exc = withExcursions && (feeds.length <= 1 || t.symbol === symbolSel.value) ? excursions(t, candles, priceRows.dates) : null;
+          const exc = withExcursions && (feeds.length <= 1 || t.symbol === symbolSel.value) ? excursions(t, candles) : null;
           const zoom = () => zoomPriceTo(t);
           return h(
             'tr',
