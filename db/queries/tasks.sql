@@ -57,12 +57,49 @@ FROM tasks WHERE id = $1;
 SELECT * FROM tasks WHERE id = $1 FOR UPDATE;
 
 -- name: ListTasks :many
--- Newest first, optionally filtered by status and strategy.
-SELECT * FROM tasks
-WHERE (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status'))
-  AND (sqlc.narg('strategy_id')::text IS NULL OR strategy_id = sqlc.narg('strategy_id'))
-ORDER BY created_at DESC, id DESC
+-- The runs list: tasks filtered by status, strategy and symbol (any of the feeds), each with
+-- its result's key figures when it has one, sorted by one of them or by creation time.
+-- Tasks without the figure sorted by come last in either direction; ties newest first.
+SELECT sqlc.embed(t), r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
+FROM tasks t
+LEFT JOIN results r ON r.task_id = t.id
+WHERE (sqlc.narg('status')::text IS NULL OR t.status = sqlc.narg('status'))
+  AND (sqlc.narg('strategy_id')::text IS NULL OR t.strategy_id = sqlc.narg('strategy_id'))
+  AND (sqlc.narg('symbol')::text IS NULL OR sqlc.narg('symbol')::text = ANY (t.symbols))
+ORDER BY
+  CASE WHEN @descending::boolean THEN
+    CASE @sort::text
+      WHEN 'total_return' THEN r.total_return
+      WHEN 'max_drawdown' THEN r.max_drawdown_pct
+      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
+      WHEN 'total_trades' THEN r.total_trades::float8
+      ELSE extract(epoch FROM t.created_at)::float8
+    END
+  END DESC NULLS LAST,
+  CASE WHEN NOT @descending::boolean THEN
+    CASE @sort::text
+      WHEN 'total_return' THEN r.total_return
+      WHEN 'max_drawdown' THEN r.max_drawdown_pct
+      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
+      WHEN 'total_trades' THEN r.total_trades::float8
+      ELSE extract(epoch FROM t.created_at)::float8
+    END
+  END ASC NULLS LAST,
+  t.created_at DESC, t.id DESC
 OFFSET @skip LIMIT @lim;
+
+-- name: CountTasks :one
+-- How many tasks ListTasks pages through.
+SELECT count(*) FROM tasks t
+WHERE (sqlc.narg('status')::text IS NULL OR t.status = sqlc.narg('status'))
+  AND (sqlc.narg('strategy_id')::text IS NULL OR t.strategy_id = sqlc.narg('strategy_id'))
+  AND (sqlc.narg('symbol')::text IS NULL OR sqlc.narg('symbol')::text = ANY (t.symbols));
+
+-- name: DeleteFinishedTask :one
+-- Deletes a task that has ended, with its attempts, result and logs (cascades and triggers);
+-- no row when it is pending or running (or unknown).
+DELETE FROM tasks WHERE id = $1 AND status IN ('completed', 'failed', 'cancelled')
+RETURNING id;
 
 -- name: CancelTask :one
 -- Cancels a pending or running task; no row when it is in any other state.

@@ -63,9 +63,34 @@ func TestResultsInBrowser(t *testing.T) {
 			must(t, chromedp.Run(ctx,
 				chromedp.Navigate(results),
 				waitJS(`document.querySelectorAll('#trades .round-trips tbody tr').length === 20`, 30*time.Second),
-				waitJS(`[...document.querySelectorAll('#charts .chart-panel')].length === 6 && [...document.querySelectorAll('#charts .chart-panel')].every(p => p.dataset.ready === 'true')`, 30*time.Second),
+				waitJS(`[...document.querySelectorAll('#charts .chart-panel')].length === 8 && [...document.querySelectorAll('#charts .chart-panel')].every(p => p.dataset.ready === 'true')`, 30*time.Second),
 				waitJS(`document.querySelector('#trade-analysis table') !== null`, 10*time.Second),
+				waitJS(`document.querySelector('#drawdowns table') !== null`, 10*time.Second),
 			))
+			// The drawdown periods are the API's, deepest first; the deepest is the Max Drawdown.
+			var periods []struct {
+				Peak     string  `json:"peak"`
+				DepthPct float64 `json:"depth_pct"`
+			}
+			must(t, getEnvelope(srv.url+"/api/results/"+task.TaskID+"/drawdowns", &periods))
+			var ddRows []string
+			must(t, chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll('#drawdowns tbody tr')].map(r => r.innerText.replace(/\s+/g, ' '))`, &ddRows)))
+			if len(periods) == 0 || len(ddRows) != len(periods) {
+				t.Errorf("drawdown table has %d rows, the API %d periods", len(ddRows), len(periods))
+			} else if want := fmt.Sprintf("−%.2f%% %s", periods[0].DepthPct, periods[0].Peak); !strings.Contains(ddRows[0], want) {
+				t.Errorf("deepest drawdown row %q, want %q", ddRows[0], want)
+			}
+			var maxDD string
+			must(t, chromedp.Run(ctx, chromedp.Text(`#statistics li[data-key="max_drawdown"] .value`, &maxDD)))
+			if len(periods) > 0 && !strings.Contains(maxDD, fmt.Sprintf("%.2f", periods[0].DepthPct)) {
+				t.Errorf("Max Drawdown statistic %q, deepest period %.4f%%", maxDD, periods[0].DepthPct)
+			}
+			// The rolling Sharpe ratio and the returns histogram are drawn with data.
+			var drawn []string
+			must(t, chromedp.Run(ctx, chromedp.Evaluate(`['rolling_sharpe', 'returns_histogram'].filter(k => { const p = document.querySelector('[data-chart-type="' + k + '"]'); return p && p.dataset.ready === 'true' && !p.dataset.error && p.querySelector('canvas'); })`, &drawn)))
+			if len(drawn) != 2 {
+				t.Errorf("charts drawn: %v, want rolling_sharpe and returns_histogram", drawn)
+			}
 			var transfer struct {
 				Bytes      float64 `json:"bytes"`
 				Compressed bool    `json:"compressed"`

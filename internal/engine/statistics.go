@@ -84,12 +84,7 @@ func metric(key, label string, v *float64, d display, expl string) Metric {
 // annualised by the bars' frequency (PeriodsPerYear). With a benchmark, a "Benchmark" group
 // measures the curve against it.
 func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade, sqn float64, bench *Benchmark) Statistics {
-	rets := make([]float64, len(equity))
-	prev := initialCash
-	for i, p := range equity {
-		rets[i] = p.Value/prev - 1
-		prev = p.Value
-	}
+	rets := BarReturns(initialCash, equity)
 	perYear := PeriodsPerYear(equity)
 	annual := annualNote(perYear)
 

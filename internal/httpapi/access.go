@@ -61,6 +61,7 @@ var routeAccess = map[string]access{
 	"GET /api/backtests/{task_id}/":            {auth.Signed, ""},
 	"DELETE /api/backtests/{task_id}/":         {auth.Owner, "task.cancel"},
 	"POST /api/backtests/{task_id}/retry":      {auth.Owner, "task.retry"},
+	"POST /api/backtests/{task_id}/delete":     {auth.Owner, "task.delete"},
 	"GET /api/backtests/{task_id}/logs":        {auth.Signed, ""},
 	"GET /api/backtests/{task_id}/progress":    {auth.Signed, ""},
 	"POST /api/studies/":                       {auth.Create, "study.run"},
@@ -86,6 +87,7 @@ var routeAccess = map[string]access{
 	"GET /api/results/{task_id}/chart":      {auth.Signed, ""},
 	"GET /api/results/{task_id}/statistics": {auth.Signed, ""},
 	"GET /api/results/{task_id}/symbols":    {auth.Signed, ""},
+	"GET /api/results/{task_id}/drawdowns":  {auth.Signed, ""},
 	"GET /api/results/{task_id}/export":     {auth.Signed, ""},
 
 	"GET /api/data/sources":                 {auth.Signed, ""},

@@ -403,6 +403,11 @@ func TestResultRoutes(t *testing.T) {
 		{"chart equity", "/api/results/task_1/chart?chart_type=equity", 200, ""},
 		{"chart underwater", "/api/results/task_1/chart?chart_type=underwater", 200, ""},
 		{"chart unsupported", "/api/results/task_1/chart?chart_type=pie", 400, "Unsupported chart type: pie"},
+		{"chart rolling sharpe", "/api/results/task_1/chart?chart_type=rolling_sharpe&from=1971-01-01", 200, ""},
+		{"chart returns histogram", "/api/results/task_1/chart?chart_type=returns_histogram", 200, ""},
+		{"drawdowns", "/api/results/task_1/drawdowns?limit=3", 200, ""},
+		{"drawdowns bad limit", "/api/results/task_1/drawdowns?limit=101", 400, "Invalid limit '101': expected an integer from 1 to 100"},
+		{"drawdowns missing", "/api/results/task_99/drawdowns", 404, "Result not found: task_99"},
 		{"statistics", "/api/results/task_1/statistics", 200, ""},
 		{"export csv", "/api/results/task_1/export?format=csv", 200, ""},
 		{"export unsupported", "/api/results/task_1/export?format=xml", 400, "Unsupported export format: xml"},
@@ -464,6 +469,35 @@ func TestResultRoutes(t *testing.T) {
 	_, body = b.call(t, "GET", "/api/results/compare?task_ids=task_1,task_2", "", nil)
 	if eq := field(body, "data", "equity", "series").([]any); len(eq) != 2 {
 		t.Errorf("compare equity %v", eq)
+	}
+	// The drawdown periods are the engine's, deepest first, the deepest the Max Drawdown.
+	_, body = b.call(t, "GET", "/api/results/task_1/drawdowns?limit=3", "", nil)
+	dds := field(body, "data").([]any)
+	want := engine.DrawdownPeriods(res.Equity, 3)
+	if len(dds) != len(want) || len(want) == 0 {
+		t.Fatalf("drawdowns: %v, want %d periods", dds, len(want))
+	}
+	for i, w := range want {
+		got := dds[i].(map[string]any)
+		if got["peak"] != results.FormatTime(w.Peak) || got["depth_pct"] != w.DepthPct || got["bars"] != float64(w.Bars) {
+			t.Errorf("drawdown %d: %v, want %+v", i, got, w)
+		}
+	}
+	if d := want[0].DepthPct; math.Abs(d-res.Summary.MaxDrawdownPct) > 1e-6 {
+		t.Errorf("deepest drawdown %v%%, Max Drawdown %v%%", d, res.Summary.MaxDrawdownPct)
+	}
+	// The histogram counts every bar once.
+	_, body = b.call(t, "GET", "/api/results/task_1/chart?chart_type=returns_histogram", "", nil)
+	counted := 0
+	for _, s := range field(body, "data", "series").([]any) {
+		for _, v := range s.(map[string]any)["data"].([]any) {
+			if v != nil {
+				counted += int(v.(float64))
+			}
+		}
+	}
+	if counted != len(res.Equity) {
+		t.Errorf("returns histogram counts %d bars, the run has %d", counted, len(res.Equity))
 	}
 }
 

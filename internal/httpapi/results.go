@@ -21,6 +21,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/chart", s.handle(s.resultChart))
 			r.Get("/statistics", s.handle(s.resultStatistics))
 			r.Get("/symbols", s.handle(s.resultSymbols))
+			r.Get("/drawdowns", s.handle(s.resultDrawdowns))
 			r.Get("/export", s.handle(s.resultExport))
 		})
 	})
@@ -96,6 +97,20 @@ func writeChart(w http.ResponseWriter, chart *report.ChartConfig) {
 
 func (s *Server) resultSymbols(w http.ResponseWriter, r *http.Request) error {
 	list, err := s.results.Symbols(r.Context(), chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(list))
+	return nil
+}
+
+// resultDrawdowns lists a result's deepest drawdown periods; limit (1–100, default 10).
+func (s *Server) resultDrawdowns(w http.ResponseWriter, r *http.Request) error {
+	n, err := queryInt(r, "limit", 10, 1, 100)
+	if err != nil {
+		return err
+	}
+	list, err := s.report.Drawdowns(r.Context(), chi.URLParam(r, "task_id"), n)
 	if err != nil {
 		return err
 	}

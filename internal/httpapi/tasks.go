@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -36,6 +37,7 @@ func (s *Server) mountTasks(r chi.Router) {
 			r.Get("/", h.handle(h.get))
 			r.Delete("/", h.handle(h.cancel))
 			r.Post("/retry", h.handle(h.retry))
+			r.Post("/delete", h.handle(h.remove))
 			r.Get("/logs", h.handle(h.logs))
 			r.Get("/progress", h.handle(h.progress))
 		})
@@ -76,21 +78,48 @@ func (h *taskHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// list serves the runs list: a bare array (as the spec has it) and the number of tasks the
+// filter matches in X-Total-Count, for paging.
 func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f := tasks.ListFilter{Status: strings.TrimSpace(q.Get("status")), StrategyID: strings.TrimSpace(q.Get("strategy_id"))}
+	f := tasks.ListFilter{Status: strings.TrimSpace(q.Get("status")), StrategyID: strings.TrimSpace(q.Get("strategy_id")),
+		Symbol: strings.ToUpper(strings.TrimSpace(q.Get("symbol"))), Sort: strings.TrimSpace(q.Get("sort"))}
 	if f.Status != "" && !slices.Contains(tasks.Statuses, f.Status) {
 		return apperr.Invalid("Invalid status '%s': use one of %s", f.Status, strings.Join(tasks.Statuses, ", "))
+	}
+	if f.Sort != "" && !slices.Contains(tasks.ListSorts, f.Sort) {
+		return apperr.Invalid("Invalid sort '%s': use one of %s", f.Sort, strings.Join(tasks.ListSorts, ", "))
+	}
+	switch order := strings.ToLower(strings.TrimSpace(q.Get("order"))); order {
+	case "", "desc":
+	case "asc":
+		f.Ascending = true
+	default:
+		return apperr.Invalid("Invalid order '%s': use asc or desc", order)
 	}
 	var err error
 	if f.Skip, f.Limit, err = paging(r, taskListDefaultLimit, taskListMaxLimit); err != nil {
 		return err
 	}
-	list, err := h.svc.List(r.Context(), f)
+	list, total, err := h.svc.List(r.Context(), f)
 	if err != nil {
 		return err
 	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(total))
 	writeJSON(w, http.StatusOK, list)
+	return nil
+}
+
+// remove deletes a task that has ended, with its result and logs.
+func (h *taskHandlers) remove(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "task_id")
+	if err := h.mayModify(r, id); err != nil {
+		return err
+	}
+	if err := h.svc.Delete(r.Context(), id); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: "Task " + id + " deleted", Data: map[string]string{"task_id": id}})
 	return nil
 }
 

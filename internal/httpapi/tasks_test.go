@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -217,6 +219,12 @@ func testTaskRoutes(t *testing.T, e *taskEnv) {
 		{"list bad status", "GET", "/api/backtests?status=done", "", 400, `Invalid status 'done'`},
 		{"list bad limit", "GET", "/api/backtests?limit=0", "", 400, `Invalid limit '0'`},
 		{"list bad skip", "GET", "/api/backtests?skip=x", "", 400, `Invalid skip 'x'`},
+		{"list bad sort", "GET", "/api/backtests?sort=luck", "", 400, `Invalid sort 'luck': use one of created_at, total_return, max_drawdown, sharpe_ratio, total_trades`},
+		{"list bad order", "GET", "/api/backtests?order=up", "", 400, `Invalid order 'up': use asc or desc`},
+		{"list by symbol", "GET", "/api/backtests?symbol=aaa&sort=created_at&order=asc", "", 200, `"task_id":"task_1"`},
+		{"list other symbol", "GET", "/api/backtests?symbol=ZZZ", "", 200, `[]`},
+		{"delete pending", "POST", "/api/backtests/task_1/delete", "", 409, `Task task_1 is pending: cancel it before deleting it`},
+		{"delete unknown", "POST", "/api/backtests/task_99/delete", "", 404, `Task not found: task_99`},
 		{"get with attempts", "GET", "/api/backtests/task_1", "", 200, `"runs":0,"started_at":null,"status":"pending","worker":null}],`},
 		{"get unknown", "GET", "/api/backtests/task_99", "", 404, `"detail":"Task not found: task_99"`},
 		{"progress", "GET", "/api/backtests/task_1/progress", "", 200, `"data":{"current_bar":0,"progress":0,"status":"pending","task_id":"task_1","total_bars":0}`},
@@ -229,6 +237,9 @@ func testTaskRoutes(t *testing.T, e *taskEnv) {
 		{"cancel again unchanged", "DELETE", "/api/backtests/task_1", "", 200, `"code":"ok","data":{"status":"cancelled","task_id":"task_1"},"message":"Task task_1 is cancelled; nothing to cancel"`},
 		{"cancel unknown", "DELETE", "/api/backtests/task_99", "", 404, `Task not found: task_99`},
 		{"retry cancelled", "POST", "/api/backtests/task_1/retry", "", 200, `"attempt":2`},
+		{"cancel second", "DELETE", "/api/backtests/task_2", "", 200, `"message":"Task task_2 cancelled"`},
+		{"delete cancelled", "POST", "/api/backtests/task_2/delete", "", 200, `"code":"ok","data":{"task_id":"task_2"},"message":"Task task_2 deleted"`},
+		{"deleted is gone", "GET", "/api/backtests/task_2", "", 404, `Task not found: task_2`},
 		{"create bad json", "POST", "/api/backtests", `{"strategy_id":`, 400, `Malformed JSON`},
 		{"create wrong type", "POST", "/api/backtests", `{"strategy_id":"str_1","start_date":"1970-01-01","end_date":"1971-01-01","initial_cash":"lots"}`, 422, `Field 'initial_cash'`},
 		{"create missing dates", "POST", "/api/backtests", `{"strategy_id":"str_1"}`, 422, `Field 'start_date' is required`},
@@ -249,6 +260,92 @@ func testTaskRoutes(t *testing.T, e *taskEnv) {
 		if code != c.status || !strings.Contains(string(text), c.want) {
 			t.Errorf("%s: %d %s, want %d with %s", c.name, code, text, c.status, c.want)
 		}
+	}
+}
+
+// TestRunsList sorts finished runs by their key figures, pages them with the total in
+// X-Total-Count, and deletes one with its result and logs.
+func TestRunsList(t *testing.T) {
+	t.Parallel()
+	e := newTaskEnv(t, 2)
+	var ids []string
+	for _, p := range []string{`{"fast":5,"slow":20}`, `{"fast":10,"slow":30}`, `{"fast":3,"slow":60}`, `{"fast":20,"slow":50}`} {
+		ids = append(ids, e.submit(t, `,"strategy_params":`+p)["task_id"].(string))
+	}
+	for _, id := range ids {
+		waitFor(t, 2*time.Minute, func() bool {
+			_, b := e.do(t, "GET", "/api/backtests/"+id, "")
+			return b.(map[string]any)["status"] == "completed"
+		})
+	}
+	list := func(query string) (figs []float64, order []string, total string) {
+		t.Helper()
+		resp, err := http.Get(e.srv.URL + "/api/backtests?" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var tasks []struct {
+			TaskID  string `json:"task_id"`
+			Figures *struct {
+				TotalReturn float64 `json:"total_return"`
+				MaxDrawdown float64 `json:"max_drawdown_pct"`
+				Trades      int     `json:"total_trades"`
+			} `json:"figures"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&tasks); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("list ?%s: %d %v", query, resp.StatusCode, err)
+		}
+		for _, x := range tasks {
+			if x.Figures == nil {
+				t.Fatalf("completed %s listed without figures", x.TaskID)
+			}
+			figs = append(figs, x.Figures.TotalReturn)
+			order = append(order, x.TaskID)
+		}
+		return figs, order, resp.Header.Get("X-Total-Count")
+	}
+	desc, byReturn, total := list("sort=total_return")
+	if total != "4" || len(desc) != 4 || !slices.IsSortedFunc(desc, func(a, b float64) int { return cmp.Compare(b, a) }) {
+		t.Fatalf("by return, highest first: %v (%v), total %s", desc, byReturn, total)
+	}
+	if desc[0] == desc[3] {
+		t.Fatalf("the four runs returned the same %v: the sort is not tested", desc[0])
+	}
+	asc, _, _ := list("sort=total_return&order=asc")
+	if !slices.IsSorted(asc) {
+		t.Errorf("by return, lowest first: %v", asc)
+	}
+	page, pageIDs, total := list("sort=total_return&skip=1&limit=2")
+	if total != "4" || !slices.Equal(page, desc[1:3]) || !slices.Equal(pageIDs, byReturn[1:3]) {
+		t.Errorf("second page of two: %v %v (total %s), want %v", page, pageIDs, total, desc[1:3])
+	}
+	// Delete the best run: its result and logs go with it.
+	best := byReturn[0]
+	if code, body := e.do(t, "POST", "/api/backtests/"+best+"/delete", ""); code != 200 {
+		t.Fatalf("delete %s: %d %v", best, code, body)
+	}
+	if code, _ := e.do(t, "GET", "/api/results/"+best+"/summary", ""); code != 404 {
+		t.Errorf("deleted run's summary answers %d, want 404", code)
+	}
+	var logs int
+	if err := e.st.Pool.QueryRow(e.ctx, `SELECT count(*) FROM task_logs WHERE task_id = $1`, best).Scan(&logs); err != nil || logs != 0 {
+		t.Errorf("deleted run keeps %d log lines (%v)", logs, err)
+	}
+	if _, after, total := list("sort=total_return"); total != "3" || !slices.Equal(after, byReturn[1:]) {
+		t.Errorf("after deleting %s: %v, total %s", best, after, total)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after d.
+func waitFor(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %v", d)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

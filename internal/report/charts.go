@@ -43,7 +43,8 @@ const (
 )
 
 // ChartTypes are the supported chart_type values.
-var ChartTypes = []string{"candlestick", "equity", "drawdown", "underwater", "monthly_heatmap", "yearly_returns", "trades"}
+var ChartTypes = []string{"candlestick", "equity", "drawdown", "underwater", "monthly_heatmap", "yearly_returns", "trades",
+	"rolling_sharpe", "returns_histogram"}
 
 // MonthNames label the heatmap's x axis.
 var MonthNames = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
@@ -65,6 +66,7 @@ type ChartInput struct {
 var chartParts = map[string]results.Parts{
 	"candlestick": 0, "equity": results.EquityValues, "drawdown": results.EquityFull, "underwater": results.EquityFull,
 	"monthly_heatmap": results.EquityFull, "yearly_returns": results.EquityFull, "trades": results.Executions,
+	"rolling_sharpe": results.EquityValues, "returns_histogram": results.EquityValues,
 }
 
 // Chart builds chart_type for taskID's result. The bars come from the market data the task
@@ -135,6 +137,10 @@ func BuildChart(chartType string, in ChartInput) (*ChartConfig, error) {
 		return yearlyReturns(in), nil
 	case "trades":
 		return tradesChart(in), nil
+	case "rolling_sharpe":
+		return rollingSharpe(in), nil
+	case "returns_histogram":
+		return returnsHistogram(in), nil
 	}
 	return nil, apperr.Invalid("Unsupported chart type: %s", chartType)
 }

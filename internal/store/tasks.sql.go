@@ -110,6 +110,27 @@ func (q *Queries) CountOwnerRunning(ctx context.Context, db DBTX, arg CountOwner
 	return count, err
 }
 
+const countTasks = `-- name: CountTasks :one
+SELECT count(*) FROM tasks t
+WHERE ($1::text IS NULL OR t.status = $1)
+  AND ($2::text IS NULL OR t.strategy_id = $2)
+  AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
+`
+
+type CountTasksParams struct {
+	Status     *string `json:"status"`
+	StrategyID *string `json:"strategy_id"`
+	Symbol     *string `json:"symbol"`
+}
+
+// How many tasks ListTasks pages through.
+func (q *Queries) CountTasks(ctx context.Context, db DBTX, arg CountTasksParams) (int64, error) {
+	row := db.QueryRow(ctx, countTasks, arg.Status, arg.StrategyID, arg.Symbol)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const createTask = `-- name: CreateTask :one
 INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, symbols, timeframe,
                    benchmark, timezone, start_date, end_date, initial_cash, commission, strategy_params, session_id, created_by)
@@ -188,6 +209,20 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		&i.CreatedBy,
 	)
 	return i, err
+}
+
+const deleteFinishedTask = `-- name: DeleteFinishedTask :one
+DELETE FROM tasks WHERE id = $1 AND status IN ('completed', 'failed', 'cancelled')
+RETURNING id
+`
+
+// Deletes a task that has ended, with its attempts, result and logs (cascades and triggers);
+// no row when it is pending or running (or unknown).
+func (q *Queries) DeleteFinishedTask(ctx context.Context, db DBTX, id string) (string, error) {
+	row := db.QueryRow(ctx, deleteFinishedTask, id)
+	var id_2 string
+	err := row.Scan(&id_2)
+	return id_2, err
 }
 
 const failTask = `-- name: FailTask :one
@@ -429,25 +464,64 @@ func (q *Queries) InsertTaskAttempt(ctx context.Context, db DBTX, arg InsertTask
 }
 
 const listTasks = `-- name: ListTasks :many
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks
-WHERE ($1::text IS NULL OR status = $1)
-  AND ($2::text IS NULL OR strategy_id = $2)
-ORDER BY created_at DESC, id DESC
-OFFSET $3 LIMIT $4
+SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
+FROM tasks t
+LEFT JOIN results r ON r.task_id = t.id
+WHERE ($1::text IS NULL OR t.status = $1)
+  AND ($2::text IS NULL OR t.strategy_id = $2)
+  AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
+ORDER BY
+  CASE WHEN $4::boolean THEN
+    CASE $5::text
+      WHEN 'total_return' THEN r.total_return
+      WHEN 'max_drawdown' THEN r.max_drawdown_pct
+      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
+      WHEN 'total_trades' THEN r.total_trades::float8
+      ELSE extract(epoch FROM t.created_at)::float8
+    END
+  END DESC NULLS LAST,
+  CASE WHEN NOT $4::boolean THEN
+    CASE $5::text
+      WHEN 'total_return' THEN r.total_return
+      WHEN 'max_drawdown' THEN r.max_drawdown_pct
+      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
+      WHEN 'total_trades' THEN r.total_trades::float8
+      ELSE extract(epoch FROM t.created_at)::float8
+    END
+  END ASC NULLS LAST,
+  t.created_at DESC, t.id DESC
+OFFSET $6 LIMIT $7
 `
 
 type ListTasksParams struct {
 	Status     *string `json:"status"`
 	StrategyID *string `json:"strategy_id"`
+	Symbol     *string `json:"symbol"`
+	Descending bool    `json:"descending"`
+	Sort       string  `json:"sort"`
 	Skip       int32   `json:"skip"`
 	Lim        int32   `json:"lim"`
 }
 
-// Newest first, optionally filtered by status and strategy.
-func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) ([]Task, error) {
+type ListTasksRow struct {
+	Task           Task     `json:"task"`
+	TotalReturn    *float64 `json:"total_return"`
+	MaxDrawdownPct *float64 `json:"max_drawdown_pct"`
+	SharpeRatio    *float64 `json:"sharpe_ratio"`
+	TotalTrades    *int32   `json:"total_trades"`
+	FinalValue     *float64 `json:"final_value"`
+}
+
+// The runs list: tasks filtered by status, strategy and symbol (any of the feeds), each with
+// its result's key figures when it has one, sorted by one of them or by creation time.
+// Tasks without the figure sorted by come last in either direction; ties newest first.
+func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) ([]ListTasksRow, error) {
 	rows, err := db.Query(ctx, listTasks,
 		arg.Status,
 		arg.StrategyID,
+		arg.Symbol,
+		arg.Descending,
+		arg.Sort,
 		arg.Skip,
 		arg.Lim,
 	)
@@ -455,39 +529,44 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 		return nil, err
 	}
 	defer rows.Close()
-	var items []Task
+	var items []ListTasksRow
 	for rows.Next() {
-		var i Task
+		var i ListTasksRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.StrategyID,
-			&i.StrategyVersion,
-			&i.Status,
-			&i.DataSource,
-			&i.Symbol,
-			&i.StartDate,
-			&i.EndDate,
-			&i.InitialCash,
-			&i.Commission,
-			&i.StrategyParams,
-			&i.SessionID,
-			&i.Progress,
-			&i.CurrentBar,
-			&i.TotalBars,
-			&i.Error,
-			&i.Attempt,
-			&i.JobID,
-			&i.CreatedAt,
-			&i.StartedAt,
-			&i.CompletedAt,
-			&i.Lease,
-			&i.HeartbeatAt,
-			&i.Worker,
-			&i.Symbols,
-			&i.Timeframe,
-			&i.Benchmark,
-			&i.Timezone,
-			&i.CreatedBy,
+			&i.Task.ID,
+			&i.Task.StrategyID,
+			&i.Task.StrategyVersion,
+			&i.Task.Status,
+			&i.Task.DataSource,
+			&i.Task.Symbol,
+			&i.Task.StartDate,
+			&i.Task.EndDate,
+			&i.Task.InitialCash,
+			&i.Task.Commission,
+			&i.Task.StrategyParams,
+			&i.Task.SessionID,
+			&i.Task.Progress,
+			&i.Task.CurrentBar,
+			&i.Task.TotalBars,
+			&i.Task.Error,
+			&i.Task.Attempt,
+			&i.Task.JobID,
+			&i.Task.CreatedAt,
+			&i.Task.StartedAt,
+			&i.Task.CompletedAt,
+			&i.Task.Lease,
+			&i.Task.HeartbeatAt,
+			&i.Task.Worker,
+			&i.Task.Symbols,
+			&i.Task.Timeframe,
+			&i.Task.Benchmark,
+			&i.Task.Timezone,
+			&i.Task.CreatedBy,
+			&i.TotalReturn,
+			&i.MaxDrawdownPct,
+			&i.SharpeRatio,
+			&i.TotalTrades,
+			&i.FinalValue,
 		); err != nil {
 			return nil, err
 		}

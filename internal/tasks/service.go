@@ -186,6 +186,7 @@ type Task struct {
 	SessionID       string          `json:"session_id"`
 	CreatedBy       *string         `json:"created_by"` // the user who submitted it, its owner; nil without accounts
 	Attempts        []Attempt       `json:"attempts,omitempty"`
+	Figures         *Figures        `json:"figures,omitempty"` // in lists only: the result's key figures, when it has one
 }
 
 // Attempt is one run of a task: the first, and one per retry.
@@ -617,32 +618,85 @@ func validateParams(declared, saved json.RawMessage, in map[string]any) (json.Ra
 	return b, nil
 }
 
-// ListFilter selects tasks for List.
+// ListFilter selects and orders tasks for List.
 type ListFilter struct {
 	Status     string
 	StrategyID string
+	Symbol     string // any of the task's feeds
+	Sort       string // one of ListSorts; empty is created_at
+	Ascending  bool   // the default is descending: newest, highest first
 	Skip       int
 	Limit      int
 }
 
-// List returns tasks newest first.
-func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, error) {
-	p := store.ListTasksParams{Skip: int32(f.Skip), Lim: int32(f.Limit)}
+// ListSorts are what the runs list sorts by: creation time or a key figure of the result.
+var ListSorts = []string{"created_at", "total_return", "max_drawdown", "sharpe_ratio", "total_trades"}
+
+// Figures are a finished run's key figures, as the runs list shows them.
+type Figures struct {
+	TotalReturn    float64  `json:"total_return"`     // percent
+	MaxDrawdownPct float64  `json:"max_drawdown_pct"` // percent
+	SharpeRatio    *float64 `json:"sharpe_ratio"`     // nil when undefined
+	TotalTrades    int      `json:"total_trades"`
+	FinalValue     float64  `json:"final_value"`
+}
+
+// List returns a page of tasks, each completed one with its key figures, and how many tasks
+// the filter matches in all.
+func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, int, error) {
+	p := store.ListTasksParams{Skip: int32(f.Skip), Lim: int32(f.Limit), Sort: f.Sort, Descending: !f.Ascending}
 	if f.Status != "" {
 		p.Status = &f.Status
 	}
 	if f.StrategyID != "" {
 		p.StrategyID = &f.StrategyID
 	}
+	if f.Symbol != "" {
+		p.Symbol = &f.Symbol
+	}
 	rows, err := s.q.ListTasks(ctx, s.db.Pool, p)
 	if err != nil {
-		return nil, fmt.Errorf("list tasks: %w", err)
+		return nil, 0, fmt.Errorf("list tasks: %w", err)
+	}
+	total, err := s.q.CountTasks(ctx, s.db.Pool, store.CountTasksParams{Status: p.Status, StrategyID: p.StrategyID, Symbol: p.Symbol})
+	if err != nil {
+		return nil, 0, fmt.Errorf("count tasks: %w", err)
 	}
 	out := make([]Task, len(rows))
 	for i, r := range rows {
-		out[i] = FromRow(r)
+		out[i] = FromRow(r.Task)
+		if r.TotalReturn != nil {
+			out[i].Figures = &Figures{TotalReturn: *r.TotalReturn, MaxDrawdownPct: deref(r.MaxDrawdownPct),
+				SharpeRatio: r.SharpeRatio, TotalTrades: int(deref(r.TotalTrades)), FinalValue: deref(r.FinalValue)}
+		}
 	}
-	return out, nil
+	return out, int(total), nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// Delete removes a task that has ended, with its attempts, result and logs. A pending or
+// running task is a conflict: it must be cancelled first.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	if _, err := s.q.DeleteFinishedTask(ctx, s.db.Pool, id); err == nil {
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("delete task %s: %w", id, err)
+	}
+	t, err := s.q.GetTask(ctx, s.db.Pool, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return TaskNotFound(id)
+	}
+	if err != nil {
+		return fmt.Errorf("get task %s: %w", id, err)
+	}
+	return apperr.Conflict("Task %s is %s: cancel it before deleting it", id, t.Status)
 }
 
 // Get returns a task with its attempt history.

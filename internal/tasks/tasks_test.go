@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -399,7 +400,7 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 	if _, _, err := b.svc.Cancel(b.ctx, "task_2"); err != nil {
 		t.Fatal(err)
 	}
-	ids := func(list []tasks.Task, err error) string {
+	ids := func(list []tasks.Task, total int, err error) string {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -407,23 +408,39 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 		for _, x := range list {
 			out = append(out, x.TaskID)
 		}
-		return strings.Join(out, ",")
+		return fmt.Sprintf("%s of %d", strings.Join(out, ","), total)
 	}
 	cases := []struct {
 		f    tasks.ListFilter
 		want string
 	}{
-		{tasks.ListFilter{Limit: 100}, "task_4,task_3,task_2,task_1"},
-		{tasks.ListFilter{Limit: 2}, "task_4,task_3"},
-		{tasks.ListFilter{Skip: 3, Limit: 10}, "task_1"},
-		{tasks.ListFilter{Status: "cancelled", Limit: 10}, "task_2"},
-		{tasks.ListFilter{StrategyID: sma, Limit: 10}, "task_3,task_2,task_1"},
-		{tasks.ListFilter{StrategyID: sma, Status: "pending", Limit: 10}, "task_3,task_1"},
+		{tasks.ListFilter{Limit: 100}, "task_4,task_3,task_2,task_1 of 4"},
+		{tasks.ListFilter{Limit: 2}, "task_4,task_3 of 4"},
+		{tasks.ListFilter{Skip: 3, Limit: 10}, "task_1 of 4"},
+		{tasks.ListFilter{Skip: 9, Limit: 10}, " of 4"},
+		{tasks.ListFilter{Ascending: true, Limit: 10}, "task_1,task_2,task_3,task_4 of 4"},
+		{tasks.ListFilter{Sort: "total_return", Limit: 10}, "task_4,task_3,task_2,task_1 of 4"}, // no figures: newest first
+		{tasks.ListFilter{Status: "cancelled", Limit: 10}, "task_2 of 1"},
+		{tasks.ListFilter{StrategyID: sma, Limit: 10}, "task_3,task_2,task_1 of 3"},
+		{tasks.ListFilter{StrategyID: sma, Status: "pending", Limit: 10}, "task_3,task_1 of 2"},
+		{tasks.ListFilter{Symbol: "AAA", Limit: 10}, "task_4,task_3,task_2,task_1 of 4"},
+		{tasks.ListFilter{Symbol: "NONE", Limit: 10}, " of 0"},
 	}
 	for _, c := range cases {
 		if got := ids(b.svc.List(b.ctx, c.f)); got != c.want {
 			t.Errorf("%+v: %s, want %s", c.f, got, c.want)
 		}
+	}
+	// Delete: only a task that has ended, with everything it had.
+	apiErr(t, b.svc.Delete(b.ctx, "task_1"), apperr.KindConflict, "Task task_1 is pending: cancel it before deleting it")
+	apiErr(t, b.svc.Delete(b.ctx, "task_99"), apperr.KindNotFound, "Task not found: task_99")
+	if err := b.svc.Delete(b.ctx, "task_2"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.svc.Get(b.ctx, "task_2")
+	apiErr(t, err, apperr.KindNotFound, "Task not found: task_2")
+	if got := ids(b.svc.List(b.ctx, tasks.ListFilter{Limit: 10})); got != "task_4,task_3,task_1 of 3" {
+		t.Errorf("after deleting task_2: %s", got)
 	}
 	p, err := b.svc.Progress(b.ctx, "task_1")
 	if err != nil || p.Status != "pending" || p.TaskID != "task_1" {

@@ -135,6 +135,8 @@ describe('prepareChartOption', () => {
           { type: 'scatter', name: 'Sell', itemStyle: { color: '#26a69a' } },
           { type: 'line', name: 'Drawdown', lineStyle: { color: '#ef5350' } },
           { type: 'line', name: 'Equity' },
+          { type: 'bar', name: 'Losses', stack: 'r', data: [3, null], itemStyle: { color: '#26a69a' } },
+          { type: 'bar', name: 'Gains', stack: 'r', data: [null, 5], itemStyle: { color: '#ef5350' } },
         ],
         visualMap: { inRange: { color: ['#26a69a', '#fff', '#ef5350'] } },
       },
@@ -146,7 +148,13 @@ describe('prepareChartOption', () => {
     expect(o.series[3].itemStyle.color).toBe('DOWN');
     expect(o.series[4].lineStyle.color).toBe('DOWN');
     expect(o.series[5]).toEqual({ type: 'line', name: 'Equity' });
+    expect([o.series[6].itemStyle.color, o.series[7].itemStyle.color]).toEqual(['DOWN', 'UP']); // the returns histogram
     expect(o.visualMap.inRange.color).toEqual(['DOWN', 'MID', 'UP']);
+  });
+  it('labels the returns histogram by its bins\' lower edges', () => {
+    const o = prepareChartOption({ title: 'Returns per Bar', type: 'bar', series: [{ type: 'bar', name: 'Gains', data: [1] }], xAxis: { type: 'category', data: ['-0.50% to -0.25%'] }, dataZoom: [] }, 'returns_histogram') as Record<string, any>;
+    expect(o.xAxis[0].axisLabel.formatter('-0.50% to -0.25%')).toBe('-0.50%');
+    expect(o.dataZoom).toEqual([]);
   });
   it('rounds axis ends up to 1, 2, 2.5 or 5 times a power of ten', () => {
     expect([0.3, 1.5, 2.2, 4, 7, 12, 0].map(niceCeil)).toEqual([0.5, 2, 2.5, 5, 10, 20, 1]);

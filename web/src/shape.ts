@@ -131,6 +131,8 @@ export function recolour(opt: Record<string, unknown>, pal: Palette): Record<str
     if (s.type === 'candlestick') return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.up, color0: pal.down, borderColor: pal.up, borderColor0: pal.down } };
     if (s.type === 'scatter' && /^buy/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.up } };
     if (s.type === 'scatter' && /^sell/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.down } };
+    if (s.type === 'bar' && /^losses$/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.down } };
+    if (s.type === 'bar' && /^gains$/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.up } };
     if (/drawdown|underwater/i.test(name)) return { ...s, lineStyle: { ...((s.lineStyle as object) ?? {}), color: pal.down }, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.down }, areaStyle: { ...((s.areaStyle as object) ?? {}), color: withAlpha(pal.down, 0.15) } };
     if (s.type === 'bar' && Array.isArray(s.data) && s.data.some((d) => d && typeof d === 'object' && 'itemStyle' in (d as object))) {
       // bars coloured one by one by their sign (yearly returns)
@@ -232,6 +234,10 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
       const label = (s.label ?? {}) as Record<string, unknown>;
       s.label = { ...label, show: !opts.narrow && label.show !== false, fontSize: 10, formatter: heatLabel };
     }
+  }
+  if (chartType === 'returns_histogram') {
+    // Bins are named "-0.50% to -0.25%": the axis shows their lower edges, the tooltip the range.
+    opt.xAxis = asArray(opt.xAxis as Record<string, unknown>[]).map((x) => ({ ...x, nameLocation: 'middle', nameGap: 30, axisLabel: { formatter: (v: string) => String(v).split(' to ')[0] } }));
   }
   // Long price series open on their most recent bars; the slider and the mouse wheel show the rest.
   const cats = asArray((asArray(opt.xAxis as Record<string, unknown>[])[0] as Record<string, unknown> | undefined)?.data as unknown[]);

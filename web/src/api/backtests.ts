@@ -1,10 +1,28 @@
-// Backtest tasks: submit, list, read, cancel, retry and their logs.
-import { del, get, listOf, post, qs } from './client';
+// Backtest tasks: submit, list, read, cancel, retry, delete and their logs.
+import { del, get, listOf, post, qs, request } from './client';
 import type { BacktestRequest, LogLine, Task } from './types';
 
 const one = (id: string) => `/api/backtests/${encodeURIComponent(id)}`;
 
 export const listTasks = async (): Promise<Task[]> => listOf<Task>(await get('/api/backtests'), 'tasks');
+/** What the runs list asks for: filters, the order and a page. */
+export interface TaskQuery {
+  status?: string;
+  strategy_id?: string;
+  symbol?: string;
+  sort?: 'created_at' | 'total_return' | 'max_drawdown' | 'sharpe_ratio' | 'total_trades';
+  order?: 'asc' | 'desc';
+  skip?: number;
+  limit?: number;
+}
+/** A page of tasks and how many match the filters in all (the X-Total-Count header). */
+export async function listTaskPage(q: TaskQuery): Promise<{ tasks: Task[]; total: number }> {
+  let total = NaN;
+  const body = await request('GET', `/api/backtests${qs({ ...q })}`, undefined, { headers: (h) => (total = Number(h.get('X-Total-Count'))) });
+  const tasks = listOf<Task>(body, 'tasks');
+  return { tasks, total: Number.isFinite(total) ? total : tasks.length };
+}
+export const deleteTask = (id: string) => post(`${one(id)}/delete`);
 export const getTask = (id: string) => get<Task>(one(id));
 export const createTask = (req: BacktestRequest) => post<Task>('/api/backtests', req);
 export const cancelTask = (id: string) => del(one(id));

@@ -68,7 +68,7 @@ export function whenUnauthenticated(fn: (path: string) => void): void {
   onUnauthenticated = fn;
 }
 
-export async function request<T = unknown>(method: string, path: string, body?: unknown, opts: { raw?: boolean; contentType?: string } = {}): Promise<T> {
+export async function request<T = unknown>(method: string, path: string, body?: unknown, opts: { raw?: boolean; contentType?: string; headers?: (h: Headers) => void } = {}): Promise<T> {
   const init: RequestInit = { method, headers: { Accept: 'application/json' } };
   if (method !== 'GET' && csrfToken) (init.headers as Record<string, string>)['X-CSRF-Token'] = csrfToken;
   if (body !== undefined) {
@@ -96,6 +96,7 @@ export async function request<T = unknown>(method: string, path: string, body?: 
     }
   }
   if (res.status === 401) onUnauthenticated(path);
+  opts.headers?.(res.headers);
   if (!res.ok) throw new ApiError(detailOf(data, res.status), res.status, data);
   if (isEnvelope(data) && data.code === 'error') throw new ApiError(data.message || 'The service reported an error', res.status, data);
   if (opts.raw) return data as T;

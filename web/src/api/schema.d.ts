@@ -150,7 +150,9 @@ export interface paths {
   "/api/backtests": {
     /**
      * List tasks
-     * @description Newest first. Bare array.
+     * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
+     * carries its key `figures`. `X-Total-Count` tells how many tasks the filters match, for
+     * paging with `skip` and `limit`.
      */
     get: operations["listBacktests"];
     /**
@@ -204,6 +206,21 @@ export interface paths {
      * @description Puts the task back to `pending` with a new attempt; the attempt history is kept.
      */
     post: operations["retryBacktest"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
+  "/api/backtests/{task_id}/delete": {
+    /**
+     * Delete a finished task
+     * @description Deletes a completed, failed or cancelled task with its attempts, result, trades, equity
+     * and logs, for good. A pending or running task answers 409: cancel it first
+     * (`DELETE /api/backtests/{task_id}` cancels, as the spec has it). With accounts, only
+     * the task's owner or an admin may delete it.
+     */
+    post: operations["deleteBacktest"];
     parameters: {
       path: {
         task_id: components["parameters"]["TaskID"];
@@ -394,6 +411,20 @@ export interface paths {
      * from the round trips' bars held.
      */
     get: operations["resultSymbols"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
+  "/api/results/{task_id}/drawdowns": {
+    /**
+     * Drawdown periods
+     * @description The deepest falls of the equity curve below a previous peak, deepest first: the peak,
+     * the trough, the recovery (null while the run ended below the peak), the depth in
+     * percent of the peak, and how long it lasted in bars and calendar days.
+     */
+    get: operations["resultDrawdowns"];
     parameters: {
       path: {
         task_id: components["parameters"]["TaskID"];
@@ -1070,6 +1101,16 @@ export interface components {
         [key: string]: unknown;
       };
       session_id?: string;
+      /** @description In lists only, for a task with a stored result, its key figures. */
+      figures?: {
+        /** @description Percent. */
+        total_return: number;
+        /** @description Percent. */
+        max_drawdown_pct: number;
+        sharpe_ratio: number | null;
+        total_trades: number;
+        final_value: number;
+      };
       /** @description Attempt history (GET of one task only); a retry adds an attempt. */
       attempts?: ({
           attempt?: number;
@@ -1094,6 +1135,22 @@ export interface components {
               detected_at?: string;
             }[];
         })[];
+    };
+    DrawdownPeriod: {
+      /** @description The last bar at the previous high (a date for daily bars, else RFC 3339). */
+      peak: string;
+      /** @description The lowest bar of the fall. */
+      trough: string;
+      /** @description The first bar back at the peak; null while the run ended below it. */
+      recovered: string | null;
+      /** @description (peak − trough) / peak, in percent. */
+      depth_pct: number;
+      /** @description Bars from the peak to the recovery, or to the last bar. */
+      bars: number;
+      /** @description Calendar days from the peak to the recovery, or to the last bar. */
+      days: number;
+      /** @description Calendar days from the peak to the trough. */
+      to_trough_days: number;
     };
     Progress: {
       task_id?: string;
@@ -1836,13 +1893,24 @@ export interface operations {
   };
   /**
    * List tasks
-   * @description Newest first. Bare array.
+   * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
+   * carries its key `figures`. `X-Total-Count` tells how many tasks the filters match, for
+   * paging with `skip` and `limit`.
    */
   listBacktests: {
     parameters: {
       query?: {
         status?: components["schemas"]["TaskStatus"];
         strategy_id?: string;
+        /** @description Only tasks with this symbol among their feeds (case-insensitive). */
+        symbol?: string;
+        /**
+         * @description What to order by: creation time or one of the result's key figures
+         * (`max_drawdown` is the percentage). Tasks without a result come last either way;
+         * ties are newest first.
+         */
+        sort?: "created_at" | "total_return" | "max_drawdown" | "sharpe_ratio" | "total_trades";
+        order?: "asc" | "desc";
         skip?: components["parameters"]["Skip"];
         limit?: number;
       };
@@ -1850,6 +1918,10 @@ export interface operations {
     responses: {
       /** @description The tasks. */
       200: {
+        headers: {
+          /** @description How many tasks match the filters in all. */
+          "X-Total-Count"?: number;
+        };
         content: {
           "application/json": components["schemas"]["Task"][];
         };
@@ -1985,6 +2057,30 @@ export interface operations {
       200: {
         content: {
           "application/json": components["schemas"]["Task"];
+        };
+      };
+      404: components["responses"]["TaskNotFound"];
+      409: components["responses"]["Conflict"];
+    };
+  };
+  /**
+   * Delete a finished task
+   * @description Deletes a completed, failed or cancelled task with its attempts, result, trades, equity
+   * and logs, for good. A pending or running task answers 409: cancel it first
+   * (`DELETE /api/backtests/{task_id}` cancels, as the spec has it). With accounts, only
+   * the task's owner or an admin may delete it.
+   */
+  deleteBacktest: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope naming the deleted task. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"];
         };
       };
       404: components["responses"]["TaskNotFound"];
@@ -2322,7 +2418,14 @@ export interface operations {
   resultChart: {
     parameters: {
       query?: {
-        chart_type?: "candlestick" | "equity" | "drawdown" | "underwater" | "monthly_heatmap" | "yearly_returns" | "trades";
+        /**
+         * @description `rolling_sharpe`: the annualised Sharpe ratio of the last half year of bars (a
+         * quarter of the run when that is shorter, at least 10 bars) at each bar, a line
+         * chart like `underwater` (`from`, `to`, `max_points` apply). `returns_histogram`: the
+         * returns per bar in percent, in 10–50 bins of equal width with 0 on an edge, losses
+         * and gains as two stacked bar series.
+         */
+        chart_type?: "candlestick" | "equity" | "drawdown" | "underwater" | "monthly_heatmap" | "yearly_returns" | "trades" | "rolling_sharpe" | "returns_histogram";
         /** @description For a task on several symbols: the feed the candlestick and trades charts show (its bars, its fills). Default: the first. The equity chart's dashed line is always the task's benchmark bought and held. */
         symbol?: string;
         /** @description Line charts (equity, drawdown, underwater): the first time shown, RFC 3339 or a date. Default: the run's start. Drawdowns are still measured from the run's start. */
@@ -2437,6 +2540,34 @@ export interface operations {
           };
         };
       };
+      404: components["responses"]["ResultNotFound"];
+    };
+  };
+  /**
+   * Drawdown periods
+   * @description The deepest falls of the equity curve below a previous peak, deepest first: the peak,
+   * the trough, the recovery (null while the run ended below the peak), the depth in
+   * percent of the peak, and how long it lasted in bars and calendar days.
+   */
+  resultDrawdowns: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope with the periods. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["DrawdownPeriod"][];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
       404: components["responses"]["ResultNotFound"];
     };
   };

@@ -22,6 +22,7 @@ export type SymbolInfo = S['Symbol'];
 export type Bar = S['Bar'];
 export type Comparison = S['Comparison'];
 export type SymbolResult = S['SymbolResult'];
+export type DrawdownPeriod = S['DrawdownPeriod'];
 export type RoundTrip = S['RoundTrip'];
 export type Fill = S['Trade'];
 export type Me = S['Me'];

@@ -1,9 +1,9 @@
 // Results of one run: summary cards, statistics, charts with export, trades, result exports.
 
-import { ApiError, backtests, results as api, strategies, type ChartConfig, type Fill, type RoundTrip, type SymbolResult, type Task } from '../api';
+import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type SymbolResult, type Task } from '../api';
 import { chartPanel, type ChartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, keepFocus, loading, toast } from '../dom';
-import { barClock, fmtBarTime, fmtInt, fmtMoney, fmtNumber, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
+import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
 import { href } from '../router';
 import { palette } from '../settings';
 import { normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
@@ -11,7 +11,7 @@ import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles
 import { statusBadge } from './runs';
 
 export // The line charts the server samples for long runs (and narrows to a zoomed range).
-const LINE_CHARTS = new Set(['equity', 'drawdown', 'underwater']);
+const LINE_CHARTS = new Set(['equity', 'drawdown', 'underwater', 'rolling_sharpe']);
 const CHARTS: [string, string][] = [
   ['candlestick', 'Price, moving averages and volume'],
   ['equity', 'Equity, drawdown and benchmark'],
@@ -19,6 +19,8 @@ const CHARTS: [string, string][] = [
   ['monthly_heatmap', 'Monthly returns (%)'],
   ['yearly_returns', 'Yearly returns (%)'],
   ['trades', 'Trades on price'],
+  ['rolling_sharpe', 'Rolling Sharpe ratio (half a year)'],
+  ['returns_histogram', 'Returns per bar (%)'],
 ];
 
 export async function resultView(main: HTMLElement, params: Record<string, string>): Promise<void> {
@@ -51,6 +53,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   );
 
   const statsBox = h('div', { id: 'statistics' }, loading('Loading statistics…'));
+  const drawdownsBox = h('div', { id: 'drawdowns' }, loading('Loading the drawdowns…'));
   const chartsBox = h('div', { class: 'charts', id: 'charts' });
   const tradesBox = h('div', { id: 'trades' }, loading('Loading trades…'));
   const symbolsBox = h('div', { id: 'symbols' }, loading('Loading the breakdown…'));
@@ -61,6 +64,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     h('section', { 'aria-labelledby': 'h-symbols' }, h('h2', { id: 'h-symbols' }, 'By symbol'), symbolsBox),
     h('section', { 'aria-labelledby': 'h-charts' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-charts' }, 'Charts'), feeds.length > 1 ? h('label', { class: 'inline' }, 'Price charts of ', symbolSel) : null), chartsBox),
     h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistics'), statsBox),
+    h('section', { 'aria-labelledby': 'h-drawdowns' }, h('h2', { id: 'h-drawdowns' }, 'Drawdown periods'), drawdownsBox),
     h('section', { 'aria-labelledby': 'h-trades' }, h('h2', { id: 'h-trades' }, 'Trades'), tradesBox),
   );
 
@@ -189,6 +193,11 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       );
     },
     (e) => statsBox.replaceChildren(errorBox(e)),
+  );
+
+  api.getDrawdowns(tid, 10).then(
+    (rows) => drawdownsBox.replaceChildren(drawdownTable(rows, clock)),
+    (e) => drawdownsBox.replaceChildren(errorBox(e)),
   );
 
   // trades: round trips by default, the fills on a second tab, the analysis of all of them
@@ -376,6 +385,40 @@ function withTradeMarkers(opt: Record<string, unknown>, trades: ChartConfig | nu
 }
 
 /** The per-symbol breakdown: each feed's share of the run, summing to the portfolio's. */
+/** The deepest falls below a previous peak: when, how deep, how long, and whether they recovered. */
+function drawdownTable(rows: DrawdownPeriod[], clock: BarClock): HTMLElement {
+  if (!rows.length) return empty('The equity never fell below a previous peak.');
+  const th = (label: string, num = true, title?: string) => h('th', { scope: 'col', class: num ? 'num' : '', title }, label);
+  const days = (d: number) => `${fmtNumber(d, Number.isInteger(d) ? 0 : 1)} d`;
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'table drawdowns-table' },
+      h('caption', { class: 'sr-only' }, 'The deepest drawdown periods, deepest first'),
+      h('thead', null, h('tr', null, th('#'), th('Depth', true, 'Fall from the peak to the trough, in percent of the peak'), th('Peak', false, 'The last bar at the previous high'), th('Trough', false), th('Recovered', false, 'The first bar back at the peak'), th('To trough', true, 'Calendar days from the peak to the trough'), th('Length', true, 'Calendar days (and bars) from the peak to the recovery, or to the end of the run'))),
+      h(
+        'tbody',
+        null,
+        rows.map((r, i) =>
+          h(
+            'tr',
+            { 'data-rank': String(i + 1) },
+            h('td', { class: 'num' }, String(i + 1)),
+            h('td', { class: 'num neg' }, `−${fmtNumber(r.depth_pct)}%`),
+            h('td', null, fmtBarTime(r.peak, clock)),
+            h('td', null, fmtBarTime(r.trough, clock)),
+            h('td', null, r.recovered ? fmtBarTime(r.recovered, clock) : h('span', { class: 'muted' }, 'not recovered')),
+            h('td', { class: 'num' }, days(r.to_trough_days)),
+            h('td', { class: 'num' }, `${days(r.days)} (${fmtInt(r.bars)} bars)`),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 function symbolTable(rows: SymbolResult[]): HTMLElement {
   if (!rows.length) return empty('No breakdown for this result.');
   const th = (label: string, num = true, title?: string) => h('th', { scope: 'col', class: num ? 'num' : '', title }, label);

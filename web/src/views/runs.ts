@@ -2,7 +2,7 @@
 
 import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
 import { button, clear, confirmDialog, download, empty, errorBox, field, h, id, keepFocus, loading, toast } from '../dom';
-import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtParamValue, fmtRange, fmtTime, rangeFor, statusClass } from '../format';
+import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtInt, fmtNumber, fmtParamValue, fmtPct, fmtRange, fmtTime, rangeFor, signClass, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { LEVELS, normLevel } from '../shape';
 import { taskSocket, watchTasks, type TaskEvent, type TaskSocket } from '../ws';
@@ -78,6 +78,9 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
 
   const selected = new Set<string>();
   compareBtn.addEventListener('click', () => navigate(`/compare?ids=${[...selected].join(',')}`));
+  // What the list shows: filters, the order and the page; kept while the page is open.
+  const q: backtests.TaskQuery = { sort: 'created_at', order: 'desc', skip: 0, limit: PAGE };
+  let total = 0;
   // One socket follows every active task's progress; the list is re-read when one ends and,
   // for tasks submitted elsewhere, every few seconds.
   const watched = new Set<string>();
@@ -106,9 +109,16 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  const refresh = async () => {
+  const refresh = async (): Promise<void> => {
     try {
-      tasks = await backtests.listTasks();
+      const page = await backtests.listTaskPage(q);
+      // A page emptied by deletions or a narrower filter: go back to the last one with rows.
+      if (!page.tasks.length && page.total > 0 && (q.skip ?? 0) > 0) {
+        q.skip = Math.floor((page.total - 1) / PAGE) * PAGE;
+        return refreshSoon();
+      }
+      tasks = page.tasks;
+      total = page.total;
       keepFocus(listBox, renderList);
     } catch (e) {
       listBox.replaceChildren(errorBox(e));
@@ -119,10 +129,10 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
   const renderList = () => {
     clear(listBox);
     if (!tasks.length) {
-      listBox.append(empty('No backtests yet. Fill in the form to start one.'));
+      const filtered = q.status || q.strategy_id || q.symbol;
+      listBox.append(empty(filtered ? 'No backtest matches these filters.' : 'No backtests yet. Fill in the form to start one.'));
       return;
     }
-    for (const tid of [...selected]) if (!tasks.some((t) => t.task_id === tid && t.status === 'completed')) selected.delete(tid);
     compareBtn.disabled = selected.size < 2;
     listBox.append(
       h(
@@ -139,12 +149,13 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
             'li',
             { class: 'task', 'data-task': t.task_id, 'data-status': t.status },
             h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [strategyLabel(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
-            progressBar(t),
+            t.figures ? figuresLine(t) : progressBar(t),
             t.error ? h('div', { class: 'task-error' }, t.error) : null,
-            h('div', { class: 'task-actions' }, taskActions(t, refresh)),
+            h('div', { class: 'task-actions' }, taskActions(t, refresh, true, () => (selected.delete(t.task_id), refresh()))),
           );
         }),
       ),
+      pager(total, q, () => void refreshSoon()),
     );
     // live progress for active tasks (the server takes up to 100 subscriptions a socket)
     for (const t of tasks) {
@@ -160,17 +171,115 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
       }
     }
   };
-  const refreshSoon = () => {
+  const refreshSoon = (): Promise<void> => {
     clearTimeout(timer);
     return refresh();
   };
   await loadStrategyNames();
+  listBox.before(
+    listControls(q, strategyNames, () => {
+      q.skip = 0;
+      void refreshSoon();
+    }),
+  );
   await refresh();
   return () => {
     stopped = true;
     clearTimeout(timer);
     watcher.close();
   };
+}
+
+/** Runs a page of the list shows. */
+const PAGE = 20;
+
+const SORTS: [NonNullable<backtests.TaskQuery['sort']>, string][] = [
+  ['created_at', 'Created'],
+  ['total_return', 'Return'],
+  ['max_drawdown', 'Max drawdown'],
+  ['sharpe_ratio', 'Sharpe ratio'],
+  ['total_trades', 'Trades'],
+];
+
+/** The list's filters and order: status, strategy, symbol, sort by, ascending or descending. */
+function listControls(q: backtests.TaskQuery, names: Map<string, string>, changed: () => void): HTMLElement {
+  const status = h('select', { id: 'runs-status' }, h('option', { value: '' }, 'Any status'), ['pending', 'running', 'completed', 'failed', 'cancelled'].map((s) => h('option', { value: s }, s))) as HTMLSelectElement;
+  const strategy = h('select', { id: 'runs-strategy' }, h('option', { value: '' }, 'Any strategy'), [...names].map(([sid, name]) => h('option', { value: sid }, `${name} (${sid})`))) as HTMLSelectElement;
+  const symbol = h('input', { type: 'search', id: 'runs-symbol', placeholder: 'Any symbol', autocomplete: 'off', size: 10 }) as HTMLInputElement;
+  const sort = h('select', { id: 'runs-sort' }, SORTS.map(([v, l]) => h('option', { value: v }, l))) as HTMLSelectElement;
+  const order = h('button', { type: 'button', class: 'btn small', id: 'runs-order' }) as HTMLButtonElement;
+  const showOrder = () => {
+    const desc = q.order !== 'asc';
+    order.textContent = desc ? '↓ Desc' : '↑ Asc';
+    order.setAttribute('aria-label', desc ? 'Descending: highest or newest first. Switch to ascending' : 'Ascending: lowest or oldest first. Switch to descending');
+  };
+  showOrder();
+  status.addEventListener('change', () => {
+    q.status = status.value || undefined;
+    changed();
+  });
+  strategy.addEventListener('change', () => {
+    q.strategy_id = strategy.value || undefined;
+    changed();
+  });
+  let typing: ReturnType<typeof setTimeout> | undefined;
+  symbol.addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => {
+      q.symbol = symbol.value.trim().toUpperCase() || undefined;
+      changed();
+    }, 300);
+  });
+  sort.addEventListener('change', () => {
+    q.sort = sort.value as backtests.TaskQuery['sort'];
+    changed();
+  });
+  order.addEventListener('click', () => {
+    q.order = q.order === 'asc' ? 'desc' : 'asc';
+    showOrder();
+    changed();
+  });
+  return h(
+    'div',
+    { class: 'runs-filters', role: 'group', 'aria-label': 'Filter and sort the runs' },
+    field('Status', status),
+    field('Strategy', strategy),
+    field('Symbol', symbol),
+    field('Sort by', sort),
+    order,
+  );
+}
+
+/** A finished run's key figures: return, drawdown, Sharpe, trades and the period. */
+function figuresLine(t: Task): HTMLElement {
+  const f = t.figures!;
+  const cell = (label: string, value: string, cls = '') => h('div', { class: 'fig' }, h('dt', null, label), h('dd', { class: cls }, value));
+  return h(
+    'dl',
+    { class: 'figures' },
+    cell('Return', fmtPct(f.total_return), signClass(f.total_return)),
+    cell('Max DD', fmtPct(f.max_drawdown_pct)),
+    cell('Sharpe', fmtNumber(f.sharpe_ratio)),
+    cell('Trades', fmtInt(f.total_trades)),
+    cell('Period', `${t.start_date} → ${t.end_date}`),
+  );
+}
+
+/** "Page 2 of 5 · 93 runs" with the previous and next buttons. */
+function pager(total: number, q: backtests.TaskQuery, go: () => void): HTMLElement {
+  const pages = Math.max(1, Math.ceil(total / PAGE));
+  const at = Math.floor((q.skip ?? 0) / PAGE) + 1;
+  const move = (to: number) => () => {
+    q.skip = (to - 1) * PAGE;
+    go();
+  };
+  return h(
+    'div',
+    { class: 'pager', id: 'runs-pager' },
+    button('Previous', move(at - 1), 'btn small', { id: 'runs-prev', disabled: at <= 1 }),
+    h('span', { id: 'runs-page', 'aria-live': 'polite' }, `Page ${at} of ${pages} · ${fmtInt(total)} ${total === 1 ? 'run' : 'runs'}`),
+    button('Next', move(at + 1), 'btn small', { id: 'runs-next', disabled: at >= pages }),
+  );
 }
 
 /** Strategy names by id, for tasks (which carry only the id). */
@@ -187,7 +296,8 @@ function strategyLabel(t: Task): string | undefined {
   return name ? `${name} (${t.strategy_id})` : t.strategy_id;
 }
 
-function taskActions(t: Task, after: () => Promise<void> | void, withResults = true): HTMLElement[] {
+/** The buttons for what can be done with a task; onDeleted runs after a delete (default: after). */
+function taskActions(t: Task, after: () => Promise<void> | void, withResults = true, onDeleted: () => Promise<void> | void = after): HTMLElement[] {
   const out: HTMLElement[] = [];
   if (ACTIVE.has(t.status)) {
     out.push(
@@ -215,6 +325,20 @@ function taskActions(t: Task, after: () => Promise<void> | void, withResults = t
     );
   }
   if (withResults && t.status === 'completed') out.push(h('a', { class: 'btn small primary', href: href(`/results/${t.task_id}`), 'aria-label': `Results of ${t.task_id}` }, 'Results'));
+  if (!ACTIVE.has(t.status)) {
+    out.push(
+      button('Delete', async () => {
+        if (!(await confirmDialog(`Delete ${t.task_id}?`, 'The run, its result, trades and log are removed for good.', 'Delete', 'Keep it'))) return;
+        try {
+          await backtests.deleteTask(t.task_id);
+          toast(`Deleted ${t.task_id}.`, 'ok');
+          await onDeleted();
+        } catch (e) {
+          toast((e as Error).message, 'error');
+        }
+      }, 'btn small danger', { 'aria-label': `Delete ${t.task_id}` }),
+    );
+  }
   return out;
 }
 
@@ -443,7 +567,7 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     setProgress(bar, task.progress, task.status);
     barsText.textContent = barsLine(task);
     renderMeta();
-    actions.replaceChildren(...taskActions(task, reload, false), ...(ACTIVE.has(task.status) ? [] : [button('Run with the latest code', () => void rerunLatest(), 'btn small', { id: 'rerun-latest', title: "A new run of the strategy's current version with this run's settings" })]));
+    actions.replaceChildren(...taskActions(task, reload, false, () => navigate('/runs')), ...(ACTIVE.has(task.status) ? [] : [button('Run with the latest code', () => void rerunLatest(), 'btn small', { id: 'rerun-latest', title: "A new run of the strategy's current version with this run's settings" })]));
     errorEl.hidden = !task.error;
     errorEl.textContent = task.error ?? '';
   };
