@@ -132,6 +132,10 @@ func TestResultsInBrowser(t *testing.T) {
 			if !strings.Contains(series, "Buy") || !strings.Contains(series, "Sell") {
 				t.Errorf("price chart series %q: no trade markers", series)
 			}
+			// Its moving averages are the strategy's own periods (fast 5, slow 20), not 5/10/20.
+			if !strings.Contains(series, "MA5") || !strings.Contains(series, "MA20") || strings.Contains(series, "MA10") {
+				t.Errorf("price chart series %q: want the strategy's MA5 and MA20 only", series)
+			}
 			third := trips.Trades[2]
 			var zoom string
 			must(t, chromedp.Run(ctx,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -403,6 +404,9 @@ func TestResultRoutes(t *testing.T) {
 		{"chart equity", "/api/results/task_1/chart?chart_type=equity", 200, ""},
 		{"chart underwater", "/api/results/task_1/chart?chart_type=underwater", 200, ""},
 		{"chart unsupported", "/api/results/task_1/chart?chart_type=pie", 400, "Unsupported chart type: pie"},
+		{"chart own moving averages", "/api/results/task_1/chart?ma=5,20", 200, ""},
+		{"chart bad moving average", "/api/results/task_1/chart?ma=5,x", 400, "Invalid ma '5,x': comma-separated periods from 2 to 1000"},
+		{"chart too many moving averages", "/api/results/task_1/chart?ma=2,3,4,5,6,7", 400, "Invalid ma '2,3,4,5,6,7': at most 5 periods"},
 		{"chart rolling sharpe", "/api/results/task_1/chart?chart_type=rolling_sharpe&from=1971-01-01", 200, ""},
 		{"chart returns histogram", "/api/results/task_1/chart?chart_type=returns_histogram", 200, ""},
 		{"drawdowns", "/api/results/task_1/drawdowns?limit=3", 200, ""},
@@ -449,6 +453,10 @@ func TestResultRoutes(t *testing.T) {
 	_, body = b.call(t, "GET", "/api/results/task_1/chart", "", nil)
 	if field(body, "data", "type") != "candlestick" || field(body, "data", "title") == "" {
 		t.Errorf("default chart %v", field(body, "data", "title"))
+	}
+	_, body = b.call(t, "GET", "/api/results/task_1/chart?ma=20,5", "", nil)
+	if legend := fmt.Sprint(field(body, "data", "legend", "data")); legend != "[K-Line MA20 MA5 Volume]" {
+		t.Errorf("candlestick with the strategy's periods: legend %s", legend)
 	}
 	_, body = b.call(t, "GET", "/api/results/task_1/export?format=csv", "", nil)
 	if field(body, "content_type") != "text/csv" || !strings.HasPrefix(field(body, "data").(string), "metric,value\ninitial_cash,10000\n") {

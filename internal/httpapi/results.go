@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -75,12 +78,39 @@ func (s *Server) resultChart(w http.ResponseWriter, r *http.Request) error {
 	if view.MaxPoints > 0 && view.MaxPoints < report.MinMaxPoints {
 		return apperr.Invalid("Invalid max_points '%d': 0 for every point, or at least %d", view.MaxPoints, report.MinMaxPoints)
 	}
+	if view.MovingAverages, err = movingAverages(r.URL.Query().Get("ma")); err != nil {
+		return err
+	}
 	chart, err := s.report.Chart(r.Context(), chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"), r.URL.Query().Get("symbol"), view)
 	if err != nil {
 		return err
 	}
 	writeChart(w, chart)
 	return nil
+}
+
+// maxMovingAverages bounds the candlestick chart's moving averages: more is noise.
+const maxMovingAverages = 5
+
+// movingAverages parses the candlestick chart's ma query: comma-separated periods.
+func movingAverages(v string) ([]int, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 || n > 1000 {
+			return nil, apperr.Invalid("Invalid ma '%s': comma-separated periods from 2 to 1000", v)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) > maxMovingAverages {
+		return nil, apperr.Invalid("Invalid ma '%s': at most %d periods", v, maxMovingAverages)
+	}
+	return out, nil
 }
 
 // writeChart writes the envelope ok(chart) as writeJSON would, with the chart (about 1.5 MB

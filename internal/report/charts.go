@@ -124,7 +124,7 @@ func (svc *Service) runBars(ctx context.Context, run results.Run, symbol string)
 func BuildChart(chartType string, in ChartInput) (*ChartConfig, error) {
 	switch chartType {
 	case "candlestick":
-		return candlestick(in.Bars), nil
+		return candlestick(in.Bars, in.View.MovingAverages), nil
 	case "equity":
 		return equity(in), nil
 	case "drawdown":
@@ -178,7 +178,13 @@ func closeSMA(bars []engine.Bar, n int) []*float64 {
 	return out
 }
 
-func candlestick(bars []engine.Bar) *ChartConfig {
+// DefaultMovingAverages are the candlestick chart's SMA periods unless a View names others.
+var DefaultMovingAverages = []int{5, 10, 20}
+
+func candlestick(bars []engine.Bar, periods []int) *ChartConfig {
+	if len(periods) == 0 {
+		periods = DefaultMovingAverages
+	}
 	dates := make([]string, len(bars))
 	vols := make([]int64, len(bars))
 	for i, b := range bars {
@@ -190,7 +196,9 @@ func candlestick(bars []engine.Bar) *ChartConfig {
 		"encode":    obj{"x": 0, "y": []int{1, 2, 3, 4}},
 		"itemStyle": obj{"color": ColorUp, "color0": ColorDown, "borderColor": ColorUp, "borderColor0": ColorDown},
 	}}
-	for _, n := range []int{5, 10, 20} {
+	legend := []string{"K-Line"}
+	for _, n := range periods {
+		legend = append(legend, fmt.Sprintf("MA%d", n))
 		series = append(series, obj{
 			"name": fmt.Sprintf("MA%d", n), "type": "line", "data": optFloatSeries(closeSMA(bars, n)), "smooth": true,
 			"showSymbol": false, "lineStyle": obj{"opacity": 0.8, "width": 1},
@@ -213,7 +221,7 @@ func candlestick(bars []engine.Bar) *ChartConfig {
 			{"left": "8%", "right": "4%", "top": "8%", "height": "56%"},
 			{"left": "8%", "right": "4%", "top": "70%", "height": "22%"},
 		},
-		Legend: obj{"data": []string{"K-Line", "MA5", "MA10", "MA20", "Volume"}}, Tooltip: tip, AxisPtr: ptr,
+		Legend: obj{"data": append(legend, "Volume")}, Tooltip: tip, AxisPtr: ptr,
 		DataZoom: zoom(0, 1),
 	}
 }

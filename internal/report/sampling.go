@@ -18,10 +18,14 @@ const DefaultMaxPoints = 5000
 const MinMaxPoints = 100
 
 // View is the part of a result a line chart shows: its points from From to To (zero times
-// are the result's ends), at most MaxPoints of them (0: every point).
+// are the result's ends), at most MaxPoints of them (0: every point); and the periods of
+// the candlestick chart's moving averages.
 type View struct {
 	From, To  time.Time
 	MaxPoints int
+	// MovingAverages are the candlestick chart's SMA periods (the strategy's own, say);
+	// none: 5, 10 and 20.
+	MovingAverages []int
 }
 
 // Sampling tells a client a line chart shows a sample of its points: Points of the Of in

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   categoryDates,
   coerceParam,
+  maPeriods,
   rangeCount,
   diffStats,
   filterLogs,
@@ -155,6 +156,13 @@ describe('prepareChartOption', () => {
     const o = prepareChartOption({ title: 'Returns per Bar', type: 'bar', series: [{ type: 'bar', name: 'Gains', data: [1] }], xAxis: { type: 'category', data: ['-0.50% to -0.25%'] }, dataZoom: [] }, 'returns_histogram') as Record<string, any>;
     expect(o.xAxis[0].axisLabel.formatter('-0.50% to -0.25%')).toBe('-0.50%');
     expect(o.dataZoom).toEqual([]);
+  });
+  it('reads the moving-average periods a strategy trades on from its parameters', () => {
+    expect(maPeriods({ fast: 10, slow: 30, size: 100, delay: 0 })).toEqual([10, 30]);
+    expect(maPeriods({ period: 20, devfactor: 2 })).toEqual([20]);
+    expect(maPeriods({ sma_fast: 5, ema_slow: 50, rsi_period: 14, stake: 10 })).toEqual([5, 50]);
+    expect(maPeriods({ fast: 1.5, slow: 'x', pct: 0.9 })).toEqual([]);
+    expect(maPeriods(undefined)).toEqual([]);
   });
   it('rounds axis ends up to 1, 2, 2.5 or 5 times a power of ten', () => {
     expect([0.3, 1.5, 2.2, 4, 7, 12, 0].map(niceCeil)).toEqual([0.5, 2, 2.5, 5, 10, 20, 1]);

@@ -501,3 +501,19 @@ export function rangeCount(start: number, stop: number, step: number): number {
   if (![start, stop, step].every(Number.isFinite) || step <= 0 || stop < start) return 0;
   return Math.floor((stop - start) / step + 1e-9) + 1;
 }
+
+/**
+ * The moving-average periods a strategy's parameters name (fast, slow, period, window,
+ * length, lookback, ma…), for the price chart to draw the lines the strategy trades on: whole
+ * numbers from 2 to 1000, at most three, in ascending order; none when no parameter looks like one.
+ */
+export function maPeriods(params: Record<string, unknown> | null | undefined): number[] {
+  const out = new Set<number>();
+  for (const [k, v] of Object.entries(params ?? {})) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 2 || v > 1000) continue;
+    // An oscillator's period (RSI 14) is not a moving average of the price.
+    if (/rsi|atr|adx|cci|stoch|signal|dev|vol/i.test(k)) continue;
+    if (/(^|_)(fast|slow|period|window|length|len|lookback|ma|sma|ema)(_|$)|period/i.test(k)) out.add(v);
+  }
+  return [...out].sort((a, b) => a - b).slice(0, 3);
+}

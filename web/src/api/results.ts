@@ -20,10 +20,11 @@ export async function allRoundTrips(id: string, max = 20_000): Promise<RoundTrip
 /**
  * symbol: the feed of a several-symbol run the candlestick and trades charts show (default the
  * first). from and to narrow the line charts (equity, drawdown, underwater), which the server
- * samples when longer than its maximum (the chart's `sampling` says so).
+ * samples when longer than its maximum (the chart's `sampling` says so). ma: the candlestick
+ * chart's moving-average periods (default 5, 10, 20).
  */
-export const getChart = (id: string, chartType: string, symbol?: string, range?: { from: string; to: string }) =>
-  get<ChartConfig>(`${one(id)}/chart${qs({ chart_type: chartType, symbol, from: range?.from, to: range?.to })}`);
+export const getChart = (id: string, chartType: string, symbol?: string, range?: { from: string; to: string }, ma?: number[]) =>
+  get<ChartConfig>(`${one(id)}/chart${qs({ chart_type: chartType, symbol, from: range?.from, to: range?.to, ma: ma?.length ? ma.join(',') : undefined })}`);
 /** The per-symbol breakdown of a result, one row per feed in order. */
 export const getSymbols = (id: string) => get<SymbolResult[]>(`${one(id)}/symbols`);
 /** The deepest drawdown periods of a result, deepest first. */

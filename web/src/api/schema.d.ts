@@ -2428,6 +2428,8 @@ export interface operations {
         chart_type?: "candlestick" | "equity" | "drawdown" | "underwater" | "monthly_heatmap" | "yearly_returns" | "trades" | "rolling_sharpe" | "returns_histogram";
         /** @description For a task on several symbols: the feed the candlestick and trades charts show (its bars, its fills). Default: the first. The equity chart's dashed line is always the task's benchmark bought and held. */
         symbol?: string;
+        /** @description The candlestick chart's simple moving averages: up to 5 comma-separated periods from 2 to 1000 (the page sends the strategy's own periods). Default: 5,10,20. */
+        ma?: string;
         /** @description Line charts (equity, drawdown, underwater): the first time shown, RFC 3339 or a date. Default: the run's start. Drawdowns are still measured from the run's start. */
         from?: string;
         /** @description Line charts: the last time shown, RFC 3339 or a date (the whole day). Default: the run's end. */

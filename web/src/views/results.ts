@@ -6,7 +6,7 @@ import { button, clear, download, empty, errorBox, h, keepFocus, loading, toast 
 import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
 import { href } from '../router';
 import { palette } from '../settings';
-import { normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
+import { maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
 import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
 import { statusBadge } from './runs';
 
@@ -83,6 +83,8 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     if (!tradeCharts.has(key)) tradeCharts.set(key, api.getChart(tid, 'trades', symbol).catch(() => null));
     return tradeCharts.get(key)!;
   };
+  // The price chart's moving averages are the strategy's own periods when its parameters name them.
+  const ownMAs = maPeriods(task?.strategy_params as Record<string, unknown> | undefined);
   for (const [type, label] of CHARTS) {
     const panel = chartPanel(`${tid}_${type}`, label, { height: type === 'candlestick' ? 440 : type === 'monthly_heatmap' ? 320 : 340 });
     panel.el.dataset.chartType = type;
@@ -95,7 +97,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       panel.chart.showLoading({ text: 'Loading…' });
       const symbol = type === 'candlestick' || type === 'trades' ? symbolSel.value || undefined : undefined;
       const pal = palette();
-      (type === 'trades' ? tradesChartOf(symbol).then((c) => c ?? api.getChart(tid, type, symbol)) : api.getChart(tid, type, symbol, range))
+      (type === 'trades' ? tradesChartOf(symbol).then((c) => c ?? api.getChart(tid, type, symbol)) : api.getChart(tid, type, symbol, range, type === 'candlestick' ? ownMAs : undefined))
         .then(async (cfg) => {
           let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0, clock });
           if (type === 'equity') opt = overlayDrawdown(opt, await (range ? api.getChart(tid, 'drawdown', undefined, range).catch(() => null) : drawdownCfg), pal);
