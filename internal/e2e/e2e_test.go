@@ -357,7 +357,7 @@ func TestWebPage(t *testing.T) {
 	must(t, chromedp.Run(ctx,
 		chromedp.Click(`#view-results`),
 		chromedp.WaitVisible(`#summary-cards`),
-		waitJS(`[...document.querySelectorAll('#charts .chart-panel')].every(p => p.dataset.ready === 'true' || p.dataset.error === 'true') && document.querySelectorAll('#charts .chart-panel').length === 6`, 20*time.Second),
+		waitJS(`[...document.querySelectorAll('#charts .chart-panel')].every(p => p.dataset.ready === 'true' || p.dataset.error === 'true') && document.querySelectorAll('#charts .chart-panel').length === 8`, 20*time.Second),
 		waitJS(`document.querySelectorAll('#statistics .stat-group').length === 4`, 10*time.Second),
 		waitJS(`document.querySelectorAll('#trades tbody tr').length > 0`, 10*time.Second),
 	))
@@ -722,7 +722,7 @@ func TestWebPage(t *testing.T) {
 	step("375 px screenshots")
 	must(t, chromedp.Run(ctx, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile)))
 	for _, p := range []struct{ path, name, ready string }{
-		{"/results/" + taskA, "results-375", `[...document.querySelectorAll('#charts .chart-panel')].length === 6 && [...document.querySelectorAll('#charts .chart-panel')].every(p => p.dataset.ready === 'true')`},
+		{"/results/" + taskA, "results-375", `[...document.querySelectorAll('#charts .chart-panel')].length === 8 && [...document.querySelectorAll('#charts .chart-panel')].every(p => p.dataset.ready === 'true')`},
 		{"/runs", "runs-375", `document.querySelector('form.run-form') !== null && document.querySelector('#task-list .task') !== null`},
 		{"/runs/" + taskA, "task-375", `document.querySelectorAll('#log .ll').length > 0`},
 		{"/strategies/" + sid, "strategy-375", `document.querySelector('#panel-params input') !== null`},
@@ -740,6 +740,37 @@ func TestWebPage(t *testing.T) {
 			t.Errorf("%s: controls without an accessible name: %v", p.path, unlabelled)
 		}
 	}
+
+	// At phone width too: the unsaved-changes prompt (the links are behind the menu) and the
+	// run form's parameters following the chosen version.
+	step("375 px: unsaved-changes prompt and a version's parameters")
+	openNav := chromedp.ActionFunc(func(ctx context.Context) error {
+		var hidden bool
+		if err := chromedp.Evaluate(`document.querySelector('#nav a[href$="/ui/runs"]').offsetParent === null`, &hidden).Do(ctx); err != nil || !hidden {
+			return err
+		}
+		return chromedp.Click(`.menu-toggle`).Do(ctx)
+	})
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ui+"/strategies/"+sid),
+		chromedp.WaitVisible(`#code-editor .cm-content`),
+		setEditor(strings.Replace(strategyCode, "E2E moving-average crossover.", "E2E moving-average crossover, edited on a phone.", 1)),
+		openNav,
+		chromedp.Click(`#nav a[href$="/ui/runs"]`),
+		chromedp.WaitVisible(`dialog[open] button.btn.danger`),
+		chromedp.Click(`dialog[open] button.btn:not(.danger)`), // stay
+		waitJS(`document.querySelector('dialog[open]') === null && /\/ui\/strategies\/str_\d+$/.test(location.pathname) && document.querySelector('#code-editor .cm-content').textContent.includes('edited on a phone')`, 5*time.Second),
+		openNav,
+		chromedp.Click(`#nav a[href$="/ui/runs"]`),
+		chromedp.WaitVisible(`dialog[open] button.btn.danger`),
+		chromedp.Click(`dialog[open] button.btn.danger`), // leave without saving
+		waitJS(`location.pathname.endsWith('/ui/runs')`, 10*time.Second),
+		chromedp.Navigate(ui+"/runs?strategy="+sid),
+		waitJS(`document.querySelector('form.run-form input[name="fast"]')?.value === '7'`, 10*time.Second),
+		chromedp.SetValue(`form.run-form select[name="strategy_version"]`, "1"),
+		chromedp.Evaluate(`document.querySelector('form.run-form select[name="strategy_version"]').dispatchEvent(new Event('change'))`, nil),
+		waitJS(`document.querySelector('form.run-form input[name="fast"]')?.value === '5'`, 10*time.Second),
+	))
 
 	if e := errs.list(); len(e) > 0 {
 		t.Errorf("browser errors:\n%s", strings.Join(e, "\n"))
