@@ -57,9 +57,31 @@ FROM tasks WHERE id = $1;
 SELECT * FROM tasks WHERE id = $1 FOR UPDATE;
 
 -- name: ListTasks :many
--- The runs list: tasks filtered by status, strategy and symbol (any of the feeds), each with
--- its result's key figures when it has one, sorted by one of them or by creation time.
--- Tasks without the figure sorted by come last in either direction; ties newest first.
+-- The runs list, newest first (the index order): tasks filtered by status, strategy and
+-- symbol (any of the feeds), each with its result's key figures when it has one.
+SELECT sqlc.embed(t), r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
+FROM tasks t
+LEFT JOIN results r ON r.task_id = t.id
+WHERE (sqlc.narg('status')::text IS NULL OR t.status = sqlc.narg('status'))
+  AND (sqlc.narg('strategy_id')::text IS NULL OR t.strategy_id = sqlc.narg('strategy_id'))
+  AND (sqlc.narg('symbol')::text IS NULL OR sqlc.narg('symbol')::text = ANY (t.symbols))
+ORDER BY t.created_at DESC, t.id DESC
+OFFSET @skip LIMIT @lim;
+
+-- name: ListTasksOldest :many
+-- ListTasks oldest first (the index read backwards).
+SELECT sqlc.embed(t), r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
+FROM tasks t
+LEFT JOIN results r ON r.task_id = t.id
+WHERE (sqlc.narg('status')::text IS NULL OR t.status = sqlc.narg('status'))
+  AND (sqlc.narg('strategy_id')::text IS NULL OR t.strategy_id = sqlc.narg('strategy_id'))
+  AND (sqlc.narg('symbol')::text IS NULL OR sqlc.narg('symbol')::text = ANY (t.symbols))
+ORDER BY t.created_at ASC, t.id ASC
+OFFSET @skip LIMIT @lim;
+
+-- name: ListTasksByFigure :many
+-- ListTasks sorted by a key figure of the result; tasks without one come last in either
+-- direction, ties newest first.
 SELECT sqlc.embed(t), r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
 FROM tasks t
 LEFT JOIN results r ON r.task_id = t.id
@@ -73,7 +95,6 @@ ORDER BY
       WHEN 'max_drawdown' THEN r.max_drawdown_pct
       WHEN 'sharpe_ratio' THEN r.sharpe_ratio
       WHEN 'total_trades' THEN r.total_trades::float8
-      ELSE extract(epoch FROM t.created_at)::float8
     END
   END DESC NULLS LAST,
   CASE WHEN NOT @descending::boolean THEN
@@ -82,18 +103,21 @@ ORDER BY
       WHEN 'max_drawdown' THEN r.max_drawdown_pct
       WHEN 'sharpe_ratio' THEN r.sharpe_ratio
       WHEN 'total_trades' THEN r.total_trades::float8
-      ELSE extract(epoch FROM t.created_at)::float8
     END
   END ASC NULLS LAST,
   t.created_at DESC, t.id DESC
 OFFSET @skip LIMIT @lim;
 
 -- name: CountTasks :one
--- How many tasks ListTasks pages through.
-SELECT count(*) FROM tasks t
-WHERE (sqlc.narg('status')::text IS NULL OR t.status = sqlc.narg('status'))
-  AND (sqlc.narg('strategy_id')::text IS NULL OR t.strategy_id = sqlc.narg('strategy_id'))
-  AND (sqlc.narg('symbol')::text IS NULL OR sqlc.narg('symbol')::text = ANY (t.symbols));
+-- How many tasks ListTasks pages through, counted up to @cap (so a list polled every few
+-- seconds never counts a million rows).
+SELECT count(*) FROM (
+  SELECT 1 FROM tasks t
+  WHERE (sqlc.narg('status')::text IS NULL OR t.status = sqlc.narg('status'))
+    AND (sqlc.narg('strategy_id')::text IS NULL OR t.strategy_id = sqlc.narg('strategy_id'))
+    AND (sqlc.narg('symbol')::text IS NULL OR sqlc.narg('symbol')::text = ANY (t.symbols))
+  LIMIT @cap
+) c;
 
 -- name: DeleteFinishedTask :one
 -- Deletes a task that has ended, with its attempts, result and logs (cascades and triggers);

@@ -111,21 +111,31 @@ func (q *Queries) CountOwnerRunning(ctx context.Context, db DBTX, arg CountOwner
 }
 
 const countTasks = `-- name: CountTasks :one
-SELECT count(*) FROM tasks t
-WHERE ($1::text IS NULL OR t.status = $1)
-  AND ($2::text IS NULL OR t.strategy_id = $2)
-  AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
+SELECT count(*) FROM (
+  SELECT 1 FROM tasks t
+  WHERE ($1::text IS NULL OR t.status = $1)
+    AND ($2::text IS NULL OR t.strategy_id = $2)
+    AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
+  LIMIT $4
+) c
 `
 
 type CountTasksParams struct {
 	Status     *string `json:"status"`
 	StrategyID *string `json:"strategy_id"`
 	Symbol     *string `json:"symbol"`
+	Cap        int32   `json:"cap"`
 }
 
-// How many tasks ListTasks pages through.
+// How many tasks ListTasks pages through, counted up to @cap (so a list polled every few
+// seconds never counts a million rows).
 func (q *Queries) CountTasks(ctx context.Context, db DBTX, arg CountTasksParams) (int64, error) {
-	row := db.QueryRow(ctx, countTasks, arg.Status, arg.StrategyID, arg.Symbol)
+	row := db.QueryRow(ctx, countTasks,
+		arg.Status,
+		arg.StrategyID,
+		arg.Symbol,
+		arg.Cap,
+	)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -470,35 +480,14 @@ LEFT JOIN results r ON r.task_id = t.id
 WHERE ($1::text IS NULL OR t.status = $1)
   AND ($2::text IS NULL OR t.strategy_id = $2)
   AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
-ORDER BY
-  CASE WHEN $4::boolean THEN
-    CASE $5::text
-      WHEN 'total_return' THEN r.total_return
-      WHEN 'max_drawdown' THEN r.max_drawdown_pct
-      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
-      WHEN 'total_trades' THEN r.total_trades::float8
-      ELSE extract(epoch FROM t.created_at)::float8
-    END
-  END DESC NULLS LAST,
-  CASE WHEN NOT $4::boolean THEN
-    CASE $5::text
-      WHEN 'total_return' THEN r.total_return
-      WHEN 'max_drawdown' THEN r.max_drawdown_pct
-      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
-      WHEN 'total_trades' THEN r.total_trades::float8
-      ELSE extract(epoch FROM t.created_at)::float8
-    END
-  END ASC NULLS LAST,
-  t.created_at DESC, t.id DESC
-OFFSET $6 LIMIT $7
+ORDER BY t.created_at DESC, t.id DESC
+OFFSET $4 LIMIT $5
 `
 
 type ListTasksParams struct {
 	Status     *string `json:"status"`
 	StrategyID *string `json:"strategy_id"`
 	Symbol     *string `json:"symbol"`
-	Descending bool    `json:"descending"`
-	Sort       string  `json:"sort"`
 	Skip       int32   `json:"skip"`
 	Lim        int32   `json:"lim"`
 }
@@ -512,11 +501,120 @@ type ListTasksRow struct {
 	FinalValue     *float64 `json:"final_value"`
 }
 
-// The runs list: tasks filtered by status, strategy and symbol (any of the feeds), each with
-// its result's key figures when it has one, sorted by one of them or by creation time.
-// Tasks without the figure sorted by come last in either direction; ties newest first.
+// The runs list, newest first (the index order): tasks filtered by status, strategy and
+// symbol (any of the feeds), each with its result's key figures when it has one.
 func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) ([]ListTasksRow, error) {
 	rows, err := db.Query(ctx, listTasks,
+		arg.Status,
+		arg.StrategyID,
+		arg.Symbol,
+		arg.Skip,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListTasksRow
+	for rows.Next() {
+		var i ListTasksRow
+		if err := rows.Scan(
+			&i.Task.ID,
+			&i.Task.StrategyID,
+			&i.Task.StrategyVersion,
+			&i.Task.Status,
+			&i.Task.DataSource,
+			&i.Task.Symbol,
+			&i.Task.StartDate,
+			&i.Task.EndDate,
+			&i.Task.InitialCash,
+			&i.Task.Commission,
+			&i.Task.StrategyParams,
+			&i.Task.SessionID,
+			&i.Task.Progress,
+			&i.Task.CurrentBar,
+			&i.Task.TotalBars,
+			&i.Task.Error,
+			&i.Task.Attempt,
+			&i.Task.JobID,
+			&i.Task.CreatedAt,
+			&i.Task.StartedAt,
+			&i.Task.CompletedAt,
+			&i.Task.Lease,
+			&i.Task.HeartbeatAt,
+			&i.Task.Worker,
+			&i.Task.Symbols,
+			&i.Task.Timeframe,
+			&i.Task.Benchmark,
+			&i.Task.Timezone,
+			&i.Task.CreatedBy,
+			&i.TotalReturn,
+			&i.MaxDrawdownPct,
+			&i.SharpeRatio,
+			&i.TotalTrades,
+			&i.FinalValue,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listTasksByFigure = `-- name: ListTasksByFigure :many
+SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
+FROM tasks t
+LEFT JOIN results r ON r.task_id = t.id
+WHERE ($1::text IS NULL OR t.status = $1)
+  AND ($2::text IS NULL OR t.strategy_id = $2)
+  AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
+ORDER BY
+  CASE WHEN $4::boolean THEN
+    CASE $5::text
+      WHEN 'total_return' THEN r.total_return
+      WHEN 'max_drawdown' THEN r.max_drawdown_pct
+      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
+      WHEN 'total_trades' THEN r.total_trades::float8
+    END
+  END DESC NULLS LAST,
+  CASE WHEN NOT $4::boolean THEN
+    CASE $5::text
+      WHEN 'total_return' THEN r.total_return
+      WHEN 'max_drawdown' THEN r.max_drawdown_pct
+      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
+      WHEN 'total_trades' THEN r.total_trades::float8
+    END
+  END ASC NULLS LAST,
+  t.created_at DESC, t.id DESC
+OFFSET $6 LIMIT $7
+`
+
+type ListTasksByFigureParams struct {
+	Status     *string `json:"status"`
+	StrategyID *string `json:"strategy_id"`
+	Symbol     *string `json:"symbol"`
+	Descending bool    `json:"descending"`
+	Sort       string  `json:"sort"`
+	Skip       int32   `json:"skip"`
+	Lim        int32   `json:"lim"`
+}
+
+type ListTasksByFigureRow struct {
+	Task           Task     `json:"task"`
+	TotalReturn    *float64 `json:"total_return"`
+	MaxDrawdownPct *float64 `json:"max_drawdown_pct"`
+	SharpeRatio    *float64 `json:"sharpe_ratio"`
+	TotalTrades    *int32   `json:"total_trades"`
+	FinalValue     *float64 `json:"final_value"`
+}
+
+// ListTasks sorted by a key figure of the result; tasks without one come last in either
+// direction, ties newest first.
+func (q *Queries) ListTasksByFigure(ctx context.Context, db DBTX, arg ListTasksByFigureParams) ([]ListTasksByFigureRow, error) {
+	rows, err := db.Query(ctx, listTasksByFigure,
 		arg.Status,
 		arg.StrategyID,
 		arg.Symbol,
@@ -529,9 +627,99 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 		return nil, err
 	}
 	defer rows.Close()
-	var items []ListTasksRow
+	var items []ListTasksByFigureRow
 	for rows.Next() {
-		var i ListTasksRow
+		var i ListTasksByFigureRow
+		if err := rows.Scan(
+			&i.Task.ID,
+			&i.Task.StrategyID,
+			&i.Task.StrategyVersion,
+			&i.Task.Status,
+			&i.Task.DataSource,
+			&i.Task.Symbol,
+			&i.Task.StartDate,
+			&i.Task.EndDate,
+			&i.Task.InitialCash,
+			&i.Task.Commission,
+			&i.Task.StrategyParams,
+			&i.Task.SessionID,
+			&i.Task.Progress,
+			&i.Task.CurrentBar,
+			&i.Task.TotalBars,
+			&i.Task.Error,
+			&i.Task.Attempt,
+			&i.Task.JobID,
+			&i.Task.CreatedAt,
+			&i.Task.StartedAt,
+			&i.Task.CompletedAt,
+			&i.Task.Lease,
+			&i.Task.HeartbeatAt,
+			&i.Task.Worker,
+			&i.Task.Symbols,
+			&i.Task.Timeframe,
+			&i.Task.Benchmark,
+			&i.Task.Timezone,
+			&i.Task.CreatedBy,
+			&i.TotalReturn,
+			&i.MaxDrawdownPct,
+			&i.SharpeRatio,
+			&i.TotalTrades,
+			&i.FinalValue,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listTasksOldest = `-- name: ListTasksOldest :many
+SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
+FROM tasks t
+LEFT JOIN results r ON r.task_id = t.id
+WHERE ($1::text IS NULL OR t.status = $1)
+  AND ($2::text IS NULL OR t.strategy_id = $2)
+  AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
+ORDER BY t.created_at ASC, t.id ASC
+OFFSET $4 LIMIT $5
+`
+
+type ListTasksOldestParams struct {
+	Status     *string `json:"status"`
+	StrategyID *string `json:"strategy_id"`
+	Symbol     *string `json:"symbol"`
+	Skip       int32   `json:"skip"`
+	Lim        int32   `json:"lim"`
+}
+
+type ListTasksOldestRow struct {
+	Task           Task     `json:"task"`
+	TotalReturn    *float64 `json:"total_return"`
+	MaxDrawdownPct *float64 `json:"max_drawdown_pct"`
+	SharpeRatio    *float64 `json:"sharpe_ratio"`
+	TotalTrades    *int32   `json:"total_trades"`
+	FinalValue     *float64 `json:"final_value"`
+}
+
+// ListTasks oldest first (the index read backwards).
+func (q *Queries) ListTasksOldest(ctx context.Context, db DBTX, arg ListTasksOldestParams) ([]ListTasksOldestRow, error) {
+	rows, err := db.Query(ctx, listTasksOldest,
+		arg.Status,
+		arg.StrategyID,
+		arg.Symbol,
+		arg.Skip,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListTasksOldestRow
+	for rows.Next() {
+		var i ListTasksOldestRow
 		if err := rows.Scan(
 			&i.Task.ID,
 			&i.Task.StrategyID,

@@ -641,10 +641,13 @@ type Figures struct {
 	FinalValue     float64  `json:"final_value"`
 }
 
+// CountCap is the most tasks List counts: past it the list says "more than CountCap".
+const CountCap = 10000
+
 // List returns a page of tasks, each completed one with its key figures, and how many tasks
-// the filter matches in all.
+// the filter matches in all, up to CountCap.
 func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, int, error) {
-	p := store.ListTasksParams{Skip: int32(f.Skip), Lim: int32(f.Limit), Sort: f.Sort, Descending: !f.Ascending}
+	p := store.ListTasksParams{Skip: int32(f.Skip), Lim: int32(f.Limit)}
 	if f.Status != "" {
 		p.Status = &f.Status
 	}
@@ -654,11 +657,26 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, int, error) {
 	if f.Symbol != "" {
 		p.Symbol = &f.Symbol
 	}
-	rows, err := s.q.ListTasks(ctx, s.db.Pool, p)
+	// By creation time the rows come in the index's order; a figure has to sort them.
+	var rows []store.ListTasksRow
+	var err error
+	switch {
+	case f.Sort != "" && f.Sort != "created_at":
+		var byFigure []store.ListTasksByFigureRow
+		byFigure, err = s.q.ListTasksByFigure(ctx, s.db.Pool, store.ListTasksByFigureParams{Status: p.Status, StrategyID: p.StrategyID,
+			Symbol: p.Symbol, Descending: !f.Ascending, Sort: f.Sort, Skip: p.Skip, Lim: p.Lim})
+		rows = convertRows(byFigure)
+	case f.Ascending:
+		var oldest []store.ListTasksOldestRow
+		oldest, err = s.q.ListTasksOldest(ctx, s.db.Pool, store.ListTasksOldestParams(p))
+		rows = convertRows(oldest)
+	default:
+		rows, err = s.q.ListTasks(ctx, s.db.Pool, p)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("list tasks: %w", err)
 	}
-	total, err := s.q.CountTasks(ctx, s.db.Pool, store.CountTasksParams{Status: p.Status, StrategyID: p.StrategyID, Symbol: p.Symbol})
+	total, err := s.q.CountTasks(ctx, s.db.Pool, store.CountTasksParams{Status: p.Status, StrategyID: p.StrategyID, Symbol: p.Symbol, Cap: CountCap})
 	if err != nil {
 		return nil, 0, fmt.Errorf("count tasks: %w", err)
 	}
@@ -671,6 +689,16 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, int, error) {
 		}
 	}
 	return out, int(total), nil
+}
+
+// convertRows turns the rows of the other list queries, which have ListTasks' columns, into
+// its rows.
+func convertRows[R store.ListTasksByFigureRow | store.ListTasksOldestRow](rs []R) []store.ListTasksRow {
+	out := make([]store.ListTasksRow, len(rs))
+	for i, r := range rs {
+		out[i] = store.ListTasksRow(r)
+	}
+	return out
 }
 
 func deref[T any](p *T) T {

@@ -442,6 +442,12 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 	if got := ids(b.svc.List(b.ctx, tasks.ListFilter{Limit: 10})); got != "task_4,task_3,task_1 of 3" {
 		t.Errorf("after deleting task_2: %s", got)
 	}
+	// The count stops at CountCap: a list polled every few seconds never counts every row.
+	b.exec(t, `INSERT INTO tasks SELECT (jsonb_populate_record(NULL::tasks, to_jsonb(t) || jsonb_build_object('id', 'copy_' || g))).*
+		FROM tasks t, generate_series(1, $1::int) g WHERE t.id = 'task_4'`, tasks.CountCap)
+	if _, total, err := b.svc.List(b.ctx, tasks.ListFilter{Limit: 1}); err != nil || total != tasks.CountCap {
+		t.Errorf("%d tasks counted as %d (%v), want the cap %d", tasks.CountCap+4, total, err, tasks.CountCap)
+	}
 	p, err := b.svc.Progress(b.ctx, "task_1")
 	if err != nil || p.Status != "pending" || p.TaskID != "task_1" {
 		t.Fatalf("progress: %+v %v", p, err)

@@ -265,8 +265,12 @@ function figuresLine(t: Task): HTMLElement {
   );
 }
 
+/** The most runs the service counts: a total of this many means this many or more. */
+const COUNT_CAP = 10000;
+
 /** "Page 2 of 5 · 93 runs" with the previous and next buttons. */
 function pager(total: number, q: backtests.TaskQuery, go: () => void): HTMLElement {
+  const capped = total >= COUNT_CAP;
   const pages = Math.max(1, Math.ceil(total / PAGE));
   const at = Math.floor((q.skip ?? 0) / PAGE) + 1;
   const move = (to: number) => () => {
@@ -277,8 +281,8 @@ function pager(total: number, q: backtests.TaskQuery, go: () => void): HTMLEleme
     'div',
     { class: 'pager', id: 'runs-pager' },
     button('Previous', move(at - 1), 'btn small', { id: 'runs-prev', disabled: at <= 1 }),
-    h('span', { id: 'runs-page', 'aria-live': 'polite' }, `Page ${at} of ${pages} · ${fmtInt(total)} ${total === 1 ? 'run' : 'runs'}`),
-    button('Next', move(at + 1), 'btn small', { id: 'runs-next', disabled: at >= pages }),
+    h('span', { id: 'runs-page', 'aria-live': 'polite' }, capped ? `Page ${fmtInt(at)} · ${fmtInt(COUNT_CAP)}+ runs` : `Page ${at} of ${pages} · ${fmtInt(total)} ${total === 1 ? 'run' : 'runs'}`),
+    button('Next', move(at + 1), 'btn small', { id: 'runs-next', disabled: !capped && at >= pages }),
   );
 }
 
