@@ -141,10 +141,10 @@ type listedRun struct {
 	} `json:"figures"`
 }
 
-// listRuns reads GET /api/backtests?query: the number matching and the page.
+// listRuns reads GET /api/backtests?count=true&query: the number matching and the page.
 func listRuns(t *testing.T, base, query string) (int, []listedRun) {
 	t.Helper()
-	res, err := http.Get(base + "/api/backtests?" + query)
+	res, err := http.Get(base + "/api/backtests?count=true&" + query)
 	if err != nil {
 		t.Fatal(err)
 	}

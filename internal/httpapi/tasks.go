@@ -78,8 +78,9 @@ func (h *taskHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// list serves the runs list: a bare array (as the spec has it) and the number of tasks the
-// filter matches in X-Total-Count, for paging.
+// list serves the runs list: a bare array (as the spec has it) and, with count=true, the
+// number of tasks the filter matches in X-Total-Count, for paging. Counting is asked for,
+// not done on every read: clients polling the list need not pay for it.
 func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := tasks.ListFilter{Status: strings.TrimSpace(q.Get("status")), StrategyID: strings.TrimSpace(q.Get("strategy_id")),
@@ -101,11 +102,20 @@ func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if f.Skip, f.Limit, err = paging(r, taskListDefaultLimit, taskListMaxLimit); err != nil {
 		return err
 	}
+	switch c := strings.ToLower(strings.TrimSpace(q.Get("count"))); c {
+	case "", "false", "0":
+	case "true", "1":
+		f.Count = true
+	default:
+		return apperr.Invalid("Invalid count '%s': use true or false", c)
+	}
 	list, total, err := h.svc.List(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("X-Total-Count", strconv.Itoa(total))
+	if f.Count {
+		w.Header().Set("X-Total-Count", strconv.Itoa(total))
+	}
 	writeJSON(w, http.StatusOK, list)
 	return nil
 }

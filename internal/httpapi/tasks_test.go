@@ -221,6 +221,7 @@ func testTaskRoutes(t *testing.T, e *taskEnv) {
 		{"list bad skip", "GET", "/api/backtests?skip=x", "", 400, `Invalid skip 'x'`},
 		{"list bad sort", "GET", "/api/backtests?sort=luck", "", 400, `Invalid sort 'luck': use one of created_at, total_return, max_drawdown, sharpe_ratio, total_trades`},
 		{"list bad order", "GET", "/api/backtests?order=up", "", 400, `Invalid order 'up': use asc or desc`},
+		{"list bad count", "GET", "/api/backtests?count=maybe", "", 400, `Invalid count 'maybe': use true or false`},
 		{"list by symbol", "GET", "/api/backtests?symbol=aaa&sort=created_at&order=asc", "", 200, `"task_id":"task_1"`},
 		{"list other symbol", "GET", "/api/backtests?symbol=ZZZ", "", 200, `[]`},
 		{"delete pending", "POST", "/api/backtests/task_1/delete", "", 409, `Task task_1 is pending: cancel it before deleting it`},
@@ -280,7 +281,7 @@ func TestRunsList(t *testing.T) {
 	}
 	list := func(query string) (figs []float64, order []string, total string) {
 		t.Helper()
-		resp, err := http.Get(e.srv.URL + "/api/backtests?" + query)
+		resp, err := http.Get(e.srv.URL + "/api/backtests?count=true&" + query)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -537,14 +537,25 @@ type TaskAttempt struct {
 }
 
 type TaskLog struct {
-	ID      int64      `json:"id"`
-	TaskID  string     `json:"task_id"`
-	Attempt int32      `json:"attempt"`
-	Ts      time.Time  `json:"ts"`
-	BarTime *time.Time `json:"bar_time"`
-	Level   string     `json:"level"`
-	Source  string     `json:"source"`
-	Message string     `json:"message"`
+	ID      int32       `json:"id"`
+	TaskID  string      `json:"task_id"`
+	Attempt int32       `json:"attempt"`
+	Ts      interface{} `json:"ts"`
+	BarTime interface{} `json:"bar_time"`
+	Level   interface{} `json:"level"`
+	Source  interface{} `json:"source"`
+	Message interface{} `json:"message"`
+}
+
+type TaskLogChunk struct {
+	ID      int64       `json:"id"`
+	TaskID  string      `json:"task_id"`
+	Attempt int32       `json:"attempt"`
+	Ts      []time.Time `json:"ts"`
+	BarTime []time.Time `json:"bar_time"`
+	Level   []string    `json:"level"`
+	Source  []string    `json:"source"`
+	Message []string    `json:"message"`
 }
 
 type User struct {

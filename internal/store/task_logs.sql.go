@@ -10,18 +10,8 @@ import (
 	"time"
 )
 
-type CopyTaskLogsParams struct {
-	TaskID  string     `json:"task_id"`
-	Attempt int32      `json:"attempt"`
-	Ts      time.Time  `json:"ts"`
-	BarTime *time.Time `json:"bar_time"`
-	Level   string     `json:"level"`
-	Source  string     `json:"source"`
-	Message string     `json:"message"`
-}
-
 const deleteTaskAttemptLogs = `-- name: DeleteTaskAttemptLogs :exec
-DELETE FROM task_logs WHERE task_id = $1 AND attempt = $2
+DELETE FROM task_log_chunks WHERE task_id = $1 AND attempt = $2
 `
 
 type DeleteTaskAttemptLogsParams struct {
@@ -35,8 +25,43 @@ func (q *Queries) DeleteTaskAttemptLogs(ctx context.Context, db DBTX, arg Delete
 	return err
 }
 
+const insertTaskLogChunk = `-- name: InsertTaskLogChunk :exec
+INSERT INTO task_log_chunks (task_id, attempt, ts, bar_time, level, source, message)
+VALUES ($1, $2, $3::timestamptz[],
+        array_replace($4::timestamptz[], '0001-01-01 00:00:00+00'::timestamptz, NULL),
+        $5::text[], $6::text[], $7::text[])
+`
+
+type InsertTaskLogChunkParams struct {
+	TaskID  string      `json:"task_id"`
+	Attempt int32       `json:"attempt"`
+	Ts      []time.Time `json:"ts"`
+	BarTime []time.Time `json:"bar_time"`
+	Level   []string    `json:"level"`
+	Source  []string    `json:"source"`
+	Message []string    `json:"message"`
+}
+
+// Stores a batch of one attempt's lines, in order, as one chunk. A line without a bar has
+// the zero time (0001-01-01 UTC, Go's zero) as its bar time, stored as NULL.
+func (q *Queries) InsertTaskLogChunk(ctx context.Context, db DBTX, arg InsertTaskLogChunkParams) error {
+	_, err := db.Exec(ctx, insertTaskLogChunk,
+		arg.TaskID,
+		arg.Attempt,
+		arg.Ts,
+		arg.BarTime,
+		arg.Level,
+		arg.Source,
+		arg.Message,
+	)
+	return err
+}
+
 const listTaskLogs = `-- name: ListTaskLogs :many
-SELECT id, task_id, attempt, ts, bar_time, level, source, message FROM task_logs
+SELECT id::bigint AS id, task_id, attempt, ts::timestamptz AS ts,
+       (bar_time IS NOT NULL)::boolean AS has_bar, COALESCE(bar_time, ts)::timestamptz AS bar_time, -- sqlc cannot tell a view's column may be NULL
+       level::text AS level, source::text AS source, message::text AS message
+FROM task_logs
 WHERE task_id = $1
   AND ($2::text[] IS NULL OR level = ANY ($2::text[]))
   AND ($3::int IS NULL OR attempt = $3)
@@ -52,8 +77,21 @@ type ListTaskLogsParams struct {
 	Lim     int32    `json:"lim"`
 }
 
-// A page of a task's lines in order, optionally only some levels and one attempt.
-func (q *Queries) ListTaskLogs(ctx context.Context, db DBTX, arg ListTaskLogsParams) ([]TaskLog, error) {
+type ListTaskLogsRow struct {
+	ID      int64     `json:"id"`
+	TaskID  string    `json:"task_id"`
+	Attempt int32     `json:"attempt"`
+	Ts      time.Time `json:"ts"`
+	HasBar  bool      `json:"has_bar"`
+	BarTime time.Time `json:"bar_time"`
+	Level   string    `json:"level"`
+	Source  string    `json:"source"`
+	Message string    `json:"message"`
+}
+
+// A page of a task's lines in order, optionally only some levels and one attempt, through
+// the task_logs view (the task's chunks found by their index, then unnested).
+func (q *Queries) ListTaskLogs(ctx context.Context, db DBTX, arg ListTaskLogsParams) ([]ListTaskLogsRow, error) {
 	rows, err := db.Query(ctx, listTaskLogs,
 		arg.TaskID,
 		arg.Levels,
@@ -65,14 +103,15 @@ func (q *Queries) ListTaskLogs(ctx context.Context, db DBTX, arg ListTaskLogsPar
 		return nil, err
 	}
 	defer rows.Close()
-	var items []TaskLog
+	var items []ListTaskLogsRow
 	for rows.Next() {
-		var i TaskLog
+		var i ListTaskLogsRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.TaskID,
 			&i.Attempt,
 			&i.Ts,
+			&i.HasBar,
 			&i.BarTime,
 			&i.Level,
 			&i.Source,

@@ -102,8 +102,9 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 			line := engine.LogEntry{Wall: now, Level: "WARNING", Source: "engine", Message: fmt.Sprintf(
 				"worker %s stopped renewing its lease (last heartbeat %s); the backtest starts again on another worker",
 				worker, beat.UTC().Format(time.RFC3339))}
-			if _, err := s.q.CopyTaskLogs(ctx, tx, []store.CopyTaskLogsParams{{TaskID: r.ID, Attempt: r.Attempt, Ts: now,
-				Level: line.Level, Source: line.Source, Message: line.Message}}); err != nil {
+			chunk := store.InsertTaskLogChunkParams{TaskID: r.ID, Attempt: r.Attempt}
+			appendLine(&chunk, now, nil, line.Level, line.Source, line.Message)
+			if err := s.storeLines(ctx, tx, chunk); err != nil {
 				return fmt.Errorf("log the lost run of %s: %w", r.ID, err)
 			}
 			if r.JobID != nil {

@@ -35,8 +35,8 @@ type logSink struct {
 	path string
 
 	mu   sync.Mutex
-	live []events.LogLine           // not yet published
-	buf  []store.CopyTaskLogsParams // not yet stored
+	live []events.LogLine              // not yet published
+	buf  store.InsertTaskLogChunkParams // not yet stored
 	file *os.File
 	w    *bufio.Writer
 
@@ -46,7 +46,7 @@ type logSink struct {
 }
 
 func (s *Service) newLogSink(t store.Task, path string) *logSink {
-	k := &logSink{s: s, task: t, path: path, stop: make(chan struct{}), done: make(chan struct{})}
+	k := &logSink{s: s, task: t, path: path, stop: make(chan struct{}), done: make(chan struct{}), buf: newLogChunk(t)}
 	if s.cfg.LogDir != "" {
 		if err := os.MkdirAll(s.cfg.LogDir, 0o755); err != nil {
 			s.log.Warn("log dir", "dir", s.cfg.LogDir, "err", err)
@@ -100,8 +100,7 @@ func (k *logSink) add(le engine.LogEntry) {
 		line.BarTime = bar.UTC().Format(time.RFC3339)
 	}
 	k.live = append(k.live, line)
-	k.buf = append(k.buf, store.CopyTaskLogsParams{TaskID: k.task.ID, Attempt: k.task.Attempt, Ts: wall,
-		BarTime: bar, Level: le.Level, Source: src, Message: msg})
+	appendLine(&k.buf, wall, bar, le.Level, src, msg)
 	if k.w != nil {
 		barText := ""
 		if bar != nil {
@@ -152,26 +151,59 @@ func (k *logSink) publish() {
 // store writes the lines added since the last store.
 func (k *logSink) store() {
 	k.mu.Lock()
-	rows := k.buf
-	k.buf = nil
+	chunk := k.buf
+	k.buf = newLogChunk(k.task)
 	if k.w != nil {
 		_ = k.w.Flush()
 	}
 	k.mu.Unlock()
-	if len(rows) == 0 {
+	if len(chunk.Ts) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// The lines of a run in progress: its completion's commit makes them durable, and a
 	// rerun after a crash replaces them.
-	err := k.s.db.WithTxNoWait(ctx, func(tx pgx.Tx) error {
-		_, err := k.s.q.CopyTaskLogs(ctx, tx, rows)
-		return err
-	})
+	err := k.s.db.WithTxNoWait(ctx, func(tx pgx.Tx) error { return k.s.storeLines(ctx, tx, chunk) })
 	if err != nil {
-		k.s.log.Warn("store log lines", "task", k.task.ID, "lines", len(rows), "err", err)
+		k.s.log.Warn("store log lines", "task", k.task.ID, "lines", len(chunk.Ts), "err", err)
 	}
+}
+
+// newLogChunk is an empty batch of t's current attempt's lines.
+func newLogChunk(t store.Task) store.InsertTaskLogChunkParams {
+	return store.InsertTaskLogChunkParams{TaskID: t.ID, Attempt: t.Attempt}
+}
+
+// appendLine adds a line to a batch; bar is the bar being processed, nil for none.
+func appendLine(c *store.InsertTaskLogChunkParams, wall time.Time, bar *time.Time, level, source, msg string) {
+	var bt time.Time // the zero time is stored as NULL: no bar
+	if bar != nil {
+		bt = *bar
+	}
+	c.Ts = append(c.Ts, wall)
+	c.BarTime = append(c.BarTime, bt)
+	c.Level = append(c.Level, level)
+	c.Source = append(c.Source, source)
+	c.Message = append(c.Message, msg)
+}
+
+// maxChunkLines bounds the lines of one stored chunk (the table allows 999,999; a line's id
+// is its chunk's times a million plus its place).
+const maxChunkLines = 100_000
+
+// storeLines stores a batch of lines as one chunk row, or several for a very large batch.
+func (s *Service) storeLines(ctx context.Context, db store.DBTX, c store.InsertTaskLogChunkParams) error {
+	for len(c.Ts) > 0 {
+		n := min(len(c.Ts), maxChunkLines)
+		part := store.InsertTaskLogChunkParams{TaskID: c.TaskID, Attempt: c.Attempt, Ts: c.Ts[:n], BarTime: c.BarTime[:n],
+			Level: c.Level[:n], Source: c.Source[:n], Message: c.Message[:n]}
+		if err := s.q.InsertTaskLogChunk(ctx, db, part); err != nil {
+			return err
+		}
+		c.Ts, c.BarTime, c.Level, c.Source, c.Message = c.Ts[n:], c.BarTime[n:], c.Level[n:], c.Source[n:], c.Message[n:]
+	}
+	return nil
 }
 
 // close flushes and stops the sink. It is safe to call more than once, so the run can

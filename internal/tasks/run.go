@@ -299,7 +299,7 @@ func (s *Service) fail(t store.Task, msg string) {
 	defer cancel()
 	var done bool
 	now := time.Now().UTC()
-	line := store.CopyTaskLogsParams{TaskID: t.ID, Attempt: t.Attempt, Ts: now, Level: "ERROR", Source: "engine", Message: store.Truncate(msg, maxLogMessage)}
+	line := events.LogLine{Level: "ERROR", Message: store.Truncate(msg, maxLogMessage), Time: events.EpochSeconds(now), Source: "engine"}
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.q.FailTask(ctx, tx, store.FailTaskParams{Error: &msg, ID: t.ID, Attempt: t.Attempt, Lease: t.Lease}); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
@@ -308,7 +308,9 @@ func (s *Service) fail(t store.Task, msg string) {
 			return err
 		}
 		done = true
-		if _, err := s.q.CopyTaskLogs(ctx, tx, []store.CopyTaskLogsParams{line}); err != nil {
+		chunk := newLogChunk(t)
+		appendLine(&chunk, now, nil, line.Level, line.Source, line.Message)
+		if err := s.storeLines(ctx, tx, chunk); err != nil {
 			return fmt.Errorf("log the failure of %s: %w", t.ID, err)
 		}
 		return s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: StatusFailed, Error: &msg, TaskID: t.ID, Attempt: t.Attempt})
@@ -319,7 +321,7 @@ func (s *Service) fail(t store.Task, msg string) {
 	}
 	if done {
 		s.publish(ctx, events.Message{Event: events.KindLog, Task: t.ID, Session: t.SessionID,
-			Logs: []events.LogLine{{Level: line.Level, Message: line.Message, Time: events.EpochSeconds(now), Source: line.Source}}})
+			Logs: []events.LogLine{line}})
 		s.publishDone(ctx, t.ID, t.SessionID, int(t.Attempt), StatusFailed, &msg, nil)
 	}
 }

@@ -625,6 +625,7 @@ type ListFilter struct {
 	Symbol     string // any of the task's feeds
 	Sort       string // one of ListSorts; empty is created_at
 	Ascending  bool   // the default is descending: newest, highest first
+	Count      bool   // count the matches too (up to CountCap)
 	Skip       int
 	Limit      int
 }
@@ -644,8 +645,8 @@ type Figures struct {
 // CountCap is the most tasks List counts: past it the list says "more than CountCap".
 const CountCap = 10000
 
-// List returns a page of tasks, each completed one with its key figures, and how many tasks
-// the filter matches in all, up to CountCap.
+// List returns a page of tasks, each completed one with its key figures, and, when f.Count,
+// how many tasks the filter matches in all, up to CountCap (-1 when not counted).
 func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, int, error) {
 	p := store.ListTasksParams{Skip: int32(f.Skip), Lim: int32(f.Limit)}
 	if f.Status != "" {
@@ -676,9 +677,11 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("list tasks: %w", err)
 	}
-	total, err := s.q.CountTasks(ctx, s.db.Pool, store.CountTasksParams{Status: p.Status, StrategyID: p.StrategyID, Symbol: p.Symbol, Cap: CountCap})
-	if err != nil {
-		return nil, 0, fmt.Errorf("count tasks: %w", err)
+	total := int64(-1)
+	if f.Count {
+		if total, err = s.q.CountTasks(ctx, s.db.Pool, store.CountTasksParams{Status: p.Status, StrategyID: p.StrategyID, Symbol: p.Symbol, Cap: CountCap}); err != nil {
+			return nil, 0, fmt.Errorf("count tasks: %w", err)
+		}
 	}
 	out := make([]Task, len(rows))
 	for i, r := range rows {
@@ -909,7 +912,10 @@ func (s *Service) Logs(ctx context.Context, id string, f LogFilter) ([]LogEntry,
 	out := make([]LogEntry, len(rows))
 	for i, r := range rows {
 		out[i] = LogEntry{ID: r.ID, TaskID: r.TaskID, Attempt: int(r.Attempt), Level: r.Level,
-			Message: r.Message, Source: r.Source, Timestamp: events.EpochSeconds(r.Ts), Time: r.Ts, BarTime: r.BarTime}
+			Message: r.Message, Source: r.Source, Timestamp: events.EpochSeconds(r.Ts), Time: r.Ts}
+		if r.HasBar {
+			out[i].BarTime = &r.BarTime
+		}
 	}
 	return out, nil
 }

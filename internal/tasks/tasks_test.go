@@ -427,9 +427,13 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 		{tasks.ListFilter{Symbol: "NONE", Limit: 10}, " of 0"},
 	}
 	for _, c := range cases {
+		c.f.Count = true
 		if got := ids(b.svc.List(b.ctx, c.f)); got != c.want {
 			t.Errorf("%+v: %s, want %s", c.f, got, c.want)
 		}
+	}
+	if got := ids(b.svc.List(b.ctx, tasks.ListFilter{Limit: 1})); got != "task_4 of -1" {
+		t.Errorf("uncounted list: %s", got)
 	}
 	// Delete: only a task that has ended, with everything it had.
 	apiErr(t, b.svc.Delete(b.ctx, "task_1"), apperr.KindConflict, "Task task_1 is pending: cancel it before deleting it")
@@ -439,13 +443,13 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 	}
 	_, err := b.svc.Get(b.ctx, "task_2")
 	apiErr(t, err, apperr.KindNotFound, "Task not found: task_2")
-	if got := ids(b.svc.List(b.ctx, tasks.ListFilter{Limit: 10})); got != "task_4,task_3,task_1 of 3" {
+	if got := ids(b.svc.List(b.ctx, tasks.ListFilter{Limit: 10, Count: true})); got != "task_4,task_3,task_1 of 3" {
 		t.Errorf("after deleting task_2: %s", got)
 	}
 	// The count stops at CountCap: a list polled every few seconds never counts every row.
 	b.exec(t, `INSERT INTO tasks SELECT (jsonb_populate_record(NULL::tasks, to_jsonb(t) || jsonb_build_object('id', 'copy_' || g))).*
 		FROM tasks t, generate_series(1, $1::int) g WHERE t.id = 'task_4'`, tasks.CountCap)
-	if _, total, err := b.svc.List(b.ctx, tasks.ListFilter{Limit: 1}); err != nil || total != tasks.CountCap {
+	if _, total, err := b.svc.List(b.ctx, tasks.ListFilter{Limit: 1, Count: true}); err != nil || total != tasks.CountCap {
 		t.Errorf("%d tasks counted as %d (%v), want the cap %d", tasks.CountCap+4, total, err, tasks.CountCap)
 	}
 	p, err := b.svc.Progress(b.ctx, "task_1")

@@ -18,7 +18,7 @@ export interface TaskQuery {
 /** A page of tasks and how many match the filters in all (the X-Total-Count header). */
 export async function listTaskPage(q: TaskQuery): Promise<{ tasks: Task[]; total: number }> {
   let total = NaN;
-  const body = await request('GET', `/api/backtests${qs({ ...q })}`, undefined, { headers: (h) => (total = Number(h.get('X-Total-Count'))) });
+  const body = await request('GET', `/api/backtests${qs({ ...q, count: true })}`, undefined, { headers: (h) => (total = Number(h.get('X-Total-Count'))) });
   const tasks = listOf<Task>(body, 'tasks');
   return { tasks, total: Number.isFinite(total) ? total : tasks.length };
 }

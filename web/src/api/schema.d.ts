@@ -151,8 +151,8 @@ export interface paths {
     /**
      * List tasks
      * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
-     * carries its key `figures`. `X-Total-Count` tells how many tasks the filters match (up to
-     * 10,000), for paging with `skip` and `limit`.
+     * carries its key `figures`. With `count=true`, `X-Total-Count` tells how many tasks the
+     * filters match (up to 10,000), for paging with `skip` and `limit`.
      */
     get: operations["listBacktests"];
     /**
@@ -1894,8 +1894,8 @@ export interface operations {
   /**
    * List tasks
    * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
-   * carries its key `figures`. `X-Total-Count` tells how many tasks the filters match (up to
-   * 10,000), for paging with `skip` and `limit`.
+   * carries its key `figures`. With `count=true`, `X-Total-Count` tells how many tasks the
+   * filters match (up to 10,000), for paging with `skip` and `limit`.
    */
   listBacktests: {
     parameters: {
@@ -1911,6 +1911,8 @@ export interface operations {
          */
         sort?: "created_at" | "total_return" | "max_drawdown" | "sharpe_ratio" | "total_trades";
         order?: "asc" | "desc";
+        /** @description Also count the tasks the filters match (up to 10,000), in `X-Total-Count`. */
+        count?: boolean;
         skip?: components["parameters"]["Skip"];
         limit?: number;
       };
@@ -1919,7 +1921,7 @@ export interface operations {
       /** @description The tasks. */
       200: {
         headers: {
-          /** @description How many tasks match the filters in all, counted up to 10,000 (10000 means "10,000 or more"). */
+          /** @description With `count=true`, how many tasks match the filters in all, counted up to 10,000 (10000 means "10,000 or more"). */
           "X-Total-Count"?: number;
         };
         content: {
