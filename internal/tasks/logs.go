@@ -35,7 +35,7 @@ type logSink struct {
 	path string
 
 	mu   sync.Mutex
-	live []events.LogLine              // not yet published
+	live []events.LogLine               // not yet published
 	buf  store.InsertTaskLogChunkParams // not yet stored
 	file *os.File
 	w    *bufio.Writer
