@@ -265,102 +265,108 @@ func parseRows(sc *bufio.Scanner, lay layout, lineNo int, loc *time.Location, ba
 // decimals is the quotient of two floats that hold them exactly, so its one rounding gives
 // the float strconv.ParseFloat returns.
 func fastRow(b []byte, lay layout) (bar engine.Bar, ok bool) {
-	col, p := 0, 0
-	for ; p <= len(b); col++ {
-		end := p
-		for end < len(b) && b[end] != ',' {
-			end++
+	p, n := 0, 0
+	for col := 0; col < lay.ncols; col, p = col+1, p+n {
+		if col > 0 {
+			if p == len(b) || b[p] != ',' {
+				return bar, false
+			}
+			p++
 		}
-		f := b[p:end]
-		p = end + 1
+		s := b[p:]
 		switch col {
 		case lay.date:
-			if bar.Time, ok = fastDate(f); !ok {
-				return bar, false
-			}
+			bar.Time, n, ok = fastDate(s)
 		case lay.open:
-			if bar.Open, ok = fastFloat(f); !ok {
-				return bar, false
-			}
+			bar.Open, n, ok = fastFloat(s)
 		case lay.high:
-			if bar.High, ok = fastFloat(f); !ok {
-				return bar, false
-			}
+			bar.High, n, ok = fastFloat(s)
 		case lay.low:
-			if bar.Low, ok = fastFloat(f); !ok {
-				return bar, false
-			}
+			bar.Low, n, ok = fastFloat(s)
 		case lay.close:
-			if bar.Close, ok = fastFloat(f); !ok {
-				return bar, false
-			}
+			bar.Close, n, ok = fastFloat(s)
 		case lay.volume:
-			if len(f) == 0 || len(f) > 18 {
-				return bar, false
-			}
-			for _, c := range f {
-				d := c - '0'
-				if d > 9 {
-					return bar, false
-				}
-				bar.Volume = bar.Volume*10 + int64(d)
+			bar.Volume, n, ok = fastVolume(s)
+		default: // a column not read (Adj Close)
+			n = bytes.IndexByte(s, ',')
+			if n < 0 {
+				n = len(s)
 			}
 		}
+		if !ok {
+			return bar, false
+		}
 	}
-	return bar, col == lay.ncols
+	return bar, p == len(b)
 }
 
 // pow10 holds the powers of ten a float64 holds exactly.
 var pow10 = [16]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
-// fastFloat parses [-]digits[.digits] of at most 15 digits (see fastRow).
-func fastFloat(s []byte) (float64, bool) {
-	neg := len(s) > 0 && s[0] == '-'
+// fastFloat parses the [-]digits[.digits] of at most 15 digits at the start of s, up to a
+// comma or the end, and returns its length (see fastRow).
+func fastFloat(s []byte) (float64, int, bool) {
+	i, neg := 0, len(s) > 0 && s[0] == '-'
 	if neg {
-		s = s[1:]
-	}
-	if len(s) == 0 || len(s) > 16 {
-		return 0, false
+		i = 1
 	}
 	var mant uint64
-	dot := -1
-	for i, c := range s {
+	dot, start := -1, i
+	for ; i < len(s); i++ {
+		c := s[i]
 		if d := c - '0'; d <= 9 {
 			mant = mant*10 + uint64(d)
+		} else if c == ',' {
+			break
 		} else if c == '.' && dot < 0 {
 			dot = i
 		} else {
-			return 0, false
+			return 0, 0, false
 		}
 	}
-	digits, frac := len(s), 0
+	digits, frac := i-start, 0
 	if dot >= 0 {
-		digits, frac = digits-1, len(s)-1-dot
+		digits, frac = digits-1, i-1-dot
 	}
 	if digits == 0 || digits > 15 {
-		return 0, false
+		return 0, 0, false
 	}
 	f := float64(mant)
 	if neg {
 		f = -f
 	}
-	return f / pow10[frac&15], true
+	return f / pow10[frac&15], i, true
 }
 
-// fastDate parses a valid YYYY-MM-DD as parseDate does, without time.Date's work.
-func fastDate(s []byte) (time.Time, bool) {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
-		return time.Time{}, false
+// fastVolume parses the digits, at most 18, at the start of s up to a comma or the end.
+func fastVolume(s []byte) (int64, int, bool) {
+	var v int64
+	i := 0
+	for ; i < len(s) && s[i] != ','; i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, 0, false
+		}
+		v = v*10 + int64(d)
+	}
+	return v, i, i > 0 && i <= 18
+}
+
+// fastDate parses a valid YYYY-MM-DD at the start of s, before a comma or the end, as
+// parseDate does, without time.Date's work.
+func fastDate(s []byte) (time.Time, int, bool) {
+	if len(s) < 10 || (len(s) > 10 && s[10] != ',') || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, 0, false
 	}
 	d0, d1, d2, d3 := s[0]-'0', s[1]-'0', s[2]-'0', s[3]-'0'
 	d5, d6, d8, d9 := s[5]-'0', s[6]-'0', s[8]-'0', s[9]-'0'
 	if d0 > 9 || d1 > 9 || d2 > 9 || d3 > 9 || d5 > 9 || d6 > 9 || d8 > 9 || d9 > 9 {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
 	y := int(d0)*1000 + int(d1)*100 + int(d2)*10 + int(d3)
 	m, d := int(d5)*10+int(d6), int(d8)*10+int(d9)
 	if m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
 	// Days since 1970-01-01 of the proleptic Gregorian date (H. Hinnant's days_from_civil,
 	// shifted by 400 years to keep the year positive).
@@ -373,7 +379,7 @@ func fastDate(s []byte) (time.Time, bool) {
 	mp := (m + 9) % 12
 	doe := yoe*365 + yoe/4 - yoe/100 + (153*mp+2)/5 + d - 1
 	days := (era-1)*146097 + doe - 719468
-	return time.Unix(int64(days)*86400, 0).UTC(), true
+	return time.Unix(int64(days)*86400, 0).UTC(), 10, true
 }
 
 func daysIn(m, y int) int {

@@ -262,9 +262,9 @@ func TestFastRowMatchesSlow(t *testing.T) {
 	}
 	for range 1_000_000 {
 		s := num()
-		got, ok := fastFloat([]byte(s))
+		got, n, ok := fastFloat([]byte(s))
 		want, err := strconv.ParseFloat(s, 64)
-		if ok && (err != nil || math.Float64bits(got) != math.Float64bits(want)) {
+		if ok && (n != len(s) || err != nil || math.Float64bits(got) != math.Float64bits(want)) {
 			t.Fatalf("%q: fast %v, strconv %v, %v", s, got, want, err)
 		}
 	}
