@@ -114,6 +114,26 @@ func dayNumber(t time.Time) int64 {
 	return day
 }
 
+// yearOf tells times' calendar years, a UTC time's from the bounds of the last UTC year
+// it computed when it falls within them.
+type yearOf struct {
+	year   int
+	lo, hi int64 // Unix times of the year's first second and the next year's
+}
+
+func (c *yearOf) of(t time.Time) int {
+	if t.Location() != time.UTC {
+		return t.Year()
+	}
+	if u := t.Unix(); u >= c.lo && u < c.hi {
+		return c.year
+	}
+	c.year = t.Year()
+	c.lo = time.Date(c.year, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	c.hi = time.Date(c.year+1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	return c.year
+}
+
 // yearlyReturns is value at the last bar of each calendar year over the
 // value at the last bar of the previous one (the starting cash first).
 func yearlyReturns(initial float64, eq []EquityPoint) []float64 {
@@ -122,11 +142,12 @@ func yearlyReturns(initial float64, eq []EquityPoint) []float64 {
 	if len(eq) == 0 {
 		return out
 	}
-	year := eq[0].Time.Year()
+	var years yearOf
+	year := years.of(eq[0].Time)
 	for i, p := range eq {
 		next := year
 		if i+1 < len(eq) {
-			next = eq[i+1].Time.Year()
+			next = years.of(eq[i+1].Time)
 		}
 		if i == len(eq)-1 || next != year {
 			out = append(out, p.Value/start-1.0)

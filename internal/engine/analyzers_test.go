@@ -41,3 +41,24 @@ func TestDayNumber(t *testing.T) {
 		t.Errorf("1969-12-31: %d, want -1", d)
 	}
 }
+
+func TestYearOf(t *testing.T) {
+	t.Parallel()
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var c yearOf
+	at := time.Date(1690, 12, 31, 23, 0, 0, 0, time.UTC)
+	for range 200_000 {
+		at = at.Add(time.Duration(r.Int64N(3*86400)) * time.Second)
+		tt := at
+		if r.IntN(10) == 0 {
+			tt = at.In(ny)
+		}
+		if got, want := c.of(tt), tt.Year(); got != want {
+			t.Fatalf("%v: year %d, want %d", tt, got, want)
+		}
+	}
+}
