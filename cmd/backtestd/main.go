@@ -71,6 +71,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "import":
 		return importBars(ctx, rest, getenv, stdout, stderr)
 	case "run":
+		collectLate(getenv)
 		return runLocal(ctx, rest, stdout, stderr)
 	case "sweep":
 		return sweep(ctx, rest, stdout, stderr)

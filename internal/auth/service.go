@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -54,11 +55,12 @@ func userOf(u store.User) User {
 	return User{Name: u.Name, Role: Role(u.Role), CreatedAt: u.CreatedAt, Disabled: u.DisabledAt != nil, DisabledAt: u.DisabledAt}
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+// nameRE is compiled on first use, not at start-up (its {0,63} makes a large program).
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`) })
 
 // AddUser creates a user; a name already taken is a 409.
 func (s *Service) AddUser(ctx context.Context, name string, role Role, password string) (User, error) {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return User{}, apperr.Invalid("Invalid user name %q: 1 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit", name)
 	}
 	if _, err := ParseRole(string(role)); err != nil {

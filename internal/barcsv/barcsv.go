@@ -227,59 +227,27 @@ func parseRows(sc *bufio.Scanner, lay layout, lineNo int, loc *time.Location, ba
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		fields = splitFields(b, fields)
-		if len(fields) != lay.ncols {
-			c.err = errf(lineNo, "expected %d fields, got %d", lay.ncols, len(fields))
-			return c
-		}
-		t, err := ParseTimeIn(unsafeString(fields[lay.date]), loc) // not kept: errors copy it
-		if err != nil {
-			c.err = errf(lineNo, "%s", err.Error())
-			return c
-		}
-		// Prices are parsed into an array, not through pointers into bar: those would move
-		// bar to the heap, one allocation per line.
-		var px [4]float64
-		for k, i := range [4]int{lay.open, lay.high, lay.low, lay.close} {
-			f := fields[i]
-			v, err := strconv.ParseFloat(unsafeString(f), 64)
-			if err != nil || v != v || v > 1e300 || v < -1e300 {
-				c.err = errf(lineNo, "%s %q is not a number", priceNames[k], string(f))
+		bar, ok := fastRow(b, lay)
+		if !ok {
+			var err error
+			if bar, err = slowRow(b, lay, lineNo, loc, &fields); err != nil {
+				c.err = err
 				return c
 			}
-			px[k] = v
 		}
-		bar := engine.Bar{Time: t, Open: px[0], High: px[1], Low: px[2], Close: px[3]}
-		if lay.volume >= 0 {
-			f := fields[lay.volume]
-			if len(f) > 0 {
-				v, err := strconv.ParseInt(unsafeString(f), 10, 64)
-				if err != nil {
-					fv, ferr := strconv.ParseFloat(unsafeString(f), 64)
-					if ferr != nil || fv < 0 || fv != fv {
-						c.err = errf(lineNo, "volume %q is not a number", string(f))
-						return c
-					}
-					v = int64(fv)
-				}
-				if v < 0 {
-					c.err = errf(lineNo, "volume %d is negative", v)
-					return c
-				}
-				bar.Volume = v
-			}
-		}
+		t := bar.Time
 		if bar.High < bar.Low {
+			fields = splitFields(b, fields)
 			c.err = errf(lineNo, "high %s is below low %s", fields[lay.high], fields[lay.low])
 			return c
 		}
 		if len(c.bars) > 0 {
-			if err := orderErr(lineNo, prev, t, fields[lay.date]); err != nil {
-				c.err = err
+			if !t.After(prev) { // the date is only looked up for the error
+				c.err = orderErr(lineNo, prev, t, splitFields(b, fields)[lay.date])
 				return c
 			}
 		} else {
-			c.first, c.firstDate = lineNo, string(fields[lay.date])
+			c.first, c.firstDate = lineNo, string(splitFields(b, fields)[lay.date])
 		}
 		prev = t
 		c.bars = append(c.bars, bar)
@@ -288,6 +256,187 @@ func parseRows(sc *bufio.Scanner, lay layout, lineNo int, loc *time.Location, ba
 		c.err = errf(lineNo+1, "%s", err.Error())
 	}
 	return c
+}
+
+// fastRow parses line b when it has the plain form most files have: ncols fields without
+// spaces, a YYYY-MM-DD date, prices of at most 15 digits with an optional minus sign and
+// decimal point, a volume of digits. Anything else, including every error, is left to
+// slowRow (ok false). The values are exactly slowRow's: a price of at most 15 digits and 15
+// decimals is the quotient of two floats that hold them exactly, so its one rounding gives
+// the float strconv.ParseFloat returns.
+func fastRow(b []byte, lay layout) (bar engine.Bar, ok bool) {
+	p, n := 0, 0
+	for col := 0; col < lay.ncols; col, p = col+1, p+n {
+		if col > 0 {
+			if p == len(b) || b[p] != ',' {
+				return bar, false
+			}
+			p++
+		}
+		s := b[p:]
+		switch col {
+		case lay.date:
+			bar.Time, n, ok = fastDate(s)
+		case lay.open:
+			bar.Open, n, ok = fastFloat(s)
+		case lay.high:
+			bar.High, n, ok = fastFloat(s)
+		case lay.low:
+			bar.Low, n, ok = fastFloat(s)
+		case lay.close:
+			bar.Close, n, ok = fastFloat(s)
+		case lay.volume:
+			bar.Volume, n, ok = fastVolume(s)
+		default: // a column not read (Adj Close)
+			n = bytes.IndexByte(s, ',')
+			if n < 0 {
+				n = len(s)
+			}
+		}
+		if !ok {
+			return bar, false
+		}
+	}
+	return bar, p == len(b)
+}
+
+// pow10 holds the powers of ten a float64 holds exactly.
+var pow10 = [16]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// fastFloat parses the [-]digits[.digits] of at most 15 digits at the start of s, up to a
+// comma or the end, and returns its length (see fastRow).
+func fastFloat(s []byte) (float64, int, bool) {
+	i, neg := 0, len(s) > 0 && s[0] == '-'
+	if neg {
+		i = 1
+	}
+	var mant uint64
+	dot, start := -1, i
+	for ; i < len(s); i++ {
+		c := s[i]
+		if d := c - '0'; d <= 9 {
+			mant = mant*10 + uint64(d)
+		} else if c == ',' {
+			break
+		} else if c == '.' && dot < 0 {
+			dot = i
+		} else {
+			return 0, 0, false
+		}
+	}
+	digits, frac := i-start, 0
+	if dot >= 0 {
+		digits, frac = digits-1, i-1-dot
+	}
+	if digits == 0 || digits > 15 {
+		return 0, 0, false
+	}
+	f := float64(mant)
+	if neg {
+		f = -f
+	}
+	return f / pow10[frac&15], i, true
+}
+
+// fastVolume parses the digits, at most 18, at the start of s up to a comma or the end.
+func fastVolume(s []byte) (int64, int, bool) {
+	var v int64
+	i := 0
+	for ; i < len(s) && s[i] != ','; i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, 0, false
+		}
+		v = v*10 + int64(d)
+	}
+	return v, i, i > 0 && i <= 18
+}
+
+// fastDate parses a valid YYYY-MM-DD at the start of s, before a comma or the end, as
+// parseDate does, without time.Date's work.
+func fastDate(s []byte) (time.Time, int, bool) {
+	if len(s) < 10 || (len(s) > 10 && s[10] != ',') || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, 0, false
+	}
+	d0, d1, d2, d3 := s[0]-'0', s[1]-'0', s[2]-'0', s[3]-'0'
+	d5, d6, d8, d9 := s[5]-'0', s[6]-'0', s[8]-'0', s[9]-'0'
+	if d0 > 9 || d1 > 9 || d2 > 9 || d3 > 9 || d5 > 9 || d6 > 9 || d8 > 9 || d9 > 9 {
+		return time.Time{}, 0, false
+	}
+	y := int(d0)*1000 + int(d1)*100 + int(d2)*10 + int(d3)
+	m, d := int(d5)*10+int(d6), int(d8)*10+int(d9)
+	if m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+		return time.Time{}, 0, false
+	}
+	// Days since 1970-01-01 of the proleptic Gregorian date (H. Hinnant's days_from_civil,
+	// shifted by 400 years to keep the year positive).
+	if m <= 2 {
+		y--
+	}
+	y += 400
+	era := y / 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doe := yoe*365 + yoe/4 - yoe/100 + (153*mp+2)/5 + d - 1
+	days := (era-1)*146097 + doe - 719468
+	return time.Unix(int64(days)*86400, 0).UTC(), 10, true
+}
+
+func daysIn(m, y int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// slowRow parses line b, the lineNo-th, of any form the package reads, leaving its fields
+// in *fields.
+func slowRow(b []byte, lay layout, lineNo int, loc *time.Location, fields *[][]byte) (engine.Bar, error) {
+	*fields = splitFields(b, *fields)
+	fs := *fields
+	if len(fs) != lay.ncols {
+		return engine.Bar{}, errf(lineNo, "expected %d fields, got %d", lay.ncols, len(fs))
+	}
+	t, err := ParseTimeIn(unsafeString(fs[lay.date]), loc) // not kept: errors copy it
+	if err != nil {
+		return engine.Bar{}, errf(lineNo, "%s", err.Error())
+	}
+	// Prices are parsed into an array, not through pointers into bar: those would move
+	// bar to the heap, one allocation per line.
+	var px [4]float64
+	for k, i := range [4]int{lay.open, lay.high, lay.low, lay.close} {
+		f := fs[i]
+		v, err := strconv.ParseFloat(unsafeString(f), 64)
+		if err != nil || v != v || v > 1e300 || v < -1e300 {
+			return engine.Bar{}, errf(lineNo, "%s %q is not a number", priceNames[k], string(f))
+		}
+		px[k] = v
+	}
+	bar := engine.Bar{Time: t, Open: px[0], High: px[1], Low: px[2], Close: px[3]}
+	if lay.volume >= 0 {
+		f := fs[lay.volume]
+		if len(f) > 0 {
+			v, err := strconv.ParseInt(unsafeString(f), 10, 64)
+			if err != nil {
+				fv, ferr := strconv.ParseFloat(unsafeString(f), 64)
+				if ferr != nil || fv < 0 || fv != fv {
+					return engine.Bar{}, errf(lineNo, "volume %q is not a number", string(f))
+				}
+				v = int64(fv)
+			}
+			if v < 0 {
+				return engine.Bar{}, errf(lineNo, "volume %d is negative", v)
+			}
+			bar.Volume = v
+		}
+	}
+	return bar, nil
 }
 
 // orderErr is the error of a row dated t, written date, after a row dated prev, if any.

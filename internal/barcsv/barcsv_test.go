@@ -3,7 +3,10 @@ package barcsv
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +187,85 @@ func TestSplitLines(t *testing.T) {
 	}
 	if len(starts) != 3 || lines[len(lines)-1] != 7 {
 		t.Errorf("starts %v, lines %v: want 3 pieces and 7 lines", starts, lines)
+	}
+}
+
+// TestFastRowMatchesSlow checks the plain-line fast path against the general parser: the
+// same bar, to the bit, for every line the fast path takes, and the general parser's answer
+// (a bar or an error) for every line it declines.
+func TestFastRowMatchesSlow(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	num := func() string {
+		switch r.IntN(8) {
+		case 0:
+			return strconv.FormatFloat(r.NormFloat64()*1e3, 'f', -1, 64) // up to 17 digits
+		case 1:
+			return strconv.FormatFloat(r.Float64()*math.Pow(10, float64(r.IntN(30)-10)), 'g', -1, 64)
+		case 2:
+			return []string{"", "-", ".", "-.5", "5.", "1e3", "+1", "0x1p3", "1_0", " 1", "1 ", "NaN", "Inf", "-0", "00.10", "1.2.3", "999999999999999", "9999999999999999", "0.000000000000001", "0.0000000000000001"}[r.IntN(20)]
+		}
+		digits := r.IntN(17) + 1
+		s := strconv.FormatUint(r.Uint64N(uint64(math.Pow10(min(digits, 19)))), 10)
+		if k := r.IntN(len(s) + 1); k < len(s) {
+			s = s[:k] + "." + s[k:]
+		}
+		if r.IntN(4) == 0 {
+			s = "-" + s
+		}
+		return s
+	}
+	date := func() string {
+		switch r.IntN(10) {
+		case 0:
+			return fmt.Sprintf("%04d-%02d-%02d", r.IntN(10000), r.IntN(14), r.IntN(33))
+		case 1:
+			return []string{"2020-02-29", "2021-02-29", "1900-02-29", "2000-02-29", "0000-01-01", "0000-03-01", "9999-12-31", "2020-1-02", "2020/01/02", "2020-01-02 10:00", "2020-01-02T10:00:00Z"}[r.IntN(11)]
+		}
+		return time.Date(r.IntN(10000), 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(366)).Format("2006-01-02")
+	}
+	layouts := []struct {
+		header string
+		cols   int
+	}{{"date,open,high,low,close,volume", 6}, {"Date,Open,High,Low,Close,Adj Close,Volume", 7}, {"close,low,high,open,date", 5}}
+	taken := 0
+	for i := range 200_000 {
+		l := layouts[i%len(layouts)]
+		lay, err := parseHeader(splitFields([]byte(l.header), nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := make([]string, l.cols)
+		for k := range f {
+			f[k] = num()
+		}
+		f[lay.date] = date()
+		if lay.volume >= 0 {
+			f[lay.volume] = []string{strconv.Itoa(r.IntN(1e6)), "", "-3", "1.5", "12345678901234567890", "007"}[r.IntN(6)*r.IntN(2)]
+		}
+		if r.IntN(50) == 0 {
+			f = f[:len(f)-1]
+		}
+		line := []byte(strings.Join(f, ","))
+		want, wantErr := slowRow(line, lay, 2, time.UTC, new([][]byte))
+		got, ok := fastRow(line, lay)
+		if !ok {
+			continue
+		}
+		taken++
+		if wantErr != nil || got != want || math.Float64bits(got.Open) != math.Float64bits(want.Open) {
+			t.Fatalf("%q: fast %+v, general %+v, %v", line, got, want, wantErr)
+		}
+	}
+	if taken < 10_000 {
+		t.Errorf("the fast path took %d lines of 200,000", taken)
+	}
+	for range 1_000_000 {
+		s := num()
+		got, n, ok := fastFloat([]byte(s))
+		want, err := strconv.ParseFloat(s, 64)
+		if ok && (n != len(s) || err != nil || math.Float64bits(got) != math.Float64bits(want)) {
+			t.Fatalf("%q: fast %v, strconv %v, %v", s, got, want, err)
+		}
 	}
 }

@@ -70,12 +70,15 @@ func sharpe(initial float64, eq []EquityPoint) SharpeResult {
 	// as per bar on daily bars, except where a day has two points (the extra step that
 	// delivers a resampled feed's last bar).
 	rets := make([]float64, 0, len(eq))
+	var prevDay int64
 	for i, p := range eq {
-		if i > 0 && sameDay(p.Time, eq[i-1].Time) {
+		day := dayNumber(p.Time)
+		if i > 0 && day == prevDay {
 			last := &rets[len(rets)-1]
 			*last = (1+*last)*(1+p.Return) - 1
 			continue
 		}
+		prevDay = day
 		rets = append(rets, p.Return)
 	}
 	if m, sd := meanPopSD(rets); sd != 0 && !math.IsNaN(sd) {
@@ -95,10 +98,40 @@ func sharpe(initial float64, eq []EquityPoint) SharpeResult {
 	return s
 }
 
-func sameDay(a, b time.Time) bool {
-	ay, am, ad := a.Date()
-	by, bm, bd := b.Date()
-	return ay == by && am == bm && ad == bd
+// dayNumber numbers t's calendar date in its location: the days from 1970-01-01 to it,
+// so that two times are on the same date when their numbers are equal. A UTC time's is
+// its Unix time in whole days, without the work of its date.
+func dayNumber(t time.Time) int64 {
+	if t.Location() != time.UTC {
+		y, m, d := t.Date()
+		t = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	}
+	u := t.Unix()
+	day := u / 86400
+	if u%86400 < 0 {
+		day-- // before 1970: towards minus infinity
+	}
+	return day
+}
+
+// yearOf tells times' calendar years, a UTC time's from the bounds of the last UTC year
+// it computed when it falls within them.
+type yearOf struct {
+	year   int
+	lo, hi int64 // Unix times of the year's first second and the next year's
+}
+
+func (c *yearOf) of(t time.Time) int {
+	if t.Location() != time.UTC {
+		return t.Year()
+	}
+	if u := t.Unix(); u >= c.lo && u < c.hi {
+		return c.year
+	}
+	c.year = t.Year()
+	c.lo = time.Date(c.year, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	c.hi = time.Date(c.year+1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	return c.year
 }
 
 // yearlyReturns is value at the last bar of each calendar year over the
@@ -106,11 +139,21 @@ func sameDay(a, b time.Time) bool {
 func yearlyReturns(initial float64, eq []EquityPoint) []float64 {
 	var out []float64
 	start := initial
+	if len(eq) == 0 {
+		return out
+	}
+	var years yearOf
+	year := years.of(eq[0].Time)
 	for i, p := range eq {
-		if i == len(eq)-1 || eq[i+1].Time.Year() != p.Time.Year() {
+		next := year
+		if i+1 < len(eq) {
+			next = years.of(eq[i+1].Time)
+		}
+		if i == len(eq)-1 || next != year {
 			out = append(out, p.Value/start-1.0)
 			start = p.Value
 		}
+		year = next
 	}
 	return out
 }
@@ -191,20 +234,22 @@ func days(a, b time.Time) float64 { return b.Sub(a).Hours() / 24 }
 // maxDrawdownDuration is the calendar days spanned by the longest run of
 // bars below a peak.
 func maxDrawdownDuration(eq []EquityPoint) int {
-	best, bestDays := 0, 0
+	best, end := 0, 0 // the longest run and its last bar
 	run := 0
 	for i, p := range eq {
 		if p.DrawdownMoney > 0 {
 			run++
 			if run > best {
-				best = run
-				bestDays = int(math.Round(days(eq[i-run+1].Time, p.Time)))
+				best, end = run, i
 			}
 		} else {
 			run = 0
 		}
 	}
-	return bestDays
+	if best == 0 {
+		return 0
+	}
+	return int(math.Round(days(eq[end-best+1].Time, eq[end].Time)))
 }
 
 func summarize(r *Result) Summary {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,11 +39,12 @@ type ImportResult struct {
 // upsertChunk bounds the rows sent in one upsert statement (bars that may already be stored).
 const upsertChunk = 50000
 
-var symbolPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-^=]{0,31}$`)
+// symbolPattern is compiled on first use, not at start-up (its {0,31} makes a large program).
+var symbolPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-^=]{0,31}$`) })
 
 // ValidSymbol checks a ticker before it is registered.
 func ValidSymbol(symbol string) error {
-	if !symbolPattern.MatchString(symbol) {
+	if !symbolPattern().MatchString(symbol) {
 		return apperr.Invalid("Invalid symbol '%s': use 1-32 letters, digits, '.', '-', '_', '^' or '=' and start with a letter or digit", symbol)
 	}
 	return nil

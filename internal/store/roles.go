@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -12,7 +13,9 @@ import (
 // (the service's own, an admin's) that happens to have the name it is given.
 const biRoleComment = "backtestd BI role: reads the bi_* views only"
 
-var roleNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+// roleNameRE is compiled on first use, not at start-up: its {0,62} makes it a large
+// program, which every command of the binary would build.
+var roleNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`) })
 
 // CreateBIRole creates (or updates) a PostgreSQL login role that can read the bi_* views
 // and nothing else: no table, no other view, read-only transactions. Views read their
@@ -22,7 +25,7 @@ var roleNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // This is DDL, which sqlc cannot express and which takes no parameters: the statements
 // are built by the server's format() with %I and %L quoting.
 func (s *Store) CreateBIRole(ctx context.Context, name, password string) ([]string, error) {
-	if !roleNameRE.MatchString(name) {
+	if !roleNameRE().MatchString(name) {
 		return nil, fmt.Errorf("invalid role name %q: lower-case letters, digits and _, starting with a letter or _", name)
 	}
 	if password == "" {

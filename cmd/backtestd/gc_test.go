@@ -1,0 +1,43 @@
+package main
+
+import (
+	"math"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+	"time"
+)
+
+func gcSettings() (gogc, limit uint64) {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
+}
+
+// TestCollectLate checks that the collector is off under a memory limit until the first
+// collection, which restores the previous pacing, and that GOGC in the environment wins.
+// Not parallel: it changes the process's collector.
+func TestCollectLate(t *testing.T) {
+	before, _ := gcSettings()
+	collectLate(func(k string) string { return map[string]string{"GOGC": "100"}[k] })
+	if g, l := gcSettings(); g != before || l != math.MaxInt64 {
+		t.Fatalf("with GOGC set: gogc %d, limit %d; want them untouched", g, l)
+	}
+	collectLate(func(string) string { return "" })
+	if g, l := gcSettings(); g != math.MaxUint64 || l != lateGCHeap { // off reads as the largest value
+		t.Fatalf("gogc %d, limit %d; want off and %d", g, l, lateGCHeap)
+	}
+	runtime.GC() // as the limit would
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g, l := gcSettings()
+		if g == before && l == math.MaxInt64 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a collection: gogc %d, limit %d; want %d and no limit", g, l, before)
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+}
