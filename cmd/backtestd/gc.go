@@ -30,3 +30,20 @@ func collectLate(getenv func(string) string) {
 		debug.SetMemoryLimit(math.MaxInt64)
 	}, pct)
 }
+
+// serviceGCPercent is the service's GOGC: the heap may grow to five times what is live
+// between collections instead of twice.
+const serviceGCPercent = 400
+
+// collectLess sets serviceGCPercent for the long-running commands (serve, worker) unless
+// GOGC or GOMEMLIMIT is set. Their live heap is small (tens of MB) while results stream
+// through them (about 6 MB allocated per completed backtest), so at Go's default the
+// collector ran every few runs and took a quarter of the service's CPU during a flood of
+// 1,000 backtests; at 400 that CPU fell by about a quarter (14 → 10 CPU-seconds), for a heap
+// of at most a few hundred MB.
+func collectLess(getenv func(string) string) {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(serviceGCPercent)
+}

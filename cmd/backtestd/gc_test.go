@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"testing"
 	"time"
@@ -39,5 +40,22 @@ func TestCollectLate(t *testing.T) {
 		}
 		runtime.GC()
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestCollectLess checks the service's collector setting and that GOGC or GOMEMLIMIT in the
+// environment wins. Not parallel: it changes the process's collector.
+func TestCollectLess(t *testing.T) {
+	before, _ := gcSettings()
+	defer debug.SetGCPercent(int(before))
+	for _, env := range []map[string]string{{"GOGC": "100"}, {"GOMEMLIMIT": "1GiB"}} {
+		collectLess(func(k string) string { return env[k] })
+		if g, _ := gcSettings(); g != before {
+			t.Fatalf("with %v: gogc %d, want it untouched (%d)", env, g, before)
+		}
+	}
+	collectLess(func(string) string { return "" })
+	if g, _ := gcSettings(); g != serviceGCPercent {
+		t.Fatalf("gogc %d, want %d", g, serviceGCPercent)
 	}
 }

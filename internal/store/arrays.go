@@ -91,12 +91,15 @@ func appendArray[T any](buf []byte, elem uint32, v []T, bits func(T) uint64) []b
 	return buf
 }
 
-// grow makes room for n more bytes in one allocation.
+// grow makes room for n more bytes, at least doubling the buffer when it must move: pgx
+// encodes all of a statement's parameters into one buffer, and growing it by exactly each
+// array copied the arrays before it again for every one after (six equity arrays of 5,000
+// allocated 1.2 MB to send 360 KB).
 func grow(buf []byte, n int) []byte {
 	if cap(buf)-len(buf) >= n {
 		return buf
 	}
-	out := make([]byte, len(buf), len(buf)+n)
+	out := make([]byte, len(buf), max(len(buf)+n, 2*cap(buf)))
 	copy(out, buf)
 	return out
 }
