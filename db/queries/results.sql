@@ -20,8 +20,10 @@ INSERT INTO result_trades (task_id, seq, ref, symbol, is_open, open_ts, close_ts
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15);
 
 -- name: InsertResultEquity :exec
-INSERT INTO result_equity_series (task_id, ts, value, cash, ret, drawdown_pct, drawdown_money)
-VALUES ($1, $2, $3, $4, $5, $6, $7);
+-- Times, values and cash: returns and drawdowns are derived from the values on reading
+-- (engine.DeriveEquity, and the result_equity view).
+INSERT INTO result_equity_series (task_id, ts, value, cash)
+VALUES ($1, $2, $3, $4);
 
 -- name: GetResult :one
 SELECT * FROM results WHERE task_id = $1;
@@ -60,8 +62,7 @@ SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq;
 SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3;
 
 -- name: GetResultEquity :one
-SELECT ts, value, cash, ret, drawdown_pct, drawdown_money
-FROM result_equity_series WHERE task_id = $1;
+SELECT ts, value, cash FROM result_equity_series WHERE task_id = $1;
 
 -- name: GetResultEquityValues :one
 -- The equity curve's times and values only: what the statistics record reads.

@@ -25,15 +25,13 @@ func meanPopSD(x []float64) (mean, sd float64) {
 	return
 }
 
-// analyze fills the per-bar returns and drawdowns of r.Equity and derives
-// the analyzers and the summary from r.Equity and r.Trades; opened is the number of
-// trades notified as opened.
-func analyze(r *Result, opened int) {
-	eq := r.Equity
-	prev := r.InitialCash
+// DeriveEquity fills each point's return (against the previous value, the first against
+// initialCash) and its drawdown below the running peak, in money and percent, from the
+// values alone. Results are stored without them and read back through this, so what a
+// reader gets is what the run computed, to the bit.
+func DeriveEquity(initialCash float64, eq []EquityPoint) {
+	prev := initialCash
 	peak := math.Inf(-1)
-	var dd DrawdownResult
-	ddLen := 0
 	for i := range eq {
 		p := &eq[i]
 		p.Return = p.Value/prev - 1.0
@@ -41,6 +39,19 @@ func analyze(r *Result, opened int) {
 		peak = math.Max(peak, p.Value)
 		p.DrawdownMoney = peak - p.Value
 		p.Drawdown = 100.0 * p.DrawdownMoney / peak
+	}
+}
+
+// analyze fills the per-bar returns and drawdowns of r.Equity and derives
+// the analyzers and the summary from r.Equity and r.Trades; opened is the number of
+// trades notified as opened.
+func analyze(r *Result, opened int) {
+	eq := r.Equity
+	DeriveEquity(r.InitialCash, eq)
+	var dd DrawdownResult
+	ddLen := 0
+	for i := range eq {
+		p := &eq[i]
 		dd.MaxMoney = math.Max(dd.MaxMoney, p.DrawdownMoney)
 		dd.MaxPct = math.Max(dd.MaxPct, p.Drawdown)
 		if p.Drawdown != 0 {

@@ -276,7 +276,7 @@ func (svc *Service) Load(ctx context.Context, taskID string, parts Parts) (*Stor
 		ProfitFactor: row.ProfitFactor, AvgWin: row.AvgWin, AvgLoss: row.AvgLoss,
 	}
 	if parts&(EquityValues|EquityFull) != 0 {
-		if s.Equity, err = storedEquity(ctx, svc.db, taskID, parts&EquityFull == 0); err != nil {
+		if s.Equity, err = storedEquity(ctx, svc.db, taskID, row.InitialCash, parts&EquityFull == 0); err != nil {
 			return nil, err
 		}
 	}
@@ -308,9 +308,10 @@ func (svc *Service) State(ctx context.Context, taskID string) (status string, ha
 	return st.Status, st.HasResult, nil
 }
 
-// storedEquity reads taskID's stored equity curve (none for a result without bars); with
+// storedEquity reads taskID's stored equity curve (none for a result without bars), its
+// returns and drawdowns derived from the values and initialCash as the run did; with
 // valuesOnly, only the times and values (what the equity chart and the statistics read).
-func storedEquity(ctx context.Context, db store.DBTX, taskID string, valuesOnly bool) ([]engine.EquityPoint, error) {
+func storedEquity(ctx context.Context, db store.DBTX, taskID string, initialCash float64, valuesOnly bool) ([]engine.EquityPoint, error) {
 	var r store.GetResultEquityRow
 	var err error
 	if valuesOnly {
@@ -330,9 +331,11 @@ func storedEquity(ctx context.Context, db store.DBTX, taskID string, valuesOnly 
 	for i, t := range r.Ts {
 		out[i] = engine.EquityPoint{Time: t, Value: r.Value[i]}
 		if !valuesOnly {
-			out[i].Cash, out[i].Return = r.Cash[i], r.Ret[i]
-			out[i].Drawdown, out[i].DrawdownMoney = r.DrawdownPct[i], r.DrawdownMoney[i]
+			out[i].Cash = r.Cash[i]
 		}
+	}
+	if !valuesOnly {
+		engine.DeriveEquity(initialCash, out)
 	}
 	return out, nil
 }
@@ -393,7 +396,7 @@ func (svc *Service) Statistics(ctx context.Context, taskID string) (engine.Stati
 // computeStatistics computes the statistics record from the stored rows (without the
 // benchmark group: these results predate it).
 func computeStatistics(ctx context.Context, db store.DBTX, taskID string, initialCash, sqn float64) (engine.Statistics, error) {
-	eq, err := storedEquity(ctx, db, taskID, true)
+	eq, err := storedEquity(ctx, db, taskID, initialCash, true)
 	if err != nil {
 		return engine.Statistics{}, err
 	}

@@ -113,11 +113,10 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 	}
 	if len(res.Equity) > 0 {
 		n := len(res.Equity)
-		row := store.InsertResultEquityParams{TaskID: taskID, Ts: make([]time.Time, n), Value: make([]float64, n),
-			Cash: make([]float64, n), Ret: make([]float64, n), DrawdownPct: make([]float64, n), DrawdownMoney: make([]float64, n)}
+		// Returns and drawdowns are not stored: they follow from the values (engine.DeriveEquity).
+		row := store.InsertResultEquityParams{TaskID: taskID, Ts: make([]time.Time, n), Value: make([]float64, n), Cash: make([]float64, n)}
 		for i, p := range res.Equity {
-			row.Ts[i], row.Value[i], row.Cash[i], row.Ret[i] = p.Time, p.Value, p.Cash, p.Return
-			row.DrawdownPct[i], row.DrawdownMoney[i] = p.Drawdown, p.DrawdownMoney
+			row.Ts[i], row.Value[i], row.Cash[i] = p.Time, p.Value, p.Cash
 		}
 		if err := q.InsertResultEquity(ctx, db, row); err != nil {
 			return fmt.Errorf("save result %s: equity: %w", taskID, err)

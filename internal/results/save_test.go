@@ -56,6 +56,38 @@ func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
 	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT count(*) FROM bi_results WHERE task_id = 'task_1' AND strategy_name = 'SmaCross'`).Scan(&viewRows); err != nil || viewRows != 1 {
 		t.Errorf("bi_results: %d rows, %v", viewRows, err)
 	}
+	// Returns and drawdowns are stored as values only: what the service reads back and what
+	// bi_equity shows are the run's own, to the bit.
+	stored, err := b.Results().Load(b.Ctx, "task_1", results.EquityFull)
+	if err != nil || len(stored.Equity) != len(res.Equity) {
+		t.Fatalf("load: %d points, %v", len(stored.Equity), err)
+	}
+	rows, err := b.Store.Pool.Query(b.Ctx, `SELECT value, cash, ret, drawdown_pct, drawdown_money FROM bi_equity WHERE task_id = 'task_1' ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	i, drawdowns := 0, 0
+	for ; rows.Next(); i++ {
+		var v, c, r, dp, dm float64
+		if err := rows.Scan(&v, &c, &r, &dp, &dm); err != nil {
+			t.Fatal(err)
+		}
+		w, got := res.Equity[i], stored.Equity[i]
+		if !got.Time.Equal(w.Time) || got.Value != w.Value || got.Cash != w.Cash || got.Return != w.Return ||
+			got.Drawdown != w.Drawdown || got.DrawdownMoney != w.DrawdownMoney {
+			t.Fatalf("point %d read back %+v, the run had %+v", i, got, w)
+		}
+		if v != w.Value || c != w.Cash || r != w.Return || dp != w.Drawdown || dm != w.DrawdownMoney {
+			t.Fatalf("bi_equity point %d: %v %v %v %v %v, the run had %+v", i, v, c, r, dp, dm, w)
+		}
+		if dm > 0 {
+			drawdowns++
+		}
+	}
+	if i != len(res.Equity) || drawdowns == 0 {
+		t.Errorf("bi_equity: %d rows (want %d), %d under a peak", i, len(res.Equity), drawdowns)
+	}
 }
 
 // TestStoredStatisticsMatchComputed checks that the record Save keeps is the one computed from

@@ -111,30 +111,19 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 }
 
 const getResultEquity = `-- name: GetResultEquity :one
-SELECT ts, value, cash, ret, drawdown_pct, drawdown_money
-FROM result_equity_series WHERE task_id = $1
+SELECT ts, value, cash FROM result_equity_series WHERE task_id = $1
 `
 
 type GetResultEquityRow struct {
-	Ts            []time.Time `json:"ts"`
-	Value         []float64   `json:"value"`
-	Cash          []float64   `json:"cash"`
-	Ret           []float64   `json:"ret"`
-	DrawdownPct   []float64   `json:"drawdown_pct"`
-	DrawdownMoney []float64   `json:"drawdown_money"`
+	Ts    []time.Time `json:"ts"`
+	Value []float64   `json:"value"`
+	Cash  []float64   `json:"cash"`
 }
 
 func (q *Queries) GetResultEquity(ctx context.Context, db DBTX, taskID string) (GetResultEquityRow, error) {
 	row := db.QueryRow(ctx, getResultEquity, taskID)
 	var i GetResultEquityRow
-	err := row.Scan(
-		&i.Ts,
-		&i.Value,
-		&i.Cash,
-		&i.Ret,
-		&i.DrawdownPct,
-		&i.DrawdownMoney,
-	)
+	err := row.Scan(&i.Ts, &i.Value, &i.Cash)
 	return i, err
 }
 
@@ -356,29 +345,25 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 }
 
 const insertResultEquity = `-- name: InsertResultEquity :exec
-INSERT INTO result_equity_series (task_id, ts, value, cash, ret, drawdown_pct, drawdown_money)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO result_equity_series (task_id, ts, value, cash)
+VALUES ($1, $2, $3, $4)
 `
 
 type InsertResultEquityParams struct {
-	TaskID        string      `json:"task_id"`
-	Ts            []time.Time `json:"ts"`
-	Value         []float64   `json:"value"`
-	Cash          []float64   `json:"cash"`
-	Ret           []float64   `json:"ret"`
-	DrawdownPct   []float64   `json:"drawdown_pct"`
-	DrawdownMoney []float64   `json:"drawdown_money"`
+	TaskID string      `json:"task_id"`
+	Ts     []time.Time `json:"ts"`
+	Value  []float64   `json:"value"`
+	Cash   []float64   `json:"cash"`
 }
 
+// Times, values and cash: returns and drawdowns are derived from the values on reading
+// (engine.DeriveEquity, and the result_equity view).
 func (q *Queries) InsertResultEquity(ctx context.Context, db DBTX, arg InsertResultEquityParams) error {
 	_, err := db.Exec(ctx, insertResultEquity,
 		arg.TaskID,
 		arg.Ts,
 		arg.Value,
 		arg.Cash,
-		arg.Ret,
-		arg.DrawdownPct,
-		arg.DrawdownMoney,
 	)
 	return err
 }

@@ -282,19 +282,16 @@ type ResultEquity struct {
 	Ts            interface{} `json:"ts"`
 	Value         interface{} `json:"value"`
 	Cash          interface{} `json:"cash"`
-	Ret           interface{} `json:"ret"`
-	DrawdownPct   interface{} `json:"drawdown_pct"`
-	DrawdownMoney interface{} `json:"drawdown_money"`
+	Ret           int32       `json:"ret"`
+	DrawdownPct   int32       `json:"drawdown_pct"`
+	DrawdownMoney int32       `json:"drawdown_money"`
 }
 
 type ResultEquitySeries struct {
-	TaskID        string      `json:"task_id"`
-	Ts            []time.Time `json:"ts"`
-	Value         []float64   `json:"value"`
-	Cash          []float64   `json:"cash"`
-	Ret           []float64   `json:"ret"`
-	DrawdownPct   []float64   `json:"drawdown_pct"`
-	DrawdownMoney []float64   `json:"drawdown_money"`
+	TaskID string      `json:"task_id"`
+	Ts     []time.Time `json:"ts"`
+	Value  []float64   `json:"value"`
+	Cash   []float64   `json:"cash"`
 }
 
 type ResultExecution struct {
