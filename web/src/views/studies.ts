@@ -528,15 +528,20 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
   let timer: ReturnType<typeof setTimeout> | undefined;
   let last = 0;
   const names = Object.keys(st.space ?? {});
+  // Loads can overlap (a refresh while the previous one is slow): only the newest paints, so
+  // a page read before the last combinations completed never replaces a later one.
+  let loads = 0;
   const load = async () => {
     last = Date.now();
+    const mine = ++loads;
     let b;
     try {
       b = await api.results(sid, sort, order, skip, limit);
     } catch (e) {
-      box.replaceChildren(errorBox(e));
+      if (mine === loads) box.replaceChildren(errorBox(e));
       return;
     }
+    if (mine !== loads) return;
     const trials = b.trials ?? [];
     const focused = document.activeElement?.getAttribute('data-focus-key');
     const sortBtn = (key: string, label: string) => {
@@ -636,11 +641,15 @@ function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void;
   const aggSel = sel('agg', [['best', 'others at the best'], ['max', 'max over others'], ['mean', 'mean over others']], 'best');
   const panel = chartPanel(`${sid}_heatmap`, 'Heatmap of the study', { height: 420 });
   const out = { loaded: false, load };
+  let loads = 0; // only the newest of overlapping loads paints
   function load(): void {
     out.loaded = true;
+    const mine = ++loads;
+    const metric = metricSel.value;
     panel.chart.showLoading({ text: 'Loading…' });
-    api.heatmap(sid, xSel.value, ySel.value, metricSel.value, aggSel.value).then(
+    api.heatmap(sid, xSel.value, ySel.value, metric, aggSel.value).then(
       (cfg: ChartConfig) => {
+        if (mine !== loads) return;
         panel.chart.hideLoading();
         panel.el.querySelector('.error-box')?.remove();
         panel.set({
@@ -654,9 +663,10 @@ function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void;
           visualMap: { ...(cfg.visualMap as Record<string, unknown>), precision: 3 },
           series: cfg.series,
         });
-        panel.el.dataset.metric = metricSel.value;
+        panel.el.dataset.metric = metric;
       },
       (e) => {
+        if (mine !== loads) return;
         panel.chart.hideLoading();
         panel.el.querySelector('.error-box')?.remove();
         panel.el.prepend(errorBox(e));
