@@ -89,19 +89,22 @@ func RollingWindow(equity []EquityPoint) int {
 
 // RollingSharpe is, for each bar, the annualised Sharpe ratio of the window returns ending
 // there (the statistics' definition: mean over population standard deviation, times the
-// square root of the bars per year); nil before a whole window and where the returns do not
-// vary.
+// square root of the bars per year), from the rolling SMA and StdDev indicators, so a chart
+// of an intraday run with a window of tens of thousands of bars costs one pass; nil before a
+// whole window and where the returns do not vary.
 func RollingSharpe(initialCash float64, equity []EquityPoint, window int) []*float64 {
-	rets := BarReturns(initialCash, equity)
-	out := make([]*float64, len(rets))
-	if window < 2 {
+	rets := Series{Vals: BarReturns(initialCash, equity)}
+	out := make([]*float64, len(rets.Vals))
+	if window < 2 || window > len(rets.Vals) {
 		return out
 	}
 	scale := math.Sqrt(PeriodsPerYear(equity))
-	for i := window - 1; i < len(rets); i++ {
-		m, sd := meanPopSD(rets[i-window+1 : i+1])
-		if sd > 0 {
-			v := m / sd * scale
+	mean, sd := SMA(rets, window), StdDev(rets, window)
+	for i := sd.First; i < len(out); i++ {
+		// StdDev takes the mean of squares less the squared mean: returns that do not vary
+		// can leave a rounding's worth of spread, which is no spread.
+		if m, d := mean.Vals[i], sd.Vals[i]; d > 1e-9*math.Abs(m) && d > 0 {
+			v := m / d * scale
 			out[i] = &v
 		}
 	}

@@ -102,12 +102,10 @@ func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if f.Skip, f.Limit, err = paging(r, taskListDefaultLimit, taskListMaxLimit); err != nil {
 		return err
 	}
-	switch c := strings.ToLower(strings.TrimSpace(q.Get("count"))); c {
-	case "", "false", "0":
-	case "true", "1":
-		f.Count = true
-	default:
-		return apperr.Invalid("Invalid count '%s': use true or false", c)
+	if c := strings.TrimSpace(q.Get("count")); c != "" {
+		if f.Count, err = strconv.ParseBool(c); err != nil {
+			return apperr.Invalid("Invalid count '%s': use true or false", c)
+		}
 	}
 	list, total, err := h.svc.List(r.Context(), f)
 	if err != nil {

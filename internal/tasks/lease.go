@@ -102,9 +102,7 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 			line := engine.LogEntry{Wall: now, Level: "WARNING", Source: "engine", Message: fmt.Sprintf(
 				"worker %s stopped renewing its lease (last heartbeat %s); the backtest starts again on another worker",
 				worker, beat.UTC().Format(time.RFC3339))}
-			chunk := store.InsertTaskLogChunkParams{TaskID: r.ID, Attempt: r.Attempt}
-			appendLine(&chunk, now, nil, line.Level, line.Source, line.Message)
-			if err := s.storeLines(ctx, tx, chunk); err != nil {
+			if err := s.storeLine(ctx, tx, r.ID, r.Attempt, now, line.Level, line.Message); err != nil {
 				return fmt.Errorf("log the lost run of %s: %w", r.ID, err)
 			}
 			if r.JobID != nil {

@@ -188,6 +188,13 @@ func appendLine(c *store.InsertTaskLogChunkParams, wall time.Time, bar *time.Tim
 	c.Message = append(c.Message, msg)
 }
 
+// storeLine stores one line of the service's own (a failure, a lost worker) as a chunk.
+func (s *Service) storeLine(ctx context.Context, db store.DBTX, taskID string, attempt int32, wall time.Time, level, msg string) error {
+	chunk := store.InsertTaskLogChunkParams{TaskID: taskID, Attempt: attempt}
+	appendLine(&chunk, wall, nil, level, "engine", msg)
+	return s.storeLines(ctx, db, chunk)
+}
+
 // maxChunkLines bounds the lines of one stored chunk (the table allows 999,999; a line's id
 // is its chunk's times a million plus its place).
 const maxChunkLines = 100_000

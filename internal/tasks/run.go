@@ -308,9 +308,7 @@ func (s *Service) fail(t store.Task, msg string) {
 			return err
 		}
 		done = true
-		chunk := newLogChunk(t)
-		appendLine(&chunk, now, nil, line.Level, line.Source, line.Message)
-		if err := s.storeLines(ctx, tx, chunk); err != nil {
+		if err := s.storeLine(ctx, tx, t.ID, t.Attempt, now, line.Level, line.Message); err != nil {
 			return fmt.Errorf("log the failure of %s: %w", t.ID, err)
 		}
 		return s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: StatusFailed, Error: &msg, TaskID: t.ID, Attempt: t.Attempt})
