@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/config"
@@ -47,6 +48,9 @@ func openApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, er
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		svc.Close()
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("listen %s: %w (another program uses the port; choose another with LISTEN_ADDR=127.0.0.1:8081 or --listen)", cfg.Listen, err)
+		}
 		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
 	return &app{svc: svc, srv: newHTTPServer(cfg, svc.Handler()), ln: ln, log: log}, nil
