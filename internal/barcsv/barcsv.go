@@ -167,17 +167,25 @@ func newScanner(r io.Reader) *bufio.Scanner {
 	return sc
 }
 
-// splitFields splits a line at commas, trimming each field, into fields[:0].
+// splitFields splits a line at commas, trimming each field and the double quotes around
+// it (spreadsheets and jq's @csv quote dates), into fields[:0].
 func splitFields(b []byte, fields [][]byte) [][]byte {
 	fields = fields[:0]
 	for {
 		i := bytes.IndexByte(b, ',')
 		if i < 0 {
-			return append(fields, bytes.TrimSpace(b))
+			return append(fields, unquote(bytes.TrimSpace(b)))
 		}
-		fields = append(fields, bytes.TrimSpace(b[:i]))
+		fields = append(fields, unquote(bytes.TrimSpace(b[:i])))
 		b = b[i+1:]
 	}
+}
+
+func unquote(f []byte) []byte {
+	if len(f) >= 2 && f[0] == '"' && f[len(f)-1] == '"' {
+		return bytes.TrimSpace(f[1 : len(f)-1])
+	}
+	return f
 }
 
 // readHeader reads up to the header, the first line that is not blank, and returns its

@@ -24,6 +24,19 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestParseQuoted(t *testing.T) {
+	t.Parallel()
+	// As spreadsheets and jq's @csv write it: quoted header and dates, bare numbers.
+	in := "\"Date\",\"Open\",\"High\",\"Low\",\"Close\",\"Volume\"\n\"2020-01-02\",1.5,2,1,\"1.75\",100\n"
+	bars, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bars) != 1 || bars[0].Close != 1.75 || bars[0].Volume != 100 || !bars[0].Time.Equal(time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("%+v", bars)
+	}
+}
+
 func TestParseYahooAndIntraday(t *testing.T) {
 	t.Parallel()
 	in := "Date,Open,High,Low,Close,Adj Close,Volume\r\n2020-01-02 09:30,10,11,9,10.5,5.25,7\r\n2020-01-02T09:31:00Z,10.5,11,10,10.75,5.3,8\r\n"
