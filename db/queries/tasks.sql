@@ -170,7 +170,7 @@ UPDATE tasks t SET status = 'pending', lease = NULL, heartbeat_at = NULL, worker
     started_at = NULL, progress = 0, current_bar = 0, total_bars = 0
 FROM lost
 WHERE t.id = lost.id
-RETURNING t.id, t.attempt, t.session_id, t.job_id, lost.worker AS lost_worker, lost.heartbeat_at AS last_heartbeat;
+RETURNING t.id, t.attempt, t.session_id, t.created_by, t.job_id, lost.worker AS lost_worker, lost.heartbeat_at AS last_heartbeat;
 
 -- name: RecordInterruption :exec
 -- The attempt's run was lost with its worker: the attempt waits for its next run (job_id).

@@ -35,15 +35,35 @@ const (
 )
 
 // Message is one notification: a progress update, a batch of log lines or a completion.
+// A log event also goes to the session log channel Session{Owner, Session}.
 type Message struct {
 	Event   string          `json:"e"`
 	Task    string          `json:"t"`
 	Session string          `json:"s,omitempty"`
+	Owner   string          `json:"u,omitempty"` // the user who submitted the task; "" without accounts
 	Progr   *Progress       `json:"p,omitempty"`
 	Logs    []LogLine       `json:"l,omitempty"`
 	Done    *Complete       `json:"c,omitempty"`
 	Frame   json.RawMessage `json:"f,omitempty"`  // a study event's frame, as subscribers get it
 	SentAt  int64           `json:"at,omitempty"` // unix nanoseconds at publication
+}
+
+// Session is a session log channel (`/ws/logs`). It belongs to a user: Owner is the user
+// whose tasks write into it and who alone may read it, "" for tasks submitted without
+// accounts (and the single user then). The same ID under two owners is two channels, so a
+// user who submits a task with someone else's session id writes into their own session of
+// that name, and subscribing to an id reads only the subscriber's own tasks' lines.
+type Session struct {
+	Owner string
+	ID    string
+}
+
+// SessionOf is the session of a task submitted by owner (nil: nobody) with session id id.
+func SessionOf(owner *string, id string) Session {
+	if owner == nil {
+		return Session{ID: id}
+	}
+	return Session{Owner: *owner, ID: id}
 }
 
 // Progress is the data of a `progress` event.

@@ -31,15 +31,20 @@ func frames(s *events.Sub) []string {
 func TestHubFanOutAndIsolation(t *testing.T) {
 	t.Parallel()
 	h := events.NewHub()
-	a, b, other, sess := events.NewSub(), events.NewSub(), events.NewSub(), events.NewSub()
+	a, b, other, sess, bobs := events.NewSub(), events.NewSub(), events.NewSub(), events.NewSub(), events.NewSub()
 	h.SubscribeTask(a, "task_1")
 	h.SubscribeTask(b, "task_1")
 	h.SubscribeTask(b, "task_1") // twice is once
 	h.SubscribeTask(other, "task_2")
-	h.SubscribeSession(sess, "s1")
+	h.SubscribeSession(sess, events.Session{Owner: "alice", ID: "s1"})
+	h.SubscribeSession(bobs, events.Session{Owner: "bob", ID: "s1"}) // the same id, bob's
 	h.Deliver(events.Message{Event: events.KindProgress, Task: "task_1", Progr: &events.Progress{TaskID: "task_1", Progress: 50, CurrentBar: 5, TotalBars: 10}})
-	h.Deliver(events.Message{Event: events.KindLog, Task: "task_1", Session: "s1", Logs: []events.LogLine{{Level: "INFO", Message: "hi", Time: 1.5, Source: "strategy", Path: "str_1@v1"}}})
-	h.Deliver(events.Message{Event: events.KindLog, Task: "task_3", Session: "s2", Logs: []events.LogLine{{Level: "INFO", Message: "not yours"}}})
+	h.Deliver(events.Message{Event: events.KindLog, Task: "task_1", Session: "s1", Owner: "alice", Logs: []events.LogLine{{Level: "INFO", Message: "hi", Time: 1.5, Source: "strategy", Path: "str_1@v1"}}})
+	h.Deliver(events.Message{Event: events.KindLog, Task: "task_3", Session: "s2", Owner: "alice", Logs: []events.LogLine{{Level: "INFO", Message: "not yours"}}})
+	// Sessions belong to users: bob's task with alice's session id, and a task with it
+	// but no owner, reach neither alice's session nor (for the ownerless one) bob's.
+	h.Deliver(events.Message{Event: events.KindLog, Task: "task_4", Session: "s1", Owner: "bob", Logs: []events.LogLine{{Level: "INFO", Message: "bob's"}}})
+	h.Deliver(events.Message{Event: events.KindLog, Task: "task_5", Session: "s1", Logs: []events.LogLine{{Level: "INFO", Message: "nobody's"}}})
 	done := events.Complete{TaskID: "task_1", Status: "completed", Result: json.RawMessage(`{"final_value":1}`)}
 	h.Deliver(events.Message{Event: events.KindComplete, Task: "task_1", Done: &done})
 	h.Deliver(events.Message{Event: events.KindComplete, Task: "task_1", Done: &done}) // sent once per subscriber
@@ -61,6 +66,9 @@ func TestHubFanOutAndIsolation(t *testing.T) {
 	if got := frames(sess); len(got) != 1 || got[0] != wantSess {
 		t.Errorf("session subscriber got %v, want %s", got, wantSess)
 	}
+	if got := frames(bobs); len(got) != 1 || !strings.Contains(got[0], `"message":"bob's"`) {
+		t.Errorf("bob's session subscriber got %v, want bob's line only", got)
+	}
 
 	// A retried task finishes again: its next attempt's complete event is delivered.
 	retried := events.Complete{TaskID: "task_1", Attempt: 2, Status: "failed"}
@@ -73,6 +81,7 @@ func TestHubFanOutAndIsolation(t *testing.T) {
 	h.Unsubscribe(b)
 	h.Unsubscribe(other)
 	h.Unsubscribe(sess)
+	h.Unsubscribe(bobs)
 	if tasks, sessions, subs := h.Counts(); tasks+sessions+subs != 0 {
 		t.Errorf("after unsubscribing: %d tasks, %d sessions, %d subscribers", tasks, sessions, subs)
 	}
@@ -150,7 +159,7 @@ func TestPublishLogsCapsStreamedLines(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		lines = append(lines, events.LogLine{Level: "INFO", Message: fmt.Sprint(i)})
 	}
-	if err := pub.PublishLogs(context.Background(), "task_1", "task_1", lines); err != nil {
+	if err := pub.PublishLogs(context.Background(), "task_1", events.Session{ID: "task_1"}, lines); err != nil {
 		t.Fatal(err)
 	}
 	var last string
@@ -244,7 +253,7 @@ func TestHubCapsSubscriptionsPerSubscriber(t *testing.T) {
 			t.Fatalf("subscription %d refused below the cap", i)
 		}
 	}
-	if h.SubscribeTask(s, "task_over") || h.SubscribeSession(s, "sess_over") {
+	if h.SubscribeTask(s, "task_over") || h.SubscribeSession(s, events.Session{ID: "sess_over"}) {
 		t.Fatal("subscription over the cap accepted")
 	}
 	if !h.SubscribeTask(s, "task_0") {

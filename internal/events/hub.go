@@ -81,13 +81,17 @@ func (s *Sub) Close() { s.once.Do(func() { close(s.done) }) }
 func (s *Sub) Done() <-chan struct{} { return s.done }
 
 // Hub is the in-process fan-out: task subscribers (`/ws/{task_id}`) and session log
-// subscribers (`/ws/logs`, channel `logs:<session_id>`).
+// subscribers (`/ws/logs`, one channel per Session: owner and id).
 type Hub struct {
 	mu       sync.RWMutex
 	tasks    map[string]map[*Sub]struct{}
-	sessions map[string]map[*Sub]struct{}
-	keys     map[*Sub][]string // "t:<id>" or "s:<id>" per subscription, for removal
+	sessions map[string]map[*Sub]struct{} // by sessionKey
+	keys     map[*Sub][]string            // "t:<id>" or "s:<sessionKey>" per subscription, for removal
 }
+
+// sessionKey is a session's key in Hub.sessions. User names cannot hold a NUL, so no two
+// sessions share a key.
+func sessionKey(s Session) string { return s.Owner + "\x00" + s.ID }
 
 // NewHub returns an empty hub.
 func NewHub() *Hub {
@@ -97,9 +101,10 @@ func NewHub() *Hub {
 // SubscribeTask adds s to taskID's subscriber set; false when s is at MaxSubscriptions.
 func (h *Hub) SubscribeTask(s *Sub, taskID string) bool { return h.add(h.tasks, s, "t:", taskID) }
 
-// SubscribeSession adds s to the session log channel `logs:<sessionID>`.
-func (h *Hub) SubscribeSession(s *Sub, sessionID string) bool {
-	return h.add(h.sessions, s, "s:", sessionID)
+// SubscribeSession adds s to a session log channel. The caller decides who may: a
+// WebSocket joins only sessions owned by its own user.
+func (h *Hub) SubscribeSession(s *Sub, session Session) bool {
+	return h.add(h.sessions, s, "s:", sessionKey(session))
 }
 
 // MaxSubscriptions bounds the channels one subscriber (one WebSocket) may join, so a
@@ -192,7 +197,7 @@ func (h *Hub) snapshot(m map[string]map[*Sub]struct{}, id string) []*Sub {
 }
 
 // Deliver fans m out: progress, log and complete frames to the task's subscribers and
-// log_message frames to the session's. Progress and log frames are skipped for a reader
+// log_message frames to those of the session {m.Owner, m.Session}. Progress and log frames are skipped for a reader
 // that is far behind; a subscriber that cannot take a complete frame is dropped.
 func (h *Hub) Deliver(m Message) {
 	var failed []*Sub
@@ -234,7 +239,7 @@ func (h *Hub) Deliver(m Message) {
 		}
 	}
 	if m.Event == KindLog && m.Session != "" {
-		if subs := h.snapshot(h.sessions, m.Session); len(subs) > 0 {
+		if subs := h.snapshot(h.sessions, sessionKey(Session{Owner: m.Owner, ID: m.Session})); len(subs) > 0 {
 			frames := make([][]byte, len(m.Logs))
 			for i, l := range m.Logs {
 				frames[i] = Encode(KindLogMessage, Record(m.Task, l))

@@ -72,9 +72,10 @@ func (p *Publisher) Publish(ctx context.Context, m Message) error {
 // Every line is still stored and served by the logs route.
 const MaxStreamedLines = 100
 
-// PublishLogs publishes one batch of a run's log lines as one log event. A batch over
-// MaxStreamedLines streams its first lines and a WARNING saying how many were left out.
-func (p *Publisher) PublishLogs(ctx context.Context, taskID, sessionID string, lines []LogLine) error {
+// PublishLogs publishes one batch of a run's log lines as one log event, to the task's
+// subscribers and its session's. A batch over MaxStreamedLines streams its first lines and
+// a WARNING saying how many were left out.
+func (p *Publisher) PublishLogs(ctx context.Context, taskID string, session Session, lines []LogLine) error {
 	if len(lines) == 0 {
 		return nil
 	}
@@ -84,5 +85,5 @@ func (p *Publisher) PublishLogs(ctx context.Context, taskID, sessionID string, l
 		lines = append(lines[:MaxStreamedLines-1:MaxStreamedLines-1], LogLine{Level: "WARNING", Source: "engine", Time: last.Time, Path: last.Path,
 			Message: fmt.Sprintf("%d log lines not streamed (too many to show live); all lines are stored", skipped)})
 	}
-	return p.Publish(ctx, Message{Event: KindLog, Task: taskID, Session: sessionID, Logs: lines})
+	return p.Publish(ctx, Message{Event: KindLog, Task: taskID, Session: session.ID, Owner: session.Owner, Logs: lines})
 }

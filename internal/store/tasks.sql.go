@@ -806,13 +806,14 @@ UPDATE tasks t SET status = 'pending', lease = NULL, heartbeat_at = NULL, worker
     started_at = NULL, progress = 0, current_bar = 0, total_bars = 0
 FROM lost
 WHERE t.id = lost.id
-RETURNING t.id, t.attempt, t.session_id, t.job_id, lost.worker AS lost_worker, lost.heartbeat_at AS last_heartbeat
+RETURNING t.id, t.attempt, t.session_id, t.created_by, t.job_id, lost.worker AS lost_worker, lost.heartbeat_at AS last_heartbeat
 `
 
 type ReapLostTasksRow struct {
 	ID            string     `json:"id"`
 	Attempt       int32      `json:"attempt"`
 	SessionID     string     `json:"session_id"`
+	CreatedBy     *string    `json:"created_by"`
 	JobID         *int64     `json:"job_id"`
 	LostWorker    *string    `json:"lost_worker"`
 	LastHeartbeat *time.Time `json:"last_heartbeat"`
@@ -832,6 +833,7 @@ func (q *Queries) ReapLostTasks(ctx context.Context, db DBTX, afterSeconds float
 			&i.ID,
 			&i.Attempt,
 			&i.SessionID,
+			&i.CreatedBy,
 			&i.JobID,
 			&i.LostWorker,
 			&i.LastHeartbeat,

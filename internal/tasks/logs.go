@@ -143,7 +143,7 @@ func (k *logSink) publish() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := k.s.pub.PublishLogs(ctx, k.task.ID, k.task.SessionID, lines); err != nil {
+	if err := k.s.pub.PublishLogs(ctx, k.task.ID, events.SessionOf(k.task.CreatedBy, k.task.SessionID), lines); err != nil {
 		k.s.log.Warn("publish log lines", "task", k.task.ID, "err", err)
 	}
 }

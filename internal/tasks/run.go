@@ -318,7 +318,7 @@ func (s *Service) fail(t store.Task, msg string) {
 		return
 	}
 	if done {
-		s.publish(ctx, events.Message{Event: events.KindLog, Task: t.ID, Session: t.SessionID,
+		s.publish(ctx, events.Message{Event: events.KindLog, Task: t.ID, Session: t.SessionID, Owner: deref(t.CreatedBy),
 			Logs: []events.LogLine{line}})
 		s.publishDone(ctx, t.ID, t.SessionID, int(t.Attempt), StatusFailed, &msg, nil)
 	}

@@ -114,7 +114,7 @@ func TestRunCompletesWithResultLogsAndEvents(t *testing.T) {
 	sma := b.strategy(t, smaCross)
 	taskSub, sessSub := events.NewSub(), events.NewSub()
 	b.hub.SubscribeTask(taskSub, "task_1")
-	b.hub.SubscribeSession(sessSub, "sess")
+	b.hub.SubscribeSession(sessSub, events.Session{ID: "sess"}) // the task has no owner
 	// Subscribers read as they go, as WebSocket writers do.
 	collect := func(sub *events.Sub, until string) chan []string {
 		out := make(chan []string, 1)
