@@ -28,12 +28,12 @@ func TestAccountCommands(t *testing.T) {
 		fails   bool
 		comment string
 	}{
-		{"alice-password\n", []string{"user", "add", "--name", "alice", "--role", "admin"}, "added alice (admin)", false, "add with the password on stdin"},
+		{"tiger-lily-9041\n", []string{"user", "add", "--name", "alice", "--role", "admin"}, "added alice (admin)", false, "add with the password on stdin"},
 		{"", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "no password", true, "no password"},
-		{"bob-password\n", []string{"user", "add", "--name", "bob", "--role", "boss"}, `Unknown role "boss"`, true, "bad role"},
+		{"blue-heron-2718\n", []string{"user", "add", "--name", "bob", "--role", "boss"}, `Unknown role "boss"`, true, "bad role"},
 		{"short\n", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "Password too short", true, "short password"},
-		{"bob-password\n", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "added bob (researcher)", false, ""},
-		{"again-password\n", []string{"user", "add", "--name", "bob", "--role", "viewer"}, "already exists", true, "duplicate"},
+		{"blue-heron-2718\n", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "added bob (researcher)", false, ""},
+		{"quiet-maple-3141\n", []string{"user", "add", "--name", "bob", "--role", "viewer"}, "already exists", true, "duplicate"},
 		{"", []string{"user", "set-role", "--name", "bob", "--role", "viewer"}, "bob: viewer, active", false, ""},
 		{"", []string{"user", "disable", "--name", "alice"}, "last active admin", true, "the last admin"},
 		{"", []string{"user", "disable", "--name", "bob"}, "bob: viewer, disabled", false, ""},
