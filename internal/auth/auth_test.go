@@ -1,8 +1,11 @@
 package auth
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -225,5 +228,59 @@ func TestCheckPassword(t *testing.T) {
 	}
 	if n := len(commonPasswords()); n != 10000 {
 		t.Errorf("%d common passwords, want 10,000", n)
+	}
+}
+
+// TestArgonGate: however many callers arrive at once, at most the gate's slots compute at
+// once; past its queue they are refused with a 503 and Retry-After at once; a caller whose
+// context ends while waiting leaves the queue.
+func TestArgonGate(t *testing.T) {
+	t.Parallel()
+	g := &argonGate{slots: make(chan struct{}, 2), maxWaiting: 8}
+	release := make(chan struct{})
+	var running, peak atomic.Int64
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	started := make(chan struct{}, 20)
+	for range 20 {
+		wg.Go(func() {
+			err := g.do(context.Background(), func() {
+				n := running.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				started <- struct{}{}
+				<-release
+				running.Add(-1)
+			})
+			if err != nil {
+				if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindUnavailable || e.RetryAfter <= 0 {
+					t.Errorf("refused with %v, want a 503 with Retry-After", err)
+				}
+				refused.Add(1)
+			}
+		})
+	}
+	// 2 run, 8 wait, 10 are refused; then the rest run as slots free.
+	<-started
+	<-started
+	deadline := time.Now().Add(30 * time.Second)
+	for refused.Load() < 10 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if peak.Load() != 2 || refused.Load() != 10 {
+		t.Errorf("peak %d at once and %d refused, want 2 and 10", peak.Load(), refused.Load())
+	}
+	// A waiter whose request ends leaves.
+	g.slots <- struct{}{}
+	g.slots <- struct{}{}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := g.do(ctx, func() { t.Error("ran without a slot") }); err == nil {
+		t.Error("a waiter whose context ended was not refused")
+	}
+	if w := g.waiting.Load(); w != 0 {
+		t.Errorf("%d still counted as waiting", w)
 	}
 }
