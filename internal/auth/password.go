@@ -128,8 +128,10 @@ func (g *argonGate) do(ctx context.Context, fn func()) error {
 			return &apperr.Error{Kind: apperr.KindUnavailable, Detail: "Sign-in abandoned while waiting for a password check", RetryAfter: time.Second, Err: ctx.Err()}
 		}
 	}
-	fn()
-	<-g.slots
+	func() {
+		defer func() { <-g.slots }()
+		fn()
+	}()
 	if g.done.Add(1)%collectEvery == 0 {
 		runtime.GC()
 	}
