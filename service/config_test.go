@@ -56,7 +56,7 @@ func TestAccountsFor(t *testing.T) {
 	if a, err := accountsFor(ctx, load("-listen", ":8080", "-auth", "off"), st, quiet); err != nil || a != nil {
 		t.Errorf("AUTH=off beyond loopback: %v %v, want accounts off", a, err)
 	}
-	if _, err := auth.NewService(st, 0).AddUser(ctx, "root", auth.RoleAdmin, "root-password"); err != nil {
+	if _, err := auth.NewService(st, 0).AddUser(ctx, "root", auth.RoleAdmin, "tiger-lily-9041"); err != nil {
 		t.Fatal(err)
 	}
 	if a, err := accountsFor(ctx, load(), st, quiet); err != nil || a == nil {

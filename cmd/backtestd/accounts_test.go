@@ -28,13 +28,17 @@ func TestAccountCommands(t *testing.T) {
 		fails   bool
 		comment string
 	}{
-		{"alice-password\n", []string{"user", "add", "--name", "alice", "--role", "admin"}, "added alice (admin)", false, "add with the password on stdin"},
+		{"tiger-lily-9041\n", []string{"user", "add", "--name", "alice", "--role", "admin"}, "added alice (admin)", false, "add with the password on stdin"},
 		{"", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "no password", true, "no password"},
-		{"bob-password\n", []string{"user", "add", "--name", "bob", "--role", "boss"}, `Unknown role "boss"`, true, "bad role"},
+		{"blue-heron-2718\n", []string{"user", "add", "--name", "bob", "--role", "boss"}, `Unknown role "boss"`, true, "bad role"},
 		{"short\n", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "Password too short", true, "short password"},
-		{"bob-password\n", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "added bob (researcher)", false, ""},
-		{"again-password\n", []string{"user", "add", "--name", "bob", "--role", "viewer"}, "already exists", true, "duplicate"},
+		{"Bobby-Tables-1\n", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "must not contain the user name", true, "the name in the password"},
+		{"1234567890\n", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "most common", true, "a common password"},
+		{"blue-heron-2718\n", []string{"user", "add", "--name", "bob", "--role", "researcher"}, "added bob (researcher)", false, ""},
+		{"quiet-maple-3141\n", []string{"user", "add", "--name", "bob", "--role", "viewer"}, "already exists", true, "duplicate"},
 		{"", []string{"user", "set-role", "--name", "bob", "--role", "viewer"}, "bob: viewer, active", false, ""},
+		{"qwertyuiop\n", []string{"user", "set-password", "--name", "bob"}, "most common", true, "set a common password"},
+		{"sandy-dune-5772\n", []string{"user", "set-password", "--name", "bob"}, "bob: viewer, active", false, ""},
 		{"", []string{"user", "disable", "--name", "alice"}, "last active admin", true, "the last admin"},
 		{"", []string{"user", "disable", "--name", "bob"}, "bob: viewer, disabled", false, ""},
 		{"", []string{"user", "list"}, "viewer  disabled", false, ""},

@@ -18,6 +18,11 @@
 //	hostile  /health latency while 6 hostile runs execute (three never-yielding regular
 //	         expressions, three allocation loops), each failing at its limit (not in the
 //	         default set: start the service with a short RUN_TIMEOUT, e.g. 10s)
+//	signin   bursts of -signins (200) sign-ins at once: wrong passwords for one name from one
+//	         address, unknown names from 200 loopback addresses, 60 KB names; the status
+//	         codes and the API process's (-pid) peak resident memory (not in the default
+//	         set: a service with accounts on, AUTH=on, on 127.0.0.1; it needs no user, and
+//	         uploads nothing)
 //
 // Usage:
 //
@@ -102,6 +107,7 @@ func run() error {
 	var distinct bool
 	var soak time.Duration
 	var studyCSV, backtrader string
+	var signins, pid int
 	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
 	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
 	flag.StringVar(&only, "only", "latency,events,flood", "which benchmarks to run")
@@ -115,12 +121,21 @@ func run() error {
 	flag.DurationVar(&soak, "duration", 30*time.Minute, "how long -only soak drives load")
 	flag.StringVar(&studyCSV, "study-data", "../shared/reference/data/orcl.csv", "CSV bars of -only study")
 	flag.StringVar(&backtrader, "backtrader", "", "-only study: backtrader's source directory, to time its optstrategy on the same grid")
+	flag.IntVar(&signins, "signins", 200, "sign-ins at once for -only signin")
+	flag.IntVar(&pid, "pid", 0, "-only signin: the API process, whose memory is read from /proc")
 	flag.Parse()
 	b.api = strings.TrimRight(b.api, "/")
-	if err := b.setup(); err != nil {
-		return fmt.Errorf("setup: %w", err)
-	}
 	want := strings.Split(only, ",")
+	if slices.ContainsFunc(want, func(m string) bool { return m != "signin" }) {
+		if err := b.setup(); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+	}
+	if slices.Contains(want, "signin") {
+		if err := b.signin(signins, pid, "bench-admin"); err != nil {
+			return fmt.Errorf("signin: %w", err)
+		}
+	}
 	if slices.Contains(want, "latency") {
 		if err := b.latency(runs, gap, distinct); err != nil {
 			return fmt.Errorf("latency: %w", err)

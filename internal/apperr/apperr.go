@@ -6,6 +6,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind classifies an error for the API.
@@ -31,6 +32,9 @@ type Error struct {
 	Err    error // optional cause, never sent to clients
 	// Lines are the input lines at fault (a CSV import's bad rows), sent as "errors".
 	Lines []LineError
+	// RetryAfter, when set, is sent as the Retry-After header (whole seconds, at least 1)
+	// of a 429 or 503: when the client may try again.
+	RetryAfter time.Duration
 }
 
 // LineError is one bad line of an input, 1-based.

@@ -1,7 +1,11 @@
 package auth
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,9 +39,6 @@ func TestPasswordHash(t *testing.T) {
 		if got := passwordMatches(tt.encoded, tt.password); got != tt.want {
 			t.Errorf("passwordMatches(%q, %q) = %v, want %v", tt.encoded, tt.password, got, tt.want)
 		}
-	}
-	if _, err := hashPassword("short"); err == nil {
-		t.Error("a 5-character password was accepted")
 	}
 }
 
@@ -133,19 +134,153 @@ func TestParseLifetime(t *testing.T) {
 func TestLoginLimiter(t *testing.T) {
 	t.Parallel()
 	l := newLoginLimiter()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range loginBurst {
-		if w := l.wait("1.2.3.4", "alice"); w != 0 {
+		if w, _ := l.take("1.2.3.4", "alice", now); w != 0 {
 			t.Fatalf("attempt %d throttled", i+1)
 		}
-		l.failed("1.2.3.4", "alice")
 	}
-	if w := l.wait("1.2.3.4", "bob"); w <= 0 {
-		t.Error("the address is not throttled after the burst")
+	w, audit := l.take("1.2.3.4", "bob", now)
+	if w <= 0 || !audit {
+		t.Errorf("the address after the burst: wait %v, audit %v; want a wait and the first refusal audited", w, audit)
 	}
-	if w := l.wait("5.6.7.8", "alice"); w <= 0 {
-		t.Error("the name is not throttled after the burst")
+	if _, audit := l.take("1.2.3.4", "bob", now.Add(time.Second)); audit {
+		t.Error("a second refusal of the address within its window is audited again")
 	}
-	if w := l.wait("5.6.7.8", "bob"); w != 0 {
+	if w, audit := l.take("5.6.7.8", "alice", now); w <= 0 || !audit {
+		t.Errorf("the name after the burst: wait %v, audit %v", w, audit)
+	}
+	if w, _ := l.take("5.6.7.8", "bob", now); w != 0 {
 		t.Error("an unrelated address and name are throttled")
+	}
+	// A refused attempt charges nothing, so the bucket fills again at its pace.
+	if w, _ := l.take("1.2.3.4", "carol", now.Add(loginEvery)); w != 0 {
+		t.Errorf("one period later the address has no attempt left: wait %v", w)
+	}
+	// Given back: a success does not count.
+	l.giveBack("1.2.3.4", "carol")
+	if w, _ := l.take("1.2.3.4", "dave", now.Add(loginEvery)); w != 0 {
+		t.Errorf("an attempt given back is not there: wait %v", w)
+	}
+	// A window later the address is refused again, and audited again.
+	later := now.Add(loginEvery + loginAuditEvery)
+	for i := range loginBurst {
+		if w, _ := l.take("1.2.3.4", fmt.Sprint("later-", i), later); w != 0 {
+			t.Fatalf("a window later, attempt %d throttled", i+1)
+		}
+	}
+	if w, audit := l.take("1.2.3.4", "later", later); w <= 0 || !audit {
+		t.Errorf("a window later: wait %v, audit %v; want a wait, audited", w, audit)
+	}
+	// An IPv6 client is one /64.
+	for i := range loginBurst {
+		if w, _ := l.take(fmt.Sprintf("2001:db8::%x", i+1), fmt.Sprintf("v6-%d", i), now); w != 0 {
+			t.Fatalf("IPv6 attempt %d throttled", i+1)
+		}
+	}
+	if w, _ := l.take("2001:db8::ffff:1", "v6-new", now); w <= 0 {
+		t.Error("another address of the same /64 is not throttled")
+	}
+}
+
+// TestLoginLimiterBounded: whatever is sent, the limiter holds at most maxTracked keys,
+// each at most MaxLoginName bytes of name.
+func TestLoginLimiterBounded(t *testing.T) {
+	t.Parallel()
+	l := newLoginLimiter()
+	now := time.Now()
+	long := strings.Repeat("x", 60<<10)
+	for i := range 3 * maxTracked {
+		l.take(fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), fmt.Sprint(i, long), now)
+	}
+	if n := l.tracked(); n > maxTracked {
+		t.Errorf("%d keys tracked, want at most %d", n, maxTracked)
+	}
+	for k := range l.keys {
+		if len(k) > len("name:")+MaxLoginName {
+			t.Fatalf("a key of %d bytes is kept", len(k))
+		}
+	}
+}
+
+func TestCheckPassword(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, password string
+		want           string // in the error; "" for accepted
+	}{
+		{"alice", "blue-heron-2718", ""},
+		{"alice", "short-pw", "too short"},
+		{"alice", "ñandú-cóndor", ""}, // 12 characters, more bytes
+		{"alice", "ñandú-có", "too short"},
+		{"alice", "my-Alice-secret", "must not contain the user name"},
+		{"alice", "ALICE12345678", "must not contain the user name"},
+		{"alice", "qwertyuiop", "most common"},
+		{"alice", "Password123", "most common"}, // case-insensitive
+		{"alice", "1234567890", "most common"},
+		{"alice", strings.Repeat("x", maxPassword+1), "at most"},
+		{"alice", "invalid-\xff-utf8-pw", "UTF-8"},
+	} {
+		err := checkPassword(tt.name, tt.password)
+		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("checkPassword(%q, %q) = %v, want %q", tt.name, tt.password, err, tt.want)
+		}
+	}
+	if n := len(commonPasswords()); n != 10000 {
+		t.Errorf("%d common passwords, want 10,000", n)
+	}
+}
+
+// TestArgonGate: however many callers arrive at once, at most the gate's slots compute at
+// once; past its queue they are refused with a 503 and Retry-After at once; a caller whose
+// context ends while waiting leaves the queue.
+func TestArgonGate(t *testing.T) {
+	t.Parallel()
+	g := &argonGate{slots: make(chan struct{}, 2), maxWaiting: 8}
+	release := make(chan struct{})
+	var running, peak atomic.Int64
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	started := make(chan struct{}, 20)
+	for range 20 {
+		wg.Go(func() {
+			err := g.do(context.Background(), func() {
+				n := running.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				started <- struct{}{}
+				<-release
+				running.Add(-1)
+			})
+			if err != nil {
+				if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindUnavailable || e.RetryAfter <= 0 {
+					t.Errorf("refused with %v, want a 503 with Retry-After", err)
+				}
+				refused.Add(1)
+			}
+		})
+	}
+	// 2 run, 8 wait, 10 are refused; then the rest run as slots free.
+	<-started
+	<-started
+	deadline := time.Now().Add(30 * time.Second)
+	for refused.Load() < 10 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if peak.Load() != 2 || refused.Load() != 10 {
+		t.Errorf("peak %d at once and %d refused, want 2 and 10", peak.Load(), refused.Load())
+	}
+	// A waiter whose request ends leaves.
+	g.slots <- struct{}{}
+	g.slots <- struct{}{}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := g.do(ctx, func() { t.Error("ran without a slot") }); err == nil {
+		t.Error("a waiter whose context ended was not refused")
+	}
+	if w := g.waiting.Load(); w != 0 {
+		t.Errorf("%d still counted as waiting", w)
 	}
 }

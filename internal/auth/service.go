@@ -31,6 +31,7 @@ type Service struct {
 	st         *store.Store
 	sessionTTL time.Duration
 	limit      *loginLimiter
+	argon      *argonGate
 	now        func() time.Time
 }
 
@@ -39,7 +40,7 @@ func NewService(st *store.Store, sessionTTL time.Duration) *Service {
 	if sessionTTL <= 0 {
 		sessionTTL = DefaultSessionTTL
 	}
-	return &Service{st: st, sessionTTL: sessionTTL, limit: newLoginLimiter(), now: time.Now}
+	return &Service{st: st, sessionTTL: sessionTTL, limit: newLoginLimiter(), argon: newArgonGate(), now: time.Now}
 }
 
 // User is an account as shown to admins (never its password hash).
@@ -66,7 +67,10 @@ func (s *Service) AddUser(ctx context.Context, name string, role Role, password 
 	if _, err := ParseRole(string(role)); err != nil {
 		return User{}, err
 	}
-	hash, err := hashPassword(password)
+	if err := checkPassword(name, password); err != nil {
+		return User{}, err
+	}
+	hash, err := s.argon.hash(ctx, password)
 	if err != nil {
 		return User{}, err
 	}
@@ -125,8 +129,11 @@ type UserChange struct {
 func (s *Service) UpdateUser(ctx context.Context, name string, c UserChange) (User, error) {
 	var hash string
 	if c.Password != nil {
+		if err := checkPassword(name, *c.Password); err != nil {
+			return User{}, err
+		}
 		var err error
-		if hash, err = hashPassword(*c.Password); err != nil {
+		if hash, err = s.argon.hash(ctx, *c.Password); err != nil {
 			return User{}, err
 		}
 	}
@@ -196,27 +203,44 @@ type Session struct {
 	Identity Identity
 }
 
-// Login checks a name and password and opens a session. Failures are a 401 that does not
-// say whether the name exists, recorded in the audit log; too many from one address or for
-// one name within minutes are a 429 without checking the password.
+// Login checks a name and password and opens a session.
+//
+// A name over MaxLoginName bytes is a 400 before anything else. Every attempt is then
+// charged to its address and its name before the password is checked; past the limit it
+// is a 429 with the wait, its password unchecked, audited once per key and window. A
+// success gives its attempt back, so only failures count. Failures are a 401 that does not
+// say whether the name exists, recorded in the audit log. Passwords are checked a few at a
+// time (argonGate): a burst waits its turn, and a flood beyond the queue is a 503.
 func (s *Service) Login(ctx context.Context, a LoginAttempt) (Session, error) {
-	if wait := s.limit.wait(a.RemoteAddr, a.Name); wait > 0 {
-		s.record(ctx, Entry{Action: "login.throttled", Target: a.Name, Status: 429, RemoteAddr: a.RemoteAddr, RequestID: a.RequestID})
-		return Session{}, &apperr.Error{Kind: apperr.KindTooManyRequests, Detail: fmt.Sprintf("Too many failed sign-ins: try again in %d s", int(wait.Seconds()+1))}
+	if len(a.Name) > MaxLoginName {
+		return Session{}, apperr.Invalid("User name too long: at most %d bytes", MaxLoginName)
+	}
+	if wait, audit := s.limit.take(a.RemoteAddr, a.Name, s.now()); wait > 0 {
+		if audit {
+			s.record(ctx, Entry{Action: "login.throttled", Target: a.Name, Status: 429, RemoteAddr: a.RemoteAddr, RequestID: a.RequestID})
+		}
+		secs := int(wait.Seconds()) + 1
+		return Session{}, &apperr.Error{Kind: apperr.KindTooManyRequests, Detail: fmt.Sprintf("Too many failed sign-ins: try again in %d s", secs), RetryAfter: time.Duration(secs) * time.Second}
 	}
 	u, err := s.st.GetUser(ctx, s.st.Pool, a.Name)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.limit.giveBack(a.RemoteAddr, a.Name)
 		return Session{}, wrap(err, "sign in")
 	}
 	hash := dummyHash()
 	if err == nil {
 		hash = u.PasswordHash
 	}
-	if !passwordMatches(hash, a.Password) || err != nil || u.DisabledAt != nil {
-		s.limit.failed(a.RemoteAddr, a.Name)
+	match, gerr := s.argon.matches(ctx, hash, a.Password)
+	if gerr != nil { // not checked: it does not count
+		s.limit.giveBack(a.RemoteAddr, a.Name)
+		return Session{}, gerr
+	}
+	if !match || err != nil || u.DisabledAt != nil {
 		s.record(ctx, Entry{Action: "login.failed", Target: a.Name, Status: 401, RemoteAddr: a.RemoteAddr, RequestID: a.RequestID})
 		return Session{}, apperr.Unauthenticated("Wrong user name or password")
 	}
+	s.limit.giveBack(a.RemoteAddr, a.Name)
 	secret, hashed := newSecret("")
 	csrf, _ := newSecret("")
 	expires := s.now().Add(s.sessionTTL)
@@ -289,13 +313,17 @@ type NewToken struct {
 }
 
 // CreateToken makes an API token for a user and returns its secret, which is not stored
-// and cannot be shown again.
+// and cannot be shown again. A token made with an API token (by.Via is ViaToken) may do no
+// more and last no longer than the token it was made with: a 403 otherwise.
 func (s *Service) CreateToken(ctx context.Context, by Identity, n NewToken) (string, Token, error) {
 	if n.TTL < 0 {
 		return "", Token{}, apperr.Invalid("A token's lifetime must be positive")
 	}
 	if len(n.Name) > 100 {
 		return "", Token{}, apperr.Invalid("Token name too long: at most 100 characters")
+	}
+	if err := s.withinToken(ctx, by, n); err != nil {
+		return "", Token{}, err
 	}
 	u, err := s.st.GetUser(ctx, s.st.Pool, n.User)
 	if errors.Is(err, store.ErrNotFound) {
@@ -318,6 +346,36 @@ func (s *Service) CreateToken(ctx context.Context, by Identity, n NewToken) (str
 		return "", Token{}, wrap(err, "create token")
 	}
 	return secret, tokenOf(row), nil
+}
+
+// withinToken refuses a token that would outlive or outdo the API token it is made with,
+// so that a short-lived or narrowed token given to a script cannot mint itself a lasting
+// or wider one. (A token acts with its user's role, and only an admin may make tokens for
+// others, so the role cannot grow.)
+func (s *Service) withinToken(ctx context.Context, by Identity, n NewToken) error {
+	if by.Via != ViaToken {
+		return nil
+	}
+	if by.ReadOnly && !n.ReadOnly {
+		return apperr.Forbidden("Forbidden: a read-only API token can only create read-only tokens")
+	}
+	if by.Metrics && !n.Metrics {
+		return apperr.Forbidden("Forbidden: a metrics token can only create metrics tokens")
+	}
+	parent, err := s.st.GetToken(ctx, s.st.Pool, by.TokenID)
+	if err != nil {
+		return wrap(err, "read token %s", by.TokenID)
+	}
+	if parent.ExpiresAt == nil {
+		return nil
+	}
+	now := s.now()
+	if n.TTL == 0 || now.Add(n.TTL).After(*parent.ExpiresAt) {
+		left := max(parent.ExpiresAt.Sub(now).Truncate(time.Second), 0)
+		return apperr.Forbidden("Forbidden: this API token expires at %s, and a token it creates must expire no later: give expires_in of at most %s, or create it signed in",
+			parent.ExpiresAt.UTC().Format(time.RFC3339), left)
+	}
+	return nil
 }
 
 // Tokens lists a user's tokens, or everyone's for user "", newest first.

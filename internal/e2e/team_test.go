@@ -16,6 +16,10 @@ import (
 	"github.com/backtestd/backtestd/internal/store"
 )
 
+// teamPasswords are the test users' passwords (long enough, not containing the name,
+// not common: see auth.checkPassword).
+var teamPasswords = map[string]string{"root": "tiger-lily-9041", "alice": "blue-heron-2718", "vic": "quiet-maple-3141"}
+
 // TestTeamInBrowser: a team deployment in Chromium. The page sends a stranger to sign in;
 // a researcher signs in, creates a strategy and runs it; a viewer sees everything but is
 // refused a change, with the service's reason on the page.
@@ -32,7 +36,7 @@ func TestTeamInBrowser(t *testing.T) {
 		name string
 		role auth.Role
 	}{{"root", auth.RoleAdmin}, {"alice", auth.RoleResearcher}, {"vic", auth.RoleViewer}} {
-		if _, err := a.AddUser(ctx, u.name, u.role, u.name+"-password"); err != nil {
+		if _, err := a.AddUser(ctx, u.name, u.role, teamPasswords[u.name]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -68,7 +72,7 @@ func TestTeamInBrowser(t *testing.T) {
 		return chromedp.Tasks{
 			chromedp.WaitVisible(`form[aria-labelledby="login-title"] input[name="username"]`),
 			chromedp.SetValue(`input[name="username"]`, name),
-			chromedp.SetValue(`input[name="password"]`, name+"-password"),
+			chromedp.SetValue(`input[name="password"]`, teamPasswords[name]),
 			chromedp.Click(`form[aria-labelledby="login-title"] button[type="submit"]`),
 			chromedp.WaitVisible(`#who-user`),
 		}

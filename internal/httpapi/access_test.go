@@ -17,6 +17,10 @@ import (
 	"github.com/backtestd/backtestd/internal/auth"
 )
 
+// teamPasswords are the test users' passwords (long enough, not containing the name, not
+// common: see auth.checkPassword); root's is AccountsForTest's.
+var teamPasswords = map[string]string{"root": "tiger-lily-9041", "alice": "blue-heron-2718", "vic": "quiet-maple-3141"}
+
 // teamEnv is the task environment with accounts on: root (admin, owns str_1 and task_1),
 // alice (researcher), vic (viewer), each with an API token, a read-only token of root and a
 // metrics token of vic.
@@ -39,7 +43,7 @@ func newTeamEnv(t *testing.T) *teamEnv {
 		name string
 		role auth.Role
 	}{{"alice", auth.RoleResearcher}, {"vic", auth.RoleViewer}} {
-		if _, err := e.auth.AddUser(ctx, u.name, u.role, u.name+"-password"); err != nil {
+		if _, err := e.auth.AddUser(ctx, u.name, u.role, teamPasswords[u.name]); err != nil {
 			t.Fatal(err)
 		}
 		secret, _, err := e.auth.CreateToken(ctx, auth.Identity{}, auth.NewToken{User: u.name})
@@ -219,7 +223,7 @@ func TestSessionSignInCSRFAndSignOut(t *testing.T) {
 	if s, body := send("POST", "/api/auth/login", `{"name":"nobody","password":"wrong-password"}`, ""); s != 401 || body["detail"] != "Wrong user name or password" {
 		t.Fatalf("unknown user: %d %v (must not differ from a wrong password)", s, body)
 	}
-	s, me := send("POST", "/api/auth/login", `{"name":"alice","password":"alice-password"}`, "")
+	s, me := send("POST", "/api/auth/login", `{"name":"alice","password":"blue-heron-2718"}`, "")
 	if s != 200 || me["user"] != "alice" || me["role"] != "researcher" || me["csrf_token"] == "" {
 		t.Fatalf("sign-in: %d %v", s, me)
 	}
@@ -268,7 +272,7 @@ func TestSessionSignInCSRFAndSignOut(t *testing.T) {
 	}
 
 	// An expired session is refused.
-	if s, _ := send("POST", "/api/auth/login", `{"name":"alice","password":"alice-password"}`, ""); s != 200 {
+	if s, _ := send("POST", "/api/auth/login", `{"name":"alice","password":"blue-heron-2718"}`, ""); s != 200 {
 		t.Fatal("second sign-in failed")
 	}
 	if _, err := e.st.Pool.Exec(context.Background(), `UPDATE sessions SET expires_at = now() - interval '1 second'`); err != nil {
@@ -368,7 +372,7 @@ func TestLoginRateLimit(t *testing.T) {
 			t.Fatalf("attempt %d: %d, want %d (all: %v)", i+1, s, want, got)
 		}
 	}
-	if s, _ := e.as(t, "", "POST", "/api/auth/login", `{"name":"vic","password":"viewer-password"}`); s != 429 {
+	if s, _ := e.as(t, "", "POST", "/api/auth/login", `{"name":"vic","password":"quiet-maple-3141"}`); s != 429 {
 		t.Errorf("right password while throttled: %d, want 429", s)
 	}
 }

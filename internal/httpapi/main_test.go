@@ -24,7 +24,7 @@ func AccountsForTest(t testing.TB, st *store.Store) (*auth.Service, string) {
 	t.Helper()
 	a := auth.NewService(st, 0)
 	ctx := context.Background()
-	if _, err := a.AddUser(ctx, "root", auth.RoleAdmin, "root-password"); err != nil {
+	if _, err := a.AddUser(ctx, "root", auth.RoleAdmin, "tiger-lily-9041"); err != nil {
 		t.Fatal(err)
 	}
 	secret, _, err := a.CreateToken(ctx, auth.Identity{}, auth.NewToken{User: "root", Name: "tests"})

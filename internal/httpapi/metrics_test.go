@@ -166,7 +166,7 @@ func BenchmarkAuthCost(b *testing.B) {
 		b.Fatal(err)
 	}
 	accounts, token := AccountsForTest(b, st)
-	sess, err := accounts.Login(context.Background(), auth.LoginAttempt{Name: "root", Password: "root-password", RemoteAddr: "bench"})
+	sess, err := accounts.Login(context.Background(), auth.LoginAttempt{Name: "root", Password: "tiger-lily-9041", RemoteAddr: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/backtestd/backtestd/internal/apperr"
@@ -56,6 +58,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e, isApp := apperr.As(err); isApp && e.Kind != apperr.KindInternal {
 		if e.Err != nil {
 			s.log.DebugContext(r.Context(), "request refused", "method", r.Method, "path", r.URL.Path, "detail", e.Detail, "cause", e.Err)
+		}
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 		}
 		if len(e.Lines) > 0 {
 			writeJSON(w, statusOf[e.Kind], map[string]any{"detail": e.Detail, "errors": e.Lines})

@@ -194,6 +194,11 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 		return nil
 	}
+	if s.auth != nil { // the process's gauges are for whoever may read the metrics
+		if err := auth.Metrics.Check(identity(r), false); err != nil {
+			return err
+		}
+	}
 	writeJSON(w, http.StatusOK, s.runtimeDetail())
 	return nil
 }

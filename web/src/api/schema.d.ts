@@ -579,9 +579,13 @@ export interface paths {
      * Sign in (the page); sets the session cookie
      * @description Checks a user's name and password and opens a session: the answer sets the
      * `backtestd_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and carries the
-     * `csrf_token` that writes made with the cookie must send in `X-CSRF-Token`. Failed
-     * sign-ins are recorded in the audit log; after 10 failures from one address or for one
-     * name, one more attempt is allowed every 30 s (429 until then).
+     * `csrf_token` that writes made with the cookie must send in `X-CSRF-Token`. A name over
+     * 200 bytes is a 400 before anything else. Every attempt is charged to its address and
+     * name before the password is checked (a success gives it back): after 10, one more is
+     * allowed every 30 s, and the rest get 429 with `Retry-After`. Failed sign-ins are
+     * recorded in the audit log, refused ones once per address or name every 5 minutes.
+     * Passwords are checked a few at a time; beyond 256 waiting the answer is 503 with
+     * `Retry-After`.
      */
     post: operations["login"];
   };
@@ -609,7 +613,10 @@ export interface paths {
   "/api/tokens": {
     /** List API tokens (the caller's; admins anyone's) */
     get: operations["listTokens"];
-    /** Create an API token; its secret is shown this once */
+    /**
+     * Create an API token; its secret is shown this once
+     * @description A token made with an API token must expire no later, and do no more (read-only, metrics-only), than that token (403 otherwise, saying how long it may last).
+     */
     post: operations["createToken"];
   };
   "/api/tokens/{id}": {
@@ -1568,6 +1575,12 @@ export interface operations {
   };
   /** Health check (includes the database) */
   health: {
+    parameters: {
+      query?: {
+        /** @description Any value: add the process's gauges (memory, goroutines, connections, open files). With accounts on, for admins and metrics tokens only (401 anonymously, 403 for other roles). */
+        detail?: string;
+      };
+    };
     responses: {
       /** @description The service and its database are reachable. */
       200: {
@@ -1578,6 +1591,8 @@ export interface operations {
           };
         };
       };
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
       /** @description The database is unreachable. */
       503: {
         content: {
@@ -2920,9 +2935,13 @@ export interface operations {
    * Sign in (the page); sets the session cookie
    * @description Checks a user's name and password and opens a session: the answer sets the
    * `backtestd_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and carries the
-   * `csrf_token` that writes made with the cookie must send in `X-CSRF-Token`. Failed
-   * sign-ins are recorded in the audit log; after 10 failures from one address or for one
-   * name, one more attempt is allowed every 30 s (429 until then).
+   * `csrf_token` that writes made with the cookie must send in `X-CSRF-Token`. A name over
+   * 200 bytes is a 400 before anything else. Every attempt is charged to its address and
+   * name before the password is checked (a success gives it back): after 10, one more is
+   * allowed every 30 s, and the rest get 429 with `Retry-After`. Failed sign-ins are
+   * recorded in the audit log, refused ones once per address or name every 5 minutes.
+   * Passwords are checked a few at a time; beyond 256 waiting the answer is 503 with
+   * `Retry-After`.
    */
   login: {
     requestBody: {
@@ -2941,10 +2960,17 @@ export interface operations {
           "application/json": components["schemas"]["Me"];
         };
       };
+      400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthenticated"];
       409: components["responses"]["Conflict"];
       422: components["responses"]["Unprocessable"];
       429: components["responses"]["TooManyRequests"];
+      /** @description Too many sign-ins waiting for a password check; `Retry-After` says when to try again. */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   /** Sign out (ends the session and clears its cookie) */
@@ -2990,7 +3016,10 @@ export interface operations {
         "application/json": {
           name: string;
           role: components["schemas"]["Role"];
-          /** Format: password */
+          /**
+           * Format: password
+           * @description At least 10 characters, not containing the user's name, not one of the 10,000 most common passwords (400 otherwise).
+           */
           password: string;
         };
       };
@@ -3023,7 +3052,10 @@ export interface operations {
         "application/json": {
           role?: components["schemas"]["Role"];
           disabled?: boolean;
-          /** Format: password */
+          /**
+           * Format: password
+           * @description At least 10 characters, not containing the user's name, not one of the 10,000 most common passwords (400 otherwise).
+           */
           password?: string;
         };
       };
@@ -3061,7 +3093,10 @@ export interface operations {
       403: components["responses"]["Forbidden"];
     };
   };
-  /** Create an API token; its secret is shown this once */
+  /**
+   * Create an API token; its secret is shown this once
+   * @description A token made with an API token must expire no later, and do no more (read-only, metrics-only), than that token (403 otherwise, saying how long it may last).
+   */
   createToken: {
     requestBody: {
       content: {
