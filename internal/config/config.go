@@ -178,6 +178,11 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	c.CORSOrigins = split(cors, ",")
 	c.AllowedHosts = split(hosts, ",")
+	for _, h := range c.AllowedHosts {
+		if strings.ContainsAny(h, "/@ ") {
+			return c, fs, fmt.Errorf("allowed-hosts: want host names such as bt.example.com (no scheme or path), got %q", h)
+		}
+	}
 	c.StrategyDirs = split(dirs, ":")
 	return c, fs, nil
 }

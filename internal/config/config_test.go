@@ -41,7 +41,7 @@ func TestLoad(t *testing.T) {
 			tt.check(t, c)
 		})
 	}
-	for _, bad := range [][]string{{"-workers", "x"}, {"-log-level", "loud"}, {"-run-timeout", "soon"}, {"-sample-data", "maybe"}, {"-cpu-slots", "-2"}, {"-rescue-after", "soon"}} {
+	for _, bad := range [][]string{{"-workers", "x"}, {"-log-level", "loud"}, {"-run-timeout", "soon"}, {"-sample-data", "maybe"}, {"-cpu-slots", "-2"}, {"-rescue-after", "soon"}, {"-allowed-hosts", "https://bt.example.com"}, {"-allowed-hosts", "bt.example.com/ui"}} {
 		if _, _, err := Load("serve", bad, getenv); err == nil {
 			t.Errorf("Load(%v) accepted bad input", bad)
 		}
