@@ -136,11 +136,15 @@ func TestCORS(t *testing.T) {
 		{[]string{"http://ok.example"}, true, "http://ok.example", "http://ok.example", true},
 		{[]string{"http://ok.example"}, true, "http://evil.example", "", false},
 	} {
-		deps := Deps{Store: st, Logger: quietLogger()}
+		var logged strings.Builder
+		deps := Deps{Store: st, Logger: slog.New(slog.NewTextHandler(&logged, nil))}
 		if tt.accounts {
 			deps.Auth = accounts
 		}
 		srv := httptest.NewServer(New(Config{CORSOrigins: tt.origins}, deps))
+		if warned := strings.Contains(logged.String(), "level=WARN msg=\"CORS_ORIGINS=*"); warned != (tt.allowOrigin == "*") {
+			t.Errorf("origins %v, accounts %v: warned %v at start, want a warning exactly for any origin; log: %s", tt.origins, tt.accounts, warned, logged.String())
+		}
 		for _, c := range []struct{ method, path, preflight string }{
 			{"GET", "/health", ""},
 			{"OPTIONS", "/health", "GET"},
