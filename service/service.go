@@ -247,6 +247,7 @@ func apiConfig(cfg config.Config) httpapi.Config {
 	return httpapi.Config{
 		BasePath:          cfg.BasePath,
 		CORSOrigins:       cfg.CORSOrigins,
+		AllowedHosts:      cfg.AllowedHosts,
 		WSMaxConns:        cfg.WSMaxConns,
 		WSMaxConnsPerAddr: cfg.WSMaxConnsPerAddr,
 		WSMsgRate:         cfg.WSMsgRate,

@@ -56,11 +56,26 @@ WHERE id = @id AND deleted_at IS NOT NULL
 RETURNING *;
 
 -- name: ListStrategyVersions :many
--- Versions newest first, without their code.
-SELECT strategy_id, version, name, description, class_name, params, origin, content_hash, created_at, created_by
-FROM strategy_versions
-WHERE strategy_id = @strategy_id
-ORDER BY version DESC;
+-- The readable versions newest first, without their code: all of a live strategy's; of a
+-- deleted one, those a task or a study still refers to. None: no such strategy to read.
+SELECT v.strategy_id, v.version, v.name, v.description, v.class_name, v.params, v.origin, v.content_hash, v.created_at, v.created_by
+FROM strategy_versions v
+JOIN strategies s ON s.id = v.strategy_id
+WHERE v.strategy_id = @strategy_id
+  AND (s.deleted_at IS NULL
+       OR EXISTS (SELECT 1 FROM tasks t WHERE t.strategy_id = v.strategy_id AND t.strategy_version = v.version)
+       OR EXISTS (SELECT 1 FROM studies u WHERE u.strategy_id = v.strategy_id AND u.strategy_version = v.version))
+ORDER BY v.version DESC;
+
+-- name: GetReadableStrategyVersion :one
+-- One version with its code, when readable as ListStrategyVersions says.
+SELECT v.*
+FROM strategy_versions v
+JOIN strategies s ON s.id = v.strategy_id
+WHERE v.strategy_id = @strategy_id AND v.version = @version
+  AND (s.deleted_at IS NULL
+       OR EXISTS (SELECT 1 FROM tasks t WHERE t.strategy_id = v.strategy_id AND t.strategy_version = v.version)
+       OR EXISTS (SELECT 1 FROM studies u WHERE u.strategy_id = v.strategy_id AND u.strategy_version = v.version));
 
 -- name: GetStrategyVersion :one
 -- One version, also of a deleted strategy (tasks and results refer to versions).

@@ -23,7 +23,10 @@ type Config struct {
 	MetricsListen string
 	BasePath      string   // BASE_PATH
 	Workers       int      // WORKERS: concurrent backtests per process; 0 disables workers in serve
-	CORSOrigins   []string // CORS_ORIGINS, comma-separated; empty or "*" allows any origin without credentials (refused with accounts on)
+	CORSOrigins   []string // CORS_ORIGINS, comma-separated; empty: no other origin; "*": any, without credentials (refused with accounts on)
+	// AllowedHosts (ALLOWED_HOSTS, comma-separated) are the Host names served besides
+	// loopback ones: always checked without accounts, with accounts only when set; "*": any.
+	AllowedHosts []string
 	// Auth (AUTH) is auto, on or off: whether requests need a user (see AccountsOn).
 	Auth       string
 	SessionTTL time.Duration // SESSION_TTL: how long a sign-in lasts
@@ -69,6 +72,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	var (
 		c                             Config
 		cors, dirs, level, sample, to string
+		hosts                         string
 		workers, mem, rescue, slots   string
 		warm, logLines, logMB, grace  string
 		hdrTO, readTO, idleTO, hdrMax string
@@ -85,7 +89,8 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	fs.StringVar(&c.BasePath, "base-path", env("BASE_PATH", ""), "serve the API under this path prefix")
 	fs.StringVar(&workers, "workers", env("WORKERS", "10"), "concurrent backtests in this process (0: none)")
-	fs.StringVar(&cors, "cors-origins", env("CORS_ORIGINS", ""), "origins other web pages may call the API from, comma-separated (empty or *: any, without credentials; with accounts on, only listed ones)")
+	fs.StringVar(&cors, "cors-origins", env("CORS_ORIGINS", ""), "origins other web pages may call the API from, comma-separated (empty: none; *: any, without credentials, refused with accounts on)")
+	fs.StringVar(&hosts, "allowed-hosts", env("ALLOWED_HOSTS", ""), "Host names served besides localhost and loopback addresses, comma-separated, e.g. the name a reverse proxy forwards (*: any); checked without accounts, and with accounts when set")
 	fs.StringVar(&c.Auth, "auth", env("AUTH", "auto"), "accounts: auto (on when users exist or listening beyond loopback), on, or off (no sign-in: only for one user on a trusted machine)")
 	fs.StringVar(&userMax, "user-max-running", env("USER_MAX_RUNNING", "auto"), "backtests of one user running at once over all workers (auto: half of -workers, at least 1; 0: no limit); the rest wait while others' run")
 	fs.StringVar(&sessionTTL, "session-ttl", env("SESSION_TTL", "12h"), "how long a sign-in to the page lasts")
@@ -172,6 +177,12 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		return c, fs, fmt.Errorf("log-level: want debug, info, warn or error, got %q", level)
 	}
 	c.CORSOrigins = split(cors, ",")
+	c.AllowedHosts = split(hosts, ",")
+	for _, h := range c.AllowedHosts {
+		if strings.ContainsAny(h, "/@ ") {
+			return c, fs, fmt.Errorf("allowed-hosts: want host names such as bt.example.com (no scheme or path), got %q", h)
+		}
+	}
 	c.StrategyDirs = split(dirs, ":")
 	return c, fs, nil
 }

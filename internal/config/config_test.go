@@ -8,7 +8,7 @@ import (
 
 func TestLoad(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{"WORKERS": "4", "STRATEGY_DIRS": "a:b:", "LOG_LEVEL": "debug", "CORS_ORIGINS": "http://x, http://y"}
+	env := map[string]string{"WORKERS": "4", "STRATEGY_DIRS": "a:b:", "LOG_LEVEL": "debug", "CORS_ORIGINS": "http://x, http://y", "ALLOWED_HOSTS": "bt.example.com, bt.internal"}
 	getenv := func(k string) string { return env[k] }
 	tests := []struct {
 		name  string
@@ -18,6 +18,9 @@ func TestLoad(t *testing.T) {
 		{"env values", nil, func(t *testing.T, c Config) {
 			if c.Workers != 4 || len(c.StrategyDirs) != 2 || c.LogLevel != slog.LevelDebug || c.CORSOrigins[1] != "http://y" {
 				t.Errorf("got %+v", c)
+			}
+			if len(c.AllowedHosts) != 2 || c.AllowedHosts[1] != "bt.internal" {
+				t.Errorf("ALLOWED_HOSTS: %q", c.AllowedHosts)
 			}
 			if c.Listen != "127.0.0.1:8080" || c.Auth != "auto" || c.SessionTTL != 12*time.Hour || c.RunTimeout != 10*time.Minute || !c.SampleData || c.CPUSlots != -1 || c.RescueAfter != 0 {
 				t.Errorf("defaults not applied: %+v", c)
@@ -38,7 +41,7 @@ func TestLoad(t *testing.T) {
 			tt.check(t, c)
 		})
 	}
-	for _, bad := range [][]string{{"-workers", "x"}, {"-log-level", "loud"}, {"-run-timeout", "soon"}, {"-sample-data", "maybe"}, {"-cpu-slots", "-2"}, {"-rescue-after", "soon"}} {
+	for _, bad := range [][]string{{"-workers", "x"}, {"-log-level", "loud"}, {"-run-timeout", "soon"}, {"-sample-data", "maybe"}, {"-cpu-slots", "-2"}, {"-rescue-after", "soon"}, {"-allowed-hosts", "https://bt.example.com"}, {"-allowed-hosts", "bt.example.com/ui"}} {
 		if _, _, err := Load("serve", bad, getenv); err == nil {
 			t.Errorf("Load(%v) accepted bad input", bad)
 		}

@@ -18,7 +18,7 @@ import (
 
 // newBrowser starts headless Chromium at width×height with a profile folder of its own and
 // collects the page's console errors and uncaught exceptions.
-func newBrowser(t *testing.T, chromium string, width, height int, within time.Duration) (context.Context, *browserErrors) {
+func newBrowser(t *testing.T, chromium string, width, height int, within time.Duration, extra ...chromedp.ExecAllocatorOption) (context.Context, *browserErrors) {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.DisableGPU,
@@ -26,6 +26,7 @@ func newBrowser(t *testing.T, chromium string, width, height int, within time.Du
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-background-networking", true),
 	)
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, within)

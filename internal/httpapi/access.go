@@ -116,11 +116,20 @@ func checkRoutes(r chi.Routes) {
 	}
 }
 
-// accessOf finds the rule of the route r will reach.
+// accessOf finds the rule of the route r will reach. It looks the route up by the path chi
+// routes by: the raw (still escaped) path when the request has one, so that
+// /api/data/builtin/AC%2FME/bars finds the route it reaches, not whatever its decoded form
+// (/api/data/builtin/AC/ME/bars) would.
 func accessOf(mux *chi.Mux, r *http.Request) access {
 	path := r.URL.Path
+	if r.URL.RawPath != "" {
+		path = r.URL.RawPath
+	}
 	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePath != "" {
 		path = rc.RoutePath // under a BasePath mount: the path within this router
+	}
+	if path == "" {
+		path = "/"
 	}
 	pattern := mux.Find(chi.NewRouteContext(), r.Method, path)
 	if pattern == "" {

@@ -165,15 +165,26 @@ func TestRouteAccessByRole(t *testing.T) {
 	for _, r := range all {
 		a := routeAccess[r.method+" "+r.pattern]
 		for _, c := range []struct {
-			who   string
-			slash bool // the path as the pattern has it, with a trailing slash where it has one
-		}{{"", false}, {"", true}, {"viewer", false}, {"viewer", true}, {"researcher", false}, {"researcher", true}, {"read-only admin", false}, {"metrics", false}, {"admin", false}} {
+			who     string
+			slash   bool // the path as the pattern has it, with a trailing slash where it has one
+			escaped bool // a data source and symbol with an escaped slash (AC%2FME), which chi routes as one segment
+		}{{"", false, false}, {"", true, false}, {"viewer", false, false}, {"viewer", true, false}, {"viewer", false, true}, {"researcher", false, false}, {"researcher", true, false}, {"researcher", false, true}, {"read-only admin", false, false}, {"metrics", false, false}, {"admin", false, false}} {
 			who := c.who
+			if c.escaped && !strings.Contains(r.pattern, "{symbol}") && !strings.Contains(r.pattern, "{source}") {
+				continue
+			}
 			body := ""
 			if r.method != "GET" && r.method != "HEAD" && r.method != "DELETE" {
 				body = "{}"
 			}
 			path := fill(r.pattern, who)
+			if c.escaped {
+				if strings.Contains(r.pattern, "{symbol}") {
+					path = strings.Replace(path, "/AAA", "/AC%2FME", 1)
+				} else {
+					path = strings.Replace(path, "/testsrc/", "/test%2Fsrc/", 1)
+				}
+			}
 			if c.slash && len(r.pattern) > 1 && strings.HasSuffix(r.pattern, "/") {
 				path += "/"
 			}

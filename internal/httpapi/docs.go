@@ -2,11 +2,14 @@ package httpapi
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"path"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -61,10 +64,16 @@ func (s *Server) mountDocs(r chi.Router) {
 		w.Header().Set("Cache-Control", "no-cache")
 		_, _ = w.Write(doc)
 	})
+	var page bytes.Buffer
+	if err := docsPage.Execute(&page, map[string]string{"Base": s.cfg.BasePath, "Spec": s.cfg.BasePath + "/openapi.yaml"}); err != nil {
+		panic(err) // the template and its data are fixed once the API is built
+	}
+	policy := docsPolicy(page.Bytes())
 	r.Get("/docs", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
-		_ = docsPage.Execute(w, map[string]string{"Base": s.cfg.BasePath, "Spec": s.cfg.BasePath + "/openapi.yaml"})
+		w.Header().Set("Content-Security-Policy", policy)
+		_, _ = w.Write(page.Bytes())
 	})
 	r.Get("/docs/", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, s.cfg.BasePath+"/docs", http.StatusMovedPermanently)
@@ -78,4 +87,13 @@ func (s *Server) mountDocs(r chi.Router) {
 		w.Header().Set("Cache-Control", "public, max-age=86400")
 		http.ServeFileFS(w, r, assets, name)
 	})
+}
+
+// docsPolicy is pagePolicy with the docs page's one inline script (Swagger UI's set-up,
+// which names the API document under the base path) allowed by its hash.
+func docsPolicy(page []byte) string {
+	_, rest, _ := bytes.Cut(page, []byte("<script>"))
+	script, _, _ := bytes.Cut(rest, []byte("</script>"))
+	sum := sha256.Sum256(script)
+	return strings.Replace(pagePolicy, "script-src 'self'", "script-src 'self' 'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'", 1)
 }

@@ -183,7 +183,7 @@ func BenchmarkAuthCost(b *testing.B) {
 		h := New(Config{}, c.deps)
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				req := httptest.NewRequest("GET", "/api/strategies/str_1", nil)
+				req := httptest.NewRequest("GET", "http://localhost/api/strategies/str_1", nil) // a Host the service answers
 				c.set(req)
 				rec := httptest.NewRecorder()
 				h.ServeHTTP(rec, req)

@@ -41,8 +41,11 @@ const DefaultMaxBody = 1 << 20
 // Config holds the API's settings.
 type Config struct {
 	BasePath    string   // e.g. "/backtests"; empty serves at the root
-	CORSOrigins []string // allowed origins; empty or "*" allows any (the spec's development default)
+	CORSOrigins []string // origins other pages may call from; empty: none; "*" (accounts off only): any, without credentials
 	MaxBody     int64    // request body limit in bytes; 0 means DefaultMaxBody
+
+	// AllowedHosts are the Host names served besides loopback ones (see hostGuard); "*": any.
+	AllowedHosts []string
 
 	// WebSocket limits (see ws.go). Zero means the Default* value; a negative cap or rate
 	// means no limit. The connection caps count this handler's open connections; the
@@ -143,7 +146,7 @@ func compression() func(http.Handler) http.Handler {
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(s.httpm.measure, withRequestID, s.recoverer, logRequests(s.log), s.cors(), refuseBadText, compression(), s.gate(r))
+	r.Use(s.httpm.measure, withRequestID, s.recoverer, logRequests(s.log), s.hostGuard(), s.cors(), securityHeaders, refuseBadText, compression(), s.gate(r))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})
@@ -239,11 +242,13 @@ func (s *Server) cors() func(http.Handler) http.Handler {
 	}
 	switch {
 	case anyOrigin(s.cfg.CORSOrigins) && s.auth == nil:
-		// The spec's development default: any origin may call, but never with credentials
-		// (a page elsewhere must not act with a user's cookies).
+		// CORS_ORIGINS=*: the reference's permissive development policy, but never with
+		// credentials (a page elsewhere must not act with a user's cookies).
+		s.log.Warn("CORS_ORIGINS=*: any web page the user visits may call this API (read strategy code, run and delete backtests); for development only")
 		opts.AllowedOrigins = []string{"*"}
-	case anyOrigin(s.cfg.CORSOrigins):
-		// With accounts, only listed origins (the service refuses "*" at start): none.
+	case len(s.cfg.CORSOrigins) == 0 || anyOrigin(s.cfg.CORSOrigins):
+		// None listed (with accounts the service refuses "*" at start): no cross-origin
+		// calls, so a page the user visits cannot read or change their work.
 		return func(h http.Handler) http.Handler { return h }
 	default:
 		opts.AllowedOrigins = s.cfg.CORSOrigins
@@ -252,9 +257,9 @@ func (s *Server) cors() func(http.Handler) http.Handler {
 	return cors.Handler(opts)
 }
 
-// anyOrigin says whether origins is CORS_ORIGINS's "any" (unset or "*").
+// anyOrigin says whether origins is CORS_ORIGINS's "any" ("*"; unset is none).
 func anyOrigin(origins []string) bool {
-	return len(origins) == 0 || (len(origins) == 1 && origins[0] == "*")
+	return len(origins) == 1 && origins[0] == "*"
 }
 
 // recoverer turns a panic into the spec's 500 envelope and logs it.

@@ -110,9 +110,11 @@ func TestHealthReportsUnreachableDatabase(t *testing.T) {
 	}
 }
 
-// TestCORS: by default any origin may call without credentials (the spec's development
-// policy without its flaw of lending a user's cookies to any page); credentials only for a
-// listed origin; with accounts and no list, no cross-origin calls at all.
+// TestCORS: by default no other origin may call (a page the user visits must not read or
+// delete their work): no Access-Control-Allow-Origin and failing write preflights.
+// CORS_ORIGINS=* without accounts restores the reference's any-origin policy, still
+// without credentials; a listed origin gets credentials; with accounts "*" is refused at
+// start (service) and unlisted origins get nothing.
 func TestCORS(t *testing.T) {
 	t.Parallel()
 	st := openStore(t, pgtest.NewDatabase(t))
@@ -121,10 +123,12 @@ func TestCORS(t *testing.T) {
 		origins     []string
 		accounts    bool
 		origin      string
-		allowOrigin string // the Access-Control-Allow-Origin answered
+		allowOrigin string // the Access-Control-Allow-Origin answered, to reads and write preflights
 		credentials bool
 	}{
-		{nil, false, "http://anywhere.example", "*", false},
+		{nil, false, "http://anywhere.example", "", false},
+		{nil, false, "null", "", false},
+		{[]string{"*"}, false, "http://anywhere.example", "*", false},
 		{[]string{"*"}, false, "null", "*", false},
 		{[]string{"http://ok.example"}, false, "http://ok.example", "http://ok.example", true},
 		{[]string{"http://ok.example"}, false, "http://evil.example", "", false},
@@ -132,24 +136,43 @@ func TestCORS(t *testing.T) {
 		{[]string{"http://ok.example"}, true, "http://ok.example", "http://ok.example", true},
 		{[]string{"http://ok.example"}, true, "http://evil.example", "", false},
 	} {
-		deps := Deps{Store: st, Logger: quietLogger()}
+		var logged strings.Builder
+		deps := Deps{Store: st, Logger: slog.New(slog.NewTextHandler(&logged, nil))}
 		if tt.accounts {
 			deps.Auth = accounts
 		}
 		srv := httptest.NewServer(New(Config{CORSOrigins: tt.origins}, deps))
-		req, _ := http.NewRequest("OPTIONS", srv.URL+"/health", nil)
-		req.Header.Set("Origin", tt.origin)
-		req.Header.Set("Access-Control-Request-Method", "GET")
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
+		if warned := strings.Contains(logged.String(), "level=WARN msg=\"CORS_ORIGINS=*"); warned != (tt.allowOrigin == "*") {
+			t.Errorf("origins %v, accounts %v: warned %v at start, want a warning exactly for any origin; log: %s", tt.origins, tt.accounts, warned, logged.String())
 		}
-		resp.Body.Close()
-		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tt.allowOrigin {
-			t.Errorf("origins %v, accounts %v, origin %s: Allow-Origin %q, want %q", tt.origins, tt.accounts, tt.origin, got, tt.allowOrigin)
-		}
-		if got := resp.Header.Get("Access-Control-Allow-Credentials") == "true"; got != tt.credentials {
-			t.Errorf("origins %v, accounts %v, origin %s: credentials %v, want %v", tt.origins, tt.accounts, tt.origin, got, tt.credentials)
+		for _, c := range []struct{ method, path, preflight string }{
+			{"GET", "/health", ""},
+			{"OPTIONS", "/health", "GET"},
+			{"OPTIONS", "/api/strategies/str_1", "DELETE"},
+			{"OPTIONS", "/api/backtests", "POST"},
+		} {
+			req, _ := http.NewRequest(c.method, srv.URL+c.path, nil)
+			req.Header.Set("Origin", tt.origin)
+			if c.preflight != "" {
+				req.Header.Set("Access-Control-Request-Method", c.preflight)
+				req.Header.Set("Access-Control-Request-Headers", "content-type")
+			}
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			what := fmt.Sprintf("origins %v, accounts %v, origin %s, %s %s %s", tt.origins, tt.accounts, tt.origin, c.method, c.preflight, c.path)
+			if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tt.allowOrigin {
+				t.Errorf("%s: Allow-Origin %q, want %q", what, got, tt.allowOrigin)
+			}
+			if got := resp.Header.Get("Access-Control-Allow-Credentials") == "true"; got != tt.credentials {
+				t.Errorf("%s: credentials %v, want %v", what, got, tt.credentials)
+			}
+			allowed := strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), c.preflight)
+			if c.preflight != "" && allowed != (tt.allowOrigin != "") {
+				t.Errorf("%s: preflight allows %q, want it allowed %v", what, resp.Header.Get("Access-Control-Allow-Methods"), tt.allowOrigin != "")
+			}
 		}
 		srv.Close()
 	}

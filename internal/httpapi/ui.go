@@ -56,6 +56,7 @@ func newUI(files fs.FS, basePath string) *ui {
 }
 
 func (u *ui) serve(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Security-Policy", pagePolicy)
 	name := strings.TrimPrefix(path.Clean("/"+chi.URLParam(r, "*")), "/")
 	if u.files != nil && name != "" && name != "index.html" {
 		if f, err := u.files.Open(name); err == nil {

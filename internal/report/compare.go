@@ -3,13 +3,13 @@ package report
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/csvsafe"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/results"
 )
@@ -187,7 +187,7 @@ func alignEquity(stored []*results.Stored) ComparedEquity {
 // `Equity (normalised)` label and the aligned curves.
 func (c *Comparison) CSV() string {
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	w := csvsafe.NewWriter(&b) // text cells that a spreadsheet would evaluate are written as text
 	head := []string{"metric"}
 	for _, t := range c.Tasks {
 		head = append(head, t.TaskID)

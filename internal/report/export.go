@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"html/template"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/csvsafe"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/results"
@@ -102,7 +102,7 @@ func (svc *Service) ExportCSV(ctx context.Context, taskID string) (string, error
 
 func csvText(s *results.Stored) string {
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	w := csvsafe.NewWriter(&b) // text cells that a spreadsheet would evaluate are written as text
 	b.WriteString(csvSummaryHeader + "\n")
 	for i, v := range s.Summary.Values() {
 		_ = w.Write([]string{results.SummaryKeys[i], num(v)})

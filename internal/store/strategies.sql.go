@@ -49,6 +49,41 @@ func (q *Queries) GetLiveStrategy(ctx context.Context, db DBTX, id string) (GetL
 	return i, err
 }
 
+const getReadableStrategyVersion = `-- name: GetReadableStrategyVersion :one
+SELECT v.strategy_id, v.version, v.name, v.description, v.code, v.class_name, v.params, v.origin, v.content_hash, v.created_at, v.created_by
+FROM strategy_versions v
+JOIN strategies s ON s.id = v.strategy_id
+WHERE v.strategy_id = $1 AND v.version = $2
+  AND (s.deleted_at IS NULL
+       OR EXISTS (SELECT 1 FROM tasks t WHERE t.strategy_id = v.strategy_id AND t.strategy_version = v.version)
+       OR EXISTS (SELECT 1 FROM studies u WHERE u.strategy_id = v.strategy_id AND u.strategy_version = v.version))
+`
+
+type GetReadableStrategyVersionParams struct {
+	StrategyID string `json:"strategy_id"`
+	Version    int32  `json:"version"`
+}
+
+// One version with its code, when readable as ListStrategyVersions says.
+func (q *Queries) GetReadableStrategyVersion(ctx context.Context, db DBTX, arg GetReadableStrategyVersionParams) (StrategyVersion, error) {
+	row := db.QueryRow(ctx, getReadableStrategyVersion, arg.StrategyID, arg.Version)
+	var i StrategyVersion
+	err := row.Scan(
+		&i.StrategyID,
+		&i.Version,
+		&i.Name,
+		&i.Description,
+		&i.Code,
+		&i.ClassName,
+		&i.Params,
+		&i.Origin,
+		&i.ContentHash,
+		&i.CreatedAt,
+		&i.CreatedBy,
+	)
+	return i, err
+}
+
 const getStrategyByOrigin = `-- name: GetStrategyByOrigin :one
 SELECT s.id, s.name, s.description, s.current_version, s.origin, s.created_at, s.updated_at, s.deleted_at, s.param_values, s.created_by, v.content_hash
 FROM strategies s
@@ -282,10 +317,14 @@ func (q *Queries) ListLiveStrategies(ctx context.Context, db DBTX) ([]ListLiveSt
 }
 
 const listStrategyVersions = `-- name: ListStrategyVersions :many
-SELECT strategy_id, version, name, description, class_name, params, origin, content_hash, created_at, created_by
-FROM strategy_versions
-WHERE strategy_id = $1
-ORDER BY version DESC
+SELECT v.strategy_id, v.version, v.name, v.description, v.class_name, v.params, v.origin, v.content_hash, v.created_at, v.created_by
+FROM strategy_versions v
+JOIN strategies s ON s.id = v.strategy_id
+WHERE v.strategy_id = $1
+  AND (s.deleted_at IS NULL
+       OR EXISTS (SELECT 1 FROM tasks t WHERE t.strategy_id = v.strategy_id AND t.strategy_version = v.version)
+       OR EXISTS (SELECT 1 FROM studies u WHERE u.strategy_id = v.strategy_id AND u.strategy_version = v.version))
+ORDER BY v.version DESC
 `
 
 type ListStrategyVersionsRow struct {
@@ -301,7 +340,8 @@ type ListStrategyVersionsRow struct {
 	CreatedBy   *string         `json:"created_by"`
 }
 
-// Versions newest first, without their code.
+// The readable versions newest first, without their code: all of a live strategy's; of a
+// deleted one, those a task or a study still refers to. None: no such strategy to read.
 func (q *Queries) ListStrategyVersions(ctx context.Context, db DBTX, strategyID string) ([]ListStrategyVersionsRow, error) {
 	rows, err := db.Query(ctx, listStrategyVersions, strategyID)
 	if err != nil {

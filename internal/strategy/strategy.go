@@ -405,14 +405,16 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// Versions lists the versions of a live strategy, newest first, without their code.
+// Versions lists the versions of strategy id, newest first, without their code: all of
+// a live strategy's, and of a deleted one those a task or study still refers to, so the
+// code behind a result stays readable. None is a 404 apperr, as for the strategy.
 func (s *Service) Versions(ctx context.Context, id string) ([]*Version, error) {
-	if _, err := s.Get(ctx, id); err != nil {
-		return nil, err
-	}
 	rows, err := s.store.ListStrategyVersions(ctx, s.store.Pool, id)
 	if err != nil {
 		return nil, fmt.Errorf("list versions of %s: %w", id, err)
+	}
+	if len(rows) == 0 {
+		return nil, NotFound(id)
 	}
 	out := make([]*Version, 0, len(rows))
 	for _, r := range rows {
@@ -428,16 +430,22 @@ func (s *Service) Versions(ctx context.Context, id string) ([]*Version, error) {
 	return out, nil
 }
 
-// Version returns version n of a live strategy, with its code.
+// Version returns version n of strategy id with its code, when Versions lists it; else a
+// 404 apperr (for the strategy when it has no readable version, else for the version).
 func (s *Service) Version(ctx context.Context, id string, n int) (*Version, error) {
-	if _, err := s.Get(ctx, id); err != nil {
-		return nil, err
+	if n >= 1 && n <= 1<<31-1 {
+		r, err := s.store.GetReadableStrategyVersion(ctx, s.store.Pool, store.GetReadableStrategyVersionParams{StrategyID: id, Version: int32(n)})
+		if err == nil {
+			return versionOf(r)
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("get version %d of %s: %w", n, id, err)
+		}
 	}
-	v, err := s.VersionOf(ctx, id, n)
-	if err != nil {
-		return nil, err
+	if _, err := s.Versions(ctx, id); err != nil {
+		return nil, err // the strategy itself is not there to read
 	}
-	return v, nil
+	return nil, apperr.NotFound("Strategy version not found: %s version %d", id, n)
 }
 
 // VersionOf returns version n of strategy id even when the strategy is deleted (tasks
@@ -453,9 +461,13 @@ func (s *Service) VersionOf(ctx context.Context, id string, n int) (*Version, er
 		}
 		return nil, fmt.Errorf("get version %d of %s: %w", n, id, err)
 	}
+	return versionOf(r)
+}
+
+func versionOf(r store.StrategyVersion) (*Version, error) {
 	params, err := decodeParams(r.Params)
 	if err != nil {
-		return nil, fmt.Errorf("version %d of %s: %w", n, id, err)
+		return nil, fmt.Errorf("version %d of %s: %w", r.Version, r.StrategyID, err)
 	}
 	return &Version{
 		StrategyID: r.StrategyID, Version: int(r.Version), Name: r.Name, Description: r.Description, Code: r.Code,
