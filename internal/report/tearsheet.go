@@ -43,7 +43,6 @@ type monthRow struct {
 
 type heatCell struct {
 	Text, Class string
-	Style       template.CSS // a background of our own making
 }
 
 type yearRow struct {
@@ -275,11 +274,9 @@ func periodTables(s *results.Stored) ([]monthRow, []yearRow) {
 		}
 		c := heatCell{Text: signed(v), Class: signClass(math.Round(v*100) / 100)}
 		if lim > 0 && c.Class != "" {
-			color := "239,83,80" // ColorUp
-			if v < 0 {
-				color = "38,166,154" // ColorDown
-			}
-			c.Style = template.CSS(fmt.Sprintf("background:rgba(%s,%.2f)", color, 0.08+0.5*math.Abs(v)/lim))
+			// four shades by size, as classes: a strict style-src allows the page's one <style>
+			// element but not style attributes
+			c.Class += fmt.Sprintf(" h%d", min(4, max(1, int(math.Ceil(4*math.Abs(v)/lim)))))
 		}
 		return c
 	}
@@ -394,6 +391,8 @@ thead{display:table-header-group}tr{break-inside:avoid}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;align-items:start}
 .stats td.l{color:var(--fg)}
 table.months td,table.months th{padding:3px 4px}
+td.pos.h1{background:rgba(239,83,80,.1)}td.pos.h2{background:rgba(239,83,80,.22)}td.pos.h3{background:rgba(239,83,80,.36)}td.pos.h4{background:rgba(239,83,80,.5)}
+td.neg.h1{background:rgba(38,166,154,.1)}td.neg.h2{background:rgba(38,166,154,.22)}td.neg.h3{background:rgba(38,166,154,.36)}td.neg.h4{background:rgba(38,166,154,.5)}
 td.changed{font-weight:600}
 footer{margin-top:24px;color:var(--muted);font-size:11px}
 @page{size:A4;margin:14mm 12mm}
@@ -435,7 +434,7 @@ footer{margin-top:24px;color:var(--muted);font-size:11px}
 <section>
 <h2>Monthly returns (%)</h2>
 <div class="scroll"><table class="months" id="monthly-returns"><thead><tr><th class="l">Year</th>{{range .Months}}<th>{{.}}</th>{{end}}<th>Year</th></tr></thead><tbody>
-{{range .Monthly}}<tr><th class="l">{{.Year}}</th>{{range .Cells}}<td class="{{.Class}}" style="{{.Style}}">{{.Text}}</td>{{end}}<td class="{{.Total.Class}}"><b>{{.Total.Text}}</b></td></tr>
+{{range .Monthly}}<tr><th class="l">{{.Year}}</th>{{range .Cells}}<td class="{{.Class}}">{{.Text}}</td>{{end}}<td class="{{.Total.Class}}"><b>{{.Total.Text}}</b></td></tr>
 {{end}}</tbody></table></div>
 <p class="muted">Each cell sums the returns per bar of the month (as the statistics' best and worst month do); blank: no bars.</p>
 <h2>Yearly returns</h2>
