@@ -1,10 +1,15 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/results"
 )
 
 func TestFormatConvention(t *testing.T) {
@@ -145,5 +150,55 @@ func TestParamText(t *testing.T) {
 		if got := paramText(tc.v, tc.typ); got != tc.want {
 			t.Errorf("paramText(%v, %s) = %q, want %q", tc.v, tc.typ, got, tc.want)
 		}
+	}
+}
+
+// TestTearsheetShapes renders reports of unusual results without a database: a portfolio (a
+// symbol column), a run without trades, and one of a single bar.
+func TestTearsheetShapes(t *testing.T) {
+	t.Parallel()
+	day := func(d int) time.Time { return time.Date(2024, 1, 2+d, 0, 0, 0, 0, time.UTC) }
+	equity := func(n int) []engine.EquityPoint {
+		out := make([]engine.EquityPoint, n)
+		for i := range out {
+			out[i] = engine.EquityPoint{Time: day(i), Value: 10000 + float64(i%7)*10, Drawdown: float64(i % 3)}
+		}
+		return out
+	}
+	closeAt := day(5)
+	portfolio := &results.Stored{TaskID: "task_p", Equity: equity(60),
+		Run: results.Run{StrategyName: "Pairs", StrategyID: "str_2", StrategyVersion: 3, Symbol: "ORCL", Symbols: []string{"ORCL", "NVDA"},
+			Timeframe: "1d", InitialCash: 10000, StrategyParams: json.RawMessage(`{"entry":2.5}`)},
+		Trades: []engine.Trade{{Symbol: "NVDA", OpenTime: day(1), CloseTime: &closeAt, Size: -10, EntryPrice: 20, ExitPrice: 19, PnLNet: 9.5, BarLen: 4}},
+		Executions: []engine.Execution{{Symbol: "NVDA", Time: day(1), Side: "sell", Size: -10, Price: 20}, {Symbol: "NVDA", Time: day(5), Side: "buy", Size: 10, Price: 19, PnL: 10}},
+	}
+	version := &results.StrategyVersion{Name: "Pairs", ClassName: "Pairs", ContentHash: "abc",
+		Params: json.RawMessage(`[{"name":"entry","default":2,"type":"float","description":"z-score to enter"},{"name":"period","default":30,"type":"int"}]`)}
+	tests := []struct {
+		name    string
+		s       *results.Stored
+		version *results.StrategyVersion
+		want    []string
+	}{
+		{"portfolio", portfolio, version, []string{"Pairs on ORCL, NVDA", `<th class="l">Symbol</th>`, `<td class="l">NVDA</td>`, "Short",
+			`data-key="entry">2.5</td><td class="l">2.0</td>`, `data-key="period">30</td>`, "z-score to enter", `<td class="pos">9.50</td>`, "4 bars"}},
+		{"no trades", &results.Stored{TaskID: "task_n", Equity: equity(30), Run: results.Run{StrategyName: "Idle", Symbol: "X", Timeframe: "1d", InitialCash: 10000}},
+			nil, []string{"No trades.", "No executions.", "The strategy has no parameters.", "<svg"}},
+		{"one bar", &results.Stored{TaskID: "task_1", Equity: equity(1), Run: results.Run{StrategyName: "Short", Symbol: "X", Timeframe: "1d"}},
+			nil, []string{"No data.", "No trades."}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			page, err := html(tc.s, engine.Statistics{}, nil, tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("report lacks %q", w)
+				}
+			}
+		})
 	}
 }
