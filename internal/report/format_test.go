@@ -169,7 +169,7 @@ func TestTearsheetShapes(t *testing.T) {
 	portfolio := &results.Stored{TaskID: "task_p", Equity: equity(60),
 		Run: results.Run{StrategyName: "Pairs", StrategyID: "str_2", StrategyVersion: 3, Symbol: "ORCL", Symbols: []string{"ORCL", "NVDA"},
 			Timeframe: "1d", InitialCash: 10000, StrategyParams: json.RawMessage(`{"entry":2.5}`)},
-		Trades: []engine.Trade{{Symbol: "NVDA", OpenTime: day(1), CloseTime: &closeAt, Size: -10, EntryPrice: 20, ExitPrice: 19, PnLNet: 9.5, BarLen: 4}},
+		Trades:     []engine.Trade{{Symbol: "NVDA", OpenTime: day(1), CloseTime: &closeAt, Size: -10, EntryPrice: 20, ExitPrice: 19, PnLNet: 9.5, BarLen: 4}},
 		Executions: []engine.Execution{{Symbol: "NVDA", Time: day(1), Side: "sell", Size: -10, Price: 20}, {Symbol: "NVDA", Time: day(5), Side: "buy", Size: 10, Price: 19, PnL: 10}},
 	}
 	version := &results.StrategyVersion{Name: "Pairs", ClassName: "Pairs", ContentHash: "abc",
