@@ -195,7 +195,11 @@ func compile(code string) (*goja.Program, paramLiterals, *LoadError) {
 		msg, line, col := jsErrorInfo(err)
 		return nil, nil, loadFailed(msg, line, col)
 	}
-	return prg, scanParamLiterals(ast), nil
+	var lits paramLiterals
+	if strings.Contains(code, "params") { // no declaration to read otherwise
+		lits = scanParamLiterals(ast)
+	}
+	return prg, lits, nil
 }
 
 // loadStrategy runs code in rt and returns the strategy class and its info; compiled, when
