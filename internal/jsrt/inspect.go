@@ -170,31 +170,36 @@ func classCandidates(code string) []classCandidate {
 type Compiled struct {
 	code string
 	prg  *goja.Program
+	lits paramLiterals // the number literals of its params declarations, for their types
 	lerr *LoadError
 }
 
 // Compile parses and compiles code for runs given it as RunConfig.Compiled; a syntax
 // error is reported by each run, as without it.
 func Compile(code string) *Compiled {
-	prg, lerr := compile(code)
-	return &Compiled{code: code, prg: prg, lerr: lerr}
+	prg, lits, lerr := compile(code)
+	return &Compiled{code: code, prg: prg, lits: lits, lerr: lerr}
 }
 
-func compile(code string) (*goja.Program, *LoadError) {
+func compile(code string) (*goja.Program, paramLiterals, *LoadError) {
 	ast, err := parser.ParseFile(nil, scriptName, code, 0)
 	if err != nil {
 		var el parser.ErrorList
 		if errors.As(err, &el) && len(el) > 0 {
-			return nil, loadFailed("SyntaxError: "+el[0].Message, el[0].Position.Line, el[0].Position.Column)
+			return nil, nil, loadFailed("SyntaxError: "+el[0].Message, el[0].Position.Line, el[0].Position.Column)
 		}
-		return nil, loadFailed("SyntaxError: "+err.Error(), 0, 0)
+		return nil, nil, loadFailed("SyntaxError: "+err.Error(), 0, 0)
 	}
 	prg, err := goja.CompileAST(ast, false)
 	if err != nil {
 		msg, line, col := jsErrorInfo(err)
-		return nil, loadFailed(msg, line, col)
+		return nil, nil, loadFailed(msg, line, col)
 	}
-	return prg, nil
+	var lits paramLiterals
+	if strings.Contains(code, "params") { // no declaration to read otherwise
+		lits = scanParamLiterals(ast)
+	}
+	return prg, lits, nil
 }
 
 // loadStrategy runs code in rt and returns the strategy class and its info; compiled, when
@@ -275,7 +280,7 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, compiled *Compiled, b
 	info = &StrategyInfo{ClassName: name}
 	doc := docComment(code, chosen.pos)
 	info.Description = firstDocLine(doc)
-	params, perr := extractParams(rt, cls, doc)
+	params, perr := extractParams(rt, cls, doc, compiled.lits.forOwner(name))
 	if perr != nil {
 		return nil, nil, loadFailed("static params: "+perr.Error(), 0, 0)
 	}
@@ -401,8 +406,9 @@ func isSubclass(rt *goja.Runtime, cls, base *goja.Object) bool {
 	return false
 }
 
-// extractParams reads the class's static params in declaration order.
-func extractParams(rt *goja.Runtime, cls *goja.Object, doc []string) ([]Param, error) {
+// extractParams reads the class's static params in declaration order; floatWritten tells
+// whether a whole-number default was written as a float literal (2.0).
+func extractParams(rt *goja.Runtime, cls *goja.Object, doc []string, floatWritten func(key string, value float64) bool) ([]Param, error) {
 	pv := cls.Get("params")
 	if pv == nil || goja.IsUndefined(pv) || goja.IsNull(pv) {
 		return []Param{}, nil
@@ -415,6 +421,9 @@ func extractParams(rt *goja.Runtime, cls *goja.Object, doc []string) ([]Param, e
 	for _, k := range po.Keys() {
 		v := po.Get(k)
 		def, typ := serialiseParam(rt, v)
+		if typ == "int" && floatWritten(k, float64(def.(int64))) {
+			def, typ = float64(def.(int64)), "float"
+		}
 		out = append(out, Param{Name: k, Default: def, Type: typ, Description: paramDescription(doc, k)})
 	}
 	return out, nil

@@ -211,6 +211,14 @@ func TestParity(t *testing.T) {
 			if info.ClassName != exp.StrategyClass {
 				t.Errorf("class %s, want %s", info.ClassName, exp.StrategyClass)
 			}
+			// backtrader writes each default as Python has it (2.0 a float, 2 an int): the
+			// literal's form gives the type the strategy's parameter must have.
+			var literals struct {
+				Params map[string]json.RawMessage `json:"params"`
+			}
+			if err := json.Unmarshal(raw, &literals); err != nil {
+				t.Fatal(err)
+			}
 			for _, p := range info.Params {
 				want, ok := exp.Params[p.Name]
 				if !ok {
@@ -219,6 +227,11 @@ func TestParity(t *testing.T) {
 				}
 				if fmt.Sprint(want) != fmt.Sprint(p.Default) {
 					t.Errorf("param %s default %v, want %v", p.Name, p.Default, want)
+				}
+				if lit := string(literals.Params[p.Name]); p.Type == "int" || p.Type == "float" {
+					if wantType := map[bool]string{true: "float", false: "int"}[strings.ContainsAny(lit, ".eE")]; p.Type != wantType {
+						t.Errorf("param %s is %s, backtrader's %s is %s", p.Name, p.Type, lit, wantType)
+					}
 				}
 			}
 			var feeds []engine.Feed

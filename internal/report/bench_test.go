@@ -27,3 +27,18 @@ func BenchmarkChart10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExportHTML10k measures the HTML report of a 10,000-bar result: the loads, the
+// statistics record, both charts and every table.
+func BenchmarkExportHTML10k(b *testing.B) {
+	tb := resultstest.BenchResult(b)
+	var size int
+	for b.Loop() {
+		page, err := service(tb).ExportHTML(tb.Ctx, "task_1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(page)
+	}
+	b.ReportMetric(float64(size)/1024, "KiB")
+}

@@ -84,12 +84,27 @@ var compareExtra = []struct{ key, label string }{
 	{"tracking_error", "Tracking Error"}, {"information_ratio", "Information Ratio"},
 }
 
-var summaryLabels = map[string]string{
-	"initial_cash": "Initial Cash", "final_value": "Final Value", "total_return": "Total Return",
-	"annual_return": "Annual Return", "sharpe_ratio": "Sharpe Ratio", "max_drawdown": "Max Drawdown",
-	"max_drawdown_pct": "Max Drawdown %", "total_trades": "Total Trades", "win_rate": "Win Rate",
-	"profit_factor": "Profit Factor", "avg_win": "Average Win", "avg_loss": "Average Loss",
+// summaryFields are the spec's summary figures with their labels and formats, in the order
+// a report shows them (the comparison keeps results.SummaryKeys' order).
+var summaryFields = []struct {
+	key, label string
+	format     numFormat
+}{
+	{"total_return", "Total Return", fmtPctFraction}, {"annual_return", "Annual Return", fmtPctFraction},
+	{"sharpe_ratio", "Sharpe Ratio", fmtRatio}, {"max_drawdown_pct", "Max Drawdown %", fmtPct},
+	{"final_value", "Final Value", fmtMoney}, {"initial_cash", "Initial Cash", fmtMoney},
+	{"max_drawdown", "Max Drawdown", fmtMoney}, {"total_trades", "Total Trades", fmtCount},
+	{"win_rate", "Win Rate", fmtPct}, {"profit_factor", "Profit Factor", fmtRatio},
+	{"avg_win", "Average Win", fmtMoney}, {"avg_loss", "Average Loss", fmtMoney},
 }
+
+var summaryLabels = func() map[string]string {
+	m := make(map[string]string, len(summaryFields))
+	for _, f := range summaryFields {
+		m[f.key] = f.label
+	}
+	return m
+}()
 
 // Compare loads 2 to 5 completed tasks' results side by side. Unknown or unfinished tasks
 // are a 400 naming the task.

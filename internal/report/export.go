@@ -3,17 +3,12 @@ package report
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"html/template"
 	"math"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/csvsafe"
-	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/results"
 )
@@ -127,8 +122,8 @@ func CheckExportFormat(format string) error {
 	return apperr.Invalid("Unsupported export format: %s", format)
 }
 
-// ExportHTML returns a self-contained report page (no scripts, no external assets: charts
-// are inline SVG), readable offline and printable.
+// ExportHTML returns taskID's tearsheet: a self-contained page (no scripts, no external
+// assets: charts are inline SVG), readable offline and printable on A4 (tearsheet.go).
 func (svc *Service) ExportHTML(ctx context.Context, taskID string) (string, error) {
 	s, err := svc.results.Load(ctx, taskID, results.All)
 	if err != nil {
@@ -142,60 +137,11 @@ func (svc *Service) ExportHTML(ctx context.Context, taskID string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	return html(s, stats, bars)
-}
-
-type reportRow struct{ Label, Value string }
-
-// html writes the report of s with its statistics record; benchBars are the benchmark's.
-func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar) (string, error) {
-	summary := make([]reportRow, len(results.SummaryKeys))
-	for i, v := range s.Summary.Values() {
-		txt := num(v)
-		if txt == "" {
-			txt = "—"
-		} else if v != nil && !strings.Contains(results.SummaryKeys[i], "trades") {
-			txt = strconv.FormatFloat(*v, 'f', 4, 64)
-		}
-		summary[i] = reportRow{results.SummaryKeys[i], txt}
+	version, err := svc.results.StrategyVersion(ctx, s.Run.StrategyID, s.Run.StrategyVersion)
+	if err != nil {
+		return "", err
 	}
-	eq := make([]float64, len(s.Equity))
-	dd := make([]float64, len(s.Equity))
-	for i, e := range s.Equity {
-		eq[i] = e.Value
-		dd[i] = -e.Drawdown
-	}
-	bench := engine.BuyAndHold(s.Run.InitialCash, benchBars, s.Equity)
-	years, grid := MonthlyReturns(s.Equity)
-	type hmRow struct {
-		Year  int
-		Cells []template.HTML
-	}
-	var heat []hmRow
-	for yi, y := range years {
-		r := hmRow{Year: y}
-		for _, v := range grid[yi] {
-			r.Cells = append(r.Cells, template.HTML(fmt.Sprintf(`<td style="background:%s">%.2f</td>`, heatColor(v), v)))
-		}
-		heat = append(heat, r)
-	}
-	clock, zone := wallClock(s.Run)
-	first, last := "", ""
-	if len(s.Equity) > 0 {
-		first, last = clock(results.FormatTime(s.Equity[0].Time)), clock(results.FormatTime(s.Equity[len(s.Equity)-1].Time))
-	}
-	trades := document(s).Trades
-	for i := range trades {
-		trades[i].Date = clock(trades[i].Date)
-	}
-	var out bytes.Buffer
-	err := reportTmpl().Execute(&out, map[string]any{
-		"Task": s.TaskID, "Run": s.Run, "First": first, "Last": last, "Zone": zone, "Summary": summary, "Stats": stats,
-		"EquitySVG": lineSVG([][]float64{eq, benchValues(bench)}, []string{"#1f77b4", "#888"}, []bool{false, true}, false),
-		"DDSVG":     lineSVG([][]float64{dd}, []string{ColorDrawdown}, []bool{false}, true),
-		"Months":    MonthNames, "Heat": heat, "Trades": trades,
-	})
-	return out.String(), err
+	return html(s, stats, bars, version)
 }
 
 // wallClock writes the report's bar times (as results.FormatTime gives them) as the page
@@ -228,94 +174,3 @@ func benchValues(b []*float64) []float64 {
 	}
 	return out
 }
-
-func heatColor(v float64) string {
-	a := math.Min(math.Abs(v)/10, 1)*0.8 + 0.05
-	if v >= 0 {
-		return fmt.Sprintf("rgba(239,83,80,%.2f)", a)
-	}
-	return fmt.Sprintf("rgba(38,166,154,%.2f)", a)
-}
-
-// lineSVG draws series as polylines in a 900×260 box (NaN points are skipped).
-func lineSVG(series [][]float64, colors []string, dashed []bool, fill bool) template.HTML {
-	const w, h, pad = 900.0, 260.0, 30.0
-	lo, hi, n := math.Inf(1), math.Inf(-1), 0
-	for _, s := range series {
-		n = max(n, len(s))
-		for _, v := range s {
-			if !math.IsNaN(v) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-	}
-	if n < 2 || math.IsInf(lo, 0) {
-		return `<p>No data.</p>`
-	}
-	if hi == lo {
-		hi, lo = hi+1, lo-1
-	}
-	x := func(i int) float64 { return pad + float64(i)/float64(n-1)*(w-2*pad) }
-	y := func(v float64) float64 { return pad + (hi-v)/(hi-lo)*(h-2*pad) }
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg viewBox="0 0 %.0f %.0f" width="100%%" role="img" xmlns="http://www.w3.org/2000/svg">`, w, h)
-	fmt.Fprintf(&b, `<text x="2" y="%.0f" font-size="11">%.2f</text><text x="2" y="%.0f" font-size="11">%.2f</text>`, pad, hi, h-pad+10, lo)
-	for k, s := range series {
-		var pts strings.Builder
-		for i, v := range s {
-			if !math.IsNaN(v) {
-				fmt.Fprintf(&pts, "%.1f,%.1f ", x(i), y(v))
-			}
-		}
-		dash := ""
-		if dashed[k] {
-			dash = ` stroke-dasharray="6 4"`
-		}
-		if fill {
-			fmt.Fprintf(&b, `<polygon fill="%s" points="%.1f,%.1f %s%.1f,%.1f"/>`, AreaDrawdown, x(0), y(math.Min(hi, 0)), pts.String(), x(len(s)-1), y(math.Min(hi, 0)))
-		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="%d"%s points="%s"/>`, colors[k], 2-k, dash, pts.String())
-	}
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
-}
-
-// reportTmpl is parsed on first use, not at start-up of every command of the binary.
-var reportTmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Parse(reportHTML))
-})
-
-const reportHTML = `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Backtest report {{.Task}}</title>
-<style>
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1000px;padding:0 12px;color:#222}
-h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #e0e0e0;padding:3px 8px;text-align:right}
-th{background:#f6f6f6}td.l,th.l{text-align:left}.groups{display:flex;flex-wrap:wrap;gap:16px}
-details summary{cursor:pointer}.muted{color:#777;font-size:12px}
-</style></head><body>
-<h1>Backtest report: {{.Task}}</h1>
-<p>Strategy <b>{{.Run.StrategyName}}</b> ({{.Run.StrategyID}} v{{.Run.StrategyVersion}}), {{.Run.DataSource}}/{{.Run.Symbol}},
-bars {{.First}} to {{.Last}}{{if .Zone}} (times in {{.Zone}}){{end}}, initial cash {{printf "%.2f" .Run.InitialCash}}, commission {{.Run.Commission}}.
-Parameters: <code>{{printf "%s" .Run.StrategyParams}}</code></p>
-<h2>Summary</h2>
-<table>{{range .Summary}}<tr><th class="l">{{.Label}}</th><td>{{.Value}}</td></tr>{{end}}</table>
-<h2>Statistics</h2>
-<div class="groups">{{range .Stats.Groups}}<table><tr><th class="l" colspan="2">{{.Name}}</th></tr>
-{{range .Metrics}}<tr><td class="l"><details><summary>{{.Label}}</summary><span class="muted">{{.Explanation}}</span></details></td><td>{{.Display}}</td></tr>{{end}}
-</table>{{end}}</div>
-<h2>Equity curve</h2><p class="muted">Solid: equity. Dashed: the benchmark, {{.Run.Benchmark}} bought with the same cash at its first close and held.</p>
-{{.EquitySVG}}
-<h2>Drawdown (%)</h2>
-{{.DDSVG}}
-<h2>Monthly returns (%)</h2>
-<table><tr><th></th>{{range .Months}}<th>{{.}}</th>{{end}}</tr>
-{{range .Heat}}<tr><th>{{.Year}}</th>{{range .Cells}}{{.}}{{end}}</tr>{{end}}</table>
-<h2>Trades</h2>
-<table><tr><th class="l">date</th><th class="l">type</th><th>price</th><th>size</th><th>pnl</th></tr>
-{{range .Trades}}<tr><td class="l">{{.Date}}</td><td class="l">{{.Type}}</td><td>{{printf "%.4f" .Price}}</td><td>{{.Size}}</td><td>{{printf "%.2f" .PnL}}</td></tr>{{end}}
-</table>
-<p class="muted">Generated by backtestd.</p>
-</body></html>
-`

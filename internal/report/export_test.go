@@ -80,7 +80,7 @@ func TestExportJSONAndHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<!DOCTYPE html>", "Backtest report: task_1", "<svg", "Sharpe Ratio", "Win Months %", "Jan", "stroke-dasharray"} {
+	for _, want := range []string{"<!DOCTYPE html>", `<dd data-key="task_id">task_1</dd>`, "<svg", "Sharpe Ratio", "Win Months %", "Jan", "stroke-dasharray"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -128,7 +128,7 @@ func TestExportHTMLInDataTimeZone(t *testing.T) {
 	}
 	ny, _ := time.LoadLocation("America/New_York")
 	fill := res.Executions[0].Time.In(ny).Format("2006-01-02 15:04")
-	for _, want := range []string{"bars 2024-07-01 09:30 to", "(times in America/New_York)", `<td class="l">` + fill + `</td>`} {
+	for _, want := range []string{"2024-07-01 09:30 → ", "(times in America/New_York)", `<td class="l">` + fill + `</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
