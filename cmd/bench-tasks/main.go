@@ -18,6 +18,9 @@
 //	hostile  /health latency while 6 hostile runs execute (three never-yielding regular
 //	         expressions, three allocation loops), each failing at its limit (not in the
 //	         default set: start the service with a short RUN_TIMEOUT, e.g. 10s)
+//	heavyreads  -heavy (8) concurrent full-resolution candlestick charts (max_points=0) of
+//	         a stored 300,000-bar result: the API's peak resident memory (-pid: its process
+//	         id) and /health latency during them (not in the default set)
 //
 // Usage:
 //
@@ -97,7 +100,7 @@ type bench struct {
 func run() error {
 	b := bench{client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}}
 	var only string
-	var runs, nEvents, flood, submitters, conns int
+	var runs, nEvents, flood, submitters, conns, heavy, pid int
 	var gap time.Duration
 	var distinct bool
 	var soak time.Duration
@@ -112,6 +115,8 @@ func run() error {
 	flag.IntVar(&flood, "flood", 1000, "tasks in the flood")
 	flag.IntVar(&submitters, "submitters", 50, "concurrent submitters in the flood")
 	flag.IntVar(&conns, "conns", 5000, "WebSocket connections for -only conns")
+	flag.IntVar(&heavy, "heavy", 8, "concurrent chart reads for -only heavyreads")
+	flag.IntVar(&pid, "pid", 0, "-only heavyreads: the process id of the API, whose memory it reads")
 	flag.DurationVar(&soak, "duration", 30*time.Minute, "how long -only soak drives load")
 	flag.StringVar(&studyCSV, "study-data", "../shared/reference/data/orcl.csv", "CSV bars of -only study")
 	flag.StringVar(&backtrader, "backtrader", "", "-only study: backtrader's source directory, to time its optstrategy on the same grid")
@@ -139,6 +144,11 @@ func run() error {
 	if slices.Contains(want, "hostile") {
 		if err := b.hostile(6, 5*time.Second); err != nil {
 			return fmt.Errorf("hostile: %w", err)
+		}
+	}
+	if slices.Contains(want, "heavyreads") {
+		if err := b.heavyReads(heavy, pid); err != nil {
+			return fmt.Errorf("heavyreads: %w", err)
 		}
 	}
 	if slices.Contains(want, "study") {

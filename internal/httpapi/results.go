@@ -114,15 +114,12 @@ func movingAverages(v string) ([]int, error) {
 }
 
 // writeChart writes the envelope ok(chart) as writeJSON would, with the chart (about 1.5 MB
-// for 10,000 bars) encoded by its own one-pass writer.
+// for 10,000 bars, 60 MB for 300,000 intraday bars) encoded by its own one-pass writer as
+// it goes, through a buffer of 64 KB.
 func writeChart(w http.ResponseWriter, chart *report.ChartConfig) {
-	b := make([]byte, 0, 256<<10)
-	b = append(b, `{"code":"ok","message":"success","data":`...)
-	b = chart.AppendJSON(b)
-	b = append(b, "}\n"...)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	_ = chart.WriteJSON(w, `{"code":"ok","message":"success","data":`, "}\n") // an error is the client gone
 }
 
 func (s *Server) resultSymbols(w http.ResponseWriter, r *http.Request) error {

@@ -27,14 +27,18 @@ func TestSeriesEncodeLikeEncodingJSON(t *testing.T) {
 	for i := range floats {
 		opt[i+1] = &floats[i]
 	}
-	ints := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 1234567}
 	strs := []string{"2024-01-02", "2024-01-02T15:04:05Z", "", "a\"b", "<&>", "é", "tab\t"}
 	bars := engine.RandomWalk(500, 3)
-	bars = append(bars, engine.Bar{Time: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Open: 1e-7, High: 1e22, Low: math.Copysign(0, -1), Close: 3, Volume: -5})
+	bars = append(bars, engine.Bar{Time: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Open: 1e-7, High: 1e22, Low: math.Copysign(0, -1), Close: 3, Volume: -5},
+		engine.Bar{Time: time.Date(2024, 1, 2, 14, 30, 0, 0, time.FixedZone("x", 3600)), Volume: math.MaxInt64},
+		engine.Bar{Time: time.Date(-20, 1, 2, 0, 0, 0, 0, time.UTC), Volume: math.MinInt64})
 	dates := make([]string, len(bars))
+	vols := make([]int64, len(bars))
 	rows := make([][]any, len(bars))
+	points := make([]engine.EquityPoint, len(bars))
 	for i, b := range bars {
-		dates[i] = results.FormatTime(b.Time)
+		points[i].Time = b.Time
+		dates[i], vols[i] = results.FormatTime(b.Time), b.Volume
 		rows[i] = []any{dates[i], b.Open, b.Close, b.Low, b.High, b.Volume}
 	}
 	for _, c := range []struct {
@@ -43,9 +47,12 @@ func TestSeriesEncodeLikeEncodingJSON(t *testing.T) {
 	}{
 		{"floats", floatSeries(floats), floats},
 		{"optional floats", optFloatSeries(opt), opt},
-		{"ints", intSeries(ints), ints},
+		{"volumes", volumeSeries(bars), vols},
 		{"strings", stringSeries(strs), strs},
-		{"candles", candleRows{dates: dates, bars: bars}, rows},
+		{"bar dates", barDates(bars), dates},
+		{"point dates", pointDates{eq: points}, dates},
+		{"picked point dates", pointDates{eq: points, idx: []int{2, 0, len(bars) - 1}}, []string{dates[2], dates[0], dates[len(bars)-1]}},
+		{"candles", candleRows(bars), rows},
 		{"empty floats", floatSeries{}, []float64{}},
 	} {
 		got, err := json.Marshal(c.own)
