@@ -55,7 +55,8 @@ func TestCollectLess(t *testing.T) {
 		}
 	}
 	collectLess(func(string) string { return "" })
-	if g, _ := gcSettings(); g != serviceGCPercent {
-		t.Fatalf("gogc %d, want %d", g, serviceGCPercent)
+	defer debug.SetMemoryLimit(math.MaxInt64)
+	if g, l := gcSettings(); g != serviceGCPercent || l != serviceMemoryLimit {
+		t.Fatalf("gogc %d, limit %d; want %d and %d", g, l, serviceGCPercent, serviceMemoryLimit)
 	}
 }

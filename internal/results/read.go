@@ -220,6 +220,32 @@ func (svc *Service) Trades(ctx context.Context, taskID, kind string, skip, limit
 	return page, nil
 }
 
+// Size is how long a stored result is: what the memory of reading it grows with.
+type Size struct {
+	Bars       int // bars run, and points of the equity curve
+	Executions int // fills; counted only when asked for
+	RoundTrips int // round trips, the still open one included
+}
+
+// Size reads the size of taskID's result, counting its fills when withExecutions is set
+// (a count over the result's rows: a strategy may fill many times per round trip). A task
+// without a result is the not-found apperr.
+func (svc *Service) Size(ctx context.Context, taskID string, withExecutions bool) (Size, error) {
+	r, err := svc.result(ctx, taskID)
+	if err != nil {
+		return Size{}, err
+	}
+	s := Size{Bars: int(r.Bars), RoundTrips: int(r.TotalTrades)}
+	if withExecutions {
+		n, err := q.CountResultExecutions(ctx, svc.db, taskID)
+		if err != nil {
+			return s, fmt.Errorf("count executions of %s: %w", taskID, err)
+		}
+		s.Executions = int(n)
+	}
+	return s, nil
+}
+
 // Stored is everything stored for one result, with what its task ran.
 type Stored struct {
 	TaskID     string
