@@ -227,11 +227,13 @@ func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte(page))
 	default:
-		doc, err := s.report.ExportJSON(ctx, id)
+		doc, err := s.report.LoadJSONExport(ctx, id)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, doc)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_ = doc.WriteJSON(w) // an error is the client gone
 	}
 	return nil
 }

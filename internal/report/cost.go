@@ -59,8 +59,8 @@ func (svc *Service) ExportCost(ctx context.Context, taskID, format string) (int6
 	case "html": // the whole result, the benchmark's bars, the charts' SVG and the trade table
 		return bars*700 + execs*2*costPerExecution + trades*costPerTrade, nil
 	}
-	// the whole result, the document of it and its JSON
-	return bars*700 + execs*2*costPerExecution + trades*2*costPerTrade, nil
+	// the whole result, written as it goes
+	return bars*250 + execs*costPerExecution + trades*costPerTrade, nil
 }
 
 // CompareCost estimates the memory a comparison of ids holds at its peak: each curve, the

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -121,4 +122,52 @@ func TestChartAppendJSONLikeEncoder(t *testing.T) {
 			t.Errorf("%s differs at byte %d:\n got …%.120s\nwant …%.120s", kind, i, got[max(0, i-40):], want[max(0, i-40):])
 		}
 	}
+}
+
+// failAfter is a writer that takes n bytes, then fails.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n < len(p) {
+		return 0, errors.New("client gone")
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestChartWriteJSONStreams checks that WriteJSON writes what AppendJSON appends, in pieces
+// of about spillSize (never the whole chart at once), and stops with its writer's error.
+func TestChartWriteJSONStreams(t *testing.T) {
+	t.Parallel()
+	bars := engine.RandomWalk(20000, 4)
+	c, err := BuildChart("candlestick", ChartInput{Bars: bars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<" + string(c.AppendJSON(nil)) + ">"
+	var got pieces
+	if err := c.WriteJSON(&got, "<", ">"); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want {
+		t.Fatalf("WriteJSON wrote %d bytes unlike AppendJSON's %d", got.Len(), len(want))
+	}
+	if got.largest > spillSize+1024 || got.writes < len(want)/(spillSize+1024) {
+		t.Errorf("%d writes, the largest %d bytes, for %d bytes: want pieces of about %d", got.writes, got.largest, len(want), spillSize)
+	}
+	if err := c.WriteJSON(&failAfter{n: 3 * spillSize}, "", ""); err == nil || err.Error() != "client gone" {
+		t.Errorf("a failing writer: %v", err)
+	}
+}
+
+// pieces records what it is written and how.
+type pieces struct {
+	bytes.Buffer
+	writes, largest int
+}
+
+func (p *pieces) Write(b []byte) (int, error) {
+	p.writes++
+	p.largest = max(p.largest, len(b))
+	return p.Buffer.Write(b)
 }
