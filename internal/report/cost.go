@@ -11,7 +11,7 @@ import (
 // of 300,000 bars holds some 50 MB. The *Cost methods estimate it from the result's size
 // (one row read, one count) before anything is loaded, for the API's budget of heavy reads.
 // The figures are bytes per bar, equity point, fill or round trip, measured on the peak of
-// the Go heap during each read (100,000 bars, TestReadCostsCoverReads) with room to spare.
+// the Go heap during each read (50,000 intraday bars, TestReadCostsCoverReads) with room to spare.
 const (
 	costPerExecution = 600 // a fill: its row, engine.Execution and its row in the answer
 	costPerTrade     = 600 // a round trip, likewise
@@ -23,10 +23,10 @@ var chartCosts = map[string]struct{ perBar, perExecution int64 }{
 	// the bars (their rows and engine.Bar alive at once while read), closes and averages
 	"candlestick": {perBar: 200},
 	// the curve, the benchmark's bars and its buy-and-hold line
-	"equity":   {perBar: 320},
+	"equity":   {perBar: 380},
 	"drawdown": {perBar: 220}, "underwater": {perBar: 200},
-	"monthly_heatmap": {perBar: 180}, "yearly_returns": {perBar: 180}, "returns_histogram": {perBar: 180},
-	"rolling_sharpe": {perBar: 260},
+	"monthly_heatmap": {perBar: 200}, "yearly_returns": {perBar: 200}, "returns_histogram": {perBar: 200},
+	"rolling_sharpe": {perBar: 300},
 	"trades":         {perBar: 220, perExecution: costPerExecution},
 }
 
@@ -57,7 +57,7 @@ func (svc *Service) ExportCost(ctx context.Context, taskID, format string) (int6
 	case "csv": // the fills only, as text, then as a JSON string
 		return execs * 2 * costPerExecution, nil
 	case "html": // the whole result, the benchmark's bars, the charts' SVG and the trade table
-		return bars*700 + execs*2*costPerExecution + trades*costPerTrade, nil
+		return bars*500 + execs*2*costPerExecution + trades*costPerTrade, nil
 	}
 	// the whole result, written as it goes
 	return bars*250 + execs*costPerExecution + trades*costPerTrade, nil
