@@ -285,3 +285,48 @@ func watchHealth(t *testing.T, srv *httptest.Server) func() {
 		}
 	}
 }
+
+// TestReadBudgetWaiters: while the budget is held, at most maxReadWaiters reads wait for
+// it; the next is told at once to come back (503, Retry-After), and the waiting ones are
+// admitted, in turn, as the budget is freed.
+func TestReadBudgetWaiters(t *testing.T) {
+	t.Parallel()
+	b := newReadBudget(Config{ReadMemory: 10, ReadWait: time.Hour})
+	ctx := context.Background()
+	hold, err := b.admit(ctx, httptest.NewRecorder(), 10, "all of it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admitted := make(chan func(), maxReadWaiters)
+	for range maxReadWaiters {
+		go func() {
+			release, err := b.admit(ctx, httptest.NewRecorder(), 10, "a waiting read")
+			if err != nil {
+				t.Error(err)
+				release = func() {}
+			}
+			admitted <- release
+		}()
+	}
+	for deadline := time.Now().Add(time.Minute); b.waiters.Load() < maxReadWaiters; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d waiting, want %d", b.waiters.Load(), maxReadWaiters)
+		}
+	}
+	w := httptest.NewRecorder()
+	if _, err := b.admit(ctx, w, 1, "one more"); !strings.Contains(fmt.Sprint(err), "busy with other large reads") || w.Header().Get("Retry-After") != "5" {
+		t.Errorf("one more than may wait: %v, Retry-After %q; want the 503 at once", err, w.Header().Get("Retry-After"))
+	}
+	if _, err := b.admit(ctx, httptest.NewRecorder(), 11, "too much"); !strings.Contains(fmt.Sprint(err), "READ_MEMORY_MB=1 or more") {
+		t.Errorf("more than the budget: %v", err)
+	}
+	hold()
+	for range maxReadWaiters { // each admitted read frees the budget for the next
+		release := <-admitted
+		release()
+		release() // twice is once
+	}
+	if !b.sem.TryAcquire(10) {
+		t.Error("the budget was not all given back")
+	}
+}
