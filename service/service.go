@@ -252,6 +252,7 @@ func apiConfig(cfg config.Config) httpapi.Config {
 		WSMaxConnsPerAddr: cfg.WSMaxConnsPerAddr,
 		WSMsgRate:         cfg.WSMsgRate,
 		WSMsgBurst:        cfg.WSMsgBurst,
+		ReadMemory:        int64(cfg.ReadMemoryMB) << 20,
 	}
 }
 

@@ -35,15 +35,25 @@ func collectLate(getenv func(string) string) {
 // between collections instead of twice.
 const serviceGCPercent = 400
 
-// collectLess sets serviceGCPercent for the long-running commands (serve, worker) unless
-// GOGC or GOMEMLIMIT is set. Their live heap is small (tens of MB) while results stream
+// serveMemoryLimit is serve's GOMEMLIMIT: near it the collector runs whatever
+// serviceGCPercent allows, and returns freed memory to the system. Without it, heavy reads
+// holding their whole budget (READ_MEMORY_MB, 160 MiB by default) let the heap grow to five
+// times that before a collection: 8 full-resolution charts of a 300,000-bar result took the
+// process past 1 GB. (A worker serves no reads; its heap follows the runs it stores.)
+const serveMemoryLimit = 320 << 20
+
+// collectLess sets serviceGCPercent for the long-running commands (serve, worker), and with
+// limit serveMemoryLimit, unless GOGC or GOMEMLIMIT is set. Their live heap is small (tens of MB) while results stream
 // through them (about 6 MB allocated per completed backtest), so at Go's default the
 // collector ran every few runs and took a quarter of the service's CPU during a flood of
 // 1,000 backtests; at 400 that CPU fell by about a quarter (14 → 10 CPU-seconds), for a heap
 // of at most a few hundred MB.
-func collectLess(getenv func(string) string) {
+func collectLess(getenv func(string) string, limit bool) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	debug.SetGCPercent(serviceGCPercent)
+	if limit {
+		debug.SetMemoryLimit(serveMemoryLimit)
+	}
 }

@@ -49,13 +49,18 @@ func TestCollectLess(t *testing.T) {
 	before, _ := gcSettings()
 	defer debug.SetGCPercent(int(before))
 	for _, env := range []map[string]string{{"GOGC": "100"}, {"GOMEMLIMIT": "1GiB"}} {
-		collectLess(func(k string) string { return env[k] })
+		collectLess(func(k string) string { return env[k] }, true)
 		if g, _ := gcSettings(); g != before {
 			t.Fatalf("with %v: gogc %d, want it untouched (%d)", env, g, before)
 		}
 	}
-	collectLess(func(string) string { return "" })
-	if g, _ := gcSettings(); g != serviceGCPercent {
-		t.Fatalf("gogc %d, want %d", g, serviceGCPercent)
+	collectLess(func(string) string { return "" }, false) // worker
+	if g, l := gcSettings(); g != serviceGCPercent || l != math.MaxInt64 {
+		t.Fatalf("worker: gogc %d, limit %d; want %d and none", g, l, serviceGCPercent)
+	}
+	collectLess(func(string) string { return "" }, true) // serve
+	defer debug.SetMemoryLimit(math.MaxInt64)
+	if g, l := gcSettings(); g != serviceGCPercent || l != serveMemoryLimit {
+		t.Fatalf("serve: gogc %d, limit %d; want %d and %d", g, l, serviceGCPercent, serveMemoryLimit)
 	}
 }

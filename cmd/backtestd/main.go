@@ -63,10 +63,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "serve":
-		collectLess(getenv)
+		collectLess(getenv, true)
 		return serve(ctx, rest, getenv, stderr)
 	case "worker":
-		collectLess(getenv)
+		collectLess(getenv, false)
 		return worker(ctx, rest, getenv, stderr)
 	case "migrate":
 		return migrate(ctx, rest, getenv, stderr)

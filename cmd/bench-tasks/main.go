@@ -23,6 +23,9 @@
 //	         codes and the API process's (-pid) peak resident memory (not in the default
 //	         set: a service with accounts on, AUTH=on, on 127.0.0.1; it needs no user, and
 //	         uploads nothing)
+//	heavyreads  -heavy (8) concurrent full-resolution candlestick charts (max_points=0) of
+//	         a stored 300,000-bar result: the API's peak resident memory (-pid: its process
+//	         id) and /health latency during them (not in the default set)
 //
 // Usage:
 //
@@ -102,12 +105,12 @@ type bench struct {
 func run() error {
 	b := bench{client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}}
 	var only string
-	var runs, nEvents, flood, submitters, conns int
+	var runs, nEvents, flood, submitters, conns, heavy, pid int
 	var gap time.Duration
 	var distinct bool
 	var soak time.Duration
 	var studyCSV, backtrader string
-	var signins, pid int
+	var signins int
 	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
 	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
 	flag.StringVar(&only, "only", "latency,events,flood", "which benchmarks to run")
@@ -118,11 +121,12 @@ func run() error {
 	flag.IntVar(&flood, "flood", 1000, "tasks in the flood")
 	flag.IntVar(&submitters, "submitters", 50, "concurrent submitters in the flood")
 	flag.IntVar(&conns, "conns", 5000, "WebSocket connections for -only conns")
+	flag.IntVar(&heavy, "heavy", 8, "concurrent chart reads for -only heavyreads")
 	flag.DurationVar(&soak, "duration", 30*time.Minute, "how long -only soak drives load")
 	flag.StringVar(&studyCSV, "study-data", "../shared/reference/data/orcl.csv", "CSV bars of -only study")
 	flag.StringVar(&backtrader, "backtrader", "", "-only study: backtrader's source directory, to time its optstrategy on the same grid")
 	flag.IntVar(&signins, "signins", 200, "sign-ins at once for -only signin")
-	flag.IntVar(&pid, "pid", 0, "-only signin: the API process, whose memory is read from /proc")
+	flag.IntVar(&pid, "pid", 0, "-only signin, heavyreads: the API process, whose memory is read from /proc")
 	flag.Parse()
 	b.api = strings.TrimRight(b.api, "/")
 	want := strings.Split(only, ",")
@@ -154,6 +158,11 @@ func run() error {
 	if slices.Contains(want, "hostile") {
 		if err := b.hostile(6, 5*time.Second); err != nil {
 			return fmt.Errorf("hostile: %w", err)
+		}
+	}
+	if slices.Contains(want, "heavyreads") {
+		if err := b.heavyReads(heavy, pid); err != nil {
+			return fmt.Errorf("heavyreads: %w", err)
 		}
 	}
 	if slices.Contains(want, "study") {

@@ -58,6 +58,9 @@ type Config struct {
 	WSMaxConnsPerAddr     int           // WS_MAX_CONNS_PER_ADDR: open WebSocket connections from one client address
 	WSMsgRate             float64       // WS_MSG_RATE: client messages per second on one WebSocket
 	WSMsgBurst            int           // WS_MSG_BURST: client messages one WebSocket may send at once
+	// ReadMemoryMB (READ_MEMORY_MB) is the memory, in MiB, that the API's heavy reads
+	// (charts, exports and comparisons of long results) may hold at once.
+	ReadMemoryMB int
 }
 
 // Load parses args (without the program and subcommand names) over the environment.
@@ -78,7 +81,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		hdrTO, readTO, idleTO, hdrMax string
 		wsMax, wsPerAddr, wsRate      string
 		wsBurst, lease, sessionTTL    string
-		userMax                       string
+		userMax, readMem              string
 	)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private cluster in the data dir")
@@ -117,6 +120,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&wsPerAddr, "ws-max-conns-per-addr", env("WS_MAX_CONNS_PER_ADDR", "256"), "open WebSocket connections from one client address; more are refused with 429")
 	fs.StringVar(&wsRate, "ws-msg-rate", env("WS_MSG_RATE", "20"), "client messages per second on one WebSocket; a faster client is disconnected (close 1008)")
 	fs.StringVar(&wsBurst, "ws-msg-burst", env("WS_MSG_BURST", "100"), "client messages one WebSocket may send at once before -ws-msg-rate applies")
+	fs.StringVar(&readMem, "read-memory-mb", env("READ_MEMORY_MB", "160"), "MiB that heavy reads (charts, exports, comparisons of long results) may hold at once; a read waits for its share, then answers 503 with Retry-After, and one larger than all of it 413")
 	fs.StringVar(&grace, "shutdown-grace", env("SHUTDOWN_GRACE", "30s"), "on SIGTERM, how long running backtests may take to finish before the rest go back to the queue")
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
@@ -148,6 +152,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	if err := c.loadHTTP(hdrTO, readTO, idleTO, hdrMax, wsMax, wsPerAddr, wsRate, wsBurst); err != nil {
 		return c, fs, err
+	}
+	if c.ReadMemoryMB, err = strconv.Atoi(readMem); err != nil || c.ReadMemoryMB < 1 {
+		return c, fs, fmt.Errorf("read-memory-mb: want a positive number of MiB, got %q", readMem)
 	}
 	if c.ShutdownGrace, err = time.ParseDuration(grace); err != nil || c.ShutdownGrace < 0 {
 		return c, fs, fmt.Errorf("shutdown-grace: want a duration such as 30s, got %q", grace)

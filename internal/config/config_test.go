@@ -41,7 +41,7 @@ func TestLoad(t *testing.T) {
 			tt.check(t, c)
 		})
 	}
-	for _, bad := range [][]string{{"-workers", "x"}, {"-log-level", "loud"}, {"-run-timeout", "soon"}, {"-sample-data", "maybe"}, {"-cpu-slots", "-2"}, {"-rescue-after", "soon"}, {"-allowed-hosts", "https://bt.example.com"}, {"-allowed-hosts", "bt.example.com/ui"}} {
+	for _, bad := range [][]string{{"-workers", "x"}, {"-log-level", "loud"}, {"-run-timeout", "soon"}, {"-sample-data", "maybe"}, {"-cpu-slots", "-2"}, {"-rescue-after", "soon"}, {"-allowed-hosts", "https://bt.example.com"}, {"-allowed-hosts", "bt.example.com/ui"}, {"-read-memory-mb", "0"}, {"-read-memory-mb", "lots"}} {
 		if _, _, err := Load("serve", bad, getenv); err == nil {
 			t.Errorf("Load(%v) accepted bad input", bad)
 		}
@@ -61,10 +61,13 @@ func TestLoadHTTPLimits(t *testing.T) {
 		if c.WSMaxConns != 10000 || c.WSMaxConnsPerAddr != 256 || c.WSMsgRate != 20 || c.WSMsgBurst != 100 {
 			t.Errorf("WebSocket defaults: %+v", c)
 		}
+		if c.ReadMemoryMB != 160 {
+			t.Errorf("read memory default %d MiB, want 160", c.ReadMemoryMB)
+		}
 	})
 	env := map[string]string{
 		"HTTP_READ_HEADER_TIMEOUT": "2s", "HTTP_READ_TIMEOUT": "5s", "HTTP_IDLE_TIMEOUT": "7s", "HTTP_MAX_HEADER_BYTES": "8192",
-		"WS_MAX_CONNS": "500", "WS_MAX_CONNS_PER_ADDR": "5", "WS_MSG_RATE": "2.5", "WS_MSG_BURST": "10",
+		"WS_MAX_CONNS": "500", "WS_MAX_CONNS_PER_ADDR": "5", "WS_MSG_RATE": "2.5", "WS_MSG_BURST": "10", "READ_MEMORY_MB": "48",
 	}
 	getenv := func(k string) string { return env[k] }
 	t.Run("environment", func(t *testing.T) {
@@ -73,7 +76,7 @@ func TestLoadHTTPLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.HTTPReadHeaderTimeout != 2*time.Second || c.HTTPReadTimeout != 5*time.Second || c.HTTPIdleTimeout != 7*time.Second || c.HTTPMaxHeaderBytes != 8192 ||
-			c.WSMaxConns != 500 || c.WSMaxConnsPerAddr != 5 || c.WSMsgRate != 2.5 || c.WSMsgBurst != 10 {
+			c.WSMaxConns != 500 || c.WSMaxConnsPerAddr != 5 || c.WSMsgRate != 2.5 || c.WSMsgBurst != 10 || c.ReadMemoryMB != 48 {
 			t.Errorf("got %+v", c)
 		}
 	})

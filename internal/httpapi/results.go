@@ -30,6 +30,19 @@ func (s *Server) mountResults(r chi.Router) {
 	})
 }
 
+// heavy admits a read that holds about cost bytes while it is built and written (what
+// names it in a 413) into the budget of heavy reads, and guards its answer against a client
+// that stops reading: the answer goes to the returned writer, and done, called once it is
+// written, frees the read's share.
+func (s *Server) heavy(w http.ResponseWriter, r *http.Request, cost int64, what string) (http.ResponseWriter, func(), error) {
+	release, err := s.reads.admit(r.Context(), w, cost, what)
+	if err != nil {
+		return w, nil, err
+	}
+	gw, clear := s.reads.guard(w)
+	return gw, func() { clear(); release() }, nil
+}
+
 // queryDefault reads a string query parameter with a default.
 func queryDefault(r *http.Request, name, def string) string {
 	if v, ok := r.URL.Query()[name]; ok && len(v) > 0 {
@@ -81,7 +94,18 @@ func (s *Server) resultChart(w http.ResponseWriter, r *http.Request) error {
 	if view.MovingAverages, err = movingAverages(r.URL.Query().Get("ma")); err != nil {
 		return err
 	}
-	chart, err := s.report.Chart(r.Context(), chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick"), r.URL.Query().Get("symbol"), view)
+	id, chartType := chi.URLParam(r, "task_id"), queryDefault(r, "chart_type", "candlestick")
+	// The chart holds the result's rows while it is built and written, whatever it shows.
+	cost, err := s.report.ChartCost(r.Context(), id, chartType)
+	if err != nil {
+		return err
+	}
+	w, done, err := s.heavy(w, r, cost, fmt.Sprintf("The %s chart of %s", chartType, id))
+	if err != nil {
+		return err
+	}
+	defer done()
+	chart, err := s.report.Chart(r.Context(), id, chartType, r.URL.Query().Get("symbol"), view)
 	if err != nil {
 		return err
 	}
@@ -114,15 +138,12 @@ func movingAverages(v string) ([]int, error) {
 }
 
 // writeChart writes the envelope ok(chart) as writeJSON would, with the chart (about 1.5 MB
-// for 10,000 bars) encoded by its own one-pass writer.
+// for 10,000 bars, 60 MB for 300,000 intraday bars) encoded by its own one-pass writer as
+// it goes, through a buffer of 64 KB.
 func writeChart(w http.ResponseWriter, chart *report.ChartConfig) {
-	b := make([]byte, 0, 256<<10)
-	b = append(b, `{"code":"ok","message":"success","data":`...)
-	b = chart.AppendJSON(b)
-	b = append(b, "}\n"...)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	_ = chart.WriteJSON(w, `{"code":"ok","message":"success","data":`, "}\n") // an error is the client gone
 }
 
 func (s *Server) resultSymbols(w http.ResponseWriter, r *http.Request) error {
@@ -140,7 +161,17 @@ func (s *Server) resultDrawdowns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.report.Drawdowns(r.Context(), chi.URLParam(r, "task_id"), n)
+	id := chi.URLParam(r, "task_id")
+	cost, err := s.report.DrawdownsCost(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	w, done, err := s.heavy(w, r, cost, "The drawdowns of "+id)
+	if err != nil {
+		return err
+	}
+	defer done()
+	list, err := s.report.Drawdowns(r.Context(), id, n)
 	if err != nil {
 		return err
 	}
@@ -170,6 +201,15 @@ func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
+	cost, err := s.report.ExportCost(ctx, id, format)
+	if err != nil {
+		return err
+	}
+	w, done, err := s.heavy(w, r, cost, fmt.Sprintf("The %s export of %s", format, id))
+	if err != nil {
+		return err
+	}
+	defer done()
 	switch format {
 	case "csv":
 		text, err := s.report.ExportCSV(ctx, id)
@@ -187,11 +227,13 @@ func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte(page))
 	default:
-		doc, err := s.report.ExportJSON(ctx, id)
+		doc, err := s.report.LoadJSONExport(ctx, id)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, doc)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_ = doc.WriteJSON(w) // an error is the client gone
 	}
 	return nil
 }
@@ -205,6 +247,15 @@ func (s *Server) compareResults(w http.ResponseWriter, r *http.Request) error {
 	if format != "json" && format != "csv" {
 		return apperr.Invalid("Unsupported export format: %s", format)
 	}
+	cost, err := s.report.CompareCost(r.Context(), ids)
+	if err != nil {
+		return err
+	}
+	w, done, err := s.heavy(w, r, cost, "The comparison of "+strings.Join(ids, ", "))
+	if err != nil {
+		return err
+	}
+	defer done()
 	c, err := s.report.Compare(r.Context(), ids)
 	if err != nil {
 		return err

@@ -54,6 +54,13 @@ type Config struct {
 	WSMaxConnsPerAddr int     // open connections from one client address; over it 429
 	WSMsgRate         float64 // client messages per second on one connection; over it close 1008
 	WSMsgBurst        int     // messages a connection may send at once before WSMsgRate applies; <= 0 default
+
+	// ReadMemory is the bytes that heavy reads (charts, exports and comparisons of long
+	// results) may hold at once (see readbudget.go); 0 means DefaultReadMemory. ReadWait is
+	// how long one waits for its share, ReadStall how long a client may take no part of a
+	// heavy answer; 0 means DefaultReadWait and DefaultReadStall.
+	ReadMemory          int64
+	ReadWait, ReadStall time.Duration
 }
 
 // Deps are the parts the API talks to.
@@ -94,6 +101,7 @@ type Server struct {
 	results *results.Service
 	report  *report.Service
 	ws      *wsGate // WebSocket connection caps, shared by all of this handler's sockets
+	reads   *readBudget
 	auth    *auth.Service
 	reg     *prometheus.Registry
 	httpm   *httpMetrics
@@ -105,7 +113,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	cfg.BasePath = strings.TrimRight(cfg.BasePath, "/")
-	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, studies: deps.Studies, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg), auth: deps.Auth}
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, studies: deps.Studies, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg), auth: deps.Auth, reads: newReadBudget(cfg)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

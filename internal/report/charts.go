@@ -154,8 +154,8 @@ func interaction() (tooltip, axisPointer any, zoom func(axes ...int) any) {
 	return
 }
 
-func categoryAxis(dates []string, extra obj) obj {
-	a := obj{"type": "category", "data": stringSeries(dates), "boundaryGap": false}
+func categoryAxis(dates appender, extra obj) obj {
+	a := obj{"type": "category", "data": dates, "boundaryGap": false}
 	for k, v := range extra {
 		a[k] = v
 	}
@@ -163,19 +163,13 @@ func categoryAxis(dates []string, extra obj) obj {
 }
 
 // closeSMA is the engine's simple moving average of closes over n bars (the strategies' own
-// ind.SMA), nil before n bars.
-func closeSMA(bars []engine.Bar, n int) []*float64 {
-	closes := make([]float64, len(bars))
-	for i, b := range bars {
-		closes[i] = b.Close
-	}
+// ind.SMA), NaN (written as null) before n bars.
+func closeSMA(closes []float64, n int) floatSeries {
 	ma := engine.SMA(engine.Series{Vals: closes}, n)
-	out := make([]*float64, len(bars))
-	for i := ma.First; i < len(bars); i++ {
-		v := ma.Vals[i]
-		out[i] = &v
+	for i := range min(ma.First, len(ma.Vals)) {
+		ma.Vals[i] = math.NaN()
 	}
-	return out
+	return ma.Vals
 }
 
 // DefaultMovingAverages are the candlestick chart's SMA periods unless a View names others.
@@ -185,14 +179,15 @@ func candlestick(bars []engine.Bar, periods []int) *ChartConfig {
 	if len(periods) == 0 {
 		periods = DefaultMovingAverages
 	}
-	dates := make([]string, len(bars))
-	vols := make([]int64, len(bars))
+	// The dates, rows and volumes are written from the bars as the JSON is: a chart of
+	// 300,000 bars keeps only its moving averages besides them.
+	dates := barDates(bars)
+	closes := make([]float64, len(bars))
 	for i, b := range bars {
-		dates[i] = results.FormatTime(b.Time)
-		vols[i] = b.Volume
+		closes[i] = b.Close
 	}
 	series := []obj{{
-		"name": "K-Line", "type": "candlestick", "data": candleRows{dates: dates, bars: bars},
+		"name": "K-Line", "type": "candlestick", "data": candleRows(bars),
 		"encode":    obj{"x": 0, "y": []int{1, 2, 3, 4}},
 		"itemStyle": obj{"color": ColorUp, "color0": ColorDown, "borderColor": ColorUp, "borderColor0": ColorDown},
 	}}
@@ -200,12 +195,12 @@ func candlestick(bars []engine.Bar, periods []int) *ChartConfig {
 	for _, n := range periods {
 		legend = append(legend, fmt.Sprintf("MA%d", n))
 		series = append(series, obj{
-			"name": fmt.Sprintf("MA%d", n), "type": "line", "data": optFloatSeries(closeSMA(bars, n)), "smooth": true,
+			"name": fmt.Sprintf("MA%d", n), "type": "line", "data": closeSMA(closes, n), "smooth": true,
 			"showSymbol": false, "lineStyle": obj{"opacity": 0.8, "width": 1},
 		})
 	}
 	series = append(series, obj{
-		"name": "Volume", "type": "bar", "xAxisIndex": 1, "yAxisIndex": 1, "data": intSeries(vols),
+		"name": "Volume", "type": "bar", "xAxisIndex": 1, "yAxisIndex": 1, "data": volumeSeries(bars),
 		"itemStyle": obj{"color": ColorVolume},
 	})
 	tip, ptr, zoom := interaction()
@@ -234,14 +229,6 @@ func BenchmarkName(symbol string) string {
 	return "Benchmark: " + symbol + " (buy & hold)"
 }
 
-func equityDates(eq []engine.EquityPoint) []string {
-	d := make([]string, len(eq))
-	for i, e := range eq {
-		d[i] = results.FormatTime(e.Time)
-	}
-	return d
-}
-
 func equity(in ChartInput) *ChartConfig {
 	vals := make([]float64, len(in.Equity))
 	for i, e := range in.Equity {
@@ -256,7 +243,7 @@ func equity(in ChartInput) *ChartConfig {
 			{"name": "Equity", "type": "line", "data": floatSeries(pickOf(vals, idx)), "showSymbol": false, "areaStyle": obj{"opacity": 0.15}, "lineStyle": obj{"width": 2}},
 			{"name": bench, "type": "line", "data": optFloatSeries(pickOf(engine.BuyAndHold(in.InitialCash, in.BenchBars, in.Equity), idx)), "showSymbol": false, "lineStyle": obj{"type": "dashed", "width": 1}},
 		},
-		XAxis: categoryAxis(pickOf(equityDates(in.Equity), idx), nil), YAxis: obj{"type": "value", "scale": true, "name": "Value"},
+		XAxis: categoryAxis(pointDates{in.Equity, idx}, nil), YAxis: obj{"type": "value", "scale": true, "name": "Value"},
 		Legend: obj{"data": []string{"Equity", bench}}, Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
 	}
 }
@@ -273,7 +260,7 @@ func drawdown(in ChartInput) *ChartConfig {
 		Series: []obj{{"name": "Drawdown", "type": "line", "data": floatSeries(pickOf(vals, idx)), "showSymbol": false,
 			"lineStyle": obj{"color": ColorDrawdown, "width": 1}, "itemStyle": obj{"color": ColorDrawdown},
 			"areaStyle": obj{"color": AreaDrawdown}}},
-		XAxis:   categoryAxis(pickOf(equityDates(in.Equity), idx), nil),
+		XAxis:   categoryAxis(pointDates{in.Equity, idx}, nil),
 		YAxis:   obj{"type": "value", "name": "Drawdown (%)", "inverse": true},
 		Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
 	}
@@ -302,7 +289,7 @@ func underwater(in ChartInput) *ChartConfig {
 		Series: []obj{{"name": "Underwater", "type": "line", "data": floatSeries(pickOf(Underwater(in.Equity), idx)), "showSymbol": false,
 			"lineStyle": obj{"color": ColorDrawdown, "width": 1}, "itemStyle": obj{"color": ColorDrawdown},
 			"areaStyle": obj{"color": AreaDrawdown}}},
-		XAxis: categoryAxis(pickOf(equityDates(in.Equity), idx), nil), YAxis: obj{"type": "value", "name": "Drawdown (%)", "max": 0},
+		XAxis: categoryAxis(pointDates{in.Equity, idx}, nil), YAxis: obj{"type": "value", "name": "Drawdown (%)", "max": 0},
 		Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
 	}
 }
@@ -385,10 +372,8 @@ func yearlyReturns(in ChartInput) *ChartConfig {
 }
 
 func tradesChart(in ChartInput) *ChartConfig {
-	dates := make([]string, len(in.Bars))
 	closes := make([]float64, len(in.Bars))
 	for i, b := range in.Bars {
-		dates[i] = results.FormatTime(b.Time)
 		closes[i] = b.Close
 	}
 	var buys, sells [][]any
@@ -416,7 +401,7 @@ func tradesChart(in ChartInput) *ChartConfig {
 			{"name": "Buy", "type": "scatter", "data": buys, "symbol": "triangle", "symbolSize": 10, "itemStyle": obj{"color": ColorUp}},
 			{"name": "Sell", "type": "scatter", "data": sells, "symbol": "triangle", "symbolRotate": 180, "symbolSize": 10, "itemStyle": obj{"color": ColorDown}},
 		},
-		XAxis: categoryAxis(dates, nil), YAxis: obj{"type": "value", "scale": true, "name": "Price"},
+		XAxis: categoryAxis(barDates(in.Bars), nil), YAxis: obj{"type": "value", "scale": true, "name": "Price"},
 		Legend: obj{"data": []string{"Close", "Buy", "Sell"}}, Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
 	}
 }

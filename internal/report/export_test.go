@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -75,6 +76,20 @@ func TestExportJSONAndHTML(t *testing.T) {
 	}
 	if doc.EquityCurve[10].Value != res.Equity[10].Value || doc.Drawdown[10].Drawdown != res.Equity[10].Drawdown {
 		t.Errorf("equity point 10: %+v %+v vs %+v", doc.EquityCurve[10], doc.Drawdown[10], res.Equity[10])
+	}
+	// The API writes the export as it goes: the same bytes an encoder writes of the document.
+	var want, got bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	exp, err := service(b).LoadJSONExport(b.Ctx, "task_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exp.WriteJSON(&got); err != nil || len(doc.RoundTrips) == 0 || got.String() != want.String() {
+		t.Errorf("WriteJSON (%v, %d round trips) differs from the document's encoding:\n got %.300s\nwant %.300s", err, len(doc.RoundTrips), got.String(), want.String())
 	}
 	page, err := service(b).ExportHTML(b.Ctx, "task_1")
 	if err != nil {

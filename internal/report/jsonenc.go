@@ -3,11 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/results"
 )
 
 // A chart of 10,000 bars is about 1.5 MB of JSON. encoding/json spent most of a chart
@@ -20,22 +23,65 @@ import (
 
 // appender is a value that writes its own JSON and estimates its size.
 type appender interface {
-	appendJSON(b []byte) []byte
+	appendTo(o *jsonOut)
 	size() int
+}
+
+// spillSize is how much JSON jsonOut collects before handing it to its writer.
+const spillSize = 64 << 10
+
+// jsonOut collects JSON in a buffer. With a writer it hands the buffer on every spillSize
+// bytes (the long arrays call spill after each element), so a chart of any size is written
+// through a buffer of about spillSize: a 300,000-bar candlestick chart is some 60 MB of JSON.
+type jsonOut struct {
+	b   []byte
+	w   io.Writer
+	err error // the writer's first error; later output is dropped
+}
+
+// spill hands the buffer to the writer once it holds spillSize bytes.
+func (o *jsonOut) spill() {
+	if o.w != nil && len(o.b) >= spillSize {
+		o.flush()
+	}
+}
+
+// flush hands the buffer to the writer.
+func (o *jsonOut) flush() {
+	if o.err == nil && len(o.b) > 0 {
+		_, o.err = o.w.Write(o.b)
+	}
+	o.b = o.b[:0]
 }
 
 // AppendJSON appends c as JSON to b.
 func (c *ChartConfig) AppendJSON(b []byte) []byte {
-	b = slices.Grow(b, c.sizeHint())
-	b = append(b, `{"title":`...)
-	b = appendString(b, c.Title)
-	b = append(b, `,"type":`...)
-	b = appendString(b, c.Type)
-	b = append(b, `,"series":`...)
+	o := jsonOut{b: slices.Grow(b, c.sizeHint())}
+	c.appendTo(&o)
+	return o.b
+}
+
+// WriteJSON writes prefix, c as JSON and suffix to w as it goes, through a small buffer
+// instead of the whole text at once. Its error is w's.
+func (c *ChartConfig) WriteJSON(w io.Writer, prefix, suffix string) error {
+	o := jsonOut{b: make([]byte, 0, spillSize+4<<10), w: w}
+	o.b = append(o.b, prefix...)
+	c.appendTo(&o)
+	o.b = append(o.b, suffix...)
+	o.flush()
+	return o.err
+}
+
+func (c *ChartConfig) appendTo(o *jsonOut) {
+	o.b = append(o.b, `{"title":`...)
+	o.b = appendString(o.b, c.Title)
+	o.b = append(o.b, `,"type":`...)
+	o.b = appendString(o.b, c.Type)
+	o.b = append(o.b, `,"series":`...)
 	if c.Series == nil {
-		b = append(b, "null"...)
+		o.b = append(o.b, "null"...)
 	} else {
-		b = appendValue(b, c.Series)
+		appendValue(o, c.Series)
 	}
 	for _, f := range [...]struct {
 		key string
@@ -45,16 +91,16 @@ func (c *ChartConfig) AppendJSON(b []byte) []byte {
 		if f.v == nil { // omitempty
 			continue
 		}
-		b = append(b, ',')
-		b = appendString(b, f.key)
-		b = append(b, ':')
-		b = appendValue(b, f.v)
+		o.b = append(o.b, ',')
+		o.b = appendString(o.b, f.key)
+		o.b = append(o.b, ':')
+		appendValue(o, f.v)
 	}
 	if c.Sampling != nil {
-		b = append(b, `,"sampling":`...)
-		b = appendEncoded(b, c.Sampling)
+		o.b = append(o.b, `,"sampling":`...)
+		o.b = appendEncoded(o.b, c.Sampling)
 	}
-	return append(b, '}')
+	o.b = append(o.b, '}')
 }
 
 // sizeHint estimates the encoded size from the long arrays of the series and axes, so that
@@ -85,82 +131,64 @@ func (c *ChartConfig) sizeHint() int {
 
 // appendValue writes the values chart options are built from; anything else goes through
 // encoding/json.
-func appendValue(b []byte, v any) []byte {
+func appendValue(o *jsonOut, v any) {
 	switch v := v.(type) {
 	case appender:
-		return v.appendJSON(b)
+		v.appendTo(o)
 	case string:
-		return appendString(b, v)
+		o.b = appendString(o.b, v)
 	case float64:
-		return appendFloat(b, v)
+		o.b = appendFloat(o.b, v)
 	case int:
-		return strconv.AppendInt(b, int64(v), 10)
+		o.b = strconv.AppendInt(o.b, int64(v), 10)
 	case int64:
-		return strconv.AppendInt(b, v, 10)
+		o.b = strconv.AppendInt(o.b, v, 10)
 	case bool:
-		return strconv.AppendBool(b, v)
+		o.b = strconv.AppendBool(o.b, v)
 	case obj:
 		if v == nil {
-			return append(b, "null"...)
+			o.b = append(o.b, "null"...)
+			return
 		}
 		keys := make([]string, 0, len(v))
 		for k := range v {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		b = append(b, '{')
+		o.b = append(o.b, '{')
 		for i, k := range keys {
 			if i > 0 {
-				b = append(b, ',')
+				o.b = append(o.b, ',')
 			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = appendValue(b, v[k])
+			o.b = appendString(o.b, k)
+			o.b = append(o.b, ':')
+			appendValue(o, v[k])
 		}
-		return append(b, '}')
+		o.b = append(o.b, '}')
 	case []obj:
-		if v == nil {
-			return append(b, "null"...)
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendValue(b, e)
-		}
-		return append(b, ']')
+		appendValues(o, v)
 	case []any:
-		if v == nil {
-			return append(b, "null"...)
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendValue(b, e)
-		}
-		return append(b, ']')
+		appendValues(o, v)
 	case [][]any:
-		if v == nil {
-			return append(b, "null"...)
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendValue(b, e)
-		}
-		return append(b, ']')
+		appendValues(o, v)
 	case []string:
 		if v == nil {
-			return append(b, "null"...)
+			o.b = append(o.b, "null"...)
+			return
 		}
-		return stringSeries(v).appendJSON(b)
+		stringSeries(v).appendTo(o)
+	default:
+		o.b = appendEncoded(o.b, v)
 	}
-	return appendEncoded(b, v)
+}
+
+// appendValues writes s as a JSON array (null when nil) through appendValue.
+func appendValues[T any](o *jsonOut, s []T) {
+	if s == nil {
+		o.b = append(o.b, "null"...)
+		return
+	}
+	appendArray(o, s, func(o *jsonOut, v T) { appendValue(o, v) })
 }
 
 // appendEncoded writes v through encoding/json without HTML escaping.
@@ -174,90 +202,141 @@ func appendEncoded(b []byte, v any) []byte {
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
 }
 
-// floatSeries is a []float64 that encodes without reflection.
+// marshal is MarshalJSON of an appender.
+func marshal(a appender) ([]byte, error) {
+	var o jsonOut
+	a.appendTo(&o)
+	return o.b, nil
+}
+
+// appendArray appends s as a JSON array, each element written by elem, spilling to the
+// writer as it goes.
+func appendArray[T any](o *jsonOut, s []T, elem func(*jsonOut, T)) {
+	o.b = append(o.b, '[')
+	for i, v := range s {
+		if i > 0 {
+			o.b = append(o.b, ',')
+		}
+		elem(o, v)
+		o.spill()
+	}
+	o.b = append(o.b, ']')
+}
+
+// floatSeries is a []float64 that encodes without reflection; NaN and infinities are null.
 type floatSeries []float64
 
-func (s floatSeries) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+func (s floatSeries) MarshalJSON() ([]byte, error) { return marshal(s) }
 
 func (s floatSeries) size() int { return len(s) * 20 }
 
-func (s floatSeries) appendJSON(b []byte) []byte { return appendArray(b, s, appendFloat) }
-
-// appendArray appends s as a JSON array, each element written by elem.
-func appendArray[T any](b []byte, s []T, elem func([]byte, T) []byte) []byte {
-	b = append(b, '[')
-	for i, v := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = elem(b, v)
-	}
-	return append(b, ']')
+func (s floatSeries) appendTo(o *jsonOut) {
+	appendArray(o, s, func(o *jsonOut, v float64) { o.b = appendFloat(o.b, v) })
 }
 
 // optFloatSeries is a []*float64 (nil is null) that encodes without reflection.
 type optFloatSeries []*float64
 
-func (s optFloatSeries) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+func (s optFloatSeries) MarshalJSON() ([]byte, error) { return marshal(s) }
 
 func (s optFloatSeries) size() int { return len(s) * 20 }
 
-func (s optFloatSeries) appendJSON(b []byte) []byte {
-	return appendArray(b, s, func(b []byte, v *float64) []byte {
+func (s optFloatSeries) appendTo(o *jsonOut) {
+	appendArray(o, s, func(o *jsonOut, v *float64) {
 		if v == nil {
-			return append(b, "null"...)
+			o.b = append(o.b, "null"...)
+			return
 		}
-		return appendFloat(b, *v)
+		o.b = appendFloat(o.b, *v)
 	})
 }
 
-// intSeries is a []int64 that encodes without reflection.
-type intSeries []int64
-
-func (s intSeries) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
-
-func (s intSeries) size() int { return len(s) * 12 }
-
-func (s intSeries) appendJSON(b []byte) []byte {
-	return appendArray(b, s, func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) })
-}
-
-// stringSeries is a []string (dates, labels) that encodes without reflection.
+// stringSeries is a []string (labels) that encodes without reflection.
 type stringSeries []string
 
-func (s stringSeries) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+func (s stringSeries) MarshalJSON() ([]byte, error) { return marshal(s) }
 
 func (s stringSeries) size() int { return len(s) * 24 }
 
-func (s stringSeries) appendJSON(b []byte) []byte { return appendArray(b, s, appendString) }
-
-// candleRows are the candlestick series' rows [date, open, close, low, high, volume].
-type candleRows struct {
-	dates []string
-	bars  []engine.Bar
+func (s stringSeries) appendTo(o *jsonOut) {
+	appendArray(o, s, func(o *jsonOut, v string) { o.b = appendString(o.b, v) })
 }
 
-func (c candleRows) MarshalJSON() ([]byte, error) { return c.appendJSON(nil), nil }
+// barDates is a category axis of the bars' dates, written as results.FormatTime writes
+// them when the JSON is, instead of being kept as one string per bar.
+type barDates []engine.Bar
 
-func (c candleRows) size() int { return len(c.bars) * 110 }
+func (s barDates) MarshalJSON() ([]byte, error) { return marshal(s) }
 
-func (c candleRows) appendJSON(b []byte) []byte {
-	b = append(b, '[')
-	for i, bar := range c.bars {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '[')
-		b = appendString(b, c.dates[i])
-		for _, v := range [...]float64{bar.Open, bar.Close, bar.Low, bar.High} {
-			b = append(b, ',')
-			b = appendFloat(b, v)
-		}
-		b = append(b, ',')
-		b = strconv.AppendInt(b, bar.Volume, 10)
-		b = append(b, ']')
+func (s barDates) size() int { return len(s) * 24 }
+
+func (s barDates) appendTo(o *jsonOut) {
+	appendArray(o, s, func(o *jsonOut, b engine.Bar) { o.b = appendTime(o.b, b.Time) })
+}
+
+// pointDates is a category axis of the dates of the equity points at idx (all when idx is
+// nil), written as barDates are.
+type pointDates struct {
+	eq  []engine.EquityPoint
+	idx []int
+}
+
+func (s pointDates) MarshalJSON() ([]byte, error) { return marshal(s) }
+
+func (s pointDates) size() int { return s.len() * 24 }
+
+func (s pointDates) len() int {
+	if s.idx == nil {
+		return len(s.eq)
 	}
-	return append(b, ']')
+	return len(s.idx)
+}
+
+func (s pointDates) appendTo(o *jsonOut) {
+	if s.idx == nil {
+		appendArray(o, s.eq, func(o *jsonOut, e engine.EquityPoint) { o.b = appendTime(o.b, e.Time) })
+		return
+	}
+	appendArray(o, s.idx, func(o *jsonOut, i int) { o.b = appendTime(o.b, s.eq[i].Time) })
+}
+
+// appendTime writes t as a JSON string as results.FormatTime writes it.
+func appendTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = results.AppendTime(b, t)
+	return append(b, '"')
+}
+
+// volumeSeries is the bars' volumes.
+type volumeSeries []engine.Bar
+
+func (s volumeSeries) MarshalJSON() ([]byte, error) { return marshal(s) }
+
+func (s volumeSeries) size() int { return len(s) * 12 }
+
+func (s volumeSeries) appendTo(o *jsonOut) {
+	appendArray(o, s, func(o *jsonOut, b engine.Bar) { o.b = strconv.AppendInt(o.b, b.Volume, 10) })
+}
+
+// candleRows are the candlestick series' rows [date, open, close, low, high, volume].
+type candleRows []engine.Bar
+
+func (c candleRows) MarshalJSON() ([]byte, error) { return marshal(c) }
+
+func (c candleRows) size() int { return len(c) * 110 }
+
+func (c candleRows) appendTo(o *jsonOut) {
+	appendArray(o, c, func(o *jsonOut, bar engine.Bar) {
+		o.b = append(o.b, '[')
+		o.b = appendTime(o.b, bar.Time)
+		for _, v := range [...]float64{bar.Open, bar.Close, bar.Low, bar.High} {
+			o.b = append(o.b, ',')
+			o.b = appendFloat(o.b, v)
+		}
+		o.b = append(o.b, ',')
+		o.b = strconv.AppendInt(o.b, bar.Volume, 10)
+		o.b = append(o.b, ']')
+	})
 }
 
 // appendFloat writes f as encoding/json does (shortest representation; exponent form

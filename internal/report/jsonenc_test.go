@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -27,14 +28,18 @@ func TestSeriesEncodeLikeEncodingJSON(t *testing.T) {
 	for i := range floats {
 		opt[i+1] = &floats[i]
 	}
-	ints := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 1234567}
 	strs := []string{"2024-01-02", "2024-01-02T15:04:05Z", "", "a\"b", "<&>", "é", "tab\t"}
 	bars := engine.RandomWalk(500, 3)
-	bars = append(bars, engine.Bar{Time: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Open: 1e-7, High: 1e22, Low: math.Copysign(0, -1), Close: 3, Volume: -5})
+	bars = append(bars, engine.Bar{Time: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Open: 1e-7, High: 1e22, Low: math.Copysign(0, -1), Close: 3, Volume: -5},
+		engine.Bar{Time: time.Date(2024, 1, 2, 14, 30, 0, 0, time.FixedZone("x", 3600)), Volume: math.MaxInt64},
+		engine.Bar{Time: time.Date(-20, 1, 2, 0, 0, 0, 0, time.UTC), Volume: math.MinInt64})
 	dates := make([]string, len(bars))
+	vols := make([]int64, len(bars))
 	rows := make([][]any, len(bars))
+	points := make([]engine.EquityPoint, len(bars))
 	for i, b := range bars {
-		dates[i] = results.FormatTime(b.Time)
+		points[i].Time = b.Time
+		dates[i], vols[i] = results.FormatTime(b.Time), b.Volume
 		rows[i] = []any{dates[i], b.Open, b.Close, b.Low, b.High, b.Volume}
 	}
 	for _, c := range []struct {
@@ -43,9 +48,12 @@ func TestSeriesEncodeLikeEncodingJSON(t *testing.T) {
 	}{
 		{"floats", floatSeries(floats), floats},
 		{"optional floats", optFloatSeries(opt), opt},
-		{"ints", intSeries(ints), ints},
+		{"volumes", volumeSeries(bars), vols},
 		{"strings", stringSeries(strs), strs},
-		{"candles", candleRows{dates: dates, bars: bars}, rows},
+		{"bar dates", barDates(bars), dates},
+		{"point dates", pointDates{eq: points}, dates},
+		{"picked point dates", pointDates{eq: points, idx: []int{2, 0, len(bars) - 1}}, []string{dates[2], dates[0], dates[len(bars)-1]}},
+		{"candles", candleRows(bars), rows},
 		{"empty floats", floatSeries{}, []float64{}},
 	} {
 		got, err := json.Marshal(c.own)
@@ -114,4 +122,52 @@ func TestChartAppendJSONLikeEncoder(t *testing.T) {
 			t.Errorf("%s differs at byte %d:\n got …%.120s\nwant …%.120s", kind, i, got[max(0, i-40):], want[max(0, i-40):])
 		}
 	}
+}
+
+// failAfter is a writer that takes n bytes, then fails.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n < len(p) {
+		return 0, errors.New("client gone")
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestChartWriteJSONStreams checks that WriteJSON writes what AppendJSON appends, in pieces
+// of about spillSize (never the whole chart at once), and stops with its writer's error.
+func TestChartWriteJSONStreams(t *testing.T) {
+	t.Parallel()
+	bars := engine.RandomWalk(20000, 4)
+	c, err := BuildChart("candlestick", ChartInput{Bars: bars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<" + string(c.AppendJSON(nil)) + ">"
+	var got pieces
+	if err := c.WriteJSON(&got, "<", ">"); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want {
+		t.Fatalf("WriteJSON wrote %d bytes unlike AppendJSON's %d", got.Len(), len(want))
+	}
+	if got.largest > spillSize+1024 || got.writes < len(want)/(spillSize+1024) {
+		t.Errorf("%d writes, the largest %d bytes, for %d bytes: want pieces of about %d", got.writes, got.largest, len(want), spillSize)
+	}
+	if err := c.WriteJSON(&failAfter{n: 3 * spillSize}, "", ""); err == nil || err.Error() != "client gone" {
+		t.Errorf("a failing writer: %v", err)
+	}
+}
+
+// pieces records what it is written and how.
+type pieces struct {
+	bytes.Buffer
+	writes, largest int
+}
+
+func (p *pieces) Write(b []byte) (int, error) {
+	p.writes++
+	p.largest = max(p.largest, len(b))
+	return p.Buffer.Write(b)
 }

@@ -21,7 +21,7 @@ func rollingSharpe(in ChartInput) *ChartConfig {
 		Series: []obj{{"name": name, "type": "line", "data": optFloatSeries(pickOf(engine.RollingSharpe(in.InitialCash, in.Equity, window), idx)),
 			"showSymbol": false, "lineStyle": obj{"width": 1},
 			"markLine": obj{"silent": true, "symbol": "none", "data": []obj{{"yAxis": 0}}, "lineStyle": obj{"type": "dashed", "width": 1}}}},
-		XAxis: categoryAxis(pickOf(equityDates(in.Equity), idx), nil), YAxis: obj{"type": "value", "name": "Sharpe ratio (annualised)", "scale": true},
+		XAxis: categoryAxis(pointDates{in.Equity, idx}, nil), YAxis: obj{"type": "value", "name": "Sharpe ratio (annualised)", "scale": true},
 		Tooltip: tip, AxisPtr: ptr, DataZoom: zoom(0),
 	}
 }

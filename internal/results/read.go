@@ -139,18 +139,24 @@ const (
 
 // FormatTime writes a bar or fill time: YYYY-MM-DD at midnight UTC, RFC 3339 otherwise.
 func FormatTime(t time.Time) string {
+	var b [32]byte
+	return string(AppendTime(b[:0], t))
+}
+
+// AppendTime appends t as FormatTime writes it, without allocating: a chart writes one
+// time per bar, two or three times over.
+func AppendTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	if h, m, s := t.Clock(); h != 0 || m != 0 || s != 0 || t.Nanosecond() != 0 {
-		return t.Format(time.RFC3339)
+		return t.AppendFormat(b, time.RFC3339)
 	}
 	y, mo, d := t.Date()
 	if y < 0 || y > 9999 {
-		return t.Format(time.DateOnly)
+		return t.AppendFormat(b, time.DateOnly)
 	}
-	// A chart formats one date per bar; this is several times faster than t.Format.
-	b := [10]byte{byte('0' + y/1000), byte('0' + y/100%10), byte('0' + y/10%10), byte('0' + y%10), '-',
-		byte('0' + int(mo)/10), byte('0' + int(mo)%10), '-', byte('0' + d/10), byte('0' + d%10)}
-	return string(b[:])
+	// Several times faster than t.AppendFormat.
+	return append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+int(mo)/10), byte('0'+int(mo)%10), '-', byte('0'+d/10), byte('0'+d%10))
 }
 
 // TradeRowOf is execution e as the trade list shows it.
@@ -212,6 +218,32 @@ func (svc *Service) Trades(ctx context.Context, taskID, kind string, skip, limit
 	}
 	page.Trades = mapSlice(rows, func(r store.ResultTrade) RoundTrip { return RoundTripOf(int(r.Seq), trade(r)) })
 	return page, nil
+}
+
+// Size is how long a stored result is: what the memory of reading it grows with.
+type Size struct {
+	Bars       int // bars run, and points of the equity curve
+	Executions int // fills; counted only when asked for
+	RoundTrips int // round trips, the still open one included
+}
+
+// Size reads the size of taskID's result, counting its fills when withExecutions is set
+// (a count over the result's rows: a strategy may fill many times per round trip). A task
+// without a result is the not-found apperr.
+func (svc *Service) Size(ctx context.Context, taskID string, withExecutions bool) (Size, error) {
+	r, err := svc.result(ctx, taskID)
+	if err != nil {
+		return Size{}, err
+	}
+	s := Size{Bars: int(r.Bars), RoundTrips: int(r.TotalTrades)}
+	if withExecutions {
+		n, err := q.CountResultExecutions(ctx, svc.db, taskID)
+		if err != nil {
+			return s, fmt.Errorf("count executions of %s: %w", taskID, err)
+		}
+		s.Executions = int(n)
+	}
+	return s, nil
 }
 
 // Stored is everything stored for one result, with what its task ran.

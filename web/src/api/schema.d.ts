@@ -1403,6 +1403,29 @@ export interface components {
         "application/json": components["schemas"]["Error"];
       };
     };
+    /**
+     * @description The read (a chart, export or comparison of long results) needs more memory than heavy
+     * reads may hold at once (`READ_MEMORY_MB`); the detail says how much a budget must be to
+     * serve it.
+     */
+    ReadTooLarge: {
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /**
+     * @description Other heavy reads hold the memory budget (`READ_MEMORY_MB`) and this one waited 15 s
+     * for its share; retry after `Retry-After` seconds.
+     */
+    ReadBusy: {
+      headers: {
+        /** @description Seconds to wait before retrying. */
+        "Retry-After"?: number;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
     /** @description Too many attempts; the detail says when to try again. */
     TooManyRequests: {
       content: {
@@ -2379,6 +2402,8 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       404: components["responses"]["ResultNotFound"];
+      413: components["responses"]["ReadTooLarge"];
+      503: components["responses"]["ReadBusy"];
     };
   };
   /** Summary metrics */
@@ -2474,6 +2499,8 @@ export interface operations {
         };
       };
       404: components["responses"]["ResultNotFound"];
+      413: components["responses"]["ReadTooLarge"];
+      503: components["responses"]["ReadBusy"];
     };
   };
   /**
@@ -2513,6 +2540,8 @@ export interface operations {
         };
       };
       404: components["responses"]["ResultNotFound"];
+      413: components["responses"]["ReadTooLarge"];
+      503: components["responses"]["ReadBusy"];
     };
   };
   /** Statistics record */
@@ -2588,6 +2617,8 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       404: components["responses"]["ResultNotFound"];
+      413: components["responses"]["ReadTooLarge"];
+      503: components["responses"]["ReadBusy"];
     };
   };
   /** Data sources */
