@@ -70,8 +70,9 @@ export interface paths {
     put: operations["replaceStrategy"];
     /**
      * Delete a strategy
-     * @description Hides the strategy from every strategy route (404 afterwards). Its versions are kept for
-     * the tasks and results that used them.
+     * @description Hides the strategy from every strategy route (404 afterwards), except the versions that
+     * tasks or studies still refer to: those stay readable under `…/versions`, so the code behind
+     * a result can always be read.
      */
     delete: operations["deleteStrategy"];
     parameters: {
@@ -129,6 +130,7 @@ export interface paths {
     /**
      * Version history
      * @description Every version of the strategy, newest first, without code (read one version for its code).
+     * Of a deleted strategy, the versions that tasks or studies still refer to; 404 when none.
      */
     get: operations["strategyVersions"];
     parameters: {
@@ -138,7 +140,10 @@ export interface paths {
     };
   };
   "/api/strategies/{strategy_id}/versions/{version}": {
-    /** One version, with its code */
+    /**
+     * One version, with its code
+     * @description Any version the version history lists (also of a deleted strategy, while a task or study refers to it).
+     */
     get: operations["strategyVersion"];
     parameters: {
       path: {
@@ -511,6 +516,9 @@ export interface paths {
      * when the id is missing or empty); the server then sends `log_message` events with
      * `{name, levelname, message, timestamp, pathname, lineno}` for that session only
      * (channel `logs:<session_id>`). Client messages are rate limited as on `/ws/{task_id}`.
+     * With accounts a session belongs to its user: the socket receives the lines of its own
+     * user's backtests started with that `session_id`, never another user's, whoever else
+     * uses the same id. Access is checked again as on `/ws/{task_id}` (close codes 4401, 4403).
      */
     get: operations["wsLogs"];
   };
@@ -535,6 +543,12 @@ export interface paths {
      * second, default 20, with bursts of `WS_MSG_BURST`, default 100: a page may subscribe
      * to its 100 tasks at once). A client over it is disconnected with close code 1008
      * (policy violation) and reason `message rate limit exceeded`; it may reconnect.
+     *
+     * With accounts, the socket's credential (session cookie or API token) is checked again
+     * every 2 s. When it stops working (signed out, session expired, user disabled, token
+     * revoked or expired) the server closes the socket with code 4401; when the user's role
+     * changed, with 4403 (reconnecting gives a socket with the new role). The reason says
+     * which; nothing is sent after the close.
      */
     get: operations["wsTask"];
     parameters: {
@@ -1067,7 +1081,7 @@ export interface components {
        * @default 0.001
        */
       commission?: number;
-      /** @description Session log channel to publish to. */
+      /** @description Session log channel to publish to: with accounts, the submitter's own session of that name (`/ws/logs`). */
       session_id?: string;
     };
     Task: {
@@ -1759,8 +1773,9 @@ export interface operations {
   };
   /**
    * Delete a strategy
-   * @description Hides the strategy from every strategy route (404 afterwards). Its versions are kept for
-   * the tasks and results that used them.
+   * @description Hides the strategy from every strategy route (404 afterwards), except the versions that
+   * tasks or studies still refer to: those stay readable under `…/versions`, so the code behind
+   * a result can always be read.
    */
   deleteStrategy: {
     parameters: {
@@ -1889,6 +1904,7 @@ export interface operations {
   /**
    * Version history
    * @description Every version of the strategy, newest first, without code (read one version for its code).
+   * Of a deleted strategy, the versions that tasks or studies still refer to; 404 when none.
    */
   strategyVersions: {
     parameters: {
@@ -1908,7 +1924,10 @@ export interface operations {
       404: components["responses"]["StrategyNotFound"];
     };
   };
-  /** One version, with its code */
+  /**
+   * One version, with its code
+   * @description Any version the version history lists (also of a deleted strategy, while a task or study refers to it).
+   */
   strategyVersion: {
     parameters: {
       path: {
@@ -2819,6 +2838,9 @@ export interface operations {
    * when the id is missing or empty); the server then sends `log_message` events with
    * `{name, levelname, message, timestamp, pathname, lineno}` for that session only
    * (channel `logs:<session_id>`). Client messages are rate limited as on `/ws/{task_id}`.
+   * With accounts a session belongs to its user: the socket receives the lines of its own
+   * user's backtests started with that `session_id`, never another user's, whoever else
+   * uses the same id. Access is checked again as on `/ws/{task_id}` (close codes 4401, 4403).
    */
   wsLogs: {
     responses: {
@@ -2854,6 +2876,12 @@ export interface operations {
    * second, default 20, with bursts of `WS_MSG_BURST`, default 100: a page may subscribe
    * to its 100 tasks at once). A client over it is disconnected with close code 1008
    * (policy violation) and reason `message rate limit exceeded`; it may reconnect.
+   *
+   * With accounts, the socket's credential (session cookie or API token) is checked again
+   * every 2 s. When it stops working (signed out, session expired, user disabled, token
+   * revoked or expired) the server closes the socket with code 4401; when the user's role
+   * changed, with 4403 (reconnecting gives a socket with the new role). The reason says
+   * which; nothing is sent after the close.
    */
   wsTask: {
     parameters: {
