@@ -189,7 +189,7 @@ func TestHeavyReadsShareABudget(t *testing.T) {
 			"/api/results/compare?task_ids=task_big,task_big2"} {
 			status, _, body := get(t, srv, p)
 			if status != 413 || !strings.Contains(string(body), "more than the 6 MiB that large reads may hold at once: a service with READ_MEMORY_MB=") {
-				t.Errorf("%s: %d %s, want 413 naming the budget it needs", p, status, body)
+				t.Errorf("%s: %d %.300s, want 413 naming the budget it needs", p, status, body)
 			}
 		}
 		// What fits is served; what does not exist is still a 404.
@@ -204,7 +204,9 @@ func TestHeavyReadsShareABudget(t *testing.T) {
 	t.Run("a read that finds the budget held is a 503 with Retry-After", func(t *testing.T) {
 		t.Parallel()
 		// Room for two charts; their clients read the headers, then nothing more.
-		srv := e.serve(t, Config{ReadMemory: 2*size + size/2, ReadWait: 300 * time.Millisecond, ReadStall: 2 * time.Second})
+		// The stall limit is long enough that a slow machine still sends the third chart
+		// while the first two hold their shares.
+		srv := e.serve(t, Config{ReadMemory: 2*size + size/2, ReadWait: 300 * time.Millisecond, ReadStall: 15 * time.Second})
 		healthDone := watchHealth(t, srv)
 		var conns []net.Conn
 		for range 2 {
@@ -216,7 +218,7 @@ func TestHeavyReadsShareABudget(t *testing.T) {
 		}
 		status, retry, body := get(t, srv, chart)
 		if status != 503 || retry != "5" || !strings.Contains(string(body), "busy with other large reads") {
-			t.Errorf("a third chart: %d, Retry-After %q, %s; want 503, Retry-After 5", status, retry, body)
+			t.Errorf("a third chart: %d, Retry-After %q, %.300s; want 503, Retry-After 5", status, retry, body)
 		}
 		// Cheap reads are not held up; a short result's chart fits beside the two.
 		if status, _, _ := get(t, srv, "/api/results/task_big/summary"); status != 200 {
@@ -227,7 +229,7 @@ func TestHeavyReadsShareABudget(t *testing.T) {
 		}
 		// The stalled clients are cut off after ReadStall, and their shares freed: a chart
 		// answers again.
-		for deadline := time.Now().Add(20 * time.Second); ; {
+		for deadline := time.Now().Add(90 * time.Second); ; {
 			status, retry, body := get(t, srv, chart)
 			if status == 200 {
 				break
