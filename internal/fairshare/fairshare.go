@@ -4,10 +4,10 @@
 // its own.
 //
 //   - Admit: over all workers, one owner runs at most a limit of units at once (a running
-//     backtest is one unit, a running study job is one). A job refused with ErrBusy goes
-//     back to the queue with river.JobSnooze(Wait()): no attempt is spent, nothing is lost,
-//     and other users' jobs are fetched meanwhile. Work without an owner (accounts off) is
-//     not limited.
+//     backtest is one unit, a running study job is one), and the owner's waiting backtests
+//     go before their study's jobs. A job refused with ErrBusy goes back to the queue with
+//     river.JobSnooze(Wait()): no attempt is spent, nothing is lost, and other users' jobs
+//     are fetched meanwhile. Work without an owner (accounts off) is not limited.
 //   - Priority: where no limit applies (no owner, or a limit of 0), a study's jobs queue
 //     behind single backtests, so a study cannot keep a single backtest waiting for the
 //     whole study.
@@ -43,23 +43,39 @@ const (
 // ErrBusy refuses to start a unit whose owner already runs as many units as allowed.
 var ErrBusy = errors.New("the owner runs as many units of work as allowed")
 
-// Unit names the unit being started, which its own count leaves out (it may already be
-// marked running when it is admitted): a task's id, or a study job's River job id.
+// Unit is the unit being started: its kind, and its name, which its own count leaves out
+// (it may already be marked running when it is admitted): a task's id, or a study job's
+// River job id.
 type Unit struct {
+	Kind Kind
 	Task string
 	Job  int64
 }
 
-// Allowed reports whether an owner who runs running units may start one more under limit
-// (0: no limit).
-func Allowed(limit int, running int) bool {
-	return limit <= 0 || running < limit
+// Load is what an owner runs and queues now, as Admit counts it.
+type Load struct {
+	Running          int // units running: backtests, and study jobs holding a lease
+	WaitingBacktests int // backtests waiting to start
 }
 
-// Admit returns ErrBusy when owner already runs limit units besides u. It counts under a
-// lock on the owner held until tx ends, so the caller marks u running in tx (a task's
-// status, a study job's lease) and two workers cannot both start the owner's next unit.
-// No owner or no limit costs no query.
+// Allowed reports whether a unit of kind may start for an owner with load l under limit
+// (0: no limit): while the owner runs fewer than limit units, and for a study job only
+// while none of the owner's backtests waits, so that the owner's own single backtest goes
+// before their study's jobs as another user's does.
+func Allowed(limit int, kind Kind, l Load) bool {
+	if limit <= 0 {
+		return true
+	}
+	if l.Running >= limit {
+		return false
+	}
+	return kind != Study || l.WaitingBacktests == 0
+}
+
+// Admit returns ErrBusy when owner may not start u now (Allowed). It counts under a lock on
+// the owner held until tx ends, so the caller marks u running in tx (a task's status, a
+// study job's lease) and two workers cannot both start the owner's next unit. No owner or
+// no limit costs no query.
 func Admit(ctx context.Context, tx pgx.Tx, q *store.Queries, limit int, owner *string, u Unit) error {
 	if limit <= 0 || owner == nil {
 		return nil
@@ -71,7 +87,7 @@ func Admit(ctx context.Context, tx pgx.Tx, q *store.Queries, limit int, owner *s
 	if err != nil {
 		return fmt.Errorf("count the owner's running work: %w", err)
 	}
-	if !Allowed(limit, int(n)) {
+	if !Allowed(limit, u.Kind, Load{Running: int(n.Units), WaitingBacktests: int(n.WaitingBacktests)}) {
 		return ErrBusy
 	}
 	return nil

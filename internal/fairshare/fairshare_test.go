@@ -16,17 +16,26 @@ import (
 func TestAllowed(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		limit, running int
-		want           bool
+		name  string
+		limit int
+		kind  fairshare.Kind
+		load  fairshare.Load
+		want  bool
 	}{
-		{0, 0, true}, {0, 1000, true}, // no limit
-		{-1, 5, true},
-		{1, 0, true}, {1, 1, false},
-		{5, 4, true}, {5, 5, false}, {5, 6, false}, // more than the limit (a smaller limit set meanwhile)
+		{"no limit", 0, fairshare.Study, fairshare.Load{Running: 1000, WaitingBacktests: 9}, true},
+		{"a negative limit is none", -1, fairshare.Backtest, fairshare.Load{Running: 5}, true},
+		{"below the limit", 1, fairshare.Backtest, fairshare.Load{}, true},
+		{"at the limit", 1, fairshare.Backtest, fairshare.Load{Running: 1}, false},
+		{"one below", 5, fairshare.Backtest, fairshare.Load{Running: 4}, true},
+		{"at five", 5, fairshare.Study, fairshare.Load{Running: 5}, false},
+		{"over it (a smaller limit set meanwhile)", 5, fairshare.Backtest, fairshare.Load{Running: 6}, false},
+		{"a backtest while others of the owner's wait", 5, fairshare.Backtest, fairshare.Load{Running: 2, WaitingBacktests: 3}, true},
+		{"a study job while the owner's backtest waits", 5, fairshare.Study, fairshare.Load{Running: 2, WaitingBacktests: 1}, false},
+		{"a study job when no backtest waits", 5, fairshare.Study, fairshare.Load{Running: 4}, true},
 	}
 	for _, tt := range tests {
-		if got := fairshare.Allowed(tt.limit, tt.running); got != tt.want {
-			t.Errorf("Allowed(%d, %d) = %v, want %v", tt.limit, tt.running, got, tt.want)
+		if got := fairshare.Allowed(tt.limit, tt.kind, tt.load); got != tt.want {
+			t.Errorf("%s: Allowed(%d, %v, %+v) = %v, want %v", tt.name, tt.limit, tt.kind, tt.load, got, tt.want)
 		}
 	}
 }
@@ -56,7 +65,8 @@ func TestPriority(t *testing.T) {
 
 // TestAdmitCountsEveryKindOfWork: the units of an owner are their running backtests and
 // their studies' jobs holding a lease (batches and folds), less the unit being admitted;
-// others' work, finished or pending work and ownerless work do not count.
+// others' work, finished work and ownerless work do not count. The owner's pending
+// backtests hold back their study's jobs.
 func TestAdmitCountsEveryKindOfWork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -106,24 +116,27 @@ func TestAdmitCountsEveryKindOfWork(t *testing.T) {
 		(301, 'study_3', '{0}', NULL, 1, 'w'), (302, 'study_3', '{1}', NULL, 1, 'w')`)
 
 	p := func(s string) *string { return &s }
+	bt := func(id string) fairshare.Unit { return fairshare.Unit{Kind: fairshare.Backtest, Task: id} }
+	job := func(id int64) fairshare.Unit { return fairshare.Unit{Kind: fairshare.Study, Job: id} }
 	tests := []struct {
-		name  string
-		owner *string
-		unit  fairshare.Unit
-		limit int
-		units int  // what CountOwnerUnits says
-		busy  bool // what Admit says under limit
+		name    string
+		owner   *string
+		unit    fairshare.Unit
+		limit   int
+		units   int  // running, as CountOwnerUnits says
+		waiting int  // backtests waiting, as CountOwnerUnits says
+		busy    bool // what Admit says under limit
 	}{
-		{"alice's new backtest counts 2 tasks and 3 study jobs", p("alice"), fairshare.Unit{Task: "task_3"}, 5, 5, true},
-		{"alice under a higher limit", p("alice"), fairshare.Unit{Task: "task_3"}, 6, 5, false},
-		{"alice's running backtest leaves itself out", p("alice"), fairshare.Unit{Task: "task_1"}, 5, 4, false},
-		{"alice's batch leaves itself out", p("alice"), fairshare.Unit{Job: 102}, 5, 4, false},
-		{"alice's new batch", p("alice"), fairshare.Unit{Job: 104}, 5, 5, true},
-		{"bob: his task and his batch", p("bob"), fairshare.Unit{Task: "task_7"}, 2, 2, true},
-		{"bob below his limit", p("bob"), fairshare.Unit{Job: 202}, 3, 2, false},
-		{"carol runs nothing", p("carol"), fairshare.Unit{Task: "task_8"}, 1, 0, false},
-		{"no limit", p("alice"), fairshare.Unit{Task: "task_3"}, 0, 5, false},
-		{"nobody's work is not limited", nil, fairshare.Unit{Job: 303}, 1, 0, false},
+		{"alice's waiting backtest counts 2 tasks and 3 study jobs", p("alice"), bt("task_3"), 5, 5, 0, true},
+		{"alice under a higher limit", p("alice"), bt("task_3"), 6, 5, 0, false},
+		{"alice's running backtest leaves itself out", p("alice"), bt("task_1"), 5, 4, 1, false},
+		{"alice's batch leaves itself out but waits for her backtest", p("alice"), job(102), 6, 4, 1, true},
+		{"alice's new batch", p("alice"), job(104), 5, 5, 1, true},
+		{"bob: his task and his batch", p("bob"), bt("task_7"), 2, 2, 0, true},
+		{"bob's batch below his limit", p("bob"), job(202), 3, 2, 0, false},
+		{"carol runs nothing", p("carol"), bt("task_8"), 1, 0, 0, false},
+		{"no limit", p("alice"), job(105), 0, 5, 1, false},
+		{"nobody's work is not limited", nil, job(303), 1, 0, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,8 +145,8 @@ func TestAdmitCountsEveryKindOfWork(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if int(n) != tt.units {
-					t.Errorf("CountOwnerUnits = %d, want %d", n, tt.units)
+				if int(n.Units) != tt.units || int(n.WaitingBacktests) != tt.waiting {
+					t.Errorf("CountOwnerUnits = %+v, want %d running and %d waiting", n, tt.units, tt.waiting)
 				}
 			}
 			err := st.WithTx(ctx, func(tx pgx.Tx) error {
@@ -176,7 +189,7 @@ func TestAdmitSerialisesAnOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer first.Rollback(ctx) //nolint:errcheck
-	if err := fairshare.Admit(ctx, first, st.Queries, 1, &alice, fairshare.Unit{Job: 1}); err != nil {
+	if err := fairshare.Admit(ctx, first, st.Queries, 1, &alice, fairshare.Unit{Kind: fairshare.Study, Job: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := first.Exec(ctx, `INSERT INTO study_batches (job_id, study_id, trials, lease, worker) VALUES (1, 'study_1', '{0}', 1, 'w')`); err != nil {
@@ -184,14 +197,14 @@ func TestAdmitSerialisesAnOwner(t *testing.T) {
 	}
 	// bob is not held up by alice's lock.
 	if err := st.WithTx(ctx, func(tx pgx.Tx) error {
-		return fairshare.Admit(ctx, tx, st.Queries, 1, &bob, fairshare.Unit{Job: 2})
+		return fairshare.Admit(ctx, tx, st.Queries, 1, &bob, fairshare.Unit{Kind: fairshare.Study, Job: 2})
 	}); err != nil {
 		t.Fatalf("bob: %v", err)
 	}
 	second := make(chan error, 1)
 	go func() {
 		second <- st.WithTx(ctx, func(tx pgx.Tx) error {
-			return fairshare.Admit(ctx, tx, st.Queries, 1, &alice, fairshare.Unit{Job: 3})
+			return fairshare.Admit(ctx, tx, st.Queries, 1, &alice, fairshare.Unit{Kind: fairshare.Study, Job: 3})
 		})
 	}()
 	select {

@@ -12,7 +12,8 @@ import (
 const countOwnerUnits = `-- name: CountOwnerUnits :one
 SELECT ((SELECT count(*) FROM tasks t WHERE t.created_by = $1 AND t.status = 'running' AND t.id <> $2)
      + (SELECT count(*) FROM study_batches b JOIN studies s ON s.id = b.study_id
-        WHERE s.created_by = $1 AND b.job_id <> $3))::int AS units
+        WHERE s.created_by = $1 AND b.job_id <> $3))::int AS units,
+    (SELECT count(*) FROM tasks t WHERE t.created_by = $1 AND t.status = 'pending' AND t.id <> $2)::int AS waiting_backtests
 `
 
 type CountOwnerUnitsParams struct {
@@ -21,15 +22,21 @@ type CountOwnerUnitsParams struct {
 	JobID  int64   `json:"job_id"`
 }
 
+type CountOwnerUnitsRow struct {
+	Units            int32 `json:"units"`
+	WaitingBacktests int32 `json:"waiting_backtests"`
+}
+
 // The units of work the owner runs now, besides the one starting (task_id, or job_id of a
 // study job): running backtests, and study jobs (batches, folds' out-of-sample runs) that
 // hold a lease. A lease is taken when a study job is admitted, so both count from their
-// admission until they end, the CPU wait included.
-func (q *Queries) CountOwnerUnits(ctx context.Context, db DBTX, arg CountOwnerUnitsParams) (int32, error) {
+// admission until they end, the CPU wait included. Also: how many of the owner's
+// backtests wait to start (pending), which go before the owner's study jobs.
+func (q *Queries) CountOwnerUnits(ctx context.Context, db DBTX, arg CountOwnerUnitsParams) (CountOwnerUnitsRow, error) {
 	row := db.QueryRow(ctx, countOwnerUnits, arg.Owner, arg.TaskID, arg.JobID)
-	var units int32
-	err := row.Scan(&units)
-	return units, err
+	var i CountOwnerUnitsRow
+	err := row.Scan(&i.Units, &i.WaitingBacktests)
+	return i, err
 }
 
 const lockOwner = `-- name: LockOwner :exec

@@ -30,7 +30,7 @@ func (s *Service) hold(ctx context.Context, job int64, st store.Study, trials []
 	lease := rand.Int64()
 	id := st.ID
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		if err := fairshare.Admit(ctx, tx, s.q, s.cfg.UserMaxRunning, st.CreatedBy, fairshare.Unit{Job: job}); err != nil {
+		if err := fairshare.Admit(ctx, tx, s.q, s.cfg.UserMaxRunning, st.CreatedBy, fairshare.Unit{Kind: fairshare.Study, Job: job}); err != nil {
 			return err
 		}
 		return s.q.HoldStudyBatch(ctx, tx, store.HoldStudyBatchParams{JobID: job, StudyID: id, Trials: trials,

@@ -59,7 +59,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 			Worker: &s.worker, JobID: &jobID}); err != nil {
 			return err
 		}
-		if err := fairshare.Admit(ctx, tx, s.q, s.cfg.UserMaxRunning, row.CreatedBy, fairshare.Unit{Task: row.ID}); err != nil {
+		if err := fairshare.Admit(ctx, tx, s.q, s.cfg.UserMaxRunning, row.CreatedBy, fairshare.Unit{Kind: fairshare.Backtest, Task: row.ID}); err != nil {
 			return err // rolls the start back
 		}
 		return s.q.StartTaskAttempt(ctx, tx, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID, Worker: &s.worker})
