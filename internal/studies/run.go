@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -160,7 +161,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 		}
 	}
 	sliceEnd := time.Now().Add(s.cfg.Slice)
-	var perTrial time.Duration // measured on this slice's chunks
+	perTrial := s.trialTime.get(id) // measured on earlier chunks of the study in this process
 	for ran := 0; len(pending) > 0; {
 		if ran > 0 && !time.Now().Before(sliceEnd) {
 			// Its slice is used: the rest of the batch waits in the queue again (the trials
@@ -169,8 +170,8 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 			return river.JobSnooze(0)
 		}
 		// A chunk is what should fit in the rest of the slice, by the time of the chunks
-		// before (the first is one trial): the runner process is kept between chunks of
-		// the same code, and no run is cut short to end a slice.
+		// before (without any, one combination): the runner process is kept between
+		// chunks of the same code, and no run is cut short to end a slice.
 		k := 1
 		if perTrial > 0 {
 			k = min(max(int(time.Until(sliceEnd)/perTrial), 1), len(pending))
@@ -188,6 +189,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 		switch {
 		case err == nil:
 			perTrial = max(time.Since(t0)/time.Duration(k), time.Microsecond)
+			s.trialTime.put(id, perTrial)
 			ran += k
 			pending, params = pending[k:], params[k:]
 		case errors.As(err, &re) && re.Kind == "cancelled":
@@ -210,6 +212,32 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 	flush()
 	s.finish(ctx, id, nil)
 	return nil
+}
+
+// trialTimes remembers how long a combination of each study took in this process, so that
+// a batch's first chunk already fills its slice.
+type trialTimes struct {
+	mu sync.Mutex
+	m  map[string]time.Duration
+}
+
+// maxTrialTimes bounds the studies remembered; past it they are forgotten all at once
+// (their next batch starts with one combination again).
+const maxTrialTimes = 256
+
+func (t *trialTimes) get(study string) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.m[study]
+}
+
+func (t *trialTimes) put(study string, d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil || len(t.m) >= maxTrialTimes {
+		t.m = make(map[string]time.Duration)
+	}
+	t.m[study] = d
 }
 
 // interrupted is what a study job whose runs stopped early returns: nothing when the study

@@ -81,6 +81,8 @@ type Service struct {
 	pub   *events.Publisher
 	queue *jobs.Client
 	log   *slog.Logger
+	// trialTime is the time of a combination, per study, in this process's last chunk.
+	trialTime trialTimes
 }
 
 // New returns a service over db; ts checks the backtest fields of a study's request and
