@@ -11,6 +11,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/runner"
@@ -63,11 +64,13 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 			slots = max(1, slots-1)
 		}
 	}
+	// Backtests and studies share the CPU places and the fair share (internal/fairshare).
+	cpu := fairshare.NewSlots(slots)
 	svc := tasks.New(tasks.Config{RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
-		LogDir: cfg.LogDir, CPUSlots: slots, Runner: runners, Lease: cfg.LeaseTimeout,
+		LogDir: cfg.LogDir, CPU: cpu, Runner: runners, Lease: cfg.LeaseTimeout,
 		UserMaxRunning: cfg.UserMaxRunning}, st, log)
 	stud := studies.New(studies.Config{Runner: runners, RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
-		Lease: cfg.LeaseTimeout}, st, svc, log)
+		Lease: cfg.LeaseTimeout, CPU: cpu, UserMaxRunning: cfg.UserMaxRunning}, st, svc, log)
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{

@@ -60,6 +60,9 @@ WHERE id = $1 AND status = 'pending';
 -- name: StudyStatus :one
 SELECT status FROM studies WHERE id = $1;
 
+-- name: StudyOwner :one
+SELECT created_by FROM studies WHERE id = $1;
+
 -- name: PendingTrials :many
 SELECT idx, fold, params FROM study_trials
 WHERE study_id = $1 AND idx = ANY(@idx::int[]) AND status = 'pending'

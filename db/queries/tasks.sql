@@ -240,13 +240,6 @@ SELECT set_config('synchronous_commit', 'off', true);
 -- name: TaskOwner :one
 SELECT created_by FROM tasks WHERE id = $1;
 
--- name: LockOwner :exec
--- Serialises starting the tasks of one owner until the end of the transaction, so that two
--- workers cannot both start the owner's task past their limit.
-SELECT pg_advisory_xact_lock(hashtext('backtestd.owner:' || @owner::text));
-
--- name: CountOwnerRunning :one
-SELECT count(*) FROM tasks WHERE created_by = @owner AND status = 'running' AND id <> @id;
 
 -- name: TaskStateCounts :many
 -- How many tasks are in each state, for /metrics.

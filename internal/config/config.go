@@ -30,8 +30,9 @@ type Config struct {
 	// Auth (AUTH) is auto, on or off: whether requests need a user (see AccountsOn).
 	Auth       string
 	SessionTTL time.Duration // SESSION_TTL: how long a sign-in lasts
-	// UserMaxRunning (USER_MAX_RUNNING) is how many backtests of one user run at once over
-	// all workers; 0 no limit. Default: half of WORKERS, at least 1.
+	// UserMaxRunning (USER_MAX_RUNNING) is how many units of work of one user (backtests,
+	// study batches, walk-forward folds) run at once over all workers; 0 no limit. Default:
+	// half of WORKERS, at least 1.
 	UserMaxRunning int
 	StrategyDirs   []string      // STRATEGY_DIRS, colon-separated
 	LogLevel       slog.Level    // LOG_LEVEL: debug, info, warn, error
@@ -95,7 +96,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&cors, "cors-origins", env("CORS_ORIGINS", ""), "origins other web pages may call the API from, comma-separated (empty: none; *: any, without credentials, refused with accounts on)")
 	fs.StringVar(&hosts, "allowed-hosts", env("ALLOWED_HOSTS", ""), "Host names served besides localhost and loopback addresses, comma-separated, e.g. the name a reverse proxy forwards (*: any); checked without accounts, and with accounts when set")
 	fs.StringVar(&c.Auth, "auth", env("AUTH", "auto"), "accounts: auto (on when users exist or listening beyond loopback), on, or off (no sign-in: only for one user on a trusted machine)")
-	fs.StringVar(&userMax, "user-max-running", env("USER_MAX_RUNNING", "auto"), "backtests of one user running at once over all workers (auto: half of -workers, at least 1; 0: no limit); the rest wait while others' run")
+	fs.StringVar(&userMax, "user-max-running", env("USER_MAX_RUNNING", "auto"), "units of work of one user running at once over all workers: backtests, study batches and walk-forward folds (auto: half of -workers, at least 1; 0: no limit); the rest wait while others' run")
 	fs.StringVar(&sessionTTL, "session-ttl", env("SESSION_TTL", "12h"), "how long a sign-in to the page lasts")
 	fs.StringVar(&dirs, "strategy-dirs", env("STRATEGY_DIRS", ""), "folders of *.js strategies to load and watch, colon-separated")
 	fs.StringVar(&level, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")

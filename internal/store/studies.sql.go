@@ -887,6 +887,17 @@ func (q *Queries) StudyFolds(ctx context.Context, db DBTX, studyID string) ([]St
 	return items, nil
 }
 
+const studyOwner = `-- name: StudyOwner :one
+SELECT created_by FROM studies WHERE id = $1
+`
+
+func (q *Queries) StudyOwner(ctx context.Context, db DBTX, id string) (*string, error) {
+	row := db.QueryRow(ctx, studyOwner, id)
+	var created_by *string
+	err := row.Scan(&created_by)
+	return created_by, err
+}
+
 const studyProgress = `-- name: StudyProgress :many
 SELECT s.id, c.done, c.failed, c.cancelled,
        COALESCE(b.idx, -1)::int AS best_idx, b.params AS best_params, b.objective AS best_objective

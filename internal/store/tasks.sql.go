@@ -94,22 +94,6 @@ func (q *Queries) CompleteTask(ctx context.Context, db DBTX, arg CompleteTaskPar
 	return completed_at, err
 }
 
-const countOwnerRunning = `-- name: CountOwnerRunning :one
-SELECT count(*) FROM tasks WHERE created_by = $1 AND status = 'running' AND id <> $2
-`
-
-type CountOwnerRunningParams struct {
-	Owner *string `json:"owner"`
-	ID    string  `json:"id"`
-}
-
-func (q *Queries) CountOwnerRunning(ctx context.Context, db DBTX, arg CountOwnerRunningParams) (int64, error) {
-	row := db.QueryRow(ctx, countOwnerRunning, arg.Owner, arg.ID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const countTasks = `-- name: CountTasks :one
 SELECT count(*) FROM (
   SELECT 1 FROM tasks t
@@ -764,17 +748,6 @@ func (q *Queries) ListTasksOldest(ctx context.Context, db DBTX, arg ListTasksOld
 		return nil, err
 	}
 	return items, nil
-}
-
-const lockOwner = `-- name: LockOwner :exec
-SELECT pg_advisory_xact_lock(hashtext('backtestd.owner:' || $1::text))
-`
-
-// Serialises starting the tasks of one owner until the end of the transaction, so that two
-// workers cannot both start the owner's task past their limit.
-func (q *Queries) LockOwner(ctx context.Context, db DBTX, owner string) error {
-	_, err := db.Exec(ctx, lockOwner, owner)
-	return err
 }
 
 const oldestPendingWait = `-- name: OldestPendingWait :one

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/store"
 )
@@ -18,14 +19,27 @@ import (
 // database in time): its pending trials run in a new job.
 var errLeaseLost = errors.New("lease lost: the batch was queued again after this worker's heartbeats stopped")
 
-// hold takes the lease of job (a batch's trials, or fold's out-of-sample run) and returns
-// the context its runs go on in: cancelled with errCancelled soon after the study is
-// cancelled, and with errLeaseLost when a reaper took the lease. end stops them and
+// hold admits job (a batch's trials, or a fold's out-of-sample run) under its owner's
+// fair share and takes its lease, in one transaction: the lease is what counts the job as
+// one of the owner's running units (fairshare.Admit), from now until end. It returns
+// fairshare.ErrBusy when the owner already runs as many units as allowed. The context it
+// returns is the one its runs go on in: cancelled with errCancelled soon after the study
+// is cancelled, and with errLeaseLost when a reaper took the lease. end stops them and
 // releases the lease.
-func (s *Service) hold(ctx context.Context, job int64, id string, trials []int32, fold *int32) (run context.Context, end func(), err error) {
+func (s *Service) hold(ctx context.Context, job int64, st store.Study, trials []int32, fold *int32) (run context.Context, end func(), err error) {
 	lease := rand.Int64()
-	if err := s.q.HoldStudyBatch(ctx, s.db.Pool, store.HoldStudyBatchParams{JobID: job, StudyID: id, Trials: trials,
-		Fold: fold, Lease: lease, Worker: jobs.WorkerName()}); err != nil {
+	id := st.ID
+	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if err := fairshare.Admit(ctx, tx, s.q, s.cfg.UserMaxRunning, st.CreatedBy, fairshare.Unit{Kind: fairshare.Study, Job: job}); err != nil {
+			return err
+		}
+		return s.q.HoldStudyBatch(ctx, tx, store.HoldStudyBatchParams{JobID: job, StudyID: id, Trials: trials,
+			Fold: fold, Lease: lease, Worker: jobs.WorkerName()})
+	})
+	if errors.Is(err, fairshare.ErrBusy) {
+		return nil, nil, err
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("take the lease of the job: %w", err)
 	}
 	run, stop := context.WithCancelCause(ctx)
@@ -92,7 +106,7 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 					return fmt.Errorf("load fold %d of %s: %w", *r.Fold+1, r.StudyID, err)
 				}
 				if f.Status == foldTesting {
-					if _, err := s.queue.InsertTx(ctx, tx, FoldArgs{StudyID: r.StudyID, Fold: *r.Fold}, nil); err != nil {
+					if _, err := s.queue.InsertTx(ctx, tx, FoldArgs{StudyID: r.StudyID, Fold: *r.Fold}, s.insertOpts(st.CreatedBy)); err != nil {
 						return fmt.Errorf("enqueue fold %d of %s again: %w", *r.Fold+1, r.StudyID, err)
 					}
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/runner"
@@ -77,6 +79,12 @@ type outcome struct {
 // storing their figures as they come. Trials already stored (by an earlier run of this job)
 // are not run again. It returns nil when the batch is done or has nothing to do, and an
 // error for River to retry after an infrastructure failure (the trials stored stay).
+//
+// The batch is one unit of its owner's fair share (fairshare.Admit): when the owner runs as
+// many units as allowed it goes back to the queue without spending an attempt. Once it has
+// computed for about a slice (Config.Slice) it stores what it ran and goes back to the
+// queue too, with its remaining combinations: a study never holds a worker or a CPU place
+// for long, so others' backtests (and, without accounts, the same user's) get their turn.
 func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error {
 	id := job.Args.StudyID
 	row, err := s.q.GetStudy(ctx, s.db.Pool, id)
@@ -89,9 +97,6 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 	if row.Status != StatusPending && row.Status != StatusRunning {
 		return nil
 	}
-	if err := s.q.StartStudy(ctx, s.db.Pool, id); err != nil {
-		return fmt.Errorf("start %s: %w", id, err)
-	}
 	pending, err := s.q.PendingTrials(ctx, s.db.Pool, store.PendingTrialsParams{StudyID: id, Idx: job.Args.Trials})
 	if err != nil {
 		return fmt.Errorf("load trials of %s: %w", id, err)
@@ -99,6 +104,19 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 	if len(pending) == 0 {
 		s.finish(ctx, id, nil)
 		return nil
+	}
+	// Admitted, the batch holds a lease while it runs: if this process dies, a reaper in
+	// another queues the pending trials again within about the lease timeout.
+	runCtx, end, err := s.hold(ctx, job.ID, row, job.Args.Trials, nil)
+	if errors.Is(err, fairshare.ErrBusy) {
+		return river.JobSnooze(fairshare.Wait())
+	}
+	if err != nil {
+		return s.retry(job, id, pending, err)
+	}
+	defer end()
+	if err := s.q.StartStudy(ctx, s.db.Pool, id); err != nil {
+		return s.retry(job, id, pending, fmt.Errorf("start %s: %w", id, err))
 	}
 	cfg, failMsg, err := s.runConfig(ctx, row)
 	if err != nil {
@@ -120,18 +138,11 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 		return nil
 	}
 
-	release, ok := s.tasks.CPU(ctx)
+	release, ok := s.cfg.CPU.Acquire(runCtx, cfg.Owner, fairshare.Study)
 	if !ok {
-		return river.JobSnooze(0) // the worker is stopping: another runs it
+		return interrupted(runCtx)
 	}
 	defer release()
-	// The batch holds a lease while it runs: if this process dies, a reaper in another
-	// queues the pending trials again within about the lease timeout.
-	runCtx, end, err := s.hold(ctx, job.ID, id, job.Args.Trials, nil)
-	if err != nil {
-		return s.retry(job, id, pending, err)
-	}
-	defer end()
 	runCtx, cancelBudget := context.WithTimeoutCause(runCtx, s.cfg.RunTimeout+budgetSlack, errBudget)
 	defer cancelBudget()
 
@@ -149,9 +160,25 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 			buf, last = buf[:0], time.Now()
 		}
 	}
-	for len(pending) > 0 {
+	sliceEnd := time.Now().Add(s.cfg.Slice)
+	perTrial := s.trialTime.get(id) // measured on earlier chunks of the study in this process
+	for ran := 0; len(pending) > 0; {
+		if ran > 0 && !time.Now().Before(sliceEnd) {
+			// Its slice is used: the rest of the batch waits in the queue again (the trials
+			// stored are not run again), behind what came meanwhile.
+			flush()
+			return river.JobSnooze(0)
+		}
+		// A chunk is what should fit in the rest of the slice, by the time of the chunks
+		// before (without any, one combination): the runner process is kept between
+		// chunks of the same code, and no run is cut short to end a slice.
+		k := 1
+		if perTrial > 0 {
+			k = min(max(int(time.Until(sliceEnd)/perTrial), 1), len(pending))
+		}
 		reported := 0
-		err := s.cfg.Runner.RunBatch(runCtx, cfg, params, row.Objective, func(t runner.Trial) {
+		t0 := time.Now()
+		err := s.cfg.Runner.RunBatch(runCtx, cfg, params[:k], row.Objective, func(t runner.Trial) {
 			buf = append(buf, outcome{idx: pending[t.Index].Idx, trial: t})
 			reported = t.Index + 1
 			if time.Since(last) >= flushEvery {
@@ -161,20 +188,21 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 		var re *jsrt.RunError
 		switch {
 		case err == nil:
-			pending = pending[:0]
+			perTrial = max(time.Since(t0)/time.Duration(k), time.Microsecond)
+			s.trialTime.put(id, perTrial)
+			ran += k
+			pending, params = pending[k:], params[k:]
 		case errors.As(err, &re) && re.Kind == "cancelled":
 			flush()
-			switch cause := context.Cause(runCtx); {
-			case errors.Is(cause, errCancelled), errors.Is(cause, errLeaseLost):
-				return nil
-			case errors.Is(cause, errBudget):
+			if errors.Is(context.Cause(runCtx), errBudget) {
 				return s.continueLater(ctx, row, pending[reported:])
 			}
-			return river.JobSnooze(0) // the worker is stopping: the rest runs elsewhere
+			return interrupted(runCtx)
 		case errors.As(err, &re):
 			// The runner process was lost on this trial (its time or memory, a crash): it
 			// fails, and the rest run in a new process.
 			buf = append(buf, outcome{idx: pending[reported].Idx, trial: runner.Trial{Err: re}})
+			ran += reported + 1
 			pending, params = pending[reported+1:], params[reported+1:]
 		default:
 			flush()
@@ -184,6 +212,42 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 	flush()
 	s.finish(ctx, id, nil)
 	return nil
+}
+
+// trialTimes remembers how long a combination of each study took in this process, so that
+// a batch's first chunk already fills its slice.
+type trialTimes struct {
+	mu sync.Mutex
+	m  map[string]time.Duration
+}
+
+// maxTrialTimes bounds the studies remembered; past it they are forgotten all at once
+// (their next batch starts with one combination again).
+const maxTrialTimes = 256
+
+func (t *trialTimes) get(study string) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.m[study]
+}
+
+func (t *trialTimes) put(study string, d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil || len(t.m) >= maxTrialTimes {
+		t.m = make(map[string]time.Duration)
+	}
+	t.m[study] = d
+}
+
+// interrupted is what a study job whose runs stopped early returns: nothing when the study
+// was cancelled or a reaper took its lease (and queued what was left), and otherwise (the
+// worker is stopping) the job goes back to the queue for another worker, no attempt spent.
+func interrupted(runCtx context.Context) error {
+	if cause := context.Cause(runCtx); errors.Is(cause, errCancelled) || errors.Is(cause, errLeaseLost) {
+		return nil
+	}
+	return river.JobSnooze(0)
 }
 
 // runConfig loads what every combination runs with: the strategy version's code and the

@@ -25,6 +25,7 @@ import (
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/marketdata"
@@ -53,7 +54,22 @@ type Config struct {
 	// Lease is how long a running batch's worker may go without renewing its lease before
 	// another worker queues its pending trials again (0: tasks.DefaultLease).
 	Lease time.Duration
+	// CPU is this process's places for runs that compute (nil: no limit), shared with the
+	// backtests (fairshare.Slots).
+	CPU *fairshare.Slots
+	// UserMaxRunning is the fair share: how many units of work (backtests and study jobs)
+	// of one user run at once over all workers (0: no limit; fairshare.Admit).
+	UserMaxRunning int
+	// Slice is about how long a batch job computes before it goes back to the queue with
+	// the combinations it has not run, so that others' work waiting for a worker or a CPU
+	// place gets its turn (0: DefaultSlice). A slice runs at least one combination.
+	Slice time.Duration
 }
+
+// DefaultSlice is the default Config.Slice: short against the time a single backtest may
+// wait for a place, long against the cost of queueing a batch again (a few queries and
+// one load of the bars, some milliseconds).
+const DefaultSlice = time.Second
 
 // Service is the study lifecycle. Give it the River client with SetQueue.
 type Service struct {
@@ -65,6 +81,8 @@ type Service struct {
 	pub   *events.Publisher
 	queue *jobs.Client
 	log   *slog.Logger
+	// trialTime is the time of a combination, per study, in this process's last chunk.
+	trialTime trialTimes
 }
 
 // New returns a service over db; ts checks the backtest fields of a study's request and
@@ -78,6 +96,9 @@ func New(cfg Config, db *store.Store, ts *tasks.Service, log *slog.Logger) *Serv
 	}
 	if cfg.Lease <= 0 {
 		cfg.Lease = tasks.DefaultLease
+	}
+	if cfg.Slice <= 0 {
+		cfg.Slice = DefaultSlice
 	}
 	return &Service{cfg: cfg, db: db, q: db.Queries, tasks: ts, feeds: marketdata.NewFeeds(db, 0),
 		pub: events.NewPublisher(db.Pool), log: log}
@@ -365,6 +386,12 @@ func (s *Service) batchSize(n int) int {
 	return min(max((n+31)/32, 5), 50)
 }
 
+// insertOpts are the options of a study job of owner's: its place in the queue
+// (fairshare.Priority).
+func (s *Service) insertOpts(owner *string) *river.InsertOpts {
+	return &river.InsertOpts{Priority: fairshare.Priority(fairshare.Study, owner, s.cfg.UserMaxRunning)}
+}
+
 // enqueue inserts the jobs running study's trials idx (in plan order), inside tx. A batch
 // holds one fold's trials only: they run on the same bars.
 func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, st store.Study, idx []int32) error {
@@ -379,7 +406,7 @@ func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, st store.Study, idx []
 		if end := slices.IndexFunc(idx[:n], func(i int32) bool { return i/perFold != idx[0]/perFold }); end > 0 {
 			n = end
 		}
-		params = append(params, river.InsertManyParams{Args: BatchArgs{StudyID: st.ID, Trials: idx[:n]}})
+		params = append(params, river.InsertManyParams{Args: BatchArgs{StudyID: st.ID, Trials: idx[:n]}, InsertOpts: s.insertOpts(st.CreatedBy)})
 		idx = idx[n:]
 	}
 	if _, err := s.queue.InsertManyTx(ctx, tx, params); err != nil {

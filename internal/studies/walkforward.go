@@ -15,6 +15,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/report"
@@ -135,6 +136,13 @@ func (s *Service) advance(ctx context.Context, tx pgx.Tx, id string) error {
 	if s.queue == nil {
 		return errors.New("studies: no job queue configured")
 	}
+	owner, err := s.q.StudyOwner(ctx, tx, id)
+	if err != nil {
+		return fmt.Errorf("owner of %s: %w", id, err)
+	}
+	for i := range params {
+		params[i].InsertOpts = s.insertOpts(owner)
+	}
 	if _, err := s.queue.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("enqueue the out-of-sample runs of %s: %w", id, err)
 	}
@@ -196,9 +204,6 @@ func (s *Service) ExecuteFold(ctx context.Context, job *river.Job[FoldArgs]) err
 	if f.Status != foldTesting || (row.Status != StatusPending && row.Status != StatusRunning) {
 		return nil
 	}
-	if err := s.q.StartStudy(ctx, s.db.Pool, id); err != nil {
-		return fmt.Errorf("start %s: %w", id, err)
-	}
 	fail := func(msg string) error {
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
@@ -207,6 +212,18 @@ func (s *Service) ExecuteFold(ctx context.Context, job *river.Job[FoldArgs]) err
 		}
 		s.finish(c, id, nil)
 		return nil
+	}
+	// The run is one unit of the owner's fair share, as a batch is.
+	runCtx, end, err := s.hold(ctx, job.ID, row, []int32{}, &fold)
+	if errors.Is(err, fairshare.ErrBusy) {
+		return river.JobSnooze(fairshare.Wait())
+	}
+	if err != nil {
+		return s.retryFold(job, err, fail)
+	}
+	defer end()
+	if err := s.q.StartStudy(ctx, s.db.Pool, id); err != nil {
+		return s.retryFold(job, fmt.Errorf("start %s: %w", id, err), fail)
 	}
 	cfg, failMsg, err := s.runConfig(ctx, row)
 	if err != nil {
@@ -220,25 +237,17 @@ func (s *Service) ExecuteFold(ctx context.Context, job *river.Job[FoldArgs]) err
 	}
 	cfg.Feeds, cfg.TradeFrom = window(cfg.Feeds, f.TrainStart, f.TestEnd), f.TestStart
 
-	release, ok := s.tasks.CPU(ctx)
+	release, ok := s.cfg.CPU.Acquire(runCtx, cfg.Owner, fairshare.Study)
 	if !ok {
-		return river.JobSnooze(0)
+		return interrupted(runCtx)
 	}
 	defer release()
-	runCtx, end, err := s.hold(ctx, job.ID, id, []int32{}, &fold)
-	if err != nil {
-		return s.retryFold(job, err, fail)
-	}
-	defer end()
 
 	res, err := s.cfg.Runner.Run(runCtx, cfg)
 	var re *jsrt.RunError
 	switch {
 	case errors.As(err, &re) && re.Kind == "cancelled":
-		if cause := context.Cause(runCtx); errors.Is(cause, errCancelled) || errors.Is(cause, errLeaseLost) {
-			return nil
-		}
-		return river.JobSnooze(0) // the worker is stopping: another runs it
+		return interrupted(runCtx)
 	case errors.As(err, &re):
 		return fail("the out-of-sample run failed: " + re.Message)
 	case err != nil:

@@ -16,6 +16,7 @@ import (
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/pgtest"
@@ -109,7 +110,7 @@ func setup(t *testing.T, o opts) *bundle {
 	if o.runTimeout == 0 {
 		o.runTimeout = 30 * time.Second
 	}
-	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, CPUSlots: o.cpuSlots, Runner: runnertest.Pool(t), UserMaxRunning: o.userMax}, st, quietLog())
+	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, CPU: fairshare.NewSlots(o.cpuSlots), Runner: runnertest.Pool(t), UserMaxRunning: o.userMax}, st, quietLog())
 	b.client, err = jobs.NewClient(st.Pool, jobs.Config{Workers: o.workers, RunTimeout: o.runTimeout, Logger: quietLog()}, b.svc)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,6 +15,7 @@ import (
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/results"
@@ -59,7 +59,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 			Worker: &s.worker, JobID: &jobID}); err != nil {
 			return err
 		}
-		if err := s.fairShare(ctx, tx, row); err != nil {
+		if err := fairshare.Admit(ctx, tx, s.q, s.cfg.UserMaxRunning, row.CreatedBy, fairshare.Unit{Kind: fairshare.Backtest, Task: row.ID}); err != nil {
 			return err // rolls the start back
 		}
 		return s.q.StartTaskAttempt(ctx, tx, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID, Worker: &s.worker})
@@ -67,10 +67,10 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
-	if errors.Is(err, errOwnerBusy) {
+	if errors.Is(err, fairshare.ErrBusy) {
 		// Back to the queue without spending an attempt, behind what others submitted
-		// meanwhile; the jitter spreads the owner's waiting tasks.
-		return river.JobSnooze(ownerWait + time.Duration(rand.Int64N(int64(ownerWait))))
+		// meanwhile.
+		return river.JobSnooze(fairshare.Wait())
 	}
 	if err != nil {
 		return s.infraError(job, row, fmt.Errorf("start %s: %w", args.TaskID, err))
@@ -205,7 +205,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, 
 	sink := s.newLogSink(t, path)
 	defer sink.close() // early returns and panics; closed explicitly below otherwise
 	prog := &progress{s: s, task: t, total: steps, lastDB: time.Now()}
-	release, ok := s.cpu.acquire(ctx)
+	release, ok := s.cfg.CPU.Acquire(ctx, ownerOf(t), fairshare.Backtest)
 	if !ok {
 		return nil, nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
 	}
@@ -440,99 +440,10 @@ func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, erro
 	return n, nil
 }
 
-// CPU waits for one of this process's CPU slots (Config.CPUSlots), which its backtests
-// and anything else computing on its runners share; ok is false when ctx ended first.
-func (s *Service) CPU(ctx context.Context) (release func(), ok bool) { return s.cpu.acquire(ctx) }
-
-// cpuSlots bounds how many runs compute at once in a process: a burst of tasks runs a few
-// at a time rather than all at once, each finishing sooner, and the database keeps time
-// for the API's reads. While no slot has been handed on for hogWait (long runs hold them),
-// waiting runs may go ahead without one rather than wait behind them, but no more of them
-// than there are slots: a flood of short runs slowed by one another must not turn into
-// all of them at once. Runner processes also run at a lower priority than the service. A
-// nil cpuSlots is unlimited.
-type cpuSlots struct {
-	sem      chan struct{}
-	extra    chan struct{} // runs gone ahead without a slot
-	releases atomic.Int64
-}
-
-const hogWait = 250 * time.Millisecond
-
-func newCPUSlots(n int) *cpuSlots {
-	if n <= 0 {
-		return nil
-	}
-	return &cpuSlots{sem: make(chan struct{}, n), extra: make(chan struct{}, n)}
-}
-
-// acquire waits for a slot, or for an extra place while the slots are hogged. It returns
-// the function that gives the place back after the run, and false when ctx ended first.
-func (c *cpuSlots) acquire(ctx context.Context) (release func(), ok bool) {
-	if c == nil {
-		return func() {}, ctx.Err() == nil
-	}
-	t := time.NewTimer(hogWait)
-	defer t.Stop()
-	seen := c.releases.Load()
-	var extra chan struct{} // nil (never ready) until the holders hog the slots
-	for {
-		select {
-		case c.sem <- struct{}{}:
-			return c.release, true
-		case extra <- struct{}{}:
-			return func() { <-c.extra }, true
-		case <-ctx.Done():
-			return nil, false
-		case <-t.C:
-			now := c.releases.Load()
-			extra = nil
-			if now == seen {
-				extra = c.extra
-			}
-			seen = now
-			t.Reset(hogWait)
-		}
-	}
-}
-
-func (c *cpuSlots) release() {
-	<-c.sem
-	c.releases.Add(1)
-}
-
 // ownerOf is the user a task runs for ("" for nobody).
 func ownerOf(t store.Task) string {
 	if t.CreatedBy == nil {
 		return ""
 	}
 	return *t.CreatedBy
-}
-
-// errOwnerBusy is a task whose owner already runs Config.UserMaxRunning tasks.
-var errOwnerBusy = errors.New("the owner runs as many tasks as allowed")
-
-// ownerWait is how long a task waits before trying again when its owner is busy (plus up
-// to as much again).
-const ownerWait = 2 * time.Second
-
-// fairShare refuses (errOwnerBusy) the start of task t, just marked running in tx, while
-// its owner runs UserMaxRunning other tasks, counted under a lock on the owner held until
-// tx ends (so two workers cannot both start the owner's next task). A task without an
-// owner costs no query.
-func (s *Service) fairShare(ctx context.Context, tx pgx.Tx, t store.Task) error {
-	if s.cfg.UserMaxRunning <= 0 || t.CreatedBy == nil {
-		return nil
-	}
-	if err := s.q.LockOwner(ctx, tx, *t.CreatedBy); err != nil {
-		return fmt.Errorf("lock owner: %w", err)
-	}
-	n, err := s.q.CountOwnerRunning(ctx, tx, store.CountOwnerRunningParams{Owner: t.CreatedBy, ID: t.ID})
-	if err != nil {
-		return fmt.Errorf("count running: %w", err)
-	}
-	if n >= int64(s.cfg.UserMaxRunning) {
-		return errOwnerBusy
-	}
-	return nil
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/marketdata"
@@ -66,18 +67,19 @@ type Config struct {
 	RunTimeout  time.Duration // wall-time limit of one run; 0: jsrt's default
 	MemoryLimit uint64        // bytes; 0: jsrt's default
 	LogDir      string        // when set, log lines are appended to <LogDir>/<session_id>.log
-	// CPUSlots is how many runs compute at once in this process (0: no limit); the others
-	// wait for a slot (see cpuSlots).
-	CPUSlots int
+	// CPU is this process's places for runs that compute (nil: no limit), shared with the
+	// studies' runs (see fairshare.Slots).
+	CPU *fairshare.Slots
 	// Runner runs the strategy code, which is untrusted: in the service, a pool of runner
 	// processes (internal/runner). Required for Execute.
 	Runner Runner
 	// Lease is how long a running task's worker may go without renewing its lease before
 	// Reap queues the task again (0: DefaultLease).
 	Lease time.Duration
-	// UserMaxRunning is how many tasks of one user run at once over all workers (0: no
-	// limit). The user's other tasks wait, and the queue serves other users meanwhile.
-	// Tasks without an owner (accounts off) are not limited.
+	// UserMaxRunning is how many units of work (backtests and study jobs) of one user run
+	// at once over all workers (0: no limit; see fairshare.Admit). The user's other tasks
+	// wait, and the queue serves other users meanwhile. Tasks without an owner (accounts
+	// off) are not limited.
 	UserMaxRunning int
 }
 
@@ -97,7 +99,6 @@ type Service struct {
 	log   *slog.Logger
 	queue *jobs.Client
 	feeds *marketdata.Feeds
-	cpu   *cpuSlots
 	// stopping is set when the worker shuts down: runs interrupted from then on are handed
 	// back to the queue rather than retried as failures.
 	stopping atomic.Bool
@@ -113,7 +114,7 @@ func New(cfg Config, db *store.Store, log *slog.Logger) *Service {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
-	s := &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log, cpu: newCPUSlots(cfg.CPUSlots),
+	s := &Service{cfg: cfg, db: db, q: db.Queries, pub: events.NewPublisher(db.Pool), log: log,
 		feeds:  marketdata.NewFeeds(db, 0),
 		worker: jobs.WorkerName()}
 	s.metrics = newMetrics(s)

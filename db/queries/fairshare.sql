@@ -1,0 +1,17 @@
+-- The fair share's queries (internal/fairshare): what one user runs at once.
+
+-- name: LockOwner :exec
+-- Serialises starting the work of one owner until the end of the transaction, so that two
+-- workers cannot both start the owner's next unit past their limit.
+SELECT pg_advisory_xact_lock(hashtext('backtestd.owner:' || @owner::text));
+
+-- name: CountOwnerUnits :one
+-- The units of work the owner runs now, besides the one starting (task_id, or job_id of a
+-- study job): running backtests, and study jobs (batches, folds' out-of-sample runs) that
+-- hold a lease. A lease is taken when a study job is admitted, so both count from their
+-- admission until they end, the CPU wait included. Also: how many of the owner's
+-- backtests wait to start (pending), which go before the owner's study jobs.
+SELECT ((SELECT count(*) FROM tasks t WHERE t.created_by = @owner AND t.status = 'running' AND t.id <> @task_id)
+     + (SELECT count(*) FROM study_batches b JOIN studies s ON s.id = b.study_id
+        WHERE s.created_by = @owner AND b.job_id <> @job_id))::int AS units,
+    (SELECT count(*) FROM tasks t WHERE t.created_by = @owner AND t.status = 'pending' AND t.id <> @task_id)::int AS waiting_backtests;
