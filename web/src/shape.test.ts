@@ -170,9 +170,9 @@ describe('prepareChartOption', () => {
 });
 
 describe('statistics', () => {
-  it('reads the server groups with their display strings', () => {
+  it('reads the server groups, writing known figures in the page convention', () => {
     const g = normaliseStatistics({ groups: [{ name: 'Curve', metrics: [{ key: 'total_return', label: 'Total Return', value: -0.0353, display: '-3.53%', explanation: 'growth' }] }] });
-    expect(g).toEqual([{ name: 'Curve', items: [{ key: 'total_return', label: 'Total Return', value: -0.0353, display: '-3.53%', explanation: 'growth' }] }]);
+    expect(g).toEqual([{ name: 'Curve', items: [{ key: 'total_return', label: 'Total Return', value: -0.0353, display: '−3.53%', explanation: 'growth' }] }]);
   });
   it('groups a flat record with the spec labels and formats', () => {
     const g = normaliseStatistics({ total_return: 0.1, win_rate: 50, best_year: 0.2 });

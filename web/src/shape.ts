@@ -2,7 +2,7 @@
 // Pure functions (no DOM, no ECharts instance) so Vitest checks them directly.
 
 import type { ChartConfig, ParamInfo } from './api';
-import { STAT_DEFS, fmtBarTime, fmtChartValue, fmtStat, type BarClock, type StatDef } from './format';
+import { MISSING, STAT_DEFS, fmtBarTime, fmtChartValue, fmtNumber, fmtSigned, fmtStat, type BarClock, type StatDef } from './format';
 import type { Palette } from './settings';
 
 // ---- line diff --------------------------------------------------------------------------------
@@ -280,10 +280,9 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
   return opt; // coloured by the chart panel, in the palette of the moment (recolour)
 }
 
-/** A heatmap cell's value to one decimal, never "-0.0". */
+/** A heatmap cell's value to one decimal, never "−0.0". */
 function heatNumber(v: number): string {
-  const s = v.toFixed(1);
-  return s === '-0.0' ? '0.0' : s;
+  return fmtNumber(v, 1);
 }
 
 function heatLabel(p: { value?: unknown; data?: unknown }): string {
@@ -301,7 +300,7 @@ function heatTip(opt: Record<string, unknown>): (p: { value?: unknown; data?: un
     const month = typeof x === 'number' ? String(xs[x] ?? x) : String(x ?? '');
     const year = typeof y === 'number' ? String(ys[y] ?? y) : String(y ?? '');
     const n = Number(v);
-    const text = Number.isFinite(n) ? `${n > 0 && heatNumber(n) !== '0.0' ? '+' : ''}${heatNumber(n)}%` : '—';
+    const text = Number.isFinite(n) ? `${fmtSigned(n, 1)}%` : MISSING;
     return `${year} ${month}: ${text}`;
   };
 }
@@ -344,7 +343,8 @@ export function normaliseStatistics(raw: unknown): StatGroup[] {
       if (typeof o.explanation === 'string' && o.explanation) explanation = o.explanation;
       else if (typeof o.description === 'string' && o.description) explanation = o.description;
     }
-    return { key, label, value, display: display ?? (def ? fmtStat(def.format, value) : String(value ?? '—')), explanation };
+    // The page's own convention (format.ts) writes every figure it knows.
+    return { key, label, value, display: def ? fmtStat(def.format, value) : (display ?? fmtChartValue(value)), explanation };
   };
   const groupFrom = (name: string, body: unknown): StatGroup => {
     if (Array.isArray(body)) {

@@ -3,7 +3,7 @@
 import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type SymbolResult, type Task } from '../api';
 import { chartPanel, type ChartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, keepFocus, loading, toast } from '../dom';
-import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
+import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
 import { href } from '../router';
 import { palette } from '../settings';
 import { maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
@@ -408,7 +408,7 @@ function drawdownTable(rows: DrawdownPeriod[], clock: BarClock): HTMLElement {
             'tr',
             { 'data-rank': String(i + 1) },
             h('td', { class: 'num' }, String(i + 1)),
-            h('td', { class: 'num neg' }, `−${fmtNumber(r.depth_pct)}%`),
+            h('td', { class: 'num neg' }, fmtPct(-Math.abs(r.depth_pct))),
             h('td', null, fmtBarTime(r.peak, clock)),
             h('td', null, fmtBarTime(r.trough, clock)),
             h('td', null, r.recovered ? fmtBarTime(r.recovered, clock) : h('span', { class: 'muted' }, 'not recovered')),

@@ -2,7 +2,7 @@
 
 import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
 import { button, clear, confirmDialog, download, empty, errorBox, field, h, id, keepFocus, loading, toast } from '../dom';
-import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtInt, fmtNumber, fmtParamValue, fmtPct, fmtRange, fmtTime, rangeFor, signClass, statusClass } from '../format';
+import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtInt, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRatio, fmtRange, fmtTime, rangeFor, signClass, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { LEVELS, normLevel } from '../shape';
 import { taskSocket, watchTasks, type TaskEvent, type TaskSocket } from '../ws';
@@ -23,18 +23,18 @@ export function progressBar(task: Pick<Task, 'progress' | 'status' | 'task_id'>)
   const pct = Math.max(0, Math.min(100, Number(task.progress) || 0));
   return h(
     'div',
-    { class: `progress ${task.status}`, role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': pct.toFixed(0), 'aria-label': `Progress of ${task.task_id}` },
+    { class: `progress ${task.status}`, role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(Math.round(pct)), 'aria-label': `Progress of ${task.task_id}` },
     h('div', { class: 'bar', style: { width: `${pct}%` } }),
-    h('span', { class: 'pct' }, `${pct.toFixed(0)}%`),
+    h('span', { class: 'pct' }, fmtPct(pct, 0)),
   );
 }
 
 function setProgress(el: Element | null, pct: number, status?: string) {
   if (!el) return;
   const p = Math.max(0, Math.min(100, pct));
-  el.setAttribute('aria-valuenow', p.toFixed(0));
+  el.setAttribute('aria-valuenow', String(Math.round(p)));
   (el.querySelector('.bar') as HTMLElement).style.width = `${p}%`;
-  el.querySelector('.pct')!.textContent = `${p.toFixed(0)}%`;
+  el.querySelector('.pct')!.textContent = fmtPct(p, 0);
   if (status) el.className = `progress ${status}`;
 }
 
@@ -57,7 +57,7 @@ function barsLine(t: Task): string {
   if (!t.total_bars) return '';
   const at = t.current_bar ?? 0;
   if (!ACTIVE.has(t.status) && at === 0) return '';
-  return `${t.status === 'failed' ? 'stopped at ' : ''}bar ${at.toLocaleString('en-US')} of ${t.total_bars.toLocaleString('en-US')}`;
+  return `${t.status === 'failed' ? 'stopped at ' : ''}bar ${fmtInt(at)} of ${fmtInt(t.total_bars)}`;
 }
 
 function today(): string {
@@ -257,9 +257,9 @@ function figuresLine(t: Task): HTMLElement {
   return h(
     'dl',
     { class: 'figures' },
-    cell('Return', fmtPct(f.total_return), signClass(f.total_return)),
+    cell('Return', fmtPctFraction(f.total_return), signClass(f.total_return)),
     cell('Max DD', fmtPct(f.max_drawdown_pct)),
-    cell('Sharpe', fmtNumber(f.sharpe_ratio)),
+    cell('Sharpe', fmtRatio(f.sharpe_ratio)),
     cell('Trades', fmtInt(f.total_trades)),
     cell('Period', `${t.start_date} → ${t.end_date}`),
   );

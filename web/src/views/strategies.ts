@@ -178,7 +178,7 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
       editor.clearError();
       errBanner.hidden = true;
       saved = { name: nameIn.value, description: descIn.value, code: body.code };
-      status.textContent = `Saved at ${new Date().toLocaleTimeString()}`;
+      status.textContent = `Saved at ${fmtDateTime(new Date())}`;
       toast(sid ? 'Saved a new version.' : 'Strategy created.', 'ok');
       if (!sid) navigate(`/strategies/${s.id}`, true);
       else await refreshPanels(s);

@@ -445,9 +445,9 @@ export async function studyView(main: HTMLElement, params: Record<string, string
     const ran = s.done + s.failed + (s.cancelled ?? 0);
     const pct = s.total ? (100 * ran) / s.total : 0;
     progress.className = `progress ${s.status}`;
-    progress.setAttribute('aria-valuenow', pct.toFixed(0));
+    progress.setAttribute('aria-valuenow', String(Math.round(pct)));
     (progress.querySelector('.bar') as HTMLElement).style.width = `${pct}%`;
-    progress.querySelector('.pct')!.textContent = `${pct.toFixed(0)}%`;
+    progress.querySelector('.pct')!.textContent = fmtPct(pct, 0);
     badge.replaceChildren(statusBadge(s.status));
     counts.textContent = `${fmtInt(s.done)} of ${fmtInt(s.total)} done${s.failed ? `, ${fmtInt(s.failed)} failed` : ''}${s.cancelled ? `, ${fmtInt(s.cancelled)} cancelled` : ''}.`;
     best.replaceChildren(s.best ? h('span', null, 'Best so far: ', h('strong', null, fmtParams(s.best.params, axes)), ` · ${s.objective} ${fmtNumber(s.best.objective, 4)}`) : '');
