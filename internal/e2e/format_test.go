@@ -2,7 +2,7 @@ package e2e
 
 import (
 	"math"
-	"strconv"
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -17,8 +17,16 @@ func fmtFixed(v float64, digits int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
 	}
-	s := strconv.FormatFloat(math.Abs(v), 'f', digits, 64)
-	whole, frac, _ := strings.Cut(s, ".")
+	// Half away from zero on the exact value, as people round (and Intl.NumberFormat does):
+	// 12.25 is 12.3, where strconv would round the tie to even.
+	r := new(big.Rat).SetFloat64(math.Abs(v))
+	r.Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil)))
+	r.Add(r, big.NewRat(1, 2))
+	n := new(big.Int).Quo(r.Num(), r.Denom()).String()
+	if len(n) <= digits {
+		n = strings.Repeat("0", digits-len(n)+1) + n
+	}
+	whole, frac := n[:len(n)-digits], n[len(n)-digits:]
 	var b strings.Builder
 	for i, c := range whole {
 		if i > 0 && (len(whole)-i)%3 == 0 {
@@ -54,6 +62,10 @@ func TestFormatConvention(t *testing.T) {
 		{fmtFixed(-1480.956, 2), "−1,480.96"},
 		{fmtFixed(1234567, 0), "1,234,567"},
 		{fmtFixed(999.999, 2), "1,000.00"},
+		{fmtFixed(12.25, 1), "12.3"},
+		{fmtFixed(-0.125, 2), "−0.13"},
+		{fmtFixed(1.005, 2), "1.00"}, // 1.00499999… in binary
+		{fmtFixed(0.004, 2), "0.00"},
 		{fmtFixed(math.NaN(), 2), "—"},
 	} {
 		if c.got != c.want {

@@ -48,6 +48,8 @@ describe('numbers', () => {
     expect(fmtPct(12345.678)).toBe('12,345.68%');
     expect(fmtNumber(-1480.956)).toBe('−1,480.96');
     expect(fmtSigned(1.25, 1)).toBe('+1.3');
+    expect(fmtNumber(12.25, 1)).toBe('12.3'); // half away from zero, as the Go tests write it
+    expect(fmtNumber(-0.125)).toBe('−0.13');
     expect(fmtSigned(-0.04, 1)).toBe('0.0');
     expect(fmtPct(36.1403)).toBe('36.14%');
     expect(fmtPct(undefined)).toBe('—');

@@ -253,7 +253,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
             h('td', null, h('span', { class: `side ${isLong(t) ? 'buy' : 'sell'}` }, isLong(t) ? 'Long' : 'Short')),
             h('td', null, fmtBarTime(t.entry_date, clock)),
             h('td', null, t.exit_date ? fmtBarTime(t.exit_date, clock) : h('span', { class: 'muted' }, 'open')),
-            h('td', { class: 'num' }, `${t.bars_held} ${t.bars_held === 1 ? 'bar' : 'bars'}`),
+            h('td', { class: 'num' }, `${fmtInt(t.bars_held)} ${t.bars_held === 1 ? 'bar' : 'bars'}`),
             h('td', { class: 'num' }, fmtNumber(Math.abs(t.size), 0)),
             h('td', { class: 'num' }, fmtNumber(t.entry_price, 2)),
             h('td', { class: 'num' }, t.exit_price === null ? '—' : fmtNumber(t.exit_price, 2)),
@@ -354,7 +354,7 @@ function analysisTable(a: TradeAnalysis): HTMLElement {
   if (!a.all.trades) return empty(a.open ? `${a.open} trade still open at the end; none closed.` : 'No closed trades to analyse.');
   const cols: [string, SideStats][] = [['All', a.all], ['Long', a.long], ['Short', a.short]];
   const rows: [string, string, (s: SideStats) => string, ((s: SideStats) => number | null)?][] = [
-    ['Trades', 'Closed round trips (won)', (s) => `${fmtInt(s.trades)} (${fmtInt(s.won)})`],
+    ['Trades', 'Closed round trips, and how many of them won', (s) => `${fmtInt(s.trades)} (${fmtInt(s.won)} won)`],
     ['Win rate', 'Share of trades with a positive net P&L', (s) => fmtPctFraction(s.winRate, 1)],
     ['Net P&L', 'Sum of the net P&L', (s) => fmtMoney(s.netPnL), (s) => s.netPnL],
     ['Expectancy', 'Mean net P&L per trade: what one more trade is worth on average', (s) => fmtMoney(s.expectancy), (s) => s.expectancy],
@@ -407,7 +407,7 @@ function drawdownTable(rows: DrawdownPeriod[], clock: BarClock): HTMLElement {
           h(
             'tr',
             { 'data-rank': String(i + 1) },
-            h('td', { class: 'num' }, String(i + 1)),
+            h('td', { class: 'num' }, fmtInt(i + 1)),
             h('td', { class: 'num neg' }, fmtPct(-Math.abs(r.depth_pct))),
             h('td', null, fmtBarTime(r.peak, clock)),
             h('td', null, fmtBarTime(r.trough, clock)),
@@ -431,7 +431,7 @@ function symbolTable(rows: SymbolResult[]): HTMLElement {
       'table',
       { class: 'table symbols-table' },
       h('caption', { class: 'sr-only' }, 'Profit and loss, trades and exposure of each symbol'),
-      h('thead', null, h('tr', null, th('Symbol', false), th('P&L', true, 'Realised and unrealised, net of commission'), th('Contribution', true, 'P&L as a share of the initial cash: the rows sum to the total return'), th('Trades', true, 'Closed round trips (won / lost)'), th('Open', true, 'Round trips still open at the end'), th('Commission'), th('Exposure', true, 'Share of the bars that ended holding the symbol'), th('Final position'))),
+      h('thead', null, h('tr', null, th('Symbol', false), th('P&L', true, 'Realised and unrealised, net of commission'), th('Contribution', true, 'P&L as a share of the initial cash: the rows sum to the total return'), th('Trades', true, 'Closed round trips (won, lost)'), th('Open', true, 'Round trips still open at the end'), th('Commission'), th('Exposure', true, 'Share of the bars that ended holding the symbol'), th('Final position'))),
       h(
         'tbody',
         null,
@@ -442,8 +442,8 @@ function symbolTable(rows: SymbolResult[]): HTMLElement {
             h('th', { scope: 'row' }, r.symbol),
             h('td', { class: `num ${signClass(r.pnl)}` }, fmtMoney(r.pnl)),
             h('td', { class: `num ${signClass(r.contribution)}` }, fmtPctFraction(r.contribution)),
-            h('td', { class: 'num' }, `${r.trades} (${r.won} / ${r.lost})`),
-            h('td', { class: 'num' }, r.open_trades),
+            h('td', { class: 'num' }, `${fmtInt(r.trades)} (${fmtInt(r.won)} won, ${fmtInt(r.lost)} lost)`),
+            h('td', { class: 'num' }, fmtInt(r.open_trades)),
             h('td', { class: 'num' }, fmtMoney(r.commission)),
             h('td', { class: 'num' }, fmtPctFraction(r.exposure, 1)),
             h('td', { class: 'num' }, r.final_size ? `${fmtNumber(r.final_size, 0)} @ ${fmtNumber(r.final_price, 2)}` : '—'),

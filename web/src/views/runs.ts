@@ -1,7 +1,7 @@
 // Runs: the backtest form, the live task list, and the task page with its live log.
 
 import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
-import { button, clear, confirmDialog, download, empty, errorBox, field, h, id, keepFocus, loading, toast } from '../dom';
+import { button, clear, confirmDialog, download, empty, errorBox, field, h, id, keepFocus, loading, toast, dateInput } from '../dom';
 import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtInt, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRatio, fmtRange, fmtTime, rangeFor, signClass, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { LEVELS, normLevel } from '../shape';
@@ -397,8 +397,8 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   picker.append(h('div', { class: 'row' }, symbolIn, addBtn), chips);
   const tfSel = h('select', { name: 'timeframe', id: 'run-timeframe' }, ['1m', '5m', '15m', '1h', '4h', '1d', '1w', '1M'].map((tf) => h('option', { value: tf, selected: tf === (query.get('timeframe') ?? '1d') }, tf))) as HTMLSelectElement;
   const benchIn = h('input', { type: 'search', name: 'benchmark', id: 'run-benchmark', list: listID, autocomplete: 'off', placeholder: 'The first symbol', value: query.get('benchmark') ?? '' }) as HTMLInputElement;
-  const startIn = h('input', { type: 'date', name: 'start_date', required: true, value: query.get('start') ?? '2020-01-01' }) as HTMLInputElement;
-  const endIn = h('input', { type: 'date', name: 'end_date', required: true, value: query.get('end') ?? today() }) as HTMLInputElement;
+  const startIn = dateInput({ name: 'start_date', required: true, value: query.get('start') ?? '2020-01-01' });
+  const endIn = dateInput({ name: 'end_date', required: true, value: query.get('end') ?? today() });
   const cashIn = h('input', { type: 'number', name: 'initial_cash', min: '0', step: 'any', value: '10000', required: true }) as HTMLInputElement;
   const commIn = h('input', { type: 'number', name: 'commission', min: '0', max: '1', step: 'any', value: '0.001', required: true }) as HTMLInputElement;
   const paramsBox = h('fieldset', { class: 'params-box' }, h('legend', null, 'Parameters'));

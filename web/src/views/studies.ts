@@ -5,7 +5,7 @@
 
 import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
 import { chartPanel } from '../charts';
-import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast } from '../dom';
+import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast, dateInput } from '../dom';
 import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, STAT_DEFS, SUMMARY_LABELS } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { taskSocket } from '../ws';
@@ -193,8 +193,8 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
   const listID = id('study-symbols');
   const symbolIn = h('input', { type: 'search', name: 'symbol', list: listID, autocomplete: 'off', required: true, placeholder: 'Search symbols' }) as HTMLInputElement;
   const symbolList = h('datalist', { id: listID });
-  const startIn = h('input', { type: 'date', name: 'start_date', required: true, value: '2020-01-01' }) as HTMLInputElement;
-  const endIn = h('input', { type: 'date', name: 'end_date', required: true, value: new Date().toISOString().slice(0, 10) }) as HTMLInputElement;
+  const startIn = dateInput({ name: 'start_date', required: true, value: '2020-01-01' });
+  const endIn = dateInput({ name: 'end_date', required: true, value: new Date().toISOString().slice(0, 10) });
   const cashIn = h('input', { type: 'number', name: 'initial_cash', min: '0', step: 'any', value: '10000' }) as HTMLInputElement;
   const commIn = h('input', { type: 'number', name: 'commission', min: '0', max: '1', step: 'any', value: '0.001' }) as HTMLInputElement;
   const objSel = h('select', { name: 'objective', id: 'study-objective' }, objectives().map(([k, l]) => h('option', { value: k, selected: k === 'sharpe_ratio' }, l))) as HTMLSelectElement;
