@@ -803,7 +803,7 @@ export interface components {
       oos_max_drawdown_pct?: number | null;
       oos_total_trades?: number | null;
       oos_bars?: number;
-      /** @description Out-of-sample over in-sample annualised return of this fold. */
+      /** @description Out-of-sample over in-sample annualised return of this fold; null when the in-sample one is below 1%. */
       efficiency?: number | null;
     };
     WalkForward: {
@@ -816,7 +816,7 @@ export interface components {
       statistics?: components["schemas"]["Statistics"] | null;
       /** @description Of the stitched curve. */
       annual_return?: number | null;
-      /** @description Walk-forward efficiency; null when the in-sample return is not positive. */
+      /** @description Walk-forward efficiency; null when the winners' mean in-sample annual return is below 1% (negative, or too small to divide by). */
       efficiency?: number | null;
       explanations?: {
         [key: string]: string;

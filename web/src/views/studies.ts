@@ -6,7 +6,7 @@
 import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
 import { chartPanel } from '../charts';
 import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast, dateInput } from '../dom';
-import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, STAT_DEFS, SUMMARY_LABELS } from '../format';
+import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRatio, fmtStat, STAT_DEFS, SUMMARY_LABELS } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { taskSocket } from '../ws';
 import { prepareChartOption, rangeCount } from '../shape';
@@ -741,6 +741,12 @@ function fmtWindow(w: unknown): string {
   return typeof w === 'number' ? `${fmtInt(w)} bars` : String(w ?? '');
 }
 
+/** A statistic's value in the page's convention (format.ts), by its definition. */
+function statText(key: string, v: unknown): string {
+  const def = STAT_DEFS.find((d) => d.key === key);
+  return def ? fmtStat(def.format, v) : fmtNumber(v);
+}
+
 /** The fold table, the efficiency and the stitched out-of-sample curve. */
 async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]): Promise<void> {
   box.replaceChildren(loading('Loading the folds…'));
@@ -753,6 +759,16 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
   }
   const ex = wf.explanations ?? {};
   const eff = wf.efficiency;
+  // The server gives no efficiency when the winners' mean in-sample annual return is below
+  // 1% (internal/study.MinInSampleAnnual): say why instead of a verdict on a ratio of noise.
+  const inSample = (wf.folds ?? []).map((f) => f.is_annual_return).filter((v): v is number => typeof v === 'number');
+  const isMean = inSample.length ? inSample.reduce((a, b) => a + b, 0) / inSample.length : null;
+  const noVerdict =
+    isMean === null
+      ? 'No verdict yet: no fold has run in sample'
+      : isMean < 0
+        ? `No verdict: the winners lost ${fmtPctFraction(-isMean)} a year in sample`
+        : `No verdict: the winners made ${fmtPctFraction(isMean)} a year in sample, too little (under 1.00%) to divide by`;
   const cards = h(
     'ul',
     { class: 'cards', id: 'wf-cards' },
@@ -760,8 +776,8 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
       'li',
       { class: 'card stat-card over-card', 'data-key': 'efficiency' },
       h('span', { class: 'label' }, 'Walk-forward efficiency'),
-      h('span', { class: 'value' }, eff == null ? '—' : fmtNumber(eff, 2)),
-      h('strong', { class: 'verdict' }, eff == null ? 'Undefined: the winners lost money in sample' : eff >= 0.5 ? 'Holds up out of sample' : eff > 0 ? 'Weaker out of sample' : 'Does not hold out of sample'),
+      h('span', { class: 'value' }, fmtRatio(eff)),
+      h('strong', { class: 'verdict' }, eff == null ? noVerdict : eff >= 0.5 ? 'Holds up out of sample' : eff > 0 ? 'Weaker out of sample' : 'Does not hold out of sample'),
       h('p', { class: 'explain' }, ex.efficiency ?? ''),
     ),
     h(
@@ -797,7 +813,7 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
             h('td', { class: 'num' }, pct(f.oos_total_return)),
             h('td', { class: 'num' }, fmtPct(f.oos_max_drawdown_pct)),
             h('td', { class: 'num' }, fmtInt(f.oos_total_trades)),
-            h('td', { class: 'num' }, fmtNumber(f.efficiency, 2)),
+            h('td', { class: 'num', title: f.efficiency == null && f.status === 'completed' ? 'Not given: the in-sample annual return is under 1.00%' : undefined }, fmtRatio(f.efficiency)),
           ),
         ),
       ),
@@ -810,7 +826,7 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
     table,
     panel?.el ?? empty('No fold has run out of sample.'),
     stats.length
-      ? h('details', { class: 'wf-stats' }, h('summary', null, 'Statistics of the stitched curve'), h('dl', { class: 'meta' }, stats.flatMap((m) => [h('dt', null, m.label ?? m.key ?? ''), h('dd', { 'data-key': m.key ?? '' }, m.display ?? '—')])))
+      ? h('details', { class: 'wf-stats' }, h('summary', null, 'Statistics of the stitched curve'), h('dl', { class: 'meta' }, stats.flatMap((m) => [h('dt', null, m.label ?? m.key ?? ''), h('dd', { 'data-key': m.key ?? '' }, statText(m.key ?? '', m.value))])))
       : '',
   );
   if (panel && wf.chart) panel.set(prepareChartOption(wf.chart, 'equity', { narrow: panel.el.clientWidth < 560 }));
