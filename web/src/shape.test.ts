@@ -9,6 +9,8 @@ import {
   lineDiff,
   normaliseStatistics,
   niceCeil,
+  BUY_COLOUR,
+  SELL_COLOUR,
   normLevel,
   overlayDrawdown,
   recolour,
@@ -96,17 +98,21 @@ describe('prepareChartOption', () => {
     expect(o.dataZoom).toBeUndefined();
   });
   it('counts data points', () => expect(seriesPoints({ title: 'x', type: 'line', series: [{ data: [1, 2] }, { data: [3] }] })).toBe(3));
-  it('overlays drawdown on a right axis', () => {
-    const eq = prepareChartOption({ title: 'Equity Curve', type: 'line', series: [{ name: 'Equity', type: 'line', data: [1] }], xAxis: { data: ['a'] }, yAxis: { type: 'value' } }, 'equity');
-    const o = overlayDrawdown(eq, { title: 'Drawdown', type: 'line', series: [{ type: 'line', data: [0.5] }] }) as Record<string, any>;
+  it('puts the drawdown in a panel below the equity, from 0 down to the deepest fall', () => {
+    const eq = prepareChartOption({ title: 'Equity Curve', type: 'line', series: [{ name: 'Equity', type: 'line', data: [1, 2, 3] }], xAxis: { data: ['a', 'b', 'c'] }, yAxis: { type: 'value' } }, 'equity');
+    const o = overlayDrawdown(eq, { title: 'Drawdown', type: 'line', series: [{ type: 'line', data: [0, 71.5, -3] }], xAxis: { data: ['a', 'b', 'c'] } }) as Record<string, any>;
     expect(o.series).toHaveLength(2);
-    expect(o.series[1].yAxisIndex).toBe(1);
-    expect(o.yAxis).toHaveLength(2);
+    expect(o.series[1]).toMatchObject({ xAxisIndex: 1, yAxisIndex: 1, data: [-0, -71.5, -3] });
+    expect(o.grid).toHaveLength(2);
+    expect(o.xAxis.map((x: any) => x.gridIndex)).toEqual([0, 1]);
     expect(o.legend.data).toEqual(['Equity', 'Drawdown (%)']);
-    // labelled, in percent, hanging from the top and using at most its top third
-    expect(o.yAxis[1]).toMatchObject({ name: 'Drawdown (%)', inverse: true, min: 0, max: 2 });
-    expect(o.yAxis[1].axisLabel.formatter).toBe('{value}%');
-    expect(o.series[1].tooltip.valueFormatter(1.23456)).toBe('1.23%');
+    // labelled in percent, never past the deepest fall rounded up (and never past 100%)
+    expect(o.yAxis[1]).toMatchObject({ name: 'Drawdown (%)', gridIndex: 1, max: 0, min: -100 });
+    expect(o.yAxis[1].axisLabel.formatter(-50)).toBe('−50%');
+    expect(o.dataZoom.every((z: any) => z.xAxisIndex.join() === '0,1')).toBe(true);
+    expect(o.series[1].tooltip.valueFormatter(-1.23456)).toBe('−1.23%');
+    const shallow = overlayDrawdown(eq, { title: 'Drawdown', type: 'line', series: [{ type: 'line', data: [0, 4.2] }] }) as Record<string, any>;
+    expect(shallow.yAxis[1]).toMatchObject({ max: 0, min: -5 });
     expect(overlayDrawdown(o, { title: 'Drawdown', type: 'line', series: [{ data: [1] }] })).toBe(o); // already has one
   });
   it('rounds tooltip values and keeps the tooltip inside the chart', () => {
@@ -145,8 +151,9 @@ describe('prepareChartOption', () => {
     ) as Record<string, any>;
     expect(o.series[0].itemStyle).toMatchObject({ color: 'UP', color0: 'DOWN', borderColor: 'UP', borderColor0: 'DOWN' });
     expect(o.series[1].data.map((d: any) => d.itemStyle.color)).toEqual(['UP', 'DOWN']);
-    expect(o.series[2].itemStyle.color).toBe('UP');
-    expect(o.series[3].itemStyle.color).toBe('DOWN');
+    // buys and sells in colours of their own, apart from the candles'
+    expect(o.series[2].itemStyle.color).toBe(BUY_COLOUR);
+    expect(o.series[3].itemStyle.color).toBe(SELL_COLOUR);
     expect(o.series[4].lineStyle.color).toBe('DOWN');
     expect(o.series[5]).toEqual({ type: 'line', name: 'Equity' });
     expect([o.series[6].itemStyle.color, o.series[7].itemStyle.color]).toEqual(['DOWN', 'UP']); // the returns histogram
@@ -154,7 +161,7 @@ describe('prepareChartOption', () => {
   });
   it('labels the returns histogram by its bins\' lower edges', () => {
     const o = prepareChartOption({ title: 'Returns per Bar', type: 'bar', series: [{ type: 'bar', name: 'Gains', data: [1] }], xAxis: { type: 'category', data: ['-0.50% to -0.25%'] }, dataZoom: [] }, 'returns_histogram') as Record<string, any>;
-    expect(o.xAxis[0].axisLabel.formatter('-0.50% to -0.25%')).toBe('-0.50%');
+    expect(o.xAxis[0].axisLabel.formatter('-0.50% to -0.25%')).toBe('−0.50%');
     expect(o.dataZoom).toEqual([]);
   });
   it('reads the moving-average periods a strategy trades on from its parameters', () => {

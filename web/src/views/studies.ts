@@ -632,6 +632,23 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
   };
 }
 
+// Figures with no sign to speak of: their scale runs from their least to their most.
+const UNSIGNED = new Set(['total_trades', 'max_drawdown', 'max_drawdown_pct', 'win_rate']);
+
+/**
+ * The heatmap's colour scale centred on 0 (the neutral colour is "no gain"), from −m to m
+ * with m the largest size, for a figure with a sign; enough digits that the ends of a
+ * narrow range (a Sharpe ratio) read apart.
+ */
+export function centredScale(vm: Record<string, unknown> | undefined, metric: string): Record<string, unknown> {
+  const lo = Number(vm?.min);
+  const hi = Number(vm?.max);
+  const m = Math.max(Math.abs(lo) || 0, Math.abs(hi) || 0) || 1;
+  const ends = UNSIGNED.has(metric) ? {} : { min: -m, max: m };
+  const digits = m < 10 ? 3 : m < 1000 ? 2 : 0;
+  return { ...(vm ?? {}), ...ends, precision: digits, formatter: (v: unknown) => fmtNumber(Number(v), digits) };
+}
+
 function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void; loaded: boolean } {
   const sel = (name: string, opts: [string, string][], value: string) => h('select', { name, id: `heat-${name}` }, opts.map(([v, l]) => h('option', { value: v, selected: v === value }, l))) as HTMLSelectElement;
   const axisOpts = axes.map((a) => [a, a] as [string, string]);
@@ -659,8 +676,7 @@ function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void;
           grid: { left: 64, right: 16, top: 48, bottom: 96 },
           xAxis: cfg.xAxis,
           yAxis: cfg.yAxis,
-          // Enough digits that the ends of a narrow range (a Sharpe ratio) read apart.
-          visualMap: { ...(cfg.visualMap as Record<string, unknown>), precision: 3 },
+          visualMap: centredScale(cfg.visualMap as Record<string, unknown>, metric),
           series: cfg.series,
         });
         panel.el.dataset.metric = metric;
