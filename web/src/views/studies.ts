@@ -6,7 +6,7 @@
 import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
 import { chartPanel } from '../charts';
 import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast, dateInput } from '../dom';
-import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRatio, fmtStat, STAT_DEFS, SUMMARY_LABELS } from '../format';
+import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRange, fmtRatio, fmtStat, rangeFor, STAT_DEFS, SUMMARY_LABELS, type BarRange } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { taskSocket } from '../ws';
 import { prepareChartOption, rangeCount } from '../shape';
@@ -269,16 +269,30 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
   };
   stratSel.addEventListener('change', () => void loadParams());
 
-  // The symbol's own range is the default period.
+  // The symbol's own stored range (daily bars) is the default period until dates are typed.
+  const known = new Map<string, BarRange[]>();
+  let datesSet = query.has('start') || query.has('end');
+  startIn.addEventListener('input', () => (datesSet = true));
+  endIn.addEventListener('input', () => (datesSet = true));
+  const followSymbol = () => {
+    if (datesSet) return;
+    const r = rangeFor(known.get(symbolIn.value.trim().toUpperCase()) ?? known.get(symbolIn.value.trim()));
+    if (!r) return;
+    startIn.value = r.first.slice(0, 10);
+    endIn.value = r.last.slice(0, 10);
+  };
   const loadSymbols = async (search: string) => {
     try {
       const list = await data.listSymbols(sourceSel.value, search, 20);
-      symbolList.replaceChildren(...list.map((s) => h('option', { value: s.symbol }, s.name ?? '')));
+      for (const s of list) known.set(s.symbol, s.ranges ?? []);
+      symbolList.replaceChildren(...list.map((s) => h('option', { value: s.symbol }, [s.name ?? '', rangeFor(s.ranges) ? `(${fmtRange(rangeFor(s.ranges)!)})` : ''].filter(Boolean).join(' '))));
       if (!symbolIn.value && list.length && !search) symbolIn.value = query.get('symbol') ?? list[0].symbol;
+      followSymbol();
     } catch {
       /* free text still works */
     }
   };
+  symbolIn.addEventListener('change', followSymbol);
   let debounce: ReturnType<typeof setTimeout> | undefined;
   symbolIn.addEventListener('input', () => {
     clearTimeout(debounce);
@@ -528,6 +542,16 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
   let timer: ReturnType<typeof setTimeout> | undefined;
   let last = 0;
   const names = Object.keys(st.space ?? {});
+  // The objective has its own column: a figure column that is the objective goes.
+  const columns = BOARD.filter(([k]) => k !== st.objective);
+  const objectiveLabel = objectives().find(([k]) => k === st.objective)?.[1] ?? st.objective ?? 'objective';
+  // A walk-forward study runs its folds one after another, and the last fold's board (the one
+  // shown when it has finished) is all pending while the first folds run: while it runs, the
+  // board follows the newest fold with a finished combination.
+  const folds = st.folds ?? 0;
+  let running = false;
+  let fold = 1;
+  const foldNote = h('p', { class: 'muted small', id: 'study-board-fold', hidden: true });
   // Loads can overlap (a refresh while the previous one is slow): only the newest paints, so
   // a page read before the last combinations completed never replaces a later one.
   let loads = 0;
@@ -535,13 +559,28 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
     last = Date.now();
     const mine = ++loads;
     let b;
+    let shownFold: number | undefined;
     try {
-      b = await api.results(sid, sort, order, skip, limit);
+      if (running && folds > 1) {
+        if (fold < folds) {
+          const next = await api.results(sid, sort, order, skip, limit, fold + 1);
+          if ((next.trials ?? []).some((t) => t.status === 'completed' || t.status === 'failed')) {
+            fold++;
+            b = next;
+          }
+        }
+        b ??= await api.results(sid, sort, order, skip, limit, fold);
+        shownFold = fold;
+      } else {
+        b = await api.results(sid, sort, order, skip, limit);
+      }
     } catch (e) {
       if (mine === loads) box.replaceChildren(errorBox(e));
       return;
     }
     if (mine !== loads) return;
+    foldNote.hidden = shownFold === undefined;
+    foldNote.textContent = shownFold === undefined ? '' : `Fold ${fmtInt(shownFold)} of ${fmtInt(folds)}, in sample, as it runs.`;
     const trials = b.trials ?? [];
     const focused = document.activeElement?.getAttribute('data-focus-key');
     const sortBtn = (key: string, label: string) => {
@@ -568,8 +607,9 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
         { 'data-idx': String(t.idx), 'data-status': t.status ?? '' },
         h('td', { class: 'num' }, String(skip + i + 1)),
         names.map((n) => h('td', { class: 'num' }, fmtParamValue((t.params as Record<string, unknown>)?.[n]))),
-        h('td', { class: 'num' }, t.status === 'failed' ? h('span', { class: 'neg', title: t.error ?? '' }, 'failed') : fmtNumber(t.objective, 4)),
-        BOARD.map(([k, , f]) => h('td', { class: 'num' }, f((t as Record<string, unknown>)[k]))),
+        h('td', { class: 'num' }, t.status === 'failed' ? h('span', { class: 'neg', title: t.error ?? '' }, 'failed') : t.status === 'completed' ? fmtNumber(t.objective, 4) : h('span', { class: 'muted' }, t.status ?? 'pending')),
+        // a combination not yet run has no figures: blank cells, not a row of dashes
+        columns.map(([k, , f]) => h('td', { class: 'num' }, t.status === 'completed' ? f((t as Record<string, unknown>)[k]) : '')),
         h(
           'td',
           null,
@@ -601,6 +641,7 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
       button('Next', () => ((skip += limit), void load()), 'btn small', { disabled: trials.length < limit, 'data-focus-key': 'next' }),
     );
     box.replaceChildren(
+      foldNote,
       trials.length
         ? h(
             'div',
@@ -609,7 +650,7 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
               'table',
               { class: 'table', id: 'study-board-table' },
               h('caption', { class: 'sr-only' }, `Combinations of ${sid} by ${b.sort}`),
-              h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), names.map((n) => h('th', { scope: 'col' }, n)), sortBtn('objective', st.objective ?? 'objective'), BOARD.map(([k, l]) => sortBtn(k, l)), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+              h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), names.map((n) => h('th', { scope: 'col' }, n)), sortBtn('objective', `${objectiveLabel} (objective)`), columns.map(([k, l]) => sortBtn(k, l)), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
               h('tbody', null, trials.map(row)),
             ),
           )
@@ -622,6 +663,7 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
   return {
     // While it runs, at most every 2 s.
     refresh(active) {
+      running = active;
       clearTimeout(timer);
       const wait = active ? Math.max(0, 2000 - (Date.now() - last)) : 0;
       timer = setTimeout(() => void load(), wait);
@@ -671,9 +713,10 @@ function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void;
         panel.el.querySelector('.error-box')?.remove();
         panel.set({
           animation: false,
-          title: { text: cfg.title, left: 'center', textStyle: { fontSize: 13 } },
+          // On a phone the title would run past the chart's edges: it wraps to the width.
+          title: { text: cfg.title, left: 'center', textStyle: { fontSize: 13, width: Math.max(200, panel.el.clientWidth - 24), overflow: 'break' } },
           tooltip: cfg.tooltip,
-          grid: { left: 64, right: 16, top: 48, bottom: 96 },
+          grid: { left: 64, right: 16, top: panel.el.clientWidth < 560 ? 68 : 48, bottom: 96 },
           xAxis: cfg.xAxis,
           yAxis: cfg.yAxis,
           visualMap: centredScale(cfg.visualMap as Record<string, unknown>, metric),
