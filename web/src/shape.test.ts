@@ -20,6 +20,7 @@ import {
   rejectedLines,
   seriesPoints,
   docSummary,
+  differingParams,
 } from './shape';
 import { detailOf, isEnvelope, listOf, basePath } from './api';
 
@@ -259,5 +260,13 @@ describe('rangeCount', () => {
     [NaN, 5, 1, 0],
   ])('%s..%s by %s gives %s values', (start, stop, step, want) => {
     expect(rangeCount(start, stop, step)).toBe(want);
+  });
+});
+
+describe('differingParams', () => {
+  it('names the parameters that tell runs apart, a missing one included', () => {
+    expect(differingParams([{ fast: 5, slow: 20, size: 10 }, { fast: 10, slow: 20, size: 10 }, { fast: 5, slow: 20, size: 10, extra: 1 }])).toEqual(['fast', 'extra']);
+    expect(differingParams([{ a: [1, 2] }, { a: [1, 2] }])).toEqual([]);
+    expect(differingParams([null, { a: 1 }])).toEqual(['a']);
   });
 });

@@ -2,7 +2,7 @@
 // Pure functions (no DOM, no ECharts instance) so Vitest checks them directly.
 
 import type { ChartConfig, ParamInfo } from './api';
-import { MINUS, MISSING, STAT_DEFS, fmtBarTime, fmtChartValue, fmtNumber, fmtSigned, fmtStat, type BarClock, type StatDef } from './format';
+import { MINUS, MISSING, STAT_DEFS, fmtBarTime, fmtChartValue, fmtNumber, fmtParamValue, fmtSigned, fmtStat, type BarClock, type StatDef } from './format';
 import type { Palette } from './settings';
 
 // ---- line diff --------------------------------------------------------------------------------
@@ -414,6 +414,16 @@ export function filterLogs<T extends { level: string }>(lines: T[], enabled: Set
 }
 
 // ---- paging and parameters --------------------------------------------------------------------
+
+/**
+ * The parameters whose values differ among runs (a run without one counts as differing),
+ * in the order they first appear: what tells the runs of a list or a comparison apart.
+ */
+export function differingParams(params: (Record<string, unknown> | null | undefined)[]): string[] {
+  const keys: string[] = [];
+  for (const p of params) for (const k of Object.keys(p ?? {})) if (!keys.includes(k)) keys.push(k);
+  return keys.filter((k) => new Set(params.map((p) => (p && k in p ? fmtParamValue(p[k]) : '\u0000'))).size > 1);
+}
 
 export function pageCount(total: number, limit: number): number {
   return Math.max(1, Math.ceil(total / Math.max(1, limit)));

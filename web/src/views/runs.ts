@@ -4,7 +4,7 @@ import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequ
 import { button, clear, confirmDialog, download, empty, errorBox, field, h, id, keepFocus, loading, toast, dateInput } from '../dom';
 import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtInt, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRatio, fmtRange, fmtTime, rangeFor, signClass, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
-import { LEVELS, normLevel } from '../shape';
+import { LEVELS, differingParams, normLevel } from '../shape';
 import { taskSocket, watchTasks, type TaskEvent, type TaskSocket } from '../ws';
 import { infosFromParams, paramForm, type ParamForm } from './params';
 
@@ -134,6 +134,7 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
       return;
     }
     compareBtn.disabled = selected.size < 2;
+    const differing = differingParams(tasks.map((t) => t.strategy_params as Record<string, unknown> | undefined));
     listBox.append(
       h(
         'ul',
@@ -148,7 +149,8 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
           return h(
             'li',
             { class: 'task', 'data-task': t.task_id, 'data-status': t.status },
-            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [strategyLabel(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small', title: t.strategy_id ? `Strategy ${t.strategy_id} v${t.strategy_version}` : undefined }, [strategyName(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            paramsLine(t, differing),
             t.figures ? figuresLine(t) : progressBar(t),
             t.error ? h('div', { class: 'task-error' }, t.error) : null,
             h('div', { class: 'task-actions' }, taskActions(t, refresh, true, () => (selected.delete(t.task_id), refresh()))),
@@ -295,6 +297,19 @@ async function loadStrategyNames(): Promise<void> {
     /* ids are shown instead */
   }
 }
+/** A task's strategy by name (its id until the names are known). */
+function strategyName(t: Task): string | undefined {
+  return (t.strategy_id && strategyNames.get(t.strategy_id)) || t.strategy_id;
+}
+
+/** The run's values of the parameters that differ among the runs shown. */
+function paramsLine(t: Task, keys: string[]): HTMLElement | null {
+  const p = (t.strategy_params ?? {}) as Record<string, unknown>;
+  const own = keys.filter((k) => k in p);
+  if (!own.length) return null;
+  return h('dl', { class: 'task-params', 'aria-label': 'Parameters that differ among these runs' }, own.map((k) => h('div', { class: 'fig', 'data-param': k }, h('dt', null, k), h('dd', null, fmtParamValue(p[k])))));
+}
+
 function strategyLabel(t: Task): string | undefined {
   const name = t.strategy_id ? strategyNames.get(t.strategy_id) : undefined;
   return name ? `${name} (${t.strategy_id})` : t.strategy_id;
