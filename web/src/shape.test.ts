@@ -21,6 +21,7 @@ import {
   seriesPoints,
   docSummary,
   differingParams,
+  insertLogLine,
 } from './shape';
 import { detailOf, isEnvelope, listOf, basePath } from './api';
 
@@ -268,5 +269,20 @@ describe('differingParams', () => {
     expect(differingParams([{ fast: 5, slow: 20, size: 10 }, { fast: 10, slow: 20, size: 10 }, { fast: 5, slow: 20, size: 10, extra: 1 }])).toEqual(['fast', 'extra']);
     expect(differingParams([{ a: [1, 2] }, { a: [1, 2] }])).toEqual([]);
     expect(differingParams([null, { a: 1 }])).toEqual(['a']);
+  });
+});
+
+describe('insertLogLine', () => {
+  it('keeps lines in log order whichever way they arrive', () => {
+    const lines: { timestamp: number; attempt?: number; m: string }[] = [];
+    // live lines 3 and 4 first, then the stored 1 and 2, then 5, then a retry's line
+    expect(insertLogLine(lines, { timestamp: 3, attempt: 1, m: 'c' })).toBe(0);
+    expect(insertLogLine(lines, { timestamp: 4, attempt: 1, m: 'd' })).toBe(1);
+    expect(insertLogLine(lines, { timestamp: 1, attempt: 1, m: 'a' })).toBe(0);
+    expect(insertLogLine(lines, { timestamp: 2, attempt: 1, m: 'b' })).toBe(1);
+    expect(insertLogLine(lines, { timestamp: 5, attempt: 1, m: 'e' })).toBe(4);
+    expect(insertLogLine(lines, { timestamp: 0.5, attempt: 2, m: 'f' })).toBe(5);
+    expect(insertLogLine(lines, { timestamp: 5, attempt: 1, m: 'e2' })).toBe(5); // same time: after
+    expect(lines.map((l) => l.m).join('')).toBe('abcdee2f');
   });
 });

@@ -409,6 +409,26 @@ export function normLevel(level: unknown): string {
   return (LEVELS as readonly string[]).includes(l) ? l : 'INFO';
 }
 
+/**
+ * Puts a log line in its place among lines in log order: by attempt, then by the time it
+ * was logged (microseconds, the same in a live event and in the stored line), after the
+ * lines of the same key. Lines reach the page two ways — the stored ones fetched when the
+ * page opens and the live ones over the socket — and either can arrive first. Returns the
+ * index it took.
+ */
+export function insertLogLine<T extends { timestamp: number; attempt?: number }>(lines: T[], l: T): number {
+  const before = (a: T, b: T) => (a.attempt ?? 0) < (b.attempt ?? 0) || ((a.attempt ?? 0) === (b.attempt ?? 0) && a.timestamp < b.timestamp);
+  let lo = 0;
+  let hi = lines.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (before(l, lines[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  lines.splice(lo, 0, l);
+  return lo;
+}
+
 export function filterLogs<T extends { level: string }>(lines: T[], enabled: Set<string>): T[] {
   return lines.filter((l) => enabled.has(normLevel(l.level)));
 }

@@ -4,7 +4,7 @@ import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequ
 import { button, clear, confirmDialog, download, empty, errorBox, field, h, id, keepFocus, loading, toast, dateInput } from '../dom';
 import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtInt, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRatio, fmtRange, fmtTime, rangeFor, signClass, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
-import { LEVELS, differingParams, normLevel } from '../shape';
+import { LEVELS, differingParams, insertLogLine, normLevel } from '../shape';
 import { taskSocket, watchTasks, type TaskEvent, type TaskSocket } from '../ws';
 import { infosFromParams, paramForm, type ParamForm } from './params';
 
@@ -692,13 +692,15 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     const frag = document.createDocumentFragment();
     const fresh: ShownLine[] = [];
     const before = lastShownAttempt();
+    let inside = false; // a line landed before lines already shown: draw them all again
     for (const l of ls) {
       const key = `${l.timestamp}|${l.level}|${l.message}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      lines.push(l);
+      if (insertLogLine(lines, l) < lines.length - 1) inside = true;
       fresh.push(l);
     }
+    if (inside) return rerender();
     frag.append(...shownEls(fresh, before));
     if (!frag.childNodes.length) return updateCount();
     logBox.querySelector('.empty-log')?.remove();
