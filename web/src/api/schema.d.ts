@@ -1575,6 +1575,8 @@ export interface operations {
           "application/json": {
             /** @constant */
             status: "ok";
+            /** @description Whether callers must sign in (AUTH=on); absent with detail. */
+            accounts?: boolean;
           };
         };
       };
