@@ -152,6 +152,10 @@ func TestTradeChartsInBrowser(t *testing.T) {
 			if dd.Max != 0 || dd.Min > -summary.MaxDrawdownPct || dd.Min < -100 || dd.Min < -2*math.Max(summary.MaxDrawdownPct, 1) {
 				t.Errorf("drawdown axis %v to %v for a deepest drawdown of %.2f%%", dd.Min, dd.Max, summary.MaxDrawdownPct)
 			}
+			docShot(t, ctx, fmt.Sprintf("results-price-chart-%d", size.w), `[data-chart-type="candlestick"]`)
+			docShot(t, ctx, fmt.Sprintf("results-equity-drawdown-%d", size.w), `[data-chart-type="equity"]`)
+			must(t, chromedp.Run(ctx, chromedp.Evaluate(`window.scrollTo(0, 0)`, nil)))
+			docShot(t, ctx, fmt.Sprintf("results-%d", size.w), "")
 			must(t, chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#h-charts').scrollIntoView()`, nil)))
 			screenshot(t, ctx, shots, fmt.Sprintf("results-charts-%d", size.w))
 			if e := errs.list(); len(e) > 0 {

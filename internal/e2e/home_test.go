@@ -224,3 +224,30 @@ func TestSignedOutInBrowser(t *testing.T) {
 		})
 	}
 }
+
+// docShot writes what the viewport shows, or one element, to docs/screenshots/name.png when
+// DOCS_SCREENSHOTS is set: the pictures in the repository are taken by the tests that check
+// what they show (`DOCS_SCREENSHOTS=1 go test ./internal/e2e -run 'TradeCharts|StudyPage'`).
+func docShot(t *testing.T, ctx context.Context, name, sel string) {
+	t.Helper()
+	if os.Getenv("DOCS_SCREENSHOTS") == "" {
+		return
+	}
+	dir := filepath.Join(repoRoot(t), "docs", "screenshots")
+	must(t, os.MkdirAll(dir, 0o755))
+	var buf []byte
+	action := chromedp.CaptureScreenshot(&buf)
+	if sel != "" {
+		action = chromedp.Screenshot(sel, &buf, chromedp.NodeVisible)
+	}
+	// The page's sticky header would lie across an element taken below the fold.
+	hide := chromedp.Evaluate(fmt.Sprintf(`document.querySelector('header.top').style.visibility = %q`, map[bool]string{true: "hidden", false: ""}[sel != ""]), nil)
+	defer func() {
+		_ = chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('header.top').style.visibility = ''`, nil))
+	}()
+	if err := chromedp.Run(ctx, hide, chromedp.Sleep(300*time.Millisecond), action); err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	must(t, os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644))
+}

@@ -148,6 +148,10 @@ func TestStudyPageInBrowser(t *testing.T) {
 				t.Errorf("study heatmap scale %v to %v, not centred on 0", vm.Min, vm.Max)
 			}
 			wider("the study page")
+			must(t, chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#h-wf').scrollIntoView(); window.scrollBy(0, -64)`, nil)))
+			docShot(t, ctx, fmt.Sprintf("study-walk-forward-%d", size.w), "")
+			must(t, chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#h-board').scrollIntoView(); window.scrollBy(0, -64)`, nil)))
+			docShot(t, ctx, fmt.Sprintf("study-leaderboard-%d", size.w), "")
 			must(t, chromedp.Run(ctx, chromedp.Navigate(srv.url+"/ui/studies"), waitJS(`document.querySelector('a[href$="/studies/`+st.ID+`"]') !== null`, 20*time.Second)))
 			wider("the studies list")
 			must(t, chromedp.Run(ctx, chromedp.Navigate(srv.url+"/ui/studies/"+st.ID), waitJS(`document.querySelector('#study-heatmap [data-chart]')?.dataset.ready === 'true'`, 20*time.Second)))

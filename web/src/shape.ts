@@ -499,6 +499,7 @@ export function overlayDrawdown(equity: Record<string, unknown>, drawdown: Chart
   const below = (v: unknown) => (v === null || v === undefined || v === '' || v === '-' || !Number.isFinite(Number(v)) ? null : -Math.abs(Number(v)));
   const data = (dd.data as unknown[]).map((v) => (Array.isArray(v) ? [v[0], below(v[1])] : below(v)));
   const deepest = Math.max(0, ...data.map((v) => -(Number(Array.isArray(v) ? v[1] : v) || 0)));
+  const bottom = deepest > 0 ? Math.min(100, niceCeil(deepest)) : 1;
   const xs = asArray(equity.xAxis as Record<string, unknown>[]);
   const grid = equity.grid as Record<string, unknown> | undefined;
   if (xs.length !== 1 || (grid && Array.isArray(grid))) return equity;
@@ -512,8 +513,8 @@ export function overlayDrawdown(equity: Record<string, unknown>, drawdown: Chart
     nameLocation: 'middle',
     nameGap: 44,
     max: 0,
-    min: deepest > 0 ? -Math.min(100, niceCeil(deepest)) : -1,
-    splitNumber: 2,
+    min: -bottom,
+    interval: bottom / 2,
     axisLabel: { color: pal.down, formatter: (v: number) => `${fmtNumber(v, 0)}%` },
     nameTextStyle: { color: pal.down },
   };

@@ -4,7 +4,7 @@ import { backtests, results, strategies as strategyAPI, type Comparison } from '
 import { differingParams } from '../shape';
 import { chartPanel } from '../charts';
 import { button, download, empty, errorBox, h, loading, toast } from '../dom';
-import { STAT_DEFS, SUMMARY_LABELS, fmtBarTime, sharedClock, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtInt, fmtParamValue, fmtStat } from '../format';
+import { STAT_DEFS, SUMMARY_LABELS, fmtBarTime, fmtChartValue, sharedClock, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtInt, fmtParamValue, fmtStat } from '../format';
 import { href, navigate } from '../router';
 
 const MAX = 5;
@@ -150,11 +150,11 @@ function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void 
   const timeLabel = (v: unknown) => fmtBarTime(String(v), clock);
   panel.set({
     animation: false,
-    tooltip: { trigger: 'axis' },
+    tooltip: { trigger: 'axis', confine: true, valueFormatter: (v: unknown) => fmtChartValue(v) },
     legend: { top: 0, type: 'scroll', data: c.tasks.map(label) },
     grid: { left: 56, right: 16, top: 40, bottom: 56 },
     xAxis: { type: 'category', data: c.equity.dates, axisLabel: { formatter: timeLabel }, axisPointer: { label: { formatter: (p: { value: unknown }) => timeLabel(p.value) } } },
-    yAxis: { type: 'value', scale: true },
+    yAxis: { type: 'value', scale: true, axisLabel: { formatter: (v: number) => fmtChartValue(v) } },
     dataZoom: [{ type: 'inside' }, { type: 'slider', bottom: 4, height: 18 }],
     series: c.equity.series.map((data, i) => ({ name: label(c.tasks[i]), type: 'line', data, showSymbol: false, connectNulls: true })),
   });

@@ -173,7 +173,7 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
     status.textContent = `Loaded ${file.name} (${fmtInt(code.split('\n').length)} lines): not saved yet.`;
     editorBox.dataset.loadedFile = file.name;
   };
-  const fileIn = h('input', { type: 'file', accept: '.js,.mjs,text/javascript,application/javascript', id: 'strategy-file', class: 'sr-only', tabindex: '-1' }) as HTMLInputElement;
+  const fileIn = h('input', { type: 'file', accept: '.js,.mjs,text/javascript,application/javascript', id: 'strategy-file', class: 'sr-only', tabindex: '-1', 'aria-label': 'Strategy file (.js)' }) as HTMLInputElement;
   fileIn.addEventListener('change', () => {
     void loadFile(fileIn.files?.[0]);
     fileIn.value = '';

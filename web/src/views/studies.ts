@@ -853,7 +853,7 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
     { class: 'table-wrap' },
     h(
       'table',
-      { class: 'data', id: 'wf-folds' },
+      { class: 'table data', id: 'wf-folds' },
       h('caption', { class: 'sr-only' }, 'Walk-forward folds'),
       h('thead', null, h('tr', null, ['Fold', 'Train', 'Test', 'Chosen', `In sample (${wf.objective})`, `Out of sample (${wf.objective})`, 'OOS return', 'OOS max DD', 'OOS trades', 'Efficiency'].map((c) => h('th', { scope: 'col' }, c)))),
       h(
