@@ -91,6 +91,9 @@ func TestRunsDifferInBrowser(t *testing.T) {
 					t.Errorf("comparison reads %q: want the strategy's name, not its id %s", s, strat.ID)
 				}
 			}
+			if bad := hyphenSigns(t, ctx); len(bad) > 0 {
+				t.Errorf("comparison writes numbers with a hyphen for minus: %q", bad)
+			}
 			var same string
 			must(t, chromedp.Run(ctx, chromedp.Text(`#compare-same-params`, &same)))
 			if !strings.Contains(same, "size=10") {

@@ -147,6 +147,9 @@ func TestStudyPageInBrowser(t *testing.T) {
 			if vm.Max <= 0 || vm.Min != -vm.Max {
 				t.Errorf("study heatmap scale %v to %v, not centred on 0", vm.Min, vm.Max)
 			}
+			if bad := hyphenSigns(t, ctx); len(bad) > 0 {
+				t.Errorf("study page writes numbers with a hyphen for minus: %q", bad)
+			}
 			wider("the study page")
 			must(t, chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#h-wf').scrollIntoView(); window.scrollBy(0, -64)`, nil)))
 			docShot(t, ctx, fmt.Sprintf("study-walk-forward-%d", size.w), "")
