@@ -279,18 +279,33 @@ func printSweep(w io.Writer, r sweepReport, names []string, top int) {
 	}
 	fmt.Fprintf(w, ", in %.1f s; ranked by %s (%s)\n\n", r.Seconds, r.Objective, r.Direction)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RANK\tPARAMETERS\t"+strings.ToUpper(r.Objective)+"\tRETURN\tSHARPE\tMAX DD\tTRADES")
+	// The figures after the objective, less the one the objective already is (ranked by
+	// sharpe_ratio, the table showed Sharpe twice).
+	var figures []sweepFigure
+	for _, f := range sweepFigures {
+		if f.key != r.Objective {
+			figures = append(figures, f)
+		}
+	}
+	head := []string{"RANK", "PARAMETERS", strings.ToUpper(r.Objective)}
+	for _, f := range figures {
+		head = append(head, f.head)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for i, t := range r.Trials[:min(top, len(r.Trials))] {
 		val := "—"
 		if t.Value != nil {
 			val = fmt.Sprintf("%.4f", *t.Value)
 		}
 		if t.Error != "" {
-			fmt.Fprintf(tw, "%d\t%s\tfailed: %s\t\t\t\t\n", i+1, study.Describe(names, t.Params), t.Error)
+			fmt.Fprintf(tw, "%d\t%s\tfailed: %s%s\n", i+1, study.Describe(names, t.Params), t.Error, strings.Repeat("\t", len(figures)))
 			continue
 		}
-		s := t.Summary
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f%%\t%s\t%.2f%%\t%d\n", i+1, study.Describe(names, t.Params), val, s.TotalReturn*100, fmtOpt(s.SharpeRatio, "%.3f"), s.MaxDrawdownPct, s.TotalTrades)
+		row := []string{fmt.Sprint(i + 1), study.Describe(names, t.Params), val}
+		for _, f := range figures {
+			row = append(row, f.cell(t.Summary))
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
 	o := r.Overfitting
@@ -307,4 +322,17 @@ func printSweep(w io.Writer, r sweepReport, names []string, top int) {
 	for _, n := range o.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)
 	}
+}
+
+// sweepFigure is a column of the sweep's table after the objective.
+type sweepFigure struct {
+	key, head string
+	cell      func(s engine.Summary) string
+}
+
+var sweepFigures = []sweepFigure{
+	{"total_return", "RETURN", func(s engine.Summary) string { return fmt.Sprintf("%.2f%%", s.TotalReturn*100) }},
+	{"sharpe_ratio", "SHARPE", func(s engine.Summary) string { return fmtOpt(s.SharpeRatio, "%.3f") }},
+	{"max_drawdown_pct", "MAX DD", func(s engine.Summary) string { return fmt.Sprintf("%.2f%%", s.MaxDrawdownPct) }},
+	{"total_trades", "TRADES", func(s engine.Summary) string { return fmt.Sprint(s.TotalTrades) }},
 }

@@ -86,6 +86,14 @@ func TestSweep(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
+	// Ranked by sharpe_ratio (the default), the table shows Sharpe once.
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "RANK") {
+			if n := strings.Count(line, "SHARPE"); n != 1 || !strings.Contains(line, "RETURN") || !strings.Contains(line, "MAX DD") {
+				t.Errorf("table head %q: Sharpe %d times", line, n)
+			}
+		}
+	}
 }
 
 func jsonText(v any) string {

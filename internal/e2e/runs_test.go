@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,6 +42,7 @@ func TestRunsListInBrowser(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	shots := filepath.Join(repoRoot(t), "screenshots")
+	must(t, os.MkdirAll(shots, 0o755))
 
 	for _, size := range []struct{ w, h int }{{1440, 900}, {375, 812}} {
 		t.Run(fmt.Sprintf("%dpx", size.w), func(t *testing.T) {
@@ -55,15 +57,21 @@ func TestRunsListInBrowser(t *testing.T) {
 				waitJS(`document.querySelectorAll('#task-list .task').length === 20`, 30*time.Second),
 				waitJS(fmt.Sprintf(`document.querySelector('#runs-page').textContent === 'Page 1 of %d · %d runs'`, pages, total), 10*time.Second),
 			))
-			// Every finished run shows its key figures, as the API gives them.
-			_, newest := listRuns(t, srv.url, "limit=1")
-			var figs string
-			must(t, chromedp.Run(ctx, chromedp.Text(`[data-task="`+newest[0].TaskID+`"] .figures`, &figs)))
-			f := newest[0].Figures
-			for _, want := range []string{fmt.Sprintf("Return%.2f%%", f.TotalReturn), fmt.Sprintf("Max DD%.2f%%", f.MaxDrawdown),
-				"Trades" + strconv.Itoa(f.Trades), "Period2017-01-01 → 2019-12-31"} {
-				if !strings.Contains(strings.ReplaceAll(figs, "\n", ""), want) {
-					t.Errorf("figures of %s %q lack %q", newest[0].TaskID, figs, want)
+			// Every finished run shows its key figures as a person reads them: the API's
+			// figures written in the page's convention (format_test.go), not by the page's code.
+			_, page := listRuns(t, srv.url, "limit=20")
+			var shown map[string]string
+			must(t, chromedp.Run(ctx, chromedp.Evaluate(`Object.fromEntries([...document.querySelectorAll('#task-list .task')].map(e => [e.dataset.task, e.querySelector('.figures') ? e.querySelector('.figures').innerText.replace(/\s+/g, ' ') : '']))`, &shown)))
+			for _, r := range page {
+				f := r.Figures
+				if f == nil {
+					t.Fatalf("completed %s listed without figures", r.TaskID)
+				}
+				for _, want := range []string{"Return " + fmtPctOf(f.TotalReturn), "Max DD " + fmtPctIn(f.MaxDrawdown),
+					"Sharpe " + fmtFixed(f.Sharpe, 2), "Trades " + fmtFixed(float64(f.Trades), 0), "Period 2017-01-01 → 2019-12-31"} {
+					if !strings.Contains(shown[r.TaskID], want) {
+						t.Errorf("figures of %s read %q, lack %q", r.TaskID, shown[r.TaskID], want)
+					}
 				}
 			}
 
@@ -137,6 +145,7 @@ type listedRun struct {
 	Figures *struct {
 		TotalReturn float64 `json:"total_return"`
 		MaxDrawdown float64 `json:"max_drawdown_pct"`
+		Sharpe      float64 `json:"sharpe_ratio"`
 		Trades      int     `json:"total_trades"`
 	} `json:"figures"`
 }

@@ -202,7 +202,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if r.URL.Query().Get("detail") == "" {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		// accounts: whether callers must sign in, so the page can open on sign-in without
+		// first asking who the caller is (a 401 in a newcomer's console).
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "accounts": s.auth != nil})
 		return nil
 	}
 	if s.auth != nil { // the process's gauges are for whoever may read the metrics

@@ -57,7 +57,7 @@ func TestServiceRoutes(t *testing.T) {
 		want       map[string]any
 	}{
 		{"root", "", "/", 200, map[string]any{"name": "backtestd", "version": "1.0.0", "docs": "/docs"}},
-		{"health", "", "/health", 200, map[string]any{"status": "ok"}},
+		{"health", "", "/health", 200, map[string]any{"status": "ok", "accounts": false}},
 		{"health detail", "", "/health?detail=1", 200, map[string]any{"status": "ok", "websockets": float64(0)}},
 		{"unknown path", "", "/api/nothing", 404, map[string]any{"detail": "Not Found"}},
 		{"root under base path", "/bt", "/bt/", 200, map[string]any{"version": "1.0.0", "docs": "/bt/docs"}},

@@ -331,7 +331,7 @@ type WalkForward struct {
 }
 
 // EfficiencyExplanation says what walk-forward efficiency means.
-const EfficiencyExplanation = "Walk-forward efficiency is the annualised return the chosen parameters made on data they were not chosen on (out of sample, stitched over every fold), divided by the mean annualised return they made where they were chosen (in sample). Around 0.5 or more is usually taken to mean the optimisation found something real; near 0 or negative means the in-sample results were mostly luck or fitting noise (Pardo, 2008)."
+const EfficiencyExplanation = "Walk-forward efficiency is the annualised return the chosen parameters made on data they were not chosen on (out of sample, stitched over every fold), divided by the mean annualised return they made where they were chosen (in sample). Around 0.5 or more is usually taken to mean the optimisation found something real; near 0 or negative means the in-sample results were mostly luck or fitting noise (Pardo, 2008). It is not given (—) when the winners made less than 1% a year in sample: a ratio of two figures near zero is no verdict."
 
 // StitchExplanation says how the stitched curve is built.
 const StitchExplanation = "Each fold's winner runs out of sample from the study's starting cash, its indicators warmed up on the bars before its window and without any position carried over from the training window. The stitched curve chains those runs: each fold's returns compound on the value the previous fold ended with."

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +114,12 @@ func TestEfficiency(t *testing.T) {
 	if e, ok := Efficiency(0.05, []float64{0.1, 0.3}); !ok || e != 0.25 {
 		t.Errorf("Efficiency = %v, %v; want 0.25", e, ok)
 	}
-	if _, ok := Efficiency(0.05, []float64{-0.1, 0.05}); ok {
-		t.Error("a non-positive in-sample return gave an efficiency")
+	for _, in := range [][]float64{{-0.1, 0.05}, {0.00015}, {0.0099}, {}, {math.NaN()}} {
+		if e, ok := Efficiency(0.0008, in); ok {
+			t.Errorf("in-sample %v (below %v a year) gave an efficiency of %v", in, MinInSampleAnnual, e)
+		}
+	}
+	if e, ok := Efficiency(-0.02, []float64{0.01}); !ok || e != -2 {
+		t.Errorf("Efficiency at the threshold = %v, %v; want -2", e, ok)
 	}
 }

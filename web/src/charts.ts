@@ -108,6 +108,8 @@ export function chartPanel(name: string, label: string, opts: { height?: number 
     },
   };
   (panel as unknown as { option: () => Option }).option = () => current;
+  // The option as drawn (after merges), for people inspecting the page and the browser tests.
+  (el as unknown as { chartOption: () => Option }).chartOption = () => panel.chart.getOption() as Option;
   return panel;
 }
 

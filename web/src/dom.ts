@@ -146,3 +146,20 @@ function focusSelector(el: HTMLElement): string | null {
   const name = el.getAttribute('aria-label');
   return name ? `${el.tagName.toLowerCase()}[aria-label="${CSS.escape(name)}"]` : null;
 }
+
+/**
+ * A date field that reads and writes ISO text (YYYY-MM-DD) whatever the browser's locale
+ * (a native date input shows 01/02/2015 in the United States and 02.01.2015 in Germany),
+ * so it reads like every other date on the page. An impossible date is reported as invalid.
+ */
+export function dateInput(attrs: Attrs): HTMLInputElement {
+  const el = h('input', { type: 'text', inputmode: 'numeric', pattern: '\\d{4}-\\d{2}-\\d{2}', placeholder: 'YYYY-MM-DD', maxlength: 10, size: 10, autocomplete: 'off', ...attrs }) as HTMLInputElement;
+  const check = () => {
+    const v = el.value.trim();
+    const ok = v === '' || (/^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) === v);
+    el.setCustomValidity(ok ? '' : 'Enter a date as YYYY-MM-DD');
+  };
+  el.addEventListener('input', check);
+  el.addEventListener('change', check);
+  return el;
+}

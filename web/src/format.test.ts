@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barClock, sharedClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtPct, fmtPctFraction, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
+import { barClock, sharedClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtSigned, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
 
 describe('fmtBarTime', () => {
   it('shows a daily bar as its date and an intraday bar with its UTC time', () => {
@@ -42,7 +42,15 @@ describe('numbers', () => {
 
   it('percent of a fraction and of a percent', () => {
     expect(fmtPctFraction(0.12345)).toBe('12.35%');
-    expect(fmtPctFraction(-0.0072)).toBe('-0.72%');
+    expect(fmtPctFraction(-0.0072)).toBe('−0.72%');
+    expect(fmtPctFraction(-0.3026)).toBe('−30.26%');
+    expect(fmtPctFraction(-0.00001)).toBe('0.00%');
+    expect(fmtPct(12345.678)).toBe('12,345.68%');
+    expect(fmtNumber(-1480.956)).toBe('−1,480.96');
+    expect(fmtSigned(1.25, 1)).toBe('+1.3');
+    expect(fmtNumber(12.25, 1)).toBe('12.3'); // half away from zero, as the Go tests write it
+    expect(fmtNumber(-0.125)).toBe('−0.13');
+    expect(fmtSigned(-0.04, 1)).toBe('0.0');
     expect(fmtPct(36.1403)).toBe('36.14%');
     expect(fmtPct(undefined)).toBe('—');
   });
@@ -52,10 +60,10 @@ describe('the statistics display rules of the spec', () => {
   const def = (k: string) => STAT_DEFS.find((d) => d.key === k)!;
   it.each([
     ['total_return', 0.1234, '12.34%'],
-    ['cagr', -0.0072, '-0.72%'],
+    ['cagr', -0.0072, '−0.72%'],
     ['annual_volatility', 0.2, '20.00%'],
     ['sharpe_ratio', 1.23456, '1.23'],
-    ['sqn', -0.8, '-0.80'],
+    ['sqn', -0.8, '−0.80'],
     ['r_squared', 0.734, '0.73'],
     ['max_drawdown', 4.2263, '4.23%'],
     ['max_drawdown_duration', 126, '126 days'],
@@ -80,7 +88,7 @@ describe('summary cards', () => {
     const cards = summaryCards({ initial_cash: 10000, final_value: 9824.85, total_return: -0.0175, annual_return: 0.01, sharpe_ratio: null, max_drawdown: 412.56, max_drawdown_pct: 4.03, total_trades: 83, win_rate: 36.14, profit_factor: 0.79, avg_win: 21.4, avg_loss: -15.42 });
     expect(cards).toHaveLength(12);
     const by = Object.fromEntries(cards.map((c) => [c.key, c]));
-    expect(by.total_return.display).toBe('-1.75%');
+    expect(by.total_return.display).toBe('−1.75%');
     expect(by.total_return.tone).toBe('neg');
     expect(by.annual_return.tone).toBe('pos');
     expect(by.sharpe_ratio.display).toBe('—');

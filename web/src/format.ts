@@ -1,12 +1,44 @@
-// Formatting of numbers, money, percentages, dates and the statistics record's display rules.
+// The page's one formatting convention. Every figure the page shows is written by a function
+// of this module, so a number reads the same wherever it appears:
+//
+// - Numbers: en-US digit grouping ("1,234.56") with a fixed number of decimals for each kind
+//   of figure; no scientific notation.
+// - Negative numbers: the minus sign "−" (U+2212), never the hyphen "-"; a value that rounds
+//   to zero shows no sign ("0.00", not "−0.00").
+// - Percent: 2 decimals ("12.34%"). The API gives returns as fractions (0.1234) and some
+//   figures already in percent (max_drawdown_pct 12.34): fmtPctFraction and fmtPct say which,
+//   and the ×100 happens here only.
+// - Money: 2 decimals, grouped, no currency symbol (the data carries no currency).
+// - Ratios (Sharpe, profit factor, beta…): 2 decimals. Counts: whole and grouped.
+// - Dates: ISO "YYYY-MM-DD"; times "YYYY-MM-DD HH:MM[:SS]" (bar times in the data's zone).
+// - A missing or non-finite figure: "—".
+//
+// The browser tests (internal/e2e) format the API's figures with the same rules in Go and
+// compare them with the rendered text.
+
+export const MINUS = '−';
+export const MISSING = '—';
 
 export function isNum(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
+/** A number with exactly `digits` decimals, grouped, with "−" for a negative one. */
 export function fmtNumber(v: unknown, digits = 2): string {
-  if (!isNum(v)) return '—';
-  return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  if (!isNum(v)) return MISSING;
+  const s = Math.abs(v).toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return v < 0 && /[1-9]/.test(s) ? MINUS + s : s;
+}
+
+/** A number with a "+" before a positive one (changes, heatmap cells). */
+export function fmtSigned(v: unknown, digits = 2): string {
+  const s = fmtNumber(v, digits);
+  return isNum(v) && v > 0 && /[1-9]/.test(s) ? `+${s}` : s;
+}
+
+/** A ratio (Sharpe, profit factor, efficiency): 2 decimals. */
+export function fmtRatio(v: unknown): string {
+  return fmtNumber(v, 2);
 }
 
 /**
@@ -15,10 +47,11 @@ export function fmtNumber(v: unknown, digits = 2): string {
  */
 export function fmtChartValue(v: unknown, unit = ''): string {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-  if (!isNum(n)) return '—';
+  if (!isNum(n)) return MISSING;
+  if (unit === '%') return fmtPct(n);
   const digits = Math.abs(n) < 1 && n !== 0 ? 4 : 2;
-  const s = n.toLocaleString('en-US', { minimumFractionDigits: unit === '%' ? 2 : 0, maximumFractionDigits: unit === '%' ? 2 : digits });
-  return (s === '-0' || s === '-0.00' ? s.slice(1) : s) + unit;
+  const s = Math.abs(n).toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: digits });
+  return (n < 0 && /[1-9]/.test(s) ? MINUS + s : s) + unit;
 }
 
 /** Whether a statistic is a gain or loss (coloured by its sign): money and returns, not counts, durations or risk. */
@@ -47,26 +80,27 @@ export function fmtRange(r: BarRange): string {
 }
 
 export function fmtInt(v: unknown): string {
-  if (!isNum(v)) return '—';
-  return Math.round(v).toLocaleString('en-US');
+  return isNum(v) ? fmtNumber(Math.round(v), 0) : MISSING;
 }
 
+/** Money: 2 decimals, grouped, no currency symbol. */
 export function fmtMoney(v: unknown): string {
-  if (!isNum(v)) return '—';
-  const s = Math.abs(v).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  return (v < 0 ? '−' : '') + s;
+  return fmtNumber(v, 2);
 }
 
 /** A fraction (0.1234) as a percent (12.34%). */
 export function fmtPctFraction(v: unknown, digits = 2): string {
-  if (!isNum(v)) return '—';
-  return `${(v * 100).toFixed(digits)}%`;
+  return isNum(v) ? fmtPct(v * 100, digits) : MISSING;
 }
 
 /** A value already in percent (12.34) as 12.34%. */
 export function fmtPct(v: unknown, digits = 2): string {
-  if (!isNum(v)) return '—';
-  return `${v.toFixed(digits)}%`;
+  return isNum(v) ? `${fmtNumber(v, digits)}%` : MISSING;
+}
+
+/** Calendar days: "12 days", or with one decimal "3.5 days". */
+export function fmtDays(v: unknown, digits = 0): string {
+  return isNum(v) ? `${fmtNumber(v, digits)} ${digits === 0 && Math.round(v) === 1 ? 'day' : 'days'}` : MISSING;
 }
 
 export function signClass(v: unknown): string {
@@ -77,7 +111,7 @@ export function signClass(v: unknown): string {
 /** ISO timestamp or epoch seconds → "2024-01-31 14:05:09" in local time. */
 export function fmtDateTime(v: unknown): string {
   const d = toDate(v);
-  if (!d) return '—';
+  if (!d) return MISSING;
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
@@ -160,7 +194,7 @@ export function fmtBarTime(iso: string, clock?: BarClock): string {
 export function fmtDate(v: unknown): string {
   if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v)) return v.slice(0, 10);
   const d = toDate(v);
-  if (!d) return '—';
+  if (!d) return MISSING;
   return d.toISOString().slice(0, 10);
 }
 
@@ -175,7 +209,7 @@ export function toDate(v: unknown): Date | null {
 /** "3 min ago" style relative time; `now` is injectable for tests. */
 export function fmtAgo(v: unknown, now: number = Date.now()): string {
   const d = toDate(v);
-  if (!d) return '—';
+  if (!d) return MISSING;
   const s = Math.round((now - d.getTime()) / 1000);
   if (s < 5) return 'just now';
   if (s < 60) return `${s} s ago`;
@@ -187,10 +221,10 @@ export function fmtAgo(v: unknown, now: number = Date.now()): string {
 export function fmtDuration(startISO: unknown, endISO: unknown): string {
   const a = toDate(startISO);
   const b = toDate(endISO);
-  if (!a || !b) return '—';
+  if (!a || !b) return MISSING;
   const ms = b.getTime() - a.getTime();
   if (ms < 1000) return `${ms} ms`;
-  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 60000) return `${fmtNumber(ms / 1000, 1)} s`;
   return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
 }
 
@@ -247,18 +281,18 @@ export const STAT_DEFS: StatDef[] = [
 
 /** The spec's display rule for one statistic. */
 export function fmtStat(format: StatFormat, v: unknown): string {
-  if (!isNum(v)) return '—';
+  if (!isNum(v)) return MISSING;
   switch (format) {
     case 'pctFraction':
       return fmtPctFraction(v, 2);
     case 'pct':
       return fmtPct(v, 2);
     case 'ratio':
-      return v.toFixed(2);
+      return fmtRatio(v);
     case 'days':
-      return `${Math.round(v)} days`;
+      return fmtDays(v);
     case 'days1':
-      return `${v.toFixed(1)} days`;
+      return fmtDays(v, 1);
     case 'int':
       return fmtInt(v);
     case 'money':
@@ -279,12 +313,12 @@ const SUMMARY_FORMATS: [string, string, (v: unknown) => string, boolean][] = [
   ['final_value', 'Final Value', fmtMoney, false],
   ['total_return', 'Total Return', (v) => fmtPctFraction(v), true],
   ['annual_return', 'Annual Return', (v) => fmtPctFraction(v), true],
-  ['sharpe_ratio', 'Sharpe Ratio', (v) => fmtNumber(v, 2), false],
+  ['sharpe_ratio', 'Sharpe Ratio', fmtRatio, false],
   ['max_drawdown_pct', 'Max Drawdown', (v) => fmtPct(v), false],
   ['max_drawdown', 'Max Drawdown ($)', fmtMoney, false],
   ['total_trades', 'Trades', fmtInt, false],
   ['win_rate', 'Win Rate', (v) => fmtPct(v), false],
-  ['profit_factor', 'Profit Factor', (v) => fmtNumber(v, 2), false],
+  ['profit_factor', 'Profit Factor', fmtRatio, false],
   ['avg_win', 'Average Win', fmtMoney, false],
   ['avg_loss', 'Average Loss', fmtMoney, false],
   ['initial_cash', 'Initial Cash', fmtMoney, false],

@@ -2,7 +2,7 @@ import './style.css';
 import { route, startRouter, onRouteChange, href, appPath } from './router';
 import { leave } from './lifecycle';
 import type { View } from './router';
-import { accounts, ApiError, whenUnauthenticated } from './api';
+import { accounts, ApiError, apiURL, whenUnauthenticated } from './api';
 import { accountView, loginView, onIdentity, setIdentity, toLogin } from './views/account';
 import { field, h } from './dom';
 import { applySettings, loadSettings, saveSettings, type Settings } from './settings';
@@ -22,6 +22,7 @@ const results = () => import('./views/results');
 const compare = () => import('./views/compare');
 const data = () => import('./views/data');
 const studies = () => import('./views/studies');
+const home = () => import('./views/home');
 
 // Links in the static shell are written for /ui/; rewrite them for a BASE_PATH prefix.
 for (const a of document.querySelectorAll<HTMLAnchorElement>('a[data-link]')) {
@@ -35,7 +36,7 @@ const wrap =
     return v(main, params, query);
   };
 
-route('/', wrap(lazy(strategies, (m) => m.strategiesView)));
+route('/', wrap(lazy(home, (m) => m.homeView)));
 route('/strategies', wrap(lazy(strategies, (m) => m.strategiesView)));
 route('/strategies/new', wrap(lazy(strategies, (m) => (main, _p, q) => m.strategyView(main, { id: '' }, q))));
 route('/strategies/:id', wrap(lazy(strategies, (m) => m.strategyView)));
@@ -53,6 +54,11 @@ route('/account', wrap(accountView));
 // The header names who is signed in (team mode) with the way to their account and out.
 const who = document.getElementById('who')!;
 onIdentity((m) => {
+  // Signed out in team mode the page is only the sign-in form: no navigation to pages that
+  // would each answer 401.
+  document.body.classList.toggle('signed-out', !m);
+  if (m?.accounts) remember(true);
+  else if (!m) remember(false);
   if (!m || !m.accounts) {
     who.hidden = true;
     who.replaceChildren();
@@ -109,7 +115,7 @@ toggle.addEventListener('click', () => {
 });
 
 onRouteChange((path) => {
-  const section = '/' + (path.split('/')[1] || 'strategies');
+  const section = '/' + (path.split('/')[1] ?? '');
   const current = section === '/results' ? '/runs' : section;
   for (const a of nav.querySelectorAll('a')) {
     const target = a.getAttribute('href')!.replace(/^.*\/ui/, '');
@@ -118,19 +124,58 @@ onRouteChange((path) => {
   }
   nav.classList.remove('open');
   toggle.setAttribute('aria-expanded', 'false');
-  const titles: Record<string, string> = { '/strategies': 'Strategies', '/runs': 'Runs', '/compare': 'Compare', '/studies': 'Studies', '/data': 'Data', '/login': 'Sign in', '/account': 'Account' };
+  const titles: Record<string, string> = { '/': 'Recent work', '/strategies': 'Strategies', '/runs': 'Runs', '/compare': 'Compare', '/studies': 'Studies', '/data': 'Data', '/login': 'Sign in', '/account': 'Account' };
   document.title = `${titles[current] ?? 'backtestd'} · backtestd`;
 });
 
-accounts.me().then(
-  (m) => {
-    setIdentity(m);
+// Whether this browser has a session to ask about: set on signing in, cleared on signing out
+// or on a 401. Without it, and with accounts on, the page opens on sign-in without asking
+// who the caller is (that question's 401 would be a newcomer's first console error).
+const SIGNED_IN = 'backtestd.signed-in';
+const remember = (on: boolean) => {
+  try {
+    if (on) localStorage.setItem(SIGNED_IN, '1');
+    else localStorage.removeItem(SIGNED_IN);
+  } catch {
+    /* storage off: the page asks every time */
+  }
+};
+const remembered = () => {
+  try {
+    return localStorage.getItem(SIGNED_IN) === '1';
+  } catch {
+    return true;
+  }
+};
+const toSignIn = () => {
+  const from = appPath() + window.location.search;
+  if (!from.startsWith('/login')) window.history.replaceState(null, '', href(`/login?next=${encodeURIComponent(from)}`));
+};
+
+async function start(): Promise<void> {
+  let accountsOn = true;
+  try {
+    const res = await fetch(apiURL('/health'), { headers: { Accept: 'application/json' } });
+    accountsOn = ((await res.json()) as { accounts?: boolean }).accounts !== false;
+  } catch {
+    /* ask who the caller is */
+  }
+  if (accountsOn && !remembered()) {
+    setIdentity(null);
+    toSignIn();
     startRouter();
-  },
-  (e) => {
-    // Not signed in: straight to sign-in, back here afterwards.
-    const from = appPath() + window.location.search;
-    if (e instanceof ApiError && e.status === 401 && !from.startsWith('/login')) window.history.replaceState(null, '', href(`/login?next=${encodeURIComponent(from)}`));
-    startRouter();
-  },
-);
+    return;
+  }
+  try {
+    setIdentity(await accounts.me());
+  } catch (e) {
+    // Not signed in (any more): straight to sign-in, back here afterwards.
+    if (e instanceof ApiError && e.status === 401) {
+      remember(false);
+      setIdentity(null);
+      toSignIn();
+    }
+  }
+  startRouter();
+}
+void start();

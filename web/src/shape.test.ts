@@ -9,6 +9,8 @@ import {
   lineDiff,
   normaliseStatistics,
   niceCeil,
+  BUY_COLOUR,
+  SELL_COLOUR,
   normLevel,
   overlayDrawdown,
   recolour,
@@ -18,6 +20,8 @@ import {
   rejectedLines,
   seriesPoints,
   docSummary,
+  differingParams,
+  insertLogLine,
 } from './shape';
 import { detailOf, isEnvelope, listOf, basePath } from './api';
 
@@ -96,17 +100,21 @@ describe('prepareChartOption', () => {
     expect(o.dataZoom).toBeUndefined();
   });
   it('counts data points', () => expect(seriesPoints({ title: 'x', type: 'line', series: [{ data: [1, 2] }, { data: [3] }] })).toBe(3));
-  it('overlays drawdown on a right axis', () => {
-    const eq = prepareChartOption({ title: 'Equity Curve', type: 'line', series: [{ name: 'Equity', type: 'line', data: [1] }], xAxis: { data: ['a'] }, yAxis: { type: 'value' } }, 'equity');
-    const o = overlayDrawdown(eq, { title: 'Drawdown', type: 'line', series: [{ type: 'line', data: [0.5] }] }) as Record<string, any>;
+  it('puts the drawdown in a panel below the equity, from 0 down to the deepest fall', () => {
+    const eq = prepareChartOption({ title: 'Equity Curve', type: 'line', series: [{ name: 'Equity', type: 'line', data: [1, 2, 3] }], xAxis: { data: ['a', 'b', 'c'] }, yAxis: { type: 'value' } }, 'equity');
+    const o = overlayDrawdown(eq, { title: 'Drawdown', type: 'line', series: [{ type: 'line', data: [0, 71.5, -3] }], xAxis: { data: ['a', 'b', 'c'] } }) as Record<string, any>;
     expect(o.series).toHaveLength(2);
-    expect(o.series[1].yAxisIndex).toBe(1);
-    expect(o.yAxis).toHaveLength(2);
+    expect(o.series[1]).toMatchObject({ xAxisIndex: 1, yAxisIndex: 1, data: [-0, -71.5, -3] });
+    expect(o.grid).toHaveLength(2);
+    expect(o.xAxis.map((x: any) => x.gridIndex)).toEqual([0, 1]);
     expect(o.legend.data).toEqual(['Equity', 'Drawdown (%)']);
-    // labelled, in percent, hanging from the top and using at most its top third
-    expect(o.yAxis[1]).toMatchObject({ name: 'Drawdown (%)', inverse: true, min: 0, max: 2 });
-    expect(o.yAxis[1].axisLabel.formatter).toBe('{value}%');
-    expect(o.series[1].tooltip.valueFormatter(1.23456)).toBe('1.23%');
+    // labelled in percent, never past the deepest fall rounded up (and never past 100%)
+    expect(o.yAxis[1]).toMatchObject({ name: 'Drawdown (%)', gridIndex: 1, max: 0, min: -100 });
+    expect(o.yAxis[1].axisLabel.formatter(-50)).toBe('−50%');
+    expect(o.dataZoom.every((z: any) => z.xAxisIndex.join() === '0,1')).toBe(true);
+    expect(o.series[1].tooltip.valueFormatter(-1.23456)).toBe('−1.23%');
+    const shallow = overlayDrawdown(eq, { title: 'Drawdown', type: 'line', series: [{ type: 'line', data: [0, 4.2] }] }) as Record<string, any>;
+    expect(shallow.yAxis[1]).toMatchObject({ max: 0, min: -5 });
     expect(overlayDrawdown(o, { title: 'Drawdown', type: 'line', series: [{ data: [1] }] })).toBe(o); // already has one
   });
   it('rounds tooltip values and keeps the tooltip inside the chart', () => {
@@ -145,8 +153,9 @@ describe('prepareChartOption', () => {
     ) as Record<string, any>;
     expect(o.series[0].itemStyle).toMatchObject({ color: 'UP', color0: 'DOWN', borderColor: 'UP', borderColor0: 'DOWN' });
     expect(o.series[1].data.map((d: any) => d.itemStyle.color)).toEqual(['UP', 'DOWN']);
-    expect(o.series[2].itemStyle.color).toBe('UP');
-    expect(o.series[3].itemStyle.color).toBe('DOWN');
+    // buys and sells in colours of their own, apart from the candles'
+    expect(o.series[2].itemStyle.color).toBe(BUY_COLOUR);
+    expect(o.series[3].itemStyle.color).toBe(SELL_COLOUR);
     expect(o.series[4].lineStyle.color).toBe('DOWN');
     expect(o.series[5]).toEqual({ type: 'line', name: 'Equity' });
     expect([o.series[6].itemStyle.color, o.series[7].itemStyle.color]).toEqual(['DOWN', 'UP']); // the returns histogram
@@ -154,7 +163,7 @@ describe('prepareChartOption', () => {
   });
   it('labels the returns histogram by its bins\' lower edges', () => {
     const o = prepareChartOption({ title: 'Returns per Bar', type: 'bar', series: [{ type: 'bar', name: 'Gains', data: [1] }], xAxis: { type: 'category', data: ['-0.50% to -0.25%'] }, dataZoom: [] }, 'returns_histogram') as Record<string, any>;
-    expect(o.xAxis[0].axisLabel.formatter('-0.50% to -0.25%')).toBe('-0.50%');
+    expect(o.xAxis[0].axisLabel.formatter('-0.50% to -0.25%')).toBe('−0.50%');
     expect(o.dataZoom).toEqual([]);
   });
   it('reads the moving-average periods a strategy trades on from its parameters', () => {
@@ -170,9 +179,9 @@ describe('prepareChartOption', () => {
 });
 
 describe('statistics', () => {
-  it('reads the server groups with their display strings', () => {
+  it('reads the server groups, writing known figures in the page convention', () => {
     const g = normaliseStatistics({ groups: [{ name: 'Curve', metrics: [{ key: 'total_return', label: 'Total Return', value: -0.0353, display: '-3.53%', explanation: 'growth' }] }] });
-    expect(g).toEqual([{ name: 'Curve', items: [{ key: 'total_return', label: 'Total Return', value: -0.0353, display: '-3.53%', explanation: 'growth' }] }]);
+    expect(g).toEqual([{ name: 'Curve', items: [{ key: 'total_return', label: 'Total Return', value: -0.0353, display: '−3.53%', explanation: 'growth' }] }]);
   });
   it('groups a flat record with the spec labels and formats', () => {
     const g = normaliseStatistics({ total_return: 0.1, win_rate: 50, best_year: 0.2 });
@@ -252,5 +261,28 @@ describe('rangeCount', () => {
     [NaN, 5, 1, 0],
   ])('%s..%s by %s gives %s values', (start, stop, step, want) => {
     expect(rangeCount(start, stop, step)).toBe(want);
+  });
+});
+
+describe('differingParams', () => {
+  it('names the parameters that tell runs apart, a missing one included', () => {
+    expect(differingParams([{ fast: 5, slow: 20, size: 10 }, { fast: 10, slow: 20, size: 10 }, { fast: 5, slow: 20, size: 10, extra: 1 }])).toEqual(['fast', 'extra']);
+    expect(differingParams([{ a: [1, 2] }, { a: [1, 2] }])).toEqual([]);
+    expect(differingParams([null, { a: 1 }])).toEqual(['a']);
+  });
+});
+
+describe('insertLogLine', () => {
+  it('keeps lines in log order whichever way they arrive', () => {
+    const lines: { timestamp: number; attempt?: number; m: string }[] = [];
+    // live lines 3 and 4 first, then the stored 1 and 2, then 5, then a retry's line
+    expect(insertLogLine(lines, { timestamp: 3, attempt: 1, m: 'c' })).toBe(0);
+    expect(insertLogLine(lines, { timestamp: 4, attempt: 1, m: 'd' })).toBe(1);
+    expect(insertLogLine(lines, { timestamp: 1, attempt: 1, m: 'a' })).toBe(0);
+    expect(insertLogLine(lines, { timestamp: 2, attempt: 1, m: 'b' })).toBe(1);
+    expect(insertLogLine(lines, { timestamp: 5, attempt: 1, m: 'e' })).toBe(4);
+    expect(insertLogLine(lines, { timestamp: 0.5, attempt: 2, m: 'f' })).toBe(5);
+    expect(insertLogLine(lines, { timestamp: 5, attempt: 1, m: 'e2' })).toBe(5); // same time: after
+    expect(lines.map((l) => l.m).join('')).toBe('abcdee2f');
   });
 });

@@ -2,7 +2,7 @@
 // Pure functions (no DOM, no ECharts instance) so Vitest checks them directly.
 
 import type { ChartConfig, ParamInfo } from './api';
-import { STAT_DEFS, fmtBarTime, fmtChartValue, fmtStat, type BarClock, type StatDef } from './format';
+import { MINUS, MISSING, STAT_DEFS, fmtBarTime, fmtChartValue, fmtNumber, fmtParamValue, fmtSigned, fmtStat, type BarClock, type StatDef } from './format';
 import type { Palette } from './settings';
 
 // ---- line diff --------------------------------------------------------------------------------
@@ -120,17 +120,22 @@ const withAlpha = (hex: string, a: number) => {
   return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${a})`;
 };
 
+// Trade markers in colours of their own, apart from the green and red of the candles.
+export const BUY_COLOUR = '#1f6feb';
+export const SELL_COLOUR = '#f08c00';
+
 /**
  * Puts one colour convention on a server chart: the server writes the spec's fixed colours
  * (rising candles red), the page shows gains, rising candles and buys in the palette's `up`
- * colour and losses, falling candles, sells and drawdowns in its `down` colour.
+ * colour and losses, falling candles and drawdowns in its `down` colour; buys are blue and
+ * sells orange whatever the palette.
  */
 export function recolour(opt: Record<string, unknown>, pal: Palette): Record<string, unknown> {
   const series = asArray(opt.series as Record<string, unknown>[]).map((s) => {
     const name = String(s.name ?? '');
     if (s.type === 'candlestick') return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.up, color0: pal.down, borderColor: pal.up, borderColor0: pal.down } };
-    if (s.type === 'scatter' && /^buy/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.up } };
-    if (s.type === 'scatter' && /^sell/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.down } };
+    if (s.type === 'scatter' && /^(▲ )?buy/i.test(name)) return { ...s, symbolSize: Math.max(Number(s.symbolSize) || 0, 12), itemStyle: { ...((s.itemStyle as object) ?? {}), color: BUY_COLOUR, borderColor: '#ffffff', borderWidth: 1 } };
+    if (s.type === 'scatter' && /^(▼ )?sell/i.test(name)) return { ...s, symbolSize: Math.max(Number(s.symbolSize) || 0, 12), itemStyle: { ...((s.itemStyle as object) ?? {}), color: SELL_COLOUR, borderColor: '#ffffff', borderWidth: 1 } };
     if (s.type === 'bar' && /^losses$/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.down } };
     if (s.type === 'bar' && /^gains$/i.test(name)) return { ...s, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.up } };
     if (/drawdown|underwater/i.test(name)) return { ...s, lineStyle: { ...((s.lineStyle as object) ?? {}), color: pal.down }, itemStyle: { ...((s.itemStyle as object) ?? {}), color: pal.down }, areaStyle: { ...((s.areaStyle as object) ?? {}), color: withAlpha(pal.down, 0.15) } };
@@ -218,8 +223,15 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
   } else if (!opt.grid) {
     // Room at the top for the legend and, below it, the names of the y axes.
     const named = asArray(opt.yAxis as Record<string, unknown>[]).some((y) => typeof y?.name === 'string' && y.name !== '');
-    opt.grid = isHeatmap ? { left: 60, right: 16, top: 40, bottom: 70 } : { left: 60, right: 16, top: named ? 64 : 40, bottom: 56 };
+    // A heatmap names its months above the cells and has its colour scale below them, so
+    // the scale's labels never sit on the month names.
+    opt.grid = isHeatmap ? { left: 60, right: 16, top: 28, bottom: 64 } : { left: 60, right: 16, top: named ? 64 : 40, bottom: 56 };
   }
+  if (isHeatmap) opt.xAxis = asArray(opt.xAxis as Record<string, unknown>[]).map((x) => ({ ...x, position: 'top' }));
+  // Value axes in the page's convention ("−1,200", "−5%").
+  if (opt.yAxis) opt.yAxis = asArray(opt.yAxis as Record<string, unknown>[]).map((y) =>
+    y.type === 'value' && !(y.axisLabel as Record<string, unknown> | undefined)?.formatter ? { ...y, axisLabel: { ...((y.axisLabel as object) ?? {}), formatter: (v: number) => fmtChartValue(v, percent ? '%' : '') } } : y,
+  );
 
   if (!opt.dataZoom && !isHeatmap) {
     const idx = twoGrids ? [0, 1] : [0];
@@ -237,7 +249,7 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
   }
   if (chartType === 'returns_histogram') {
     // Bins are named "-0.50% to -0.25%": the axis shows their lower edges, the tooltip the range.
-    opt.xAxis = asArray(opt.xAxis as Record<string, unknown>[]).map((x) => ({ ...x, nameLocation: 'middle', nameGap: 30, axisLabel: { formatter: (v: string) => String(v).split(' to ')[0] } }));
+    opt.xAxis = asArray(opt.xAxis as Record<string, unknown>[]).map((x) => ({ ...x, nameLocation: 'middle', nameGap: 30, axisLabel: { formatter: (v: string) => String(v).split(' to ')[0].replace(/^-/, MINUS) } }));
   }
   // Long price series open on their most recent bars; the slider and the mouse wheel show the rest.
   const cats = asArray((asArray(opt.xAxis as Record<string, unknown>[])[0] as Record<string, unknown> | undefined)?.data as unknown[]);
@@ -275,15 +287,14 @@ export function prepareChartOption(cfg: ChartConfig, chartType: string, opts: { 
   }
   if (isHeatmap && opt.visualMap) {
     // The scale's ends in percent, with the same rounding as the cells.
-    opt.visualMap = { ...(opt.visualMap as object), precision: 1, formatter: (v: unknown) => `${heatNumber(Number(v))}%` };
+    opt.visualMap = { ...(opt.visualMap as object), bottom: 4, itemWidth: 12, precision: 1, formatter: (v: unknown) => `${heatNumber(Number(v))}%` };
   }
   return opt; // coloured by the chart panel, in the palette of the moment (recolour)
 }
 
-/** A heatmap cell's value to one decimal, never "-0.0". */
+/** A heatmap cell's value to one decimal, never "−0.0". */
 function heatNumber(v: number): string {
-  const s = v.toFixed(1);
-  return s === '-0.0' ? '0.0' : s;
+  return fmtNumber(v, 1);
 }
 
 function heatLabel(p: { value?: unknown; data?: unknown }): string {
@@ -301,7 +312,7 @@ function heatTip(opt: Record<string, unknown>): (p: { value?: unknown; data?: un
     const month = typeof x === 'number' ? String(xs[x] ?? x) : String(x ?? '');
     const year = typeof y === 'number' ? String(ys[y] ?? y) : String(y ?? '');
     const n = Number(v);
-    const text = Number.isFinite(n) ? `${n > 0 && heatNumber(n) !== '0.0' ? '+' : ''}${heatNumber(n)}%` : '—';
+    const text = Number.isFinite(n) ? `${fmtSigned(n, 1)}%` : MISSING;
     return `${year} ${month}: ${text}`;
   };
 }
@@ -344,7 +355,8 @@ export function normaliseStatistics(raw: unknown): StatGroup[] {
       if (typeof o.explanation === 'string' && o.explanation) explanation = o.explanation;
       else if (typeof o.description === 'string' && o.description) explanation = o.description;
     }
-    return { key, label, value, display: display ?? (def ? fmtStat(def.format, value) : String(value ?? '—')), explanation };
+    // The page's own convention (format.ts) writes every figure it knows.
+    return { key, label, value, display: def ? fmtStat(def.format, value) : (display ?? fmtChartValue(value)), explanation };
   };
   const groupFrom = (name: string, body: unknown): StatGroup => {
     if (Array.isArray(body)) {
@@ -397,11 +409,41 @@ export function normLevel(level: unknown): string {
   return (LEVELS as readonly string[]).includes(l) ? l : 'INFO';
 }
 
+/**
+ * Puts a log line in its place among lines in log order: by attempt, then by the time it
+ * was logged (microseconds, the same in a live event and in the stored line), after the
+ * lines of the same key. Lines reach the page two ways — the stored ones fetched when the
+ * page opens and the live ones over the socket — and either can arrive first. Returns the
+ * index it took.
+ */
+export function insertLogLine<T extends { timestamp: number; attempt?: number }>(lines: T[], l: T): number {
+  const before = (a: T, b: T) => (a.attempt ?? 0) < (b.attempt ?? 0) || ((a.attempt ?? 0) === (b.attempt ?? 0) && a.timestamp < b.timestamp);
+  let lo = 0;
+  let hi = lines.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (before(l, lines[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  lines.splice(lo, 0, l);
+  return lo;
+}
+
 export function filterLogs<T extends { level: string }>(lines: T[], enabled: Set<string>): T[] {
   return lines.filter((l) => enabled.has(normLevel(l.level)));
 }
 
 // ---- paging and parameters --------------------------------------------------------------------
+
+/**
+ * The parameters whose values differ among runs (a run without one counts as differing),
+ * in the order they first appear: what tells the runs of a list or a comparison apart.
+ */
+export function differingParams(params: (Record<string, unknown> | null | undefined)[]): string[] {
+  const keys: string[] = [];
+  for (const p of params) for (const k of Object.keys(p ?? {})) if (!keys.includes(k)) keys.push(k);
+  return keys.filter((k) => new Set(params.map((p) => (p && k in p ? fmtParamValue(p[k]) : '\u0000'))).size > 1);
+}
 
 export function pageCount(total: number, limit: number): number {
   return Math.max(1, Math.ceil(total / Math.max(1, limit)));
@@ -452,23 +494,51 @@ export function overlayDrawdown(equity: Record<string, unknown>, drawdown: Chart
   if (!drawdown || series.some((s) => /drawdown/i.test(String(s.name ?? '')))) return equity;
   const dd = asArray(drawdown.series as Record<string, unknown>[])[0];
   if (!dd || !Array.isArray(dd.data)) return equity;
-  // Drawdown in percent hangs from the top of the chart (an inverted axis on the right) and
-  // takes at most its top third, so the equity line stays readable under it.
-  const deepest = Math.max(0.1, ...(dd.data as unknown[]).map((v) => Math.abs(Number(Array.isArray(v) ? v[1] : v)) || 0));
+  // Drawdown in percent, below the equity in a panel of its own: 0 at the top, the deepest
+  // fall at the bottom (a drawdown is at most 100%, so the axis never runs past it).
+  const below = (v: unknown) => (v === null || v === undefined || v === '' || v === '-' || !Number.isFinite(Number(v)) ? null : -Math.abs(Number(v)));
+  const data = (dd.data as unknown[]).map((v) => (Array.isArray(v) ? [v[0], below(v[1])] : below(v)));
+  const deepest = Math.max(0, ...data.map((v) => -(Number(Array.isArray(v) ? v[1] : v) || 0)));
+  const bottom = deepest > 0 ? Math.min(100, niceCeil(deepest)) : 1;
+  const xs = asArray(equity.xAxis as Record<string, unknown>[]);
+  const grid = equity.grid as Record<string, unknown> | undefined;
+  if (xs.length !== 1 || (grid && Array.isArray(grid))) return equity;
+  const x0 = xs[0];
   const ys = asArray(equity.yAxis as Record<string, unknown>[]);
-  const ddAxis = { type: 'value', name: 'Drawdown (%)', position: 'right', inverse: true, min: 0, max: niceCeil(deepest * 3), splitLine: { show: false }, axisLabel: { color: pal.down, formatter: '{value}%' }, nameTextStyle: { color: pal.down } };
-  const yAxis = [...(ys.length ? ys : [{ type: 'value', scale: true }]).map((y) => ({ ...y })), ddAxis];
-  const ddIndex = yAxis.length - 1;
   const name = 'Drawdown (%)';
+  const ddAxis = {
+    type: 'value',
+    gridIndex: 1,
+    name,
+    nameLocation: 'middle',
+    nameGap: 44,
+    max: 0,
+    min: -bottom,
+    interval: bottom / 2,
+    axisLabel: { color: pal.down, formatter: (v: number) => `${fmtNumber(v, 0)}%` },
+    nameTextStyle: { color: pal.down },
+  };
+  const yAxis = [...(ys.length ? ys : [{ type: 'value', scale: true }]).map((y) => ({ ...y, gridIndex: 0 })), ddAxis];
+  const ddDates = categoryDates(drawdown);
+  const xAxis = [
+    { ...x0, gridIndex: 0, axisLabel: { ...((x0.axisLabel as object) ?? {}), show: false } },
+    { ...x0, gridIndex: 1, data: ddDates.length ? ddDates : x0.data },
+  ];
+  const top = Math.max(Number(grid?.top) || 0, 64);
   const out: Record<string, unknown> = {
     ...equity,
+    grid: [
+      { left: 60, right: 16, ...(grid ?? {}), top, bottom: '36%' },
+      { left: Number(grid?.left) || 60, right: Number(grid?.right) || 16, top: '70%', bottom: 56 },
+    ],
+    xAxis,
     yAxis,
-    series: [...series, { ...dd, name, type: 'line', yAxisIndex: ddIndex, showSymbol: false, lineStyle: { color: pal.down, width: 1, opacity: 0.8 }, areaStyle: { color: withAlpha(pal.down, 0.12) }, itemStyle: { color: pal.down }, tooltip: { valueFormatter: (v: unknown) => fmtChartValue(v, '%') }, z: 1 }],
+    axisPointer: { link: [{ xAxisIndex: 'all' }] },
+    dataZoom: asArray(equity.dataZoom as Record<string, unknown>[]).map((z) => ({ ...z, xAxisIndex: [0, 1] })),
+    series: [...series, { ...dd, data, name, type: 'line', xAxisIndex: 1, yAxisIndex: yAxis.length - 1, showSymbol: false, lineStyle: { color: pal.down, width: 1 }, areaStyle: { color: withAlpha(pal.down, 0.15) }, itemStyle: { color: pal.down }, tooltip: { valueFormatter: (v: unknown) => fmtChartValue(v, '%') } }],
   };
   const legend = equity.legend as { data?: unknown[] } | undefined;
   if (legend && Array.isArray(legend.data)) out.legend = { ...legend, data: [...legend.data, name] };
-  const grid = equity.grid as Record<string, unknown> | undefined;
-  if (grid && !Array.isArray(grid)) out.grid = { ...grid, right: 60, top: Math.max(Number(grid.top) || 0, 64) };
   return out;
 }
 

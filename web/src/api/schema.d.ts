@@ -824,7 +824,7 @@ export interface components {
       oos_max_drawdown_pct?: number | null;
       oos_total_trades?: number | null;
       oos_bars?: number;
-      /** @description Out-of-sample over in-sample annualised return of this fold. */
+      /** @description Out-of-sample over in-sample annualised return of this fold; null when the in-sample one is below 1%. */
       efficiency?: number | null;
     };
     WalkForward: {
@@ -837,7 +837,7 @@ export interface components {
       statistics?: components["schemas"]["Statistics"] | null;
       /** @description Of the stitched curve. */
       annual_return?: number | null;
-      /** @description Walk-forward efficiency; null when the in-sample return is not positive. */
+      /** @description Walk-forward efficiency; null when the winners' mean in-sample annual return is below 1% (negative, or too small to divide by). */
       efficiency?: number | null;
       explanations?: {
         [key: string]: string;
@@ -1625,6 +1625,8 @@ export interface operations {
           "application/json": {
             /** @constant */
             status: "ok";
+            /** @description Whether callers must sign in (AUTH=on); absent with detail. */
+            accounts?: boolean;
           };
         };
       };

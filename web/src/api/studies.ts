@@ -10,8 +10,9 @@ export const getStudy = (id: string) => get<Study>(one(id));
 export const createStudy = (req: StudyRequest) => post<Study>('/api/studies', req);
 export const cancelStudy = (id: string) => del<Study>(one(id));
 export const retryStudy = (id: string) => post<Study>(`${one(id)}/retry`);
-export const results = (id: string, sort: string, order: 'asc' | 'desc' | '', skip: number, limit: number) =>
-  get<StudyBoard>(`${one(id)}/results${qs({ sort: sort || undefined, order: order || undefined, skip, limit })}`);
+/** fold: a walk-forward study's fold (from 1); default the last. */
+export const results = (id: string, sort: string, order: 'asc' | 'desc' | '', skip: number, limit: number, fold?: number) =>
+  get<StudyBoard>(`${one(id)}/results${qs({ sort: sort || undefined, order: order || undefined, skip, limit, fold })}`);
 export const heatmap = (id: string, x: string, y: string, metric: string, agg: string) => get<ChartConfig>(`${one(id)}/heatmap${qs({ x, y, metric, agg })}`);
 export const overfitting = (id: string) => get<Overfitting>(`${one(id)}/overfitting`);
 /** The walk-forward analysis: fold table, stitched out-of-sample curve, efficiency. */

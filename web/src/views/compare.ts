@@ -1,9 +1,10 @@
 // Comparison of up to five completed runs: metrics side by side, overlaid equity, export.
 
-import { backtests, results, type Comparison } from '../api';
+import { backtests, results, strategies as strategyAPI, type Comparison } from '../api';
+import { differingParams } from '../shape';
 import { chartPanel } from '../charts';
 import { button, download, empty, errorBox, h, loading, toast } from '../dom';
-import { STAT_DEFS, SUMMARY_LABELS, fmtBarTime, sharedClock, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtInt, fmtParamValue, fmtStat } from '../format';
+import { STAT_DEFS, SUMMARY_LABELS, fmtBarTime, fmtChartValue, sharedClock, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtInt, fmtParamValue, fmtStat } from '../format';
 import { href, navigate } from '../router';
 
 const MAX = 5;
@@ -28,8 +29,9 @@ export async function compareView(main: HTMLElement, _p: Record<string, string>,
   const out = h('div', { id: 'comparison' });
   main.append(picker, out);
 
-  backtests.listTasks().then(
-    (tasks) => {
+  Promise.all([backtests.listTasks(), strategyAPI.listStrategies().catch(() => [])]).then(
+    ([tasks, strats]) => {
+      const names = new Map(strats.map((s) => [s.id, s.name]));
       const done = tasks.filter((t) => t.status === 'completed');
       if (!done.length) {
         picker.replaceChildren(h('h2', { id: 'h-pick' }, 'Pick runs'), empty('No completed runs yet.', h('a', { class: 'btn', href: href('/runs') }, 'Start a backtest')));
@@ -55,7 +57,7 @@ export async function compareView(main: HTMLElement, _p: Record<string, string>,
       sync();
       picker.replaceChildren(
         h('h2', { id: 'h-pick' }, `Pick up to ${MAX} completed runs`),
-        h('ul', { class: 'pick-list' }, boxes.map(({ t, cb }) => h('li', null, h('label', { for: cb.id }, cb, h('strong', null, t.task_id), ' ', h('span', { class: 'muted' }, [t.strategy_id, t.symbol, t.start_date && `${t.start_date}→${t.end_date}`].filter(Boolean).join(' · ')))))),
+        h('ul', { class: 'pick-list' }, boxes.map(({ t, cb }) => h('li', null, h('label', { for: cb.id }, cb, h('strong', null, t.task_id), ' ', h('span', { class: 'muted' }, [(t.strategy_id && names.get(t.strategy_id)) || t.strategy_id, t.symbol, t.start_date && `${t.start_date} → ${t.end_date}`, fmtParams(t.strategy_params as Record<string, unknown> | undefined)].filter(Boolean).join(' · ')))))),
         h('div', { class: 'actions' }, go),
       );
     },
@@ -75,6 +77,13 @@ export async function compareView(main: HTMLElement, _p: Record<string, string>,
     return;
   }
   renderComparison(out, c, ids);
+}
+
+/** "fast=5 · slow=20". */
+function fmtParams(p: Record<string, unknown> | undefined): string {
+  return Object.entries(p ?? {})
+    .map(([k, v]) => `${k}=${fmtParamValue(v)}`)
+    .join(' · ');
 }
 
 function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void {
@@ -102,7 +111,9 @@ function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void 
       toast((e as Error).message, 'error');
     }
   };
-  const paramNames = Array.from(new Set(c.tasks.flatMap((t) => Object.keys(t.params))));
+  // The parameters that tell the runs apart get a row each; those equal in every run, one row.
+  const paramNames = differingParams(c.tasks.map((t) => t.params));
+  const sameNames = Array.from(new Set(c.tasks.flatMap((t) => Object.keys(t.params)))).filter((p) => !paramNames.includes(p));
   const panel = chartPanel(`comparison_${c.tasks.map((t) => t.task_id).join('_')}`, 'Equity, normalised to 1 at the start', { height: 380 });
   out.replaceChildren(
     h(
@@ -126,7 +137,8 @@ function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void 
             const b = best(m);
             return h('tr', null, h('th', { scope: 'row' }, m.label || SUMMARY_LABELS[m.key] || m.key), m.values.map((v, i) => h('td', { class: `num${b === i ? ' best' : ''}` }, fmt(m.key, v))));
           }),
-          paramNames.map((p) => h('tr', { class: 'param-row' }, h('th', { scope: 'row' }, `param ${p}`), c.tasks.map((t) => h('td', { class: 'num' }, fmtParamValue(t.params[p]))))),
+          paramNames.map((p) => h('tr', { class: 'param-row differs', 'data-param': p }, h('th', { scope: 'row', title: 'A parameter that differs among these runs' }, `Parameter ${p}`), c.tasks.map((t) => h('td', { class: 'num' }, p in t.params ? fmtParamValue(t.params[p]) : '—')))),
+          sameNames.length ? h('tr', { class: 'param-row same', id: 'compare-same-params' }, h('th', { scope: 'row' }, 'Same in every run'), h('td', { colspan: c.tasks.length }, fmtParams(Object.fromEntries(sameNames.map((p) => [p, c.tasks[0].params[p]]))))) : null,
         ),
       ),
     ),
@@ -138,11 +150,11 @@ function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void 
   const timeLabel = (v: unknown) => fmtBarTime(String(v), clock);
   panel.set({
     animation: false,
-    tooltip: { trigger: 'axis' },
+    tooltip: { trigger: 'axis', confine: true, valueFormatter: (v: unknown) => fmtChartValue(v) },
     legend: { top: 0, type: 'scroll', data: c.tasks.map(label) },
     grid: { left: 56, right: 16, top: 40, bottom: 56 },
     xAxis: { type: 'category', data: c.equity.dates, axisLabel: { formatter: timeLabel }, axisPointer: { label: { formatter: (p: { value: unknown }) => timeLabel(p.value) } } },
-    yAxis: { type: 'value', scale: true },
+    yAxis: { type: 'value', scale: true, axisLabel: { formatter: (v: number) => fmtChartValue(v) } },
     dataZoom: [{ type: 'inside' }, { type: 'slider', bottom: 4, height: 18 }],
     series: c.equity.series.map((data, i) => ({ name: label(c.tasks[i]), type: 'line', data, showSymbol: false, connectNulls: true })),
   });

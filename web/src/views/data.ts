@@ -2,7 +2,7 @@
 
 import { ApiError, data as api, type DataSource } from '../api';
 import { chartPanel } from '../charts';
-import { clear, empty, errorBox, field, h, loading, toast } from '../dom';
+import { clear, empty, errorBox, field, h, loading, toast, dateInput } from '../dom';
 import { barClock, fmtBarTime, fmtInt, fmtRange, rangeFor } from '../format';
 import { href } from '../router';
 import { categoryDates, prepareChartOption, rejectedLines } from '../shape';
@@ -39,7 +39,7 @@ export async function dataView(main: HTMLElement, _p: Record<string, string>, qu
         symBox.append(empty(searchIn.value ? 'No symbol matches.' : 'This source has no symbols yet. Import a CSV file below.'));
         return;
       }
-      symBox.append(h('ul', { class: 'symbol-list' }, syms.map((s) => h('li', null, h('a', { href: href(`/data/${encodeURIComponent(source)}/${encodeURIComponent(s.symbol)}`) }, h('strong', null, s.symbol), ' ', h('span', { class: 'muted' }, s.name ?? ''), s.timezone && s.timezone !== 'UTC' ? h('span', { class: 'muted small' }, ` · ${s.timezone}`) : null, h('span', { class: 'muted small ranges', 'data-ranges': s.ranges.length }, s.ranges.length ? s.ranges.map(fmtRange).join(' · · ') : 'no bars yet'))))));
+      symBox.append(h('ul', { class: 'symbol-list' }, syms.map((s) => h('li', null, h('a', { href: href(`/data/${encodeURIComponent(source)}/${encodeURIComponent(s.symbol)}`) }, h('strong', null, s.symbol), ' ', h('span', { class: 'muted' }, s.name ?? ''), s.timezone && s.timezone !== 'UTC' ? h('span', { class: 'muted small' }, ` · ${s.timezone}`) : null, ' · ', h('span', { class: 'muted small ranges', 'data-ranges': s.ranges.length }, s.ranges.length ? s.ranges.map(fmtRange).join('; ') : 'no bars yet'))))));
     } catch (e) {
       symBox.replaceChildren(errorBox(e));
     }
@@ -152,8 +152,8 @@ export async function symbolView(main: HTMLElement, params: Record<string, strin
   const zone = Promise.resolve(me?.timezone ?? 'UTC');
   const stored = rangeFor(me?.ranges, query.get('timeframe') ?? '1d');
   const timeframe = query.get('timeframe') ?? stored?.timeframe ?? '1d';
-  const startIn = h('input', { type: 'date', id: 'bars-start', value: query.get('start') ?? stored?.first.slice(0, 10) ?? '2000-01-01' }) as HTMLInputElement;
-  const endIn = h('input', { type: 'date', id: 'bars-end', value: query.get('end') ?? stored?.last.slice(0, 10) ?? new Date().toISOString().slice(0, 10) }) as HTMLInputElement;
+  const startIn = dateInput({ id: 'bars-start', value: query.get('start') ?? stored?.first.slice(0, 10) ?? '2000-01-01' });
+  const endIn = dateInput({ id: 'bars-end', value: query.get('end') ?? stored?.last.slice(0, 10) ?? new Date().toISOString().slice(0, 10) });
   const tfSel = h('select', { id: 'bars-timeframe' }, ['1d', '1w', '1M', '4h', '1h', '15m', '5m', '1m'].map((tf) => h('option', { value: tf, selected: tf === timeframe }, tf))) as HTMLSelectElement;
   const info = h('p', { class: 'muted', 'aria-live': 'polite' });
   const panel = chartPanel(`${source}_${symbol}`, `${symbol} bars`, { height: 480 });

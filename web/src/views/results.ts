@@ -3,10 +3,10 @@
 import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type SymbolResult, type Task } from '../api';
 import { chartPanel, type ChartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, keepFocus, loading, toast } from '../dom';
-import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
+import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
 import { href } from '../router';
 import { palette } from '../settings';
-import { maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
+import { BUY_COLOUR, SELL_COLOUR, maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
 import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
 import { statusBadge } from './runs';
 
@@ -68,6 +68,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     h('section', { 'aria-labelledby': 'h-trades' }, h('h2', { id: 'h-trades' }, 'Trades'), tradesBox),
   );
 
+  const allTrips = api.allRoundTrips(tid).catch(() => null);
   // charts
   const drawdownCfg = api.getChart(tid, 'drawdown').catch(() => null);
   const priceCharts: [string, () => void][] = [];
@@ -86,7 +87,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   // The price chart's moving averages are the strategy's own periods when its parameters name them.
   const ownMAs = maPeriods(task?.strategy_params as Record<string, unknown> | undefined);
   for (const [type, label] of CHARTS) {
-    const panel = chartPanel(`${tid}_${type}`, label, { height: type === 'candlestick' ? 440 : type === 'monthly_heatmap' ? 320 : 340 });
+    const panel = chartPanel(`${tid}_${type}`, label, { height: type === 'candlestick' || type === 'equity' ? 440 : type === 'monthly_heatmap' ? 340 : 340 });
     panel.el.dataset.chartType = type;
     chartsBox.append(panel.el);
     // A line chart of a long run comes sampled: zooming in loads the range's exact points.
@@ -102,10 +103,10 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
           let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0, clock });
           if (type === 'equity') opt = overlayDrawdown(opt, await (range ? api.getChart(tid, 'drawdown', undefined, range).catch(() => null) : drawdownCfg), pal);
           if (type === 'candlestick') {
-            opt = withTradeMarkers(opt, await tradesChartOf(symbol));
             const rows = ((cfg.series as { data?: unknown[] }[])[0]?.data ?? []) as unknown[];
             priceRows.dates = rows.map((r) => String(Array.isArray(r) ? r[0] : ''));
             priceRows.candles = candlesOf(rows);
+            opt = withTradeMarkers(opt, await tradesChartOf(symbol), await allTrips, feeds.length > 1 ? symbol ?? feeds[0] : undefined, priceRows.candles);
             pricePanel = panel;
           }
           panel.chart.hideLoading();
@@ -205,7 +206,6 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   // trades: round trips by default, the fills on a second tab, the analysis of all of them
   const analysisBox = h('div', { id: 'trade-analysis' }, loading('Analysing the trades…'));
   tradesBox.before(analysisBox);
-  const allTrips = api.allRoundTrips(tid).catch(() => null);
   let kind: 'round_trips' | 'executions' = 'round_trips';
   let skip = 0;
   let limit = 20;
@@ -253,7 +253,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
             h('td', null, h('span', { class: `side ${isLong(t) ? 'buy' : 'sell'}` }, isLong(t) ? 'Long' : 'Short')),
             h('td', null, fmtBarTime(t.entry_date, clock)),
             h('td', null, t.exit_date ? fmtBarTime(t.exit_date, clock) : h('span', { class: 'muted' }, 'open')),
-            h('td', { class: 'num' }, `${t.bars_held} ${t.bars_held === 1 ? 'bar' : 'bars'}`),
+            h('td', { class: 'num' }, `${fmtInt(t.bars_held)} ${t.bars_held === 1 ? 'bar' : 'bars'}`),
             h('td', { class: 'num' }, fmtNumber(Math.abs(t.size), 0)),
             h('td', { class: 'num' }, fmtNumber(t.entry_price, 2)),
             h('td', { class: 'num' }, t.exit_price === null ? '—' : fmtNumber(t.exit_price, 2)),
@@ -345,6 +345,13 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     const to = Math.min(dates.length - 1, j + pad);
     panel.chart.dispatchAction({ type: 'dataZoom', startValue: from, endValue: to });
     panel.el.dataset.zoom = `${dates[from]}..${dates[to]}`;
+    highlightTrade(panel, t, dates[dates.length - 1]);
+    for (const row of tradesBox.querySelectorAll('.round-trips tbody tr')) {
+      const on = (row as HTMLElement).dataset.seq === String(t.seq);
+      row.classList.toggle('selected', on);
+      if (on) row.setAttribute('aria-current', 'true');
+      else row.removeAttribute('aria-current');
+    }
     panel.el.scrollIntoView({ block: 'center', behavior: 'smooth' });
   }
 }
@@ -354,7 +361,7 @@ function analysisTable(a: TradeAnalysis): HTMLElement {
   if (!a.all.trades) return empty(a.open ? `${a.open} trade still open at the end; none closed.` : 'No closed trades to analyse.');
   const cols: [string, SideStats][] = [['All', a.all], ['Long', a.long], ['Short', a.short]];
   const rows: [string, string, (s: SideStats) => string, ((s: SideStats) => number | null)?][] = [
-    ['Trades', 'Closed round trips (won)', (s) => `${fmtInt(s.trades)} (${fmtInt(s.won)})`],
+    ['Trades', 'Closed round trips, and how many of them won', (s) => `${fmtInt(s.trades)} (${fmtInt(s.won)} won)`],
     ['Win rate', 'Share of trades with a positive net P&L', (s) => fmtPctFraction(s.winRate, 1)],
     ['Net P&L', 'Sum of the net P&L', (s) => fmtMoney(s.netPnL), (s) => s.netPnL],
     ['Expectancy', 'Mean net P&L per trade: what one more trade is worth on average', (s) => fmtMoney(s.expectancy), (s) => s.expectancy],
@@ -377,13 +384,84 @@ function analysisTable(a: TradeAnalysis): HTMLElement {
   );
 }
 
-/** The candlestick option with the run's buys and sells on the price (from the trades chart). */
-function withTradeMarkers(opt: Record<string, unknown>, trades: ChartConfig | null): Record<string, unknown> {
+// Trade markers in colours of their own (the candles are green and red): blue buys below
+// the bar pointing up at it, orange sells above the bar pointing down, both outlined white.
+const MARK_GAP = 10; // pixels between a bar's end and its marker
+
+/**
+ * The candlestick option with the run's fills (from the trades chart) as markers below (buys)
+ * and above (sells) their bars, and each closed round trip as a line from its entry to its
+ * exit, green for a gain and red for a loss.
+ */
+function withTradeMarkers(opt: Record<string, unknown>, trades: ChartConfig | null, trips: RoundTrip[] | null, symbol: string | undefined, candles: Candles): Record<string, unknown> {
   const marks = ((trades?.series ?? []) as Record<string, unknown>[]).filter((s) => s.type === 'scatter');
-  if (!marks.length) return opt;
-  const series = [...(opt.series as Record<string, unknown>[]), ...marks.map((s) => ({ ...s, xAxisIndex: 0, yAxisIndex: 0, z: 5, symbolSize: 9 }))];
+  const pal = palette();
+  const series = (opt.series as Record<string, unknown>[]).map((s, i) => (i === 0 ? { ...s, id: 'price' } : s));
+  const place = (rows: unknown[], buy: boolean) =>
+    rows.flatMap((r) => {
+      if (!Array.isArray(r)) return [];
+      const at = candles.at.get(String(r[0]));
+      if (at === undefined) return [];
+      // [date, where the marker sits, price, size, P&L]: the tooltip shows the price
+      return [[r[0], buy ? candles.low[at] : candles.high[at], r[1], r[2], r[3]]];
+    });
+  const added: Record<string, unknown>[] = [];
+  for (const m of marks) {
+    const buy = /^buy/i.test(String(m.name ?? ''));
+    added.push({
+      name: buy ? '▲ Buy' : '▼ Sell',
+      type: 'scatter',
+      data: place((m.data as unknown[]) ?? [], buy),
+      dimensions: ['date', 'at', 'Price', 'Size', 'P&L'],
+      encode: { x: 0, y: 1, tooltip: [2, 3] },
+      symbol: 'triangle',
+      symbolRotate: buy ? 0 : 180,
+      symbolSize: 14,
+      symbolOffset: [0, buy ? MARK_GAP : -MARK_GAP],
+      itemStyle: { color: buy ? BUY_COLOUR : SELL_COLOUR, borderColor: '#ffffff', borderWidth: 1 },
+      xAxisIndex: 0,
+      yAxisIndex: 0,
+      z: 5,
+    });
+  }
+  const closed = (trips ?? []).filter((t) => t.exit_date && t.exit_price !== null && (!symbol || t.symbol === symbol) && candles.at.has(t.entry_date) && candles.at.has(t.exit_date));
+  if (closed.length) {
+    series[0] = {
+      ...series[0],
+      markLine: {
+        silent: true,
+        symbol: ['circle', 'arrow'],
+        symbolSize: 6,
+        label: { show: false },
+        animation: false,
+        data: closed.map((t) => [
+          { coord: [t.entry_date, t.entry_price], lineStyle: { color: t.pnl_net >= 0 ? pal.up : pal.down, width: 1.5, type: 'solid', opacity: 0.9 } },
+          { coord: [t.exit_date, t.exit_price] },
+        ]),
+      },
+    };
+  }
   const legend = opt.legend as { data?: unknown[] } | undefined;
-  return { ...opt, series, legend: legend?.data ? { ...legend, data: [...legend.data, ...marks.map((s) => s.name)] } : legend };
+  return { ...opt, series: [...series, ...added], legend: legend?.data ? { ...legend, data: [...legend.data, ...added.map((s) => s.name)] } : legend };
+}
+
+/** Highlights a round trip on the price chart: a band from its entry to its exit bar. */
+function highlightTrade(panel: ChartPanel, t: RoundTrip, last: string): void {
+  const to = t.exit_date ?? last;
+  panel.chart.setOption({
+    series: [
+      {
+        id: 'price',
+        markArea: {
+          silent: true,
+          itemStyle: { color: 'rgba(255, 193, 7, 0.22)', borderColor: '#f0b400', borderWidth: 1 },
+          label: { show: true, position: 'insideTop', formatter: `Trade ${t.seq}`, color: palette().text },
+          data: [[{ xAxis: t.entry_date }, { xAxis: to }]],
+        },
+      },
+    ],
+  });
+  panel.el.dataset.selectedTrade = String(t.seq);
 }
 
 /** The per-symbol breakdown: each feed's share of the run, summing to the portfolio's. */
@@ -407,8 +485,8 @@ function drawdownTable(rows: DrawdownPeriod[], clock: BarClock): HTMLElement {
           h(
             'tr',
             { 'data-rank': String(i + 1) },
-            h('td', { class: 'num' }, String(i + 1)),
-            h('td', { class: 'num neg' }, `−${fmtNumber(r.depth_pct)}%`),
+            h('td', { class: 'num' }, fmtInt(i + 1)),
+            h('td', { class: 'num neg' }, fmtPct(-Math.abs(r.depth_pct))),
             h('td', null, fmtBarTime(r.peak, clock)),
             h('td', null, fmtBarTime(r.trough, clock)),
             h('td', null, r.recovered ? fmtBarTime(r.recovered, clock) : h('span', { class: 'muted' }, 'not recovered')),
@@ -431,7 +509,7 @@ function symbolTable(rows: SymbolResult[]): HTMLElement {
       'table',
       { class: 'table symbols-table' },
       h('caption', { class: 'sr-only' }, 'Profit and loss, trades and exposure of each symbol'),
-      h('thead', null, h('tr', null, th('Symbol', false), th('P&L', true, 'Realised and unrealised, net of commission'), th('Contribution', true, 'P&L as a share of the initial cash: the rows sum to the total return'), th('Trades', true, 'Closed round trips (won / lost)'), th('Open', true, 'Round trips still open at the end'), th('Commission'), th('Exposure', true, 'Share of the bars that ended holding the symbol'), th('Final position'))),
+      h('thead', null, h('tr', null, th('Symbol', false), th('P&L', true, 'Realised and unrealised, net of commission'), th('Contribution', true, 'P&L as a share of the initial cash: the rows sum to the total return'), th('Trades', true, 'Closed round trips (won, lost)'), th('Open', true, 'Round trips still open at the end'), th('Commission'), th('Exposure', true, 'Share of the bars that ended holding the symbol'), th('Final position'))),
       h(
         'tbody',
         null,
@@ -442,8 +520,8 @@ function symbolTable(rows: SymbolResult[]): HTMLElement {
             h('th', { scope: 'row' }, r.symbol),
             h('td', { class: `num ${signClass(r.pnl)}` }, fmtMoney(r.pnl)),
             h('td', { class: `num ${signClass(r.contribution)}` }, fmtPctFraction(r.contribution)),
-            h('td', { class: 'num' }, `${r.trades} (${r.won} / ${r.lost})`),
-            h('td', { class: 'num' }, r.open_trades),
+            h('td', { class: 'num' }, `${fmtInt(r.trades)} (${fmtInt(r.won)} won, ${fmtInt(r.lost)} lost)`),
+            h('td', { class: 'num' }, fmtInt(r.open_trades)),
             h('td', { class: 'num' }, fmtMoney(r.commission)),
             h('td', { class: 'num' }, fmtPctFraction(r.exposure, 1)),
             h('td', { class: 'num' }, r.final_size ? `${fmtNumber(r.final_size, 0)} @ ${fmtNumber(r.final_price, 2)}` : '—'),

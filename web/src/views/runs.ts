@@ -1,10 +1,10 @@
 // Runs: the backtest form, the live task list, and the task page with its live log.
 
 import { ApiError, backtests, data, strategies as strategyAPI, type BacktestRequest, type DataSource, type ParamInfo, type Strategy, type StrategyVersion, type SymbolInfo, type Task } from '../api';
-import { button, clear, confirmDialog, download, empty, errorBox, field, h, id, keepFocus, loading, toast } from '../dom';
-import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtInt, fmtNumber, fmtParamValue, fmtPct, fmtRange, fmtTime, rangeFor, signClass, statusClass } from '../format';
+import { button, clear, confirmDialog, download, empty, errorBox, field, h, id, keepFocus, loading, toast, dateInput } from '../dom';
+import { barClock, fmtAgo, fmtBarTime, fmtDateTime, fmtDuration, fmtInt, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRatio, fmtRange, fmtTime, rangeFor, signClass, statusClass } from '../format';
 import { href, navigate, type Cleanup } from '../router';
-import { LEVELS, normLevel } from '../shape';
+import { LEVELS, differingParams, insertLogLine, normLevel } from '../shape';
 import { taskSocket, watchTasks, type TaskEvent, type TaskSocket } from '../ws';
 import { infosFromParams, paramForm, type ParamForm } from './params';
 
@@ -23,18 +23,18 @@ export function progressBar(task: Pick<Task, 'progress' | 'status' | 'task_id'>)
   const pct = Math.max(0, Math.min(100, Number(task.progress) || 0));
   return h(
     'div',
-    { class: `progress ${task.status}`, role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': pct.toFixed(0), 'aria-label': `Progress of ${task.task_id}` },
+    { class: `progress ${task.status}`, role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(Math.round(pct)), 'aria-label': `Progress of ${task.task_id}` },
     h('div', { class: 'bar', style: { width: `${pct}%` } }),
-    h('span', { class: 'pct' }, `${pct.toFixed(0)}%`),
+    h('span', { class: 'pct' }, fmtPct(pct, 0)),
   );
 }
 
 function setProgress(el: Element | null, pct: number, status?: string) {
   if (!el) return;
   const p = Math.max(0, Math.min(100, pct));
-  el.setAttribute('aria-valuenow', p.toFixed(0));
+  el.setAttribute('aria-valuenow', String(Math.round(p)));
   (el.querySelector('.bar') as HTMLElement).style.width = `${p}%`;
-  el.querySelector('.pct')!.textContent = `${p.toFixed(0)}%`;
+  el.querySelector('.pct')!.textContent = fmtPct(p, 0);
   if (status) el.className = `progress ${status}`;
 }
 
@@ -57,7 +57,7 @@ function barsLine(t: Task): string {
   if (!t.total_bars) return '';
   const at = t.current_bar ?? 0;
   if (!ACTIVE.has(t.status) && at === 0) return '';
-  return `${t.status === 'failed' ? 'stopped at ' : ''}bar ${at.toLocaleString('en-US')} of ${t.total_bars.toLocaleString('en-US')}`;
+  return `${t.status === 'failed' ? 'stopped at ' : ''}bar ${fmtInt(at)} of ${fmtInt(t.total_bars)}`;
 }
 
 function today(): string {
@@ -134,6 +134,7 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
       return;
     }
     compareBtn.disabled = selected.size < 2;
+    const differing = differingParams(tasks.map((t) => t.strategy_params as Record<string, unknown> | undefined));
     listBox.append(
       h(
         'ul',
@@ -148,7 +149,8 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
           return h(
             'li',
             { class: 'task', 'data-task': t.task_id, 'data-status': t.status },
-            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small' }, [strategyLabel(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small', title: t.strategy_id ? `Strategy ${t.strategy_id} v${t.strategy_version}` : undefined }, [strategyName(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            paramsLine(t, differing),
             t.figures ? figuresLine(t) : progressBar(t),
             t.error ? h('div', { class: 'task-error' }, t.error) : null,
             h('div', { class: 'task-actions' }, taskActions(t, refresh, true, () => (selected.delete(t.task_id), refresh()))),
@@ -257,9 +259,9 @@ function figuresLine(t: Task): HTMLElement {
   return h(
     'dl',
     { class: 'figures' },
-    cell('Return', fmtPct(f.total_return), signClass(f.total_return)),
+    cell('Return', fmtPctFraction(f.total_return), signClass(f.total_return)),
     cell('Max DD', fmtPct(f.max_drawdown_pct)),
-    cell('Sharpe', fmtNumber(f.sharpe_ratio)),
+    cell('Sharpe', fmtRatio(f.sharpe_ratio)),
     cell('Trades', fmtInt(f.total_trades)),
     cell('Period', `${t.start_date} → ${t.end_date}`),
   );
@@ -295,6 +297,19 @@ async function loadStrategyNames(): Promise<void> {
     /* ids are shown instead */
   }
 }
+/** A task's strategy by name (its id until the names are known). */
+function strategyName(t: Task): string | undefined {
+  return (t.strategy_id && strategyNames.get(t.strategy_id)) || t.strategy_id;
+}
+
+/** The run's values of the parameters that differ among the runs shown. */
+function paramsLine(t: Task, keys: string[]): HTMLElement | null {
+  const p = (t.strategy_params ?? {}) as Record<string, unknown>;
+  const own = keys.filter((k) => k in p);
+  if (!own.length) return null;
+  return h('dl', { class: 'task-params', 'aria-label': 'Parameters that differ among these runs' }, own.map((k) => h('div', { class: 'fig', 'data-param': k }, h('dt', null, k), h('dd', null, fmtParamValue(p[k])))));
+}
+
 function strategyLabel(t: Task): string | undefined {
   const name = t.strategy_id ? strategyNames.get(t.strategy_id) : undefined;
   return name ? `${name} (${t.strategy_id})` : t.strategy_id;
@@ -397,8 +412,8 @@ async function buildRunForm(box: HTMLElement, query: URLSearchParams): Promise<v
   picker.append(h('div', { class: 'row' }, symbolIn, addBtn), chips);
   const tfSel = h('select', { name: 'timeframe', id: 'run-timeframe' }, ['1m', '5m', '15m', '1h', '4h', '1d', '1w', '1M'].map((tf) => h('option', { value: tf, selected: tf === (query.get('timeframe') ?? '1d') }, tf))) as HTMLSelectElement;
   const benchIn = h('input', { type: 'search', name: 'benchmark', id: 'run-benchmark', list: listID, autocomplete: 'off', placeholder: 'The first symbol', value: query.get('benchmark') ?? '' }) as HTMLInputElement;
-  const startIn = h('input', { type: 'date', name: 'start_date', required: true, value: query.get('start') ?? '2020-01-01' }) as HTMLInputElement;
-  const endIn = h('input', { type: 'date', name: 'end_date', required: true, value: query.get('end') ?? today() }) as HTMLInputElement;
+  const startIn = dateInput({ name: 'start_date', required: true, value: query.get('start') ?? '2020-01-01' });
+  const endIn = dateInput({ name: 'end_date', required: true, value: query.get('end') ?? today() });
   const cashIn = h('input', { type: 'number', name: 'initial_cash', min: '0', step: 'any', value: '10000', required: true }) as HTMLInputElement;
   const commIn = h('input', { type: 'number', name: 'commission', min: '0', max: '1', step: 'any', value: '0.001', required: true }) as HTMLInputElement;
   const paramsBox = h('fieldset', { class: 'params-box' }, h('legend', null, 'Parameters'));
@@ -677,13 +692,15 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
     const frag = document.createDocumentFragment();
     const fresh: ShownLine[] = [];
     const before = lastShownAttempt();
+    let inside = false; // a line landed before lines already shown: draw them all again
     for (const l of ls) {
       const key = `${l.timestamp}|${l.level}|${l.message}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      lines.push(l);
+      if (insertLogLine(lines, l) < lines.length - 1) inside = true;
       fresh.push(l);
     }
+    if (inside) return rerender();
     frag.append(...shownEls(fresh, before));
     if (!frag.childNodes.length) return updateCount();
     logBox.querySelector('.empty-log')?.remove();

@@ -2,7 +2,7 @@
 
 import { ApiError, strategies as api, type ParamInfo, type Strategy, type StrategyVersion, type Template } from '../api';
 import { button, clear, confirmDialog, download, empty, errorBox, field, h, loading, toast } from '../dom';
-import { fmtDateTime, fmtParamValue } from '../format';
+import { fmtDateTime, fmtInt, fmtParamValue } from '../format';
 import { href, navigate, setLeaveGuard } from '../router';
 import { diffStats, docSummary, lineDiff, parseLoadError } from '../shape';
 import { infosFromParams, paramForm } from './params';
@@ -153,6 +153,52 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
   const { codeEditor } = await import('./editor');
   editorBox.replaceChildren();
   const editor = codeEditor(editorBox, initial.code, () => void save());
+  // A strategy file from disk, picked or dropped on the editor: its text replaces the code
+  // (unsaved until Save), and a new strategy takes its name from the file's class or name.
+  const MAX_FILE = 1 << 20;
+  const loadFile = async (file: File | undefined) => {
+    if (!file) return;
+    if (!/\.(js|mjs|txt)$/i.test(file.name) && file.type !== 'text/javascript' && file.type !== 'application/javascript') {
+      toast(`${file.name} is not a JavaScript file (.js).`, 'error');
+      return;
+    }
+    if (file.size > MAX_FILE) {
+      toast(`${file.name} is ${fmtInt(file.size)} bytes: a strategy file is at most ${fmtInt(MAX_FILE)}.`, 'error');
+      return;
+    }
+    const code = await file.text();
+    editor.set(code);
+    editor.clearError();
+    if (!nameIn.value.trim()) nameIn.value = /class\s+([A-Za-z_$][\w$]*)\s+extends\s+Strategy/.exec(code)?.[1] ?? file.name.replace(/\.[^.]+$/, '');
+    status.textContent = `Loaded ${file.name} (${fmtInt(code.split('\n').length)} lines): not saved yet.`;
+    editorBox.dataset.loadedFile = file.name;
+  };
+  const fileIn = h('input', { type: 'file', accept: '.js,.mjs,text/javascript,application/javascript', id: 'strategy-file', class: 'sr-only', tabindex: '-1', 'aria-label': 'Strategy file (.js)' }) as HTMLInputElement;
+  fileIn.addEventListener('change', () => {
+    void loadFile(fileIn.files?.[0]);
+    fileIn.value = '';
+  });
+  actions.append(fileIn, button('Open file…', () => fileIn.click(), 'btn', { id: 'strategy-open-file', title: 'Load the code from a .js file; you can also drop one on the editor' }));
+  editorBox.addEventListener('dragover', (e) => {
+    if (!e.dataTransfer?.types.includes('Files')) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+    editorBox.classList.add('drop-target');
+  });
+  editorBox.addEventListener('dragleave', () => editorBox.classList.remove('drop-target'));
+  // capture: CodeMirror handles drops of text itself
+  editorBox.addEventListener(
+    'drop',
+    (e) => {
+      editorBox.classList.remove('drop-target');
+      const file = e.dataTransfer?.files?.[0];
+      if (!file) return;
+      e.preventDefault();
+      e.stopPropagation();
+      void loadFile(file);
+    },
+    true,
+  );
   // What was last saved (or loaded): leaving with anything else asks first.
   let saved = { name: nameIn.value, description: descIn.value, code: editor.get() };
   setLeaveGuard(() =>
@@ -178,7 +224,7 @@ export async function strategyView(main: HTMLElement, params: Record<string, str
       editor.clearError();
       errBanner.hidden = true;
       saved = { name: nameIn.value, description: descIn.value, code: body.code };
-      status.textContent = `Saved at ${new Date().toLocaleTimeString()}`;
+      status.textContent = `Saved at ${fmtDateTime(new Date())}`;
       toast(sid ? 'Saved a new version.' : 'Strategy created.', 'ok');
       if (!sid) navigate(`/strategies/${s.id}`, true);
       else await refreshPanels(s);

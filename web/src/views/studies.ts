@@ -5,8 +5,8 @@
 
 import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
 import { chartPanel } from '../charts';
-import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast } from '../dom';
-import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, STAT_DEFS, SUMMARY_LABELS } from '../format';
+import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast, dateInput } from '../dom';
+import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRange, fmtRatio, fmtStat, rangeFor, STAT_DEFS, SUMMARY_LABELS, type BarRange } from '../format';
 import { href, navigate, type Cleanup } from '../router';
 import { taskSocket } from '../ws';
 import { prepareChartOption, rangeCount } from '../shape';
@@ -193,8 +193,8 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
   const listID = id('study-symbols');
   const symbolIn = h('input', { type: 'search', name: 'symbol', list: listID, autocomplete: 'off', required: true, placeholder: 'Search symbols' }) as HTMLInputElement;
   const symbolList = h('datalist', { id: listID });
-  const startIn = h('input', { type: 'date', name: 'start_date', required: true, value: '2020-01-01' }) as HTMLInputElement;
-  const endIn = h('input', { type: 'date', name: 'end_date', required: true, value: new Date().toISOString().slice(0, 10) }) as HTMLInputElement;
+  const startIn = dateInput({ name: 'start_date', required: true, value: '2020-01-01' });
+  const endIn = dateInput({ name: 'end_date', required: true, value: new Date().toISOString().slice(0, 10) });
   const cashIn = h('input', { type: 'number', name: 'initial_cash', min: '0', step: 'any', value: '10000' }) as HTMLInputElement;
   const commIn = h('input', { type: 'number', name: 'commission', min: '0', max: '1', step: 'any', value: '0.001' }) as HTMLInputElement;
   const objSel = h('select', { name: 'objective', id: 'study-objective' }, objectives().map(([k, l]) => h('option', { value: k, selected: k === 'sharpe_ratio' }, l))) as HTMLSelectElement;
@@ -269,16 +269,30 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
   };
   stratSel.addEventListener('change', () => void loadParams());
 
-  // The symbol's own range is the default period.
+  // The symbol's own stored range (daily bars) is the default period until dates are typed.
+  const known = new Map<string, BarRange[]>();
+  let datesSet = query.has('start') || query.has('end');
+  startIn.addEventListener('input', () => (datesSet = true));
+  endIn.addEventListener('input', () => (datesSet = true));
+  const followSymbol = () => {
+    if (datesSet) return;
+    const r = rangeFor(known.get(symbolIn.value.trim().toUpperCase()) ?? known.get(symbolIn.value.trim()));
+    if (!r) return;
+    startIn.value = r.first.slice(0, 10);
+    endIn.value = r.last.slice(0, 10);
+  };
   const loadSymbols = async (search: string) => {
     try {
       const list = await data.listSymbols(sourceSel.value, search, 20);
-      symbolList.replaceChildren(...list.map((s) => h('option', { value: s.symbol }, s.name ?? '')));
+      for (const s of list) known.set(s.symbol, s.ranges ?? []);
+      symbolList.replaceChildren(...list.map((s) => h('option', { value: s.symbol }, [s.name ?? '', rangeFor(s.ranges) ? `(${fmtRange(rangeFor(s.ranges)!)})` : ''].filter(Boolean).join(' '))));
       if (!symbolIn.value && list.length && !search) symbolIn.value = query.get('symbol') ?? list[0].symbol;
+      followSymbol();
     } catch {
       /* free text still works */
     }
   };
+  symbolIn.addEventListener('change', followSymbol);
   let debounce: ReturnType<typeof setTimeout> | undefined;
   symbolIn.addEventListener('input', () => {
     clearTimeout(debounce);
@@ -445,9 +459,9 @@ export async function studyView(main: HTMLElement, params: Record<string, string
     const ran = s.done + s.failed + (s.cancelled ?? 0);
     const pct = s.total ? (100 * ran) / s.total : 0;
     progress.className = `progress ${s.status}`;
-    progress.setAttribute('aria-valuenow', pct.toFixed(0));
+    progress.setAttribute('aria-valuenow', String(Math.round(pct)));
     (progress.querySelector('.bar') as HTMLElement).style.width = `${pct}%`;
-    progress.querySelector('.pct')!.textContent = `${pct.toFixed(0)}%`;
+    progress.querySelector('.pct')!.textContent = fmtPct(pct, 0);
     badge.replaceChildren(statusBadge(s.status));
     counts.textContent = `${fmtInt(s.done)} of ${fmtInt(s.total)} done${s.failed ? `, ${fmtInt(s.failed)} failed` : ''}${s.cancelled ? `, ${fmtInt(s.cancelled)} cancelled` : ''}.`;
     best.replaceChildren(s.best ? h('span', null, 'Best so far: ', h('strong', null, fmtParams(s.best.params, axes)), ` · ${s.objective} ${fmtNumber(s.best.objective, 4)}`) : '');
@@ -528,6 +542,16 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
   let timer: ReturnType<typeof setTimeout> | undefined;
   let last = 0;
   const names = Object.keys(st.space ?? {});
+  // The objective has its own column: a figure column that is the objective goes.
+  const columns = BOARD.filter(([k]) => k !== st.objective);
+  const objectiveLabel = objectives().find(([k]) => k === st.objective)?.[1] ?? st.objective ?? 'objective';
+  // A walk-forward study runs its folds one after another, and the last fold's board (the one
+  // shown when it has finished) is all pending while the first folds run: while it runs, the
+  // board follows the newest fold with a finished combination.
+  const folds = st.folds ?? 0;
+  let running = false;
+  let fold = 1;
+  const foldNote = h('p', { class: 'muted small', id: 'study-board-fold', hidden: true });
   // Loads can overlap (a refresh while the previous one is slow): only the newest paints, so
   // a page read before the last combinations completed never replaces a later one.
   let loads = 0;
@@ -535,13 +559,28 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
     last = Date.now();
     const mine = ++loads;
     let b;
+    let shownFold: number | undefined;
     try {
-      b = await api.results(sid, sort, order, skip, limit);
+      if (running && folds > 1) {
+        if (fold < folds) {
+          const next = await api.results(sid, sort, order, skip, limit, fold + 1);
+          if ((next.trials ?? []).some((t) => t.status === 'completed' || t.status === 'failed')) {
+            fold++;
+            b = next;
+          }
+        }
+        b ??= await api.results(sid, sort, order, skip, limit, fold);
+        shownFold = fold;
+      } else {
+        b = await api.results(sid, sort, order, skip, limit);
+      }
     } catch (e) {
       if (mine === loads) box.replaceChildren(errorBox(e));
       return;
     }
     if (mine !== loads) return;
+    foldNote.hidden = shownFold === undefined;
+    foldNote.textContent = shownFold === undefined ? '' : `Fold ${fmtInt(shownFold)} of ${fmtInt(folds)}, in sample, as it runs.`;
     const trials = b.trials ?? [];
     const focused = document.activeElement?.getAttribute('data-focus-key');
     const sortBtn = (key: string, label: string) => {
@@ -568,8 +607,9 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
         { 'data-idx': String(t.idx), 'data-status': t.status ?? '' },
         h('td', { class: 'num' }, String(skip + i + 1)),
         names.map((n) => h('td', { class: 'num' }, fmtParamValue((t.params as Record<string, unknown>)?.[n]))),
-        h('td', { class: 'num' }, t.status === 'failed' ? h('span', { class: 'neg', title: t.error ?? '' }, 'failed') : fmtNumber(t.objective, 4)),
-        BOARD.map(([k, , f]) => h('td', { class: 'num' }, f((t as Record<string, unknown>)[k]))),
+        h('td', { class: 'num' }, t.status === 'failed' ? h('span', { class: 'neg', title: t.error ?? '' }, 'failed') : t.status === 'completed' ? fmtNumber(t.objective, 4) : h('span', { class: 'muted' }, t.status ?? 'pending')),
+        // a combination not yet run has no figures: blank cells, not a row of dashes
+        columns.map(([k, , f]) => h('td', { class: 'num' }, t.status === 'completed' ? f((t as Record<string, unknown>)[k]) : '')),
         h(
           'td',
           null,
@@ -601,6 +641,7 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
       button('Next', () => ((skip += limit), void load()), 'btn small', { disabled: trials.length < limit, 'data-focus-key': 'next' }),
     );
     box.replaceChildren(
+      foldNote,
       trials.length
         ? h(
             'div',
@@ -609,7 +650,7 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
               'table',
               { class: 'table', id: 'study-board-table' },
               h('caption', { class: 'sr-only' }, `Combinations of ${sid} by ${b.sort}`),
-              h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), names.map((n) => h('th', { scope: 'col' }, n)), sortBtn('objective', st.objective ?? 'objective'), BOARD.map(([k, l]) => sortBtn(k, l)), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+              h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), names.map((n) => h('th', { scope: 'col' }, n)), sortBtn('objective', `${objectiveLabel} (objective)`), columns.map(([k, l]) => sortBtn(k, l)), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
               h('tbody', null, trials.map(row)),
             ),
           )
@@ -622,6 +663,7 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
   return {
     // While it runs, at most every 2 s.
     refresh(active) {
+      running = active;
       clearTimeout(timer);
       const wait = active ? Math.max(0, 2000 - (Date.now() - last)) : 0;
       timer = setTimeout(() => void load(), wait);
@@ -630,6 +672,23 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
       clearTimeout(timer);
     },
   };
+}
+
+// Figures with no sign to speak of: their scale runs from their least to their most.
+const UNSIGNED = new Set(['total_trades', 'max_drawdown', 'max_drawdown_pct', 'win_rate']);
+
+/**
+ * The heatmap's colour scale centred on 0 (the neutral colour is "no gain"), from −m to m
+ * with m the largest size, for a figure with a sign; enough digits that the ends of a
+ * narrow range (a Sharpe ratio) read apart.
+ */
+export function centredScale(vm: Record<string, unknown> | undefined, metric: string): Record<string, unknown> {
+  const lo = Number(vm?.min);
+  const hi = Number(vm?.max);
+  const m = Math.max(Math.abs(lo) || 0, Math.abs(hi) || 0) || 1;
+  const ends = UNSIGNED.has(metric) ? {} : { min: -m, max: m };
+  const digits = m < 10 ? 3 : m < 1000 ? 2 : 0;
+  return { ...(vm ?? {}), ...ends, precision: digits, formatter: (v: unknown) => fmtNumber(Number(v), digits) };
 }
 
 function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void; loaded: boolean } {
@@ -654,13 +713,13 @@ function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void;
         panel.el.querySelector('.error-box')?.remove();
         panel.set({
           animation: false,
-          title: { text: cfg.title, left: 'center', textStyle: { fontSize: 13 } },
+          // On a phone the title would run past the chart's edges: it wraps to the width.
+          title: { text: cfg.title, left: 'center', textStyle: { fontSize: 13, width: Math.max(200, panel.el.clientWidth - 24), overflow: 'break' } },
           tooltip: cfg.tooltip,
-          grid: { left: 64, right: 16, top: 48, bottom: 96 },
+          grid: { left: 64, right: 16, top: panel.el.clientWidth < 560 ? 68 : 48, bottom: 96 },
           xAxis: cfg.xAxis,
           yAxis: cfg.yAxis,
-          // Enough digits that the ends of a narrow range (a Sharpe ratio) read apart.
-          visualMap: { ...(cfg.visualMap as Record<string, unknown>), precision: 3 },
+          visualMap: centredScale(cfg.visualMap as Record<string, unknown>, metric),
           series: cfg.series,
         });
         panel.el.dataset.metric = metric;
@@ -741,6 +800,12 @@ function fmtWindow(w: unknown): string {
   return typeof w === 'number' ? `${fmtInt(w)} bars` : String(w ?? '');
 }
 
+/** A statistic's value in the page's convention (format.ts), by its definition. */
+function statText(key: string, v: unknown): string {
+  const def = STAT_DEFS.find((d) => d.key === key);
+  return def ? fmtStat(def.format, v) : fmtNumber(v);
+}
+
 /** The fold table, the efficiency and the stitched out-of-sample curve. */
 async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]): Promise<void> {
   box.replaceChildren(loading('Loading the folds…'));
@@ -753,6 +818,16 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
   }
   const ex = wf.explanations ?? {};
   const eff = wf.efficiency;
+  // The server gives no efficiency when the winners' mean in-sample annual return is below
+  // 1% (internal/study.MinInSampleAnnual): say why instead of a verdict on a ratio of noise.
+  const inSample = (wf.folds ?? []).map((f) => f.is_annual_return).filter((v): v is number => typeof v === 'number');
+  const isMean = inSample.length ? inSample.reduce((a, b) => a + b, 0) / inSample.length : null;
+  const noVerdict =
+    isMean === null
+      ? 'No verdict yet: no fold has run in sample'
+      : isMean < 0
+        ? `No verdict: the winners lost ${fmtPctFraction(-isMean)} a year in sample`
+        : `No verdict: the winners made ${fmtPctFraction(isMean)} a year in sample, too little (under 1.00%) to divide by`;
   const cards = h(
     'ul',
     { class: 'cards', id: 'wf-cards' },
@@ -760,8 +835,8 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
       'li',
       { class: 'card stat-card over-card', 'data-key': 'efficiency' },
       h('span', { class: 'label' }, 'Walk-forward efficiency'),
-      h('span', { class: 'value' }, eff == null ? '—' : fmtNumber(eff, 2)),
-      h('strong', { class: 'verdict' }, eff == null ? 'Undefined: the winners lost money in sample' : eff >= 0.5 ? 'Holds up out of sample' : eff > 0 ? 'Weaker out of sample' : 'Does not hold out of sample'),
+      h('span', { class: 'value' }, fmtRatio(eff)),
+      h('strong', { class: 'verdict' }, eff == null ? noVerdict : eff >= 0.5 ? 'Holds up out of sample' : eff > 0 ? 'Weaker out of sample' : 'Does not hold out of sample'),
       h('p', { class: 'explain' }, ex.efficiency ?? ''),
     ),
     h(
@@ -778,7 +853,7 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
     { class: 'table-wrap' },
     h(
       'table',
-      { class: 'data', id: 'wf-folds' },
+      { class: 'table data', id: 'wf-folds' },
       h('caption', { class: 'sr-only' }, 'Walk-forward folds'),
       h('thead', null, h('tr', null, ['Fold', 'Train', 'Test', 'Chosen', `In sample (${wf.objective})`, `Out of sample (${wf.objective})`, 'OOS return', 'OOS max DD', 'OOS trades', 'Efficiency'].map((c) => h('th', { scope: 'col' }, c)))),
       h(
@@ -797,7 +872,7 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
             h('td', { class: 'num' }, pct(f.oos_total_return)),
             h('td', { class: 'num' }, fmtPct(f.oos_max_drawdown_pct)),
             h('td', { class: 'num' }, fmtInt(f.oos_total_trades)),
-            h('td', { class: 'num' }, fmtNumber(f.efficiency, 2)),
+            h('td', { class: 'num', title: f.efficiency == null && f.status === 'completed' ? 'Not given: the in-sample annual return is under 1.00%' : undefined }, fmtRatio(f.efficiency)),
           ),
         ),
       ),
@@ -810,7 +885,7 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
     table,
     panel?.el ?? empty('No fold has run out of sample.'),
     stats.length
-      ? h('details', { class: 'wf-stats' }, h('summary', null, 'Statistics of the stitched curve'), h('dl', { class: 'meta' }, stats.flatMap((m) => [h('dt', null, m.label ?? m.key ?? ''), h('dd', { 'data-key': m.key ?? '' }, m.display ?? '—')])))
+      ? h('details', { class: 'wf-stats' }, h('summary', null, 'Statistics of the stitched curve'), h('dl', { class: 'meta' }, stats.flatMap((m) => [h('dt', null, m.label ?? m.key ?? ''), h('dd', { 'data-key': m.key ?? '' }, statText(m.key ?? '', m.value))])))
       : '',
   );
   if (panel && wf.chart) panel.set(prepareChartOption(wf.chart, 'equity', { narrow: panel.el.clientWidth < 560 }));
