@@ -61,7 +61,7 @@ func TestStudyLeavesRoomForOthers(t *testing.T) {
 					t.Fatal(err)
 				}
 				for name, role := range map[string]auth.Role{"root": auth.RoleAdmin, "alice": auth.RoleResearcher, "bob": auth.RoleResearcher} {
-					if _, err := accounts.AddUser(ctx, name, role, "a long passphrase for "+name+" 7%q"); err != nil {
+					if _, err := accounts.AddUser(ctx, name, role, "a long passphrase, 7%q, kept apart from the names"); err != nil {
 						t.Fatal(err)
 					}
 					if tokens[name], _, err = accounts.CreateToken(ctx, auth.Identity{}, auth.NewToken{User: name, Name: "test"}); err != nil {
