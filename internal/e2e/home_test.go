@@ -145,7 +145,7 @@ func TestSignedOutInBrowser(t *testing.T) {
 		name string
 		role auth.Role
 	}{{"root", auth.RoleAdmin}, {"ann", auth.RoleResearcher}} {
-		if _, err := auth.NewService(st, 0).AddUser(context.Background(), u.name, u.role, u.name+"-password"); err != nil {
+		if _, err := auth.NewService(st, 0).AddUser(context.Background(), u.name, u.role, "signed-out page 4 tests"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -208,7 +208,7 @@ func TestSignedOutInBrowser(t *testing.T) {
 			// Signed in, the navigation is back, and the start page is the recent work.
 			must(t, chromedp.Run(ctx,
 				chromedp.SetValue(`input[name="username"]`, "ann"),
-				chromedp.SetValue(`input[name="password"]`, "ann-password"),
+				chromedp.SetValue(`input[name="password"]`, "signed-out page 4 tests"),
 				chromedp.Click(`form[aria-labelledby="login-title"] button[type="submit"]`),
 				chromedp.WaitVisible(`#who-user`),
 				chromedp.Navigate(url+"/ui/"),
