@@ -14,9 +14,16 @@ import (
 	"github.com/backtestd/backtestd/internal/proctest"
 )
 
-// readmeSections are the README sections whose sh blocks are a contract: the quick start's
-// tour and the studies examples, run in order in one shell as a reader would.
-var readmeSections = []string{"## A five-minute tour with curl", "## Parameter studies"}
+// readmeSections are the sections whose sh blocks are a contract: the README's tour, then
+// the studies examples of docs/studies.md (which use the tour's $B and $S), run in this
+// order in one shell as a reader would.
+var readmeSections = []struct {
+	file     string
+	sections []string
+}{
+	{"README.md", []string{"## A five-minute tour with curl"}},
+	{"docs/studies.md", []string{"## Studies in the service", "## Walk-forward analysis"}},
+}
 
 // readmeBlocks returns the sh code blocks of the named level-2 sections of a markdown text,
 // in order, with the heading each was found under.
@@ -63,7 +70,7 @@ func TestReadmeBlocksParse(t *testing.T) {
 	}
 }
 
-// TestReadmeTour runs the README's tour and studies examples, as written, against a live
+// TestReadmeTour runs the README's tour and docs/studies.md's examples, as written, against a live
 // service on a fresh database: every command must succeed and every request answer 2xx, so
 // the README cannot drift from the service. Only the address changes (the test's port), and
 // `go run ./cmd/backtestd` is the binary the test already built from the same source.
@@ -74,12 +81,16 @@ func TestReadmeTour(t *testing.T) {
 		}
 	}
 	root := repoRoot(t)
-	md, err := os.ReadFile(filepath.Join(root, "README.md"))
-	must(t, err)
-	blocks, err := readmeBlocks(string(md), readmeSections)
-	must(t, err)
-	if len(blocks) < 4 {
-		t.Fatalf("found %d sh blocks in the README's tour and studies sections", len(blocks))
+	var blocks []string
+	for _, f := range readmeSections {
+		md, err := os.ReadFile(filepath.Join(root, f.file))
+		must(t, err)
+		bs, err := readmeBlocks(string(md), f.sections)
+		must(t, err)
+		if len(bs) < 2 {
+			t.Fatalf("found %d sh blocks in %s's sections %q", len(bs), f.file, f.sections)
+		}
+		blocks = append(blocks, bs...)
 	}
 	script := strings.Join(blocks, "\n")
 	for _, want := range []string{"B=http://localhost:8080", "/api/backtests", "/api/studies", "walk_forward", "go run ./cmd/backtestd run"} {
