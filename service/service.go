@@ -42,7 +42,7 @@ import (
 )
 
 // Config is the service's settings: those of `backtestd serve`, each documented with its
-// flag and environment variable in the README's Configuration section. Start from
+// flag and environment variable in docs/configuration.md. Start from
 // LoadConfig.
 type Config = config.Config
 

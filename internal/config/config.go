@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// Config is every setting of the service. The README's configuration table lists them.
+// Config is every setting of the service. docs/configuration.md lists them.
 type Config struct {
 	DatabaseURL string // DATABASE_URL; empty starts a private cluster under DataDir
 	DataDir     string // BACKTESTD_DATA_DIR: folder for the private cluster and local state

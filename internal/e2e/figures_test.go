@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// How each figure of the summary and the statistics record reads, by the spec's units: a
+// How each figure of the summary and the statistics record reads, by the API's units: a
 // fraction shown in percent, a value already in percent, money, a ratio, a count, days.
 var (
 	summaryUnits = map[string]string{

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// AnalyzerNames are the analyzers every run has, named as in the spec's runner contract
+// AnalyzerNames are the analyzers every run has, named as a result's analyzers are
 // (backtrader's pyfolio returns, drawdown, SQN and trade analyzer).
 var AnalyzerNames = []string{"pyfolio", "drawdown", "SQN", "trades"}
 

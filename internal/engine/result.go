@@ -205,7 +205,7 @@ type TradeAnalyzerResult struct {
 	LenTotalBars      int      `json:"len_total_bars"`
 }
 
-// Summary holds the spec's 12 summary keys plus the stored extras. Nil
+// Summary holds the API's 12 summary keys (api/openapi.yaml's Summary) plus the stored extras. Nil
 // pointers mean the figure is undefined (JSON null).
 type Summary struct {
 	InitialCash         float64  `json:"initial_cash"`

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Statistics is the spec's statistics record in its three groups.
+// Statistics is the statistics record in its groups (api/openapi.yaml's Statistics).
 type Statistics struct {
 	Groups []StatGroup `json:"groups"`
 }

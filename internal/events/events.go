@@ -16,7 +16,7 @@ const Channel = "backtestd_events"
 // MaxPayload is the largest NOTIFY payload the publisher sends (Postgres refuses 8,000 bytes).
 const MaxPayload = 7900
 
-// Event kinds on the task channel (`/ws/{task_id}`), per the spec's Events table.
+// Event kinds on the task channel (`/ws/{task_id}`), as api/openapi.yaml describes them.
 const (
 	KindConnected = "connected"
 	KindPong      = "pong"
@@ -118,10 +118,10 @@ type logData struct {
 	Level     string  `json:"level"`
 	Message   string  `json:"message"`
 	Timestamp float64 `json:"timestamp"`
-	BarTime   string  `json:"bar_time,omitempty"` // beyond the spec: the bar being processed
+	BarTime   string  `json:"bar_time,omitempty"` // an extra: the bar being processed
 }
 
-// LogRecord is the `log_message` event's data on the session channel: the spec's log record.
+// LogRecord is the `log_message` event's data on the session channel /ws/logs (api/openapi.yaml).
 type LogRecord struct {
 	Name      string  `json:"name"`
 	Levelname string  `json:"levelname"`
@@ -163,5 +163,5 @@ func CompleteFrame(c Complete) []byte {
 	return Encode(KindComplete, c)
 }
 
-// EpochSeconds converts t to fractional epoch seconds, the spec's log timestamp.
+// EpochSeconds converts t to fractional epoch seconds, the log records' timestamp.
 func EpochSeconds(t time.Time) float64 { return float64(t.UnixMicro()) / 1e6 }

@@ -16,7 +16,7 @@ const CompleteReserve = 32
 
 // Sub is one subscriber (a WebSocket connection): frames to send arrive on C in order.
 // A subscriber that cannot take even a complete event is closed and removed from the hub,
-// as the spec's rule "a connection whose send fails is removed" asks.
+// so that a connection whose send fails is removed.
 type Sub struct {
 	C    chan []byte
 	done chan struct{}

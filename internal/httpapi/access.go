@@ -256,7 +256,7 @@ func pathTarget(r *http.Request) string {
 }
 
 // mayModify refuses a caller who may not change what, whose owner reads; a target that
-// does not exist passes, for the route to answer 404 as the spec says.
+// does not exist passes, for the route to answer 404.
 func mayModify(r *http.Request, what string, owner func() (*string, error)) error {
 	o, err := owner()
 	if e, ok := apperr.As(err); ok && e.Kind == apperr.KindNotFound {

@@ -57,7 +57,7 @@ func (s *Server) dataSymbols(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// barJSON is the spec's bar record.
+// barJSON is api/openapi.yaml's Bar.
 type barJSON struct {
 	Datetime string  `json:"datetime"`
 	Open     float64 `json:"open"`

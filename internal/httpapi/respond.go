@@ -20,7 +20,7 @@ import (
 	"github.com/backtestd/backtestd/internal/store"
 )
 
-// Envelope is the spec's `{code, message, data}` response wrapper.
+// Envelope is the `{code, message, data}` response wrapper (api/openapi.yaml's Envelope).
 type Envelope struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`

@@ -188,7 +188,7 @@ func (s *Server) resultStatistics(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// csvEnvelope is the spec's CSV export answer: the envelope plus the content type.
+// csvEnvelope is the CSV export's answer: the envelope plus the content type.
 type csvEnvelope struct {
 	Envelope
 	ContentType string `json:"content_type"`

@@ -10,7 +10,7 @@ import (
 	"github.com/backtestd/backtestd/internal/jsrt"
 )
 
-// The secondary API surface (spec REQ-108-07), a compact interface for scripts:
+// The secondary API surface (documented in api/openapi.yaml), a compact interface for scripts:
 //
 //	POST /backtest        body: the BacktestRequest of POST /api/backtests → the Task
 //	GET  /backtest/{id}   → {"task": <Task with attempts>, "result": null until completed,

@@ -272,7 +272,7 @@ func anyOrigin(origins []string) bool {
 	return len(origins) == 1 && origins[0] == "*"
 }
 
-// recoverer turns a panic into the spec's 500 envelope and logs it.
+// recoverer turns a panic into the 500 envelope and logs it.
 func (s *Server) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {

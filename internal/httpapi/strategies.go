@@ -64,7 +64,7 @@ func (h *strategyHandlers) handle(fn handlerFunc) http.HandlerFunc {
 	})
 }
 
-// strategyJSON is the spec's Strategy (StrategyInfo) plus version, origin and updated_at.
+// strategyJSON is api/openapi.yaml's Strategy, with version, origin and updated_at.
 type strategyJSON struct {
 	ID          string          `json:"id"`
 	Name        string          `json:"name"`
@@ -86,7 +86,7 @@ func toStrategyJSON(st *strategy.Strategy) strategyJSON {
 	}
 }
 
-// uploadJSON is the spec's StrategyUpload. Unknown fields are refused (422).
+// uploadJSON is api/openapi.yaml's StrategyUpload. Unknown fields are refused (422).
 type uploadJSON struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
@@ -172,7 +172,7 @@ func (h *strategyHandlers) delete(w http.ResponseWriter, r *http.Request) error 
 }
 
 // mayModify refuses a caller who may not change strategy id; an unknown id passes, for the
-// route to answer 404 as the spec says.
+// route to answer 404.
 func (h *strategyHandlers) mayModify(r *http.Request, id string) error {
 	return mayModify(r, "strategy "+id, func() (*string, error) {
 		st, err := h.svc.Get(r.Context(), id)
@@ -192,7 +192,7 @@ func (h *strategyHandlers) params(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// paramInfoJSON is the spec's "Strategy parameter info".
+// paramInfoJSON is api/openapi.yaml's ParamInfo.
 type paramInfoJSON struct {
 	Name        string `json:"name"`
 	Value       any    `json:"value"`

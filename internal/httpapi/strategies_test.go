@@ -146,7 +146,7 @@ func (b *bundle) count(t *testing.T, sql string) int {
 	return n
 }
 
-// TestStrategyLifecycle runs the spec's strategy routes without accounts and, with
+// TestStrategyLifecycle runs the strategy routes without accounts and, with
 // accounts on, as an admin with an API token: the same answers either way.
 func TestStrategyLifecycle(t *testing.T) {
 	t.Parallel()

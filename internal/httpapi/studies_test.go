@@ -171,7 +171,7 @@ func TestStudyCancelAndRetry(t *testing.T) {
 			break
 		}
 	}
-	// The 1 s target is measured here (the README gives it), not asserted: a busy machine
+	// The 1 s target is measured here (docs/studies.md gives it), not asserted: a busy machine
 	// delays the batches' 250 ms polls.
 	t.Logf("cancel → every batch stopped: %s", time.Since(cancelled).Round(time.Millisecond))
 	if st["status"] != "cancelled" || st["cancelled"].(float64) == 0 || st["done"].(float64)+st["cancelled"].(float64)+st["failed"].(float64) != st["total"].(float64) {

@@ -78,7 +78,7 @@ func (h *taskHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// list serves the runs list: a bare array (as the spec has it) and, with count=true, the
+// list serves the runs list: a bare array (as api/openapi.yaml has it) and, with count=true, the
 // number of tasks the filter matches in X-Total-Count, for paging. Counting is asked for,
 // not done on every read: clients polling the list need not pay for it.
 func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
@@ -170,7 +170,7 @@ func (h *taskHandlers) retry(w http.ResponseWriter, r *http.Request) error {
 }
 
 // mayModify refuses a caller who may not cancel or retry task id; an unknown id passes, for
-// the route to answer as the spec says.
+// the route to answer 404.
 func (h *taskHandlers) mayModify(r *http.Request, id string) error {
 	return mayModify(r, "task "+id, func() (*string, error) { return h.svc.Owner(r.Context(), id) })
 }

@@ -186,7 +186,7 @@ func (e *taskEnv) waitStatus(t *testing.T, id string, want ...string) map[string
 	}
 }
 
-// TestTaskRoutes runs the spec's task routes without accounts and, with accounts on, as an
+// TestTaskRoutes runs the task routes without accounts and, with accounts on, as an
 // admin with an API token: the same answers either way.
 func TestTaskRoutes(t *testing.T) {
 	t.Parallel()

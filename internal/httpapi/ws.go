@@ -23,12 +23,12 @@ import (
 
 // WebSocket endpoints.
 //
-// /ws/{task_id} follows the spec: on connect the server subscribes the connection to the
+// /ws/{task_id} (api/openapi.yaml): on connect the server subscribes the connection to the
 // task and sends {"event":"connected","data":{"task_id":...}}; then, for a task that is
 // already finished, its final state as a complete event (for a running one, its current
 // progress). Client messages: {"action":"ping"} → {"event":"pong","data":null};
 // {"action":"subscribe","channel":"backtest","task_id":"..."} adds a task; anything else is
-// ignored. Events: progress, log, complete ({event, data} per the spec's Events table).
+// ignored. Events: progress, log, complete ({event, data} as api/openapi.yaml describes).
 //
 // /ws/logs is the session log channel. Every message either way is a JSON text frame
 // {"event": <name>, "data": <object>}. On connect: {"event":"connected","data":{"status":"ok"}}.

@@ -256,7 +256,7 @@ func TestTwoProcesses(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	// The 1 s target is measured (the README gives the figure), not asserted: on a machine
+	// The 1 s target is measured (docs/performance.md gives the figure), not asserted: on a machine
 	// with every core busy the cancel's way through River and the kill took 1.5 s. The
 	// loop above fails a cancel that does not stop the run within 10 s.
 	t.Logf("cancel → run stopped in the worker process: %s", time.Since(start))

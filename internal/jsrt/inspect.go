@@ -30,7 +30,7 @@ type Param struct {
 }
 
 // LoadError reports strategy code that cannot be loaded. Message is the
-// spec's text ("Failed to load strategy: <cause>" or "<ClassName> is not a
+// API's error text ("Failed to load strategy: <cause>" or "<ClassName> is not a
 // Strategy subclass"); Line and Column are 1-based when known, 0 otherwise.
 type LoadError struct {
 	Message string `json:"message"`
@@ -429,7 +429,7 @@ func extractParams(rt *goja.Runtime, cls *goja.Object, doc []string, floatWritte
 	return out, nil
 }
 
-// serialiseParam applies the spec's serialisation: numbers, strings and
+// serialiseParam serialises a default value: numbers, strings and
 // booleans are kept, arrays become lists, anything else its string form.
 func serialiseParam(rt *goja.Runtime, v goja.Value) (any, string) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// ParamError is a parameter validation failure; Message is the spec's text.
+// ParamError is a parameter validation failure; Message is the API's error text.
 type ParamError struct {
 	Name    string
 	Message string

@@ -3,7 +3,7 @@
 // reads with timeframe aggregation, and the River job that refreshes a symbol from the
 // source's watched import directory.
 //
-// User-facing failures are apperr values whose details follow the spec's texts; anything
+// User-facing failures are apperr values with the texts api/openapi.yaml documents; anything
 // else is an internal error.
 package marketdata
 
@@ -26,7 +26,7 @@ const BuiltinSource = "builtin"
 // BuiltinDescription describes the built-in source in the registry.
 const BuiltinDescription = "Built-in source: historical bars stored in PostgreSQL (sample data, imports and the watched import folder)"
 
-// MaxSymbolsLimit is the spec's maximum `limit` of the symbol listing.
+// MaxSymbolsLimit is the maximum `limit` of the symbol listing.
 const MaxSymbolsLimit = 1000
 
 // The dates the service accepts, both included: bar times on import (by their UTC day) and
@@ -163,7 +163,7 @@ func Defaults(ctx context.Context, db store.DBTX) (source, symbol string, err er
 	return src.Name, sym.Symbol, nil
 }
 
-// retrieval is the spec's 400 for a failed historical-data fetch.
+// retrieval is the 400 for a failed historical-data fetch.
 func retrieval(format string, a ...any) error {
 	return apperr.Invalid("Data retrieval failed: "+format, a...)
 }

@@ -12,7 +12,7 @@ import (
 // Timeframes are the bar intervals the service knows, finest first.
 var Timeframes = []string{"1m", "5m", "15m", "1h", "4h", "1d", "1w", "1M"}
 
-// DefaultTimeframe is the spec's default `timeframe`.
+// DefaultTimeframe is the default `timeframe` of a request.
 const DefaultTimeframe = "1d"
 
 // minutes orders the timeframes; a month counts as 31 days (only the order matters).

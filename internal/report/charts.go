@@ -13,7 +13,7 @@ import (
 	"github.com/backtestd/backtestd/internal/results"
 )
 
-// ChartConfig is the spec's chart configuration: an ECharts option object with a fixed
+// ChartConfig is api/openapi.yaml's ChartConfig: an ECharts option object with a fixed
 // title per chart type. Series are ECharts series definitions.
 type ChartConfig struct {
 	Title     string `json:"title"`

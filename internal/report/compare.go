@@ -84,7 +84,7 @@ var compareExtra = []struct{ key, label string }{
 	{"tracking_error", "Tracking Error"}, {"information_ratio", "Information Ratio"},
 }
 
-// summaryFields are the spec's summary figures with their labels and formats, in the order
+// summaryFields are the 12 summary figures with their labels and formats, in the order
 // a report shows them (the comparison keeps results.SummaryKeys' order).
 var summaryFields = []struct {
 	key, label string

@@ -44,7 +44,7 @@ type Document struct {
 	RoundTrips  []results.RoundTrip `json:"round_trips"`
 }
 
-// ExportJSON returns taskID's result as the spec's bare result object.
+// ExportJSON returns taskID's result as a bare result object (api/openapi.yaml's Result).
 func (svc *Service) ExportJSON(ctx context.Context, taskID string) (*Document, error) {
 	e, err := svc.LoadJSONExport(ctx, taskID)
 	if err != nil {
@@ -129,7 +129,7 @@ func document(s *results.Stored) *Document {
 	return d
 }
 
-// CSV labels: the spec's fixed header and section texts.
+// CSV labels: the export's fixed header and section texts, which clients parse.
 const (
 	csvSummaryHeader = "metric,value"
 	csvTradesLabel   = "Trades"
@@ -144,7 +144,7 @@ func num(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', -1, 64)
 }
 
-// ExportCSV returns taskID's result in the spec's CSV layout: `metric,value` and the 12
+// ExportCSV returns taskID's result in the API's CSV layout: `metric,value` and the 12
 // summary rows, an empty row, the `Trades` label row, `date,type,price,size,pnl` and one
 // row per execution.
 func (svc *Service) ExportCSV(ctx context.Context, taskID string) (string, error) {
@@ -172,7 +172,7 @@ func csvText(s *results.Stored) string {
 	return b.String()
 }
 
-// CheckExportFormat is the spec's 400 for an unknown export format.
+// CheckExportFormat is the 400 for an unknown export format.
 func CheckExportFormat(format string) error {
 	for _, f := range ExportFormats {
 		if f == format {

@@ -13,10 +13,10 @@ import (
 	"github.com/backtestd/backtestd/internal/store"
 )
 
-// notFound is the spec's 404 for a task without a stored result.
+// notFound is the 404 for a task without a stored result.
 func notFound(taskID string) error { return apperr.NotFound("Result not found: %s", taskID) }
 
-// Summary is the spec's 12 summary keys, in its order. Nil means undefined (JSON null).
+// Summary is the 12 summary keys, in api/openapi.yaml's order. Nil means undefined (JSON null).
 type Summary struct {
 	InitialCash    float64  `json:"initial_cash"`
 	FinalValue     float64  `json:"final_value"`
@@ -32,7 +32,7 @@ type Summary struct {
 	AvgLoss        *float64 `json:"avg_loss"`
 }
 
-// SummaryKeys are the summary keys in the spec's order (the CSV export's rows).
+// SummaryKeys are the summary keys in api/openapi.yaml's order (the CSV export's rows).
 var SummaryKeys = []string{"initial_cash", "final_value", "total_return", "annual_return", "sharpe_ratio",
 	"max_drawdown", "max_drawdown_pct", "total_trades", "win_rate", "profit_factor", "avg_win", "avg_loss"}
 
@@ -404,7 +404,7 @@ func mapSlice[A, B any](in []A, f func(A) B) []B {
 	return out
 }
 
-// Statistics returns the spec's statistics record of taskID's result: the one stored with
+// Statistics returns the statistics record of taskID's result: the one stored with
 // the result, or, for results stored before records were kept, one computed
 // (engine.ComputeStatistics) from the stored equity curve and round trips.
 func (svc *Service) Statistics(ctx context.Context, taskID string) (engine.Statistics, error) {

@@ -63,7 +63,7 @@ func (s *Strategy) Info() *jsrt.StrategyInfo {
 	return &jsrt.StrategyInfo{ClassName: s.ClassName, Description: s.Description, Params: s.Params}
 }
 
-// Defaults is the spec's params object: name → default, in declaration order.
+// Defaults is the API's params object: name → default, in declaration order.
 func (s *Strategy) Defaults() Object { return defaults(s.Params) }
 
 // Effective is the configuration a backtest uses when it gives no overrides: the saved
@@ -191,7 +191,7 @@ func load(ctx context.Context, insp Inspector, code string) (*jsrt.StrategyInfo,
 }
 
 // finite replaces NaN and ±Infinity, which JSON cannot carry, with their JavaScript
-// string form (the spec's "any other value becomes its string form").
+// string form (any other value becomes its string form).
 func finite(v any) any {
 	switch x := v.(type) {
 	case float64:
@@ -475,7 +475,7 @@ func versionOf(r store.StrategyVersion) (*Version, error) {
 	}, nil
 }
 
-// SaveConfig validates values with the spec's parameter rules (400 "Unknown parameter:
+// SaveConfig validates values with the API's parameter rules (400 "Unknown parameter:
 // <name>" or "Parameter '<name>': expected <type>, got <type>") and stores the coerced
 // values as the strategy's saved configuration, replacing the previous one. It takes
 // effect at once: the next read of the parameters and the next backtest without
@@ -614,6 +614,6 @@ func defaults(params []jsrt.Param) Object {
 	return out
 }
 
-// ParamDefaults is the spec's params object of a parameter list: name → default, in
+// ParamDefaults is the API's params object of a parameter list: name → default, in
 // declaration order.
 func ParamDefaults(params []jsrt.Param) Object { return defaults(params) }

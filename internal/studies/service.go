@@ -186,7 +186,7 @@ func NotFound(id string) error { return apperr.NotFound("Study not found: %s", i
 // Create validates req, plans its combinations, stores the study with one pending row per
 // combination and enqueues its batches, all in one transaction. Everything is checked
 // before anything runs: the backtest fields as POST /api/backtests checks them, the space,
-// every combination's parameters with the spec's rules, the constraint and the objective.
+// every combination's parameters by the strategy's parameters, the constraint and the objective.
 func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 	r, err := s.tasks.Resolve(ctx, req.Request)
 	if err != nil {

@@ -33,7 +33,7 @@ type WalkForwardSpec struct {
 	Anchored bool            `json:"anchored"`
 }
 
-// parse reads the spec's windows.
+// parse reads the request's windows.
 func (w WalkForwardSpec) parse() (study.WalkForward, error) {
 	out := study.WalkForward{Anchored: w.Anchored}
 	for _, f := range []struct {

@@ -39,7 +39,7 @@ type failure struct {
 	permanent bool // true: no retry can help (strategy error, missing data, limits)
 }
 
-// Execute runs one backtest job: the spec's execution steps for the task's current attempt.
+// Execute runs one backtest job: the execution steps of the task's current attempt.
 // It returns nil when there is nothing to do (the task was cancelled, retried as a newer
 // attempt or already finished: e.g. a rescued duplicate of a job that completed), a
 // river.JobCancel error when the task failed for good, and a plain error for an

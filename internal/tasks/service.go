@@ -3,7 +3,7 @@
 // step a River worker executes (load bars and the recorded strategy version, run the engine,
 // store the result and the completion in one transaction, publish events).
 //
-// States follow the spec's table with the deviations of DESIGN.md: cancelling a pending
+// States: pending → running → completed, failed or cancelled; cancelling a pending
 // task cancels it and removes its job; a failed or cancelled task can be retried as a new
 // attempt. Every worker-side status change is guarded by the task's status and attempt, so
 // a cancel, a retry or a rescued duplicate job can never overwrite a newer state.
@@ -38,7 +38,7 @@ import (
 // MaxFeeds is the most symbols one task runs on (documented in api/openapi.yaml).
 const MaxFeeds = 20
 
-// Defaults of a backtest request (the spec's Limits).
+// Defaults of a backtest request (api/openapi.yaml's BacktestRequest).
 const (
 	DefaultCash       = 10000
 	DefaultCommission = 0.001
@@ -132,7 +132,7 @@ func (s *Service) SetQueue(c *jobs.Client) { s.queue = c }
 // Publisher returns the service's event publisher.
 func (s *Service) Publisher() *events.Publisher { return s.pub }
 
-// Request is the body of POST /api/backtests (the spec's BacktestRequest) plus session_id.
+// Request is the body of POST /api/backtests (api/openapi.yaml's BacktestRequest) plus session_id.
 // Pointers tell a missing field from a zero one.
 type Request struct {
 	StrategyID *string `json:"strategy_id"`
@@ -158,7 +158,7 @@ type Request struct {
 	By *string `json:"-"`
 }
 
-// Task is the spec's BacktestStatus plus what the task records (strategy version, attempt,
+// Task is api/openapi.yaml's Task: status plus what the task records (strategy version, attempt,
 // request). Attempts is filled by Get.
 type Task struct {
 	TaskID          string          `json:"task_id"`
@@ -242,7 +242,7 @@ func FromRow(t store.Task) Task {
 // TaskNotFound is the 404 of the task routes.
 func TaskNotFound(id string) error { return apperr.NotFound("Task not found: %s", id) }
 
-// parseDate parses a request date (the spec's %Y-%m-%d) from marketdata.MinDay to
+// parseDate parses a request date (YYYY-MM-DD) from marketdata.MinDay to
 // marketdata.MaxDay.
 func parseDate(field, v string) (time.Time, error) {
 	d, err := time.Parse(time.DateOnly, strings.TrimSpace(v))
@@ -281,7 +281,7 @@ func checkCommission(c float64) error {
 // Everything knowable before running is checked here and answered with a 4xx error: a
 // missing field (422), an unknown strategy (404), bad dates, cash or commission (outside
 // the bounds above), an unsupported data source, an unknown symbol, an empty bar range and
-// invalid strategy parameters (400, with the spec's texts).
+// invalid strategy parameters (400, with the texts api/openapi.yaml documents).
 func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	r, err := s.Resolve(ctx, req)
 	if err != nil {
@@ -580,7 +580,7 @@ func (s *Service) source(ctx context.Context, reqSource *string) (source, defSym
 }
 
 // validateParams checks the request's parameters against the version's declared ones with
-// the spec's texts, over the strategy's saved parameter values, and returns the coerced
+// the API's error texts, over the strategy's saved parameter values, and returns the coerced
 // overrides as JSON.
 func validateParams(declared, saved json.RawMessage, in map[string]any) (json.RawMessage, error) {
 	var info jsrt.StrategyInfo
@@ -896,7 +896,7 @@ type LogEntry struct {
 }
 
 // Logs returns a page of a task's stored log lines, oldest first. Unknown ids give an
-// empty list (the spec does not check them).
+// empty list (unknown ids are not checked, as api/openapi.yaml says).
 func (s *Service) Logs(ctx context.Context, id string, f LogFilter) ([]LogEntry, error) {
 	p := store.ListTaskLogsParams{TaskID: id, Skip: int32(f.Skip), Lim: int32(f.Limit)}
 	if len(f.Levels) > 0 {
