@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """backtrader's side of a parameter study: `cerebro.optstrategy` over an SMA crossover grid,
-to compare with `backtestd sweep` (README, "Parameter studies"). Not run by CI.
+to compare with `backtestd sweep` (docs/studies.md). Not run by CI.
 
 The strategy is bt_sma_cross.py's (examples/sma_cross.js): buy 10 shares when flat and the
 fast SMA crosses above the slow one, close the long position when it crosses below; cash

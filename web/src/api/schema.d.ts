@@ -17,7 +17,7 @@ export interface paths {
   "/metrics": {
     /**
      * Metrics in Prometheus's text format
-     * @description Tasks by state, the queue's depth and longest wait, run durations and queue waits, workers and runner processes, WebSocket connections, HTTP latency by route, the database pools, and Go's and the process's own metrics; the README's Metrics section lists them. With accounts on, for admins and metrics tokens (`token create --metrics`).
+     * @description Tasks by state, the queue's depth and longest wait, run durations and queue waits, workers and runner processes, WebSocket connections, HTTP latency by route, the database pools, and Go's and the process's own metrics; docs/operations.md lists them. With accounts on, for admins and metrics tokens (`token create --metrics`).
      */
     get: operations["metrics"];
   };
@@ -1596,7 +1596,7 @@ export interface operations {
   };
   /**
    * Metrics in Prometheus's text format
-   * @description Tasks by state, the queue's depth and longest wait, run durations and queue waits, workers and runner processes, WebSocket connections, HTTP latency by route, the database pools, and Go's and the process's own metrics; the README's Metrics section lists them. With accounts on, for admins and metrics tokens (`token create --metrics`).
+   * @description Tasks by state, the queue's depth and longest wait, run durations and queue waits, workers and runner processes, WebSocket connections, HTTP latency by route, the database pools, and Go's and the process's own metrics; docs/operations.md lists them. With accounts on, for admins and metrics tokens (`token create --metrics`).
    */
   metrics: {
     responses: {
