@@ -26,7 +26,7 @@ func (s *Server) mountAccounts(r chi.Router) {
 }
 
 var (
-	errAccountsOff = apperr.Conflict("Accounts are off: this service runs for one user on a loopback address (see AUTH in the README)")
+	errAccountsOff = apperr.Conflict("Accounts are off: this service runs for one user on a loopback address (see AUTH in docs/team-and-security.md)")
 	errBadScheme   = apperr.Unauthenticated("Unsupported Authorization scheme: send 'Authorization: Bearer <token>'")
 	errCSRF        = apperr.Forbidden("Missing or wrong CSRF token: send the csrf_token of GET /api/auth/me in the X-CSRF-Token header")
 )
