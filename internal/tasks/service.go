@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/backtestd/backtestd/internal/apperr"
@@ -946,12 +945,6 @@ func (s *Service) FinalState(ctx context.Context, id string) (complete bool, att
 		return true, int(row.Attempt), events.CompleteFrame(c), nil
 	}
 	return false, 0, nil, nil
-}
-
-// IsRiverCancel reports whether err asks River to cancel the job for good.
-func IsRiverCancel(err error) bool {
-	var jc *river.JobCancelError
-	return errors.As(err, &jc)
 }
 
 // Result returns a task and, once it completed, its stored summary (null before).
