@@ -77,7 +77,7 @@ func Run(ctx context.Context, cfg RunConfig) (*engine.Result, error) {
 	if r := g.interrupted(err); r != nil {
 		return nil, r
 	}
-	if reason != nil && (reason.Kind != "strategy") {
+	if reason != nil && (reason.Kind != KindStrategy) {
 		return nil, reason
 	}
 	if ctx.Err() != nil {
@@ -87,7 +87,7 @@ func Run(ctx context.Context, cfg RunConfig) (*engine.Result, error) {
 	if line > 0 {
 		msg = fmt.Sprintf("%s (line %d)", msg, line)
 	}
-	return nil, &RunError{Kind: "strategy", Message: msg, Line: line, cause: err}
+	return nil, &RunError{Kind: KindStrategy, Message: msg, Line: line, cause: err}
 }
 
 type host struct {
@@ -191,19 +191,19 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 		if r := g.reason; r != nil {
 			return nil, r
 		}
-		return nil, &RunError{Kind: "strategy", Message: lerr.Message, Line: lerr.Line}
+		return nil, &RunError{Kind: KindStrategy, Message: lerr.Message, Line: lerr.Line}
 	}
 	params, err := ValidateParams(info, cfg.Params)
 	if err != nil {
-		return nil, &RunError{Kind: "strategy", Message: err.Error()}
+		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
 	feeds, err := h.resampled(cls, cfg.Feeds)
 	if err != nil {
-		return nil, &RunError{Kind: "strategy", Message: err.Error()}
+		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
 	eng, err := engine.New(engine.Config{Feeds: feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, QuietEngine: cfg.QuietEngine, TradeFrom: cfg.TradeFrom})
 	if err != nil {
-		return nil, &RunError{Kind: "strategy", Message: err.Error()}
+		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
 	h.eng = eng
 

@@ -130,7 +130,7 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 		var pe *jsrt.ParamError
 		switch {
 		case errors.As(err, &pe):
-			return w.send(message{RunErr: &runError{Kind: "strategy", Message: pe.Message}})
+			return w.send(message{RunErr: &runError{Kind: jsrt.KindStrategy, Message: pe.Message}})
 		case err != nil:
 			return err
 		}

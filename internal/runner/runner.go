@@ -381,7 +381,7 @@ func (p *Pool) Inspect(ctx context.Context, code string) (*jsrt.StrategyInfo, er
 	case err != nil:
 		return nil, err
 	case fail != nil:
-		if fail.Kind == "cancelled" {
+		if fail.Kind == jsrt.KindCancelled {
 			return nil, fmt.Errorf("inspect strategy: %w", ctx.Err())
 		}
 		return nil, &jsrt.LoadError{Message: "Failed to load strategy: " + fail.Message}
@@ -452,7 +452,7 @@ func childKey(cfg jsrt.RunConfig) (key [sha256.Size]byte, zone string) {
 
 // notFiniteError is the failure of a run whose figures hold NaN or Infinity (where names them).
 func notFiniteError(where string) *jsrt.RunError {
-	return &jsrt.RunError{Kind: "strategy", Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its " + where}
+	return &jsrt.RunError{Kind: jsrt.KindStrategy, Message: "strategy produced a value that is not a finite number (NaN or Infinity) in its " + where}
 }
 
 // Constraint evaluates a study's constraint expression over each combination in a child
@@ -468,7 +468,7 @@ func (p *Pool) Constraint(ctx context.Context, expr string, combos []map[string]
 	switch {
 	case err != nil:
 		return nil, err
-	case fail != nil && fail.Kind == "cancelled":
+	case fail != nil && fail.Kind == jsrt.KindCancelled:
 		return nil, fmt.Errorf("constraint: %w", ctx.Err())
 	case fail != nil:
 		return nil, bad("Constraint: " + fail.Message)
@@ -620,7 +620,7 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, zone
 					break
 				}
 			}
-			kill(&jsrt.RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", req.TimeLimit)})
+			kill(&jsrt.RunError{Kind: jsrt.KindTimeout, Message: fmt.Sprintf("strategy exceeded its time limit of %s", req.TimeLimit)})
 		case <-poll.C:
 			if n, err := procstat.RSS(c.cmd.Process.Pid); err == nil && n > req.MemoryLimit {
 				kill(outOfMemory(req.MemoryLimit))
@@ -649,7 +649,7 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, zone
 }
 
 func outOfMemory(budget uint64) *jsrt.RunError {
-	return &jsrt.RunError{Kind: "memory", Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", budget>>20)}
+	return &jsrt.RunError{Kind: jsrt.KindMemory, Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", budget>>20)}
 }
 
 // child is one started runner process.
@@ -752,25 +752,25 @@ func (c *child) classify(req request) *jsrt.RunError {
 		strings.Contains(text, "pthread_create failed"):
 		return outOfMemory(req.MemoryLimit)
 	case strings.Contains(text, "stack overflow") || strings.Contains(text, "stack exceeds"):
-		return &jsrt.RunError{Kind: "strategy", Message: "strategy process crashed: stack overflow (code nested or recursing too deeply)"}
+		return &jsrt.RunError{Kind: jsrt.KindStrategy, Message: "strategy process crashed: stack overflow (code nested or recursing too deeply)"}
 	}
 	if st != nil {
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			if ws.Signal() == syscall.SIGKILL || ws.Signal() == syscall.SIGXCPU {
 				if st.UserTime()+st.SystemTime() >= 2*req.TimeLimit {
-					return &jsrt.RunError{Kind: "timeout", Message: fmt.Sprintf("strategy used more than its CPU time limit (%s)", 2*req.TimeLimit)}
+					return &jsrt.RunError{Kind: jsrt.KindTimeout, Message: fmt.Sprintf("strategy used more than its CPU time limit (%s)", 2*req.TimeLimit)}
 				}
 			}
-			return &jsrt.RunError{Kind: "strategy", Message: "strategy process crashed: killed by signal " + ws.Signal().String()}
+			return &jsrt.RunError{Kind: jsrt.KindStrategy, Message: "strategy process crashed: killed by signal " + ws.Signal().String()}
 		}
 	}
 	if line := firstLine(text, "fatal error:", "panic:", "runtime:"); line != "" {
-		return &jsrt.RunError{Kind: "strategy", Message: "strategy process crashed: " + line}
+		return &jsrt.RunError{Kind: jsrt.KindStrategy, Message: "strategy process crashed: " + line}
 	}
 	if st != nil {
-		return &jsrt.RunError{Kind: "strategy", Message: fmt.Sprintf("strategy process crashed: exit status %d", st.ExitCode())}
+		return &jsrt.RunError{Kind: jsrt.KindStrategy, Message: fmt.Sprintf("strategy process crashed: exit status %d", st.ExitCode())}
 	}
-	return &jsrt.RunError{Kind: "strategy", Message: "strategy process crashed"}
+	return &jsrt.RunError{Kind: jsrt.KindStrategy, Message: "strategy process crashed"}
 }
 
 // firstLine is the first line of text starting with one of the prefixes, shortened.

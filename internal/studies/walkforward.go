@@ -246,7 +246,7 @@ func (s *Service) ExecuteFold(ctx context.Context, job *river.Job[FoldArgs]) err
 	res, err := s.cfg.Runner.Run(runCtx, cfg)
 	var re *jsrt.RunError
 	switch {
-	case errors.As(err, &re) && re.Kind == "cancelled":
+	case errors.As(err, &re) && re.Kind == jsrt.KindCancelled:
 		return interrupted(runCtx)
 	case errors.As(err, &re):
 		return fail("the out-of-sample run failed: " + re.Message)
