@@ -18,16 +18,16 @@ import (
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/overfit"
-	"github.com/backtestd/backtestd/internal/study"
+	"github.com/backtestd/backtestd/internal/sweep"
 )
 
 // spaceFlags collects repeatable --param name=start:stop:step or name=v1,v2 flags.
-type spaceFlags study.Space
+type spaceFlags sweep.Space
 
 func (s spaceFlags) String() string { return "" }
 
 func (s spaceFlags) Set(v string) error {
-	name, vals, err := study.ParseParam(v)
+	name, vals, err := sweep.ParseParam(v)
 	if err != nil {
 		return err
 	}
@@ -45,17 +45,17 @@ type sweepReport struct {
 	Excluded     int                `json:"excluded"`     // left out by the constraint
 	Failed       int                `json:"failed"`
 	Seconds      float64            `json:"seconds"`
-	Trials       []study.Trial      `json:"trials"` // best first
-	Overfitting  study.Overfit      `json:"overfitting"`
+	Trials       []sweep.Trial      `json:"trials"` // best first
+	Overfitting  sweep.Overfit      `json:"overfitting"`
 	Explanations map[string]string  `json:"explanations"`
 	Fixed        map[string]any     `json:"fixed,omitempty"`
 	Space        map[string][]any   `json:"space"`
 	Statistics   *engine.Statistics `json:"best_statistics,omitempty"`
 }
 
-// sweep implements `backtestd sweep`: a parameter study from files on all cores, no
+// runSweep implements `backtestd sweep`: a parameter study from files on all cores, no
 // database, printing the leaderboard and the overfitting statistics.
-func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	strategy := fs.String("strategy", "", "JavaScript strategy file (required)")
@@ -105,9 +105,9 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// The plan, checked whole before anything runs.
 	var combos []map[string]any
 	if *method == "grid" {
-		combos, err = study.Space(space).Grid()
+		combos, err = sweep.Space(space).Grid()
 	} else {
-		combos, err = study.Space(space).Random(*samples, *seed)
+		combos, err = sweep.Space(space).Random(*samples, *seed)
 	}
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
@@ -117,7 +117,7 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("sweep: %s is both varied (--param) and fixed (--set)", name)
 		}
 	}
-	if _, err := study.Complete(combos, fixed, info); err != nil {
+	if _, err := sweep.Complete(combos, fixed, info); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	excluded := 0
@@ -127,12 +127,12 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("sweep: %w", err)
 		}
 		n := len(combos)
-		combos = study.Keep(combos, keep)
+		combos = sweep.Keep(combos, keep)
 		if excluded = n - len(combos); len(combos) == 0 {
 			return errors.New("sweep: the constraint leaves no combination")
 		}
 	}
-	obj := study.Objective{Metric: *objective, Minimize: *minimize}
+	obj := sweep.Objective{Metric: *objective, Minimize: *minimize}
 
 	start := time.Now()
 	trials, bestStats, err := runTrials(ctx, backtest.Config{Code: code, Feeds: feeds, Cash: *cash, Commission: *commission, TimeLimit: *timeout},
@@ -141,12 +141,12 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	elapsed := time.Since(start)
-	study.Rank(trials, obj)
+	sweep.Rank(trials, obj)
 	rep := sweepReport{
 		Strategy: info.ClassName, Symbols: feedSymbols(feeds), Objective: obj.Metric, Direction: "max",
 		Combinations: len(trials), Excluded: excluded, Seconds: elapsed.Seconds(), Trials: trials,
-		Overfitting:  study.Overfitting(trials, *blocks),
-		Explanations: map[string]string{"deflated_sharpe": study.DeflatedExplanation, "pbo": study.PBOExplanation},
+		Overfitting:  sweep.Overfitting(trials, *blocks),
+		Explanations: map[string]string{"deflated_sharpe": sweep.DeflatedExplanation, "pbo": sweep.PBOExplanation},
 		Space:        space, Statistics: bestStats,
 	}
 	if len(fixed) > 0 {
@@ -165,17 +165,17 @@ func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printSweep(stdout, rep, study.Space(space).Names(), *top)
+	printSweep(stdout, rep, sweep.Space(space).Names(), *top)
 	return nil
 }
 
 // runTrials runs every combination, jobs at a time, reporting progress on stderr about
 // once a second. The first combination runs alone: a strategy that fails on it, or an
 // objective it does not know, stops the study before the others run.
-func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj study.Objective, jobs int, stderr io.Writer) ([]study.Trial, *engine.Statistics, error) {
+func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj sweep.Objective, jobs int, stderr io.Writer) ([]sweep.Trial, *engine.Statistics, error) {
 	cfg.OnLog = func(backtest.LogEntry) {} // the strategies' lines are not kept
-	trials := make([]study.Trial, len(combos))
-	inSummary := study.Known(obj.Metric, nil) // else each run's statistics are computed for it
+	trials := make([]sweep.Trial, len(combos))
+	inSummary := sweep.Known(obj.Metric, nil) // else each run's statistics are computed for it
 	// The best run so far (as Rank orders them: by value, then grid order) and its result,
 	// whose statistics --json prints.
 	var mu sync.Mutex
@@ -200,7 +200,7 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 			return nil
 		}
 		trials[i].Summary = res.Summary
-		trials[i].Returns = study.Returns(res.Equity)
+		trials[i].Returns = sweep.Returns(res.Equity)
 		var stats *engine.Statistics
 		if !inSummary {
 			s := backtest.ComputeStatistics(res)
@@ -221,7 +221,7 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 		return nil, nil, fmt.Errorf("sweep: the first combination (%v) fails: %s", combos[0], trials[0].Error)
 	}
 	firstStats := backtest.ComputeStatistics(first)
-	if !study.Known(obj.Metric, &firstStats) {
+	if !sweep.Known(obj.Metric, &firstStats) {
 		return nil, nil, fmt.Errorf("sweep: unknown objective %q: use a summary field such as sharpe_ratio or total_return, or a statistic's key", obj.Metric)
 	}
 	var done, next atomic.Int64 // runs finished, runs taken
@@ -298,10 +298,10 @@ func printSweep(w io.Writer, r sweepReport, names []string, top int) {
 			val = fmt.Sprintf("%.4f", *t.Value)
 		}
 		if t.Error != "" {
-			fmt.Fprintf(tw, "%d\t%s\tfailed: %s%s\n", i+1, study.Describe(names, t.Params), t.Error, strings.Repeat("\t", len(figures)))
+			fmt.Fprintf(tw, "%d\t%s\tfailed: %s%s\n", i+1, sweep.Describe(names, t.Params), t.Error, strings.Repeat("\t", len(figures)))
 			continue
 		}
-		row := []string{fmt.Sprint(i + 1), study.Describe(names, t.Params), val}
+		row := []string{fmt.Sprint(i + 1), sweep.Describe(names, t.Params), val}
 		for _, f := range figures {
 			row = append(row, f.cell(t.Summary))
 		}
@@ -313,11 +313,11 @@ func printSweep(w io.Writer, r sweepReport, names []string, top int) {
 	if d := o.Deflated; d != nil {
 		fmt.Fprintf(w, "Deflated Sharpe ratio of the best: %.3f  (Sharpe %.4f per bar against %.4f expected from luck among %d trials; %d bars, skewness %.2f, kurtosis %.2f)\n",
 			d.Probability, d.Sharpe, d.Expected, d.Trials, d.Periods, d.Skewness, d.Kurtosis)
-		fmt.Fprintf(w, "  %s\n", study.DeflatedExplanation)
+		fmt.Fprintf(w, "  %s\n", sweep.DeflatedExplanation)
 	}
 	if p := o.PBO; p != nil {
 		fmt.Fprintf(w, "Probability of backtest overfitting: %.3f  (%d blocks, %d splits of %d trials over %d bars)\n", p.Probability, p.Blocks, p.Splits, p.Trials, p.Periods)
-		fmt.Fprintf(w, "  %s\n", study.PBOExplanation)
+		fmt.Fprintf(w, "  %s\n", sweep.PBOExplanation)
 	}
 	for _, n := range o.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)

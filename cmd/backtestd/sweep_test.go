@@ -19,7 +19,7 @@ func TestSweep(t *testing.T) {
 	var out, errb bytes.Buffer
 	args := append(append([]string{}, common...), "--param", "fast=5:20:5", "--param", "slow=10,30,60", "--set", "size=20",
 		"--constraint", "p.fast < p.slow", "--objective", "total_return", "--jobs", "3", "--blocks", "8", "--json")
-	if err := sweep(context.Background(), args, &out, &errb); err != nil {
+	if err := runSweep(context.Background(), args, &out, &errb); err != nil {
 		t.Fatal(err, errb.String())
 	}
 	var rep struct {
@@ -78,7 +78,7 @@ func TestSweep(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := sweep(context.Background(), append(append([]string{}, common...), "--param", "fast=10", "--param", "slow=30"), &out, &errb); err != nil {
+	if err := runSweep(context.Background(), append(append([]string{}, common...), "--param", "fast=10", "--param", "slow=30"), &out, &errb); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"SmaCross on orcl: 1 combination,", "RANK  PARAMETERS", "Deflated Sharpe ratio of the best", "Note: probability of backtest overfitting"} {
@@ -119,7 +119,7 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{}, "at least one --param"},
 	} {
 		args := append([]string{"--strategy", "../../examples/sma_cross.js", "--data", data}, tt.args...)
-		err := sweep(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{})
+		err := runSweep(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: %v, want an error with %q", tt.args, err, tt.want)
 		}

@@ -71,12 +71,9 @@ func parseHeader(fields [][]byte) (layout, error) {
 	return l, nil
 }
 
-// ParseTime accepts YYYY-MM-DD, YYYY-MM-DD HH:MM[:SS] and RFC 3339; the
-// result is in UTC.
-func ParseTime(s string) (time.Time, error) { return ParseTimeIn(s, time.UTC) }
-
-// ParseTimeIn is ParseTime reading a time of day without an offset as loc's: a date stays
-// a date (midnight UTC), an RFC 3339 time keeps its offset. The result is in UTC.
+// ParseTimeIn accepts YYYY-MM-DD, YYYY-MM-DD HH:MM[:SS] and RFC 3339, reading a time of
+// day without an offset as loc's: a date stays a date (midnight UTC), an RFC 3339 time
+// keeps its offset. The result is in UTC.
 func ParseTimeIn(s string, loc *time.Location) (time.Time, error) {
 	if len(s) == 10 {
 		return parseDate(s)

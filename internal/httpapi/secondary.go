@@ -21,11 +21,14 @@ import (
 //
 // Errors are as on the main routes: {"detail": ...} with 4xx.
 
-func (h *taskHandlers) mountSecondary(r chi.Router) {
-	r.Post("/backtest", h.handle(h.create)) // same request and answer as POST /api/backtests
-	r.Get("/backtest/{id}", h.handle(h.secondaryResult))
-	r.Get("/strategies", h.handle(h.secondaryStrategies))
-	r.Get("/analyzers", h.s.handle(secondaryAnalyzers))
+func (s *Server) mountSecondary(r chi.Router) {
+	tasks := &taskHandlers{s: s, svc: s.tasks}
+	strategies := &strategyHandlers{s: s, svc: s.strat}
+	r.Post("/backtest", tasks.handle(tasks.create)) // same request and answer as POST /api/backtests
+	r.Get("/backtest/{id}", tasks.handle(tasks.secondaryResult))
+	// Like the /backtest routes, it answers 503 in a process without the task service.
+	r.Get("/strategies", tasks.handle(strategies.secondaryList))
+	r.Get("/analyzers", s.handle(secondaryAnalyzers))
 }
 
 type secondaryResult struct {
@@ -57,8 +60,8 @@ type secondaryStrategy struct {
 	Params      []jsrt.Param `json:"params"`
 }
 
-func (h *taskHandlers) secondaryStrategies(w http.ResponseWriter, r *http.Request) error {
-	list, err := h.s.strat.List(r.Context())
+func (h *strategyHandlers) secondaryList(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.svc.List(r.Context())
 	if err != nil {
 		return err
 	}

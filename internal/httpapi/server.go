@@ -168,6 +168,8 @@ func (s *Server) routes() chi.Router {
 	s.mountStrategies(r)
 	s.mountTasks(r)
 	s.mountStudies(r)
+	s.mountSockets(r)
+	s.mountSecondary(r)
 	s.mountResults(r)
 	s.mountData(r)
 	s.mountUI(r)

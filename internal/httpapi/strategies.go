@@ -18,7 +18,7 @@ import (
 // escaping and the other fields. Code itself is limited to strategy.MaxCodeBytes.
 const strategyBodyLimit = 2*strategy.MaxCodeBytes + 64<<10
 
-// strategyHandlers serves /api/strategies.
+// strategyHandlers serves /api/strategies and the secondary GET /strategies.
 type strategyHandlers struct {
 	s   *Server
 	svc *strategy.Service

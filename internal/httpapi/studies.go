@@ -16,6 +16,7 @@ import (
 // studyBodyLimit bounds POST /api/studies: a space may list many values.
 const studyBodyLimit = 1 << 20
 
+// studyHandlers serves /api/studies and a study's state on its WebSocket.
 type studyHandlers struct {
 	s   *Server
 	svc *studies.Service
@@ -175,15 +176,15 @@ func (h *studyHandlers) promote(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// sendStudyState queues a study's current progress for a WebSocket subscriber that just
+// sendState queues a study's current progress for a WebSocket subscriber that just
 // joined /ws/study_<n>.
-func (h *taskHandlers) sendStudyState(sub *events.Sub, id string) {
-	if h.s.studies == nil {
+func (h *studyHandlers) sendState(sub *events.Sub, id string) {
+	if h.svc == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wsStateWithin)
 	defer cancel()
-	frame, err := h.s.studies.State(ctx, id)
+	frame, err := h.svc.State(ctx, id)
 	if err != nil {
 		if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindNotFound {
 			h.s.log.Warn("websocket state", "study", id, "err", err)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"slices"
@@ -18,17 +19,15 @@ import (
 // taskBodyLimit bounds a task request body. The paging limits are in query.go.
 const taskBodyLimit = 256 << 10
 
-// taskHandlers serves /api/backtests, the WebSocket endpoints and the secondary surface.
+// taskHandlers serves /api/backtests, the secondary /backtest routes and a task's state on
+// its WebSocket.
 type taskHandlers struct {
 	s   *Server
 	svc *tasks.Service
 }
 
-// mountTasks mounts Backtest task routes under /api/backtests, the WebSocket endpoints and the secondary /backtest surface.
+// mountTasks mounts Backtest task routes under /api/backtests.
 func (s *Server) mountTasks(r chi.Router) {
-	if s.hub == nil {
-		s.hub = events.NewHub() // no listener: sockets work, task events never come
-	}
 	h := &taskHandlers{s: s, svc: s.tasks}
 	r.Route("/api/backtests", func(r chi.Router) {
 		r.Post("/", h.handle(h.create))
@@ -42,9 +41,6 @@ func (s *Server) mountTasks(r chi.Router) {
 			r.Get("/progress", h.handle(h.progress))
 		})
 	})
-	r.Get("/ws/logs", h.wsLogs) // before /ws/{task_id}
-	r.Get("/ws/{task_id}", h.wsTask)
-	h.mountSecondary(r)
 }
 
 // handle answers 503 when the process has no task service (it is always wired in serve).
@@ -218,4 +214,26 @@ func (h *taskHandlers) logs(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, ok(lines))
 	return nil
+}
+
+// sendState queues the task's current state for a subscriber that just joined.
+func (h *taskHandlers) sendState(sub *events.Sub, id string) {
+	if h.svc == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wsStateWithin)
+	defer cancel()
+	complete, attempt, frame, err := h.svc.FinalState(ctx, id)
+	if err != nil {
+		h.s.log.Warn("websocket state", "task", id, "err", err)
+		return
+	}
+	if frame == nil {
+		return
+	}
+	if complete {
+		sub.SendComplete(id, attempt, frame)
+	} else {
+		sub.Send(frame)
+	}
 }

@@ -80,11 +80,11 @@ const (
 	wsCloseAccessChanged   = 4403
 )
 
-func (h *taskHandlers) upgrader() *websocket.Upgrader {
-	origins := h.s.cfg.CORSOrigins
+func (s *Server) upgrader() *websocket.Upgrader {
+	origins := s.cfg.CORSOrigins
 	// With accounts a browser's cookie opens the socket, so a page elsewhere must not:
 	// only this service's own origin and listed ones (no cross-site WebSocket hijacking).
-	anyOK := anyOrigin(origins) && h.s.auth == nil
+	anyOK := anyOrigin(origins) && s.auth == nil
 	return &websocket.Upgrader{
 		ReadBufferSize:  1024,
 		WriteBufferSize: 1024,
@@ -99,28 +99,26 @@ func (h *taskHandlers) upgrader() *websocket.Upgrader {
 	}
 }
 
-func (h *taskHandlers) hub() *events.Hub { return h.s.hub }
-
 // wsConn runs one connection: a writer goroutine drains the subscriber's frames (closing
 // the connection when a write fails or the hub dropped it), the caller's loop reads.
 // It holds one of the gate's places from before the upgrade until it returns.
-func (h *taskHandlers) wsConn(w http.ResponseWriter, r *http.Request, onOpen func(*events.Sub), onMessage func(*events.Sub, []byte)) {
-	gate := h.s.ws
+func (s *Server) wsConn(w http.ResponseWriter, r *http.Request, onOpen func(*events.Sub), onMessage func(*events.Sub, []byte)) {
+	gate := s.ws
 	addr := clientAddr(r)
 	if status, detail := gate.acquire(addr); status != 0 {
 		gate.refused.Do(func() {
-			h.s.log.WarnContext(r.Context(), "websocket connection refused (logged at most once a minute)", "addr", addr, "status", status, "detail", detail)
+			s.log.WarnContext(r.Context(), "websocket connection refused (logged at most once a minute)", "addr", addr, "status", status, "detail", detail)
 		})
 		w.Header().Set("Retry-After", "10")
 		writeJSON(w, status, map[string]string{"detail": detail})
 		return
 	}
 	defer gate.release(addr)
-	conn, err := h.upgrader().Upgrade(w, r, nil)
+	conn, err := s.upgrader().Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
-	hub := h.hub()
+	hub := s.hub
 	sub := events.NewSub()
 	defer func() {
 		hub.Unsubscribe(sub)
@@ -131,7 +129,7 @@ func (h *taskHandlers) wsConn(w http.ResponseWriter, r *http.Request, onOpen fun
 	readDone := make(chan struct{})
 	defer close(readDone)
 	var recheck <-chan time.Time // nil, never ready, without accounts
-	if h.s.auth != nil {
+	if s.auth != nil {
 		t := time.NewTicker(wsRecheckEvery)
 		defer t.Stop()
 		recheck = t.C
@@ -144,10 +142,10 @@ func (h *taskHandlers) wsConn(w http.ResponseWriter, r *http.Request, onOpen fun
 			select {
 			case <-recheck:
 				// Here in the writer, so that no frame follows the close.
-				if code, reason := h.s.socketAccess(r); code != 0 {
+				if code, reason := s.socketAccess(r); code != 0 {
 					hub.Unsubscribe(sub)
 					sub.Close()
-					h.s.log.InfoContext(r.Context(), "websocket closed: access ended", "user", caller(r).User, "code", code, "reason", reason, "path", r.URL.Path)
+					s.log.InfoContext(r.Context(), "websocket closed: access ended", "user", caller(r).User, "code", code, "reason", reason, "path", r.URL.Path)
 					closeAndWait(conn, code, reason, readDone)
 					return
 				}
@@ -181,7 +179,7 @@ func (h *taskHandlers) wsConn(w http.ResponseWriter, r *http.Request, onOpen fun
 			return
 		}
 		if !limit.Allow() {
-			h.s.log.InfoContext(r.Context(), "websocket closed: message rate limit exceeded", "addr", addr, "path", r.URL.Path)
+			s.log.InfoContext(r.Context(), "websocket closed: message rate limit exceeded", "addr", addr, "path", r.URL.Path)
 			closeForPolicy(conn, "message rate limit exceeded")
 			return
 		}
@@ -369,63 +367,57 @@ func clientAddr(r *http.Request) string {
 
 var pongFrame = events.Encode(events.KindPong, nil)
 
-func (h *taskHandlers) wsTask(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "task_id")
-	h.wsConn(w, r, func(sub *events.Sub) {
-		if strings.HasPrefix(id, "study_") { // a study's progress
-			sub.Send(events.Encode(events.KindConnected, map[string]string{"study_id": id}))
-			h.hub().SubscribeTask(sub, id)
-			h.sendStudyState(sub, id)
-			return
-		}
-		sub.Send(events.Encode(events.KindConnected, map[string]string{"task_id": id}))
-		h.hub().SubscribeTask(sub, id)
-		h.sendState(sub, id)
-	}, func(sub *events.Sub, msg []byte) {
-		var m struct {
-			Action  string `json:"action"`
-			Channel string `json:"channel"`
-			TaskID  string `json:"task_id"`
-		}
-		if json.Unmarshal(msg, &m) != nil {
-			return
-		}
-		switch m.Action {
-		case "ping":
-			sub.Send(pongFrame)
-		case "subscribe":
-			// Beyond events.MaxSubscriptions per connection, subscriptions are ignored.
-			if m.Channel == "backtest" && m.TaskID != "" && h.hub().SubscribeTask(sub, m.TaskID) {
-				h.sendState(sub, m.TaskID)
+// mountSockets mounts the WebSocket endpoints: /ws/logs for log sessions, /ws/{task_id}
+// for the progress of a task or, with an id study_…, of a study.
+func (s *Server) mountSockets(r chi.Router) {
+	if s.hub == nil {
+		s.hub = events.NewHub() // no listener: sockets work, task events never come
+	}
+	tasks := &taskHandlers{s: s, svc: s.tasks}
+	studies := &studyHandlers{s: s, svc: s.studies}
+	r.Get("/ws/logs", s.wsLogs) // before /ws/{task_id}
+	r.Get("/ws/{task_id}", s.wsProgress(tasks, studies))
+}
+
+// wsProgress serves /ws/{task_id}: the handlers of the resource the id names send its
+// current state.
+func (s *Server) wsProgress(tasks *taskHandlers, studies *studyHandlers) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := chi.URLParam(r, "task_id")
+		s.wsConn(w, r, func(sub *events.Sub) {
+			if strings.HasPrefix(id, "study_") { // a study's progress
+				sub.Send(events.Encode(events.KindConnected, map[string]string{"study_id": id}))
+				s.hub.SubscribeTask(sub, id)
+				studies.sendState(sub, id)
+				return
 			}
-		}
-	})
+			sub.Send(events.Encode(events.KindConnected, map[string]string{"task_id": id}))
+			s.hub.SubscribeTask(sub, id)
+			tasks.sendState(sub, id)
+		}, func(sub *events.Sub, msg []byte) {
+			var m struct {
+				Action  string `json:"action"`
+				Channel string `json:"channel"`
+				TaskID  string `json:"task_id"`
+			}
+			if json.Unmarshal(msg, &m) != nil {
+				return
+			}
+			switch m.Action {
+			case "ping":
+				sub.Send(pongFrame)
+			case "subscribe":
+				// Beyond events.MaxSubscriptions per connection, subscriptions are ignored.
+				if m.Channel == "backtest" && m.TaskID != "" && s.hub.SubscribeTask(sub, m.TaskID) {
+					tasks.sendState(sub, m.TaskID)
+				}
+			}
+		})
+	}
 }
 
-// sendState queues the task's current state for a subscriber that just joined.
-func (h *taskHandlers) sendState(sub *events.Sub, id string) {
-	if h.svc == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), wsStateWithin)
-	defer cancel()
-	complete, attempt, frame, err := h.svc.FinalState(ctx, id)
-	if err != nil {
-		h.s.log.Warn("websocket state", "task", id, "err", err)
-		return
-	}
-	if frame == nil {
-		return
-	}
-	if complete {
-		sub.SendComplete(id, attempt, frame)
-	} else {
-		sub.Send(frame)
-	}
-}
-
-func (h *taskHandlers) wsLogs(w http.ResponseWriter, r *http.Request) {
-	h.wsConn(w, r, func(sub *events.Sub) {
+func (s *Server) wsLogs(w http.ResponseWriter, r *http.Request) {
+	s.wsConn(w, r, func(sub *events.Sub) {
 		sub.Send(events.Encode(events.KindLogConnected, map[string]string{"status": "ok"}))
 	}, func(sub *events.Sub, msg []byte) {
 		var m struct {
@@ -451,7 +443,7 @@ func (h *taskHandlers) wsLogs(w http.ResponseWriter, r *http.Request) {
 			}
 			if sid != "" {
 				// The caller's own session of that name only (events.Session).
-				h.hub().SubscribeSession(sub, events.Session{Owner: caller(r).User, ID: sid})
+				s.hub.SubscribeSession(sub, events.Session{Owner: caller(r).User, ID: sid})
 			}
 		case "ping":
 			sub.Send(pongFrame)

@@ -44,9 +44,9 @@ func (e *LoadError) Error() string { return e.Message }
 func loadErrorOf(g *guard, err error) *LoadError {
 	if re := g.interrupted(err); re != nil {
 		switch re.Kind {
-		case "timeout":
+		case KindTimeout:
 			return loadFailed("timed out while evaluating the code", 0, 0)
-		case "memory":
+		case KindMemory:
 			return loadFailed("used too much memory while evaluating the code", 0, 0)
 		default:
 			return loadFailed(re.Message, 0, 0)

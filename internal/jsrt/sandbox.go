@@ -22,12 +22,22 @@ const (
 	watchdogInterval     = 10 * time.Millisecond
 )
 
+// ErrorKind says why a run failed; its text is what callers log and compare.
+type ErrorKind string
+
+// The kinds of RunError. KindStrategy errors (an exception in the strategy, a bad
+// parameter) never succeed on retry; the others report why the run was interrupted.
+const (
+	KindStrategy  ErrorKind = "strategy"
+	KindTimeout   ErrorKind = "timeout"
+	KindMemory    ErrorKind = "memory"
+	KindCancelled ErrorKind = "cancelled"
+)
+
 // RunError is the error of a failed run. Kind tells callers whether a retry
-// can help: "strategy" errors (an exception in the strategy, a bad
-// parameter) never succeed on retry; "timeout", "memory" and "cancelled"
-// report why the run was interrupted.
+// can help.
 type RunError struct {
-	Kind    string // "strategy", "timeout", "memory" or "cancelled"
+	Kind    ErrorKind
 	Message string
 	Line    int // 1-based source line of a strategy error when known
 	cause   error
@@ -40,7 +50,7 @@ func (e *RunError) Unwrap() error { return e.cause }
 
 // Cancelled is the error of a run stopped because its context ended with err.
 func Cancelled(err error) *RunError {
-	return &RunError{Kind: "cancelled", Message: "backtest cancelled: " + err.Error(), cause: err}
+	return &RunError{Kind: KindCancelled, Message: "backtest cancelled: " + err.Error(), cause: err}
 }
 
 // recovered turns a panic inside goja (a JavaScript exception or an interruption raised
@@ -126,11 +136,11 @@ func watch(ctx context.Context, rt *goja.Runtime, lim limits) *guard {
 				return
 			case <-tick.C:
 				if h := heapBytes(); h > base && h-base > lim.mem {
-					g.interrupt(&RunError{Kind: "memory", Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", lim.mem>>20)})
+					g.interrupt(&RunError{Kind: KindMemory, Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", lim.mem>>20)})
 					return
 				}
 				if expired() {
-					g.interrupt(&RunError{Kind: "timeout", Message: fmt.Sprintf("strategy exceeded its time limit of %s", lim.wall)})
+					g.interrupt(&RunError{Kind: KindTimeout, Message: fmt.Sprintf("strategy exceeded its time limit of %s", lim.wall)})
 					return
 				}
 			}

@@ -31,7 +31,7 @@ func TestSandbox(t *testing.T) {
 	tests := []struct {
 		name string
 		code string
-		kind string
+		kind ErrorKind
 		msg  string
 		line int
 		mem  uint64

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // ErrNoServer means PostgreSQL's server binaries could not be found.
@@ -181,20 +180,4 @@ func (c *Cluster) chown(path string) error {
 		return fmt.Errorf("hand %s to the server user: %w", path, err)
 	}
 	return nil
-}
-
-// WaitReady polls until fn succeeds or the timeout passes; used after a start.
-func WaitReady(ctx context.Context, timeout time.Duration, fn func(context.Context) error) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		err := fn(ctx)
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }

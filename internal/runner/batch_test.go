@@ -10,7 +10,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/runner"
-	"github.com/backtestd/backtestd/internal/study"
+	"github.com/backtestd/backtestd/internal/sweep"
 )
 
 // A batch gives, for each parameter set, the summary and returns of the same single run,
@@ -52,7 +52,7 @@ func TestRunBatch(t *testing.T) {
 		if !reflect.DeepEqual(tr.Summary, res.Summary) {
 			t.Errorf("trial %d: summary %+v, single run %+v", i, tr.Summary, res.Summary)
 		}
-		if !reflect.DeepEqual(tr.Returns, study.Returns(res.Equity)) || tr.Bars != len(res.Equity) {
+		if !reflect.DeepEqual(tr.Returns, sweep.Returns(res.Equity)) || tr.Bars != len(res.Equity) {
 			t.Errorf("trial %d: returns differ from the single run's", i)
 		}
 		if res.Summary.SharpeRatio != nil && (tr.Objective == nil || *tr.Objective != *res.Summary.SharpeRatio) {

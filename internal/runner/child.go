@@ -18,7 +18,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
-	"github.com/backtestd/backtestd/internal/study"
+	"github.com/backtestd/backtestd/internal/sweep"
 )
 
 // Environment of a runner child. childEnv marks the process as one (test binaries look
@@ -130,7 +130,7 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 		var pe *jsrt.ParamError
 		switch {
 		case errors.As(err, &pe):
-			return w.send(message{RunErr: &runError{Kind: "strategy", Message: pe.Message}})
+			return w.send(message{RunErr: &runError{Kind: jsrt.KindStrategy, Message: pe.Message}})
 		case err != nil:
 			return err
 		}
@@ -184,8 +184,8 @@ func serveBatch(ctx context.Context, req request, w *frameWriter) error {
 	feeds := fromWireFeeds(req.Feeds) // once for the batch; runs only read them
 	compiled := jsrt.Compile(req.Code)
 	memo := jsrt.NewMemo() // indicators with the same inputs computed once for the batch
-	obj := study.Objective{Metric: req.Objective}
-	inSummary := study.Known(req.Objective, nil)
+	obj := sweep.Objective{Metric: req.Objective}
+	inSummary := sweep.Known(req.Objective, nil)
 	for i, params := range req.Batch {
 		res, err := jsrt.Run(ctx, jsrt.RunConfig{
 			Code: req.Code, Compiled: compiled, Params: params, Feeds: feeds, Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom, Memo: memo,
@@ -200,7 +200,7 @@ func serveBatch(ctx context.Context, req request, w *frameWriter) error {
 		case err != nil:
 			return err
 		default:
-			t.Summary, t.Bars, t.Returns = res.Summary, len(res.Equity), study.Returns(res.Equity)
+			t.Summary, t.Bars, t.Returns = res.Summary, len(res.Equity), sweep.Returns(res.Equity)
 			var stats *engine.Statistics
 			if !inSummary {
 				s := engine.ComputeStatistics(res.InitialCash, res.Equity, res.Trades, res.Summary.SQN, nil)

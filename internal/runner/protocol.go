@@ -68,7 +68,7 @@ type batchDone struct{ Trials int }
 
 // runError is jsrt.RunError on the wire (its cause does not cross processes).
 type runError struct {
-	Kind    string
+	Kind    jsrt.ErrorKind
 	Message string
 	Line    int
 }

@@ -148,7 +148,9 @@ func TestRunHostile(t *testing.T) {
 	const limit = 4 * time.Second
 	p := newPool(t, runner.Config{TimeLimit: limit, MemoryLimit: 512 << 20})
 	cases := []struct {
-		name, body, kind, want string
+		name, body string
+		kind       jsrt.ErrorKind
+		want       string
 	}{
 		{"catastrophic regex", `/^(\w+)(\w+)+\1y/.test("a".repeat(40));`, "timeout", "time limit"},
 		// Depending on the machine's speed this one runs out of memory, overflows the

@@ -117,9 +117,6 @@ func Start(ctx context.Context, dirs []string, svc *strategy.Service, opts Optio
 	return w, nil
 }
 
-// Dirs returns the absolute directories being watched.
-func (w *Watcher) Dirs() []string { return append([]string(nil), w.dirs...) }
-
 // Close stops watching and waits for the watcher to finish.
 func (w *Watcher) Close() error {
 	w.cancel()

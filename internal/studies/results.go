@@ -14,7 +14,7 @@ import (
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/store"
-	"github.com/backtestd/backtestd/internal/study"
+	"github.com/backtestd/backtestd/internal/sweep"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
@@ -86,7 +86,7 @@ func foldOf(folds int32, v string) (int32, error) {
 // bestOf is the completed trial (in plan order) with the best objective in the study's
 // direction, the first among equals; nil before one completed.
 func bestOf(trials []Trial, direction string) *Trial {
-	obj := study.Objective{Minimize: direction == "min"}
+	obj := sweep.Objective{Minimize: direction == "min"}
 	var best *Trial
 	for i := range trials {
 		t := &trials[i]
@@ -171,7 +171,7 @@ func (s *Service) Heatmap(ctx context.Context, id, fold, x, y, metric, agg strin
 	if err != nil {
 		return nil, err
 	}
-	names := study.Space(st.Space).Names()
+	names := sweep.Space(st.Space).Names()
 	for _, p := range []struct{ key, v string }{{"x", x}, {"y", y}} {
 		if !slices.Contains(names, p.v) {
 			return nil, apperr.Invalid("%s must be one of the study's varied parameters (%s), got %q", p.key, strings.Join(names, ", "), p.v)
@@ -307,7 +307,7 @@ type Overfitting struct {
 	Trials       int               `json:"trials"` // combinations that ran
 	Objective    string            `json:"objective"`
 	Best         *Best             `json:"best"`
-	Statistics   study.Overfit     `json:"statistics"`
+	Statistics   sweep.Overfit     `json:"statistics"`
 	Explanations map[string]string `json:"explanations"`
 }
 
@@ -335,14 +335,14 @@ func (s *Service) Overfitting(ctx context.Context, id, fold string) (Overfitting
 	if err != nil {
 		return Overfitting{}, fmt.Errorf("load returns of %s: %w", id, err)
 	}
-	trials := make([]study.Trial, len(rets))
+	trials := make([]sweep.Trial, len(rets))
 	for i, r := range rets {
-		trials[i] = study.Trial{Value: r.Objective, Returns: r.Returns}
+		trials[i] = sweep.Trial{Value: r.Objective, Returns: r.Returns}
 	}
-	study.Rank(trials, study.Objective{Metric: row.Objective, Minimize: row.Direction == "min"})
+	sweep.Rank(trials, sweep.Objective{Metric: row.Objective, Minimize: row.Direction == "min"})
 	out := Overfitting{StudyID: id, Fold: int(f) + 1, Status: row.Status, Trials: len(trials), Objective: row.Objective,
-		Statistics:   study.Overfitting(trials, int(row.Blocks)),
-		Explanations: map[string]string{"deflated_sharpe": study.DeflatedExplanation, "pbo": study.PBOExplanation}}
+		Statistics:   sweep.Overfitting(trials, int(row.Blocks)),
+		Explanations: map[string]string{"deflated_sharpe": sweep.DeflatedExplanation, "pbo": sweep.PBOExplanation}}
 	if last { // the study's best so far
 		p, err := s.progress(ctx, s.db.Pool, id)
 		if err != nil {

@@ -132,7 +132,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 	if failMsg != "" { // the data or the version is gone: no combination can run
 		out := make([]outcome, len(pending))
 		for i, p := range pending {
-			out[i] = outcome{idx: p.Idx, trial: runner.Trial{Err: &jsrt.RunError{Kind: "strategy", Message: failMsg}}}
+			out[i] = outcome{idx: p.Idx, trial: runner.Trial{Err: &jsrt.RunError{Kind: jsrt.KindStrategy, Message: failMsg}}}
 		}
 		s.finish(ctx, id, out)
 		return nil
@@ -192,7 +192,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 			s.trialTime.put(id, perTrial)
 			ran += k
 			pending, params = pending[k:], params[k:]
-		case errors.As(err, &re) && re.Kind == "cancelled":
+		case errors.As(err, &re) && re.Kind == jsrt.KindCancelled:
 			flush()
 			if errors.Is(context.Cause(runCtx), errBudget) {
 				return s.continueLater(ctx, row, pending[reported:])
@@ -329,7 +329,7 @@ func (s *Service) retry(job *river.Job[BatchArgs], id string, rest []store.Pendi
 	msg := fmt.Sprintf("could not run after %d attempts: %v", job.Attempt, err)
 	out := make([]outcome, len(rest))
 	for i, r := range rest {
-		out[i] = outcome{idx: r.Idx, trial: runner.Trial{Err: &jsrt.RunError{Kind: "strategy", Message: msg}}}
+		out[i] = outcome{idx: r.Idx, trial: runner.Trial{Err: &jsrt.RunError{Kind: jsrt.KindStrategy, Message: msg}}}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

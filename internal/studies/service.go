@@ -3,7 +3,7 @@
 // out), fanned out to River in batches over every worker process, each combination's
 // figures stored as a typed row, ranked by an objective, shown as a leaderboard and a
 // heatmap, judged by the overfitting statistics, and any combination promoted to an
-// ordinary backtest. The plan, ranking and statistics are internal/study's; this package
+// ordinary backtest. The plan, ranking and statistics are internal/sweep's; this package
 // owns the lifecycle, the jobs and the tables.
 package studies
 
@@ -32,7 +32,7 @@ import (
 	"github.com/backtestd/backtestd/internal/overfit"
 	"github.com/backtestd/backtestd/internal/runner"
 	"github.com/backtestd/backtestd/internal/store"
-	"github.com/backtestd/backtestd/internal/study"
+	"github.com/backtestd/backtestd/internal/sweep"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
@@ -234,8 +234,8 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 			return Study{}, apperr.Invalid("%s is both in space and in strategy_params: vary it or fix it", name)
 		}
 	}
-	if i, err := study.Complete(combos, fixed, &r.Strategy); err != nil {
-		return Study{}, apperr.Invalid("combination %s: %s", study.Describe(space.Names(), combos[i]), err)
+	if i, err := sweep.Complete(combos, fixed, &r.Strategy); err != nil {
+		return Study{}, apperr.Invalid("combination %s: %s", sweep.Describe(space.Names(), combos[i]), err)
 	}
 	var constraint *string
 	excluded := 0
@@ -251,7 +251,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 			return Study{}, fmt.Errorf("evaluate the constraint: %w", err)
 		}
 		n := len(combos)
-		combos = study.Keep(combos, keep)
+		combos = sweep.Keep(combos, keep)
 		if excluded = n - len(combos); len(combos) == 0 {
 			return Study{}, apperr.Invalid("the constraint leaves no combination (all %d left out)", excluded)
 		}
@@ -293,9 +293,9 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 		if folds, err = s.planFolds(ctx, *wf, r.DataSource, r.Symbols, r.Timeframe, r.StartDate, r.EndDate); err != nil {
 			return Study{}, err
 		}
-		if n := len(folds) * len(combos); n > study.MaxCombinations {
+		if n := len(folds) * len(combos); n > sweep.MaxCombinations {
 			return Study{}, apperr.Invalid("%d folds × %d combinations make %d runs, more than %d: narrow the space or use fewer folds",
-				len(folds), len(combos), n, study.MaxCombinations)
+				len(folds), len(combos), n, sweep.MaxCombinations)
 		}
 		if wfJSON, err = json.Marshal(wf); err != nil {
 			return Study{}, fmt.Errorf("walk_forward: %w", err)
@@ -339,7 +339,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 
 // insertTrials stores the plan: a pending row per combination and fold (fold f's trial of
 // combination c is idx f×len(combos)+c) and the typed copy of its varied parameters.
-func (s *Service) insertTrials(ctx context.Context, tx pgx.Tx, id string, space study.Space, combos []map[string]any, folds int) error {
+func (s *Service) insertTrials(ctx context.Context, tx pgx.Tx, id string, space sweep.Space, combos []map[string]any, folds int) error {
 	rows := make([]store.CopyStudyTrialsParams, 0, len(combos)*folds)
 	var prm []store.CopyStudyTrialParamsParams
 	for k := range folds * len(combos) {
@@ -417,7 +417,7 @@ func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, st store.Study, idx []
 
 // parseSpace reads the request's space: per parameter a list of values or {start, stop,
 // step}; each parameter must be one the strategy declares.
-func parseSpace(in map[string]json.RawMessage, info jsrt.StrategyInfo) (study.Space, error) {
+func parseSpace(in map[string]json.RawMessage, info jsrt.StrategyInfo) (sweep.Space, error) {
 	if len(in) == 0 {
 		return nil, apperr.Invalid("space is required: per parameter, a list of values or {start, stop, step}")
 	}
@@ -425,7 +425,7 @@ func parseSpace(in map[string]json.RawMessage, info jsrt.StrategyInfo) (study.Sp
 	for i, p := range info.Params {
 		declared[i] = p.Name
 	}
-	out := study.Space{}
+	out := sweep.Space{}
 	for name, raw := range in {
 		if !slices.Contains(declared, name) {
 			return nil, apperr.Invalid("space.%s: the strategy has no parameter %s (its parameters: %s)", name, name, strings.Join(declared, ", "))
@@ -462,7 +462,7 @@ func parseSpace(in map[string]json.RawMessage, info jsrt.StrategyInfo) (study.Sp
 			if err := dec.Decode(&r); err != nil || r.Start == nil || r.Stop == nil || r.Step == nil {
 				return nil, bad("a range is {\"start\": number, \"stop\": number, \"step\": number}")
 			}
-			vals, err := study.Range(*r.Start, *r.Stop, *r.Step)
+			vals, err := sweep.Range(*r.Start, *r.Stop, *r.Step)
 			if err != nil {
 				return nil, bad("%s", err)
 			}
@@ -479,5 +479,5 @@ func KnownMetric(metric string) bool {
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	eq := []engine.EquityPoint{{Time: t0, Value: 100}, {Time: t0.AddDate(0, 0, 1), Value: 101}}
 	stats := engine.ComputeStatistics(100, eq, nil, 0, nil)
-	return metric != "" && study.Known(metric, &stats)
+	return metric != "" && sweep.Known(metric, &stats)
 }

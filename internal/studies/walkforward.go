@@ -21,7 +21,7 @@ import (
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/store"
-	"github.com/backtestd/backtestd/internal/study"
+	"github.com/backtestd/backtestd/internal/sweep"
 )
 
 // WalkForwardSpec is the walk_forward of a study request: each window a number of bars or
@@ -34,12 +34,12 @@ type WalkForwardSpec struct {
 }
 
 // parse reads the request's windows.
-func (w WalkForwardSpec) parse() (study.WalkForward, error) {
-	out := study.WalkForward{Anchored: w.Anchored}
+func (w WalkForwardSpec) parse() (sweep.WalkForward, error) {
+	out := sweep.WalkForward{Anchored: w.Anchored}
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
-		dst  *study.Window
+		dst  *sweep.Window
 	}{{"train", w.Train, &out.Train}, {"test", w.Test, &out.Test}, {"step", w.Step, &out.Step}} {
 		raw := bytes.TrimSpace(f.raw)
 		if len(raw) == 0 || string(raw) == "null" {
@@ -55,9 +55,9 @@ func (w WalkForwardSpec) parse() (study.WalkForward, error) {
 			if n < 1 || n > 10_000_000 {
 				return out, apperr.Invalid("walk_forward.%s: a number of bars must be from 1 to 10000000, got %d", f.name, n)
 			}
-			*f.dst = study.Window{Bars: n}
+			*f.dst = sweep.Window{Bars: n}
 		case json.Unmarshal(raw, &s) == nil:
-			win, err := study.ParseWindow(s)
+			win, err := sweep.ParseWindow(s)
 			if err != nil {
 				return out, apperr.Invalid("walk_forward.%s: %s", f.name, err)
 			}
@@ -246,7 +246,7 @@ func (s *Service) ExecuteFold(ctx context.Context, job *river.Job[FoldArgs]) err
 	res, err := s.cfg.Runner.Run(runCtx, cfg)
 	var re *jsrt.RunError
 	switch {
-	case errors.As(err, &re) && re.Kind == "cancelled":
+	case errors.As(err, &re) && re.Kind == jsrt.KindCancelled:
 		return interrupted(runCtx)
 	case errors.As(err, &re):
 		return fail("the out-of-sample run failed: " + re.Message)
@@ -258,7 +258,7 @@ func (s *Service) ExecuteFold(ctx context.Context, job *river.Job[FoldArgs]) err
 		OosAnnualReturn: res.Summary.AnnualReturn, OosSharpeRatio: res.Summary.SharpeRatio,
 		OosMaxDrawdownPct: &res.Summary.MaxDrawdownPct, OosTotalTrades: ptr(int32(res.Summary.TotalTrades)),
 		OosTimes: make([]time.Time, len(res.Equity)), OosValues: make([]float64, len(res.Equity))}
-	if v, ok := (study.Objective{Metric: row.Objective}).Value(res.Summary, &stats); ok {
+	if v, ok := (sweep.Objective{Metric: row.Objective}).Value(res.Summary, &stats); ok {
 		p.OosObjective = &v
 	}
 	for i, e := range res.Equity {
@@ -373,7 +373,7 @@ func (s *Service) WalkForwardOf(ctx context.Context, id string) (WalkForward, er
 		if f.IsAnnualReturn != nil {
 			isAnnual = append(isAnnual, *f.IsAnnualReturn)
 			if f.OosAnnualReturn != nil {
-				if e, ok := study.Efficiency(*f.OosAnnualReturn, []float64{*f.IsAnnualReturn}); ok {
+				if e, ok := sweep.Efficiency(*f.OosAnnualReturn, []float64{*f.IsAnnualReturn}); ok {
 					out.Folds[i].Efficiency = &e
 				}
 			}
@@ -394,7 +394,7 @@ func (s *Service) WalkForwardOf(ctx context.Context, id string) (WalkForward, er
 	if y := last.Time.Sub(first.Time).Hours() / 24 / 365.25; y > 0 && last.Value > 0 {
 		annual := math.Pow(last.Value/row.InitialCash, 1/y) - 1
 		out.AnnualReturn = &annual
-		if e, ok := study.Efficiency(annual, isAnnual); ok {
+		if e, ok := sweep.Efficiency(annual, isAnnual); ok {
 			out.Efficiency = &e
 		}
 	}

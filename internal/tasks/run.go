@@ -229,7 +229,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, 
 		var re *jsrt.RunError
 		if errors.As(err, &re) {
 			switch re.Kind {
-			case "strategy", "timeout", "memory":
+			case jsrt.KindStrategy, jsrt.KindTimeout, jsrt.KindMemory:
 				return nil, nil, &failure{msg: re.Message, permanent: true}, nil
 			}
 			// cancelled: by the user (the status says so), or the worker is stopping.

@@ -12,7 +12,7 @@ import { taskSocket } from '../ws';
 import { prepareChartOption, rangeCount } from '../shape';
 import { statusBadge } from './runs';
 
-/** The most combinations a study may run (internal/study.MaxCombinations). */
+/** The most combinations a study may run (internal/sweep.MaxCombinations). */
 export const MAX_COMBINATIONS = 10000;
 const ACTIVE = new Set(['pending', 'running']);
 
@@ -819,7 +819,7 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
   const ex = wf.explanations ?? {};
   const eff = wf.efficiency;
   // The server gives no efficiency when the winners' mean in-sample annual return is below
-  // 1% (internal/study.MinInSampleAnnual): say why instead of a verdict on a ratio of noise.
+  // 1% (internal/sweep.MinInSampleAnnual): say why instead of a verdict on a ratio of noise.
   const inSample = (wf.folds ?? []).map((f) => f.is_annual_return).filter((v): v is number => typeof v === 'number');
   const isMean = inSample.length ? inSample.reduce((a, b) => a + b, 0) / inSample.length : null;
   const noVerdict =

@@ -1,8 +1,8 @@
-// Package study plans a parameter study: the values each parameter takes (a list, or a
+// Package sweep plans a parameter study: the values each parameter takes (a list, or a
 // start:stop:step range), the combinations a grid or a seeded random sample takes from
 // them, the objective its runs are ranked by, and the per-bar returns the overfitting
 // statistics are computed from.
-package study
+package sweep
 
 import (
 	"encoding/json"

@@ -1,0 +1,351 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// OpenStrategy is a Strategy with cheat-on-open (backtrader's next_open): NextOpen runs
+// on each new bar before the broker, from the bar after the first Next on.
+type OpenStrategy interface {
+	Strategy
+	NextOpen(e *Engine) error
+}
+
+// SetCheatOnOpen turns cheat-on-open on: a strategy's NextOpen sees the new bar's open
+// (its data lines are at the new bar, its indicators still at the previous one, as in
+// backtrader), and a market order placed there fills at that open.
+func (e *Engine) SetCheatOnOpen(on bool) { e.coo = on }
+
+// IndicatorCursor is the index of the bar feed i's indicators are read at.
+func (e *Engine) IndicatorCursor(i int) *int { return &e.indCursor[i] }
+
+func (e *Engine) nextOpen(s Strategy) error {
+	o, ok := s.(OpenStrategy)
+	if !e.coo || !ok || e.res.FirstNext == 0 {
+		return nil
+	}
+	for k := range e.indCursor {
+		if e.ticked[k] {
+			e.indCursor[k]--
+		}
+	}
+	err := o.NextOpen(e)
+	copy(e.indCursor, e.cursor)
+	return err
+}
+
+// settle marks futures positions to the close in cash, as backtrader's broker does at
+// the end of each bar; stock positions settle nothing.
+func (e *Engine) settle() {
+	if e.ci.stocklike() {
+		return
+	}
+	for k := range e.pos {
+		p := &e.pos[k]
+		if p.Size == 0 || !e.ticked[k] {
+			continue
+		}
+		cl := e.feeds[k].Bars[e.cursor[k]].Close
+		adj := e.ci.cashAdjust(p.Size, p.adjBase, cl)
+		e.cash += adj
+		e.flow[k] += adj
+		p.adjBase = cl
+	}
+}
+
+// tryFills goes once through the accepted orders, in submission order, on the bar, as
+// backtrader's broker does: an order past its validity expires; otherwise an active order
+// on a feed with a bar now is tried, and a trailing stop still alive then follows the close.
+func (e *Engine) tryFills() {
+	if len(e.pending) == 0 {
+		return
+	}
+	for i := 0; i < len(e.pending); i++ {
+		o := e.pending[i]
+		if !o.Status.Alive() {
+			continue
+		}
+		b := &e.feeds[o.Feed].Bars[e.cursor[o.Feed]]
+		if o.Type != Market && !o.ValidUntil.IsZero() && b.Time.After(o.ValidUntil) {
+			e.expire(o)
+			continue
+		}
+		if o.inactive || !e.ticked[o.Feed] {
+			continue
+		}
+		if price, ok := e.fillPrice(o, b); ok {
+			before := e.cash
+			e.execute(o, price, b.Time)
+			e.flow[o.Feed] += e.cash - before
+		}
+		if o.Status.Alive() && o.Type.trailing() {
+			o.trailAdjust(b.Close)
+		}
+	}
+	live := e.pending[:0]
+	for _, o := range e.pending {
+		if o.Status.Alive() {
+			live = append(live, o)
+		}
+	}
+	for i := len(live); i < len(e.pending); i++ {
+		e.pending[i] = nil
+	}
+	e.pending = live
+}
+
+// limitFill is backtrader's _try_exec_limit: at the open (slipped within the limit) when
+// the bar opens through the limit, else at the limit when the bar reaches it.
+func (e *Engine) limitFill(buy bool, p float64, b *Bar) (float64, bool) {
+	if buy {
+		if p >= b.Open {
+			return e.slip.up(min(b.High, p), b.Open, e.slip.Open, true)
+		}
+		if p >= b.Low {
+			return p, true
+		}
+		return 0, false
+	}
+	if p <= b.Open {
+		// backtrader passes the limit, not max(low, limit), as the floor here
+		return e.slip.down(p, b.Open, e.slip.Open, true)
+	}
+	if p <= b.High {
+		return p, true
+	}
+	return 0, false
+}
+
+// fillPrice is the price o fills at on bar b, if it fills (backtrader's _try_exec_*).
+func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
+	buy := o.Side == Buy
+	switch o.Type {
+	case Market:
+		if buy {
+			return e.slip.up(b.High, b.Open, e.slip.Open, false)
+		}
+		return e.slip.down(b.Low, b.Open, e.slip.Open, false)
+	case Close:
+		return b.Close, true
+	case Limit:
+		return e.limitFill(buy, o.Price, b)
+	case Stop, StopTrail:
+		s := o.Price
+		if buy {
+			if b.Open >= s {
+				return e.slip.up(b.High, b.Open, e.slip.Open, false)
+			}
+			if b.High >= s {
+				return e.slip.up(b.High, s, true, false)
+			}
+			return 0, false
+		}
+		if b.Open <= s {
+			return e.slip.down(b.Low, b.Open, e.slip.Open, false)
+		}
+		if b.Low <= s {
+			return e.slip.down(b.Low, s, true, false)
+		}
+		return 0, false
+	case StopLimit, StopTrailLimit:
+		if o.triggered {
+			return e.limitFill(buy, o.PLimit, b)
+		}
+		s, pl := o.Price, o.PLimit
+		if buy {
+			if b.Open >= s {
+				o.triggered = true
+				return e.limitFill(buy, pl, b)
+			}
+			if b.High >= s {
+				o.triggered = true
+				if b.Open > b.Close {
+					if pl >= s {
+						return e.slip.up(b.High, s, true, true)
+					} else if pl >= b.Close {
+						return pl, true
+					}
+				} else if pl >= s {
+					return e.slip.up(b.High, s, true, true)
+				}
+			}
+			return 0, false
+		}
+		if b.Open <= s {
+			o.triggered = true
+			return e.limitFill(buy, pl, b)
+		}
+		if b.Low <= s {
+			o.triggered = true
+			if b.Open <= b.Close { // backtrader: popen <= pclose (the buy side tests popen > pclose)
+				if pl <= s {
+					return e.slip.down(b.Low, s, true, true)
+				} else if pl <= b.Close {
+					return pl, true
+				}
+			} else if pl <= s {
+				return e.slip.down(b.Low, s, true, true)
+			}
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+// execute fills o at price, as backtrader's BackBroker._execute does.
+func (e *Engine) execute(o *Order, price float64, t time.Time) {
+	pos := &e.pos[o.Feed]
+	size := o.Remaining
+	porig := pos.Price
+	probe := *pos
+	opened, closed := probe.update(size, price)
+	var pnl float64 // stays +0 for an opening fill; -closed*(...) would give -0 there
+	if closed != 0 {
+		pnl = e.ci.pnl(-closed, porig, price)
+	}
+	cash := e.cash
+	var closedValue, closedComm, openedValue, openedComm float64
+	if closed != 0 {
+		closedValue = e.ci.valueSize(-closed, porig)
+		if e.ci.stocklike() {
+			cash += closedValue + pnl
+		} else { // futures: the margin comes back; gains were settled at each close
+			cash += closedValue
+		}
+		closedComm = e.ci.commission(closed, price)
+		cash -= closedComm
+		cash += e.ci.cashAdjust(-closed, pos.adjBase, price)
+		e.cash = cash
+	}
+	popened := opened
+	if opened != 0 {
+		openedValue = e.ci.valueSize(opened, price)
+		cash -= openedValue
+		openedComm = e.ci.commission(opened, price)
+		cash -= openedComm
+		if cash < 0 {
+			opened, openedValue, openedComm = 0, 0, 0
+		} else {
+			if math.Abs(probe.Size) > math.Abs(opened) {
+				// contracts held before this fill are settled to its price, the new base
+				cash += e.ci.cashAdjust(probe.Size-opened, pos.adjBase, price)
+			}
+			pos.adjBase = price
+			e.cash = cash
+		}
+	}
+	if execSize := closed + opened; execSize != 0 {
+		pos.update(execSize, price)
+		prev := o.ExecSize
+		o.ExecSize += execSize
+		// backtrader's OrderData.addbit, also for the first fill: (size*price)/size can
+		// differ from price in the last bit, and strategies compute exits from it.
+		o.ExecPrice = (o.ExecPrice*prev + price*execSize) / o.ExecSize
+		o.ExecTime = t
+		o.ExecValue += closedValue + openedValue
+		o.ExecComm += closedComm + openedComm
+		o.ExecPnL += pnl
+		o.Remaining -= execSize
+		if o.Remaining == 0 {
+			o.Status = Completed
+		} else {
+			o.Status = Partial
+		}
+		e.res.Executions = append(e.res.Executions, Execution{
+			Ref: o.Ref, Symbol: e.feeds[o.Feed].Symbol, Time: t, Side: o.Side.String(), ExecType: o.Type.String(),
+			Price: price, Size: execSize, Value: closedValue + openedValue, Commission: closedComm + openedComm,
+			PnL: pnl, CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice,
+		})
+		if !e.cfg.QuietEngine {
+			e.Log("INFO", "engine", fmt.Sprintf("order %d filled: %s %g %s @ %.4f, commission %.4f",
+				o.Ref, o.Side, math.Abs(execSize), e.feeds[o.Feed].Symbol, price, closedComm+openedComm))
+		}
+		e.notify(o)
+		var last *TradeState
+		if closed != 0 {
+			last = e.tradeUpdate(o, closed, price, closedComm, t, false)
+		}
+		if opened != 0 {
+			last = e.tradeUpdate(o, opened, price, openedComm, t, true)
+		}
+		// As backtrader, a trade is notified as opened once per fill, if the last trade
+		// the fill updated has just opened (so backtrader's TradeAnalyzer counts it).
+		if last != nil && last.JustOpened {
+			if !e.quiet.trades {
+				snap := *last
+				e.notes = append(e.notes, note{trade: &snap})
+			}
+			e.opened++
+		}
+		e.ocoCheck(o)
+		if o.Status == Completed {
+			e.activate = append(e.activate, o.children...)
+		}
+	}
+	if popened != 0 && opened == 0 {
+		e.reject(o)
+	}
+}
+
+// tradeUpdate is backtrader's Trade.update for one execution bit of o: the part that
+// closed (reduced) the feed's position or the part that opened (added to) it. As in
+// backtrader's Strategy._addnotification, trades are kept per feed and tradeid, and the
+// position, which is the feed's across tradeids, decides which part is which: a closing
+// part goes to the tradeid's latest trade even when that one is closed (it opens again,
+// under its old ref), an opening part starts a new trade when the latest one is closed.
+func (e *Engine) tradeUpdate(o *Order, size, price, comm float64, t time.Time, opening bool) *TradeState {
+	feed := o.Feed
+	key := tradeKey{feed, o.TradeID}
+	tr := e.trades[key]
+	if tr == nil || (opening && tr.IsClosed) {
+		e.tradeRef++
+		tr = &TradeState{Ref: e.tradeRef, Feed: feed, TradeID: o.TradeID}
+		e.trades[key] = tr
+	}
+	tr.Commission += comm
+	old := tr.Size
+	tr.Size += size
+	tr.JustOpened = old == 0 && size != 0
+	bar := e.cursor[feed]
+	if tr.JustOpened {
+		tr.OpenBar = bar
+		tr.OpenTime = t
+		tr.MaxSize = 0
+	}
+	tr.IsOpen = tr.Size != 0
+	tr.BarLen = bar - tr.OpenBar
+	tr.IsClosed = old != 0 && tr.Size == 0
+	var pnl float64
+	if math.Abs(tr.Size) > math.Abs(old) {
+		tr.Price = (old*tr.Price + size*price) / tr.Size
+		tr.EntryPrice = e.pos[feed].Price
+		if math.Abs(tr.Size) > math.Abs(tr.MaxSize) {
+			tr.MaxSize = tr.Size
+		}
+	} else {
+		pnl = e.ci.pnl(-size, tr.Price, price)
+	}
+	tr.PnL += pnl
+	tr.PnLComm = tr.PnL - tr.Commission
+	if tr.IsClosed {
+		tr.ExitPrice = price
+		tr.CloseTime = t
+		ct := t
+		e.closed = append(e.closed, Trade{
+			Ref: tr.Ref, TradeID: tr.TradeID, Symbol: e.feeds[feed].Symbol, OpenTime: tr.OpenTime, CloseTime: &ct,
+			Size: tr.MaxSize, EntryPrice: tr.EntryPrice, ExitPrice: price, PnLGross: tr.PnL, PnLNet: tr.PnLComm,
+			Commission: tr.Commission, BarLen: tr.BarLen,
+		})
+		if !e.cfg.QuietEngine {
+			e.Log("INFO", "engine", fmt.Sprintf("trade %d closed: %s, pnl %.4f, net %.4f, %d bars",
+				tr.Ref, e.feeds[feed].Symbol, tr.PnL, tr.PnLComm, tr.BarLen))
+		}
+		if !e.quiet.trades {
+			snap := *tr
+			e.notes = append(e.notes, note{trade: &snap})
+		}
+	}
+	return tr
+}
