@@ -273,7 +273,10 @@ func watchHealth(t *testing.T, srv *httptest.Server) func() {
 			}
 			_, _ = io.Copy(io.Discard, res.Body)
 			res.Body.Close()
-			if res.StatusCode != 200 {
+			// 503 is /health's own answer when the database took over 2 s to reply, which a
+			// loaded CI machine can make happen; what the reads must never do is stop the
+			// API answering or drop its connection.
+			if res.StatusCode != 200 && res.StatusCode != 503 {
 				t.Errorf("/health: %d", res.StatusCode)
 			}
 			n++
