@@ -364,11 +364,13 @@ var reportTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Parse(reportHTML))
 })
 
+// reportHTML colours gains green and losses red, the page's default convention (the API's
+// chart options keep the reference's red-rising colours).
 const reportHTML = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} · backtest {{.Task}}</title>
 <style>
-:root{--fg:#1d232a;--muted:#65707c;--line:#dde1e6;--pos:#c62828;--neg:#00796b}
+:root{--fg:#1d232a;--muted:#65707c;--line:#dde1e6;--pos:#1b8a5a;--neg:#c62828}
 *{box-sizing:border-box}
 body{font:13px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1000px;padding:0 16px;color:var(--fg)}
 header{border-bottom:2px solid var(--fg);padding-bottom:8px;margin-bottom:12px}
@@ -391,8 +393,8 @@ thead{display:table-header-group}tr{break-inside:avoid}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;align-items:start}
 .stats td.l{color:var(--fg)}
 table.months td,table.months th{padding:3px 4px}
-td.pos.h1{background:rgba(239,83,80,.1)}td.pos.h2{background:rgba(239,83,80,.22)}td.pos.h3{background:rgba(239,83,80,.36)}td.pos.h4{background:rgba(239,83,80,.5)}
-td.neg.h1{background:rgba(38,166,154,.1)}td.neg.h2{background:rgba(38,166,154,.22)}td.neg.h3{background:rgba(38,166,154,.36)}td.neg.h4{background:rgba(38,166,154,.5)}
+td.pos.h1{background:rgba(27,138,90,.1)}td.pos.h2{background:rgba(27,138,90,.22)}td.pos.h3{background:rgba(27,138,90,.36)}td.pos.h4{background:rgba(27,138,90,.5)}
+td.neg.h1{background:rgba(198,40,40,.1)}td.neg.h2{background:rgba(198,40,40,.22)}td.neg.h3{background:rgba(198,40,40,.36)}td.neg.h4{background:rgba(198,40,40,.5)}
 td.changed{font-weight:600}
 footer{margin-top:24px;color:var(--muted);font-size:11px}
 @page{size:A4;margin:14mm 12mm}
