@@ -714,9 +714,9 @@ function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void;
         panel.set({
           animation: false,
           // On a phone the title would run past the chart's edges: it wraps to the width.
-          title: { text: cfg.title, left: 'center', textStyle: { fontSize: 13, width: Math.max(200, panel.el.clientWidth - 24), overflow: 'break' } },
+          title: { text: cfg.title, left: 'center', textStyle: { fontSize: 13, lineHeight: 17, width: Math.max(200, panel.el.clientWidth - 24), overflow: 'break' } },
           tooltip: cfg.tooltip,
-          grid: { left: 64, right: 16, top: panel.el.clientWidth < 560 ? 68 : 48, bottom: 96 },
+          grid: { left: 64, right: 16, top: panel.el.clientWidth < 560 ? 84 : 52, bottom: 96 },
           xAxis: cfg.xAxis,
           yAxis: cfg.yAxis,
           visualMap: centredScale(cfg.visualMap as Record<string, unknown>, metric),
