@@ -47,62 +47,56 @@ export async function homeView(main: HTMLElement): Promise<void> {
   }
 }
 
-function runsTable(tasks: Task[], strategyName: (id?: string | null) => string): HTMLElement {
-  const th = (label: string, num = false) => h('th', { scope: 'col', class: num ? 'num' : undefined }, label);
+// recentTable is the one shape of the start page's two lists: a caption for screen readers,
+// column heads (numeric ones right-aligned) and one row per item.
+function recentTable(caption: string, heads: [string, boolean?][], rows: HTMLElement[]): HTMLElement {
   return h(
     'div',
     { class: 'table-wrap' },
     h(
       'table',
       { class: 'table recent-table' },
-      h('caption', { class: 'sr-only' }, 'The newest runs'),
-      h('thead', null, h('tr', null, th('Run'), th('Status'), th('Strategy'), th('Symbol'), th('Return', true), th('Sharpe', true), th('Created'))),
+      h('caption', { class: 'sr-only' }, caption),
+      h('thead', null, h('tr', null, heads.map(([label, num]) => h('th', { scope: 'col', class: num ? 'num' : undefined }, label)))),
+      h('tbody', null, rows),
+    ),
+  );
+}
+
+function runsTable(tasks: Task[], strategyName: (id?: string | null) => string): HTMLElement {
+  return recentTable(
+    'The newest runs',
+    [['Run'], ['Status'], ['Strategy'], ['Symbol'], ['Return', true], ['Sharpe', true], ['Created']],
+    tasks.map((t) =>
       h(
-        'tbody',
-        null,
-        tasks.map((t) =>
-          h(
-            'tr',
-            { 'data-task': t.task_id },
-            h('td', null, h('a', { href: href(t.status === 'completed' ? `/results/${t.task_id}` : `/runs/${t.task_id}`) }, t.task_id)),
-            h('td', null, statusBadge(t.status)),
-            h('td', null, strategyName(t.strategy_id)),
-            h('td', null, (t.symbols ?? [t.symbol]).join(', ')),
-            h('td', { class: `num ${signClass(t.figures?.total_return)}` }, fmtPctFraction(t.figures?.total_return)),
-            h('td', { class: 'num' }, fmtRatio(t.figures?.sharpe_ratio)),
-            h('td', { class: 'muted' }, fmtAgo(t.created_at)),
-          ),
-        ),
+        'tr',
+        { 'data-task': t.task_id },
+        h('td', null, h('a', { href: href(t.status === 'completed' ? `/results/${t.task_id}` : `/runs/${t.task_id}`) }, t.task_id)),
+        h('td', null, statusBadge(t.status)),
+        h('td', null, strategyName(t.strategy_id)),
+        h('td', null, (t.symbols ?? [t.symbol]).join(', ')),
+        h('td', { class: `num ${signClass(t.figures?.total_return)}` }, fmtPctFraction(t.figures?.total_return)),
+        h('td', { class: 'num' }, fmtRatio(t.figures?.sharpe_ratio)),
+        h('td', { class: 'muted' }, fmtAgo(t.created_at)),
       ),
     ),
   );
 }
 
 function studiesTable(list: Study[], strategyName: (id?: string | null) => string): HTMLElement {
-  const th = (label: string, num = false) => h('th', { scope: 'col', class: num ? 'num' : undefined }, label);
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'table recent-table' },
-      h('caption', { class: 'sr-only' }, 'The newest studies'),
-      h('thead', null, h('tr', null, th('Study'), th('Status'), th('Strategy'), th('Objective'), th('Done', true), th('Created'))),
+  return recentTable(
+    'The newest studies',
+    [['Study'], ['Status'], ['Strategy'], ['Objective'], ['Done', true], ['Created']],
+    list.map((s) =>
       h(
-        'tbody',
-        null,
-        list.map((s) =>
-          h(
-            'tr',
-            { 'data-study': s.id },
-            h('td', null, h('a', { href: href(`/studies/${s.id}`) }, s.name || s.id)),
-            h('td', null, statusBadge(s.status)),
-            h('td', null, strategyName(s.strategy_id)),
-            h('td', null, s.objective ?? ''),
-            h('td', { class: 'num' }, `${fmtInt(s.done)} of ${fmtInt(s.total)}`),
-            h('td', { class: 'muted' }, fmtAgo(s.created_at)),
-          ),
-        ),
+        'tr',
+        { 'data-study': s.id },
+        h('td', null, h('a', { href: href(`/studies/${s.id}`) }, s.name || s.id)),
+        h('td', null, statusBadge(s.status)),
+        h('td', null, strategyName(s.strategy_id)),
+        h('td', null, s.objective ?? ''),
+        h('td', { class: 'num' }, `${fmtInt(s.done)} of ${fmtInt(s.total)}`),
+        h('td', { class: 'muted' }, fmtAgo(s.created_at)),
       ),
     ),
   );
