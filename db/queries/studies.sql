@@ -22,6 +22,11 @@ INSERT INTO study_trial_params (study_id, idx, name, num, txt, flag) VALUES ($1,
 -- name: GetStudy :one
 SELECT * FROM studies WHERE id = $1;
 
+-- name: GetStudyForUpdate :one
+-- Locks a study for a change by a user (cancel, retry). The weakest lock that keeps two
+-- changes apart: workers storing trials (key-share locks through the foreign key) go on.
+SELECT * FROM studies WHERE id = $1 FOR NO KEY UPDATE;
+
 -- name: ListStudies :many
 SELECT * FROM studies
 WHERE (sqlc.narg('strategy_id')::text IS NULL OR strategy_id = sqlc.narg('strategy_id'))

@@ -8,7 +8,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/auth"
 )
 
@@ -253,23 +252,6 @@ func pathTarget(r *http.Request) string {
 		}
 	}
 	return strings.Join(parts, "/")
-}
-
-// mayModify refuses a caller who may not change what, whose owner reads; a target that
-// does not exist passes, for the route to answer 404.
-func mayModify(r *http.Request, what string, owner func() (*string, error)) error {
-	o, err := owner()
-	if e, ok := apperr.As(err); ok && e.Kind == apperr.KindNotFound {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	name := ""
-	if o != nil {
-		name = *o
-	}
-	return auth.MayModify(caller(r), what, name)
 }
 
 type auditKey struct{}

@@ -44,7 +44,7 @@ func (h *taskHandlers) secondaryResult(w http.ResponseWriter, r *http.Request) e
 	}
 	body := map[string]any{"task": t, "result": nil}
 	if sum != nil {
-		body["result"] = secondaryResult{TaskID: t.TaskID, Status: t.Status, Summary: sum}
+		body["result"] = secondaryResult{TaskID: t.TaskID, Status: string(t.Status), Summary: sum}
 	}
 	writeJSON(w, http.StatusOK, body)
 	return nil

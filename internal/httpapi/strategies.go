@@ -144,14 +144,11 @@ func (h *strategyHandlers) get(w http.ResponseWriter, r *http.Request) error {
 
 func (h *strategyHandlers) replace(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "strategy_id")
-	if err := h.mayModify(r, id); err != nil {
-		return err
-	}
 	up, err := h.decodeUpload(w, r)
 	if err != nil {
 		return err
 	}
-	st, err := h.svc.Replace(r.Context(), id, up)
+	st, err := h.svc.Replace(r.Context(), caller(r), id, up)
 	if err != nil {
 		return err
 	}
@@ -161,26 +158,11 @@ func (h *strategyHandlers) replace(w http.ResponseWriter, r *http.Request) error
 
 func (h *strategyHandlers) delete(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "strategy_id")
-	if err := h.mayModify(r, id); err != nil {
-		return err
-	}
-	if err := h.svc.Delete(r.Context(), id); err != nil {
+	if err := h.svc.Delete(r.Context(), caller(r), id); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: fmt.Sprintf("Strategy %s deleted", id), Data: nil})
 	return nil
-}
-
-// mayModify refuses a caller who may not change strategy id; an unknown id passes, for the
-// route to answer 404.
-func (h *strategyHandlers) mayModify(r *http.Request, id string) error {
-	return mayModify(r, "strategy "+id, func() (*string, error) {
-		st, err := h.svc.Get(r.Context(), id)
-		if err != nil {
-			return nil, err
-		}
-		return st.CreatedBy, nil
-	})
 }
 
 func (h *strategyHandlers) params(w http.ResponseWriter, r *http.Request) error {
@@ -250,9 +232,6 @@ type importJSON struct {
 
 func (h *strategyHandlers) importConfig(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "strategy_id")
-	if err := h.mayModify(r, id); err != nil {
-		return err
-	}
 	var body importJSON
 	if err := decodeJSON(w, r, &body, h.s.cfg.MaxBody, true); err != nil {
 		return err
@@ -260,7 +239,7 @@ func (h *strategyHandlers) importConfig(w http.ResponseWriter, r *http.Request) 
 	if body.Params == nil || *body.Params == nil {
 		return apperr.Unprocessable("Field 'params' is required: an object of parameter name to value")
 	}
-	st, err := h.svc.SaveConfig(r.Context(), id, *body.Params)
+	st, err := h.svc.SaveConfig(r.Context(), caller(r), id, *body.Params)
 	if err != nil {
 		return err
 	}

@@ -86,16 +86,9 @@ func (h *studyHandlers) get(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *studyHandlers) mayModify(r *http.Request, id string) error {
-	return mayModify(r, "study "+id, func() (*string, error) { return h.svc.Owner(r.Context(), id) })
-}
-
 func (h *studyHandlers) cancel(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "study_id")
-	if err := h.mayModify(r, id); err != nil {
-		return err
-	}
-	st, err := h.svc.Cancel(r.Context(), id)
+	st, err := h.svc.Cancel(r.Context(), caller(r), id)
 	if err != nil {
 		return err
 	}
@@ -105,10 +98,7 @@ func (h *studyHandlers) cancel(w http.ResponseWriter, r *http.Request) error {
 
 func (h *studyHandlers) retry(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "study_id")
-	if err := h.mayModify(r, id); err != nil {
-		return err
-	}
-	st, err := h.svc.Retry(r.Context(), id)
+	st, err := h.svc.Retry(r.Context(), caller(r), id)
 	if err != nil {
 		return err
 	}

@@ -81,8 +81,8 @@ func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := tasks.ListFilter{Status: strings.TrimSpace(q.Get("status")), StrategyID: strings.TrimSpace(q.Get("strategy_id")),
 		Symbol: strings.ToUpper(strings.TrimSpace(q.Get("symbol"))), Sort: strings.TrimSpace(q.Get("sort"))}
-	if f.Status != "" && !slices.Contains(tasks.Statuses, f.Status) {
-		return apperr.Invalid("Invalid status '%s': use one of %s", f.Status, strings.Join(tasks.Statuses, ", "))
+	if f.Status != "" && !slices.Contains(tasks.Machine.Names(), f.Status) {
+		return apperr.Invalid("Invalid status '%s': use one of %s", f.Status, strings.Join(tasks.Machine.Names(), ", "))
 	}
 	if f.Sort != "" && !slices.Contains(tasks.ListSorts, f.Sort) {
 		return apperr.Invalid("Invalid sort '%s': use one of %s", f.Sort, strings.Join(tasks.ListSorts, ", "))
@@ -117,10 +117,7 @@ func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 // remove deletes a task that has ended, with its result and logs.
 func (h *taskHandlers) remove(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "task_id")
-	if err := h.mayModify(r, id); err != nil {
-		return err
-	}
-	if err := h.svc.Delete(r.Context(), id); err != nil {
+	if err := h.svc.Delete(r.Context(), caller(r), id); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: "Task " + id + " deleted", Data: map[string]string{"task_id": id}})
@@ -138,37 +135,25 @@ func (h *taskHandlers) get(w http.ResponseWriter, r *http.Request) error {
 
 func (h *taskHandlers) cancel(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "task_id")
-	if err := h.mayModify(r, id); err != nil {
-		return err
-	}
-	t, changed, err := h.svc.Cancel(r.Context(), id)
+	t, changed, err := h.svc.Cancel(r.Context(), caller(r), id)
 	if err != nil {
 		return err
 	}
 	msg := "Task " + id + " cancelled"
 	if !changed {
-		msg = "Task " + id + " is " + t.Status + "; nothing to cancel"
+		msg = "Task " + id + " is " + string(t.Status) + "; nothing to cancel"
 	}
-	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: msg, Data: map[string]string{"task_id": t.TaskID, "status": t.Status}})
+	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: msg, Data: map[string]string{"task_id": t.TaskID, "status": string(t.Status)}})
 	return nil
 }
 
 func (h *taskHandlers) retry(w http.ResponseWriter, r *http.Request) error {
-	if err := h.mayModify(r, chi.URLParam(r, "task_id")); err != nil {
-		return err
-	}
-	t, err := h.svc.Retry(r.Context(), chi.URLParam(r, "task_id"))
+	t, err := h.svc.Retry(r.Context(), caller(r), chi.URLParam(r, "task_id"))
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, t)
 	return nil
-}
-
-// mayModify refuses a caller who may not cancel or retry task id; an unknown id passes, for
-// the route to answer 404.
-func (h *taskHandlers) mayModify(r *http.Request, id string) error {
-	return mayModify(r, "task "+id, func() (*string, error) { return h.svc.Owner(r.Context(), id) })
 }
 
 func (h *taskHandlers) progress(w http.ResponseWriter, r *http.Request) error {

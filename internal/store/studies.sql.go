@@ -504,6 +504,52 @@ func (q *Queries) GetStudyFold(ctx context.Context, db DBTX, arg GetStudyFoldPar
 	return i, err
 }
 
+const getStudyForUpdate = `-- name: GetStudyForUpdate :one
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds FROM studies WHERE id = $1 FOR NO KEY UPDATE
+`
+
+// Locks a study for a change by a user (cancel, retry). The weakest lock that keeps two
+// changes apart: workers storing trials (key-share locks through the foreign key) go on.
+func (q *Queries) GetStudyForUpdate(ctx context.Context, db DBTX, id string) (Study, error) {
+	row := db.QueryRow(ctx, getStudyForUpdate, id)
+	var i Study
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.StrategyID,
+		&i.StrategyVersion,
+		&i.DataSource,
+		&i.Symbols,
+		&i.Timeframe,
+		&i.Timezone,
+		&i.StartDate,
+		&i.EndDate,
+		&i.InitialCash,
+		&i.Commission,
+		&i.StrategyParams,
+		&i.Space,
+		&i.Method,
+		&i.Samples,
+		&i.Seed,
+		&i.ConstraintExpr,
+		&i.Objective,
+		&i.Direction,
+		&i.Blocks,
+		&i.Status,
+		&i.Total,
+		&i.Excluded,
+		&i.Error,
+		&i.Overfitting,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.CompletedAt,
+		&i.WalkForward,
+		&i.Folds,
+	)
+	return i, err
+}
+
 const holdStudyBatch = `-- name: HoldStudyBatch :exec
 INSERT INTO study_batches (job_id, study_id, trials, fold, lease, worker, heartbeat_at)
 VALUES ($1, $2, $3, $4, $5, $6, now())

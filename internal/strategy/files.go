@@ -72,7 +72,7 @@ func (s *Service) SyncFile(ctx context.Context, path, code string) (*Strategy, S
 			out, err = s.get(ctx, tx, id)
 			return err
 		}
-		out, err = s.replace(ctx, tx, id, name, info.Description, code, path, info, nil)
+		out, err = s.replace(ctx, tx, nil, id, name, info.Description, code, path, info, nil)
 		result = Updated
 		return err
 	}

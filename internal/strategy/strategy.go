@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/store"
 )
@@ -280,12 +281,17 @@ func (s *Service) appendVersion(ctx context.Context, tx pgx.Tx, id string, versi
 
 // Replace checks and loads up and makes it the strategy's new current version. The id,
 // created_at and origin stay; saved parameter values that no longer fit are dropped.
-func (s *Service) Replace(ctx context.Context, id string, up Upload) (*Strategy, error) {
+// Only its owner or an admin may replace it (auth.MayModify, decided again on the locked row).
+func (s *Service) Replace(ctx context.Context, caller auth.Identity, id string, up Upload) (*Strategy, error) {
 	if err := CheckUpload(up); err != nil {
 		return nil, err
 	}
-	// Refuse unknown ids before spending time on the code.
-	if _, err := s.Get(ctx, id); err != nil {
+	// Refuse unknown ids and other users before spending time on the code.
+	cur, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := auth.MayModify(caller, "strategy "+id, deref(cur.CreatedBy)); err != nil {
 		return nil, err
 	}
 	info, err := s.Load(ctx, up.Code)
@@ -294,7 +300,7 @@ func (s *Service) Replace(ctx context.Context, id string, up Upload) (*Strategy,
 	}
 	var out *Strategy
 	err = s.store.WithTx(ctx, func(tx pgx.Tx) error {
-		st, err := s.replace(ctx, tx, id, strings.TrimSpace(up.Name), describe(up.Description, info), up.Code, OriginAPI, info, up.By)
+		st, err := s.replace(ctx, tx, &caller, id, strings.TrimSpace(up.Name), describe(up.Description, info), up.Code, OriginAPI, info, up.By)
 		out = st
 		return err
 	})
@@ -304,14 +310,12 @@ func (s *Service) Replace(ctx context.Context, id string, up Upload) (*Strategy,
 	return out, nil
 }
 
-// replace appends a version to the live strategy id in tx and moves its head to it.
-func (s *Service) replace(ctx context.Context, tx pgx.Tx, id, name, description, code, origin string, info *jsrt.StrategyInfo, by *string) (*Strategy, error) {
-	head, err := s.store.LockStrategy(ctx, tx, id)
+// replace appends a version to the live strategy id in tx and moves its head to it, for
+// caller (nil: the service itself, for a strategy file).
+func (s *Service) replace(ctx context.Context, tx pgx.Tx, caller *auth.Identity, id, name, description, code, origin string, info *jsrt.StrategyInfo, by *string) (*Strategy, error) {
+	head, err := s.lockForChange(ctx, tx, caller, id)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound(id)
-		}
-		return nil, fmt.Errorf("lock strategy %s: %w", id, err)
+		return nil, err
 	}
 	// Saving what is already there (the page's Save on unchanged code, a client retrying)
 	// makes no version: a version is a change.
@@ -338,6 +342,30 @@ func (s *Service) replace(ctx context.Context, tx pgx.Tx, id, name, description,
 		return nil, fmt.Errorf("update strategy %s: %w", id, err)
 	}
 	return s.get(ctx, tx, id)
+}
+
+// lockForChange locks the live strategy id in tx for a change by caller (nil: the service
+// itself): a 404 for an unknown or deleted id, a 403 when caller may not change it
+// (auth.MayModify, decided on the locked row).
+func (s *Service) lockForChange(ctx context.Context, tx pgx.Tx, caller *auth.Identity, id string) (store.Strategy, error) {
+	head, err := s.store.LockStrategy(ctx, tx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return head, NotFound(id)
+	}
+	if err != nil {
+		return head, fmt.Errorf("lock strategy %s: %w", id, err)
+	}
+	if caller != nil {
+		return head, auth.MayModify(*caller, "strategy "+id, deref(head.CreatedBy))
+	}
+	return head, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // keepFitting returns the saved values that still name a parameter and fit its type.
@@ -393,16 +421,18 @@ func (s *Service) List(ctx context.Context) ([]*Strategy, error) {
 }
 
 // Delete hides the strategy from the strategy routes; its versions stay for the tasks
-// and results that refer to them. Unknown and already deleted ids give a 404 apperr.
-func (s *Service) Delete(ctx context.Context, id string) error {
-	n, err := s.store.SoftDeleteStrategy(ctx, s.store.Pool, id)
-	if err != nil {
-		return fmt.Errorf("delete strategy %s: %w", id, err)
-	}
-	if n == 0 {
-		return NotFound(id)
-	}
-	return nil
+// and results that refer to them. Unknown and already deleted ids give a 404 apperr; only
+// its owner or an admin may delete it.
+func (s *Service) Delete(ctx context.Context, caller auth.Identity, id string) error {
+	return s.store.WithTx(ctx, func(tx pgx.Tx) error {
+		if _, err := s.lockForChange(ctx, tx, &caller, id); err != nil {
+			return err
+		}
+		if _, err := s.store.SoftDeleteStrategy(ctx, tx, id); err != nil {
+			return fmt.Errorf("delete strategy %s: %w", id, err)
+		}
+		return nil
+	})
 }
 
 // Versions lists the versions of strategy id, newest first, without their code: all of
@@ -480,14 +510,11 @@ func versionOf(r store.StrategyVersion) (*Version, error) {
 // values as the strategy's saved configuration, replacing the previous one. It takes
 // effect at once: the next read of the parameters and the next backtest without
 // overrides see it.
-func (s *Service) SaveConfig(ctx context.Context, id string, values map[string]any) (*Strategy, error) {
+func (s *Service) SaveConfig(ctx context.Context, caller auth.Identity, id string, values map[string]any) (*Strategy, error) {
 	var out *Strategy
 	err := s.store.WithTx(ctx, func(tx pgx.Tx) error {
-		if _, err := s.store.LockStrategy(ctx, tx, id); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return NotFound(id)
-			}
-			return fmt.Errorf("lock strategy %s: %w", id, err)
+		if _, err := s.lockForChange(ctx, tx, &caller, id); err != nil {
+			return err
 		}
 		st, err := s.get(ctx, tx, id)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/pgtest"
 	"github.com/backtestd/backtestd/internal/runner/runnertest"
 	"github.com/backtestd/backtestd/internal/store"
@@ -46,7 +47,7 @@ func TestConcurrentReplacesGetDistinctVersions(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := svc.Replace(ctx, s.ID, strategy.Upload{Name: "s", Code: code(i)})
+			_, err := svc.Replace(ctx, auth.Local(), s.ID, strategy.Upload{Name: "s", Code: code(i)})
 			errs <- err
 		}()
 	}
@@ -129,7 +130,7 @@ func TestSaveConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := svc.SaveConfig(ctx, s.ID, tt.in)
+			got, err := svc.SaveConfig(ctx, auth.Local(), s.ID, tt.in)
 			if tt.wantErr != "" {
 				e, ok := apperr.As(err)
 				if !ok || e.Kind != apperr.KindInvalid || e.Detail != tt.wantErr {
@@ -146,7 +147,7 @@ func TestSaveConfig(t *testing.T) {
 			}
 		})
 	}
-	if _, err := svc.SaveConfig(ctx, "str_404", nil); !isNotFound(err) {
+	if _, err := svc.SaveConfig(ctx, auth.Local(), "str_404", nil); !isNotFound(err) {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
@@ -177,10 +178,10 @@ func TestDeletedStrategyKeepsVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Delete(ctx, s.ID); err != nil {
+	if err := svc.Delete(ctx, auth.Local(), s.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Delete(ctx, s.ID); !isNotFound(err) {
+	if err := svc.Delete(ctx, auth.Local(), s.ID); !isNotFound(err) {
 		t.Fatalf("second delete: %v", err)
 	}
 	if _, err := svc.Get(ctx, s.ID); !isNotFound(err) {
@@ -213,7 +214,7 @@ func TestSavingUnchangedCodeMakesNoVersion(t *testing.T) {
 		{strategy.Upload{Name: "renamed", Code: code(2)}, 3},                   // saved twice
 		{strategy.Upload{Name: "renamed", Code: code(2), Description: "d"}, 4}, // a description
 	} {
-		got, err := svc.Replace(ctx, s.ID, tt.up)
+		got, err := svc.Replace(ctx, auth.Local(), s.ID, tt.up)
 		if err != nil {
 			t.Fatal(err)
 		}

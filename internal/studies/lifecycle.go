@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/store"
 )
@@ -22,7 +23,7 @@ func fromRow(r store.Study, p store.StudyProgressRow) Study {
 	var space map[string][]any
 	_ = json.Unmarshal(r.Space, &space)
 	return Study{
-		ID: r.ID, Name: r.Name, Status: r.Status, StrategyID: r.StrategyID, StrategyVersion: int(r.StrategyVersion),
+		ID: r.ID, Name: r.Name, Status: Status(r.Status), CanCancel: Status(r.Status).Can(ActCancel), CanRetry: Status(r.Status).Can(ActRetry) && p.Failed+p.Cancelled > 0, StrategyID: r.StrategyID, StrategyVersion: int(r.StrategyVersion),
 		DataSource: r.DataSource, Symbols: r.Symbols, Timeframe: r.Timeframe,
 		StartDate: r.StartDate.Format(time.DateOnly), EndDate: r.EndDate.Format(time.DateOnly),
 		InitialCash: r.InitialCash, Commission: r.Commission, StrategyParams: r.StrategyParams, Space: space,
@@ -77,12 +78,6 @@ func (s *Service) progress(ctx context.Context, db store.DBTX, ids ...string) (m
 	return out, nil
 }
 
-// Owner is who made study id (nil: nobody); a 404 for an unknown id.
-func (s *Service) Owner(ctx context.Context, id string) (*string, error) {
-	row, err := s.load(ctx, s.db.Pool, id)
-	return row.CreatedBy, err
-}
-
 // ListFilter selects studies for List.
 type ListFilter struct {
 	StrategyID  *string
@@ -114,25 +109,41 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]Study, error) {
 	return out, err
 }
 
-// notIn is the error for an action study id's state does not allow (a 409 naming the
-// state), or a 404 when there is no such study.
-func (s *Service) notIn(ctx context.Context, tx pgx.Tx, id, allowed string) error {
-	row, err := s.load(ctx, tx, id)
-	if err != nil {
-		return err
+// lockFor locks study id in tx for action by caller: a 404 when there is no such study, a
+// 403 when caller may not change it (auth.MayModify, decided on the locked row), a 409
+// naming the state when the machine does not allow action in it.
+func (s *Service) lockFor(ctx context.Context, tx pgx.Tx, caller auth.Identity, id, action string) (store.Study, error) {
+	row, err := s.q.GetStudyForUpdate(ctx, tx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return row, NotFound(id)
 	}
-	return apperr.Conflict("Study %s is %s: only %s", id, row.Status, allowed)
+	if err != nil {
+		return row, fmt.Errorf("load %s: %w", id, err)
+	}
+	owner := ""
+	if row.CreatedBy != nil {
+		owner = *row.CreatedBy
+	}
+	if err := auth.MayModify(caller, "study "+id, owner); err != nil {
+		return row, err
+	}
+	if !Status(row.Status).Can(action) {
+		return row, apperr.Conflict("Study %s is %s: only a %s study can be %s", id, row.Status, Machine.FromText(action), pastTense[action])
+	}
+	return row, nil
 }
+
+var pastTense = map[string]string{ActCancel: "cancelled", ActRetry: "retried"}
 
 // Cancel cancels a pending or running study: its trials not yet run are cancelled, and the
 // workers running its batches stop within a moment (they look at the study's status as
 // they store what they ran). A study already finished is a 409.
-func (s *Service) Cancel(ctx context.Context, id string) (Study, error) {
+func (s *Service) Cancel(ctx context.Context, caller auth.Identity, id string) (Study, error) {
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if _, err := s.lockFor(ctx, tx, caller, id, ActCancel); err != nil {
+			return err
+		}
 		if _, err := s.q.CancelStudy(ctx, tx, id); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return s.notIn(ctx, tx, id, "a pending or running study can be cancelled")
-			}
 			return fmt.Errorf("cancel %s: %w", id, err)
 		}
 		if err := s.q.CancelStudyFolds(ctx, tx, id); err != nil {
@@ -150,13 +161,13 @@ func (s *Service) Cancel(ctx context.Context, id string) (Study, error) {
 // Retry runs the failed and cancelled combinations of a finished study again, and the
 // failed and cancelled folds of a walk-forward analysis; the study is pending again until
 // they have run. A study still running, or with nothing to run again, is a 409.
-func (s *Service) Retry(ctx context.Context, id string) (Study, error) {
+func (s *Service) Retry(ctx context.Context, caller auth.Identity, id string) (Study, error) {
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if _, err := s.lockFor(ctx, tx, caller, id, ActRetry); err != nil {
+			return err
+		}
 		row, err := s.q.ReopenStudy(ctx, tx, id)
 		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return s.notIn(ctx, tx, id, "a finished study can be retried")
-			}
 			return fmt.Errorf("reopen %s: %w", id, err)
 		}
 		idx, err := s.q.RetryStudyTrials(ctx, tx, id)
@@ -191,6 +202,8 @@ func (s *Service) Retry(ctx context.Context, id string) (Study, error) {
 type Progress struct {
 	StudyID   string `json:"study_id"`
 	Status    string `json:"status"`
+	CanCancel bool   `json:"can_cancel"`
+	CanRetry  bool   `json:"can_retry"`
 	Total     int    `json:"total"`
 	Done      int    `json:"done"`
 	Failed    int    `json:"failed"`
@@ -208,7 +221,7 @@ func (s *Service) State(ctx context.Context, id string) ([]byte, error) {
 }
 
 func progressOf(st Study) Progress {
-	return Progress{StudyID: st.ID, Status: st.Status, Total: st.Total, Done: st.Done, Failed: st.Failed, Cancelled: st.Cancelled, Best: st.Best}
+	return Progress{StudyID: st.ID, Status: string(st.Status), CanCancel: st.CanCancel, CanRetry: st.CanRetry, Total: st.Total, Done: st.Done, Failed: st.Failed, Cancelled: st.Cancelled, Best: st.Best}
 }
 
 // publishProgress tells the study's WebSocket subscribers, in every API process, where it

@@ -90,7 +90,7 @@ func bestOf(trials []Trial, direction string) *Trial {
 	var best *Trial
 	for i := range trials {
 		t := &trials[i]
-		if t.Status == StatusCompleted && t.Objective != nil && (best == nil || obj.Better(*t.Objective, *best.Objective)) {
+		if Status(t.Status) == StatusCompleted && t.Objective != nil && (best == nil || obj.Better(*t.Objective, *best.Objective)) {
 			best = t
 		}
 	}
@@ -358,7 +358,7 @@ func (s *Service) Overfitting(ctx context.Context, id, fold string) (Overfitting
 			out.Best = &Best{Index: int(b.Idx), Params: b.Params, Objective: *b.Objective}
 		}
 	}
-	if last && (row.Status == StatusCompleted || row.Status == StatusFailed) {
+	if last && (Status(row.Status) == StatusCompleted || Status(row.Status) == StatusFailed) {
 		if b, err := json.Marshal(out); err == nil {
 			if err := s.q.SetStudyOverfitting(ctx, s.db.Pool, store.SetStudyOverfittingParams{ID: id, Overfitting: b}); err != nil {
 				s.log.Warn("keep study overfitting statistics", "study", id, "err", err)

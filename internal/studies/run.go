@@ -94,7 +94,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 	if err != nil {
 		return fmt.Errorf("load %s: %w", id, err)
 	}
-	if row.Status != StatusPending && row.Status != StatusRunning {
+	if !Status(row.Status).Active() {
 		return nil
 	}
 	pending, err := s.q.PendingTrials(ctx, s.db.Pool, store.PendingTrialsParams{StudyID: id, Idx: job.Args.Trials})
@@ -293,7 +293,7 @@ func (s *Service) watch(ctx context.Context, id string, cancel context.CancelCau
 			return
 		case <-t.C:
 			st, err := s.q.StudyStatus(ctx, s.db.Pool, id)
-			if err == nil && st != StatusRunning && st != StatusPending {
+			if err == nil && !Status(st).Active() {
 				cancel(errCancelled)
 				return
 			}

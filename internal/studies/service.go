@@ -107,15 +107,6 @@ func New(cfg Config, db *store.Store, ts *tasks.Service, log *slog.Logger) *Serv
 // SetQueue gives the service the River client it enqueues batches with.
 func (s *Service) SetQueue(c *jobs.Client) { s.queue = c }
 
-// States of a study (and of its trials, without running).
-const (
-	StatusPending   = "pending"
-	StatusRunning   = "running"
-	StatusCompleted = "completed"
-	StatusFailed    = "failed"
-	StatusCancelled = "cancelled"
-)
-
 // Request is the body of POST /api/studies: the fields of a backtest request (its
 // strategy_params are the values every combination shares) and the study's own.
 type Request struct {
@@ -139,7 +130,9 @@ type Request struct {
 type Study struct {
 	ID              string           `json:"id"`
 	Name            string           `json:"name"`
-	Status          string           `json:"status"`
+	Status          Status           `json:"status"`
+	CanCancel       bool             `json:"can_cancel"` // what the state allows its owner (Machine)
+	CanRetry        bool             `json:"can_retry"`  // and it has failed or cancelled combinations to run again
 	StrategyID      string           `json:"strategy_id"`
 	StrategyVersion int              `json:"strategy_version"`
 	DataSource      string           `json:"data_source"`

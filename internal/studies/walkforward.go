@@ -201,7 +201,7 @@ func (s *Service) ExecuteFold(ctx context.Context, job *river.Job[FoldArgs]) err
 	if err != nil {
 		return fmt.Errorf("load fold %d of %s: %w", fold+1, id, err)
 	}
-	if f.Status != foldTesting || (row.Status != StatusPending && row.Status != StatusRunning) {
+	if f.Status != foldTesting || !Status(row.Status).Active() {
 		return nil
 	}
 	fail := func(msg string) error {
@@ -367,7 +367,7 @@ func (s *Service) WalkForwardOf(ctx context.Context, id string) (WalkForward, er
 			OOSObjective: f.OosObjective, OOSTotalReturn: f.OosTotalReturn, OOSAnnualReturn: f.OosAnnualReturn,
 			OOSSharpeRatio: f.OosSharpeRatio, OOSMaxDrawdownPct: f.OosMaxDrawdownPct, OOSTotalTrades: f.OosTotalTrades,
 			OOSBars: len(f.OosValues)}
-		if f.Status != StatusCompleted {
+		if Status(f.Status) != StatusCompleted {
 			continue
 		}
 		if f.IsAnnualReturn != nil {

@@ -203,7 +203,7 @@ func (b *bundle) create(t testing.TB, r tasks.Request) tasks.Task {
 }
 
 // wait polls until the task reaches one of the states.
-func (b *bundle) wait(t testing.TB, id string, states ...string) tasks.Task {
+func (b *bundle) wait(t testing.TB, id string, states ...tasks.Status) tasks.Task {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {

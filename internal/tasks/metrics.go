@@ -67,11 +67,11 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(m.statesD, err)
 		return
 	}
-	n := make(map[string]int64, len(Statuses))
+	n := make(map[string]int64, len(Machine.States))
 	for _, c := range counts {
 		n[c.Status] = c.Tasks
 	}
-	for _, st := range Statuses { // every state, so a rule on a state that is empty now still sees 0
+	for _, st := range Machine.Names() { // every state, so a rule on a state that is empty now still sees 0
 		ch <- prometheus.MustNewConstMetric(m.statesD, prometheus.GaugeValue, float64(n[st]), st)
 	}
 	oldest, err := m.s.q.OldestPendingWait(ctx, m.s.db.Pool)

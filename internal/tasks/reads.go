@@ -141,18 +141,6 @@ func localTime(t *time.Time) *time.Time {
 	return &l
 }
 
-// Owner is who submitted task id (nil: nobody); a 404 for an unknown id.
-func (s *Service) Owner(ctx context.Context, id string) (*string, error) {
-	owner, err := s.q.TaskOwner(ctx, s.db.Pool, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, TaskNotFound(id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("owner of %s: %w", id, err)
-	}
-	return owner, nil
-}
-
 // Progress returns the progress record of a task.
 func (s *Service) Progress(ctx context.Context, id string) (ProgressInfo, error) {
 	row, err := s.q.GetTask(ctx, s.db.Pool, id)
@@ -224,13 +212,13 @@ func (s *Service) FinalState(ctx context.Context, id string) (complete bool, att
 	if err != nil {
 		return false, 0, nil, err
 	}
-	switch row.Status {
+	switch Status(row.Status) {
 	case StatusRunning:
 		return false, int(row.Attempt), events.ProgressFrame(events.Progress{TaskID: id, Progress: row.Progress,
 			CurrentBar: int(row.CurrentBar), TotalBars: int(row.TotalBars)}), nil
 	case StatusCompleted, StatusFailed, StatusCancelled:
 		c := events.Complete{TaskID: id, Attempt: int(row.Attempt), Status: row.Status, Error: row.Error}
-		if row.Status == StatusCompleted {
+		if Status(row.Status) == StatusCompleted {
 			if sum, err := s.storedSummary(ctx, id); err == nil {
 				c.Result = sum
 			}

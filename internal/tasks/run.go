@@ -121,7 +121,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 		if err := results.Save(ctx, tx, row.ID, int(attempt), res, bench); err != nil {
 			return err
 		}
-		if err := s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: StatusCompleted, TaskID: row.ID, Attempt: attempt}); err != nil {
+		if err := s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: string(StatusCompleted), TaskID: row.ID, Attempt: attempt}); err != nil {
 			return fmt.Errorf("finish attempt of %s: %w", row.ID, err)
 		}
 		done = true
@@ -278,7 +278,7 @@ func (s *Service) infraError(job *river.Job[jobs.RunArgs], t store.Task, err err
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	cur, gerr := s.q.GetTask(ctx, s.db.Pool, job.Args.TaskID)
-	if gerr == nil && (cur.Status != StatusRunning && cur.Status != StatusPending || cur.Attempt != int32(job.Args.Attempt)) {
+	if gerr == nil && (!Status(cur.Status).Active() || cur.Attempt != int32(job.Args.Attempt)) {
 		return river.JobCancel(fmt.Errorf("task %s is %s: %w", cur.ID, cur.Status, err))
 	}
 	if job.Attempt >= job.MaxAttempts {
@@ -311,7 +311,7 @@ func (s *Service) fail(t store.Task, msg string) {
 		if err := s.storeLine(ctx, tx, t.ID, t.Attempt, now, line.Level, line.Message); err != nil {
 			return fmt.Errorf("log the failure of %s: %w", t.ID, err)
 		}
-		return s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: StatusFailed, Error: &msg, TaskID: t.ID, Attempt: t.Attempt})
+		return s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: string(StatusFailed), Error: &msg, TaskID: t.ID, Attempt: t.Attempt})
 	})
 	if err != nil {
 		s.log.Error("mark task failed", "task", t.ID, "err", err)
@@ -330,14 +330,14 @@ func (s *Service) publish(ctx context.Context, m events.Message) {
 	}
 }
 
-func (s *Service) publishDone(ctx context.Context, id, session string, attempt int, status string, errText *string, result json.RawMessage) {
+func (s *Service) publishDone(ctx context.Context, id, session string, attempt int, status Status, errText *string, result json.RawMessage) {
 	if ctx.Err() != nil {
 		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		ctx = c
 	}
 	s.publish(ctx, events.Message{Event: events.KindComplete, Task: id, Session: session,
-		Done: &events.Complete{TaskID: id, Attempt: attempt, Status: status, Error: errText, Result: result}})
+		Done: &events.Complete{TaskID: id, Attempt: attempt, Status: string(status), Error: errText, Result: result}})
 }
 
 // storedSummary reads a completed task's summary as its completion event carries it.

@@ -43,18 +43,6 @@ const (
 // marketdata.MaxDay.
 const MaxCash = 1e12
 
-// States of a task.
-const (
-	StatusPending   = "pending"
-	StatusRunning   = "running"
-	StatusCompleted = "completed"
-	StatusFailed    = "failed"
-	StatusCancelled = "cancelled"
-)
-
-// Statuses lists the valid states, for validating filters.
-var Statuses = []string{StatusPending, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled}
-
 // Config configures a Service.
 type Config struct {
 	RunTimeout  time.Duration // wall-time limit of one run; 0: jsrt's default
@@ -154,8 +142,12 @@ type Request struct {
 // Task is api/openapi.yaml's Task: status plus what the task records (strategy version, attempt,
 // request). Attempts is filled by Get.
 type Task struct {
-	TaskID          string          `json:"task_id"`
-	Status          string          `json:"status"`
+	TaskID string `json:"task_id"`
+	Status Status `json:"status"`
+	// What the state allows the owner to do (Machine): the page offers these actions.
+	CanCancel       bool            `json:"can_cancel"`
+	CanRetry        bool            `json:"can_retry"`
+	CanDelete       bool            `json:"can_delete"`
 	Progress        float64         `json:"progress"`
 	CurrentBar      int             `json:"current_bar"`
 	TotalBars       int             `json:"total_bars"`
@@ -221,8 +213,9 @@ func FromRow(t store.Task) Task {
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
+	st := Status(t.Status)
 	return Task{
-		TaskID: t.ID, Status: t.Status, Progress: t.Progress, CurrentBar: int(t.CurrentBar),
+		TaskID: t.ID, Status: st, CanCancel: st.Can(ActCancel), CanRetry: st.Can(ActRetry), CanDelete: st.Can(ActDelete), Progress: t.Progress, CurrentBar: int(t.CurrentBar),
 		TotalBars: int(t.TotalBars), Error: t.Error, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt,
 		CompletedAt: t.CompletedAt, StrategyID: t.StrategyID, StrategyVersion: int(t.StrategyVersion),
 		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: t.Symbols, Timeframe: t.Timeframe, Benchmark: t.Benchmark, Timezone: t.Timezone,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
@@ -287,7 +288,7 @@ func TestCancelPendingRemovesJob(t *testing.T) {
 	b := setup(t, opts{}) // no workers: the task stays pending
 	task := b.create(t, req(b.strategy(t, smaCross)))
 	job := b.jobID(t, task.TaskID)
-	got, changed, err := b.svc.Cancel(b.ctx, task.TaskID)
+	got, changed, err := b.svc.Cancel(b.ctx, auth.Local(), task.TaskID)
 	if err != nil || !changed || got.Status != "cancelled" || got.CompletedAt == nil {
 		t.Fatalf("cancel: %+v %v %v", got, changed, err)
 	}
@@ -295,11 +296,11 @@ func TestCancelPendingRemovesJob(t *testing.T) {
 		t.Fatalf("job still there in state %q", st)
 	}
 	// Cancelling again changes nothing and still succeeds.
-	again, changed, err := b.svc.Cancel(b.ctx, task.TaskID)
+	again, changed, err := b.svc.Cancel(b.ctx, auth.Local(), task.TaskID)
 	if err != nil || changed || again.Status != "cancelled" {
 		t.Fatalf("second cancel: %+v %v %v", again, changed, err)
 	}
-	_, _, err = b.svc.Cancel(b.ctx, "task_999")
+	_, _, err = b.svc.Cancel(b.ctx, auth.Local(), "task_999")
 	apiErr(t, err, apperr.KindNotFound, "Task not found: task_999")
 }
 
@@ -310,7 +311,7 @@ func TestCancelRunningStopsTheRun(t *testing.T) {
 	r.StrategyParams = map[string]any{"spin": 1000000} // minutes of work
 	task := b.create(t, r)
 	b.wait(t, task.TaskID, "running")
-	if _, changed, err := b.svc.Cancel(b.ctx, task.TaskID); err != nil || !changed {
+	if _, changed, err := b.svc.Cancel(b.ctx, auth.Local(), task.TaskID); err != nil || !changed {
 		t.Fatalf("cancel: %v %v", changed, err)
 	}
 	b.waitJob(t, b.jobID(t, task.TaskID), "cancelled")
@@ -330,8 +331,8 @@ func TestFinishedTasksAreNotCancelled(t *testing.T) {
 	bad := b.create(t, req(b.strategy(t, throws)))
 	b.wait(t, ok.TaskID, "completed")
 	b.wait(t, bad.TaskID, "failed")
-	for id, want := range map[string]string{ok.TaskID: "completed", bad.TaskID: "failed"} {
-		got, changed, err := b.svc.Cancel(b.ctx, id)
+	for id, want := range map[string]tasks.Status{ok.TaskID: "completed", bad.TaskID: "failed"} {
+		got, changed, err := b.svc.Cancel(b.ctx, auth.Local(), id)
 		if err != nil || changed || got.Status != want {
 			t.Fatalf("cancel %s: %+v %v %v", id, got, changed, err)
 		}
@@ -346,7 +347,7 @@ func TestRetry(t *testing.T) {
 	// A failed task runs again as attempt 2, keeping the history.
 	bad := b.create(t, req(b.strategy(t, throws)))
 	b.wait(t, bad.TaskID, "failed")
-	re, err := b.svc.Retry(b.ctx, bad.TaskID)
+	re, err := b.svc.Retry(b.ctx, auth.Local(), bad.TaskID)
 	if err != nil || re.Status != "pending" || re.Attempt != 2 || re.Error != nil || re.CompletedAt != nil {
 		t.Fatalf("retry: %+v %v", re, err)
 	}
@@ -362,10 +363,10 @@ func TestRetry(t *testing.T) {
 		t.Fatal("want an error for a range without bars")
 	}
 	c := b.create(t, req(sma))
-	b.svc.Cancel(b.ctx, c.TaskID) //nolint:errcheck // whatever state it reached, the next lines check
+	b.svc.Cancel(b.ctx, auth.Local(), c.TaskID) //nolint:errcheck // whatever state it reached, the next lines check
 	cur, _ := b.svc.Get(b.ctx, c.TaskID)
 	if cur.Status == "cancelled" {
-		if _, err := b.svc.Retry(b.ctx, c.TaskID); err != nil {
+		if _, err := b.svc.Retry(b.ctx, auth.Local(), c.TaskID); err != nil {
 			t.Fatal(err)
 		}
 		done := b.wait(t, c.TaskID, "completed")
@@ -375,9 +376,9 @@ func TestRetry(t *testing.T) {
 	}
 
 	// Completed and pending tasks are refused with 409; unknown ids with 404.
-	_, err = b.svc.Retry(b.ctx, c.TaskID)
+	_, err = b.svc.Retry(b.ctx, auth.Local(), c.TaskID)
 	apiErr(t, err, apperr.KindConflict, "Task "+c.TaskID+" is completed: only failed or cancelled tasks can be retried")
-	_, err = b.svc.Retry(b.ctx, "task_999")
+	_, err = b.svc.Retry(b.ctx, auth.Local(), "task_999")
 	apiErr(t, err, apperr.KindNotFound, "Task not found: task_999")
 }
 
@@ -385,7 +386,7 @@ func TestRetryPendingConflicts(t *testing.T) {
 	t.Parallel()
 	b := setup(t, opts{})
 	task := b.create(t, req(b.strategy(t, smaCross)))
-	_, err := b.svc.Retry(b.ctx, task.TaskID)
+	_, err := b.svc.Retry(b.ctx, auth.Local(), task.TaskID)
 	apiErr(t, err, apperr.KindConflict, "Task "+task.TaskID+" is pending: only failed or cancelled tasks can be retried")
 }
 
@@ -397,7 +398,7 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 		b.create(t, req(sma))
 	}
 	b.create(t, req(other))
-	if _, _, err := b.svc.Cancel(b.ctx, "task_2"); err != nil {
+	if _, _, err := b.svc.Cancel(b.ctx, auth.Local(), "task_2"); err != nil {
 		t.Fatal(err)
 	}
 	ids := func(list []tasks.Task, total int, err error) string {
@@ -436,9 +437,9 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 		t.Errorf("uncounted list: %s", got)
 	}
 	// Delete: only a task that has ended, with everything it had.
-	apiErr(t, b.svc.Delete(b.ctx, "task_1"), apperr.KindConflict, "Task task_1 is pending: cancel it before deleting it")
-	apiErr(t, b.svc.Delete(b.ctx, "task_99"), apperr.KindNotFound, "Task not found: task_99")
-	if err := b.svc.Delete(b.ctx, "task_2"); err != nil {
+	apiErr(t, b.svc.Delete(b.ctx, auth.Local(), "task_1"), apperr.KindConflict, "Task task_1 is pending: cancel it before deleting it")
+	apiErr(t, b.svc.Delete(b.ctx, auth.Local(), "task_99"), apperr.KindNotFound, "Task not found: task_99")
+	if err := b.svc.Delete(b.ctx, auth.Local(), "task_2"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := b.svc.Get(b.ctx, "task_2")
@@ -518,7 +519,7 @@ func TestCPUSlotsTakeTurns(t *testing.T) {
 	if got, _ := b.svc.Get(b.ctx, l.TaskID); got.Status != "running" {
 		t.Fatalf("long task is %s", got.Status)
 	}
-	if _, _, err := b.svc.Cancel(b.ctx, l.TaskID); err != nil {
+	if _, _, err := b.svc.Cancel(b.ctx, auth.Local(), l.TaskID); err != nil {
 		t.Fatal(err)
 	}
 	b.waitJob(t, b.jobID(t, l.TaskID), "cancelled")

@@ -536,7 +536,7 @@ export interface paths {
      * task, its current `progress`. A client that cannot keep up is disconnected.
      *
      * A study id (`/ws/study_<n>`) watches a parameter study instead: `study` events
-     * `{study_id, status, total, done, failed, cancelled, best}`, the current state on connect
+     * `{study_id, status, can_cancel, can_retry, total, done, failed, cancelled, best}`, the current state on connect
      * and then at most about four a second while it runs, and the final state when it ends.
      *
      * Every client message counts against a per-connection rate limit (`WS_MSG_RATE` per
@@ -715,6 +715,10 @@ export interface components {
       id: string;
       name?: string;
       status: components["schemas"]["TaskStatus"];
+      /** @description The state allows cancelling it (pending or running); see docs/task-states.md. */
+      can_cancel: boolean;
+      /** @description It has ended and has failed or cancelled combinations to run again. */
+      can_retry: boolean;
       strategy_id?: string;
       strategy_version?: number;
       data_source?: string;
@@ -1087,6 +1091,12 @@ export interface components {
     Task: {
       task_id: string;
       status: components["schemas"]["TaskStatus"];
+      /** @description The state allows cancelling it (pending or running); see docs/task-states.md. Whether the caller may is the owner rule. */
+      can_cancel: boolean;
+      /** @description The state allows retrying it as a new attempt (failed or cancelled). */
+      can_retry: boolean;
+      /** @description The state allows deleting it (it has ended). */
+      can_delete: boolean;
       progress: number;
       current_bar: number;
       total_bars: number;
@@ -2871,7 +2881,7 @@ export interface operations {
    * task, its current `progress`. A client that cannot keep up is disconnected.
    *
    * A study id (`/ws/study_<n>`) watches a parameter study instead: `study` events
-   * `{study_id, status, total, done, failed, cancelled, best}`, the current state on connect
+   * `{study_id, status, can_cancel, can_retry, total, done, failed, cancelled, best}`, the current state on connect
    * and then at most about four a second while it runs, and the final state when it ends.
    *
    * Every client message counts against a per-connection rate limit (`WS_MSG_RATE` per

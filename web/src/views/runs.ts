@@ -318,7 +318,8 @@ function strategyLabel(t: Task): string | undefined {
 /** The buttons for what can be done with a task; onDeleted runs after a delete (default: after). */
 function taskActions(t: Task, after: () => Promise<void> | void, withResults = true, onDeleted: () => Promise<void> | void = after): HTMLElement[] {
   const out: HTMLElement[] = [];
-  if (ACTIVE.has(t.status)) {
+  // What the state allows comes from the service (its state machine, docs/task-states.md).
+  if (t.can_cancel) {
     out.push(
       button('Cancel', async () => {
         if (!(await confirmDialog(`Cancel ${t.task_id}?`, 'The run stops and keeps no result; Retry runs it again later.', 'Cancel the run', 'Keep running'))) return;
@@ -331,7 +332,7 @@ function taskActions(t: Task, after: () => Promise<void> | void, withResults = t
       }, 'btn small', { 'aria-label': `Cancel ${t.task_id}` }),
     );
   }
-  if (t.status === 'failed' || t.status === 'cancelled') {
+  if (t.can_retry) {
     out.push(
       button('Retry', async () => {
         try {
@@ -344,7 +345,7 @@ function taskActions(t: Task, after: () => Promise<void> | void, withResults = t
     );
   }
   if (withResults && t.status === 'completed') out.push(h('a', { class: 'btn small primary', href: href(`/results/${t.task_id}`), 'aria-label': `Results of ${t.task_id}` }, 'Results'));
-  if (!ACTIVE.has(t.status)) {
+  if (t.can_delete) {
     out.push(
       button('Delete', async () => {
         if (!(await confirmDialog(`Delete ${t.task_id}?`, 'The run, its result, trades and log are removed for good.', 'Delete', 'Keep it'))) return;

@@ -466,8 +466,9 @@ export async function studyView(main: HTMLElement, params: Record<string, string
     counts.textContent = `${fmtInt(s.done)} of ${fmtInt(s.total)} done${s.failed ? `, ${fmtInt(s.failed)} failed` : ''}${s.cancelled ? `, ${fmtInt(s.cancelled)} cancelled` : ''}.`;
     best.replaceChildren(s.best ? h('span', null, 'Best so far: ', h('strong', null, fmtParams(s.best.params, axes)), ` · ${s.objective} ${fmtNumber(s.best.objective, 4)}`) : '');
     const active = ACTIVE.has(s.status);
+    // What the state allows comes from the service (its state machine, docs/task-states.md).
     actions.replaceChildren(
-      ...(active
+      ...(s.can_cancel
         ? [
             button(
               'Cancel',
@@ -483,7 +484,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
               { id: 'study-cancel' },
             ),
           ]
-        : s.failed || s.cancelled
+        : s.can_retry
           ? [
               button(
                 'Retry failed',
