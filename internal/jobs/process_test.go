@@ -103,16 +103,31 @@ func (e *procEnv) scalar(t *testing.T, dst any, sql string, args ...any) {
 // attempts, its River jobs and its last log lines, so a run that never ended says where
 // it stopped.
 func (e *procEnv) explainOnFailure(t *testing.T, id string) {
+	e.explain(t, id,
+		`SELECT row_to_json(t)::text FROM tasks t WHERE id = $1`,
+		`SELECT row_to_json(a)::text FROM task_attempts a WHERE task_id = $1 ORDER BY attempt`,
+		`SELECT json_build_object('id', id, 'state', state, 'attempt', attempt, 'attempted_by', attempted_by, 'errors', errors)::text FROM river_job WHERE args->>'task_id' = $1 ORDER BY id`,
+		`SELECT format('%s %s %s', ts, level, message) FROM (SELECT * FROM task_logs WHERE task_id = $1 ORDER BY id DESC LIMIT 10) l ORDER BY ts`)
+}
+
+// explainStudyOnFailure logs, if t fails, what the database holds of study id: its row,
+// its trials by status, its leases and its River jobs.
+func (e *procEnv) explainStudyOnFailure(t *testing.T, id string) {
+	e.explain(t, id,
+		`SELECT format('%s %s started %s', id, status, started_at) FROM studies WHERE id = $1`,
+		`SELECT format('trials %s: %s', status, count(*)) FROM study_trials WHERE study_id = $1 GROUP BY status`,
+		`SELECT row_to_json(b)::text FROM study_batches b WHERE study_id = $1`,
+		`SELECT json_build_object('id', id, 'state', state, 'priority', priority, 'attempt', attempt, 'scheduled_at', scheduled_at, 'attempted_by', attempted_by, 'errors', errors, 'args', args, 'metadata', metadata)::text FROM river_job WHERE args->>'study_id' = $1 ORDER BY id`,
+		`SELECT format('leader %s elected %s expires %s (now %s)', leader_id, elected_at, expires_at, now()) FROM river_leader WHERE $1 <> ''`)
+}
+
+// explain logs, if t fails, the rows of each query (one text column, argument id).
+func (e *procEnv) explain(t *testing.T, id string, queries ...string) {
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
 		}
-		for _, q := range []string{
-			`SELECT row_to_json(t)::text FROM tasks t WHERE id = $1`,
-			`SELECT row_to_json(a)::text FROM task_attempts a WHERE task_id = $1 ORDER BY attempt`,
-			`SELECT json_build_object('id', id, 'state', state, 'attempt', attempt, 'attempted_by', attempted_by, 'errors', errors)::text FROM river_job WHERE args->>'task_id' = $1 ORDER BY id`,
-			`SELECT format('%s %s %s', ts, level, message) FROM (SELECT * FROM task_logs WHERE task_id = $1 ORDER BY id DESC LIMIT 10) l ORDER BY ts`,
-		} {
+		for _, q := range queries {
 			rows, err := e.pool.Query(context.Background(), q, id)
 			if err != nil {
 				t.Logf("%s: %v", q, err)
@@ -477,6 +492,7 @@ func TestDeadWorkerStudyLosesNothing(t *testing.T) {
 	if st["total"] != float64(total) {
 		t.Fatalf("study %v", st)
 	}
+	e.explainStudyOnFailure(t, id)
 	// Killed once it has stored some of its combinations and not all.
 	var done int
 	for deadline := time.Now().Add(2 * time.Minute); done == 0; time.Sleep(20 * time.Millisecond) {
@@ -497,7 +513,10 @@ func TestDeadWorkerStudyLosesNothing(t *testing.T) {
 		if status == "completed" {
 			break
 		}
-		if status != "running" && status != "pending" || time.Since(killed) > 4*time.Minute {
+		if status != "running" && status != "pending" || time.Since(killed) > 90*time.Second {
+			second.Cmd.Process.Signal(syscall.SIGQUIT) //nolint:errcheck // TEMP
+			time.Sleep(3 * time.Second)
+			os.WriteFile("/tmp/second.log", []byte(second.Log()), 0o644) //nolint:errcheck // TEMP
 			t.Fatalf("%s is %s %s after its worker was killed:\n%s", id, status, time.Since(killed), proctest.Tail(second.Log(), 40))
 		}
 		time.Sleep(50 * time.Millisecond)
