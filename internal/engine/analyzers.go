@@ -201,13 +201,11 @@ func tradeAnalyzer(trades []Trade, opened int) TradeAnalyzerResult {
 	}
 	ta.Open = ta.Total - ta.Closed
 	if ta.Closed > 0 {
+		// As backtrader's TradeAnalyzer, which opens both groups at the first close: an
+		// empty won or lost group has a total and an average of 0.
 		ta.PnLNetTotal, ta.PnLGrossTotal = ptr(net), ptr(gross)
-	}
-	if ta.Won > 0 {
-		ta.WonPnLTotal, ta.WonPnLAverage = ptr(wonT), ptr(wonT/float64(ta.Won))
-	}
-	if ta.Lost > 0 {
-		ta.LostPnLTotal, ta.LostPnLAverage = ptr(lostT), ptr(lostT/float64(ta.Lost))
+		ta.WonPnLTotal, ta.WonPnLAverage = ptr(wonT), ptr(wonT/float64(max(ta.Won, 1)))
+		ta.LostPnLTotal, ta.LostPnLAverage = ptr(lostT), ptr(lostT/float64(max(ta.Lost, 1)))
 	}
 	return ta
 }
@@ -287,7 +285,13 @@ func summarize(r *Result) Summary {
 		}
 		s.ProfitFactor = ptr(won / math.Abs(*ta.LostPnLTotal))
 	}
-	s.AvgWin, s.AvgLoss = ta.WonPnLAverage, ta.LostPnLAverage
+	// the summary's averages stay empty for a group without trades
+	if ta.Won > 0 {
+		s.AvgWin = ta.WonPnLAverage
+	}
+	if ta.Lost > 0 {
+		s.AvgLoss = ta.LostPnLAverage
+	}
 	s.SQN = r.Analyzers.SQN.Value
 	s.MaxDrawdownDuration = maxDrawdownDuration(r.Equity)
 	return s

@@ -15,6 +15,12 @@ type CommInfo struct {
 	Minimum    float64 // at least this much for each part of a fill (0: none)
 	Margin     float64 // futures: cash held per contract; 0 is stock-like
 	Mult       float64 // futures: money per point per contract; 0 means 1
+	// Leverage divides the cash a long position takes (and gives back); 0 means 1.
+	Leverage float64
+	// Interest is the yearly rate charged on open short positions (and long ones with
+	// InterestLong), by calendar day on their value at the position's price.
+	Interest     float64
+	InterestLong bool
 }
 
 // PercentCommission is the stock-like scheme charging rate of the traded value.
@@ -22,8 +28,8 @@ func PercentCommission(rate float64) CommInfo { return CommInfo{Commission: rate
 
 func (c CommInfo) check() error {
 	finite := func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
-	if !finite(c.Commission) || !finite(c.Minimum) || !finite(c.Margin) || !finite(c.Mult) {
-		return fmt.Errorf("commission, minimum, margin and mult must be numbers of 0 or more, got %v, %v, %v, %v", c.Commission, c.Minimum, c.Margin, c.Mult)
+	if !finite(c.Commission) || !finite(c.Minimum) || !finite(c.Margin) || !finite(c.Mult) || !finite(c.Leverage) || !finite(c.Interest) {
+		return fmt.Errorf("commission, minimum, margin, mult, leverage and interest must be numbers of 0 or more, got %v, %v, %v, %v, %v, %v", c.Commission, c.Minimum, c.Margin, c.Mult, c.Leverage, c.Interest)
 	}
 	if c.Percent && c.Commission >= 1 {
 		return fmt.Errorf("a percent commission is a fraction below 1 (0.001 is 0.1%%), got %v", c.Commission)
@@ -39,6 +45,25 @@ func (c *CommInfo) mult() float64 {
 	}
 	return c.Mult
 }
+
+func (c *CommInfo) leverage() float64 {
+	if c.Leverage == 0 {
+		return 1
+	}
+	return c.Leverage
+}
+
+// unlever is the cash a position part of value v takes: a long's value over the leverage
+// (backtrader divides only positive values).
+func (c *CommInfo) unlever(v float64) float64 {
+	if v > 0 && c.Leverage != 0 && c.Leverage != 1 {
+		return v / c.Leverage
+	}
+	return v
+}
+
+// openCash is the cash size units at price take, leverage counted.
+func (c *CommInfo) openCash(size, price float64) float64 { return c.unlever(c.valueSize(size, price)) }
 
 // commission is what a fill part of size at price costs (getcommission).
 func (c *CommInfo) commission(size, price float64) float64 {
@@ -81,7 +106,7 @@ func (e *Engine) GetSize(price, cash float64) float64 {
 	if !e.ci.stocklike() {
 		price = e.ci.Margin
 	}
-	return math.Trunc(math.Floor(cash / price))
+	return math.Trunc(e.ci.leverage() * math.Floor(cash/price))
 }
 
 // SetCommission sets how trades are charged from now on.

@@ -171,6 +171,13 @@ type Engine struct {
 	// of the next bar, as in backtrader (never on their parent's fill bar).
 	activate []*Order
 
+	coc      bool            // cheat-on-close (SetCheatOnClose)
+	eosbar   bool            // kept for backtrader's set_eosbar, which changes nothing
+	sessEnd  []time.Duration // per feed, the time of day sessions end at; nil: all the default
+	filler   Filler
+	credit   []float64   // per feed, interest charged and not yet added to a closing commission
+	credited []time.Time // per feed, when its position last changed or was charged interest
+
 	res Result
 }
 
@@ -195,6 +202,8 @@ func New(cfg Config) (*Engine, error) {
 	e.scratch = make([]Position, n)
 	e.flow = make([]float64, n)
 	e.held = make([]int, n)
+	e.credit = make([]float64, n)
+	e.credited = make([]time.Time, n)
 	e.trades = map[tradeKey]*TradeState{}
 	for i := range e.cursor {
 		e.cursor[i] = -1
@@ -303,7 +312,7 @@ func (e *Engine) posValue(k int) (float64, float64) {
 	dvalue := e.ci.valueSize(p.Size, cl)
 	if dvalue > 0 {
 		dunreal := e.ci.pnl(p.Size, p.Price, cl)
-		return dvalue - dunreal, dunreal
+		return e.ci.unlever(dvalue - dunreal), dunreal
 	}
 	return dvalue, 0
 }
@@ -371,6 +380,7 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 			return nil, err
 		}
 		e.checkSubmitted()
+		e.chargeInterest()
 		e.tryFills()
 		e.settle()
 		v := e.value()

@@ -75,10 +75,28 @@ func (e *Engine) tryFills() {
 		if o.inactive || !e.ticked[o.Feed] {
 			continue
 		}
-		if price, ok := e.fillPrice(o, b); ok {
-			before := e.cash
-			e.execute(o, price, b.Time)
-			e.flow[o.Feed] += e.cash - before
+		before := e.cash
+		switch {
+		case o.Type == Close:
+			e.tryClose(o, b)
+		case o.Type == Market && e.coc && !o.noCOC:
+			// cheat-on-close: at the creating bar's close (slipped within this bar's
+			// range), dated that bar; the cash moves now.
+			if o.Side == Buy {
+				price, _ := e.slip.up(b.High, o.CreatedClose, e.slip.Open, false)
+				e.execute(o, price, o.CreatedTime, e.cursor[o.Feed])
+			} else {
+				price, _ := e.slip.down(b.Low, o.CreatedClose, e.slip.Open, false)
+				e.execute(o, price, o.CreatedTime, e.cursor[o.Feed])
+			}
+		default:
+			if price, ok := e.fillPrice(o, b); ok {
+				e.execute(o, price, b.Time, e.cursor[o.Feed])
+			}
+		}
+		e.flow[o.Feed] += e.cash - before
+		if o.Status == Completed {
+			e.bracketize(o, false)
 		}
 		if o.Status.Alive() && o.Type.trailing() {
 			o.trailAdjust(b.Close)
@@ -94,6 +112,23 @@ func (e *Engine) tryFills() {
 		e.pending[i] = nil
 	}
 	e.pending = live
+}
+
+// tryClose is backtrader's _try_exec_close: a Close order fills after the bar it was made
+// on, at the close of the bar that ends its session (at or past the session end time); when
+// the first bar past the end is the next session's, at the last close seen before it,
+// dated that bar (the one before this).
+func (e *Engine) tryClose(o *Order, b *Bar) {
+	if b.Time.After(o.CreatedTime) && !b.Time.Before(o.dteos) {
+		c := e.cursor[o.Feed]
+		if o.pannotated != 0 && b.Time.After(o.dteos) {
+			e.execute(o, o.pannotated, e.feeds[o.Feed].Bars[c-1].Time, c-1)
+		} else {
+			e.execute(o, b.Close, b.Time, c)
+		}
+		return
+	}
+	o.pannotated = b.Close
 }
 
 // limitFill is backtrader's _try_exec_limit: at the open (slipped within the limit) when
@@ -194,10 +229,19 @@ func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 	return 0, false
 }
 
-// execute fills o at price, as backtrader's BackBroker._execute does.
-func (e *Engine) execute(o *Order, price float64, t time.Time) {
+// execute fills o at price, as backtrader's BackBroker._execute does: the fill is dated
+// at (a Close order's or cheat-on-close's may be an earlier bar's), its trade the current
+// bar; a filler reads the volume of the feed's bar vbar.
+func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
 	pos := &e.pos[o.Feed]
+	t := e.feeds[o.Feed].Bars[e.cursor[o.Feed]].Time
 	size := o.Remaining
+	if e.filler.Kind != "" {
+		size = e.filler.size(o, &e.feeds[o.Feed].Bars[vbar])
+		if size == 0 {
+			return
+		}
+	}
 	porig := pos.Price
 	probe := *pos
 	opened, closed := probe.update(size, price)
@@ -210,9 +254,9 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 	if closed != 0 {
 		closedValue = e.ci.valueSize(-closed, porig)
 		if e.ci.stocklike() {
-			cash += closedValue + pnl
+			cash += e.ci.unlever(closedValue) + pnl
 		} else { // futures: the margin comes back; gains were settled at each close
-			cash += closedValue
+			cash += e.ci.unlever(closedValue)
 		}
 		closedComm = e.ci.commission(closed, price)
 		cash -= closedComm
@@ -222,7 +266,7 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 	popened := opened
 	if opened != 0 {
 		openedValue = e.ci.valueSize(opened, price)
-		cash -= openedValue
+		cash -= e.ci.unlever(openedValue)
 		openedComm = e.ci.commission(opened, price)
 		cash -= openedComm
 		if cash < 0 {
@@ -238,12 +282,17 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 	}
 	if execSize := closed + opened; execSize != 0 {
 		pos.update(execSize, price)
+		e.credited[o.Feed] = t
+		if closed != 0 { // backtrader's int2pnl: interest owed goes into the closing commission
+			closedComm += e.credit[o.Feed]
+			e.credit[o.Feed] = 0
+		}
 		prev := o.ExecSize
 		o.ExecSize += execSize
 		// backtrader's OrderData.addbit, also for the first fill: (size*price)/size can
 		// differ from price in the last bit, and strategies compute exits from it.
 		o.ExecPrice = (o.ExecPrice*prev + price*execSize) / o.ExecSize
-		o.ExecTime = t
+		o.ExecTime = at
 		o.ExecValue += closedValue + openedValue
 		o.ExecComm += closedComm + openedComm
 		o.ExecPnL += pnl
@@ -254,7 +303,7 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 			o.Status = Partial
 		}
 		e.res.Executions = append(e.res.Executions, Execution{
-			Ref: o.Ref, Symbol: e.feeds[o.Feed].Symbol, Time: t, Side: o.Side.String(), ExecType: o.Type.String(),
+			Ref: o.Ref, Symbol: e.feeds[o.Feed].Symbol, Time: at, Side: o.Side.String(), ExecType: o.Type.String(),
 			Price: price, Size: execSize, Value: closedValue + openedValue, Commission: closedComm + openedComm,
 			PnL: pnl, CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice,
 		})
@@ -280,9 +329,6 @@ func (e *Engine) execute(o *Order, price float64, t time.Time) {
 			e.opened++
 		}
 		e.ocoCheck(o)
-		if o.Status == Completed {
-			e.activate = append(e.activate, o.children...)
-		}
 	}
 	if popened != 0 && opened == 0 {
 		e.reject(o)

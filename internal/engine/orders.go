@@ -42,6 +42,12 @@ func (t ExecType) String() string { return execTypeNames[t] }
 // trailing reports whether t's stop follows the price.
 func (t ExecType) trailing() bool { return t == StopTrail || t == StopTrailLimit }
 
+// ExecTypeIsTrailing reports whether the exectype named s is a trailing stop.
+func ExecTypeIsTrailing(s string) bool {
+	t, ok := ParseExecType(s)
+	return ok && t.trailing()
+}
+
 // ParseExecType maps the names of execTypeNames (any case) to an ExecType.
 func ParseExecType(s string) (ExecType, bool) {
 	for i, n := range execTypeNames {
@@ -113,6 +119,16 @@ type OrderRequest struct {
 	// TradeID groups orders into trades of their own on the same feed (backtrader's
 	// tradeid, default 0); the position stays one per feed.
 	TradeID int
+
+	// Parent makes this order a child of another (backtrader's parent=): it is inactive
+	// until the parent fills completely, is cancelled with it, and a child that fills
+	// cancels the group's other orders (a bracket's stop and target).
+	Parent *Order
+	// Hold keeps the order (status Created) until an order of its group is submitted
+	// without Hold, which sends the whole group (backtrader's transmit=False).
+	Hold bool
+	// NoCOC keeps a market order out of cheat-on-close (backtrader's coc=False info).
+	NoCOC bool
 }
 
 // ValidDay is backtrader's Order.DAY validity for an order created at t: the end of t's
@@ -139,7 +155,8 @@ type Order struct {
 	Status       Status
 	CreatedTime  time.Time
 	CreatedPrice float64
-	CreatedBar   int // timeline step
+	CreatedBar   int     // timeline step
+	CreatedClose float64 // the creating bar's close (what cheat-on-close fills at)
 
 	// Executed totals.
 	ExecTime  time.Time
@@ -157,8 +174,19 @@ type Order struct {
 	limitOffset float64 // StopTrailLimit: stop minus limit, kept as the stop trails
 	ocoGroup    *[]*Order
 	parent      *Order
-	children    []*Order
-	inactive    bool // bracket child waiting for its parent to fill
+	pc          *orderGroup // the parent's group, for a parent or a child; nil for a lone order
+	pcDone      bool        // a lone order's group was ended (cancelled, expired, rejected)
+	inactive    bool        // child waiting for its parent to fill
+	noCOC       bool
+	dteos       time.Time // Close orders: the end of the creating bar's session
+	pannotated  float64   // Close orders: the last close seen before the session's end
+}
+
+// orderGroup is backtrader's parent/children queue (_pchildren): the parent first until it
+// fills, then its children. gone is set once the group was cancelled or a child filled.
+type orderGroup struct {
+	list []*Order
+	gone bool
 }
 
 // IsBuy reports whether the order buys.

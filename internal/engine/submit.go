@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"time"
@@ -50,12 +51,16 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 		Ref: e.nextRef, Feed: r.Feed, Side: r.Side, Type: r.Type,
 		Size: float64(r.Side) * r.Size, Price: r.Price, PLimit: r.PLimit,
 		TrailAmount: r.TrailAmount, TrailPercent: r.TrailPercent, ValidUntil: r.ValidUntil, TradeID: r.TradeID,
-		Status: Submitted, CreatedTime: bar.Time, CreatedBar: e.step,
+		Status: Created, CreatedTime: bar.Time, CreatedBar: e.step, CreatedClose: bar.Close,
+		parent: r.Parent, inactive: r.Parent != nil, noCOC: r.NoCOC,
 	}
 	o.Remaining = o.Size
 	o.CreatedPrice = r.Price
 	if o.CreatedPrice == 0 {
 		o.CreatedPrice = bar.Close
+	}
+	if o.Type == Close {
+		o.dteos = e.sessionEndAfter(r.Feed, bar.Time)
 	}
 	if o.Type.trailing() {
 		// The first stop: the reference price moved by the distance (backtrader starts
@@ -74,48 +79,122 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 		o.ocoGroup = r.OCO.ocoGroup
 	}
 	e.orders = append(e.orders, o)
+	if r.Parent == nil && !r.Hold {
+		e.transmit(o) // a lone order: no group to keep
+		return o, nil
+	}
+	// backtrader's submit and _take_children: a child joins its parent's queue, unless the
+	// parent's group has already ended (the child is then rejected); an order without Hold
+	// sends every order of the queue still held.
+	if r.Parent != nil {
+		g := e.groupOf(r.Parent)
+		if g == nil || g.gone {
+			o.Status = Rejected
+			e.event(o)
+			e.notify(o)
+			e.Log("WARNING", "engine", fmt.Sprintf("order %d rejected: its parent, order %d, was cancelled, expired or rejected, or a sibling filled", o.Ref, r.Parent.Ref))
+			return o, nil
+		}
+		o.pc = g
+	} else {
+		o.pc = &orderGroup{}
+	}
+	o.pc.list = append(o.pc.list, o)
+	if !r.Hold {
+		for _, x := range o.pc.list {
+			if x.Status == Created {
+				e.transmit(x)
+			}
+		}
+	}
+	return o, nil
+}
+
+// groupOf is the parent/children queue parent heads, made for a lone order when a child
+// first names it (holding it while it has not filled, as backtrader's queue does).
+func (e *Engine) groupOf(parent *Order) *orderGroup {
+	if parent.pc == nil && !parent.pcDone {
+		parent.pc = &orderGroup{}
+		if parent.Status != Completed {
+			parent.pc.list = []*Order{parent}
+		}
+	}
+	return parent.pc
+}
+
+// transmit sends o to the broker: it is checked against cash at the next bar.
+func (e *Engine) transmit(o *Order) {
+	o.Status = Submitted
 	e.submitted = append(e.submitted, o)
 	e.notify(o)
 	if !e.cfg.QuietEngine {
 		e.Log("INFO", "engine", fmt.Sprintf("order %d submitted: %s %s %g %s", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol))
 	}
-	return o, nil
 }
 
-// Bracket submits a parent order with a stop-loss and a take-profit child
-// on the opposite side. The children become active on the bar after the parent
-// fills (as in backtrader); a fill of one child cancels the other.
+// bracketize is backtrader's _bracketize for o, which filled completely (cancel false) or
+// ended without filling: a parent's fill activates its children at the next bar; any other
+// end, or a child's fill, cancels every pending order left in the group.
+func (e *Engine) bracketize(o *Order, cancel bool) {
+	g := o.pc
+	if g == nil {
+		if cancel {
+			o.pcDone = true
+		}
+		return
+	}
+	if g.gone {
+		return
+	}
+	if cancel || o.parent != nil {
+		list := g.list
+		g.list, g.gone = nil, true
+		for _, x := range list {
+			if x.Status == Accepted || x.Status == Partial {
+				e.cancel(x)
+			}
+		}
+		return
+	}
+	if len(g.list) > 0 && g.list[0] == o {
+		g.list = g.list[1:]
+	}
+	e.activate = append(e.activate, g.list...)
+}
+
+// Bracket submits a parent order with a stop-loss and a take-profit child on the opposite
+// side, of the parent's size, validity and tradeid (as backtrader's buy_bracket passes
+// them on). The children become active on the bar after the parent fills; a fill of one
+// child cancels the other. A price of 0 leaves that child out.
 func (e *Engine) Bracket(parent OrderRequest, stopPrice, limitPrice float64) ([]*Order, error) {
+	kids := []OrderRequest{}
+	for _, k := range []struct {
+		t     ExecType
+		price float64
+	}{{Stop, stopPrice}, {Limit, limitPrice}} {
+		if k.price > 0 {
+			kids = append(kids, OrderRequest{Feed: parent.Feed, Type: k.t, Price: k.price, ValidUntil: parent.ValidUntil, TradeID: parent.TradeID})
+		}
+	}
+	return e.BracketOf(parent, kids)
+}
+
+// BracketOf submits parent held and then each child (its side and size are set to the
+// opposite of the parent's), the last one sending the group.
+func (e *Engine) BracketOf(parent OrderRequest, kids []OrderRequest) ([]*Order, error) {
+	parent.Hold = len(kids) > 0
 	p, err := e.Submit(parent)
 	if err != nil {
 		return nil, err
 	}
 	out := []*Order{p}
-	opp := -parent.Side
-	var kids []*Order
-	for _, k := range []struct {
-		t     ExecType
-		price float64
-	}{{Stop, stopPrice}, {Limit, limitPrice}} {
-		if !(k.price > 0) {
-			continue
-		}
-		c, err := e.Submit(OrderRequest{Feed: parent.Feed, Side: opp, Type: k.t, Size: parent.Size, Price: k.price,
-			ValidUntil: parent.ValidUntil, TradeID: parent.TradeID}) // as backtrader passes valid and tradeid on
+	for i, k := range kids {
+		k.Side, k.Size, k.Parent, k.Hold = -parent.Side, parent.Size, p, i < len(kids)-1
+		c, err := e.Submit(k)
 		if err != nil {
 			return nil, err
 		}
-		c.parent = p
-		c.inactive = true
-		kids = append(kids, c)
 		out = append(out, c)
-	}
-	p.children = kids
-	if len(kids) > 1 {
-		g := append([]*Order(nil), kids...)
-		for _, k := range kids {
-			k.ocoGroup = &g
-		}
 	}
 	return out, nil
 }
@@ -125,34 +204,32 @@ func (e *Engine) Bracket(parent OrderRequest, stopPrice, limitPrice float64) ([]
 // backtrader (whose broker only cancels pending orders), the cancel is ignored and the
 // order stays live; a WARNING line in the log says so.
 func (e *Engine) Cancel(o *Order) bool {
-	if o == nil || !o.Status.Alive() {
-		return false
+	if o == nil || !o.Status.Alive() || o.Status == Created {
+		return false // a held order is not at the broker yet: backtrader ignores its cancel
 	}
 	if o.Status == Submitted {
 		e.Log("WARNING", "engine", fmt.Sprintf("cancel of order %d ignored: it was submitted on this bar and is not yet accepted by the broker, so it stays live (as in backtrader); cancel it on a later bar", o.Ref))
 		return false
 	}
 	e.cancel(o)
+	e.bracketize(o, true)
 	return true
 }
 
+// cancel cancels a pending order with its OCO group (backtrader's cancel with
+// bracket=True: its parent/children group is the caller's business).
 func (e *Engine) cancel(o *Order) {
 	e.end(o, Canceled, "INFO", fmt.Sprintf("order %d cancelled: %s %s %g %s", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol))
 }
 
 // end finishes a live order without a fill (cancelled, expired or rejected): it is
-// recorded, notified and logged, and its OCO group and bracket children go with it.
+// recorded, notified and logged, and its OCO group goes with it.
 func (e *Engine) end(o *Order, st Status, level, msg string) {
 	o.Status = st
 	e.event(o)
 	e.notify(o)
 	e.Log(level, "engine", msg)
 	e.ocoCheck(o)
-	for _, c := range o.children {
-		if c.Status.Alive() {
-			e.cancel(c)
-		}
-	}
 }
 
 func (e *Engine) event(o *Order) {
@@ -163,7 +240,7 @@ func (e *Engine) orderEvent(o *Order) OrderEvent {
 	return OrderEvent{
 		Ref: o.Ref, Symbol: e.feeds[o.Feed].Symbol, Side: o.Side.String(), ExecType: o.Type.String(),
 		Status: o.Status.String(), CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice,
-		Price: o.Price, Size: o.Size, Time: e.Now(),
+		Price: cmp.Or(o.Price, o.CreatedPrice), Size: o.Size, Time: e.Now(), // a market or close order's: its creating close
 	}
 }
 
@@ -206,17 +283,24 @@ func (e *Engine) checkSubmitted() {
 		if o.Status != Submitted {
 			continue
 		}
+		if o.parent != nil && o.pc.gone { // backtrader's _take_children: the parent is gone
+			o.Status = Rejected
+			e.event(o)
+			e.notify(o)
+			e.Log("WARNING", "engine", fmt.Sprintf("order %d rejected: its parent, order %d, ended before it was accepted", o.Ref, o.parent.Ref))
+			continue
+		}
 		price := o.CreatedPrice
 		if e.coo && o.Type == Market { // backtrader prices it at the open it will fill at
 			price = e.feeds[o.Feed].Bars[e.cursor[o.Feed]].Open
 		}
 		opened, closed := e.scratch[o.Feed].update(o.Remaining, price)
 		if closed != 0 {
-			cash += e.ci.valueSize(-closed, price)
+			cash += e.ci.openCash(-closed, price)
 			cash -= e.ci.commission(closed, price)
 		}
 		if opened != 0 {
-			cash -= e.ci.valueSize(opened, price)
+			cash -= e.ci.openCash(opened, price)
 			cash -= e.ci.commission(opened, price)
 		}
 		if cash >= 0 {
@@ -233,8 +317,10 @@ func (e *Engine) checkSubmitted() {
 // expire ends an order past its validity, with its bracket children and OCO group.
 func (e *Engine) expire(o *Order) {
 	e.end(o, Expired, "INFO", fmt.Sprintf("order %d expired: %s %s %g %s (valid until %s)", o.Ref, o.Side, o.Type, math.Abs(o.Size), e.feeds[o.Feed].Symbol, o.ValidUntil.Format(time.RFC3339)))
+	e.bracketize(o, true)
 }
 
 func (e *Engine) reject(o *Order) {
 	e.end(o, Margin, "WARNING", fmt.Sprintf("order %d (%s %s %v) rejected: Margin (not enough cash)", o.Ref, o.Side, o.Type, math.Abs(o.Size)))
+	e.bracketize(o, true)
 }

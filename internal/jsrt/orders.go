@@ -15,6 +15,7 @@ type opts struct {
 	o    *goja.Object
 	num  float64
 	isNo bool
+	over *goja.Object // read before o: a bracket leg's own arguments (oargs, stopargs, limitargs)
 }
 
 func (h *host) readOpts(v goja.Value) opts {
@@ -32,6 +33,11 @@ func (h *host) readOpts(v goja.Value) opts {
 }
 
 func (op opts) get(name string) goja.Value {
+	if op.over != nil {
+		if v := op.over.Get(name); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+			return v
+		}
+	}
 	if op.o == nil {
 		return nil
 	}
@@ -100,6 +106,13 @@ func (h *host) request(side engine.Side, op opts) engine.OrderRequest {
 			h.throw("tradeid must be a whole number of 0 or more, got %v", id)
 		} else {
 			r.TradeID = int(id)
+		}
+		r.Parent = h.orderRef(op.get("parent"))
+		if t := op.get("transmit"); t != nil {
+			r.Hold = !t.ToBoolean()
+		}
+		if c := op.get("coc"); c != nil {
+			r.NoCOC = !c.ToBoolean()
 		}
 	}
 	return r
@@ -213,15 +226,55 @@ func (h *host) hostObject() *goja.Object {
 			s = engine.Sell
 		}
 		op := h.readOpts(v)
-		r := h.sized(s, op)
-		if op.get("exectype") == nil {
+		leg := func(name string) *goja.Object {
+			x := op.get(name)
+			if x == nil {
+				return nil
+			}
+			lo, ok := x.(*goja.Object)
+			if !ok {
+				h.throw("%s must be an object of order options", name)
+			}
+			return lo
+		}
+		entry := op
+		entry.over = leg("oargs")
+		r := h.sized(s, entry)
+		if entry.get("exectype") == nil {
 			// backtrader's buy_bracket/sell_bracket: the entry is a Limit order, at the
 			// signal bar's close unless a price is given.
 			r.Type = engine.Limit
 		}
-		stop := h.num(op, "stopprice", 0)
-		limit := h.num(op, "limitprice", 0)
-		orders, err := h.eng.Bracket(r, stop, limit)
+		// Each exit as backtrader builds it: the bracket's data, validity and tradeid, its
+		// price and exectype (stopexec / limitexec, null for none), then its own arguments.
+		var kids []engine.OrderRequest
+		for _, k := range []struct{ price, exec, args, def string }{
+			{"stopprice", "stopexec", "stopargs", "Stop"}, {"limitprice", "limitexec", "limitargs", "Limit"},
+		} {
+			if x := op.o; x != nil {
+				if ev := x.Get(k.exec); ev != nil && goja.IsNull(ev) {
+					continue
+				}
+			}
+			base := rt.NewObject()
+			for _, name := range []string{"data", "valid", "tradeid"} {
+				if x := op.get(name); x != nil {
+					_ = base.Set(name, x)
+				}
+			}
+			_ = base.Set("price", h.num(op, k.price, 0))
+			et := k.def
+			if x := op.get(k.exec); x != nil {
+				et = x.String()
+			}
+			_ = base.Set("exectype", et)
+			kop := opts{o: base, over: leg(k.args)}
+			if kop.over == nil && !(h.num(kop, "price", 0) > 0) && !engine.ExecTypeIsTrailing(et) {
+				continue // no price for this exit: left out
+			}
+			kids = append(kids, h.request(-s, kop))
+		}
+		orders, err := h.eng.BracketOf(r, kids)
 		if err != nil {
 			h.throw("%s", err.Error())
 		}

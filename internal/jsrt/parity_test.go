@@ -123,6 +123,14 @@ type expected struct {
 
 func day(t time.Time) string { return t.Format("2006-01-02") }
 
+// stamp is t as the fixture writes want: a date, or a date and time for intraday bars.
+func stamp(t time.Time, want string) string {
+	if len(want) > 10 {
+		return t.Format("2006-01-02 15:04:05")
+	}
+	return day(t)
+}
+
 // near compares to a relative tolerance (absolute near zero).
 func near(a, b, rel float64) bool {
 	if a == b {
@@ -240,7 +248,11 @@ func TestParity(t *testing.T) {
 				datas = []string{exp.Data}
 			}
 			for _, d := range datas {
-				bars := filterRange(t, loadBars(t, filepath.Join(ref, "data", d)), exp.Range.From, exp.Range.To)
+				path := filepath.Join(root, "testdata", "backtrader", "data", d) // the project's own data first
+				if _, err := os.Stat(path); err != nil {
+					path = filepath.Join(ref, "data", d)
+				}
+				bars := filterRange(t, loadBars(t, path), exp.Range.From, exp.Range.To)
 				feeds = append(feeds, engine.Feed{Symbol: strings.TrimSuffix(d, ".csv"), Bars: bars})
 			}
 			if want := cmp.Or(exp.DataBars, exp.Bars); len(feeds[0].Bars) != want {
@@ -269,8 +281,8 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 	}
 	for i := 0; i < min(len(res.Executions), len(exp.Executions)); i++ {
 		g, w := res.Executions[i], exp.Executions[i]
-		if day(g.Time) != w.Date || g.Side != w.Side || g.ExecType != w.ExecType || g.Price != w.Price || g.Size != w.Size ||
-			!near(g.Commission, w.Commission, rel) || !near(g.Value, w.Value, rel) || !near(g.PnL, w.PnL, rel) || g.Ref != w.Ref || day(g.CreatedTime) != w.Created ||
+		if stamp(g.Time, w.Date) != w.Date || g.Side != w.Side || g.ExecType != w.ExecType || g.Price != w.Price || g.Size != w.Size ||
+			!near(g.Commission, w.Commission, rel) || !near(g.Value, w.Value, rel) || !near(g.PnL, w.PnL, rel) || g.Ref != w.Ref || stamp(g.CreatedTime, w.Created) != w.Created ||
 			(w.Data != "" && g.Symbol != w.Data) {
 			t.Errorf("execution %d:\n got %+v\nwant %+v", i, g, w)
 			break
@@ -288,7 +300,7 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 	}
 	for i := 0; i < min(len(closed), len(exp.Trades)); i++ {
 		g, w := closed[i], exp.Trades[i]
-		if day(g.OpenTime) != w.OpenDate || day(*g.CloseTime) != w.CloseDate || g.Size != w.Size || g.EntryPrice != w.EntryPrice ||
+		if stamp(g.OpenTime, w.OpenDate) != w.OpenDate || stamp(*g.CloseTime, w.CloseDate) != w.CloseDate || g.Size != w.Size || g.EntryPrice != w.EntryPrice ||
 			g.ExitPrice != w.ExitPrice || !near(g.PnLGross, w.PnLGross, rel) || !near(g.PnLNet, w.PnLNet, rel) ||
 			!near(g.Commission, w.Commission, rel) || g.BarLen != w.BarLen || g.TradeID != w.TradeID || (w.Data != "" && g.Symbol != w.Data) {
 			t.Errorf("trade %d:\n got %+v\nwant %+v", i, g, w)
@@ -303,8 +315,8 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 		g := res.Equity[i]
 		wd, _ := exp.Equity[i][0].(string)
 		wv, _ := exp.Equity[i][1].(float64)
-		if day(g.Time) != wd || g.Value != wv {
-			t.Errorf("equity %d: got %s %v, want %s %v", i, day(g.Time), g.Value, wd, wv)
+		if stamp(g.Time, wd) != wd || g.Value != wv {
+			t.Errorf("equity %d: got %s %v, want %s %v", i, stamp(g.Time, wd), g.Value, wd, wv)
 			break
 		}
 	}
@@ -342,8 +354,8 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 	}
 	for i := 0; i < min(len(res.OrderEvents), len(exp.OrderEvents)); i++ {
 		g, w := res.OrderEvents[i], exp.OrderEvents[i]
-		if g.Ref != w.Ref || g.Side != w.Side || g.ExecType != w.ExecType || g.Status != w.Status || day(g.CreatedTime) != w.Created ||
-			g.CreatedPrice != w.Price || g.Size != w.Size || day(g.Time) != w.BarDate {
+		if g.Ref != w.Ref || g.Side != w.Side || g.ExecType != w.ExecType || g.Status != w.Status || stamp(g.CreatedTime, w.Created) != w.Created ||
+			g.CreatedPrice != w.Price || g.Size != w.Size || stamp(g.Time, w.BarDate) != w.BarDate {
 			t.Errorf("order event %d:\n got %+v\nwant %+v", i, g, w)
 			break
 		}
@@ -353,7 +365,7 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 	}
 	for i := 0; i < min(len(res.OpenOrders), len(exp.OpenAtEnd)); i++ {
 		g, w := res.OpenOrders[i], exp.OpenAtEnd[i]
-		if g.Ref != w.Ref || g.Side != w.Side || g.ExecType != w.ExecType || g.Status != w.Status || day(g.CreatedTime) != w.Created ||
+		if g.Ref != w.Ref || g.Side != w.Side || g.ExecType != w.ExecType || g.Status != w.Status || stamp(g.CreatedTime, w.Created) != w.Created ||
 			g.Price != w.Price || g.Size != w.Size {
 			t.Errorf("open order %d:\n got %+v\nwant %+v", i, g, w)
 		}

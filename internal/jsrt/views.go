@@ -2,6 +2,7 @@ package jsrt
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
@@ -33,6 +34,8 @@ type dataView struct {
 	lines [6]*line
 	objs  [6]*goja.Object
 	date  goja.Value
+
+	setSessionEnd goja.Value
 }
 
 func (d *dataView) column(c int) *line {
@@ -96,6 +99,8 @@ func (d *dataView) Get(key string) goja.Value {
 		return d.h.rt.ToValue(*d.h.eng.Cursor(d.feed) + 1)
 	case "date":
 		return d.date
+	case "setSessionEnd":
+		return d.setSessionEnd
 	}
 	return nil // not ours: looked up on the prototype (toString, valueOf, …)
 }
@@ -106,7 +111,7 @@ func (d *dataView) Has(key string) bool {
 			return true
 		}
 	}
-	return key == "symbol" || key == "length" || key == "date"
+	return key == "symbol" || key == "length" || key == "date" || key == "setSessionEnd"
 }
 func (d *dataView) Delete(string) bool { return false }
 func (d *dataView) Keys() []string {
@@ -119,6 +124,18 @@ func (h *host) dataObject(k int) *goja.Object {
 	f := h.eng.Feeds()[k]
 	cur := h.eng.Cursor(k)
 	d := &dataView{h: h, feed: k}
+	d.setSessionEnd = named(rt, "setSessionEnd", func(v goja.Value) {
+		t, err := time.Parse("15:04:05", v.String())
+		if err != nil {
+			if t, err = time.Parse("15:04", v.String()); err != nil {
+				h.throw("setSessionEnd: %q is not a time of day (HH:MM or HH:MM:SS)", v.String())
+			}
+		}
+		end := time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second
+		if err := h.eng.SetSessionEnd(k, end); err != nil {
+			h.throw("setSessionEnd: %s", err.Error())
+		}
+	})
 	d.date = named(rt, "date", func(ago int) string {
 		i := *cur + ago
 		if ago > 0 || i < 0 || i >= len(f.Bars) {
@@ -246,7 +263,11 @@ func (h *host) brokerObject() *goja.Object {
 			h.throw("setCommission expects {commission, commtype, minimum, margin, mult}")
 		}
 		c := engine.CommInfo{Commission: h.num(op, "commission", 0), Minimum: h.num(op, "minimum", 0),
-			Margin: h.num(op, "margin", 0), Mult: h.num(op, "mult", 1)}
+			Margin: h.num(op, "margin", 0), Mult: h.num(op, "mult", 1), Leverage: h.num(op, "leverage", 1),
+			Interest: h.num(op, "interest", 0)}
+		if il := op.get("interestLong"); il != nil {
+			c.InterestLong = il.ToBoolean()
+		}
 		// backtrader's setcommission: without a commtype, a margin makes it per contract
 		// (futures), else a percentage of the value.
 		c.Percent = c.Margin == 0
@@ -262,6 +283,38 @@ func (h *host) brokerObject() *goja.Object {
 		}
 		if err := h.eng.SetCommission(c); err != nil {
 			h.throw("setCommission: %s", err.Error())
+		}
+		return goja.Undefined()
+	})
+	flag := func(name string, set func(bool)) goja.Value {
+		return named(h.rt, name, func(call goja.FunctionCall) goja.Value {
+			on := true
+			if a := call.Argument(0); !goja.IsUndefined(a) {
+				on = a.ToBoolean()
+			}
+			set(on)
+			return goja.Undefined()
+		})
+	}
+	b.methods["setCoc"] = flag("setCoc", h.eng.SetCheatOnClose)
+	b.methods["setEosBar"] = flag("setEosBar", h.eng.SetEndOfSessionBar)
+	b.methods["setFiller"] = named(h.rt, "setFiller", func(call goja.FunctionCall) goja.Value {
+		var f engine.Filler
+		if a := call.Argument(0); !goja.IsUndefined(a) && !goja.IsNull(a) {
+			op := h.readOpts(a)
+			if op.o == nil {
+				h.throw("setFiller expects {type: 'fixedsize' | 'fixedbarperc' | 'barpointperc', size, perc, minmov} or null")
+			}
+			if t := op.get("type"); t != nil {
+				f.Kind = strings.ToLower(t.String())
+			}
+			if f.Kind == "" {
+				h.throw("setFiller: type is required ('fixedsize', 'fixedbarperc' or 'barpointperc')")
+			}
+			f.Size, f.Perc, f.MinMov = h.num(op, "size", 0), h.num(op, "perc", 100), h.num(op, "minmov", 0)
+		}
+		if err := h.eng.SetFiller(f); err != nil {
+			h.throw("setFiller: %s", err.Error())
 		}
 		return goja.Undefined()
 	})

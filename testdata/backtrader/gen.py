@@ -554,6 +554,221 @@ class Pairs(bt.Strategy):
             self.close(data=b)
 
 
+
+# ---- Orders and the broker (issue 37, branch h-orders): ports of backtrader's samples
+# order-close, bracket, cheat-on-close, volumefilling and credit-interest. ----
+
+
+class OrderCloseIntraday(bt.Strategy):
+    """samples/order-close on 5-minute bars, its dice replaced by a count: every `every`
+    bars with no live order, a Close order buys when flat or closes the position. Placed
+    during a session, it fills at that session's last close, dated that bar, and executes
+    on the next session's first bar, where its trade is dated."""
+    params = dict(every=37, size=1)
+    intraday = True
+
+    def __init__(self):
+        self.order = None
+
+    def notify_order(self, order):
+        if self.order is not None and order.ref == self.order.ref and not order.alive():
+            self.order = None
+
+    def next(self):
+        if self.order is None and len(self) % self.p.every == 0:
+            if self.position:
+                self.order = self.close(exectype=bt.Order.Close)
+            else:
+                self.order = self.buy(exectype=bt.Order.Close, size=self.p.size)
+
+
+class OrderCloseSession(OrderCloseIntraday):
+    """OrderCloseIntraday with the feed's sessionend at 17:30, the time of each session's
+    last bar, and broker.set_eosbar(True) (which backtrader 1.9.78 reads nowhere): a Close
+    order fills on the session's 17:30 bar at its close."""
+    data_kwargs = dict(sessionend=datetime.time(17, 30))
+
+    def __init__(self):
+        super().__init__()
+        self.broker.set_eosbar(True)
+
+
+class BracketParentChild(bt.Strategy):
+    """samples/bracket without buy_bracket: on an SMA crossover up when flat with no live
+    order, a buy Limit `limit` under the close valid `limdays` days sent with
+    transmit=False, a sell Stop and a sell Limit 2% of the close under and over it valid
+    `limdays2` days, children of it (parent=), the last one transmitting the three. The
+    children become active when the entry fills and are cancelled when it expires."""
+    params = dict(p1=5, p2=15, limit=0.005, limdays=3, limdays2=1000)
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(period=self.p.p1), bt.ind.SMA(period=self.p.p2))
+        self.orefs = []
+
+    def notify_order(self, order):
+        if not order.alive() and order.ref in self.orefs:
+            self.orefs.remove(order.ref)
+
+    def prices(self):
+        close = self.data.close[0]
+        p1 = close * (1.0 - self.p.limit)
+        return p1, p1 - 0.02 * close, p1 + 0.02 * close
+
+    def next(self):
+        if self.orefs or self.position or self.cross[0] <= 0.0:
+            return
+        p1, p2, p3 = self.prices()
+        valid1, valid2 = datetime.timedelta(self.p.limdays), datetime.timedelta(self.p.limdays2)
+        o1 = self.buy(exectype=bt.Order.Limit, price=p1, valid=valid1, transmit=False)
+        o2 = self.sell(exectype=bt.Order.Stop, price=p2, valid=valid2, parent=o1, transmit=False)
+        o3 = self.sell(exectype=bt.Order.Limit, price=p3, valid=valid2, parent=o1, transmit=True)
+        self.orefs = [o1.ref, o2.ref, o3.ref]
+
+
+class BracketLegs(BracketParentChild):
+    """samples/bracket with buy_bracket: the entry valid `limdays` days, the exits given
+    their own validity of `limdays2` days through stopargs and limitargs."""
+
+    def next(self):
+        if self.orefs or self.position or self.cross[0] <= 0.0:
+            return
+        p1, p2, p3 = self.prices()
+        valid2 = datetime.timedelta(self.p.limdays2)
+        os_ = self.buy_bracket(price=p1, valid=datetime.timedelta(self.p.limdays),
+                               stopprice=p2, stopargs=dict(valid=valid2),
+                               limitprice=p3, limitargs=dict(valid=valid2))
+        self.orefs = [o.ref for o in os_]
+
+
+class CheatOnClose(bt.Strategy):
+    """broker.set_coc(True): an SMA crossover buys and closes at market; each fill takes the
+    signal bar's close, is dated that bar and moves the cash on the next."""
+    params = dict(p1=10, p2=30, size=10)
+
+    def __init__(self):
+        self.broker.set_coc(True)
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(period=self.p.p1), bt.ind.SMA(period=self.p.p2))
+
+    def next(self):
+        if self.cross[0] > 0 and not self.position:
+            self.buy(size=self.p.size)
+        elif self.cross[0] < 0 and self.position:
+            self.close()
+
+
+class VolumeFixedSize(bt.Strategy):
+    """samples/volumefilling: buy `size` when flat, close when long, `opbreak` bars after the
+    last order completed, with the broker's filler FixedSize(size=`fill`): each bar fills at
+    most `fill` units, the order Partial until done."""
+    params = dict(size=30, opbreak=3, fill=7)
+
+    def make_filler(self):
+        return bt.broker.fillers.FixedSize(size=self.p.fill)
+
+    def __init__(self):
+        self.broker.set_filler(self.make_filler())
+        self.doop = 0
+
+    def notify_order(self, order):
+        if order.status == order.Completed:
+            self.doop = -self.p.opbreak
+
+    def next(self):
+        if self.doop == 0:
+            if not self.position.size:
+                self.buy(size=self.p.size)
+            else:
+                self.close()
+        self.doop += 1
+
+
+class VolumeBarPerc(VolumeFixedSize):
+    """VolumeFixedSize with FixedBarPerc(perc=`perc`): a bar fills `perc` percent of its
+    volume in whole units."""
+    params = dict(size=200, perc=0.0004)
+
+    def make_filler(self):
+        return bt.broker.fillers.FixedBarPerc(perc=self.p.perc)
+
+
+class VolumeBarPoint(VolumeFixedSize):
+    """VolumeFixedSize with BarPointPerc(minmov=`minmov`, perc=`perc`): the bar's volume
+    spread over its range in steps of minmov, `perc` percent of one step's share."""
+    params = dict(size=200, minmov=0.01, perc=0.05)
+
+    def make_filler(self):
+        return bt.broker.fillers.BarPointPerc(minmov=self.p.minmov, perc=self.p.perc)
+
+
+class CreditInterest(bt.Strategy):
+    """samples/credit-interest: an SMA crossover long and short (`stake` units), with
+    setcommission(interest=`interest`, interest_long=`interest_long`): open positions pay
+    the yearly rate by calendar day on their value, added to the closing fill's commission."""
+    params = dict(p1=10, p2=30, stake=10, interest=0.05, interest_long=False)
+
+    def __init__(self):
+        self.broker.setcommission(commission=0.001, interest=self.p.interest, interest_long=self.p.interest_long)
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(period=self.p.p1), bt.ind.SMA(period=self.p.p2))
+
+    def next(self):
+        if self.cross[0] > 0:
+            self.order_target_size(target=self.p.stake)
+        elif self.cross[0] < 0:
+            self.order_target_size(target=-self.p.stake)
+
+
+class CreditInterestLong(CreditInterest):
+    """CreditInterest with interest_long=True: long positions pay too."""
+    params = dict(interest=0.03, interest_long=True)
+
+
+class Leverage(bt.Strategy):
+    """setcommission(leverage=`leverage`): an SMA crossover buys `leverage` times what the
+    cash pays for (95% of it) and closes on the cross down; a long position takes its value
+    over the leverage in cash."""
+    params = dict(p1=10, p2=30, leverage=2.0)
+
+    def __init__(self):
+        self.broker.setcommission(commission=0.001, leverage=self.p.leverage)
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(period=self.p.p1), bt.ind.SMA(period=self.p.p2))
+
+    def next(self):
+        if self.cross[0] > 0 and not self.position:
+            self.buy(size=int(self.broker.getcash() * self.p.leverage * 0.95 / self.data.close[0]))
+        elif self.cross[0] < 0 and self.position:
+            self.close()
+
+
+class OneSided(bt.Strategy):
+    """One round trip, bought on bar `entry` and closed on bar `exit`: the trade analyzer's
+    won or lost group stays empty, and backtrader reports its pnl total and average as
+    0.0 once a trade has closed."""
+    params = dict(size=10, entry=50, exit=60)
+
+    def next(self):
+        if len(self) == self.p.entry:
+            self.buy(size=self.p.size)
+        elif len(self) == self.p.exit:
+            self.close()
+
+
+ORDER_STRATEGIES = {
+    "one_sided": (OneSided, ["orcl.csv", "nvda.csv"]),
+    "order_close_intraday": (OrderCloseIntraday, ["es_min5.csv"]),
+    "order_close_session": (OrderCloseSession, ["es_min5.csv"]),
+    "bracket_parent_child": (BracketParentChild, ["orcl.csv", "nvda.csv"]),
+    "bracket_legs": (BracketLegs, ["orcl.csv", "nvda.csv"]),
+    "cheat_on_close": (CheatOnClose, ["orcl.csv", "nvda.csv"]),
+    "volume_fixed_size": (VolumeFixedSize, ["orcl.csv"]),
+    "volume_bar_perc": (VolumeBarPerc, ["orcl.csv"]),
+    "volume_bar_point": (VolumeBarPoint, ["nvda.csv"]),
+    "credit_interest": (CreditInterest, ["orcl.csv", "yhoo.csv"]),
+    "credit_interest_long": (CreditInterestLong, ["orcl.csv"]),
+    "leverage": (Leverage, ["orcl.csv", "nvda.csv"]),
+}
+# ---- end of the orders and broker block ----
+
+
 STRATEGIES = {
     # Several feeds in one run: a tuple of data files, all from `fromdate` on.
     "pairs": (Pairs, [("orcl.csv", "nvda.csv")]),
@@ -577,10 +792,15 @@ STRATEGIES = {
     "stoplimit_exit": (StopLimitExit, ["orcl.csv", "nvda.csv"]),
     "bracket_market": (BracketMarket, ["orcl.csv", "yhoo.csv"]),
 }
+STRATEGIES.update(ORDER_STRATEGIES)
+
+
+# How times are written: dates, or date and time for an intraday strategy (see run).
+STAMP = ["%Y-%m-%d"]
 
 
 def day(dt):
-    return bt.num2date(dt).strftime("%Y-%m-%d")
+    return bt.num2date(dt).strftime(STAMP[0])
 
 
 class Recorder(bt.Analyzer):
@@ -613,8 +833,10 @@ class Recorder(bt.Analyzer):
                 self.track(key, bit.opened, bit, True)
             x = dict(
                 ref=o.ref, date=day(o.executed.dt), side=side, exectype=o.ExecTypes[o.exectype],
-                price=self.last_fill, order_executed_price=o.executed.price, size=o.executed.size,
-                value=o.executed.value, commission=o.executed.comm, pnl=o.executed.pnl,
+                # the fill's own part (an order filled in parts, Partial then Completed,
+                # has one execution per part; executed.* are the totals)
+                price=self.last_fill, order_executed_price=o.executed.price, size=bit.size,
+                value=bit.value, commission=bit.comm, pnl=bit.pnl + 0.0,  # -0.0 as executed.pnl writes it
                 created_date=day(o.created.dt), created_price=o.created.price)
             if len(self.strategy.datas) > 1 and not hasattr(self.strategy, "resample"):
                 x["data"] = o.data._name
@@ -622,11 +844,11 @@ class Recorder(bt.Analyzer):
         elif o.status in (o.Canceled, o.Margin, o.Rejected, o.Expired):
             # The bar it happened on: a cancel by the strategy happens in its next() and is
             # notified on the following bar; others are notified on their own bar.
-            on = getattr(self.strategy, "cancelled_on", {}).get(o.ref, self.data.datetime.date(0))
+            on = getattr(self.strategy, "cancelled_on", {}).get(o.ref, self.data.datetime.datetime(0))
             self.events.append(dict(
                 ref=o.ref, side=side, exectype=o.ExecTypes[o.exectype], status=o.getstatusname(),
                 created_date=day(o.created.dt), created_price=o.created.price, requested_size=o.created.size,
-                bar_date=on.strftime("%Y-%m-%d")))
+                bar_date=on.strftime(STAMP[0])))
 
     def track(self, tid, size, bit, opening):  # tid: (data name, tradeid)
         st = self.tstate.get(tid)
@@ -660,7 +882,7 @@ class Recorder(bt.Analyzer):
         self.next()
 
     def next(self):
-        self.equity.append([self.data.datetime.date(0).strftime("%Y-%m-%d"), self.strategy.broker.getvalue()])
+        self.equity.append([self.data.datetime.datetime(0).strftime(STAMP[0]), self.strategy.broker.getvalue()])
 
 
 def run(name, cls, data):
@@ -673,10 +895,18 @@ def run(name, cls, data):
     several = isinstance(data, tuple)
     datas = data if several else (data,)
     fromdate = datetime.datetime(2000, 1, 1) if several else None
+    intraday = getattr(cls, "intraday", False)
+    STAMP[0] = "%Y-%m-%d %H:%M:%S" if intraday else "%Y-%m-%d"
     for d in datas:
-        feed = bt.feeds.GenericCSVData(dataname=os.path.join(DATA, d), dtformat="%Y-%m-%d", datetime=0, open=1,
+        # data of the project's own (testdata/backtrader/data) before the shared data
+        path = os.path.join(HERE, "data", d)
+        path = path if os.path.exists(path) else os.path.join(DATA, d)
+        kw = dict(dtformat="%Y-%m-%d %H:%M:%S", timeframe=bt.TimeFrame.Minutes, compression=5) if intraday \
+            else dict(dtformat="%Y-%m-%d")
+        kw.update(getattr(cls, "data_kwargs", {}))
+        feed = bt.feeds.GenericCSVData(dataname=path, datetime=0, open=1,
                                        high=2, low=3, close=4, volume=5, openinterest=-1, headers=True,
-                                       **(dict(fromdate=fromdate) if fromdate else {}))
+                                       **kw, **(dict(fromdate=fromdate) if fromdate else {}))
         cerebro.adddata(feed, name=d[:-4])
         if not several:
             break
