@@ -218,3 +218,11 @@ WHERE study_id = $1 AND fold = $2 AND status = 'testing';
 -- name: FailStudyFold :exec
 UPDATE study_folds SET status = 'failed', error = $3, finished_at = now()
 WHERE study_id = $1 AND fold = $2 AND status = 'testing';
+
+-- name: TryLockStudyJob :one
+-- Keeps two reapers from handing on the same orphaned study job (a job River has running
+-- that holds no lease) until the end of the transaction; false when another has it.
+SELECT pg_try_advisory_xact_lock(hashtextextended('backtestd.study-job', @job_id::bigint));
+
+-- name: StudyJobHasLease :one
+SELECT EXISTS (SELECT 1 FROM study_batches WHERE job_id = @job_id)::bool;

@@ -513,10 +513,7 @@ func TestDeadWorkerStudyLosesNothing(t *testing.T) {
 		if status == "completed" {
 			break
 		}
-		if status != "running" && status != "pending" || time.Since(killed) > 90*time.Second {
-			second.Cmd.Process.Signal(syscall.SIGQUIT) //nolint:errcheck // TEMP
-			time.Sleep(3 * time.Second)
-			os.WriteFile("/tmp/second.log", []byte(second.Log()), 0o644) //nolint:errcheck // TEMP
+		if status != "running" && status != "pending" || time.Since(killed) > 4*time.Minute {
 			t.Fatalf("%s is %s %s after its worker was killed:\n%s", id, status, time.Since(killed), proctest.Tail(second.Log(), 40))
 		}
 		time.Sleep(50 * time.Millisecond)

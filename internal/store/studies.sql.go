@@ -933,6 +933,17 @@ func (q *Queries) StudyFolds(ctx context.Context, db DBTX, studyID string) ([]St
 	return items, nil
 }
 
+const studyJobHasLease = `-- name: StudyJobHasLease :one
+SELECT EXISTS (SELECT 1 FROM study_batches WHERE job_id = $1)::bool
+`
+
+func (q *Queries) StudyJobHasLease(ctx context.Context, db DBTX, jobID int64) (bool, error) {
+	row := db.QueryRow(ctx, studyJobHasLease, jobID)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const studyOwner = `-- name: StudyOwner :one
 SELECT created_by FROM studies WHERE id = $1
 `
@@ -1148,4 +1159,17 @@ func (q *Queries) StudyTrialSummaries(ctx context.Context, db DBTX, arg StudyTri
 		return nil, err
 	}
 	return items, nil
+}
+
+const tryLockStudyJob = `-- name: TryLockStudyJob :one
+SELECT pg_try_advisory_xact_lock(hashtextextended('backtestd.study-job', $1::bigint))
+`
+
+// Keeps two reapers from handing on the same orphaned study job (a job River has running
+// that holds no lease) until the end of the transaction; false when another has it.
+func (q *Queries) TryLockStudyJob(ctx context.Context, db DBTX, jobID int64) (bool, error) {
+	row := db.QueryRow(ctx, tryLockStudyJob, jobID)
+	var pg_try_advisory_xact_lock bool
+	err := row.Scan(&pg_try_advisory_xact_lock)
+	return pg_try_advisory_xact_lock, err
 }

@@ -2,12 +2,14 @@ package studies
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/backtestd/backtestd/internal/fairshare"
@@ -85,6 +87,12 @@ func (s *Service) holdLease(ctx context.Context, job, lease int64, stop context.
 // a trial is stored once whoever runs it. Every worker process runs it; the rows are
 // locked, so two reapers never take the same batch. It returns how many batches it queued
 // again.
+//
+// A job also runs without a lease for a moment: from River's fetch to hold, and from end
+// (a slice used, the lease released) until River has stored the job's snooze or
+// completion. A worker that dies then leaves a job River calls running, which no lease
+// covers and River rescues only after minutes: Reap hands on such orphans too, once they
+// have been running for the lease timeout without a lease.
 func (s *Service) Reap(ctx context.Context) (int, error) {
 	if s.queue == nil {
 		return 0, errors.New("studies: no job queue configured")
@@ -95,6 +103,11 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 		if err != nil {
 			return fmt.Errorf("find study batches whose worker is lost: %w", err)
 		}
+		orphans, err := s.orphans(ctx, tx)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, orphans...)
 		for _, r := range rows {
 			st, err := s.q.GetStudy(ctx, tx, r.StudyID)
 			if err != nil {
@@ -142,4 +155,69 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 			"worker", r.Worker, "last_heartbeat", r.HeartbeatAt.UTC().Format(time.RFC3339))
 	}
 	return len(lost), nil
+}
+
+// orphans finds, in tx, the study jobs River has had running for the lease timeout that
+// hold no lease and that no reaper has cancelled yet, and locks them for this reaper
+// (another reaper skips them). They are returned as lost batches.
+func (s *Service) orphans(ctx context.Context, tx pgx.Tx) ([]store.ReapStudyBatchesRow, error) {
+	res, err := s.queue.JobListTx(ctx, tx, river.NewJobListParams().
+		Kinds(BatchArgs{}.Kind(), FoldArgs{}.Kind()).
+		States(rivertype.JobStateRunning).
+		Where(`attempted_at < now() - make_interval(secs => @lease_seconds) AND NOT (metadata ? 'cancel_attempted_at')
+			AND NOT EXISTS (SELECT 1 FROM study_batches b WHERE b.job_id = river_job.id)`,
+			river.NamedArgs{"lease_seconds": s.cfg.Lease.Seconds()}).
+		First(100))
+	if err != nil {
+		return nil, fmt.Errorf("find study jobs running without a lease: %w", err)
+	}
+	var out []store.ReapStudyBatchesRow
+	for _, j := range res.Jobs {
+		if ok, err := s.q.TryLockStudyJob(ctx, tx, j.ID); err != nil || !ok {
+			if err != nil {
+				return nil, fmt.Errorf("lock study job %d: %w", j.ID, err)
+			}
+			continue
+		}
+		// Under the lock, again: another reaper may have handed it on since the list was
+		// read, or its worker may have taken its lease after all.
+		cur, err := s.queue.JobGetTx(ctx, tx, j.ID)
+		if err != nil {
+			return nil, fmt.Errorf("get study job %d: %w", j.ID, err)
+		}
+		var meta map[string]any
+		_ = json.Unmarshal(cur.Metadata, &meta)
+		if _, cancelled := meta["cancel_attempted_at"]; cur.State != rivertype.JobStateRunning || cancelled {
+			continue
+		}
+		if held, err := s.q.StudyJobHasLease(ctx, tx, j.ID); err != nil || held {
+			if err != nil {
+				return nil, fmt.Errorf("lease of study job %d: %w", j.ID, err)
+			}
+			continue
+		}
+		r := store.ReapStudyBatchesRow{JobID: j.ID}
+		if cur.AttemptedAt != nil {
+			r.HeartbeatAt = *cur.AttemptedAt
+		}
+		if n := len(cur.AttemptedBy); n > 0 {
+			r.Worker = cur.AttemptedBy[n-1]
+		}
+		switch cur.Kind {
+		case BatchArgs{}.Kind():
+			var a BatchArgs
+			if err := json.Unmarshal(cur.EncodedArgs, &a); err != nil {
+				return nil, fmt.Errorf("arguments of study job %d: %w", j.ID, err)
+			}
+			r.StudyID, r.Trials = a.StudyID, a.Trials
+		case FoldArgs{}.Kind():
+			var a FoldArgs
+			if err := json.Unmarshal(cur.EncodedArgs, &a); err != nil {
+				return nil, fmt.Errorf("arguments of study job %d: %w", j.ID, err)
+			}
+			r.StudyID, r.Fold = a.StudyID, &a.Fold
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
