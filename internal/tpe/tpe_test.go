@@ -12,7 +12,7 @@ import (
 // makes many small local peaks. Lower is better, as the sampler minimises.
 func peaks(x []int) float64 {
 	a, b := float64(x[0]), float64(x[1])
-	v := math.Exp(-((a-22)*(a-22)/300+(b-34)*(b-34)/120)) +
+	v := math.Exp(-((a-22)*(a-22)/300 + (b-34)*(b-34)/120)) +
 		0.6*math.Exp(-((a-75)*(a-75)/150+(b-10)*(b-10)/60)) +
 		0.04*math.Sin(a/2)*math.Cos(b/3)
 	return -v
