@@ -213,3 +213,16 @@ WHERE study_id = $1 AND fold = $2 AND status = 'testing';
 -- name: FailStudyFold :exec
 UPDATE study_folds SET status = 'failed', error = $3, finished_at = now()
 WHERE study_id = $1 AND fold = $2 AND status = 'testing';
+
+-- name: LockBayesStudy :one
+-- A model-based study still to run, locked so that its next round is proposed once: every
+-- transaction that stores its trials takes this lock first (then sees the others' trials).
+SELECT * FROM studies WHERE id = $1 AND method = 'bayes' AND status IN ('pending', 'running')
+FOR NO KEY UPDATE;
+
+-- name: StudyTrialHistory :many
+-- Every trial of a study in the order proposed: what a model-based study learns from.
+SELECT idx, params, status, objective FROM study_trials WHERE study_id = $1 ORDER BY idx;
+
+-- name: SetStudyTotal :exec
+UPDATE studies SET total = $2 WHERE id = $1;
