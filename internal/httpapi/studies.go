@@ -116,14 +116,14 @@ func (h *studyHandlers) retry(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// results is the leaderboard: ?sort=<metric>&order=asc|desc&skip&limit.
+// results is the leaderboard: ?sort=<metric>|pareto&order=asc|desc&pareto=<metric>[:dir],<metric>[:dir]&skip&limit.
 func (h *studyHandlers) results(w http.ResponseWriter, r *http.Request) error {
 	skip, limit, err := paging(r, taskListDefaultLimit, taskListMaxLimit)
 	if err != nil {
 		return err
 	}
 	q := r.URL.Query()
-	b, err := h.svc.Results(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("fold")), strings.TrimSpace(q.Get("sort")), strings.TrimSpace(q.Get("order")), skip, limit)
+	b, err := h.svc.Results(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("fold")), strings.TrimSpace(q.Get("sort")), strings.TrimSpace(q.Get("order")), strings.TrimSpace(q.Get("pareto")), skip, limit)
 	if err != nil {
 		return err
 	}

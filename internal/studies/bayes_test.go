@@ -204,6 +204,41 @@ func TestBayesStudy(t *testing.T) {
 	if s.Best == nil || again.Best == nil || s.Best.Objective != again.Best.Objective {
 		t.Errorf("best %+v, then %+v with the same seed", s.Best, again.Best)
 	}
+
+	// The leaderboard's Pareto front of the objective (Sharpe) against the drawdown: no
+	// combination beats one on the front on both, and sort=pareto lists the front first.
+	board, err := b.stud.Results(ctx, s.ID, "", "pareto", "", "", 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ax := board.Pareto.Objectives; len(ax) != 2 || ax[0] != (studies.ParetoAxis{Metric: "objective", Direction: "max"}) ||
+		ax[1] != (studies.ParetoAxis{Metric: "max_drawdown_pct", Direction: "min"}) {
+		t.Fatalf("pareto objectives %+v", ax)
+	}
+	if board.Pareto.Front < 1 || len(board.Trials) != 30 {
+		t.Fatalf("front of %d, %d trials", board.Pareto.Front, len(board.Trials))
+	}
+	for i, tr := range board.Trials {
+		onFront := i < board.Pareto.Front
+		if tr.ParetoRank == nil || (*tr.ParetoRank == 1) != onFront {
+			t.Fatalf("row %d: rank %v, front of %d listed first", i, tr.ParetoRank, board.Pareto.Front)
+		}
+		if !onFront || tr.Objective == nil {
+			continue
+		}
+		for _, o := range board.Trials {
+			if o.Objective != nil && *o.Objective >= *tr.Objective && *o.MaxDrawdownPct <= *tr.MaxDrawdownPct &&
+				(*o.Objective > *tr.Objective || *o.MaxDrawdownPct < *tr.MaxDrawdownPct) {
+				t.Errorf("#%d on the front, but #%d beats it: %v/%v against %v/%v", tr.Idx, o.Idx,
+					*o.Objective, *o.MaxDrawdownPct, *tr.Objective, *tr.MaxDrawdownPct)
+			}
+		}
+	}
+	for _, bad := range []string{"sharpe_ratio", "sharpe_ratio,nope", "sharpe_ratio:up,total_return", "total_return,total_return"} {
+		if _, err := b.stud.Results(ctx, s.ID, "", "", "", bad, 0, 10); err == nil {
+			t.Errorf("pareto=%s accepted", bad)
+		}
+	}
 }
 
 func TestBayesStudyBadRequests(t *testing.T) {
