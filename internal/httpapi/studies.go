@@ -33,6 +33,7 @@ func (s *Server) mountStudies(r chi.Router) {
 			r.Post("/retry", h.handle(h.retry))
 			r.Get("/results", h.handle(h.results))
 			r.Get("/heatmap", h.handle(h.heatmap))
+			r.Get("/convergence", h.handle(h.convergence))
 			r.Get("/overfitting", h.handle(h.overfitting))
 			r.Get("/walk-forward", h.handle(h.walkForward))
 			r.Post("/promote", h.handle(h.promote))
@@ -128,6 +129,16 @@ func (h *studyHandlers) results(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+// convergence is the objective of each finished trial in plan order and the best so far: ?fold.
+func (h *studyHandlers) convergence(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.svc.Convergence(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(r.URL.Query().Get("fold")))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
 	return nil
 }
 

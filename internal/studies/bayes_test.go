@@ -234,6 +234,22 @@ func TestBayesStudy(t *testing.T) {
 			}
 		}
 	}
+	// Convergence: every trial in proposal order, the best so far never worse.
+	conv, err := b.stud.Convergence(ctx, s.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(conv.Values) != 30 || len(conv.Best) != 30 || conv.Method != "bayes" {
+		t.Fatalf("convergence of %d values, %d bests (%s)", len(conv.Values), len(conv.Best), conv.Method)
+	}
+	for i := range conv.Best {
+		if conv.Trials[i] != i || (i > 0 && conv.Best[i-1] != nil && (conv.Best[i] == nil || *conv.Best[i] < *conv.Best[i-1])) {
+			t.Fatalf("convergence at %d: trial %d, best %v after %v", i, conv.Trials[i], conv.Best[i], conv.Best[max(i-1, 0)])
+		}
+	}
+	if last := conv.Best[29]; last == nil || *last != s.Best.Objective {
+		t.Errorf("the best so far ends at %v, the study's best is %v", last, s.Best.Objective)
+	}
 	for _, bad := range []string{"sharpe_ratio", "sharpe_ratio,nope", "sharpe_ratio:up,total_return", "total_return,total_return"} {
 		if _, err := b.stud.Results(ctx, s.ID, "", "", "", bad, 0, 10); err == nil {
 			t.Errorf("pareto=%s accepted", bad)
