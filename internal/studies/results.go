@@ -123,7 +123,7 @@ func (s *Service) Results(ctx context.Context, id, fold, sort, order, pareto str
 	}
 	get, ok := metrics[sort]
 	if !ok && sort != "pareto" {
-		return Board{}, apperr.Invalid("sort must be pareto or one of %s, got %q", strings.Join(MetricNames(), ", "), sort)
+		return Board{}, apperr.Invalid("sort must be one of pareto, %s, got %q", strings.Join(MetricNames(), ", "), sort)
 	}
 	if order == "" {
 		order = "desc"
