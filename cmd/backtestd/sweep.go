@@ -73,9 +73,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	constraint := fs.String("constraint", "", "JavaScript expression over p that a combination must satisfy, e.g. 'p.fast < p.slow'")
 	objective := fs.String("objective", "sharpe_ratio", "the summary field or statistic to rank by")
 	minimize := fs.Bool("minimize", false, "rank by the smallest objective (e.g. max_drawdown_pct)")
-	method := fs.String("method", "grid", "grid (every combination) or random (--samples of them)")
-	samples := fs.Int("samples", 100, "combinations drawn by --method random")
-	seed := fs.Uint64("seed", 1, "seed of --method random: the same seed draws the same combinations")
+	method := fs.String("method", "grid", "grid (every combination), random (--samples of them) or bayes (--samples proposed by a model of the runs before)")
+	samples := fs.Int("samples", 100, "combinations run by --method random or bayes")
+	seed := fs.Uint64("seed", 1, "seed of --method random or bayes: the same seed runs the same combinations")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "backtests run at once")
 	top := fs.Int("top", 10, "rows of the leaderboard printed")
 	blocks := fs.Int("blocks", overfit.DefaultBlocks, "blocks the history is cut into for the probability of backtest overfitting (even)")
@@ -92,8 +92,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *strategy == "" || len(data) == 0 || len(space) == 0:
 		fs.Usage()
 		return errors.New("sweep: --strategy, --data and at least one --param are required")
-	case *method != "grid" && *method != "random":
-		return fmt.Errorf("sweep: --method is grid or random, not %q", *method)
+	case *method != "grid" && *method != "random" && *method != "bayes":
+		return fmt.Errorf("sweep: --method is grid, random or bayes, not %q", *method)
 	case *jobs < 1:
 		return errors.New("sweep: --jobs must be at least 1")
 	}
@@ -104,9 +104,10 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	// The plan, checked whole before anything runs.
 	var combos []map[string]any
-	if *method == "grid" {
+	switch *method {
+	case "grid":
 		combos, err = sweep.Space(space).Grid()
-	} else {
+	case "random":
 		combos, err = sweep.Space(space).Random(*samples, *seed)
 	}
 	if err != nil {
@@ -121,7 +122,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("sweep: %w", err)
 	}
 	excluded := 0
-	if *constraint != "" {
+	if *constraint != "" && *method != "bayes" {
 		keep, err := jsrt.Constraint(ctx, *constraint, combos)
 		if err != nil {
 			return fmt.Errorf("sweep: %w", err)
@@ -135,8 +136,14 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	obj := sweep.Objective{Metric: *objective, Minimize: *minimize}
 
 	start := time.Now()
-	trials, bestStats, err := runTrials(ctx, backtest.Config{Code: code, Feeds: feeds, Cash: *cash, Commission: *commission, TimeLimit: *timeout},
-		combos, obj, *jobs, stderr)
+	cfg := backtest.Config{Code: code, Feeds: feeds, Cash: *cash, Commission: *commission, TimeLimit: *timeout}
+	var trials []sweep.Trial
+	var bestStats *engine.Statistics
+	if *method == "bayes" {
+		trials, bestStats, excluded, err = runBayes(ctx, cfg, sweep.Space(space), fixed, info, *constraint, obj, *samples, *seed, *jobs, stderr)
+	} else {
+		trials, bestStats, err = runTrials(ctx, cfg, combos, obj, *jobs, stderr)
+	}
 	if err != nil {
 		return err
 	}

@@ -226,3 +226,16 @@ SELECT pg_try_advisory_xact_lock(hashtextextended('backtestd.study-job', @job_id
 
 -- name: StudyJobHasLease :one
 SELECT EXISTS (SELECT 1 FROM study_batches WHERE job_id = @job_id)::bool;
+
+-- name: LockBayesStudy :one
+-- A model-based study still to run, locked so that its next round is proposed once: every
+-- transaction that stores its trials takes this lock first (then sees the others' trials).
+SELECT * FROM studies WHERE id = $1 AND method = 'bayes' AND status IN ('pending', 'running')
+FOR NO KEY UPDATE;
+
+-- name: StudyTrialHistory :many
+-- Every trial of a study in the order proposed: what a model-based study learns from.
+SELECT idx, params, status, objective FROM study_trials WHERE study_id = $1 ORDER BY idx;
+
+-- name: SetStudyTotal :exec
+UPDATE studies SET total = $2 WHERE id = $1;

@@ -70,6 +70,7 @@ var routeAccess = map[string]access{
 	"POST /api/studies/{study_id}/retry":       {auth.Owner, "study.retry"},
 	"GET /api/studies/{study_id}/results":      {auth.Signed, ""},
 	"GET /api/studies/{study_id}/heatmap":      {auth.Signed, ""},
+	"GET /api/studies/{study_id}/convergence":  {auth.Signed, ""},
 	"GET /api/studies/{study_id}/overfitting":  {auth.Signed, ""},
 	"GET /api/studies/{study_id}/walk-forward": {auth.Signed, ""},
 	"POST /api/studies/{study_id}/promote":     {auth.Create, "task.run"},

@@ -33,6 +33,7 @@ func (s *Server) mountStudies(r chi.Router) {
 			r.Post("/retry", h.handle(h.retry))
 			r.Get("/results", h.handle(h.results))
 			r.Get("/heatmap", h.handle(h.heatmap))
+			r.Get("/convergence", h.handle(h.convergence))
 			r.Get("/overfitting", h.handle(h.overfitting))
 			r.Get("/walk-forward", h.handle(h.walkForward))
 			r.Post("/promote", h.handle(h.promote))
@@ -106,18 +107,28 @@ func (h *studyHandlers) retry(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// results is the leaderboard: ?sort=<metric>&order=asc|desc&skip&limit.
+// results is the leaderboard: ?sort=<metric>|pareto&order=asc|desc&pareto=<metric>[:dir],<metric>[:dir]&skip&limit.
 func (h *studyHandlers) results(w http.ResponseWriter, r *http.Request) error {
 	skip, limit, err := paging(r, taskListDefaultLimit, taskListMaxLimit)
 	if err != nil {
 		return err
 	}
 	q := r.URL.Query()
-	b, err := h.svc.Results(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("fold")), strings.TrimSpace(q.Get("sort")), strings.TrimSpace(q.Get("order")), skip, limit)
+	b, err := h.svc.Results(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("fold")), strings.TrimSpace(q.Get("sort")), strings.TrimSpace(q.Get("order")), strings.TrimSpace(q.Get("pareto")), skip, limit)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+// convergence is the objective of each finished trial in plan order and the best so far: ?fold.
+func (h *studyHandlers) convergence(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.svc.Convergence(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(r.URL.Query().Get("fold")))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
 	return nil
 }
 

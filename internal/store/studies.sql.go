@@ -645,6 +645,53 @@ func (q *Queries) ListStudies(ctx context.Context, db DBTX, arg ListStudiesParam
 	return items, nil
 }
 
+const lockBayesStudy = `-- name: LockBayesStudy :one
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds FROM studies WHERE id = $1 AND method = 'bayes' AND status IN ('pending', 'running')
+FOR NO KEY UPDATE
+`
+
+// A model-based study still to run, locked so that its next round is proposed once: every
+// transaction that stores its trials takes this lock first (then sees the others' trials).
+func (q *Queries) LockBayesStudy(ctx context.Context, db DBTX, id string) (Study, error) {
+	row := db.QueryRow(ctx, lockBayesStudy, id)
+	var i Study
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.StrategyID,
+		&i.StrategyVersion,
+		&i.DataSource,
+		&i.Symbols,
+		&i.Timeframe,
+		&i.Timezone,
+		&i.StartDate,
+		&i.EndDate,
+		&i.InitialCash,
+		&i.Commission,
+		&i.StrategyParams,
+		&i.Space,
+		&i.Method,
+		&i.Samples,
+		&i.Seed,
+		&i.ConstraintExpr,
+		&i.Objective,
+		&i.Direction,
+		&i.Blocks,
+		&i.Status,
+		&i.Total,
+		&i.Excluded,
+		&i.Error,
+		&i.Overfitting,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.CompletedAt,
+		&i.WalkForward,
+		&i.Folds,
+	)
+	return i, err
+}
+
 const pendingTrials = `-- name: PendingTrials :many
 SELECT idx, fold, params FROM study_trials
 WHERE study_id = $1 AND idx = ANY($2::int[]) AND status = 'pending'
@@ -877,6 +924,20 @@ func (q *Queries) SetStudyOverfitting(ctx context.Context, db DBTX, arg SetStudy
 	return err
 }
 
+const setStudyTotal = `-- name: SetStudyTotal :exec
+UPDATE studies SET total = $2 WHERE id = $1
+`
+
+type SetStudyTotalParams struct {
+	ID    string `json:"id"`
+	Total int32  `json:"total"`
+}
+
+func (q *Queries) SetStudyTotal(ctx context.Context, db DBTX, arg SetStudyTotalParams) error {
+	_, err := db.Exec(ctx, setStudyTotal, arg.ID, arg.Total)
+	return err
+}
+
 const startStudy = `-- name: StartStudy :exec
 UPDATE studies SET status = 'running', started_at = COALESCE(started_at, now())
 WHERE id = $1 AND status = 'pending'
@@ -1025,6 +1086,43 @@ func (q *Queries) StudyStatus(ctx context.Context, db DBTX, id string) (string, 
 	var status string
 	err := row.Scan(&status)
 	return status, err
+}
+
+const studyTrialHistory = `-- name: StudyTrialHistory :many
+SELECT idx, params, status, objective FROM study_trials WHERE study_id = $1 ORDER BY idx
+`
+
+type StudyTrialHistoryRow struct {
+	Idx       int32           `json:"idx"`
+	Params    json.RawMessage `json:"params"`
+	Status    string          `json:"status"`
+	Objective *float64        `json:"objective"`
+}
+
+// Every trial of a study in the order proposed: what a model-based study learns from.
+func (q *Queries) StudyTrialHistory(ctx context.Context, db DBTX, studyID string) ([]StudyTrialHistoryRow, error) {
+	rows, err := db.Query(ctx, studyTrialHistory, studyID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []StudyTrialHistoryRow
+	for rows.Next() {
+		var i StudyTrialHistoryRow
+		if err := rows.Scan(
+			&i.Idx,
+			&i.Params,
+			&i.Status,
+			&i.Objective,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const studyTrialParams = `-- name: StudyTrialParams :one

@@ -178,7 +178,15 @@ func (s *Service) Retry(ctx context.Context, caller auth.Identity, id string) (S
 		if err != nil {
 			return fmt.Errorf("retry folds of %s: %w", id, err)
 		}
-		if len(idx) == 0 && len(folds) == 0 {
+		proposed := false // a bayes study cancelled between rounds goes on with its next one
+		if bayes, err := s.lockRound(ctx, tx, id); err != nil {
+			return err
+		} else if bayes != nil && len(idx) == 0 {
+			if proposed, err = s.nextRound(ctx, tx, *bayes); err != nil {
+				return err
+			}
+		}
+		if len(idx) == 0 && len(folds) == 0 && !proposed {
 			return apperr.Conflict("Study %s has no failed or cancelled combination or fold to run again", id)
 		}
 		if err := s.q.ClearStudyOverfitting(ctx, tx, id); err != nil {

@@ -62,12 +62,13 @@ func MetricNames() []string {
 
 // Board is a page of the leaderboard.
 type Board struct {
-	StudyID string  `json:"study_id"`
-	Sort    string  `json:"sort"`
-	Order   string  `json:"order"`
-	Fold    int     `json:"fold"`  // of a walk-forward study, the fold (from 1) ranked; 1 otherwise
-	Total   int     `json:"total"` // combinations in the study (in the fold)
-	Trials  []Trial `json:"trials"`
+	StudyID string        `json:"study_id"`
+	Sort    string        `json:"sort"`
+	Order   string        `json:"order"`
+	Fold    int           `json:"fold"`  // of a walk-forward study, the fold (from 1) ranked; 1 otherwise
+	Total   int           `json:"total"` // combinations in the study (in the fold)
+	Pareto  Pareto        `json:"pareto"`
+	Trials  []RankedTrial `json:"trials"`
 }
 
 // foldOf reads a fold query value (from 1) of a study of folds: "" is the last fold, a
@@ -97,12 +98,14 @@ func bestOf(trials []Trial, direction string) *Trial {
 	return best
 }
 
-// Results is the leaderboard: the study's combinations sorted by sort (a summary field, or
-// "objective", the default) in order (asc or desc; default the study's direction for the
-// objective, desc otherwise), those without the figure after the others, then by plan
-// order; skip and limit page it. A walk-forward study ranks one fold's in-sample trials
-// (fold, from 1; default the last).
-func (s *Service) Results(ctx context.Context, id, fold, sort, order string, skip, limit int) (Board, error) {
+// Results is the leaderboard: the study's combinations sorted by sort (a summary field,
+// "objective", the default, or "pareto": by Pareto rank, then objective) in order (asc or
+// desc; default the study's direction for the objective, asc for the Pareto rank, desc
+// otherwise), those without the figure after the others, then by plan order; skip and
+// limit page it. Every combination has its Pareto rank on the two objectives pareto names
+// (paretoAxes). A walk-forward study ranks one fold's in-sample trials (fold, from 1;
+// default the last).
+func (s *Service) Results(ctx context.Context, id, fold, sort, order, pareto string, skip, limit int) (Board, error) {
 	row, err := s.load(ctx, s.db.Pool, id)
 	if err != nil {
 		return Board{}, err
@@ -114,25 +117,51 @@ func (s *Service) Results(ctx context.Context, id, fold, sort, order string, ski
 	if sort == "" {
 		sort = "objective"
 	}
+	axes, err := paretoAxes(pareto, row.Objective, row.Direction)
+	if err != nil {
+		return Board{}, err
+	}
 	get, ok := metrics[sort]
-	if !ok {
-		return Board{}, apperr.Invalid("sort must be one of %s, got %q", strings.Join(MetricNames(), ", "), sort)
+	if !ok && sort != "pareto" {
+		return Board{}, apperr.Invalid("sort must be one of pareto, %s, got %q", strings.Join(MetricNames(), ", "), sort)
 	}
 	if order == "" {
 		order = "desc"
-		if sort == "objective" && row.Direction == "min" {
+		if (sort == "objective" && row.Direction == "min") || sort == "pareto" {
 			order = "asc"
 		}
 	}
 	if order != "asc" && order != "desc" {
 		return Board{}, apperr.Invalid("order must be asc or desc, got %q", order)
 	}
-	trials, err := s.q.StudyTrialSummaries(ctx, s.db.Pool, store.StudyTrialSummariesParams{StudyID: id, Fold: f})
+	rows, err := s.q.StudyTrialSummaries(ctx, s.db.Pool, store.StudyTrialSummariesParams{StudyID: id, Fold: f})
 	if err != nil {
 		return Board{}, fmt.Errorf("load trials of %s: %w", id, err)
 	}
-	slices.SortStableFunc(trials, func(a, b Trial) int {
-		va, vb := get(&a), get(&b)
+	ranks, front := paretoRanks(rows, axes)
+	trials := make([]RankedTrial, len(rows))
+	for i := range rows {
+		trials[i].Trial = rows[i]
+		if ranks[i] > 0 {
+			trials[i].ParetoRank = &ranks[i]
+		}
+	}
+	if sort == "pareto" {
+		// By rank, and within a rank by objective (the study's direction), then plan order.
+		slices.SortStableFunc(trials, func(a, b RankedTrial) int { return compareObjective(a.Objective, b.Objective, row.Direction) })
+	}
+	value := func(t *RankedTrial) *float64 {
+		if sort == "pareto" {
+			if t.ParetoRank == nil {
+				return nil
+			}
+			f := float64(*t.ParetoRank)
+			return &f
+		}
+		return get(&t.Trial)
+	}
+	slices.SortStableFunc(trials, func(a, b RankedTrial) int {
+		va, vb := value(&a), value(&b)
 		switch {
 		case va == nil && vb == nil:
 			return 0
@@ -147,12 +176,13 @@ func (s *Service) Results(ctx context.Context, id, fold, sort, order string, ski
 		}
 		return 1
 	})
-	out := Board{StudyID: id, Fold: int(f) + 1, Sort: sort, Order: order, Total: len(trials)}
+	out := Board{StudyID: id, Fold: int(f) + 1, Sort: sort, Order: order, Total: len(trials),
+		Pareto: Pareto{Objectives: axes, Front: front, Explanation: ParetoExplanation}}
 	if skip < len(trials) {
 		out.Trials = trials[skip:min(len(trials), skip+limit)]
 	}
 	if out.Trials == nil {
-		out.Trials = []Trial{}
+		out.Trials = []RankedTrial{}
 	}
 	return out, nil
 }
@@ -418,4 +448,21 @@ func (s *Service) Promote(ctx context.Context, id string, req PromoteRequest) (t
 		DataSource: &row.DataSource, Symbols: row.Symbols, Timeframe: &row.Timeframe,
 		StartDate: &start, EndDate: &end, InitialCash: &row.InitialCash, Commission: &row.Commission, By: req.By,
 	})
+}
+
+// compareObjective orders objective values best first in direction, those without one last.
+func compareObjective(a, b *float64, direction string) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	case *a == *b:
+		return 0
+	case (*a > *b) == (direction == "max"):
+		return -1
+	}
+	return 1
 }

@@ -347,6 +347,10 @@ func (s *Service) finish(ctx context.Context, id string, trials []outcome) {
 		ctx = c
 	}
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		bayes, err := s.lockRound(ctx, tx, id) // first: see bayes.go
+		if err != nil {
+			return err
+		}
 		for _, o := range trials {
 			t := o.trial
 			if t.Err != nil {
@@ -360,10 +364,15 @@ func (s *Service) finish(ctx context.Context, id string, trials []outcome) {
 				return fmt.Errorf("store trial %d: %w", o.idx, err)
 			}
 		}
+		if bayes != nil {
+			if _, err := s.nextRound(ctx, tx, *bayes); err != nil {
+				return err
+			}
+		}
 		if err := s.advance(ctx, tx, id); err != nil {
 			return err
 		}
-		_, err := s.q.FinishStudy(ctx, tx, id)
+		_, err = s.q.FinishStudy(ctx, tx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // trials are left, or the study was cancelled
 		}

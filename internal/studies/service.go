@@ -114,9 +114,9 @@ type Request struct {
 	Name *string `json:"name"`
 	// Space is, per parameter, a list of values or {start, stop, step} (stop included).
 	Space      map[string]json.RawMessage `json:"space"`
-	Method     *string                    `json:"method"`  // grid (default) or random
-	Samples    *int                       `json:"samples"` // of random: how many combinations
-	Seed       *int64                     `json:"seed"`    // of random: the same seed, the same sample
+	Method     *string                    `json:"method"`  // grid (default), random or bayes
+	Samples    *int                       `json:"samples"` // of random and bayes: how many combinations
+	Seed       *int64                     `json:"seed"`    // of random and bayes: the same seed, the same trials
 	Constraint *string                    `json:"constraint"`
 	Objective  *string                    `json:"objective"` // default sharpe_ratio
 	Direction  *string                    `json:"direction"` // max (default) or min
@@ -202,18 +202,26 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 			return Study{}, apperr.Invalid("samples and seed go with method random")
 		}
 		combos, err = space.Grid()
-	case "random":
+	case "random", "bayes":
 		if req.Samples == nil {
-			return Study{}, apperr.Invalid("method random needs samples: how many combinations to draw")
+			return Study{}, apperr.Invalid("method %s needs samples: how many combinations to run", method)
 		}
 		n, sd := int32(min(max(*req.Samples, math.MinInt32), math.MaxInt32)), int64(1)
 		if req.Seed != nil {
 			sd = *req.Seed
 		}
 		samples, seed = &n, &sd
-		combos, err = space.Random(*req.Samples, uint64(sd))
+		if method == "random" {
+			combos, err = space.Random(*req.Samples, uint64(sd))
+		} else if err = checkBayesSpace(space, &r.Strategy); err != nil {
+			return Study{}, err
+		} else if *req.Samples < 1 || *req.Samples > sweep.MaxCombinations {
+			return Study{}, apperr.Invalid("samples must be from 1 to %d, got %d", sweep.MaxCombinations, *req.Samples)
+		} else if req.WalkForward != nil {
+			return Study{}, apperr.Invalid("walk_forward goes with method grid or random: a bayes study's rounds are not run per fold")
+		}
 	default:
-		return Study{}, apperr.Invalid("method must be grid or random, got %q", method)
+		return Study{}, apperr.Invalid("method must be grid, random or bayes, got %q", method)
 	}
 	if err != nil {
 		return Study{}, apperr.Invalid("space: %s", err)
@@ -235,6 +243,9 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 	if req.Constraint != nil && strings.TrimSpace(*req.Constraint) != "" {
 		expr := strings.TrimSpace(*req.Constraint)
 		constraint = &expr
+	}
+	if constraint != nil && method != "bayes" { // a bayes study's proposals are judged as they come
+		expr := *constraint
 		keep, err := s.cfg.Runner.Constraint(ctx, expr, combos)
 		var pe *jsrt.ParamError
 		if errors.As(err, &pe) {
@@ -295,6 +306,14 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 		}
 	}
 	nFolds := max(len(folds), 1)
+	total := len(combos) * nFolds
+	if method == "bayes" {
+		obj := sweep.Objective{Metric: objective, Minimize: direction == "min"}
+		if combos, err = s.firstRound(ctx, space, fixed, constraint, obj, *seed, int(*samples)); err != nil {
+			return Study{}, err
+		}
+		total = min(int(*samples), space.Size())
+	}
 	var row store.Study
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -303,13 +322,13 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 			Symbols: r.Symbols, Timeframe: r.Timeframe, Timezone: r.Timezone, StartDate: r.StartDate, EndDate: r.EndDate,
 			InitialCash: r.InitialCash, Commission: r.Commission, StrategyParams: r.StrategyParams, Space: spaceJSON,
 			Method: method, Samples: samples, Seed: seed, ConstraintExpr: constraint, Objective: objective,
-			Direction: direction, Blocks: int32(blocks), Total: int32(len(combos) * nFolds), Excluded: int32(excluded), CreatedBy: req.By,
+			Direction: direction, Blocks: int32(blocks), Total: int32(total), Excluded: int32(excluded), CreatedBy: req.By,
 			WalkForward: wfJSON, Folds: int32(nFolds),
 		})
 		if err != nil {
 			return fmt.Errorf("insert study: %w", err)
 		}
-		if err := s.insertTrials(ctx, tx, row.ID, space, combos, nFolds); err != nil {
+		if err := s.insertTrials(ctx, tx, row.ID, 0, space, combos, nFolds); err != nil {
 			return err
 		}
 		for i := range folds {
@@ -330,9 +349,10 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 	return fromRow(row, store.StudyProgressRow{}), nil
 }
 
-// insertTrials stores the plan: a pending row per combination and fold (fold f's trial of
-// combination c is idx f×len(combos)+c) and the typed copy of its varied parameters.
-func (s *Service) insertTrials(ctx context.Context, tx pgx.Tx, id string, space sweep.Space, combos []map[string]any, folds int) error {
+// insertTrials stores the plan from idx first on: a pending row per combination and fold
+// (fold f's trial of combination c is idx first+f×len(combos)+c) and the typed copy of its
+// varied parameters.
+func (s *Service) insertTrials(ctx context.Context, tx pgx.Tx, id string, first int, space sweep.Space, combos []map[string]any, folds int) error {
 	rows := make([]store.CopyStudyTrialsParams, 0, len(combos)*folds)
 	var prm []store.CopyStudyTrialParamsParams
 	for k := range folds * len(combos) {
@@ -341,9 +361,9 @@ func (s *Service) insertTrials(ctx context.Context, tx pgx.Tx, id string, space 
 		if err != nil {
 			return apperr.Invalid("combination %d cannot be stored: %v", k%len(combos), err)
 		}
-		rows = append(rows, store.CopyStudyTrialsParams{StudyID: id, Idx: int32(k), Fold: int32(k / len(combos)), Params: b})
+		rows = append(rows, store.CopyStudyTrialsParams{StudyID: id, Idx: int32(first + k), Fold: int32(k / len(combos)), Params: b})
 		for _, name := range space.Names() {
-			p := store.CopyStudyTrialParamsParams{StudyID: id, Idx: int32(k), Name: name}
+			p := store.CopyStudyTrialParamsParams{StudyID: id, Idx: int32(first + k), Name: name}
 			switch v := c[name].(type) {
 			case int64:
 				f := float64(v)

@@ -143,6 +143,9 @@ func (s Space) Random(samples int, seed uint64) ([]map[string]any, error) {
 		return s.pick(nil), nil
 	}
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	if total > MaxCombinations*1000 {
+		return s.randomLarge(samples, r), nil
+	}
 	chosen := make(map[int]bool, samples)
 	for len(chosen) < samples {
 		chosen[r.IntN(total)] = true
@@ -155,6 +158,28 @@ func (s Space) Random(samples int, seed uint64) ([]map[string]any, error) {
 	return s.pick(idx), nil
 }
 
+// randomLarge is samples distinct combinations of a space too large to number (Size
+// stops counting), each parameter's value drawn on its own, in the order drawn.
+func (s Space) randomLarge(samples int, r *rand.Rand) []map[string]any {
+	names := s.Names()
+	seen := make(map[string]bool, samples)
+	var out []map[string]any
+	for len(out) < samples {
+		c := make(map[string]any, len(names))
+		var key strings.Builder
+		for _, n := range names {
+			i := r.IntN(len(s[n]))
+			c[n] = s[n][i]
+			fmt.Fprintf(&key, "%d,", i)
+		}
+		if !seen[key.String()] {
+			seen[key.String()] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func (s Space) check(n int) error {
 	if len(s) == 0 {
 		return fmt.Errorf("give at least one parameter to vary")
@@ -165,7 +190,7 @@ func (s Space) check(n int) error {
 		}
 	}
 	if n > MaxCombinations {
-		return fmt.Errorf("%d combinations, more than the %d a study may run: use fewer values, a constraint or a random sample", n, MaxCombinations)
+		return fmt.Errorf("%d combinations, more than the %d a study may run: use fewer values, a constraint, or a random or bayes sample", n, MaxCombinations)
 	}
 	return nil
 }

@@ -241,7 +241,11 @@ export interface paths {
     /**
      * Start a parameter study
      * @description Runs one backtest request over many parameter combinations: the grid of `space` (or a
-     * seeded random sample of it), less the combinations `constraint` leaves out. Everything
+     * seeded random sample of it), less the combinations `constraint` leaves out; or, with
+     * `method: bayes`, `samples` combinations proposed in rounds by a tree-structured Parzen
+     * estimator from the trials run before (10 drawn at random, then rounds of 8; the space
+     * may be larger than the grid limit, each parameter's values are checked instead of each
+     * combination, and `walk_forward` is refused). Everything
      * is checked before anything runs: the backtest fields as `POST /api/backtests` checks
      * them, every combination's parameters with the strategy's rules, the constraint
      * (evaluated in the sandbox) and the objective. At most 10,000 combinations (400 beyond
@@ -282,9 +286,27 @@ export interface paths {
   "/api/studies/{study_id}/results": {
     /**
      * Leaderboard
-     * @description The combinations that ran, sorted by a metric (default the study's objective, in its direction); failed ones last.
+     * @description The combinations that ran, sorted by a metric (default the study's objective, in its
+     * direction); failed ones last. Every combination has its `pareto_rank` on two
+     * objectives (`pareto`): 1 on the Pareto front (no other combination is at least as good
+     * on both and better on one), 2 on the front of the rest, and so on; `sort=pareto` lists
+     * by that rank, then objective.
      */
     get: operations["studyResults"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/studies/{study_id}/convergence": {
+    /**
+     * How the search converged
+     * @description The objective of each finished combination in plan order (a bayes study's: the order
+     * its rounds proposed them) and the best of them so far, for a chart of the best
+     * objective against the number of trials.
+     */
+    get: operations["studyConvergence"];
     parameters: {
       path: {
         study_id: components["parameters"]["StudyID"];
@@ -659,14 +681,15 @@ export interface components {
         }]>;
       };
       /**
+       * @description `grid`: every combination; `random`: `samples` drawn at random; `bayes`: `samples` proposed from the runs before (tree-structured Parzen estimator).
        * @default grid
        * @enum {string}
        */
-      method?: "grid" | "random";
-      /** @description Of `random`: how many combinations to draw. */
+      method?: "grid" | "random" | "bayes";
+      /** @description Of `random` and `bayes` (at most 10,000): how many combinations to run. */
       samples?: number;
       /**
-       * @description Of `random`: the same seed draws the same sample.
+       * @description Of `random` and `bayes`: the same seed runs the same combinations.
        * @default 1
        */
       seed?: number;
@@ -738,7 +761,7 @@ export interface components {
         [key: string]: unknown[];
       };
       /** @enum {string} */
-      method?: "grid" | "random";
+      method?: "grid" | "random" | "bayes";
       samples?: number;
       seed?: number;
       constraint?: string | null;
@@ -749,9 +772,9 @@ export interface components {
       walk_forward?: components["schemas"]["WalkForwardSpec"];
       /** @description Folds of the walk-forward analysis; 1 without one. */
       folds?: number;
-      /** @description Combinations to run (times the folds). */
+      /** @description Combinations to run (times the folds); of `bayes`, the budget, lowered when the space allows no more. */
       total: number;
-      /** @description Combinations the constraint left out. */
+      /** @description Combinations the constraint left out (0 for `bayes` */
       excluded?: number;
       done: number;
       failed: number;
@@ -792,6 +815,8 @@ export interface components {
       avg_loss?: number | null;
       sqn?: number | null;
       bars?: number | null;
+      /** @description 1 on the Pareto front of the board's `pareto` objectives, 2 on the front of the rest, …; null without both figures. */
+      pareto_rank?: number | null;
     };
     StudyBoard: {
       study_id?: string;
@@ -802,7 +827,32 @@ export interface components {
       order?: "asc" | "desc";
       /** @description Combinations in the study. */
       total?: number;
+      /** @description The two objectives of `pareto_rank`, the size of the front and what it means. */
+      pareto?: {
+        objectives?: ({
+            metric?: string;
+            /** @enum {string} */
+            direction?: "max" | "min";
+          })[];
+        front?: number;
+        explanation?: string;
+      };
       trials?: components["schemas"]["StudyTrial"][];
+    };
+    StudyConvergence: {
+      study_id?: string;
+      fold?: number;
+      /** @enum {string} */
+      method?: "grid" | "random" | "bayes";
+      objective?: string;
+      /** @enum {string} */
+      direction?: "max" | "min";
+      /** @description The finished combinations' idx */
+      trials?: number[];
+      /** @description Their objective (null when failed or undefined). */
+      values?: (number | null)[];
+      /** @description The best objective up to each. */
+      best?: (number | null)[];
     };
     WalkForwardFold: {
       /** @description From 1. */
@@ -2183,7 +2233,11 @@ export interface operations {
   /**
    * Start a parameter study
    * @description Runs one backtest request over many parameter combinations: the grid of `space` (or a
-   * seeded random sample of it), less the combinations `constraint` leaves out. Everything
+   * seeded random sample of it), less the combinations `constraint` leaves out; or, with
+   * `method: bayes`, `samples` combinations proposed in rounds by a tree-structured Parzen
+   * estimator from the trials run before (10 drawn at random, then rounds of 8; the space
+   * may be larger than the grid limit, each parameter's values are checked instead of each
+   * combination, and `walk_forward` is refused). Everything
    * is checked before anything runs: the backtest fields as `POST /api/backtests` checks
    * them, every combination's parameters with the strategy's rules, the constraint
    * (evaluated in the sandbox) and the objective. At most 10,000 combinations (400 beyond
@@ -2273,13 +2327,25 @@ export interface operations {
   };
   /**
    * Leaderboard
-   * @description The combinations that ran, sorted by a metric (default the study's objective, in its direction); failed ones last.
+   * @description The combinations that ran, sorted by a metric (default the study's objective, in its
+   * direction); failed ones last. Every combination has its `pareto_rank` on two
+   * objectives (`pareto`): 1 on the Pareto front (no other combination is at least as good
+   * on both and better on one), 2 on the front of the rest, and so on; `sort=pareto` lists
+   * by that rank, then objective.
    */
   studyResults: {
     parameters: {
       query?: {
-        /** @description A summary or statistics metric (or `objective`, `idx`). */
+        /** @description A summary metric, `objective`, or `pareto` (by Pareto rank, then objective). */
         sort?: string;
+        /**
+         * @description The two objectives of the Pareto rank, comma-separated, each a leaderboard metric
+         * (or `objective`) with an optional `:max` or `:min` (default which way the metric is
+         * better: min for the drawdowns and `lost`, the study's direction for `objective`).
+         * Default `objective,max_drawdown_pct` (`sharpe_ratio,objective` when the objective is
+         * the drawdown).
+         */
+        pareto?: string;
         order?: "asc" | "desc";
         skip?: components["parameters"]["Skip"];
         limit?: number;
@@ -2294,6 +2360,32 @@ export interface operations {
       200: {
         content: {
           "application/json": components["schemas"]["StudyBoard"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * How the search converged
+   * @description The objective of each finished combination in plan order (a bayes study's: the order
+   * its rounds proposed them) and the best of them so far, for a chart of the best
+   * objective against the number of trials.
+   */
+  studyConvergence: {
+    parameters: {
+      query?: {
+        fold?: components["parameters"]["Fold"];
+      };
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description The series. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["StudyConvergence"];
         };
       };
       400: components["responses"]["BadRequest"];

@@ -1,7 +1,7 @@
 // Parameter studies: start, list, read, cancel, retry, and their leaderboard, heatmap,
 // overfitting statistics and promotion to a backtest.
 import { del, get, post, qs } from './client';
-import type { ChartConfig, Overfitting, Study, StudyBoard, StudyRequest, Task, WalkForward } from './types';
+import type { ChartConfig, Overfitting, Study, StudyBoard, StudyConvergence, StudyRequest, Task, WalkForward } from './types';
 
 const one = (id: string) => `/api/studies/${encodeURIComponent(id)}`;
 
@@ -14,6 +14,8 @@ export const retryStudy = (id: string) => post<Study>(`${one(id)}/retry`);
 export const results = (id: string, sort: string, order: 'asc' | 'desc' | '', skip: number, limit: number, fold?: number) =>
   get<StudyBoard>(`${one(id)}/results${qs({ sort: sort || undefined, order: order || undefined, skip, limit, fold })}`);
 export const heatmap = (id: string, x: string, y: string, metric: string, agg: string) => get<ChartConfig>(`${one(id)}/heatmap${qs({ x, y, metric, agg })}`);
+/** Each finished combination's objective in plan order and the best so far. */
+export const convergence = (id: string) => get<StudyConvergence>(`${one(id)}/convergence`);
 export const overfitting = (id: string) => get<Overfitting>(`${one(id)}/overfitting`);
 /** The walk-forward analysis: fold table, stitched out-of-sample curve, efficiency. */
 export const walkForward = (id: string) => get<WalkForward>(`${one(id)}/walk-forward`);

@@ -34,6 +34,7 @@ export type StudyRequest = S['StudyRequest'];
 export type Study = S['Study'];
 export type StudyBoard = S['StudyBoard'];
 export type StudyTrial = S['StudyTrial'];
+export type StudyConvergence = S['StudyConvergence'];
 export type Overfitting = S['Overfitting'];
 export type WalkForward = S['WalkForward'];
 export type WalkForwardFold = S['WalkForwardFold'];

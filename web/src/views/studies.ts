@@ -1,10 +1,12 @@
 // Parameter studies: the form (a range per parameter from the strategy's parameter info, the
 // count of combinations shown as it is typed), the list, and a study's page with live
 // progress, the leaderboard, the heatmap, the overfitting statistics, the walk-forward
-// folds with their stitched out-of-sample curve, and "open as backtest".
+// folds with their stitched out-of-sample curve, the convergence of the search (best so far
+// per trial), the Pareto front marked on the leaderboard, and "open as backtest".
 
 import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
 import { chartPanel } from '../charts';
+import { bestReachedAt, convergenceOption } from '../convergence';
 import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast, dateInput } from '../dom';
 import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFraction, fmtRange, fmtRatio, fmtStat, rangeFor, STAT_DEFS, SUMMARY_LABELS, type BarRange } from '../format';
 import { href, navigate, type Cleanup } from '../router';
@@ -199,14 +201,14 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
   const commIn = h('input', { type: 'number', name: 'commission', min: '0', max: '1', step: 'any', value: '0.001' }) as HTMLInputElement;
   const objSel = h('select', { name: 'objective', id: 'study-objective' }, objectives().map(([k, l]) => h('option', { value: k, selected: k === 'sharpe_ratio' }, l))) as HTMLSelectElement;
   const dirSel = h('select', { name: 'direction' }, h('option', { value: 'max' }, 'highest is best'), h('option', { value: 'min' }, 'lowest is best')) as HTMLSelectElement;
-  const methodSel = h('select', { name: 'method', id: 'study-method' }, h('option', { value: 'grid' }, 'every combination (grid)'), h('option', { value: 'random' }, 'a random sample')) as HTMLSelectElement;
+  const methodSel = h('select', { name: 'method', id: 'study-method' }, h('option', { value: 'grid' }, 'every combination (grid)'), h('option', { value: 'random' }, 'a random sample'), h('option', { value: 'bayes' }, 'a model-based search (bayes)')) as HTMLSelectElement;
   const samplesIn = h('input', { type: 'number', name: 'samples', min: '1', step: '1', value: '100' }) as HTMLInputElement;
   const seedIn = h('input', { type: 'number', name: 'seed', step: '1', value: '1' }) as HTMLInputElement;
   const constraintIn = h('input', { type: 'text', name: 'constraint', id: 'study-constraint', placeholder: 'e.g. p.fast < p.slow', autocomplete: 'off', spellcheck: false }) as HTMLInputElement;
   const nameIn = h('input', { type: 'text', name: 'name', placeholder: 'optional' }) as HTMLInputElement;
   const randomBox = h('div', { class: 'grid2', hidden: true }, field('Samples', samplesIn, 'How many combinations to draw'), field('Seed', seedIn, 'The same seed draws the same sample'));
   methodSel.addEventListener('change', () => {
-    randomBox.hidden = methodSel.value !== 'random';
+    randomBox.hidden = methodSel.value === 'grid';
     recount();
   });
   // Walk-forward analysis: windows as a number of bars or a duration (2y, 6M, 4w, 90d).
@@ -240,11 +242,11 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
     const counts = rows.map((r) => r.count());
     const n = counts.reduce((a, b) => a * b, 1);
     const bad = counts.some((c) => c === 0);
-    const drawn = methodSel.value === 'random' ? Math.min(n, Number(samplesIn.value) || 0) : n;
+    const drawn = methodSel.value !== 'grid' ? Math.min(n, Number(samplesIn.value) || 0) : n;
     countOut.dataset.count = String(bad ? 0 : drawn);
     if (bad) countOut.textContent = 'Fix the ranges marked below.';
     else if (n > MAX_COMBINATIONS && methodSel.value === 'grid') countOut.textContent = `${fmtInt(n)} combinations: more than the ${fmtInt(MAX_COMBINATIONS)} a study may run. Narrow the ranges, raise the steps or draw a random sample.`;
-    else countOut.textContent = `${fmtInt(drawn)} combination${drawn === 1 ? '' : 's'}${methodSel.value === 'random' ? ` drawn from ${fmtInt(n)}` : ''}${constraintIn.value.trim() ? ', before the constraint' : ''}${wfOn.checked ? ', run on each fold' : ''}.`;
+    else countOut.textContent = `${fmtInt(drawn)} combination${drawn === 1 ? '' : 's'}${methodSel.value === 'random' ? ` drawn from ${fmtInt(n)}` : methodSel.value === 'bayes' ? ` proposed from ${fmtInt(n)}, in rounds, by a model of the runs before` : ''}${constraintIn.value.trim() ? ', before the constraint' : ''}${wfOn.checked ? ', run on each fold' : ''}.`;
     submit.disabled = bad || (n > MAX_COMBINATIONS && methodSel.value === 'grid') || drawn < 1;
   }
   samplesIn.addEventListener('input', recount);
@@ -366,13 +368,13 @@ async function buildStudyForm(box: HTMLElement, query: URLSearchParams): Promise
       initial_cash: Number(cashIn.value),
       commission: Number(commIn.value),
       space: space as StudyRequest['space'],
-      method: methodSel.value as 'grid' | 'random',
+      method: methodSel.value as 'grid' | 'random' | 'bayes',
       objective: objSel.value,
       direction: dirSel.value as 'max' | 'min',
     };
     if (nameIn.value.trim()) body.name = nameIn.value.trim();
     if (constraintIn.value.trim()) body.constraint = constraintIn.value.trim();
-    if (body.method === 'random') {
+    if (body.method !== 'grid') {
       body.samples = Number(samplesIn.value);
       body.seed = Number(seedIn.value);
     }
@@ -415,6 +417,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
   const boardBox = h('div', { id: 'study-board' }, loading('Loading the leaderboard…'));
   const heatBox = h('div', { id: 'study-heatmap' });
   const overBox = h('div', { id: 'study-overfitting' });
+  const convBox = h('div', { id: 'study-convergence' });
   const wfBox = st.walk_forward ? h('div', { id: 'study-wf' }) : null;
   const space = Object.entries(st.space ?? {});
   const axes = space.filter(([, v]) => v.length > 1).map(([k]) => k);
@@ -430,7 +433,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
       h('dt', null, 'Space'),
       h('dd', null, space.map(([k, v]) => `${k}: ${v.length > 6 ? `${fmtParamValue(v[0])} … ${fmtParamValue(v[v.length - 1])} (${v.length})` : v.map(fmtParamValue).join(', ')}`).join(' · ')),
       h('dt', null, 'Combinations'),
-      h('dd', null, `${fmtInt(st.total)}${st.method === 'random' ? ` drawn at random (seed ${st.seed})` : ''}${st.excluded ? `, ${fmtInt(st.excluded)} left out by ${st.constraint}` : ''}`),
+      h('dd', null, `${fmtInt(st.total)}${st.method === 'random' ? ` drawn at random (seed ${st.seed})` : st.method === 'bayes' ? ` proposed by a model of the runs before (bayes, seed ${st.seed})` : ''}${st.excluded ? `, ${fmtInt(st.excluded)} left out by ${st.constraint}` : ''}`),
       h('dt', null, 'Objective'),
       h('dd', null, `${st.objective}, ${st.direction === 'min' ? 'lowest' : 'highest'} is best`),
       ...(st.walk_forward
@@ -445,12 +448,14 @@ export async function studyView(main: HTMLElement, params: Record<string, string
     best,
     ...(wfBox ? [h('section', { 'aria-labelledby': 'h-wf' }, h('h2', { id: 'h-wf' }, 'Walk-forward'), wfBox), h('p', { class: 'muted small' }, `The leaderboard, heatmap and statistics below are the last fold's: its in-sample combinations.`)] : []),
     h('section', { 'aria-labelledby': 'h-board' }, h('h2', { id: 'h-board' }, 'Leaderboard'), boardBox),
+    h('section', { 'aria-labelledby': 'h-conv' }, h('h2', { id: 'h-conv' }, 'Convergence'), convBox),
     h('section', { 'aria-labelledby': 'h-heat' }, h('h2', { id: 'h-heat' }, 'Heatmap'), heatBox),
     h('section', { 'aria-labelledby': 'h-over' }, h('h2', { id: 'h-over' }, 'Is the winner luck?'), overBox),
   );
 
   const board = leaderboard(sid, st, boardBox);
   const heat = axes.length >= 2 ? heatmap(sid, axes, heatBox) : null;
+  const conv = convergence(sid, st, convBox);
   if (!heat) heatBox.append(empty('A heatmap needs two parameters with more than one value.'));
 
   let finishedShown = false;
@@ -503,6 +508,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
           : []),
     );
     board.refresh(active);
+    conv.refresh(active);
     if (!active && !finishedShown) {
       finishedShown = true;
       heat?.load();
@@ -524,6 +530,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
   return () => {
     sock.close();
     board.stop();
+    conv.stop();
   };
 }
 
@@ -605,12 +612,13 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
     const row = (t: StudyTrial, i: number) =>
       h(
         'tr',
-        { 'data-idx': String(t.idx), 'data-status': t.status ?? '' },
+        { 'data-idx': String(t.idx), 'data-status': t.status ?? '', 'data-pareto': t.pareto_rank != null ? String(t.pareto_rank) : undefined, class: t.pareto_rank === 1 ? 'pareto-front' : undefined },
         h('td', { class: 'num' }, String(skip + i + 1)),
         names.map((n) => h('td', { class: 'num' }, fmtParamValue((t.params as Record<string, unknown>)?.[n]))),
         h('td', { class: 'num' }, t.status === 'failed' ? h('span', { class: 'neg', title: t.error ?? '' }, 'failed') : t.status === 'completed' ? fmtNumber(t.objective, 4) : h('span', { class: 'muted' }, t.status ?? 'pending')),
         // a combination not yet run has no figures: blank cells, not a row of dashes
         columns.map(([k, , f]) => h('td', { class: 'num' }, t.status === 'completed' ? f((t as Record<string, unknown>)[k]) : '')),
+        h('td', { class: 'num' }, t.pareto_rank === 1 ? h('span', { class: 'pareto-mark', title: 'On the Pareto front' }, '◆ 1') : t.pareto_rank != null ? String(t.pareto_rank) : ''),
         h(
           'td',
           null,
@@ -651,12 +659,19 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
               'table',
               { class: 'table', id: 'study-board-table' },
               h('caption', { class: 'sr-only' }, `Combinations of ${sid} by ${b.sort}`),
-              h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), names.map((n) => h('th', { scope: 'col' }, n)), sortBtn('objective', `${objectiveLabel} (objective)`), columns.map(([k, l]) => sortBtn(k, l)), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+              h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), names.map((n) => h('th', { scope: 'col' }, n)), sortBtn('objective', `${objectiveLabel} (objective)`), columns.map(([k, l]) => sortBtn(k, l)), sortBtn('pareto', 'Pareto rank'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
               h('tbody', null, trials.map(row)),
             ),
           )
         : empty('No combination has run yet.'),
       trials.length ? pager : '',
+      trials.length && b.pareto?.objectives?.length === 2
+        ? h(
+            'p',
+            { class: 'muted small', id: 'study-pareto-note' },
+            `◆ marks the Pareto front of ${b.pareto.objectives.map((a) => `${a.metric === 'objective' ? `${objectiveLabel} (objective)` : (BOARD.find(([k]) => k === a.metric)?.[1] ?? a.metric)}, ${a.direction === 'min' ? 'lowest' : 'highest'} best`).join(' against ')}: ${fmtInt(b.pareto.front ?? 0)} combination${b.pareto.front === 1 ? '' : 's'}. ${b.pareto.explanation ?? ''}`,
+          )
+        : '',
     );
     // A refresh keeps the keyboard where it was.
     if (focused) (box.querySelector(`[data-focus-key="${focused}"]`) as HTMLElement | null)?.focus();
@@ -667,6 +682,47 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
       running = active;
       clearTimeout(timer);
       const wait = active ? Math.max(0, 2000 - (Date.now() - last)) : 0;
+      timer = setTimeout(() => void load(), wait);
+    },
+    stop() {
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The convergence chart: the best objective so far per trial, reloaded while the study runs. */
+function convergence(sid: string, st: Study, box: HTMLElement): { refresh(active: boolean): void; stop(): void } {
+  const label = objectives().find(([k]) => k === st.objective)?.[1] ?? st.objective ?? 'objective';
+  const note = h('p', { class: 'muted small', id: 'study-convergence-note' });
+  const panel = chartPanel(`${sid}_convergence`, 'Best objective so far per trial', { height: 300 });
+  box.append(note, panel.el);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let last = 0;
+  let loads = 0; // only the newest of overlapping loads paints
+  const load = async () => {
+    last = Date.now();
+    const mine = ++loads;
+    try {
+      const c = await api.convergence(sid);
+      if (mine !== loads) return;
+      panel.el.querySelector('.error-box')?.remove();
+      panel.set(convergenceOption(c, label));
+      const at = bestReachedAt(c);
+      const n = (c.values ?? []).length;
+      note.textContent = at
+        ? `The best ${label} (${fmtNumber(c.best?.[at - 1], 4)}) was found at trial ${fmtInt(at)} of ${fmtInt(n)}${st.method === 'bayes' ? ', in the order the model proposed them' : ', in plan order'}.`
+        : 'No combination has finished yet.';
+    } catch (e) {
+      if (mine !== loads) return;
+      panel.el.querySelector('.error-box')?.remove();
+      panel.el.prepend(errorBox(e));
+    }
+  };
+  return {
+    // While it runs, at most every 3 s.
+    refresh(active) {
+      clearTimeout(timer);
+      const wait = active ? Math.max(0, 3000 - (Date.now() - last)) : 0;
       timer = setTimeout(() => void load(), wait);
     },
     stop() {
