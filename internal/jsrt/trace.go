@@ -57,8 +57,23 @@ func (h *host) decidedOrder(o *engine.Order) {
 	if h.tracer == nil {
 		return
 	}
-	h.decided("order %d: %s %s %g %s price %g plimit %g trail %g/%g valid %s tradeid %d", o.Ref, o.Side, o.Type, math.Abs(o.Size),
-		h.eng.Feeds()[o.Feed].Symbol, o.Price, o.PLimit, o.TrailAmount, o.TrailPercent, fmtTime(o.ValidUntil), o.TradeID)
+	var b strings.Builder
+	fmt.Fprintf(&b, "order %d: %s %s %g %s", o.Ref, o.Side, o.Type, math.Abs(o.Size), h.eng.Feeds()[o.Feed].Symbol)
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"price", o.Price}, {"plimit", o.PLimit}, {"trailamount", o.TrailAmount}, {"trailpercent", o.TrailPercent}} {
+		if x.v != 0 {
+			fmt.Fprintf(&b, " %s %g", x.name, x.v)
+		}
+	}
+	if !o.ValidUntil.IsZero() {
+		fmt.Fprintf(&b, " valid %s", fmtTime(o.ValidUntil))
+	}
+	if o.TradeID != 0 {
+		fmt.Fprintf(&b, " tradeid %d", o.TradeID)
+	}
+	h.decided("%s", b.String())
 }
 
 // afterStep records the strategy's state after a step the check watches.
