@@ -1,6 +1,6 @@
 // Results of one run: summary cards, statistics, charts with export, trades, result exports.
 
-import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type SymbolResult, type Task } from '../api';
+import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type SymbolResult, type Task, type BacktestRequest } from '../api';
 import { chartPanel, type ChartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, keepFocus, loading, toast } from '../dom';
 import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
@@ -554,7 +554,7 @@ function lookaheadButton(task: Task, box: () => HTMLElement): HTMLButtonElement 
     box().replaceChildren(loading('Running the strategy on cut data…'));
     strategies
       .checkLookahead(task.strategy_id!, task.strategy_version!, {
-        data_source: task.data_source, symbols: task.symbols ?? (task.symbol ? [task.symbol] : undefined), timeframe: task.timeframe,
+        data_source: task.data_source, symbols: task.symbols ?? (task.symbol ? [task.symbol] : undefined), timeframe: task.timeframe as BacktestRequest['timeframe'],
         start_date: task.start_date, end_date: task.end_date, strategy_params: (task.strategy_params ?? {}) as Record<string, unknown>,
         initial_cash: task.initial_cash, commission: task.commission,
       })
