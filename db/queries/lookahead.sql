@@ -16,6 +16,7 @@ WHERE strategy_id = $1 AND strategy_version = $2
 ORDER BY checked_at DESC, id DESC;
 
 -- name: LookaheadVerdict :one
--- Whether any check of the version found look-ahead; null when it was never checked.
-SELECT bool_or(lookahead)::boolean AS lookahead FROM lookahead_checks
+-- Whether any check of the version found look-ahead, and how many checks there are (none:
+-- never checked).
+SELECT count(*) AS checks, coalesce(bool_or(lookahead), false)::boolean AS lookahead FROM lookahead_checks
 WHERE strategy_id = $1 AND strategy_version = $2;

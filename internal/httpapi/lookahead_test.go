@@ -91,7 +91,7 @@ func TestLookaheadRoute(t *testing.T) {
 		{"no dates", "POST", "/api/strategies/str_1/versions/1/lookahead", `{}`, 422},
 		{"bad date", "POST", "/api/strategies/str_1/versions/1/lookahead", `{"start_date":"1970-13-01","end_date":"1979-12-31"}`, 400},
 		{"not JSON", "POST", "/api/strategies/str_1/versions/1/lookahead", `{"start_date":`, 400},
-		{"unknown symbol", "POST", "/api/strategies/str_1/versions/1/lookahead", `{"symbol":"ZZZ","start_date":"1970-01-01","end_date":"1979-12-31"}`, 404},
+		{"unknown symbol", "POST", "/api/strategies/str_1/versions/1/lookahead", `{"symbol":"ZZZ","start_date":"1970-01-01","end_date":"1979-12-31"}`, 400},
 		{"bad parameter", "POST", "/api/strategies/str_1/versions/1/lookahead", `{"start_date":"1970-01-01","end_date":"1979-12-31","strategy_params":{"fast":"x"}}`, 400},
 		{"list of no such version", "GET", "/api/strategies/str_1/versions/9/lookahead", "", 404},
 	}

@@ -80,7 +80,7 @@ type Deps struct {
 	// Lookahead is the look-ahead check service; nil leaves its routes answering 503 and
 	// runs without a lookahead verdict.
 	Lookahead *lookahead.Service
-	Hub     *events.Hub // WebSocket fan-out fed by the process's event listener
+	Hub       *events.Hub // WebSocket fan-out fed by the process's event listener
 	// Strategies is the strategy service; its inspector runs uploaded code in runner
 	// processes.
 	Strategies *strategy.Service

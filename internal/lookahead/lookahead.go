@@ -68,6 +68,16 @@ func toCheck(r store.LookaheadCheck) (Check, error) {
 	if err := json.Unmarshal(r.Report, &c.Report); err != nil {
 		return Check{}, fmt.Errorf("stored look-ahead report of %s v%d: %w", r.StrategyID, r.StrategyVersion, err)
 	}
+	// Lists are lists, empty or not (gob, between the runner and here, makes empty ones nil).
+	if c.Findings == nil {
+		c.Findings = []bias.Finding{}
+	}
+	if c.Warmup == nil {
+		c.Warmup = []bias.Warmup{}
+	}
+	if c.CutBars == nil {
+		c.CutBars = []int{}
+	}
 	return c, nil
 }
 
@@ -158,5 +168,8 @@ func (s *Service) Verdict(ctx context.Context, id string, version int) (*bool, e
 	if err != nil {
 		return nil, fmt.Errorf("look-ahead verdict of %s v%d: %w", id, version, err)
 	}
-	return v, nil
+	if v.Checks == 0 {
+		return nil, nil
+	}
+	return &v.Lookahead, nil
 }
