@@ -31,6 +31,7 @@ import (
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/httpapi"
+	"github.com/backtestd/backtestd/internal/lookahead"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
@@ -101,11 +102,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
 	data := marketdata.NewService(s.db.Store, s.tasks.client)
 	res := results.NewService(s.db.Store.Pool)
 	s.handler = httpapi.New(apiConfig(cfg), httpapi.Deps{
-		Auth:       accounts,
-		Store:      s.db.Store,
-		Logger:     log,
-		Tasks:      s.tasks.svc,
-		Studies:    s.tasks.studies,
+		Auth:    accounts,
+		Store:   s.db.Store,
+		Logger:  log,
+		Tasks:   s.tasks.svc,
+		Studies: s.tasks.studies,
+		Lookahead: lookahead.New(lookahead.Config{Runner: s.runners, RunTimeout: cfg.RunTimeout,
+			MemoryLimit: uint64(cfg.RunMemoryMB) << 20}, s.db.Store, s.tasks.svc),
 		Hub:        hub,
 		Strategies: strategies,
 		Data:       data,

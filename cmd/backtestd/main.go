@@ -47,6 +47,7 @@ commands:
   import    import bars: import --symbol X [--source S] [--timeframe tf] FILE.csv|FILE.json
   run       run one backtest locally: run --strategy s.js --data bars.csv
   sweep     run a parameter study locally on all cores: sweep --strategy s.js --data bars.csv --param fast=5:50:5
+  bias      check a strategy for look-ahead, exactly: bias --strategy s.js --data bars.csv [--json]
   bench     measure the engine's speed on generated bars
   user      manage accounts: user add|list|set-role|set-password|disable|enable
   token     manage API tokens: token create|list|revoke
@@ -77,6 +78,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runLocal(ctx, rest, stdout, stderr)
 	case "sweep":
 		return runSweep(ctx, rest, stdout, stderr)
+	case "bias":
+		collectLate(getenv)
+		return runBias(ctx, rest, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, stdout, stderr)
 	case "user":

@@ -54,6 +54,9 @@ var routeAccess = map[string]access{
 	"POST /api/strategies/{strategy_id}/config":            {auth.Owner, "strategy.config"},
 	"GET /api/strategies/{strategy_id}/versions":           {auth.Signed, ""},
 	"GET /api/strategies/{strategy_id}/versions/{version}": {auth.Signed, ""},
+	// A check runs the version's code (in a runner): as costly as a run, so as a run is.
+	"POST /api/strategies/{strategy_id}/versions/{version}/lookahead": {auth.Create, "strategy.lookahead"},
+	"GET /api/strategies/{strategy_id}/versions/{version}/lookahead":  {auth.Signed, ""},
 
 	"POST /api/backtests/":                     {auth.Create, "task.run"},
 	"GET /api/backtests/":                      {auth.Signed, ""},

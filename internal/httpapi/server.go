@@ -22,6 +22,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/lookahead"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/procstat"
 	"github.com/backtestd/backtestd/internal/report"
@@ -76,7 +77,10 @@ type Deps struct {
 	Tasks  *tasks.Service // backtest tasks; nil leaves the task routes answering 503
 	// Studies is the parameter study service; nil leaves the study routes answering 503.
 	Studies *studies.Service
-	Hub     *events.Hub // WebSocket fan-out fed by the process's event listener
+	// Lookahead is the look-ahead check service; nil leaves its routes answering 503 and
+	// runs without a lookahead verdict.
+	Lookahead *lookahead.Service
+	Hub       *events.Hub // WebSocket fan-out fed by the process's event listener
 	// Strategies is the strategy service; its inspector runs uploaded code in runner
 	// processes.
 	Strategies *strategy.Service
@@ -95,6 +99,7 @@ type Server struct {
 	log     *slog.Logger
 	tasks   *tasks.Service
 	studies *studies.Service
+	look    *lookahead.Service
 	hub     *events.Hub
 	strat   *strategy.Service
 	data    *marketdata.Service
@@ -113,7 +118,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	cfg.BasePath = strings.TrimRight(cfg.BasePath, "/")
-	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, studies: deps.Studies, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg), auth: deps.Auth, reads: newReadBudget(cfg)}
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, studies: deps.Studies, look: deps.Lookahead, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg), auth: deps.Auth, reads: newReadBudget(cfg)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

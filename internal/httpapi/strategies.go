@@ -41,6 +41,9 @@ func (s *Server) mountStrategies(r chi.Router) {
 			r.Post("/config", h.handle(h.importConfig))
 			r.Get("/versions", h.handle(h.versions))
 			r.Get("/versions/{version}", h.handle(h.version))
+			look := lookaheadHandlers{s: s}
+			r.Post("/versions/{version}/lookahead", h.handle(look.check))
+			r.Get("/versions/{version}/lookahead", h.handle(look.list))
 		})
 	})
 }

@@ -83,7 +83,14 @@ func (h *studyHandlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, st)
+	v, err := h.s.lookaheadOf(r, st.StrategyID, st.StrategyVersion)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		studies.Study
+		Lookahead *bool `json:"lookahead"`
+	}{st, v})
 	return nil
 }
 

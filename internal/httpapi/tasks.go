@@ -129,7 +129,14 @@ func (h *taskHandlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, t)
+	v, err := h.s.lookaheadOf(r, t.StrategyID, t.StrategyVersion)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		tasks.Task
+		Lookahead *bool `json:"lookahead"`
+	}{t, v})
 	return nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/lookahead"
 	"github.com/backtestd/backtestd/internal/pgtest"
 	"github.com/backtestd/backtestd/internal/runner/runnertest"
 	"github.com/backtestd/backtestd/internal/store"
@@ -119,7 +120,8 @@ func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 	<-l.Ready()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(svc.Collector())
-	deps := Deps{Store: st, Logger: quietLogger(), Tasks: svc, Studies: stud, Hub: hub, Strategies: StrategiesForTest(t, st), Metrics: reg}
+	deps := Deps{Store: st, Logger: quietLogger(), Tasks: svc, Studies: stud, Hub: hub, Strategies: StrategiesForTest(t, st), Metrics: reg,
+		Lookahead: lookahead.New(lookahead.Config{Runner: pool, RunTimeout: 30 * time.Second}, st, svc)}
 	e := &taskEnv{ctx: ctx, st: st, hub: hub, strat: "str_1"}
 	if accounts {
 		deps.Auth, e.token = AccountsForTest(t, st)

@@ -112,6 +112,7 @@ func (h *host) outputKeyed(s engine.Series, feed int, key string) *goja.Object {
 	h.eng.RequireMinPeriod(feed, s.First+1)
 	l := newLine(h.rt, s, feed, h.eng.IndicatorCursor(feed))
 	l.key = key
+	h.traceLine(l)
 	return h.lineObject(l)
 }
 

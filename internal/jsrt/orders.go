@@ -186,6 +186,7 @@ func (h *host) submit(r engine.OrderRequest) goja.Value {
 	if err != nil {
 		h.throw("%s", err.Error())
 	}
+	h.decidedOrder(o)
 	return h.orderObject(o)
 }
 
@@ -218,7 +219,12 @@ func (h *host) hostObject() *goja.Object {
 	})
 	_ = o.Set("setSizer", func(_ goja.Value, v goja.Value) { h.setSizer(v) })
 	_ = o.Set("cancel", func(v goja.Value) bool {
-		return h.eng.Cancel(h.orderRef(v))
+		o := h.orderRef(v)
+		ok := h.eng.Cancel(o)
+		if ok {
+			h.decided("cancel order %d", o.Ref)
+		}
+		return ok
 	})
 	_ = o.Set("bracket", func(_ goja.Value, side string, v goja.Value) goja.Value {
 		s := engine.Buy
@@ -280,6 +286,7 @@ func (h *host) hostObject() *goja.Object {
 		}
 		out := make([]any, len(orders))
 		for i, x := range orders {
+			h.decidedOrder(x)
 			out[i] = h.orderObject(x)
 		}
 		return rt.NewArray(out...)

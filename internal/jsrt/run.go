@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/backtestd/backtestd/internal/bias"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/dop251/goja"
 )
@@ -38,6 +39,11 @@ type RunConfig struct {
 	// TradeFrom, when set, makes the bars before it indicator warm-up only (see
 	// engine.Config.TradeFrom).
 	TradeFrom time.Time
+	// Trace, when set, is filled with the lines the run made, its decisions and its state
+	// at the Watch steps (Unix nanoseconds), for the look-ahead check (internal/bias);
+	// Math.random is then seeded, so that every traced run draws the same numbers.
+	Trace *bias.Trace
+	Watch map[int64]bool
 	// Memo, when set, shares data columns and indicators with the other runs given it: runs
 	// of the same code on the same Feeds, one at a time (a study's batch).
 	Memo *Memo
@@ -57,6 +63,10 @@ func Run(ctx context.Context, cfg RunConfig) (*engine.Result, error) {
 	}
 	rt := newRuntime()
 	h := &host{rt: rt, memo: cfg.Memo}
+	if cfg.Trace != nil {
+		h.tracer = &tracer{t: cfg.Trace, watch: cfg.Watch}
+		seeded(rt)
+	}
 	base, err := installGlobals(rt, h.hostObject(), h.indObject())
 	if err != nil {
 		return nil, fmt.Errorf("install prelude: %w", err)
@@ -106,6 +116,7 @@ type host struct {
 	sizer                                         sizer        // sizes buy() and sell() without a size
 	given                                         int          // feeds given to the run; resampled ones follow
 	memo                                          *Memo        // shared with other runs on the same feeds, or nil
+	tracer                                        *tracer      // records the run for the look-ahead check, or nil
 }
 
 // resampled returns feeds followed by the feeds the strategy class asks for in its static
@@ -257,6 +268,9 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	})); err != nil && runErr == nil {
 		runErr = err
 	}
+	if runErr == nil {
+		h.finishTrace()
+	}
 	return res, runErr
 }
 
@@ -265,6 +279,7 @@ func (h *host) drive(ctx context.Context, eng *engine.Engine) (*engine.Result, e
 	if err := h.call("init"); err != nil {
 		return nil, err
 	}
+	h.nameLines()
 	baseProto := h.base.Get("prototype").(*goja.Object)
 	method := func(name string) goja.Callable {
 		v := inst.Get(name)
@@ -301,13 +316,16 @@ func (h *host) Next(*engine.Engine) error {
 		h.started = true
 		if h.nextStart != nil {
 			_, err := h.nextStart(h.inst)
+			h.afterStep()
 			return err
 		}
 	}
 	if h.next == nil {
+		h.afterStep()
 		return nil
 	}
 	_, err := h.next(h.inst)
+	h.afterStep()
 	return err
 }
 
@@ -329,9 +347,11 @@ func (h *host) NextOpen(*engine.Engine) error {
 // Prenext implements engine.Strategy.
 func (h *host) Prenext(*engine.Engine) error {
 	if h.prenext == nil {
+		h.afterStep()
 		return nil
 	}
 	_, err := h.prenext(h.inst)
+	h.afterStep()
 	return err
 }
 

@@ -139,6 +139,18 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 	if req.Batch != nil {
 		return serveBatch(ctx, req, w)
 	}
+	if req.Lookahead {
+		rep, err := jsrt.Lookahead(ctx, jsrt.RunConfig{Code: req.Code, Params: req.Params, Feeds: fromWireFeeds(req.Feeds),
+			Cash: req.Cash, Commission: req.Commission, WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit})
+		var re *jsrt.RunError
+		switch {
+		case errors.As(err, &re):
+			return w.send(message{RunErr: &runError{Kind: re.Kind, Message: re.Message, Line: re.Line}})
+		case err != nil:
+			return err
+		}
+		return w.send(message{Bias: rep})
+	}
 	var lines, bytes int
 	lastProgress := time.Now()
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/backtestd/backtestd/internal/bias"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
 )
@@ -16,6 +17,7 @@ import (
 // one constraint check (Constraint over Batch).
 type request struct {
 	Inspect     bool
+	Lookahead   bool // a look-ahead check (jsrt.Lookahead) of Code on Feeds, answered with Bias
 	Code        string
 	Params      map[string]any
 	Batch       []map[string]any
@@ -35,7 +37,7 @@ type request struct {
 
 // message is one frame from the child: exactly one field is set. A child sends Ready when
 // it is confined, warmed up and waiting for its request; after the request, any number of
-// Progress and Log frames, and last one of Info, LoadErr, RunErr or Result; after a batch,
+// Progress and Log frames, and last one of Info, LoadErr, RunErr, Bias or Result; after a batch,
 // one Trial frame per parameter set, and last BatchDone; after a constraint, Keep or RunErr.
 type message struct {
 	Ready    bool
@@ -47,6 +49,7 @@ type message struct {
 	Info     *jsrt.StrategyInfo
 	LoadErr  *jsrt.LoadError
 	RunErr   *runError
+	Bias     *bias.Report
 	Result   *engine.Result // without its equity curve, which travels in Equity
 	Equity   *wireEquity
 }

@@ -34,6 +34,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/backtestd/backtestd/internal/bias"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/procstat"
@@ -431,6 +432,27 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 		return final.Result, nil
 	}
 	return nil, errors.New("runner: run ended without an answer")
+}
+
+// Lookahead checks cfg's strategy for look-ahead (jsrt.Lookahead) in a child: the full run,
+// the cut runs and the later start all run there, under cfg's time and memory limits for the
+// whole check. Failures are classified as Run's.
+func (p *Pool) Lookahead(ctx context.Context, cfg jsrt.RunConfig) (*bias.Report, error) {
+	req := request{Lookahead: true, Code: cfg.Code, Params: cfg.Params, Feeds: toWireFeeds(cfg.Feeds), Cash: cfg.Cash,
+		Commission: cfg.Commission, TimeLimit: cmp.Or(cfg.WallTimeLimit, p.cfg.TimeLimit), MemoryLimit: cmp.Or(cfg.MemoryLimit, p.cfg.MemoryLimit)}
+	key, zone := childKey(cfg)
+	final, fail, err := p.do(ctx, req, &key, zone, nil)
+	switch {
+	case err != nil:
+		return nil, err
+	case fail != nil:
+		return nil, fail
+	case final.RunErr != nil:
+		return nil, &jsrt.RunError{Kind: final.RunErr.Kind, Message: final.RunErr.Message, Line: final.RunErr.Line}
+	case final.Bias != nil:
+		return final.Bias, nil
+	}
+	return nil, errors.New("runner: look-ahead check ended without an answer")
 }
 
 // childKey is the key a child that ran cfg's code may be reused under, and the time zone

@@ -91,6 +91,23 @@ type BiExecution struct {
 	Pnl        float64   `json:"pnl"`
 }
 
+type BiLookaheadCheck struct {
+	StrategyID      string          `json:"strategy_id"`
+	StrategyVersion int32           `json:"strategy_version"`
+	DataSource      string          `json:"data_source"`
+	Symbols         []string        `json:"symbols"`
+	Timeframe       string          `json:"timeframe"`
+	StartDate       time.Time       `json:"start_date"`
+	EndDate         time.Time       `json:"end_date"`
+	StrategyParams  json.RawMessage `json:"strategy_params"`
+	Lookahead       bool            `json:"lookahead"`
+	Cuts            int32           `json:"cuts"`
+	Bars            int32           `json:"bars"`
+	Findings        int32           `json:"findings"`
+	CheckedBy       *string         `json:"checked_by"`
+	CheckedAt       time.Time       `json:"checked_at"`
+}
+
 type BiResult struct {
 	TaskID              string          `json:"task_id"`
 	StrategyID          string          `json:"strategy_id"`
@@ -133,6 +150,7 @@ type BiResult struct {
 	TrackingError       float64         `json:"tracking_error"`
 	InformationRatio    float64         `json:"information_ratio"`
 	Timezone            string          `json:"timezone"`
+	Lookahead           bool            `json:"lookahead"`
 }
 
 type BiStudyFold struct {
@@ -248,6 +266,24 @@ type DataSource struct {
 	IsDefault   bool            `json:"is_default"`
 	Config      json.RawMessage `json:"config"`
 	CreatedAt   time.Time       `json:"created_at"`
+}
+
+type LookaheadCheck struct {
+	ID              int64           `json:"id"`
+	StrategyID      string          `json:"strategy_id"`
+	StrategyVersion int32           `json:"strategy_version"`
+	DataSource      string          `json:"data_source"`
+	Symbols         []string        `json:"symbols"`
+	Timeframe       string          `json:"timeframe"`
+	StartDate       time.Time       `json:"start_date"`
+	EndDate         time.Time       `json:"end_date"`
+	StrategyParams  json.RawMessage `json:"strategy_params"`
+	Lookahead       bool            `json:"lookahead"`
+	Cuts            int32           `json:"cuts"`
+	Bars            int32           `json:"bars"`
+	Report          json.RawMessage `json:"report"`
+	CheckedBy       *string         `json:"checked_by"`
+	CheckedAt       time.Time       `json:"checked_at"`
 }
 
 type Result struct {

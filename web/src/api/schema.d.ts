@@ -152,6 +152,31 @@ export interface paths {
       };
     };
   };
+  "/api/strategies/{strategy_id}/versions/{version}/lookahead": {
+    /**
+     * The version's stored look-ahead checks
+     * @description Latest first, one per data source, symbols and timeframe checked. Bare array.
+     */
+    get: operations["lookaheadChecks"];
+    /**
+     * Check a version for look-ahead, exactly
+     * @description Runs the version on the data the body names (validated as a backtest request's data
+     * fields; `strategy_id` and `strategy_version` are the path's) whole, cut at 6 points and
+     * started later, in a runner child process held to the run time limit as a whole, and
+     * compares every line value, order decision and state before each cut with the full run
+     * (docs/lookahead.md). The verdict is stored per version, data source, symbols and
+     * timeframe (replacing an earlier check of the same) and marks the version's runs and
+     * studies (`lookahead`). Needs the researcher or admin role. A strategy that fails, or a
+     * check past the time limit, is a 422.
+     */
+    post: operations["checkLookahead"];
+    parameters: {
+      path: {
+        strategy_id: components["parameters"]["StrategyID"];
+        version: number;
+      };
+    };
+  };
   "/api/backtests": {
     /**
      * List tasks
@@ -669,6 +694,67 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    /** @description One thing that read the future, at the first bar where the run on cut data differs from the full run. */
+    LookaheadFinding: {
+      /** @enum {string} */
+      kind: "line" | "orders" | "state" | "error";
+      /** @description The line (`this.sig`, `this.bb.top`, or `ind.Compute at code line 7`), `orders`, `this.<property>`, or the cut run's error. */
+      what: string;
+      /** @description What made the line. */
+      call?: string;
+      /** @description 0-based index of the first differing bar (of the line's feed; of the first feed for orders and state). */
+      bar: number;
+      /** Format: date-time */
+      time: string;
+      /** @description The cut run had the first cut_at bars of the first feed. */
+      cut_at: number;
+      /** @description The value or decision in the full run. */
+      full: string;
+      /** @description And in the cut run. */
+      cut: string;
+      detail: string;
+    };
+    /** @description Information, not look-ahead. How many bars from a later start until a line agrees (to 1e-9 of its scale) with the full run from then on. */
+    LookaheadWarmup: {
+      what: string;
+      call?: string;
+      bars: number;
+      /** @description false: it never did, in `bars` bars (e.g. a cumulative sum). */
+      converged: boolean;
+    };
+    LookaheadCheck: {
+      /** @description Something before a cut depended on bars after it. */
+      lookahead: boolean;
+      findings: components["schemas"]["LookaheadFinding"][];
+      /** @description How many cut runs were compared (6 unless the data is very short). */
+      cuts: number;
+      /** @description Where the first feed was cut (bars kept). */
+      cut_bars: number[];
+      /** @description Bars of the first feed. */
+      bars: number;
+      warmup: components["schemas"]["LookaheadWarmup"][];
+      /** @description The bar the warm-up run started at. */
+      warmup_start?: number;
+      /** @description Lines compared. */
+      lines?: number;
+      /** @description The work done, in single runs' bars. */
+      runs?: number;
+      strategy_id: string;
+      strategy_version: number;
+      data_source: string;
+      symbols: string[];
+      timeframe: string;
+      /** Format: date */
+      start_date: string;
+      /** Format: date */
+      end_date: string;
+      strategy_params?: {
+        [key: string]: unknown;
+      };
+      /** Format: date-time */
+      checked_at: string;
+      checked_by?: string | null;
+    };
     /** @description The fields of a backtest request (its `strategy_params` are the values every combination shares) and the study's own. */
     StudyRequest: components["schemas"]["BacktestRequest"] & ({
       name?: string;
@@ -735,6 +821,8 @@ export interface components {
       objective?: number;
     } | null;
     Study: {
+      /** @description In GET of one task or study only: true when a look-ahead check of this strategy version found look-ahead (on any data), false when checks found none, null when it was never checked (POST /api/strategies/{strategy_id}/versions/{version}/lookahead). */
+      lookahead?: boolean | null;
       id: string;
       name?: string;
       status: components["schemas"]["TaskStatus"];
@@ -1139,6 +1227,8 @@ export interface components {
       session_id?: string;
     };
     Task: {
+      /** @description In GET of one task or study only: true when a look-ahead check of this strategy version found look-ahead (on any data), false when checks found none, null when it was never checked (POST /api/strategies/{strategy_id}/versions/{version}/lookahead). */
+      lookahead?: boolean | null;
       task_id: string;
       status: components["schemas"]["TaskStatus"];
       /** @description The state allows cancelling it (pending or running); see docs/task-states.md. Whether the caller may is the owner rule. */
@@ -2008,6 +2098,64 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       404: components["responses"]["NotFound"];
+    };
+  };
+  /**
+   * The version's stored look-ahead checks
+   * @description Latest first, one per data source, symbols and timeframe checked. Bare array.
+   */
+  lookaheadChecks: {
+    parameters: {
+      path: {
+        strategy_id: components["parameters"]["StrategyID"];
+        version: number;
+      };
+    };
+    responses: {
+      /** @description The checks. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["LookaheadCheck"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      404: components["responses"]["NotFound"];
+    };
+  };
+  /**
+   * Check a version for look-ahead, exactly
+   * @description Runs the version on the data the body names (validated as a backtest request's data
+   * fields; `strategy_id` and `strategy_version` are the path's) whole, cut at 6 points and
+   * started later, in a runner child process held to the run time limit as a whole, and
+   * compares every line value, order decision and state before each cut with the full run
+   * (docs/lookahead.md). The verdict is stored per version, data source, symbols and
+   * timeframe (replacing an earlier check of the same) and marks the version's runs and
+   * studies (`lookahead`). Needs the researcher or admin role. A strategy that fails, or a
+   * check past the time limit, is a 422.
+   */
+  checkLookahead: {
+    parameters: {
+      path: {
+        strategy_id: components["parameters"]["StrategyID"];
+        version: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["BacktestRequest"];
+      };
+    };
+    responses: {
+      /** @description The check (bare object). */
+      200: {
+        content: {
+          "application/json": components["schemas"]["LookaheadCheck"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["Unprocessable"];
     };
   };
   /**

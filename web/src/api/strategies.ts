@@ -1,6 +1,6 @@
 // Strategies: upload, replace, delete, versions, parameters and saved configurations.
 import { del, get, listOf, post, put } from './client';
-import type { ParamInfo, Strategy, StrategyUpload, StrategyVersion, Template } from './types';
+import type { BacktestRequest, LookaheadCheck, ParamInfo, Strategy, StrategyUpload, StrategyVersion, Template } from './types';
 
 const one = (id: string) => `/api/strategies/${encodeURIComponent(id)}`;
 
@@ -15,3 +15,5 @@ export const getConfig = (id: string) => get<Record<string, unknown>>(`${one(id)
 export const saveConfig = (id: string, values: Record<string, unknown>) => post<unknown>(`${one(id)}/config`, values);
 export const listVersions = async (id: string): Promise<StrategyVersion[]> => listOf<StrategyVersion>(await get(`${one(id)}/versions`), 'versions');
 export const getVersion = (id: string, n: number) => get<StrategyVersion>(`${one(id)}/versions/${n}`);
+// The exact look-ahead check of a version on a run's data (docs/lookahead.md).
+export const checkLookahead = (id: string, n: number, data: Partial<BacktestRequest>) => post<LookaheadCheck>(`${one(id)}/versions/${n}/lookahead`, data);

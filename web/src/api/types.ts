@@ -12,6 +12,7 @@ export type Template = S['Template'];
 export type TaskStatus = S['TaskStatus'];
 export type BacktestRequest = S['BacktestRequest'];
 export type Task = S['Task'];
+export type LookaheadCheck = S['LookaheadCheck'];
 export type Attempt = NonNullable<Task['attempts']>[number];
 export type Progress = S['Progress'];
 export type LogLine = S['LogLine'];

@@ -1,6 +1,6 @@
 // Results of one run: summary cards, statistics, charts with export, trades, result exports.
 
-import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type SymbolResult, type Task } from '../api';
+import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type SymbolResult, type Task, type BacktestRequest } from '../api';
 import { chartPanel, type ChartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, keepFocus, loading, toast } from '../dom';
 import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
@@ -8,7 +8,7 @@ import { href } from '../router';
 import { palette } from '../settings';
 import { BUY_COLOUR, SELL_COLOUR, maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
 import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
-import { statusBadge } from './runs';
+import { lookaheadBadge, statusBadge } from './runs';
 
 export // The line charts the server samples for long runs (and narrows to a zoomed range).
 const LINE_CHARTS = new Set(['equity', 'drawdown', 'underwater', 'rolling_sharpe']);
@@ -39,6 +39,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   // Bar times are shown in the data's time zone.
   const clock = barClock(task);
   const strategyName = task?.strategy_id ? await strategies.getStrategy(task.strategy_id).then((s) => s.name, () => task!.strategy_id) : '';
+  const lookaheadBox = h('div', { id: 'lookahead' });
   const exportBtn = (fmt: string, label: string) => button(label, () => void exportResult(tid, fmt), 'btn small', { 'data-result-export': fmt });
   main.append(
     h(
@@ -46,9 +47,11 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       { class: 'page-head' },
       h('h1', null, `Results of ${tid}`),
       task ? statusBadge(task.status) : null,
-      h('div', { class: 'head-actions' }, h('a', { class: 'btn small', href: href(`/runs/${tid}`) }, 'Task and log'), h('a', { class: 'btn small', href: href(`/compare?ids=${tid}`) }, 'Compare…'), exportBtn('json', 'Export JSON'), exportBtn('csv', 'Export CSV'), exportBtn('html', 'HTML report')),
+      task?.lookahead === true ? lookaheadBadge() : null,
+      h('div', { class: 'head-actions' }, task ? lookaheadButton(task, () => lookaheadBox) : null, h('a', { class: 'btn small', href: href(`/runs/${tid}`) }, 'Task and log'), h('a', { class: 'btn small', href: href(`/compare?ids=${tid}`) }, 'Compare…'), exportBtn('json', 'Export JSON'), exportBtn('csv', 'Export CSV'), exportBtn('html', 'HTML report')),
     ),
     task ? h('p', { class: 'muted', id: 'result-subtitle' }, [strategyName && strategyName !== task.strategy_id ? `${strategyName} (${task.strategy_id} v${task.strategy_version})` : task.strategy_id, (task.symbols ?? [task.symbol]).join(', '), task.timeframe && task.timeframe !== '1d' ? task.timeframe : '', task.benchmark && task.benchmark !== task.symbol ? `benchmark ${task.benchmark}` : '', task.start_date && `${task.start_date} → ${task.end_date}`, clock.intraday ? `times in ${clock.tz}` : ''].filter(Boolean).join(' · ')) : '',
+    lookaheadBox,
     h('section', { 'aria-label': 'Summary' }, h('ul', { class: 'cards summary', id: 'summary-cards' }, summaryCards(summary).map((c) => h('li', { class: 'card stat-card', 'data-key': c.key }, h('span', { class: 'label' }, c.label), h('span', { class: `value ${c.tone}` }, c.display))))),
   );
 
@@ -541,4 +544,29 @@ export async function exportResult(tid: string, fmt: string): Promise<void> {
   } catch (e) {
     toast((e as Error).message, 'error');
   }
+}
+
+// lookaheadButton checks the run's strategy version on the run's own data and shows what
+// read the future (or that nothing did) in the box.
+function lookaheadButton(task: Task, box: () => HTMLElement): HTMLButtonElement {
+  const btn = button('Check for look-ahead', () => {
+    btn.disabled = true;
+    box().replaceChildren(loading('Running the strategy on cut data…'));
+    strategies
+      .checkLookahead(task.strategy_id!, task.strategy_version!, {
+        data_source: task.data_source, symbols: task.symbols ?? (task.symbol ? [task.symbol] : undefined), timeframe: task.timeframe as BacktestRequest['timeframe'],
+        start_date: task.start_date, end_date: task.end_date, strategy_params: (task.strategy_params ?? {}) as Record<string, unknown>,
+        initial_cash: task.initial_cash, commission: task.commission,
+      })
+      .then((c) => {
+        const head = c.lookahead
+          ? h('p', null, lookaheadBadge(), ` This strategy version reads the future (${c.cuts} cuts compared):`)
+          : h('p', { class: 'muted' }, `No look-ahead: every line, order and state before each of ${c.cuts} cuts equals the full run's.`);
+        const rows = c.findings.map((f) => h('li', { 'data-finding': f.kind }, h('strong', null, f.what), ` (${f.kind}) first differs at bar ${f.bar}, ${f.time.slice(0, 10)}: full run ${f.full}, run cut at bar ${f.cut_at} ${f.cut}`));
+        box().replaceChildren(h('section', { 'aria-label': 'Look-ahead check', class: 'card' }, head, rows.length ? h('ul', null, rows) : ''));
+      })
+      .catch((e) => box().replaceChildren(errorBox(e)))
+      .finally(() => { btn.disabled = false; });
+  }, 'btn small', { 'data-lookahead-check': '' });
+  return btn;
 }

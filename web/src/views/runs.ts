@@ -42,6 +42,11 @@ export function statusBadge(status: string): HTMLElement {
   return h('span', { class: statusClass(status), 'data-status': status }, status);
 }
 
+// lookaheadBadge marks a run whose strategy version a look-ahead check flagged.
+export function lookaheadBadge(): HTMLElement {
+  return h('span', { class: 'status lookahead-flag', 'data-lookahead': 'true', title: 'A look-ahead check found that this strategy version reads bars after the one it decides on: its figures cannot be had.' }, 'look-ahead');
+}
+
 export async function cancelTask(taskID: string): Promise<void> {
   await backtests.cancelTask(taskID);
   toast(`Cancelled ${taskID}.`, 'ok');

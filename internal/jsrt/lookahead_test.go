@@ -1,0 +1,231 @@
+package jsrt
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/backtestd/backtestd/internal/engine"
+)
+
+// trader trades on this.sig: long while it is above the close, flat otherwise.
+const trader = `
+  next() {
+    if (this.position.size === 0 && this.sig[0] > this.data.close[0]) this.buy({ size: 1 });
+    else if (this.position.size > 0 && this.sig[0] < this.data.close[0]) this.close();
+  }`
+
+// lookaheadCases are strategies of every kind the check must catch (want is what a
+// finding names) and causal ones it must never flag (want "").
+var lookaheadCases = []struct {
+	name, code, want string
+}{
+	// Whole-series functions that read ahead.
+	{"shifted", `class S extends Strategy {
+  init() { this.sig = ind.Compute(this.data.close, c => c.map((_, i) => c[i + 1])); }` + trader + `}`, "this.sig"},
+	{"centred", `class S extends Strategy {
+  init() { this.sig = ind.Compute(this.data.close, c => c.map((_, i) => {
+    if (i < 5 || i + 5 >= c.length) return NaN;
+    let s = 0; for (let k = i - 5; k <= i + 5; k++) s += c[k]; return s / 11; })); }` + trader + `}`, "this.sig"},
+	{"normalised over the history", `class S extends Strategy {
+  init() {
+    this.z = ind.Compute(this.data.close, c => {
+      const m = c.reduce((a, b) => a + b, 0) / c.length;
+      const sd = Math.sqrt(c.reduce((a, b) => a + (b - m) * (b - m), 0) / c.length);
+      return c.map(x => (x - m) / sd); });
+  }
+  next() {
+    if (this.position.size === 0 && this.z[0] < -1) this.buy({ size: 1 });
+    else if (this.position.size > 0 && this.z[0] > 0) this.close();
+  }}`, "this.z"},
+	{"min-max scaled", `class S extends Strategy {
+  init() { this.r = ind.Compute(this.data.close, c => { const lo = Math.min(...c), hi = Math.max(...c); return c.map(x => (x - lo) / (hi - lo)); }); }
+  next() { if (this.position.size === 0 && this.r[0] < 0.3) this.buy({ size: 1 }); else if (this.position.size > 0 && this.r[0] > 0.6) this.close(); }}`, "this.r"},
+	{"reverse running maximum", `class S extends Strategy {
+  init() { this.sig = ind.Compute(this.data.high, h => { const out = new Array(h.length); let m = -Infinity;
+    for (let i = h.length - 1; i >= 0; i--) { m = Math.max(m, h[i]); out[i] = m; } return out; }); }` + trader + `}`, "this.sig"},
+	{"bars remaining", `class S extends Strategy {
+  init() { this.left = ind.Compute(this.data.close, c => c.map((_, i) => c.length - i)); }
+  next() { if (this.position.size === 0 && this.left[0] % 7 === 0) this.buy({ size: 1 }); else if (this.position.size > 0) this.close(); }}`, "this.left"},
+	// Values captured in a closure, read later.
+	{"closure read in next", `class S extends Strategy {
+  init() { ind.Compute(this.data.close, c => { this.all = c.slice(); return c; }); }
+  next() {
+    const i = this.data.close.length - 1;
+    if (this.position.size === 0 && this.all[i + 1] > this.all[i]) this.buy({ size: 1 });
+    else if (this.position.size > 0 && !(this.all[i + 1] > this.all[i])) this.close();
+  }}`, "orders"},
+	{"closure read in Apply", `class S extends Strategy {
+  init() {
+    let all = [];
+    ind.Compute(this.data.close, c => { all = c; return c; });
+    this.sig = ind.Apply(this.data.close, (v, i) => all[i + 3]);
+  }` + trader + `}`, "this.sig"},
+	{"closure read into state only", `class S extends Strategy {
+  init() { ind.Compute(this.data.close, c => { this.all = c.slice(); return c; }); }
+  next() { const i = this.data.close.length - 1; this.up = this.all[i + 1] > this.all[i]; }}`, "this.up"},
+	{"unnamed future line", `class S extends Strategy {
+  init() { this.x = ind.CrossOver(this.data.close, ind.Compute(this.data.close, c => c.map((_, i) => c[Math.min(i + 2, c.length - 1)]))); }
+  next() { if (this.position.size === 0 && this.x[0] > 0) this.buy({ size: 1 }); else if (this.position.size > 0 && this.x[0] < 0) this.close(); }}`, "ind.Compute at code line 2"},
+
+	// Causal strategies: never flagged.
+	{"EMA and RSI", `class S extends Strategy {
+  init() { this.e = ind.EMA(this.data.close, 20); this.r = ind.RSI(this.data.close, 14); this.sig = this.e; }
+  next() { if (this.position.size === 0 && this.r[0] < 35) this.buy({ size: 1 }); else if (this.position.size > 0 && this.r[0] > 60) this.close(); }}`, ""},
+	{"past-only Compute", `class S extends Strategy {
+  init() { this.sig = ind.Compute(this.data.close, c => { const out = []; let s = 0;
+    for (let i = 0; i < c.length; i++) { s += c[i]; if (i >= 10) s -= c[i - 10]; out.push(i >= 9 ? s / 10 : NaN); } return out; }); }` + trader + `}`, ""},
+	{"reads of [-n]", `class S extends Strategy {
+  next() {
+    const c = this.data.close;
+    if (this.position.size === 0 && c[0] > c[-1] && c[-1] > c[-2] && c[-5] < c[0]) this.buy({ size: 1 });
+    else if (this.position.size > 0 && c[0] < c[-3]) this.close();
+  }}`, ""},
+	{"state kept in next", `class S extends Strategy {
+  init() { this.seen = []; this.n = 0; this.mean = 0; }
+  next() {
+    this.seen.push(this.data.close[0]); this.n++;
+    const w = this.seen.slice(-20); this.mean = w.reduce((a, b) => a + b, 0) / w.length;
+    this.last = this.data.date(0);
+    if (this.position.size === 0 && this.data.close[0] < this.mean * 0.98) this.buy({ size: 1 });
+    else if (this.position.size > 0 && this.data.close[0] > this.mean) this.close();
+  }}`, ""},
+	{"past read through Apply's closure", `class S extends Strategy {
+  init() { const prev = []; this.sig = ind.Apply(this.data.close, v => { prev.push(v); const w = prev.slice(-8); return w.reduce((a, b) => a + b, 0) / w.length; }); }` + trader + `}`, ""},
+	{"Math.random", `class S extends Strategy {
+  next() { this.roll = Math.random(); if (this.position.size === 0 && this.roll < 0.1) this.buy({ size: 1 }); else if (this.position.size > 0 && this.roll > 0.8) this.close(); }}`, ""},
+	{"every built-in indicator", `class S extends Strategy {
+  init() {
+    const d = this.data, c = d.close;
+    this.a = [ind.SMA(c, 10), ind.EMA(c, 10), ind.WMA(c, 10), ind.SMMA(c, 10), ind.RSI(c), ind.Highest(c, 10), ind.Lowest(c, 10),
+      ind.ROC(c), ind.Momentum(c), ind.StdDev(c), ind.Delay(c, 2), ind.DEMA(c, 10), ind.TEMA(c, 10), ind.HMA(c, 10), ind.ZLEMA(c, 10),
+      ind.TRIX(c), ind.KAMA(c), ind.StochRSI(c), ind.ATR(d), ind.TrueRange(d), ind.CCI(d), ind.WilliamsR(d), ind.UltimateOscillator(d),
+      ind.ADX(d), ind.ParabolicSAR(d), ind.OBV(d)];
+    this.m = ind.MACD(c); this.bb = ind.BollingerBands(c); this.st = ind.Stochastic(d); this.ar = ind.Aroon(d); this.dmi = ind.DMI(d);
+    this.ich = ind.Ichimoku(d); this.dc = ind.Donchian(d); this.kc = ind.Keltner(d);
+    this.x = ind.CrossOver(ind.SMA(c, 5), ind.SMA(c, 20)).mul(2).sub(c.sub(ind.Delay(c, 1)).gt(0));
+  }
+  next() { if (this.position.size === 0 && this.m.histo[0] > 0 && this.st.k[0] < 50) this.buy({ size: 1 }); else if (this.position.size > 0 && this.m.histo[0] < 0) this.close(); }}`, ""},
+}
+
+func lookaheadFeeds(n int) []engine.Feed {
+	return []engine.Feed{{Symbol: "RW", Bars: engine.RandomWalk(n, 3)}}
+}
+
+func TestLookahead(t *testing.T) {
+	t.Parallel()
+	for _, tc := range lookaheadCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Lookahead(context.Background(), RunConfig{Code: tc.code, Feeds: lookaheadFeeds(1500)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Cuts < 5 || len(rep.CutBars) != rep.Cuts || rep.Lines != len(rep.Warmup) && tc.want == "" && rep.Lines > 0 && len(rep.Warmup) == 0 {
+				t.Errorf("cuts %d %v, lines %d, warm-up %d", rep.Cuts, rep.CutBars, rep.Lines, len(rep.Warmup))
+			}
+			if tc.want == "" {
+				if rep.Lookahead || len(rep.Findings) > 0 {
+					t.Fatalf("a causal strategy was flagged: %+v", rep.Findings)
+				}
+				return
+			}
+			if !rep.Lookahead {
+				t.Fatalf("look-ahead not found (cuts %v)", rep.CutBars)
+			}
+			first := rep.Findings[0]
+			var names []string
+			for _, f := range rep.Findings {
+				names = append(names, f.What)
+			}
+			if !strings.Contains(strings.Join(names, " | "), tc.want) {
+				t.Errorf("findings name %q, want %q among them", names, tc.want)
+			}
+			if first.Time.IsZero() || first.Bar < 0 || first.Bar >= 1500 || first.CutAt == 0 || first.Detail == "" {
+				t.Errorf("first finding is incomplete: %+v", first)
+			}
+		})
+	}
+}
+
+// TestLookaheadExamples: the shipped examples are causal, multi-feed and resampled ones
+// included (the last resampled bar of a cut run is partial, and is the cut run's own).
+func TestLookaheadExamples(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob(filepath.Join(repoRoot(t), "examples", "*.js"))
+	feeds := []engine.Feed{{Symbol: "RW", Bars: engine.RandomWalk(1200, 7)}, {Symbol: "RW2", Bars: engine.RandomWalk(1200, 11)}}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+			code, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Lookahead(context.Background(), RunConfig{Code: string(code), Feeds: feeds, Commission: 0.001})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Lookahead {
+				t.Fatalf("flagged: %+v", rep.Findings)
+			}
+		})
+	}
+}
+
+// TestLookaheadWarmup: an SMA is exact once its period is full; an EMA converges later;
+// a cumulative line never stops depending on where the data starts.
+func TestLookaheadWarmup(t *testing.T) {
+	t.Parallel()
+	code := `class S extends Strategy {
+  init() { this.sma = ind.SMA(this.data.close, 20); this.ema = ind.EMA(this.data.close, 20);
+    this.cum = ind.Compute(this.data.close, c => { let s = 0; return c.map(x => s += x); }); }
+}`
+	rep, err := Lookahead(context.Background(), RunConfig{Code: code, Feeds: lookaheadFeeds(2000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lookahead || rep.WarmupStart != 500 {
+		t.Fatalf("lookahead %v, warm-up start %d", rep.Lookahead, rep.WarmupStart)
+	}
+	got := map[string]int{}
+	conv := map[string]bool{}
+	for _, w := range rep.Warmup {
+		got[w.What], conv[w.What] = w.Bars, w.Converged
+	}
+	if got["this.sma"] != 19 || !conv["this.sma"] {
+		t.Errorf("sma warm-up %d (converged %v), want 19", got["this.sma"], conv["this.sma"])
+	}
+	if got["this.ema"] <= 19 || got["this.ema"] > 1000 || !conv["this.ema"] {
+		t.Errorf("ema warm-up %d (converged %v)", got["this.ema"], conv["this.ema"])
+	}
+	if conv["this.cum"] {
+		t.Errorf("a cumulative sum converged: %+v", rep.Warmup)
+	}
+}
+
+// BenchmarkLookahead measures a check of a 5,000-bar run beside a single run of the same
+// strategy on the same bars (BenchmarkLookahead/single): the check must cost under 10.
+func BenchmarkLookahead(b *testing.B) {
+	code, err := os.ReadFile(filepath.Join(repoRoot(b), "examples", "sma_cross.js"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	feeds := []engine.Feed{{Symbol: "RW", Bars: engine.RandomWalk(5000, 42)}}
+	cfg := RunConfig{Code: string(code), Compiled: Compile(string(code)), Feeds: feeds, Commission: 0.001, OnLog: func(engine.LogEntry) {}}
+	b.Run("single", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Run(context.Background(), cfg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Lookahead(context.Background(), cfg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
