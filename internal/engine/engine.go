@@ -167,6 +167,7 @@ type Engine struct {
 	scratch   []Position
 	flow      []float64 // per feed, the cash its fills and settlements moved
 	held      []int     // per feed, the steps that ended with a position in it
+	pfRow     []float64 // backing store of PyFolio's position rows
 	// activate holds bracket children whose parent filled: they become active at the start
 	// of the next bar, as in backtrader (never on their parent's fill bar).
 	activate []*Order
@@ -326,6 +327,7 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 	n := e.steps
 	e.res.InitialCash = e.cfg.Cash
 	e.res.Equity = make([]EquityPoint, 0, n)
+	e.res.Analyzers.PyFolio.Positions = make([][]float64, 0, n)
 	var delivering []note
 	if f, ok := s.(NotificationFilter); ok {
 		o, t := f.Notified()
@@ -375,6 +377,7 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 		e.settle()
 		v := e.value()
 		e.res.Equity = append(e.res.Equity, EquityPoint{Time: t, Value: v, Cash: e.cash})
+		e.recordPositions()
 		for k := range e.pos {
 			if e.pos[k].Size != 0 {
 				e.held[k]++
@@ -487,6 +490,12 @@ func (e *Engine) finish() *Result {
 		r.Executions = []Execution{}
 	}
 	e.symbolResults()
+	pf := &r.Analyzers.PyFolio
+	for _, f := range e.feeds {
+		pf.Symbols = append(pf.Symbols, f.Symbol)
+	}
+	pf.Symbols = append(pf.Symbols, "cash")
+	pf.Transactions = transactions(e.feeds, r.Executions)
 	if r.Trades == nil {
 		r.Trades = []Trade{}
 	}

@@ -253,6 +253,7 @@ func TestParity(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkParity(t, &exp, res)
+			checkMoreAnalyzers(t, raw, res)
 		})
 	}
 }
