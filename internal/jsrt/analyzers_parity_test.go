@@ -2,6 +2,8 @@ package jsrt
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/engine"
@@ -125,6 +127,38 @@ func checkMoreAnalyzers(t *testing.T, raw []byte, res *engine.Result) {
 		if day(g.Time) != wr[0] || g.Amount != amount || !near(g.Price, price, rel) || g.SID != int(sid) || g.Symbol != sym ||
 			!near(g.Value, value, rel) {
 			t.Errorf("pyfolio transaction %d:\n got %+v\nwant %v", i, g, wr)
+			break
+		}
+	}
+}
+
+// checkTimerCalls compares the "timer <tid> <when>" lines a strategy logs from notifyTimer,
+// and the bars they were logged on, with the fixture's timer_calls, when it has them.
+func checkTimerCalls(t *testing.T, raw []byte, res *engine.Result) {
+	t.Helper()
+	var wrap struct {
+		Calls *[][3]any `json:"timer_calls"`
+	}
+	if err := json.Unmarshal(raw, &wrap); err != nil {
+		t.Fatal(err)
+	}
+	if wrap.Calls == nil {
+		return
+	}
+	var got [][2]string
+	for _, l := range res.Logs {
+		if l.Source == "strategy" && strings.HasPrefix(l.Message, "timer ") {
+			got = append(got, [2]string{l.Message, day(l.Time)})
+		}
+	}
+	want := *wrap.Calls
+	if len(got) != len(want) {
+		t.Errorf("timer calls: %d, want %d", len(got), len(want))
+	}
+	for i := 0; i < min(len(got), len(want)); i++ {
+		w := fmt.Sprintf("timer %v %v", want[i][0], want[i][1])
+		if got[i][0] != w || got[i][1] != want[i][2] {
+			t.Errorf("timer call %d: %q on %s, want %q on %s", i, got[i][0], got[i][1], w, want[i][2])
 			break
 		}
 	}

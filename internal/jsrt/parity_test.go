@@ -254,6 +254,7 @@ func TestParity(t *testing.T) {
 			}
 			checkParity(t, &exp, res)
 			checkMoreAnalyzers(t, raw, res)
+			checkTimerCalls(t, raw, res)
 		})
 	}
 }

@@ -629,7 +629,70 @@ def more_analyzers_out(strat):
 # ---- end of Analyzers ----
 
 
+# ---- Timers (issue 37, h-analyzers): add_timer / notify_timer, after samples/timers ----
+# Each notify_timer call is logged by the strategy as (tid, when, bar date) into
+# "timer_calls"; the JavaScript twins log "timer <tid> <when>" lines, which the parity
+# test compares with them.
+
+
+class TimerBase(bt.Strategy):
+    def start(self):
+        self.timer_calls = []
+
+    def record_timer(self, timer, when):
+        self.timer_calls.append([timer.p.tid, when.strftime("%Y-%m-%dT%H:%M:%S"), self.data.datetime.date(0).strftime("%Y-%m-%d")])
+
+
+class TimerMonthly(TimerBase):
+    """A monthly investment plan run by timers: at the session start of the 1st and the 15th
+    of each month (monthcarry: the next trading day when the day has no bar) buy `size`
+    shares; at the session end of each Wednesday (weekcarry: the next trading day of the
+    week when Wednesday has no bar), sell half the position once it holds `most` shares or
+    more. A third timer at 15:30 plus 30 minutes on Mondays and Fridays only logs."""
+    params = dict(size=10, most=40)
+
+    def __init__(self):
+        self.add_timer(when=bt.timer.SESSION_START, monthdays=[1, 15], monthcarry=True)
+        self.add_timer(when=bt.timer.SESSION_END, weekdays=[3], weekcarry=True)
+        self.add_timer(when=datetime.time(15, 30), offset=datetime.timedelta(minutes=30), weekdays=[1, 5])
+
+    def notify_timer(self, timer, when, *args, **kwargs):
+        self.record_timer(timer, when)
+        if timer.p.tid == 0:
+            self.buy(size=self.p.size)
+        elif timer.p.tid == 1 and self.position.size >= self.p.most:
+            self.sell(size=self.position.size // 2)
+
+
+class TimerCheat(TimerBase):
+    """Cheat timers (cheat=True, with cheat-on-open so that the broker fills at the open):
+    on Mondays (weekcarry) before the broker, buy `size` shares when flat, filled at that
+    bar's open; a plain timer on the 10th and the 20th of the month (monthcarry off) closes
+    the position after the broker, at the next open. The indicator is read as next_open
+    reads it, one bar behind."""
+    cerebro_kwargs = dict(cheat_on_open=True)
+    params = dict(size=10, period=10)
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+        self.add_timer(when=bt.timer.SESSION_START, weekdays=[1], weekcarry=True, cheat=True)
+        self.add_timer(when=bt.timer.SESSION_END, offset=datetime.timedelta(hours=-1), monthdays=[10, 20],
+                       monthcarry=False)
+
+    def notify_timer(self, timer, when, *args, **kwargs):
+        self.record_timer(timer, when)
+        if timer.p.tid == 0:
+            if self.position.size == 0 and len(self.sma) > 0 and self.data.open[0] > self.sma[0]:
+                self.buy(size=self.p.size)
+        elif self.position.size:
+            self.close()
+# ---- end of Timers ----
+
+
 STRATEGIES = {
+    # Timers (h-analyzers)
+    "timer_monthly": (TimerMonthly, ["orcl.csv", "nvda.csv"]),
+    "timer_cheat": (TimerCheat, ["orcl.csv", "yhoo.csv"]),
     # Analyzers (h-analyzers)
     "analyzers_long_short": (AnalyzersLongShort, ["orcl.csv", "nvda.csv"]),
     "analyzers_pairs": (AnalyzersPairs, [("orcl.csv", "nvda.csv")]),
@@ -820,6 +883,8 @@ def run(name, cls, data):
         equity=rec.equity)
     if getattr(cls, "more_analyzers", False):  # Analyzers (h-analyzers)
         out["analyzers_more"] = more_analyzers_out(strat)
+    if hasattr(strat, "timer_calls"):  # Timers (h-analyzers)
+        out["timer_calls"] = strat.timer_calls
     path = os.path.join(HERE, "expected", "%s__%s.json" % (name, "_".join(d[:-4] for d in datas)))
     with open(path, "w") as f:
         json.dump(out, f, indent=1)
