@@ -331,7 +331,7 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 	n := e.steps
 	e.res.InitialCash = e.cfg.Cash
 	e.res.Equity = make([]EquityPoint, 0, n)
-	e.res.Analyzers.PyFolio.Positions = make([][]float64, 0, n)
+	e.res.Analyzers.PyFolio.Positions = Rows{Width: len(e.feeds) + 1, Flat: make([]float64, 0, n*(len(e.feeds)+1))}
 	var delivering []note
 	if f, ok := s.(NotificationFilter); ok {
 		o, t := f.Notified()

@@ -99,11 +99,11 @@ func checkMoreAnalyzers(t *testing.T, raw []byte, res *engine.Result) {
 	if len(pf.Symbols) != len(w.PyFolio.Symbols) {
 		t.Errorf("pyfolio symbols %v, want %v", pf.Symbols, w.PyFolio.Symbols)
 	}
-	if len(pf.Positions) != len(w.PyFolio.Positions) {
-		t.Errorf("pyfolio positions: %d rows, want %d", len(pf.Positions), len(w.PyFolio.Positions))
+	if pf.Positions.Len() != len(w.PyFolio.Positions) {
+		t.Errorf("pyfolio positions: %d rows, want %d", pf.Positions.Len(), len(w.PyFolio.Positions))
 	}
-	for i := 0; i < min(len(pf.Positions), len(w.PyFolio.Positions)); i++ {
-		g, wr := pf.Positions[i], w.PyFolio.Positions[i]
+	for i := 0; i < min(pf.Positions.Len(), len(w.PyFolio.Positions)); i++ {
+		g, wr := pf.Positions.Row(i), w.PyFolio.Positions[i]
 		bad := len(g) != len(wr)-1 || day(res.Equity[i].Time) != wr[0]
 		for j := 0; !bad && j < len(g); j++ {
 			f, _ := wr[j+1].(float64)

@@ -37,9 +37,6 @@ func DecodeAnalyzers(taskID string, raw json.RawMessage) (engine.Analyzers, erro
 	if pf.Symbols == nil {
 		pf.Symbols = []string{}
 	}
-	if pf.Positions == nil {
-		pf.Positions = [][]float64{}
-	}
 	if pf.Transactions == nil {
 		pf.Transactions = []engine.Transaction{}
 	}
