@@ -344,6 +344,18 @@ func TestWebPage(t *testing.T) {
 	if stats < 20 {
 		t.Errorf("statistics panel shows %d metrics, want at least 20", stats)
 	}
+	// backtrader's analyzers: the figures (Returns, VWR, Calmar, SharpeRatio_A) and the years.
+	var analyzers struct {
+		Figures int    `json:"figures"`
+		VWR     string `json:"vwr"`
+		Years   int    `json:"years"`
+	}
+	must(t, chromedp.Run(ctx,
+		waitJS(`document.querySelector('#analyzers #analyzer-figures, #analyzers .empty, #analyzers .error') !== null`, 20*time.Second),
+		chromedp.Evaluate(`({figures: document.querySelectorAll('#analyzer-figures li').length, vwr: document.querySelector('#analyzer-figures li[data-key="vwr"] .value')?.textContent ?? '', years: document.querySelectorAll('#analyzer-years tbody tr').length})`, &analyzers)))
+	if analyzers.Figures != 6 || analyzers.VWR == "" || analyzers.VWR == "—" || analyzers.Years == 0 {
+		t.Errorf("analyzers panel: %+v, want 6 figures with a VWR and the returns by year", analyzers)
+	}
 	screenshot(t, ctx, shots, "results-1440")
 
 	step("export a chart as PNG and SVG")

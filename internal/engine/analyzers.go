@@ -69,6 +69,7 @@ func analyze(r *Result, opened int) {
 	r.Analyzers.Sharpe = sharpe(r.InitialCash, eq)
 	r.Analyzers.TradeAnalyzer = tradeAnalyzer(r.Trades, opened)
 	r.Analyzers.SQN = sqn(r.Trades)
+	analyzeReturns(r)
 	r.Summary = summarize(r)
 }
 

@@ -148,25 +148,30 @@ type Engine struct {
 	cursor    []int // per feed index of the current bar, -1 before its first
 	indCursor []int // the bar indicators are read at: the cursor, but one behind in NextOpen
 	coo       bool  // cheat-on-open: the strategy's NextOpen runs before the broker
-	ticked    []bool
-	minPeriod []int // per feed, in bars
-	cash      float64
-	ci        CommInfo
-	slip      Slippage
-	pos       []Position
-	submitted []*Order
-	pending   []*Order
-	orders    []*Order
-	nextRef   int
-	tradeRef  int
-	opened    int                      // trades notified as opened
-	trades    map[tradeKey]*TradeState // per feed and tradeid, the latest trade (open or closed)
-	closed    []Trade
-	notes     []note
-	quiet     quiet
-	scratch   []Position
-	flow      []float64 // per feed, the cash its fills and settlements moved
-	held      []int     // per feed, the steps that ended with a position in it
+	timed     bool  // the strategy has timers (SetTimers)
+	// dailyStamps: the first feed's bars are all at midnight, so timers see each at the end
+	// of its session (TimerClock).
+	dailyStamps bool
+	ticked      []bool
+	minPeriod   []int // per feed, in bars
+	cash        float64
+	ci          CommInfo
+	slip        Slippage
+	pos         []Position
+	submitted   []*Order
+	pending     []*Order
+	orders      []*Order
+	nextRef     int
+	tradeRef    int
+	opened      int                      // trades notified as opened
+	trades      map[tradeKey]*TradeState // per feed and tradeid, the latest trade (open or closed)
+	closed      []Trade
+	notes       []note
+	quiet       quiet
+	scratch     []Position
+	flow        []float64 // per feed, the cash its fills and settlements moved
+	held        []int     // per feed, the steps that ended with a position in it
+	pfRow       []float64 // backing store of PyFolio's position rows
 	// activate holds bracket children whose parent filled: they become active at the start
 	// of the next bar, as in backtrader (never on their parent's fill bar).
 	activate []*Order
@@ -335,6 +340,7 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 	n := e.steps
 	e.res.InitialCash = e.cfg.Cash
 	e.res.Equity = make([]EquityPoint, 0, n)
+	e.res.Analyzers.PyFolio.Positions = Rows{Width: len(e.feeds) + 1, Flat: make([]float64, 0, n*(len(e.feeds)+1))}
 	var delivering []note
 	if f, ok := s.(NotificationFilter); ok {
 		o, t := f.Notified()
@@ -376,6 +382,9 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 		if t.Before(e.cfg.TradeFrom) {
 			continue // warm-up: the cursors moved, nothing else happens
 		}
+		if err := e.timers(s, true); err != nil {
+			return nil, err
+		}
 		if err := e.nextOpen(s); err != nil {
 			return nil, err
 		}
@@ -385,6 +394,10 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 		e.settle()
 		v := e.value()
 		e.res.Equity = append(e.res.Equity, EquityPoint{Time: t, Value: v, Cash: e.cash})
+		e.recordPositions()
+		if err := e.timers(s, false); err != nil {
+			return nil, err
+		}
 		for k := range e.pos {
 			if e.pos[k].Size != 0 {
 				e.held[k]++
@@ -497,6 +510,12 @@ func (e *Engine) finish() *Result {
 		r.Executions = []Execution{}
 	}
 	e.symbolResults()
+	pf := &r.Analyzers.PyFolio
+	for _, f := range e.feeds {
+		pf.Symbols = append(pf.Symbols, f.Symbol)
+	}
+	pf.Symbols = append(pf.Symbols, "cash")
+	pf.Transactions = transactions(e.feeds, r.Executions)
 	if r.Trades == nil {
 		r.Trades = []Trade{}
 	}

@@ -161,13 +161,24 @@ type Analyzers struct {
 	Drawdown      DrawdownResult      `json:"drawdown"`
 	SQN           SQNResult           `json:"sqn"`
 	TradeAnalyzer TradeAnalyzerResult `json:"trades"`
+	// The returns family (returns.go) and the pyfolio report (pyfolio.go).
+	Returns      ReturnsResult    `json:"returns"`
+	VWR          *float64         `json:"vwr"`
+	Calmar       CalmarResult     `json:"calmar"`
+	AnnualReturn []PeriodValue    `json:"annual_return"`
+	TimeReturn   TimeReturnResult `json:"time_return"`
+	PyFolio      PyFolioResult    `json:"pyfolio"`
 }
 
 // SharpeResult: DailyAnnualized uses daily returns × √252, Default yearly
-// returns less 1% (backtrader's plain SharpeRatio). Nil when undefined.
+// returns less 1% (backtrader's plain SharpeRatio), Annualized backtrader's SharpeRatio_A
+// with its defaults (yearly, so equal to Default), MonthlyAnnualized SharpeRatio_A by
+// month (monthly returns less 1% a year, × √12). Nil when undefined.
 type SharpeResult struct {
-	DailyAnnualized *float64 `json:"daily_annualized"`
-	Default         *float64 `json:"default"`
+	DailyAnnualized   *float64 `json:"daily_annualized"`
+	Default           *float64 `json:"default"`
+	Annualized        *float64 `json:"annualized"`
+	MonthlyAnnualized *float64 `json:"monthly_annualized"`
 }
 
 // DrawdownResult is backtrader's DrawDown analyzer.

@@ -413,6 +413,8 @@ func TestResultRoutes(t *testing.T) {
 		{"drawdowns bad limit", "/api/results/task_1/drawdowns?limit=101", 400, "Invalid limit '101': expected an integer from 1 to 100"},
 		{"drawdowns missing", "/api/results/task_99/drawdowns", 404, "Result not found: task_99"},
 		{"statistics", "/api/results/task_1/statistics", 200, ""},
+		{"analyzers", "/api/results/task_1/analyzers", 200, ""},
+		{"analyzers missing", "/api/results/task_99/analyzers", 404, "Result not found: task_99"},
 		{"export csv", "/api/results/task_1/export?format=csv", 200, ""},
 		{"export unsupported", "/api/results/task_1/export?format=xml", 400, "Unsupported export format: xml"},
 		{"compare", "/api/results/compare?task_ids=task_1,task_2", 200, ""},
@@ -465,6 +467,26 @@ func TestResultRoutes(t *testing.T) {
 	_, body = b.call(t, "GET", "/api/results/task_1/export", "", nil)
 	if field(body, "task_id") != "task_1" || field(body, "status") != "completed" || field(body, "code") != nil {
 		t.Errorf("json export is not the bare result object: %v", field(body, "task_id"))
+	}
+	// The analyzers the run computed, stored with the result: on their route and in the export.
+	if res.Analyzers.Returns.Total == nil || res.Analyzers.VWR == nil || len(res.Analyzers.PyFolio.Transactions) == 0 {
+		t.Fatalf("the run has no returns, VWR or transactions to compare: %+v", res.Analyzers.Returns)
+	}
+	if got := field(body, "analyzers", "vwr"); got != *res.Analyzers.VWR {
+		t.Errorf("json export's vwr %v, the run's %v", got, *res.Analyzers.VWR)
+	}
+	_, body = b.call(t, "GET", "/api/results/task_1/analyzers", "", nil)
+	if got := field(body, "data", "returns", "rtot"); got != *res.Analyzers.Returns.Total {
+		t.Errorf("analyzers' returns.rtot %v, the run's %v", got, *res.Analyzers.Returns.Total)
+	}
+	if n := len(field(body, "data", "pyfolio", "positions").([]any)); n != len(res.Equity) {
+		t.Errorf("pyfolio positions: %d rows for %d equity points", n, len(res.Equity))
+	}
+	if n := len(field(body, "data", "pyfolio", "transactions").([]any)); n != len(res.Analyzers.PyFolio.Transactions) {
+		t.Errorf("pyfolio transactions: %d, the run's %d", n, len(res.Analyzers.PyFolio.Transactions))
+	}
+	if n := len(field(body, "data", "time_return", "months").([]any)); n != len(res.Analyzers.TimeReturn.Months) || n == 0 {
+		t.Errorf("monthly time returns: %d, the run's %d", n, len(res.Analyzers.TimeReturn.Months))
 	}
 	status, page := b.call(t, "GET", "/api/results/task_1/export?format=html", "", nil)
 	if s, ok := page.(string); status != 200 || !ok || !strings.Contains(s, "<svg") {

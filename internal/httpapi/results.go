@@ -24,6 +24,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/chart", s.handle(s.resultChart))
 			r.Get("/statistics", s.handle(s.resultStatistics))
 			r.Get("/symbols", s.handle(s.resultSymbols))
+			r.Get("/analyzers", s.handle(s.resultAnalyzers))
 			r.Get("/drawdowns", s.handle(s.resultDrawdowns))
 			r.Get("/export", s.handle(s.resultExport))
 		})
@@ -152,6 +153,16 @@ func (s *Server) resultSymbols(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, ok(list))
+	return nil
+}
+
+// resultAnalyzers answers the analyzers the run computed (backtrader's, engine.Analyzers).
+func (s *Server) resultAnalyzers(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.results.Analyzers(r.Context(), chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(a))
 	return nil
 }
 

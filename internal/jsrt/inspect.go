@@ -113,7 +113,7 @@ func stubHost(rt *goja.Runtime) *goja.Object {
 	fail := func(goja.FunctionCall) goja.Value {
 		panic(rt.NewTypeError("the strategy API is only available while a backtest runs"))
 	}
-	for _, n := range []string{"order", "close", "cancel", "bracket", "target", "getPosition", "log", "setSizer"} {
+	for _, n := range []string{"order", "close", "cancel", "bracket", "target", "getPosition", "log", "setSizer", "addTimer"} {
 		_ = h.Set(n, named(rt, n, fail))
 	}
 	return h
@@ -289,7 +289,7 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, compiled *Compiled, b
 }
 
 // lifecycleMethods are the methods the engine calls, synchronously, on a strategy.
-var lifecycleMethods = []string{"init", "prenext", "nextStart", "nextOpen", "next", "notifyOrder", "notifyTrade", "stop"}
+var lifecycleMethods = []string{"init", "prenext", "nextStart", "nextOpen", "next", "notifyOrder", "notifyTrade", "notifyTimer", "stop"}
 
 // funcKinds holds what tells async and generator functions apart, read from the runtime
 // before the strategy's code runs.

@@ -218,6 +218,7 @@ func (h *host) hostObject() *goja.Object {
 		return h.submit(r)
 	})
 	_ = o.Set("setSizer", func(_ goja.Value, v goja.Value) { h.setSizer(v) })
+	_ = o.Set("addTimer", func(v goja.Value) goja.Value { return h.addTimer(v) })
 	_ = o.Set("cancel", func(v goja.Value) bool {
 		o := h.orderRef(v)
 		ok := h.eng.Cancel(o)

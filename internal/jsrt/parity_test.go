@@ -265,6 +265,8 @@ func TestParity(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkParity(t, &exp, res)
+			checkMoreAnalyzers(t, raw, res)
+			checkTimerCalls(t, raw, res)
 		})
 	}
 }

@@ -15,6 +15,7 @@ const preludeSrc = `(function (host) {
     nextOpen() {}
     notifyOrder(order) {}
     notifyTrade(trade) {}
+    notifyTimer(timer, when) {}
     stop() {}
     buy(opts) { return host.order(this, 'buy', opts); }
     sell(opts) { return host.order(this, 'sell', opts); }
@@ -27,6 +28,7 @@ const preludeSrc = `(function (host) {
     orderTargetPercent(opts) { return host.target(this, 'percent', opts); }
     getPosition(data) { return host.getPosition(data); }
     setSizer(sizer) { host.setSizer(this, sizer); }
+    addTimer(opts) { return host.addTimer(opts); }
     log(message, level) { host.log(message, level); }
   }
   Strategy.params = {};

@@ -117,6 +117,9 @@ type host struct {
 	given                                         int          // feeds given to the run; resampled ones follow
 	memo                                          *Memo        // shared with other runs on the same feeds, or nil
 	tracer                                        *tracer      // records the run for the look-ahead check, or nil
+	timers                                        []*jsTimer   // added by addTimer, in order (tid)
+	notifyTimer                                   goja.Callable
+	inited                                        bool // init() has run: no more timers
 }
 
 // resampled returns feeds followed by the feeds the strategy class asks for in its static
@@ -280,6 +283,7 @@ func (h *host) drive(ctx context.Context, eng *engine.Engine) (*engine.Result, e
 		return nil, err
 	}
 	h.nameLines()
+	h.inited = true
 	baseProto := h.base.Get("prototype").(*goja.Object)
 	method := func(name string) goja.Callable {
 		v := inst.Get(name)
@@ -296,6 +300,7 @@ func (h *host) drive(ctx context.Context, eng *engine.Engine) (*engine.Result, e
 	eng.SetCheatOnOpen(h.nextOpen != nil)
 	h.notifyOrder = method("notifyOrder")
 	h.notifyTrade = method("notifyTrade")
+	h.notifyTimer = method("notifyTimer")
 	h.stop = method("stop")
 	return eng.Run(ctx, h)
 }

@@ -42,6 +42,9 @@ type Document struct {
 	EquityCurve []EquityPoint       `json:"equity_curve"`
 	Drawdown    []DrawdownPoint     `json:"drawdown"`
 	RoundTrips  []results.RoundTrip `json:"round_trips"`
+	// Analyzers are the run's analyzers (engine.Analyzers): backtrader's figures and its
+	// pyfolio report.
+	Analyzers engine.Analyzers `json:"analyzers"`
 }
 
 // ExportJSON returns taskID's result as a bare result object (api/openapi.yaml's Result).
@@ -50,11 +53,14 @@ func (svc *Service) ExportJSON(ctx context.Context, taskID string) (*Document, e
 	if err != nil {
 		return nil, err
 	}
-	return document(e.s), nil
+	return e.document()
 }
 
 // JSONExport is a result loaded for its JSON export.
-type JSONExport struct{ s *results.Stored }
+type JSONExport struct {
+	s         *results.Stored
+	analyzers engine.Analyzers
+}
 
 // LoadJSONExport reads taskID's result for its JSON export.
 func (svc *Service) LoadJSONExport(ctx context.Context, taskID string) (*JSONExport, error) {
@@ -62,7 +68,11 @@ func (svc *Service) LoadJSONExport(ctx context.Context, taskID string) (*JSONExp
 	if err != nil {
 		return nil, err
 	}
-	return &JSONExport{s: s}, nil
+	a, err := results.DecodeAnalyzers(taskID, s.Analyzers)
+	if err != nil {
+		return nil, err
+	}
+	return &JSONExport{s: s, analyzers: a}, nil
 }
 
 // WriteJSON writes the export to w as it goes, byte for byte what an encoding/json Encoder
@@ -106,13 +116,16 @@ func (e *JSONExport) WriteJSON(w io.Writer) error {
 		seq++
 		o.b = appendEncoded(o.b, results.RoundTripOf(seq, t))
 	})
+	o.b = append(o.b, `,"analyzers":`...)
+	o.b = appendEncoded(o.b, e.analyzers)
 	o.b = append(o.b, "}\n"...)
 	o.flush()
 	return o.err
 }
 
-func document(s *results.Stored) *Document {
-	d := &Document{TaskID: s.TaskID, Status: "completed", Summary: s.Summary,
+func (e *JSONExport) document() (*Document, error) {
+	s := e.s
+	d := &Document{TaskID: s.TaskID, Status: "completed", Summary: s.Summary, Analyzers: e.analyzers,
 		Trades: make([]results.TradeRow, len(s.Executions)), EquityCurve: make([]EquityPoint, len(s.Equity)),
 		Drawdown: make([]DrawdownPoint, len(s.Equity)), RoundTrips: make([]results.RoundTrip, len(s.Trades))}
 	for i, e := range s.Executions {
@@ -126,7 +139,7 @@ func document(s *results.Stored) *Document {
 	for i, t := range s.Trades {
 		d.RoundTrips[i] = results.RoundTripOf(i+1, t)
 	}
-	return d
+	return d, nil
 }
 
 // CSV labels: the export's fixed header and section texts, which clients parse.

@@ -176,6 +176,15 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, ve
 		}
 		t.Stats = append(t.Stats, sg)
 	}
+	if len(s.Analyzers) > 0 {
+		a, err := results.DecodeAnalyzers(s.TaskID, s.Analyzers)
+		if err != nil {
+			return "", err
+		}
+		if a.Returns.Days > 0 { // results stored before these analyzers have none
+			t.Stats = append(t.Stats, analyzerGroup(a))
+		}
+	}
 
 	t.Monthly, t.Yearly = periodTables(s)
 

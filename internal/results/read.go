@@ -255,6 +255,8 @@ type Stored struct {
 	Equity     []engine.EquityPoint
 	Executions []engine.Execution
 	Trades     []engine.Trade
+	// Analyzers is the stored engine.Analyzers as JSON (DecodeAnalyzers reads it).
+	Analyzers json.RawMessage
 }
 
 // Run is what a result's task ran: strategy, data and money.
@@ -296,7 +298,7 @@ func (svc *Service) Load(ctx context.Context, taskID string, parts Parts) (*Stor
 		}
 		return nil, fmt.Errorf("get result %s: %w", taskID, err)
 	}
-	s := &Stored{TaskID: taskID, SQN: row.Sqn, Run: Run{
+	s := &Stored{TaskID: taskID, SQN: row.Sqn, Analyzers: row.Analyzers, Run: Run{
 		StrategyID: row.StrategyID, StrategyName: row.StrategyName, StrategyVersion: int(row.StrategyVersion),
 		StrategyParams: row.StrategyParams, DataSource: row.DataSource, Symbol: row.Symbol, Symbols: row.Symbols, Timeframe: row.Timeframe, Benchmark: row.Benchmark, Timezone: row.Timezone,
 		StartDate: row.StartDate, EndDate: row.EndDate, InitialCash: row.InitialCash, Commission: row.Commission,

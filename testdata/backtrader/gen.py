@@ -767,9 +767,149 @@ ORDER_STRATEGIES = {
     "leverage": (Leverage, ["orcl.csv", "nvda.csv"]),
 }
 # ---- end of the orders and broker block ----
+# ---- Analyzers (issue 37, h-analyzers): backtrader's returns family and PyFolio ----
+# Strategies with more_analyzers = True also get Returns, VWR, Calmar, AnnualReturn,
+# TimeReturn by month and year, SharpeRatio_A (yearly and monthly) and PyFolio, recorded
+# under "analyzers_more" (see add_more_analyzers and more_analyzers_out).
+
+
+class AnalyzersLongShort(bt.Strategy):
+    """A crossover that is always in the market once it starts, long `size` shares after
+    a cross up and short after a cross down (order_target_size), so that the position
+    values of the PyFolio report cover shorts too."""
+    more_analyzers = True
+    params = dict(fast=10, slow=30, size=10)
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
+                                      bt.ind.SMA(self.data.close, period=self.p.slow))
+
+    def next(self):
+        if self.cross[0] > 0:
+            self.order_target_size(target=self.p.size)
+        elif self.cross[0] < 0:
+            self.order_target_size(target=-self.p.size)
+
+
+class AnalyzersPairs(Pairs):
+    """examples/pairs.js with the analyzers: PyFolio's positions and transactions per feed."""
+    more_analyzers = True
+
+
+class AnalyzersFutures(CommFutures):
+    """comm_futures with the analyzers: a futures position's value is the margin it holds."""
+    more_analyzers = True
+
+
+def add_more_analyzers(cerebro):
+    cerebro.addobserver(bt.observers.Broker)  # AnnualReturn reads stats.broker
+    cerebro.addanalyzer(bt.analyzers.Returns, _name="returns")
+    cerebro.addanalyzer(bt.analyzers.VWR, _name="vwr")
+    cerebro.addanalyzer(bt.analyzers.Calmar, _name="calmar")
+    cerebro.addanalyzer(bt.analyzers.AnnualReturn, _name="annual")
+    cerebro.addanalyzer(bt.analyzers.TimeReturn, _name="tr_months", timeframe=bt.TimeFrame.Months)
+    cerebro.addanalyzer(bt.analyzers.TimeReturn, _name="tr_years", timeframe=bt.TimeFrame.Years)
+    cerebro.addanalyzer(bt.analyzers.SharpeRatio_A, _name="sharpe_a")
+    cerebro.addanalyzer(bt.analyzers.SharpeRatio_A, _name="sharpe_a_months", timeframe=bt.TimeFrame.Months)
+    cerebro.addanalyzer(bt.analyzers.PyFolio, _name="pyfolio")
+
+
+def more_analyzers_out(strat):
+    def num(v):
+        return None if v is None or math.isnan(v) or math.isinf(v) else v
+
+    def key(k):
+        return str(k) if isinstance(k, int) else k.strftime("%Y-%m-%d")
+
+    a = strat.analyzers
+    ret = a.returns.get_analysis()
+    pf = a.pyfolio.get_analysis()
+    positions = list(pf["positions"].items())
+    transactions = list(pf["transactions"].items())
+    return dict(
+        returns=dict(rtot=num(ret["rtot"]), ravg=num(ret["ravg"]), rnorm=num(ret["rnorm"]), rnorm100=num(ret["rnorm100"])),
+        vwr=num(a.vwr.get_analysis()["vwr"]),
+        calmar=dict(calmar=num(a.calmar.calmar), by_month=[[key(k), num(v)] for k, v in a.calmar.get_analysis().items()]),
+        annual_return=[[key(k), num(v)] for k, v in a.annual.get_analysis().items()],
+        time_return=dict(months=[[key(k), num(v)] for k, v in a.tr_months.get_analysis().items()],
+                         years=[[key(k), num(v)] for k, v in a.tr_years.get_analysis().items()]),
+        sharpe_annualized=num(a.sharpe_a.get_analysis()["sharperatio"]),
+        sharpe_monthly_annualized=num(a.sharpe_a_months.get_analysis()["sharperatio"]),
+        pyfolio=dict(
+            symbols=positions[0][1],
+            positions=[[key(k)] + v for k, v in positions[1:]],
+            transactions=[[key(k)] + t for k, v in transactions[1:] for t in v]))
+# ---- end of Analyzers ----
+
+
+# ---- Timers (issue 37, h-analyzers): add_timer / notify_timer, after samples/timers ----
+# Each notify_timer call is logged by the strategy as (tid, when, bar date) into
+# "timer_calls"; the JavaScript twins log "timer <tid> <when>" lines, which the parity
+# test compares with them.
+
+
+class TimerBase(bt.Strategy):
+    def start(self):
+        self.timer_calls = []
+
+    def record_timer(self, timer, when):
+        self.timer_calls.append([timer.p.tid, when.strftime("%Y-%m-%dT%H:%M:%S"), self.data.datetime.date(0).strftime("%Y-%m-%d")])
+
+
+class TimerMonthly(TimerBase):
+    """A monthly investment plan run by timers: at the session start of the 1st and the 15th
+    of each month (monthcarry: the next trading day when the day has no bar) buy `size`
+    shares; at the session end of each Wednesday (weekcarry: the next trading day of the
+    week when Wednesday has no bar), sell half the position once it holds `most` shares or
+    more. A third timer at 15:30 plus 30 minutes on Mondays and Fridays only logs."""
+    params = dict(size=10, most=40)
+
+    def __init__(self):
+        self.add_timer(when=bt.timer.SESSION_START, monthdays=[1, 15], monthcarry=True)
+        self.add_timer(when=bt.timer.SESSION_END, weekdays=[3], weekcarry=True)
+        self.add_timer(when=datetime.time(15, 30), offset=datetime.timedelta(minutes=30), weekdays=[1, 5])
+
+    def notify_timer(self, timer, when, *args, **kwargs):
+        self.record_timer(timer, when)
+        if timer.p.tid == 0:
+            self.buy(size=self.p.size)
+        elif timer.p.tid == 1 and self.position.size >= self.p.most:
+            self.sell(size=self.position.size // 2)
+
+
+class TimerCheat(TimerBase):
+    """Cheat timers (cheat=True, with cheat-on-open so that the broker fills at the open):
+    on Mondays (weekcarry) before the broker, buy `size` shares when flat, filled at that
+    bar's open; a plain timer on the 10th and the 20th of the month (monthcarry off) closes
+    the position after the broker, at the next open. The indicator is read as next_open
+    reads it, one bar behind."""
+    cerebro_kwargs = dict(cheat_on_open=True)
+    params = dict(size=10, period=10)
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+        self.add_timer(when=bt.timer.SESSION_START, weekdays=[1], weekcarry=True, cheat=True)
+        self.add_timer(when=bt.timer.SESSION_END, offset=datetime.timedelta(hours=-1), monthdays=[10, 20],
+                       monthcarry=False)
+
+    def notify_timer(self, timer, when, *args, **kwargs):
+        self.record_timer(timer, when)
+        if timer.p.tid == 0:
+            if self.position.size == 0 and len(self.sma) > 0 and self.data.open[0] > self.sma[0]:
+                self.buy(size=self.p.size)
+        elif self.position.size:
+            self.close()
+# ---- end of Timers ----
 
 
 STRATEGIES = {
+    # Timers (h-analyzers)
+    "timer_monthly": (TimerMonthly, ["orcl.csv", "nvda.csv"]),
+    "timer_cheat": (TimerCheat, ["orcl.csv", "yhoo.csv"]),
+    # Analyzers (h-analyzers)
+    "analyzers_long_short": (AnalyzersLongShort, ["orcl.csv", "nvda.csv"]),
+    "analyzers_pairs": (AnalyzersPairs, [("orcl.csv", "nvda.csv")]),
+    "analyzers_futures": (AnalyzersFutures, ["yhoo.csv"]),
     # Several feeds in one run: a tuple of data files, all from `fromdate` on.
     "pairs": (Pairs, [("orcl.csv", "nvda.csv")]),
     "weekly_trend": (WeeklyTrend, ["orcl.csv", "nvda.csv"]),
@@ -920,6 +1060,8 @@ def run(name, cls, data):
     cerebro.addanalyzer(bt.analyzers.DrawDown, _name="dd")
     cerebro.addanalyzer(bt.analyzers.SQN, _name="sqn")
     cerebro.addanalyzer(bt.analyzers.TradeAnalyzer, _name="ta")
+    if getattr(cls, "more_analyzers", False):  # Analyzers (h-analyzers)
+        add_more_analyzers(cerebro)
     strat = cerebro.run()[0]
     rec = strat.analyzers.rec
     dd = strat.analyzers.dd.get_analysis()
@@ -967,6 +1109,10 @@ def run(name, cls, data):
                                  status=o.getstatusname(), created_date=day(o.created.dt), price=o.created.price,
                                  size=o.created.size) for o in broker.get_orders_open()],
         equity=rec.equity)
+    if getattr(cls, "more_analyzers", False):  # Analyzers (h-analyzers)
+        out["analyzers_more"] = more_analyzers_out(strat)
+    if hasattr(strat, "timer_calls"):  # Timers (h-analyzers)
+        out["timer_calls"] = strat.timer_calls
     path = os.path.join(HERE, "expected", "%s__%s.json" % (name, "_".join(d[:-4] for d in datas)))
     with open(path, "w") as f:
         json.dump(out, f, indent=1)

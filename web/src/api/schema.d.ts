@@ -469,6 +469,22 @@ export interface paths {
       };
     };
   };
+  "/api/results/{task_id}/analyzers": {
+    /**
+     * The run's analyzers
+     * @description What backtrader's analyzers give for the run, computed by the engine as backtrader does
+     * (docs/strategy-api.md, "Analyzers"): Sharpe ratios, drawdown, SQN, the trade analyzer,
+     * Returns, VWR, Calmar, AnnualReturn, TimeReturn by month and by year, and the PyFolio
+     * report's positions and transactions. A result stored before an analyzer was added has
+     * it empty (null figures, empty lists).
+     */
+    get: operations["resultAnalyzers"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
   "/api/results/{task_id}/drawdowns": {
     /**
      * Drawdown periods
@@ -1395,6 +1411,73 @@ export interface components {
       pnl_net: number;
       commission: number;
     };
+    PeriodValue: {
+      /** @description backtrader's key: the period's last calendar day (YYYY-MM-DD), or the year for AnnualReturn. */
+      period: string;
+      /** @description Null where backtrader's is NaN. */
+      value: number | null;
+    };
+    /** @description backtrader's analyzers as the run computed them; each figure null where undefined. */
+    Analyzers: {
+      sharpe?: {
+        /** @description Daily returns × √252, no risk-free rate. */
+        daily_annualized?: number | null;
+        /** @description SharpeRatio: yearly returns less 1%. */
+        default?: number | null;
+        /** @description SharpeRatio_A with its defaults (yearly: equal to default). */
+        annualized?: number | null;
+        /** @description SharpeRatio_A by month: monthly returns less 1% a year, × √12. */
+        monthly_annualized?: number | null;
+      };
+      drawdown?: {
+        [key: string]: unknown;
+      };
+      sqn?: {
+        [key: string]: unknown;
+      };
+      /** @description The trade analyzer. */
+      trades?: {
+        [key: string]: unknown;
+      };
+      /** @description Returns per day: log return (rtot), per day (ravg), annualised over 252 days (rnorm, rnorm100 in percent). */
+      returns?: {
+        rtot?: number | null;
+        ravg?: number | null;
+        rnorm?: number | null;
+        rnorm100?: number | null;
+        days?: number;
+        tann?: number;
+      };
+      /** @description Variability-weighted return (per day, tau 0.20, sdev_max 2.0). */
+      vwr?: number | null;
+      calmar?: {
+        /** @description The last ratio. */
+        calmar?: number | null;
+        by_month?: components["schemas"]["PeriodValue"][];
+      };
+      /** @description AnnualReturn: the first year from the first bar's value. */
+      annual_return?: components["schemas"]["PeriodValue"][];
+      time_return?: {
+        months?: components["schemas"]["PeriodValue"][];
+        years?: components["schemas"]["PeriodValue"][];
+      };
+      pyfolio?: {
+        /** @description The columns of positions: each feed, then cash. */
+        symbols?: string[];
+        /** @description One row per equity point (the equity curve's times), each feed's position value then the cash. */
+        positions?: number[][];
+        transactions?: {
+            /** Format: date-time */
+            time?: string;
+            amount?: number;
+            price?: number;
+            sid?: number;
+            symbol?: string;
+            value?: number;
+          }[];
+      };
+      [key: string]: unknown;
+    };
     SymbolResult: {
       symbol: string;
       /** @description Realised and unrealised, net of commission. */
@@ -1484,6 +1567,7 @@ export interface components {
       drawdown?: {
           [key: string]: unknown;
         }[];
+      analyzers?: components["schemas"]["Analyzers"];
     };
     Comparison: {
       /** @description What each compared backtest ran, in the order of task_ids. */
@@ -2856,6 +2940,32 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Envelope"] & {
             data?: components["schemas"]["SymbolResult"][];
+          };
+        };
+      };
+      404: components["responses"]["ResultNotFound"];
+    };
+  };
+  /**
+   * The run's analyzers
+   * @description What backtrader's analyzers give for the run, computed by the engine as backtrader does
+   * (docs/strategy-api.md, "Analyzers"): Sharpe ratios, drawdown, SQN, the trade analyzer,
+   * Returns, VWR, Calmar, AnnualReturn, TimeReturn by month and by year, and the PyFolio
+   * report's positions and transactions. A result stored before an analyzer was added has
+   * it empty (null figures, empty lists).
+   */
+  resultAnalyzers: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope with the analyzers. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Analyzers"];
           };
         };
       };

@@ -9,6 +9,7 @@ import { palette } from '../settings';
 import { BUY_COLOUR, SELL_COLOUR, maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
 import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
 import { lookaheadBadge, statusBadge } from './runs';
+import { analyzersPanel } from './analyzers';
 
 export // The line charts the server samples for long runs (and narrows to a zoomed range).
 const LINE_CHARTS = new Set(['equity', 'drawdown', 'underwater', 'rolling_sharpe']);
@@ -60,6 +61,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   const chartsBox = h('div', { class: 'charts', id: 'charts' });
   const tradesBox = h('div', { id: 'trades' }, loading('Loading trades…'));
   const symbolsBox = h('div', { id: 'symbols' }, loading('Loading the breakdown…'));
+  const analyzersBox = h('div', { id: 'analyzers' }, loading('Loading the analyzers…'));
   const feeds = task?.symbols ?? (task?.symbol ? [task.symbol] : []);
   // A run on several symbols: the price charts show one of them at a time.
   const symbolSel = h('select', { id: 'chart-symbol', 'aria-label': 'Symbol of the price charts' }, feeds.map((s) => h('option', { value: s }, s))) as HTMLSelectElement;
@@ -67,6 +69,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     h('section', { 'aria-labelledby': 'h-symbols' }, h('h2', { id: 'h-symbols' }, 'By symbol'), symbolsBox),
     h('section', { 'aria-labelledby': 'h-charts' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-charts' }, 'Charts'), feeds.length > 1 ? h('label', { class: 'inline' }, 'Price charts of ', symbolSel) : null), chartsBox),
     h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistics'), statsBox),
+    h('section', { 'aria-labelledby': 'h-analyzers' }, h('h2', { id: 'h-analyzers' }, 'Analyzers'), analyzersBox),
     h('section', { 'aria-labelledby': 'h-drawdowns' }, h('h2', { id: 'h-drawdowns' }, 'Drawdown periods'), drawdownsBox),
     h('section', { 'aria-labelledby': 'h-trades' }, h('h2', { id: 'h-trades' }, 'Trades'), tradesBox),
   );
@@ -162,6 +165,12 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   api.getSymbols(tid).then(
     (rows) => symbolsBox.replaceChildren(symbolTable(rows)),
     (e) => symbolsBox.replaceChildren(errorBox(e)),
+  );
+
+  // backtrader's analyzers
+  api.getAnalyzers(tid).then(
+    (a) => analyzersBox.replaceChildren(analyzersPanel(a)),
+    (e) => analyzersBox.replaceChildren(errorBox(e)),
   );
 
   // statistics
