@@ -298,14 +298,14 @@ func (s *Service) resolveSource(ctx context.Context, reqSource, reqSymbol *strin
 // default symbol ("" when it has none).
 func (s *Service) source(ctx context.Context, reqSource *string) (source, defSymbol string, err error) {
 	if reqSource == nil || strings.TrimSpace(*reqSource) == "" {
-		def, err := s.q.TaskDefaultSource(ctx, s.db.Pool)
+		source, defSymbol, err := marketdata.Default(ctx, s.db.Pool)
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return "", "", apperr.Invalid("No built-in data source is configured: give data_source")
 			}
 			return "", "", fmt.Errorf("default data source: %w", err)
 		}
-		return def.Name, def.DefaultSymbol, nil
+		return source, defSymbol, nil
 	}
 	source = strings.TrimSpace(*reqSource)
 	ok, err := s.q.TaskSourceExists(ctx, s.db.Pool, source)
@@ -315,7 +315,7 @@ func (s *Service) source(ctx context.Context, reqSource *string) (source, defSym
 	if !ok {
 		return "", "", apperr.Invalid("Unsupported data source: %s", source)
 	}
-	if defSymbol, err = s.q.TaskSourceDefaultSymbol(ctx, s.db.Pool, source); err != nil {
+	if defSymbol, err = marketdata.DefaultSymbolOf(ctx, s.db.Pool, source); err != nil {
 		return "", "", fmt.Errorf("default symbol: %w", err)
 	}
 	return source, defSymbol, nil
