@@ -17,6 +17,7 @@ import (
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/strategy"
 )
 
 // Create validates req, stores the task as pending and enqueues its job in one transaction.
@@ -141,7 +142,7 @@ func (s *Service) Resolve(ctx context.Context, req Request) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
-	params, err := validateParams(sv.Params, sv.ParamValues, req.StrategyParams)
+	params, err := strategy.MergeParams(sv.Params, sv.ParamValues, req.StrategyParams)
 	if err != nil {
 		return Resolved{}, err
 	}
@@ -319,44 +320,4 @@ func (s *Service) source(ctx context.Context, reqSource *string) (source, defSym
 		return "", "", fmt.Errorf("default symbol: %w", err)
 	}
 	return source, defSymbol, nil
-}
-
-// validateParams checks the request's parameters against the version's declared ones with
-// the API's error texts, over the strategy's saved parameter values, and returns the coerced
-// overrides as JSON.
-func validateParams(declared, saved json.RawMessage, in map[string]any) (json.RawMessage, error) {
-	var info jsrt.StrategyInfo
-	if len(declared) > 0 {
-		if err := json.Unmarshal(declared, &info.Params); err != nil {
-			return nil, fmt.Errorf("stored strategy params: %w", err)
-		}
-	}
-	merged := map[string]any{}
-	if len(saved) > 0 {
-		var sv map[string]any
-		if err := json.Unmarshal(saved, &sv); err == nil {
-			// Saved values whose parameter no longer fits are ignored, not fatal.
-			if ok, err := jsrt.ValidateParams(&info, sv); err == nil {
-				for k, v := range ok {
-					merged[k] = v
-				}
-			}
-		}
-	}
-	out, err := jsrt.ValidateParams(&info, in)
-	if err != nil {
-		var pe *jsrt.ParamError
-		if errors.As(err, &pe) {
-			return nil, apperr.Invalid("%s", pe.Message)
-		}
-		return nil, apperr.Invalid("%s", err.Error())
-	}
-	for k, v := range out {
-		merged[k] = v
-	}
-	b, err := json.Marshal(merged)
-	if err != nil {
-		return nil, apperr.Invalid("strategy_params cannot be stored: %v", err)
-	}
-	return b, nil
 }
