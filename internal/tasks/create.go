@@ -33,7 +33,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	var row store.Task
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if row, err = s.q.CreateTask(ctx, tx, r.CreateTaskParams); err != nil {
+		if row, err = s.q.CreateTask(ctx, tx, r.row()); err != nil {
 			return fmt.Errorf("insert task: %w", err)
 		}
 		return s.enqueue(ctx, tx, &row)
@@ -41,14 +41,37 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	return FromRow(row), nil
+	return fromRow(row), nil
 }
 
 // Resolved is a backtest request checked and completed with its defaults: the task it
 // makes, and the parameters its strategy version declares.
 type Resolved struct {
-	store.CreateTaskParams
-	Strategy jsrt.StrategyInfo // its Params only
+	StrategyID      string
+	StrategyVersion int32
+	DataSource      string
+	Symbols         []string // the feeds in order
+	Timeframe       string
+	Benchmark       string
+	Timezone        string // the first feed's
+	StartDate       time.Time
+	EndDate         time.Time
+	InitialCash     float64
+	Commission      float64
+	StrategyParams  json.RawMessage // merged with the saved values and coerced (strategy.MergeParams)
+	SessionID       string
+	CreatedBy       *string
+	Strategy        jsrt.StrategyInfo // its Params only
+}
+
+// row is the task r makes, as stored.
+func (r Resolved) row() store.CreateTaskParams {
+	return store.CreateTaskParams{
+		StrategyID: r.StrategyID, StrategyVersion: r.StrategyVersion, DataSource: r.DataSource, Symbol: r.Symbols[0],
+		Symbols: r.Symbols, Timeframe: r.Timeframe, Benchmark: r.Benchmark, Timezone: r.Timezone,
+		StartDate: r.StartDate, EndDate: r.EndDate, InitialCash: r.InitialCash, Commission: r.Commission,
+		StrategyParams: r.StrategyParams, SessionID: r.SessionID, CreatedBy: r.CreatedBy,
+	}
 }
 
 // Resolve checks req as Create does and returns what the task would be, without storing
@@ -153,12 +176,12 @@ func (s *Service) Resolve(ctx context.Context, req Request) (Resolved, error) {
 			return Resolved{}, apperr.Invalid("session_id is too long: at most 200 characters")
 		}
 	}
-	r := Resolved{CreateTaskParams: store.CreateTaskParams{
-		StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbols[0],
+	r := Resolved{
+		StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source,
 		Symbols: symbols, Timeframe: tf, Benchmark: bench, Timezone: zone.String(),
 		StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
 		StrategyParams: params, SessionID: session, CreatedBy: req.By,
-	}}
+	}
 	if len(sv.Params) > 0 {
 		if err := json.Unmarshal(sv.Params, &r.Strategy.Params); err != nil {
 			return Resolved{}, fmt.Errorf("stored strategy params: %w", err)
