@@ -145,7 +145,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep := sweepReport{
 		Strategy: info.ClassName, Symbols: feedSymbols(feeds), Objective: obj.Metric, Direction: "max",
 		Combinations: len(trials), Excluded: excluded, Seconds: elapsed.Seconds(), Trials: trials,
-		Overfitting:  sweep.Overfitting(trials, *blocks),
+		Overfitting:  sweep.Overfitting(trials, *blocks, *jobs),
 		Explanations: map[string]string{"deflated_sharpe": sweep.DeflatedExplanation, "pbo": sweep.PBOExplanation},
 		Space:        space, Statistics: bestStats,
 	}
@@ -171,9 +171,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // runTrials runs every combination, jobs at a time, reporting progress on stderr about
 // once a second. The first combination runs alone: a strategy that fails on it, or an
-// objective it does not know, stops the study before the others run.
+// objective it does not know, stops the study before the others run. The runs share one
+// batch: the code compiled once, the bars' columns and indicators computed once.
 func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj sweep.Objective, jobs int, stderr io.Writer) ([]sweep.Trial, *engine.Statistics, error) {
 	cfg.OnLog = func(backtest.LogEntry) {} // the strategies' lines are not kept
+	batch := backtest.NewBatch(cfg)
 	trials := make([]sweep.Trial, len(combos))
 	inSummary := sweep.Known(obj.Metric, nil) // else each run's statistics are computed for it
 	// The best run so far (as Rank orders them: by value, then grid order) and its result,
@@ -191,10 +193,8 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 		return obj.Better(*vi, *vj)
 	}
 	run := func(i int) *engine.Result {
-		c := cfg
-		c.Params = combos[i]
 		trials[i].Params = combos[i]
-		res, err := backtest.Run(ctx, c)
+		res, err := batch.Run(ctx, combos[i])
 		if err != nil {
 			trials[i].Error = err.Error()
 			return nil
