@@ -89,3 +89,31 @@ func firstDifference(got, want string) string {
 	}
 	return "(none)"
 }
+
+// TestSweepFirstFails: a strategy that throws on the first combination, or an unknown
+// objective, stops the study with its error whatever --jobs is, the runs started beside
+// the first cancelled.
+func TestSweepFirstFails(t *testing.T) {
+	t.Parallel()
+	data := refData(t, "orcl.csv")
+	strategy := filepath.Join(t.TempDir(), "throws.js")
+	code := "class T extends Strategy {\n  static params = { n: 1 };\n  next() { if (this.p.n === 1) throw new Error('one'); }\n}\n"
+	if err := os.WriteFile(strategy, []byte(code), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, jobs := range []string{"1", "4"} {
+		for _, tt := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"--param", "n=1:40:1"}, "the first combination (map[n:1]) fails: Error: one"},
+			{[]string{"--param", "n=2:40:1", "--objective", "luck"}, `unknown objective "luck"`},
+		} {
+			args := append([]string{"--strategy", strategy, "--data", data, "--to", "2001-12-31", "--jobs", jobs}, tt.args...)
+			err := runSweep(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("--jobs %s %v: %v, want an error with %q", jobs, tt.args, err, tt.want)
+			}
+		}
+	}
+}
