@@ -3,6 +3,8 @@ package jsrt
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
@@ -105,4 +107,41 @@ func TestBatchFailures(t *testing.T) {
 	if _, err := b.Run(ctx, nil); err == nil {
 		t.Error("a cancelled context: no error")
 	}
+}
+
+// BenchmarkStudyCombination is the cost of one combination of a study (SMA crossover on
+// 2,500 bars, fast and slow cycling through 50 × 20 values): a plain Run each time (as
+// `backtestd sweep` ran them before batches), or a Batch's Run (the code compiled once,
+// columns and indicators shared).
+//
+//	go test -run x -bench StudyCombination -benchtime 1000x ./internal/jsrt/
+func BenchmarkStudyCombination(b *testing.B) {
+	code, err := os.ReadFile(filepath.Join(repoRoot(b), "examples", "sma_cross.js"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := RunConfig{Code: string(code), Feeds: []engine.Feed{{Symbol: "RW", Bars: engine.RandomWalk(2500, 42)}}, Commission: 0.001,
+		OnLog: func(engine.LogEntry) {}}
+	params := func(i int) map[string]any { return map[string]any{"fast": 2 + i%50, "slow": 60 + 10*(i/50%20)} }
+	b.Run("run", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			c := cfg
+			c.Params = params(i)
+			if _, err := Run(context.Background(), c); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("batch", func(b *testing.B) {
+		batch := NewBatch(cfg)
+		i := 0
+		for b.Loop() {
+			if _, err := batch.Run(context.Background(), params(i)); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
 }
