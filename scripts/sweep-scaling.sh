@@ -5,8 +5,8 @@
 #
 # Runs the study of docs/performance.md (SMA crossover, fast 2..51 × slow 60..250 by 10,
 # 1,000 combinations, orcl.csv 2000-01-01 to 2009-12-31) with --jobs 1, 2, 4, … up to the
-# number of cores, and prints the wall time of the whole process (best of RUNS, default 3)
-# and the speedup over one job. With a second binary (an earlier build), each of its runs is
+# number of cores, and prints the wall time of the whole process (best of RUNS rounds,
+# default 3, each round timing every row once) and the speedup over the first row (one job). With a second binary (an earlier build), each of its runs is
 # taken alternately with the first's, so both see the same machine, and the table adds its
 # times, its speedup over its own one job, and how many times faster the first binary is. Needs only bash, coreutils and awk besides the binary and the CSV: no Go, no
 # database, no network. Environment: RUNS (repetitions), JOBS (e.g. "1 2 16" instead of the
@@ -77,16 +77,25 @@ cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null ||
 echo "backtestd sweep scaling: 1,000 combinations (fast 2..51 x slow 60..250/10), $(basename "$csv") 2000-2009"
 echo "machine: $cores cores${cpu:+, $cpu}; $(uname -sr)"
 echo "binary: $bin${base:+; baseline: $base}"
-echo "best of $runs runs per row; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "best of $runs rounds; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
 # The results do not depend on --jobs: the JSON of one job and of the most, less the time.
+# report BINARY JOBS FILE
+report() {
+	"$1" "${study[@]}" --jobs "$2" --json >"$work/report" 2>"$work/err" || {
+		echo "$0: $1 sweep --jobs $2 failed:" >&2
+		cat "$work/err" >&2
+		exit 1
+	}
+	grep -v '"seconds"' "$work/report" >"$3"
+}
 fewest=${jobs_list%% *} fewest=${fewest:-1} most=${jobs_list##* }
-"$bin" "${study[@]}" --jobs "$fewest" --json 2>/dev/null | grep -v '"seconds"' >"$work/a.json"
-"$bin" "${study[@]}" --jobs "$most" --json 2>/dev/null | grep -v '"seconds"' >"$work/b.json"
+report "$bin" "$fewest" "$work/a.json"
+report "$bin" "$most" "$work/b.json"
 if cmp -s "$work/a.json" "$work/b.json"; then same="identical"; else same="DIFFERENT"; fi
 if [ -n "$base" ]; then
-	"$base" "${study[@]}" --jobs 1 --json 2>/dev/null | grep -v '"seconds"' >"$work/c.json"
+	report "$base" "$fewest" "$work/c.json"
 	if cmp -s "$work/a.json" "$work/c.json"; then same="$same; the baseline's: identical"; else same="$same; the baseline's: DIFFERENT"; fi
 fi
 
@@ -95,19 +104,26 @@ if [ -n "$base" ]; then
 else
 	printf '%5s %10s %8s\n' jobs seconds speedup
 fi
-one="" bone=""
-for j in $jobs_list; do
-	best="" bbest=""
-	for ((r = 0; r < runs; r++)); do
-		best=$(least "$(seconds "$bin" "$j")" "$best")
-		if [ -n "$base" ]; then bbest=$(least "$(seconds "$base" "$j")" "$bbest"); fi
+# Each round times every row once, so that a busy spell of the machine does not fall on one
+# row's runs only; each row keeps its best.
+declare -A best bbest
+for ((r = 0; r < runs; r++)); do
+	for j in $jobs_list; do
+		t=$(seconds "$bin" "$j") # a failed run stops the script here
+		best[$j]=$(least "$t" "${best[$j]:-}")
+		if [ -n "$base" ]; then
+			t=$(seconds "$base" "$j")
+			bbest[$j]=$(least "$t" "${bbest[$j]:-}")
+		fi
 	done
-	one=${one:-$best} bone=${bone:-$bbest}
+done
+one=${best[$fewest]} bone=${bbest[$fewest]:-}
+for j in $jobs_list; do
 	if [ -n "$base" ]; then
-		awk -v j="$j" -v t="$best" -v o="$one" -v bt="$bbest" -v bo="$bone" \
+		awk -v j="$j" -v t="${best[$j]}" -v o="$one" -v bt="${bbest[$j]}" -v bo="$bone" \
 			'BEGIN { printf "%5d %10.3f %7.2fx %12.3f %7.2fx %12.2fx\n", j, t, o / t, bt, bo / bt, bt / t }'
 	else
-		awk -v j="$j" -v t="$best" -v o="$one" 'BEGIN { printf "%5d %10.3f %7.2fx\n", j, t, o / t }'
+		awk -v j="$j" -v t="${best[$j]}" -v o="$one" 'BEGIN { printf "%5d %10.3f %7.2fx\n", j, t, o / t }'
 	fi
 done
 echo
