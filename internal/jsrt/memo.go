@@ -23,6 +23,7 @@ type Memo struct {
 type memoEntry struct {
 	once sync.Once
 	s    engine.Series
+	ok   bool // computed: false after a computation that panicked
 }
 
 // NewMemo returns an empty Memo for runs on one set of feeds.
@@ -43,7 +44,10 @@ func (m *Memo) get(key string, compute func() engine.Series) engine.Series {
 		m.m[key] = e
 	}
 	m.mu.Unlock()
-	e.once.Do(func() { e.s = compute() })
+	e.once.Do(func() { e.s, e.ok = compute(), true })
+	if !e.ok { // its computation panicked in another run: this one computes (and fails) as alone
+		return compute()
+	}
 	return e.s
 }
 
