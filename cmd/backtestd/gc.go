@@ -47,11 +47,7 @@ const serveMemoryLimit = 320 << 20
 // through them (about 6 MB allocated per completed backtest), so at Go's default the
 // collector ran every few runs and took a quarter of the service's CPU during a flood of
 // 1,000 backtests; at 400 that CPU fell by about a quarter (14 → 10 CPU-seconds), for a heap
-// of at most a few hundred MB. `sweep` uses it too: its live heap is the trials' returns
-// (about 20 MB for 1,000 trials of 2,500 bars) while each run allocates some 400 KB, so
-// with every core running the collector would run every few milliseconds, stopping all of
-// them twice a cycle: for the study of docs/performance.md, 46 collections at Go's default,
-// 11 at 400, for a peak of 120 MB resident instead of 72.
+// of at most a few hundred MB.
 func collectLess(getenv func(string) string, limit bool) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return

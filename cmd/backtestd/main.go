@@ -76,7 +76,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		collectLate(getenv)
 		return runLocal(ctx, rest, stdout, stderr)
 	case "sweep":
-		collectLess(getenv, false)
 		return runSweep(ctx, rest, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, stdout, stderr)
