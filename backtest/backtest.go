@@ -67,12 +67,38 @@ type Config struct {
 // Run runs the strategy over the feeds. A failure of the strategy itself is an *Error;
 // when ctx ends first the error is an *Error of kind "cancelled" wrapping ctx.Err().
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	return jsrt.Run(ctx, jsrt.RunConfig{
+	return jsrt.Run(ctx, jsrtConfig(cfg))
+}
+
+func jsrtConfig(cfg Config) jsrt.RunConfig {
+	return jsrt.RunConfig{
 		Code: cfg.Code, Params: cfg.Params, Feeds: cfg.Feeds,
 		Cash: cfg.Cash, Commission: cfg.Commission,
 		WallTimeLimit: cfg.TimeLimit, MemoryLimit: cfg.MemoryLimit,
 		OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, QuietEngine: cfg.QuietEngine,
-	})
+	}
+}
+
+// Batch runs one strategy on one set of feeds with many parameter sets, as a parameter
+// study does: the code is compiled once, and the bars' columns and the indicators of equal
+// inputs are computed once and shared by the runs instead of being built again for each.
+// Every run has a fresh JavaScript runtime, so no state passes from one run to another, and
+// its result is the one Run gives for the same Config. Run may be called from several
+// goroutines at once, one run per goroutine, to use every core.
+type Batch struct {
+	b *jsrt.Batch
+}
+
+// NewBatch prepares runs of cfg with different parameters; cfg.Params is ignored. OnLog
+// and OnProgress, when set, are called by every run from the goroutine running it.
+func NewBatch(cfg Config) *Batch {
+	return &Batch{b: jsrt.NewBatch(jsrtConfig(cfg))}
+}
+
+// Run runs the batch's strategy with params overriding its static params; errors are
+// Run's.
+func (b *Batch) Run(ctx context.Context, params map[string]any) (*Result, error) {
+	return b.b.Run(ctx, params)
 }
 
 // ComputeStatistics derives the statistics (returns, risk, drawdowns, trade figures, the

@@ -53,6 +53,27 @@ func ExampleRun() {
 	// Max Drawdown 0.39%
 }
 
+// Run a strategy with several parameter sets, sharing its compiled code and indicators.
+func ExampleBatch() {
+	batch := backtest.NewBatch(backtest.Config{
+		Code:       smaCross,
+		Feeds:      []backtest.Feed{{Symbol: "WAVE", Bars: wave()}},
+		Commission: 0.001,
+	})
+	for _, fast := range []int{3, 5, 8} {
+		res, err := batch.Run(context.Background(), map[string]any{"fast": fast})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("fast %d: final value %.2f\n", fast, res.Summary.FinalValue)
+	}
+	// Output:
+	// fast 3: final value 10772.57
+	// fast 5: final value 10743.50
+	// fast 8: final value 10692.34
+}
+
 // A strategy that throws fails the run with the line at fault.
 func ExampleRun_error() {
 	_, err := backtest.Run(context.Background(), backtest.Config{

@@ -152,7 +152,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep := sweepReport{
 		Strategy: info.ClassName, Symbols: feedSymbols(feeds), Objective: obj.Metric, Direction: "max",
 		Combinations: len(trials), Excluded: excluded, Seconds: elapsed.Seconds(), Trials: trials,
-		Overfitting:  sweep.Overfitting(trials, *blocks),
+		Overfitting:  sweep.Overfitting(trials, *blocks, *jobs),
 		Explanations: map[string]string{"deflated_sharpe": sweep.DeflatedExplanation, "pbo": sweep.PBOExplanation},
 		Space:        space, Statistics: bestStats,
 	}
@@ -177,10 +177,14 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // runTrials runs every combination, jobs at a time, reporting progress on stderr about
-// once a second. The first combination runs alone: a strategy that fails on it, or an
-// objective it does not know, stops the study before the others run.
+// once a second. A strategy that fails on the first combination, or an objective it does
+// not know, stops the study: the runs begun beside the first are cancelled. The runs share
+// one batch: the code compiled once, the bars' columns and indicators computed once.
 func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj sweep.Objective, jobs int, stderr io.Writer) ([]sweep.Trial, *engine.Statistics, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	cfg.OnLog = func(backtest.LogEntry) {} // the strategies' lines are not kept
+	batch := backtest.NewBatch(cfg)
 	trials := make([]sweep.Trial, len(combos))
 	inSummary := sweep.Known(obj.Metric, nil) // else each run's statistics are computed for it
 	// The best run so far (as Rank orders them: by value, then grid order) and its result,
@@ -198,10 +202,8 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 		return obj.Better(*vi, *vj)
 	}
 	run := func(i int) *engine.Result {
-		c := cfg
-		c.Params = combos[i]
 		trials[i].Params = combos[i]
-		res, err := backtest.Run(ctx, c)
+		res, err := batch.Run(ctx, combos[i])
 		if err != nil {
 			trials[i].Error = err.Error()
 			return nil
@@ -223,17 +225,37 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 		mu.Unlock()
 		return res
 	}
+	// The first combination runs on this goroutine while the other jobs start on the rest.
+	var done, next atomic.Int64 // runs finished, runs taken
+	next.Store(1)
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(combos) || ctx.Err() != nil {
+				return
+			}
+			run(i)
+			done.Add(1)
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(jobs, len(combos)) - 1 {
+		wg.Go(work)
+	}
 	first := run(0)
+	done.Add(1)
+	stopRuns := func(err error) ([]sweep.Trial, *engine.Statistics, error) {
+		cancel()
+		wg.Wait()
+		return nil, nil, err
+	}
 	if first == nil {
-		return nil, nil, fmt.Errorf("sweep: the first combination (%v) fails: %s", combos[0], trials[0].Error)
+		return stopRuns(fmt.Errorf("sweep: the first combination (%v) fails: %s", combos[0], trials[0].Error))
 	}
 	firstStats := backtest.ComputeStatistics(first)
 	if !sweep.Known(obj.Metric, &firstStats) {
-		return nil, nil, fmt.Errorf("sweep: unknown objective %q: use a summary field such as sharpe_ratio or total_return, or a statistic's key", obj.Metric)
+		return stopRuns(fmt.Errorf("sweep: unknown objective %q: use a summary field such as sharpe_ratio or total_return, or a statistic's key", obj.Metric))
 	}
-	var done, next atomic.Int64 // runs finished, runs taken
-	done.Store(1)
-	next.Store(1)
 	stop := make(chan struct{})
 	progressDone := make(chan struct{})
 	go func() { // progress
@@ -249,19 +271,7 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 			}
 		}
 	}()
-	var wg sync.WaitGroup
-	for range min(jobs, len(combos)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(combos) || ctx.Err() != nil {
-					return
-				}
-				run(i)
-				done.Add(1)
-			}
-		})
-	}
+	work()
 	wg.Wait()
 	close(stop)
 	<-progressDone

@@ -84,7 +84,7 @@ func Inspect(ctx context.Context, code string) (*StrategyInfo, error) {
 
 // installGlobals defines Strategy and ind in rt and returns Strategy.
 func installGlobals(rt *goja.Runtime, host, ind *goja.Object) (*goja.Object, error) {
-	v, err := rt.RunScript("prelude.js", preludeSrc)
+	v, err := rt.RunProgram(preludeProgram)
 	if err != nil {
 		return nil, err
 	}
@@ -168,17 +168,30 @@ func classCandidates(code string) []classCandidate {
 // Compiled is strategy code parsed and compiled once, to be run many times (the
 // combinations of a study's batch): a goja Program is not tied to a runtime.
 type Compiled struct {
-	code string
-	prg  *goja.Program
-	lits paramLiterals // the number literals of its params declarations, for their types
-	lerr *LoadError
+	code  string
+	prg   *goja.Program
+	lits  paramLiterals // the number literals of its params declarations, for their types
+	lerr  *LoadError
+	cands []classCandidate // the classes the code may declare, in source order
+	// probes[i] evaluates to cands[i] when it is a function, else undefined.
+	probes []*goja.Program
 }
 
 // Compile parses and compiles code for runs given it as RunConfig.Compiled; a syntax
 // error is reported by each run, as without it.
 func Compile(code string) *Compiled {
 	prg, lits, lerr := compile(code)
-	return &Compiled{code: code, prg: prg, lits: lits, lerr: lerr}
+	c := &Compiled{code: code, prg: prg, lits: lits, lerr: lerr}
+	if lerr == nil {
+		c.cands = classCandidates(code)
+		c.probes = make([]*goja.Program, len(c.cands))
+		for i, cand := range c.cands {
+			// A candidate is an identifier (see classDeclRe), so this compiles; should it
+			// not, the probe stays nil and the candidate is skipped, as a failed run was.
+			c.probes[i], _ = goja.Compile("", "typeof "+cand.name+" === 'function' ? "+cand.name+" : undefined", false)
+		}
+	}
+	return c
 }
 
 func compile(code string) (*goja.Program, paramLiterals, *LoadError) {
@@ -227,14 +240,13 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, compiled *Compiled, b
 		return nil, nil, loadErrorOf(g, err)
 	}
 
-	cands := classCandidates(code)
 	var chosen classCandidate
 	var firstOther string
-	for _, c := range cands {
-		if c.name == "Strategy" {
+	for i, c := range compiled.cands {
+		if c.name == "Strategy" || compiled.probes[i] == nil {
 			continue
 		}
-		v, err := rt.RunString("typeof " + c.name + " === 'function' ? " + c.name + " : undefined")
+		v, err := rt.RunProgram(compiled.probes[i])
 		if err != nil || v == nil || goja.IsUndefined(v) {
 			continue
 		}
@@ -299,7 +311,7 @@ type funcKinds struct {
 }
 
 func captureFuncKinds(rt *goja.Runtime) (*funcKinds, error) {
-	v, err := rt.RunString(`[Function.prototype.toString, Object.getPrototypeOf(async function () {}), Object.getPrototypeOf(function* () {})]`)
+	v, err := rt.RunProgram(funcKindsProgram)
 	if err != nil {
 		return nil, err
 	}

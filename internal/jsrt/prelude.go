@@ -1,5 +1,7 @@
 package jsrt
 
+import "github.com/dop251/goja"
+
 // scriptName is the source name given to strategy code, so stack frames
 // that belong to the strategy can be told from the prelude's.
 const scriptName = "strategy.js"
@@ -42,3 +44,13 @@ var indicatorNames = []string{
 	"StdDev", "Delay", "DEMA", "TEMA", "HMA", "ZLEMA", "TRIX", "KAMA", "StochRSI", "CCI", "WilliamsR", "Aroon",
 	"UltimateOscillator", "DMI", "ADX", "ParabolicSAR", "Ichimoku", "Donchian", "Keltner", "OBV", "Add", "Sub", "Mul", "Div", "Max", "Min", "Gt", "Ge", "Lt", "Le", "Eq", "Ne", "Apply", "Compute",
 }
+
+// The host's own scripts, compiled once: a goja Program is immutable and runs in any
+// number of runtimes at once, so a run does not parse and compile them again.
+var (
+	preludeProgram = goja.MustCompile("prelude.js", preludeSrc, false)
+	// driveProgram calls its argument: see host.run.
+	driveProgram = goja.MustCompile("drive.js", "(function (f) { f(); })", false)
+	// funcKindsProgram reads what tells async and generator functions apart (see funcKinds).
+	funcKindsProgram = goja.MustCompile("", "[Function.prototype.toString, Object.getPrototypeOf(async function () {}), Object.getPrototypeOf(function* () {})]", false)
+)

@@ -260,7 +260,7 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	// cost of a bar.
 	var res *engine.Result
 	var runErr error
-	trampoline, err := rt.RunScript("drive.js", "(function (f) { f(); })")
+	trampoline, err := rt.RunProgram(driveProgram)
 	if err != nil {
 		return nil, err
 	}

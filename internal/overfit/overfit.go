@@ -9,7 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // eulerGamma is the Euler–Mascheroni constant.
@@ -139,8 +142,9 @@ type PBO struct {
 // Overfitting is the PBO by combinatorially symmetric cross-validation over returns, one
 // series per trial, all of the same length (the same periods), with blocks (even, 0:
 // DefaultBlocks) blocks. Each split takes half the blocks as the in-sample set and the
-// rest as the out-of-sample one; performance is the Sharpe ratio.
-func Overfitting(returns [][]float64, blocks int) (PBO, error) {
+// rest as the out-of-sample one; performance is the Sharpe ratio. The splits are shared
+// among jobs goroutines (below 1: one); the answer does not depend on jobs.
+func Overfitting(returns [][]float64, blocks, jobs int) (PBO, error) {
 	if blocks == 0 {
 		blocks = DefaultBlocks
 	}
@@ -166,7 +170,7 @@ func Overfitting(returns [][]float64, blocks int) (PBO, error) {
 	// Sharpe ratios are sums over its blocks.
 	sum := make([][]float64, blocks)
 	sq := make([][]float64, blocks)
-	for b := range blocks {
+	parallel(blocks, jobs, func(b int) {
 		sum[b], sq[b] = make([]float64, n), make([]float64, n)
 		for j, r := range returns {
 			for _, v := range r[skip+b*size : skip+(b+1)*size] {
@@ -174,57 +178,214 @@ func Overfitting(returns [][]float64, blocks int) (PBO, error) {
 				sq[b][j] += v * v
 			}
 		}
-	}
-	out := PBO{Blocks: blocks, Periods: size * blocks, Trials: n, Ranks: make([]int, n)}
-	in := make([]bool, blocks)
-	isS, oosS := make([]float64, n), make([]float64, n)
-	var below int
-	combinations(blocks, blocks/2, func(chosen []int) {
-		clear(in)
-		for _, b := range chosen {
-			in[b] = true
-		}
-		half := float64(size * blocks / 2)
-		for j := range n {
-			var s1, q1, s2, q2 float64
-			for b := range blocks {
-				if in[b] {
-					s1, q1 = s1+sum[b][j], q1+sq[b][j]
-				} else {
-					s2, q2 = s2+sum[b][j], q2+sq[b][j]
-				}
-			}
-			isS[j], oosS[j] = sharpe(s1, q1, half), sharpe(s2, q2, half)
-		}
-		best := 0
-		for j := 1; j < n; j++ {
-			if isS[j] > isS[best] {
-				best = j
-			}
-		}
-		// Its rank out-of-sample, 1 (worst) to N (best), ties shared.
-		var lower, ties int
-		for j := range n {
-			switch {
-			case oosS[j] < oosS[best]:
-				lower++
-			case oosS[j] == oosS[best] && j != best:
-				ties++
-			}
-		}
-		rank := float64(lower) + 1 + float64(ties)/2
-		w := rank / float64(n+1)
-		l := math.Log(w / (1 - w))
-		out.Logits = append(out.Logits, l)
-		out.Ranks[min(n-1, lower+ties/2)]++
-		if l <= 0 {
-			below++
-		}
 	})
+	c := cscv{blocks: blocks, n: n, sum: sum, sq: sq, half: float64(size * blocks / 2)}
+	// The splits are the leaves of a tree that puts block 0, 1, … in or out of sample in
+	// turn; a task is a subtree below one choice for the first blocks/2 blocks.
+	prefixes := c.prefixes(blocks / 2)
+	parts := make([]cscvTally, max(1, min(jobs, len(prefixes))))
+	var next atomic.Int64
+	parallel(len(parts), len(parts), func(w int) {
+		s := c.newState()
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(prefixes) {
+				break
+			}
+			s.walk(prefixes[i])
+		}
+		parts[w] = s.tally
+	})
+	out := PBO{Blocks: blocks, Periods: size * blocks, Trials: n, Ranks: make([]int, n)}
+	var below int
+	for _, p := range parts {
+		out.Logits = append(out.Logits, p.logits...)
+		for r, k := range p.ranks {
+			out.Ranks[r] += k
+		}
+		below += p.below
+	}
 	out.Splits = len(out.Logits)
 	out.Probability = float64(below) / float64(out.Splits)
 	sort.Float64s(out.Logits)
 	return out, nil
+}
+
+// cscv is the combinatorially symmetric cross-validation of one PBO: per block and trial,
+// the sum and the sum of squares of the block's returns.
+type cscv struct {
+	blocks, n int
+	sum, sq   [][]float64
+	half      float64 // periods in a half
+}
+
+// cscvTally is what a share of the splits found.
+type cscvTally struct {
+	logits []float64
+	ranks  []int
+	below  int
+}
+
+// cscvState is one goroutine's walk through splits. A split's in-sample sums add its
+// in-sample blocks in ascending order, as do the out-of-sample ones: in[k] holds the sums
+// of the first k in-sample blocks of the current path (s and q, each per trial), out[k]
+// those of the first k out-of-sample ones. Paths that share a beginning share its sums,
+// and each sum is formed in the same order as adding the split's blocks one by one.
+type cscvState struct {
+	c           *cscv
+	inS, inQ    [][]float64
+	outS, outQ  [][]float64
+	isSR, oosSR []float64
+	tally       cscvTally
+}
+
+func (c *cscv) newState() *cscvState {
+	h := c.blocks / 2
+	level := func() [][]float64 {
+		l := make([][]float64, h+1)
+		for k := range l {
+			l[k] = make([]float64, c.n)
+		}
+		return l
+	}
+	return &cscvState{c: c, inS: level(), inQ: level(), outS: level(), outQ: level(),
+		isSR: make([]float64, c.n), oosSR: make([]float64, c.n), tally: cscvTally{ranks: make([]int, c.n)}}
+}
+
+// prefixes are the ways to put the first depth blocks in (true) or out of sample with
+// neither side over half the blocks.
+func (c *cscv) prefixes(depth int) [][]bool {
+	h := c.blocks / 2
+	var out [][]bool
+	var rec func(p []bool, ins int)
+	rec = func(p []bool, ins int) {
+		if len(p) == depth {
+			out = append(out, slices.Clone(p))
+			return
+		}
+		if ins < h {
+			rec(append(p, true), ins+1)
+		}
+		if len(p)-ins < h {
+			rec(append(p, false), ins)
+		}
+	}
+	rec(make([]bool, 0, depth), 0)
+	return out
+}
+
+// walk visits every split that begins with prefix.
+func (s *cscvState) walk(prefix []bool) {
+	ins := 0
+	for b, in := range prefix {
+		s.add(b, ins, b-ins, in)
+		if in {
+			ins++
+		}
+	}
+	s.descend(len(prefix), ins)
+}
+
+// add puts block b in (in) or out of sample after ins in-sample and outs out-of-sample
+// blocks.
+func (s *cscvState) add(b, ins, outs int, in bool) {
+	sum, sq := s.c.sum[b], s.c.sq[b]
+	if in {
+		fromS, fromQ, toS, toQ := s.inS[ins], s.inQ[ins], s.inS[ins+1], s.inQ[ins+1]
+		for j := range toS {
+			toS[j], toQ[j] = fromS[j]+sum[j], fromQ[j]+sq[j]
+		}
+		return
+	}
+	fromS, fromQ, toS, toQ := s.outS[outs], s.outQ[outs], s.outS[outs+1], s.outQ[outs+1]
+	for j := range toS {
+		toS[j], toQ[j] = fromS[j]+sum[j], fromQ[j]+sq[j]
+	}
+}
+
+// descend visits every split that continues the current path from block b, with ins of
+// the blocks before it in sample.
+func (s *cscvState) descend(b, ins int) {
+	h := s.c.blocks / 2
+	if b == s.c.blocks {
+		s.split()
+		return
+	}
+	if ins < h {
+		s.add(b, ins, b-ins, true)
+		s.descend(b+1, ins+1)
+	}
+	if b-ins < h {
+		s.add(b, ins, b-ins, false)
+		s.descend(b+1, ins)
+	}
+}
+
+// split ranks the trials of the split the current path has reached.
+func (s *cscvState) split() {
+	h, n, half := s.c.blocks/2, s.c.n, s.c.half
+	inS, inQ, outS, outQ := s.inS[h], s.inQ[h], s.outS[h], s.outQ[h]
+	for j := range n {
+		s.isSR[j], s.oosSR[j] = sharpe(inS[j], inQ[j], half), sharpe(outS[j], outQ[j], half)
+	}
+	best := 0
+	for j := 1; j < n; j++ {
+		if s.isSR[j] > s.isSR[best] {
+			best = j
+		}
+	}
+	// Its rank out-of-sample, 1 (worst) to N (best), ties shared.
+	var lower, ties int
+	for j := range n {
+		switch {
+		case s.oosSR[j] < s.oosSR[best]:
+			lower++
+		case s.oosSR[j] == s.oosSR[best] && j != best:
+			ties++
+		}
+	}
+	rank := float64(lower) + 1 + float64(ties)/2
+	w := rank / float64(n+1)
+	l := math.Log(w / (1 - w))
+	s.tally.logits = append(s.tally.logits, l)
+	s.tally.ranks[min(n-1, lower+ties/2)]++
+	if l <= 0 {
+		s.tally.below++
+	}
+}
+
+// parallel calls fn(i) for i from 0 to n-1 on up to jobs goroutines (below 1: one) and
+// returns when all have returned.
+func parallel(n, jobs int, fn func(i int)) {
+	jobs = max(1, min(jobs, n))
+	if jobs == 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Sharpes are the Sharpe ratios per period of each of returns (see Sharpe), computed on
+// up to jobs goroutines.
+func Sharpes(returns [][]float64, jobs int) []float64 {
+	out := make([]float64, len(returns))
+	parallel(len(returns), jobs, func(i int) { out[i] = Sharpe(returns[i]) })
+	return out
 }
 
 // sharpe is the Sharpe ratio of k returns whose sum is s and sum of squares q.
@@ -235,26 +396,4 @@ func sharpe(s, q, k float64) float64 {
 		return 0
 	}
 	return mean / math.Sqrt(v)
-}
-
-// combinations calls fn with each k-subset of 0..n-1, in lexicographic order.
-func combinations(n, k int, fn func([]int)) {
-	c := make([]int, k)
-	for i := range c {
-		c[i] = i
-	}
-	for {
-		fn(c)
-		i := k - 1
-		for i >= 0 && c[i] == n-k+i {
-			i--
-		}
-		if i < 0 {
-			return
-		}
-		c[i]++
-		for j := i + 1; j < k; j++ {
-			c[j] = c[j-1] + 1
-		}
-	}
 }

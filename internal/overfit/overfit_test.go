@@ -1,8 +1,10 @@
 package overfit
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -169,7 +171,7 @@ func TestOverfitting(t *testing.T) {
 		{"one real edge", 20, 640, 16, 5, 0, 0.05},
 	} {
 		trials := noise(uint64(tt.n*tt.t), tt.n, tt.t, tt.edge)
-		got, err := Overfitting(trials, tt.blocks)
+		got, err := Overfitting(trials, tt.blocks, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +193,7 @@ func TestOverfitting(t *testing.T) {
 	var mean float64
 	const studies = 20
 	for i := range studies {
-		p, err := Overfitting(noise(uint64(100+i), 40, 1000, -1), 16)
+		p, err := Overfitting(noise(uint64(100+i), 40, 1000, -1), 16, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,17 +211,23 @@ func TestOverfitting(t *testing.T) {
 		{noise(1, 3, 20, -1), 16},
 		{[][]float64{make([]float64, 100), make([]float64, 99)}, 4},
 	} {
-		if _, err := Overfitting(bad.returns, bad.blocks); err == nil {
+		if _, err := Overfitting(bad.returns, bad.blocks, 2); err == nil {
 			t.Errorf("%d trials of %d returns in %d blocks: no error", len(bad.returns), len(bad.returns[0]), bad.blocks)
 		}
 	}
 }
 
+// BenchmarkOverfitting is the PBO of a study of 1,000 trials of 2,500 returns, on one
+// goroutine and on every core.
 func BenchmarkOverfitting(b *testing.B) {
 	trials := noise(1, 1000, 2500, -1)
-	for b.Loop() {
-		if _, err := Overfitting(trials, 16); err != nil {
-			b.Fatal(err)
-		}
+	for _, jobs := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Overfitting(trials, 16, jobs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

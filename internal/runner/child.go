@@ -193,17 +193,17 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 // the request's limits, and sends a Trial frame after each: a study's batch. The strategy's
 // log lines are not kept (a study keeps figures only).
 func serveBatch(ctx context.Context, req request, w *frameWriter) error {
-	feeds := fromWireFeeds(req.Feeds) // once for the batch; runs only read them
-	compiled := jsrt.Compile(req.Code)
-	memo := jsrt.NewMemo() // indicators with the same inputs computed once for the batch
+	// The feeds once for the batch, the code compiled once, columns and indicators with the
+	// same inputs computed once: the runs share them, read-only.
+	batch := jsrt.NewBatch(jsrt.RunConfig{
+		Code: req.Code, Feeds: fromWireFeeds(req.Feeds), Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom,
+		WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
+		OnLog: func(engine.LogEntry) {}, OnProgress: func(int, int) {},
+	})
 	obj := sweep.Objective{Metric: req.Objective}
 	inSummary := sweep.Known(req.Objective, nil)
 	for i, params := range req.Batch {
-		res, err := jsrt.Run(ctx, jsrt.RunConfig{
-			Code: req.Code, Compiled: compiled, Params: params, Feeds: feeds, Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom, Memo: memo,
-			WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
-			OnLog: func(engine.LogEntry) {}, OnProgress: func(int, int) {},
-		})
+		res, err := batch.Run(ctx, params)
 		t := Trial{Index: i}
 		var re *jsrt.RunError
 		switch {

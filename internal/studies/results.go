@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -371,7 +372,8 @@ func (s *Service) Overfitting(ctx context.Context, id, fold string) (Overfitting
 	}
 	sweep.Rank(trials, sweep.Objective{Metric: row.Objective, Minimize: row.Direction == "min"})
 	out := Overfitting{StudyID: id, Fold: int(f) + 1, Status: row.Status, Trials: len(trials), Objective: row.Objective,
-		Statistics:   sweep.Overfitting(trials, int(row.Blocks)),
+		// On every core: for 1,000 trials the splits take about a second of CPU.
+		Statistics:   sweep.Overfitting(trials, int(row.Blocks), runtime.GOMAXPROCS(0)),
 		Explanations: map[string]string{"deflated_sharpe": sweep.DeflatedExplanation, "pbo": sweep.PBOExplanation}}
 	if last { // the study's best so far
 		p, err := s.progress(ctx, s.db.Pool, id)

@@ -61,17 +61,17 @@ type Overfit struct {
 }
 
 // Overfitting computes the overfitting statistics of ranked trials (see Rank), with blocks
-// blocks for the PBO (0: overfit.DefaultBlocks).
-func Overfitting(trials []Trial, blocks int) Overfit {
+// blocks for the PBO (0: overfit.DefaultBlocks), on up to jobs goroutines; the figures do
+// not depend on jobs.
+func Overfitting(trials []Trial, blocks, jobs int) Overfit {
 	var out Overfit
 	var returns [][]float64
-	var sharpes []float64
 	for _, t := range trials {
 		if t.Error == "" && len(t.Returns) > 0 {
 			returns = append(returns, t.Returns)
-			sharpes = append(sharpes, overfit.Sharpe(t.Returns))
 		}
 	}
+	sharpes := overfit.Sharpes(returns, jobs)
 	if len(trials) == 0 || trials[0].Error != "" || len(trials[0].Returns) == 0 {
 		out.Notes = append(out.Notes, "no trial ran")
 		return out
@@ -83,7 +83,7 @@ func Overfitting(trials []Trial, blocks int) Overfit {
 	} else {
 		out.Notes = append(out.Notes, "deflated Sharpe ratio: undefined for the best trial's returns")
 	}
-	if p, err := overfit.Overfitting(returns, blocks); err != nil {
+	if p, err := overfit.Overfitting(returns, blocks, jobs); err != nil {
 		out.Notes = append(out.Notes, err.Error())
 	} else {
 		out.PBO = &p
