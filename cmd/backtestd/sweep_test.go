@@ -115,7 +115,7 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"--param", "fast=5,10", "--objective", "luck"}, `unknown objective "luck"`},
 		{[]string{"--param", "fast=1:200:1", "--param", "slow=1:200:1"}, "40000 combinations, more than the 10000"},
 		{[]string{"--param", "fast=5,10", "--set", "fast=3"}, "both varied"},
-		{[]string{"--param", "fast=5,10", "--method", "bayes"}, "--method is grid or random"},
+		{[]string{"--param", "fast=5,10", "--method", "anneal"}, "--method is grid, random or bayes"},
 		{[]string{}, "at least one --param"},
 	} {
 		args := append([]string{"--strategy", "../../examples/sma_cross.js", "--data", data}, tt.args...)
