@@ -37,6 +37,8 @@ func (s *Server) mountTasks(r chi.Router) {
 			r.Delete("/", h.handle(h.cancel))
 			r.Post("/retry", h.handle(h.retry))
 			r.Post("/delete", h.handle(h.remove))
+			r.Post("/pin", h.handle(h.pin(true)))
+			r.Delete("/pin", h.handle(h.pin(false)))
 			r.Get("/logs", h.handle(h.logs))
 			r.Get("/progress", h.handle(h.progress))
 		})

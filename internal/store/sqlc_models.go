@@ -400,6 +400,7 @@ type Study struct {
 	CompletedAt     *time.Time      `json:"completed_at"`
 	WalkForward     json.RawMessage `json:"walk_forward"`
 	Folds           int32           `json:"folds"`
+	PinnedAt        *time.Time      `json:"pinned_at"`
 }
 
 type StudyBatch struct {
@@ -517,6 +518,7 @@ type Task struct {
 	Benchmark       string          `json:"benchmark"`
 	Timezone        string          `json:"timezone"`
 	CreatedBy       *string         `json:"created_by"`
+	PinnedAt        *time.Time      `json:"pinned_at"`
 }
 
 type TaskAttempt struct {

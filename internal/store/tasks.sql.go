@@ -14,7 +14,7 @@ import (
 const cancelTask = `-- name: CancelTask :one
 UPDATE tasks SET status = 'cancelled', completed_at = now(), error = NULL
 WHERE id = $1 AND status IN ('pending', 'running')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at
 `
 
 // Cancels a pending or running task; no row when it is in any other state.
@@ -51,6 +51,7 @@ func (q *Queries) CancelTask(ctx context.Context, db DBTX, id string) (Task, err
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
 	)
 	return i, err
 }
@@ -131,7 +132,7 @@ INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, symbo
 VALUES ('task_' || nextval('task_seq'), $1, $2, $3, $4,
         $5::text[], $6, $7, $8, $9, $10, $11, $12,
         $13, COALESCE(NULLIF($14::text, ''), 'task_' || currval('task_seq')), $15)
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at
 `
 
 type CreateTaskParams struct {
@@ -201,6 +202,7 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
 	)
 	return i, err
 }
@@ -270,7 +272,7 @@ func (q *Queries) FinishTaskAttempt(ctx context.Context, db DBTX, arg FinishTask
 }
 
 const getTask = `-- name: GetTask :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks WHERE id = $1
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at FROM tasks WHERE id = $1
 `
 
 func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -306,12 +308,13 @@ func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error)
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
 	)
 	return i, err
 }
 
 const getTaskForUpdate = `-- name: GetTaskForUpdate :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks WHERE id = $1 FOR UPDATE
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at FROM tasks WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -347,12 +350,13 @@ func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Tas
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
 	)
 	return i, err
 }
 
 const getTaskWithAttempts = `-- name: GetTaskWithAttempts :one
-SELECT tasks.id, tasks.strategy_id, tasks.strategy_version, tasks.status, tasks.data_source, tasks.symbol, tasks.start_date, tasks.end_date, tasks.initial_cash, tasks.commission, tasks.strategy_params, tasks.session_id, tasks.progress, tasks.current_bar, tasks.total_bars, tasks.error, tasks.attempt, tasks.job_id, tasks.created_at, tasks.started_at, tasks.completed_at, tasks.lease, tasks.heartbeat_at, tasks.worker, tasks.symbols, tasks.timeframe, tasks.benchmark, tasks.timezone, tasks.created_by,
+SELECT tasks.id, tasks.strategy_id, tasks.strategy_version, tasks.status, tasks.data_source, tasks.symbol, tasks.start_date, tasks.end_date, tasks.initial_cash, tasks.commission, tasks.strategy_params, tasks.session_id, tasks.progress, tasks.current_bar, tasks.total_bars, tasks.error, tasks.attempt, tasks.job_id, tasks.created_at, tasks.started_at, tasks.completed_at, tasks.lease, tasks.heartbeat_at, tasks.worker, tasks.symbols, tasks.timeframe, tasks.benchmark, tasks.timezone, tasks.created_by, tasks.pinned_at,
        COALESCE((SELECT jsonb_agg(to_jsonb(a) ORDER BY a.attempt) FROM task_attempts a WHERE a.task_id = tasks.id),
                 '[]')::jsonb AS attempts
 FROM tasks WHERE id = $1
@@ -398,6 +402,7 @@ func (q *Queries) GetTaskWithAttempts(ctx context.Context, db DBTX, id string) (
 		&i.Task.Benchmark,
 		&i.Task.Timezone,
 		&i.Task.CreatedBy,
+		&i.Task.PinnedAt,
 		&i.Attempts,
 	)
 	return i, err
@@ -458,7 +463,7 @@ func (q *Queries) InsertTaskAttempt(ctx context.Context, db DBTX, arg InsertTask
 }
 
 const listTasks = `-- name: ListTasks :many
-SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
+SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
 FROM tasks t
 LEFT JOIN results r ON r.task_id = t.id
 WHERE ($1::text IS NULL OR t.status = $1)
@@ -532,6 +537,7 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 			&i.Task.Benchmark,
 			&i.Task.Timezone,
 			&i.Task.CreatedBy,
+			&i.Task.PinnedAt,
 			&i.TotalReturn,
 			&i.MaxDrawdownPct,
 			&i.SharpeRatio,
@@ -549,7 +555,7 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 }
 
 const listTasksByFigure = `-- name: ListTasksByFigure :many
-SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
+SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
 FROM tasks t
 LEFT JOIN results r ON r.task_id = t.id
 WHERE ($1::text IS NULL OR t.status = $1)
@@ -644,6 +650,7 @@ func (q *Queries) ListTasksByFigure(ctx context.Context, db DBTX, arg ListTasksB
 			&i.Task.Benchmark,
 			&i.Task.Timezone,
 			&i.Task.CreatedBy,
+			&i.Task.PinnedAt,
 			&i.TotalReturn,
 			&i.MaxDrawdownPct,
 			&i.SharpeRatio,
@@ -661,7 +668,7 @@ func (q *Queries) ListTasksByFigure(ctx context.Context, db DBTX, arg ListTasksB
 }
 
 const listTasksOldest = `-- name: ListTasksOldest :many
-SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
+SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
 FROM tasks t
 LEFT JOIN results r ON r.task_id = t.id
 WHERE ($1::text IS NULL OR t.status = $1)
@@ -734,6 +741,7 @@ func (q *Queries) ListTasksOldest(ctx context.Context, db DBTX, arg ListTasksOld
 			&i.Task.Benchmark,
 			&i.Task.Timezone,
 			&i.Task.CreatedBy,
+			&i.Task.PinnedAt,
 			&i.TotalReturn,
 			&i.MaxDrawdownPct,
 			&i.SharpeRatio,
@@ -872,7 +880,7 @@ UPDATE tasks SET status = 'pending', attempt = attempt + 1, progress = 0, curren
     total_bars = 0, error = NULL, started_at = NULL, completed_at = NULL, job_id = NULL,
     lease = NULL, heartbeat_at = NULL, worker = NULL
 WHERE id = $1 AND status IN ('failed', 'cancelled')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at
 `
 
 // Puts a failed or cancelled task back to pending as a new attempt.
@@ -909,6 +917,7 @@ func (q *Queries) RetryTask(ctx context.Context, db DBTX, id string) (Task, erro
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
 	)
 	return i, err
 }
@@ -958,7 +967,7 @@ UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), p
     current_bar = 0, total_bars = 0, error = NULL, lease = $1, heartbeat_at = now(), worker = $2
 WHERE id = $3 AND attempt = $4 AND status IN ('pending', 'running')
   AND (job_id IS NULL OR job_id = $5)
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at
 `
 
 type StartTaskParams struct {
@@ -1011,6 +1020,7 @@ func (q *Queries) StartTask(ctx context.Context, db DBTX, arg StartTaskParams) (
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
 	)
 	return i, err
 }
@@ -1209,7 +1219,7 @@ func (q *Queries) TaskSymbolExists(ctx context.Context, db DBTX, arg TaskSymbolE
 }
 
 const unfinishedTasksBefore = `-- name: UnfinishedTasksBefore :many
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at FROM tasks
 WHERE status IN ('pending', 'running') AND COALESCE(started_at, created_at) < $1::timestamptz
 ORDER BY created_at
 LIMIT 500
@@ -1255,6 +1265,7 @@ func (q *Queries) UnfinishedTasksBefore(ctx context.Context, db DBTX, before tim
 			&i.Benchmark,
 			&i.Timezone,
 			&i.CreatedBy,
+			&i.PinnedAt,
 		); err != nil {
 			return nil, err
 		}

@@ -232,6 +232,22 @@ export interface paths {
       };
     };
   };
+  "/api/backtests/{task_id}/pin": {
+    /**
+     * Pin a task (retention keeps it)
+     * @description A pinned task is never deleted by `backtestd prune`, `POST /api/admin/prune` or the daily
+     * `RETENTION` prune, whatever its age. Pinning a pinned task keeps its `pinned_at`. With
+     * accounts, only the task's owner or an admin may pin it.
+     */
+    post: operations["pinBacktest"];
+    /** Unpin a task */
+    delete: operations["unpinBacktest"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
   "/api/studies": {
     /**
      * List parameter studies
@@ -637,6 +653,31 @@ export interface paths {
     /** Revoke an API token (at once) */
     delete: operations["revokeToken"];
   };
+  "/api/studies/{study_id}/pin": {
+    /**
+     * Pin a study (retention keeps it)
+     * @description A pinned study is never deleted by retention, whatever its age.
+     */
+    post: operations["pinStudy"];
+    /** Unpin a study */
+    delete: operations["unpinStudy"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/admin/prune": {
+    /**
+     * Delete old finished runs and studies (admins)
+     * @description Deletes completed, failed and cancelled runs (with results, trades, equity, logs and
+     * attempts) and studies (with their combinations) created longer ago than `older_than`,
+     * except pinned ones, in batches of 200 that never hold up the service, then vacuums the
+     * result tables. Answers when done. `dry_run` only counts. To keep a copy of what goes,
+     * use `backtestd prune --export FILE` instead.
+     */
+    post: operations["prune"];
+  };
   "/api/audit": {
     /** The audit log (admins), newest first */
     get: operations["audit"];
@@ -647,6 +688,16 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    PinEnvelope: {
+      code?: string;
+      message?: string;
+      data?: {
+        id?: string;
+        pinned?: boolean;
+        /** Format: date-time */
+        pinned_at?: string | null;
+      };
+    };
     /** @description The fields of a backtest request (its `strategy_params` are the values every combination shares) and the study's own. */
     StudyRequest: components["schemas"]["BacktestRequest"] & ({
       name?: string;
@@ -755,6 +806,11 @@ export interface components {
       best?: components["schemas"]["StudyBest"];
       error?: string | null;
       created_by?: string | null;
+      /**
+       * Format: date-time
+       * @description When a user pinned it (retention keeps it); null when not pinned.
+       */
+      pinned_at?: string | null;
       /** Format: date-time */
       created_at?: string;
       /** Format: date-time */
@@ -1099,6 +1155,11 @@ export interface components {
       completed_at?: string | null;
       /** @description The user who submitted it (its owner); null without accounts. */
       created_by?: string | null;
+      /**
+       * Format: date-time
+       * @description When a user pinned it (retention keeps it); null when not pinned.
+       */
+      pinned_at?: string | null;
       strategy_id?: string;
       strategy_version?: number;
       attempt?: number;
@@ -2146,6 +2207,45 @@ export interface operations {
       };
       404: components["responses"]["TaskNotFound"];
       409: components["responses"]["Conflict"];
+    };
+  };
+  /**
+   * Pin a task (retention keeps it)
+   * @description A pinned task is never deleted by `backtestd prune`, `POST /api/admin/prune` or the daily
+   * `RETENTION` prune, whatever its age. Pinning a pinned task keeps its `pinned_at`. With
+   * accounts, only the task's owner or an admin may pin it.
+   */
+  pinBacktest: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope; `data` has `id`, `pinned` and `pinned_at`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PinEnvelope"];
+        };
+      };
+      404: components["responses"]["TaskNotFound"];
+    };
+  };
+  /** Unpin a task */
+  unpinBacktest: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope; `data` has `id`, `pinned` and `pinned_at`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PinEnvelope"];
+        };
+      };
+      404: components["responses"]["TaskNotFound"];
     };
   };
   /**
@@ -3208,6 +3308,88 @@ export interface operations {
       401: components["responses"]["Unauthenticated"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+    };
+  };
+  /**
+   * Pin a study (retention keeps it)
+   * @description A pinned study is never deleted by retention, whatever its age.
+   */
+  pinStudy: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description Envelope; `data` has `id`, `pinned` and `pinned_at`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PinEnvelope"];
+        };
+      };
+      404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /** Unpin a study */
+  unpinStudy: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description Envelope; `data` has `id`, `pinned` and `pinned_at`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PinEnvelope"];
+        };
+      };
+      404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * Delete old finished runs and studies (admins)
+   * @description Deletes completed, failed and cancelled runs (with results, trades, equity, logs and
+   * attempts) and studies (with their combinations) created longer ago than `older_than`,
+   * except pinned ones, in batches of 200 that never hold up the service, then vacuums the
+   * result tables. Answers when done. `dry_run` only counts. To keep a copy of what goes,
+   * use `backtestd prune --export FILE` instead.
+   */
+  prune: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description An age: `180d`, `26w`, `36h`.
+           * @example 180d
+           */
+          older_than: string;
+          /** @default false */
+          dry_run?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description What was deleted (or would be). */
+      200: {
+        content: {
+          "application/json": {
+            tasks?: number;
+            studies?: number;
+            /**
+             * Format: date-time
+             * @description Runs and studies created before this went.
+             */
+            before?: string;
+            dry_run?: boolean;
+            vacuumed?: boolean;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
+      422: components["responses"]["Unprocessable"];
     };
   };
   /** The audit log (admins), newest first */

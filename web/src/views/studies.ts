@@ -467,6 +467,19 @@ export async function studyView(main: HTMLElement, params: Record<string, string
     best.replaceChildren(s.best ? h('span', null, 'Best so far: ', h('strong', null, fmtParams(s.best.params, axes)), ` · ${s.objective} ${fmtNumber(s.best.objective, 4)}`) : '');
     const active = ACTIVE.has(s.status);
     actions.replaceChildren(
+      button(
+        s.pinned_at ? 'Unpin' : 'Pin',
+        async () => {
+          try {
+            await api.pinStudy(sid, !s.pinned_at);
+            show(await api.getStudy(sid));
+          } catch (e) {
+            toast((e as Error).message, 'error');
+          }
+        },
+        'btn',
+        { id: 'study-pin', 'aria-pressed': s.pinned_at ? 'true' : 'false', title: 'A pinned study is kept by retention whatever its age' },
+      ),
       ...(active
         ? [
             button(
