@@ -28,8 +28,14 @@ func (b *bench) year(n, seeds int, fill bool) error {
 	}
 	defer pool.Close()
 	if fill {
-		if err := b.yearSeed(ctx, pool, seeds); err != nil {
+		var have int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM results`).Scan(&have); err != nil {
 			return err
+		}
+		if have < seeds { // a database filled before is filled further
+			if err := b.yearSeed(ctx, pool, seeds); err != nil {
+				return err
+			}
 		}
 		if err := yearClone(ctx, pool, n); err != nil {
 			return err
@@ -115,9 +121,9 @@ func yearClone(ctx context.Context, pool *pgxpool.Pool, n int) error {
 		batch := min(20000, n-have)
 		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, `CREATE TEMP TABLE clone_map ON COMMIT DROP AS
-				WITH seeds AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k, count(*) OVER () AS m
-				               FROM tasks WHERE status = 'completed' AND id IN (SELECT task_id FROM results)
-				               ORDER BY id LIMIT 1000)
+				WITH real AS (SELECT id FROM tasks WHERE status = 'completed' AND id IN (SELECT task_id FROM results)
+				              ORDER BY substr(id, 6)::bigint LIMIT 1000),
+				     seeds AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k, count(*) OVER () AS m FROM real)
 				SELECT 'task_' || nextval('task_seq') AS new_id, s.id AS src,
 				       now() - (random() * interval '365 days') AS created_at,
 				       CASE WHEN g % 1000 = 7 THEN 'RARE' || (g % 7) ELSE 'BENCH5K' END AS symbol

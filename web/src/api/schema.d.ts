@@ -157,7 +157,9 @@ export interface paths {
      * List tasks
      * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
      * carries its key `figures`. With `count=true`, `X-Total-Count` tells how many tasks the
-     * filters match (up to 10,000), for paging with `skip` and `limit`.
+     * filters match (up to 10,000). Page with `skip` and `limit`, or, at any depth for the
+     * same cost, with `cursor`: `X-Next-Cursor` of one page asks for the next one (absent on
+     * the last page).
      */
     get: operations["listBacktests"];
     /**
@@ -2015,7 +2017,9 @@ export interface operations {
    * List tasks
    * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
    * carries its key `figures`. With `count=true`, `X-Total-Count` tells how many tasks the
-   * filters match (up to 10,000), for paging with `skip` and `limit`.
+   * filters match (up to 10,000). Page with `skip` and `limit`, or, at any depth for the
+   * same cost, with `cursor`: `X-Next-Cursor` of one page asks for the next one (absent on
+   * the last page).
    */
   listBacktests: {
     parameters: {
@@ -2026,14 +2030,17 @@ export interface operations {
         symbol?: string;
         /**
          * @description What to order by: creation time or one of the result's key figures
-         * (`max_drawdown` is the percentage). Tasks without a result come last either way;
-         * ties are newest first.
+         * (`max_drawdown` is the percentage). Tasks without that figure come last either way,
+         * newest first; ties are newest first descending and oldest first ascending (`asc`
+         * is the exact reverse of `desc`).
          */
         sort?: "created_at" | "total_return" | "max_drawdown" | "sharpe_ratio" | "total_trades";
         order?: "asc" | "desc";
         /** @description Also count the tasks the filters match (up to 10,000), in `X-Total-Count`. */
         count?: boolean;
         skip?: components["parameters"]["Skip"];
+        /** @description The previous page's `X-Next-Cursor`, with the same `sort` and `order`; the page starts after that page's last task (and `skip` counts from there). */
+        cursor?: string;
         limit?: number;
       };
     };
@@ -2041,8 +2048,12 @@ export interface operations {
       /** @description The tasks. */
       200: {
         headers: {
-          /** @description With `count=true`, how many tasks match the filters in all, counted up to 10,000 (10000 means "10,000 or more"). */
+          /** @description With `count=true`, how many tasks match the filters in all, counted up to 10,000. */
           "X-Total-Count"?: number;
+          /** @description `true` when counting stopped at 10,000: there are at least that many. */
+          "X-Total-Count-Capped"?: string;
+          /** @description The `cursor` of the next page; absent when this page is the last. */
+          "X-Next-Cursor"?: string;
         };
         content: {
           "application/json": components["schemas"]["Task"][];
