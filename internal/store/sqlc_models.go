@@ -78,17 +78,17 @@ type BiEquity struct {
 }
 
 type BiExecution struct {
-	TaskID     string    `json:"task_id"`
-	Seq        int32     `json:"seq"`
-	Symbol     string    `json:"symbol"`
-	Ts         time.Time `json:"ts"`
-	Side       string    `json:"side"`
-	ExecType   string    `json:"exec_type"`
-	Price      float64   `json:"price"`
-	Size       float64   `json:"size"`
-	Value      float64   `json:"value"`
-	Commission float64   `json:"commission"`
-	Pnl        float64   `json:"pnl"`
+	TaskID     string      `json:"task_id"`
+	Seq        int32       `json:"seq"`
+	Symbol     interface{} `json:"symbol"`
+	Ts         time.Time   `json:"ts"`
+	Side       string      `json:"side"`
+	ExecType   string      `json:"exec_type"`
+	Price      float64     `json:"price"`
+	Size       float64     `json:"size"`
+	Value      float64     `json:"value"`
+	Commission float64     `json:"commission"`
+	Pnl        float64     `json:"pnl"`
 }
 
 type BiResult struct {
@@ -126,12 +126,12 @@ type BiResult struct {
 	Symbols             []string        `json:"symbols"`
 	Timeframe           string          `json:"timeframe"`
 	Benchmark           string          `json:"benchmark"`
-	BenchmarkReturn     float64         `json:"benchmark_return"`
-	Alpha               float64         `json:"alpha"`
-	Beta                float64         `json:"beta"`
-	Correlation         float64         `json:"correlation"`
-	TrackingError       float64         `json:"tracking_error"`
-	InformationRatio    float64         `json:"information_ratio"`
+	BenchmarkReturn     *float64        `json:"benchmark_return"`
+	Alpha               *float64        `json:"alpha"`
+	Beta                *float64        `json:"beta"`
+	Correlation         *float64        `json:"correlation"`
+	TrackingError       *float64        `json:"tracking_error"`
+	InformationRatio    *float64        `json:"information_ratio"`
 	Timezone            string          `json:"timezone"`
 }
 
@@ -226,20 +226,20 @@ type BiSymbol struct {
 }
 
 type BiTrade struct {
-	TaskID     string     `json:"task_id"`
-	Seq        int32      `json:"seq"`
-	Symbol     string     `json:"symbol"`
-	IsOpen     bool       `json:"is_open"`
-	OpenTs     time.Time  `json:"open_ts"`
-	CloseTs    *time.Time `json:"close_ts"`
-	Size       float64    `json:"size"`
-	EntryPrice float64    `json:"entry_price"`
-	ExitPrice  *float64   `json:"exit_price"`
-	PnlGross   float64    `json:"pnl_gross"`
-	PnlNet     float64    `json:"pnl_net"`
-	Commission float64    `json:"commission"`
-	BarLen     int32      `json:"bar_len"`
-	Tradeid    int32      `json:"tradeid"`
+	TaskID     string      `json:"task_id"`
+	Seq        int32       `json:"seq"`
+	Symbol     interface{} `json:"symbol"`
+	IsOpen     bool        `json:"is_open"`
+	OpenTs     time.Time   `json:"open_ts"`
+	CloseTs    *time.Time  `json:"close_ts"`
+	Size       float64     `json:"size"`
+	EntryPrice float64     `json:"entry_price"`
+	ExitPrice  *float64    `json:"exit_price"`
+	PnlGross   float64     `json:"pnl_gross"`
+	PnlNet     float64     `json:"pnl_net"`
+	Commission float64     `json:"commission"`
+	BarLen     int32       `json:"bar_len"`
+	Tradeid    int32       `json:"tradeid"`
 }
 
 type DataSource struct {
@@ -274,6 +274,12 @@ type Result struct {
 	Analyzers           json.RawMessage `json:"analyzers"`
 	CreatedAt           time.Time       `json:"created_at"`
 	BySymbol            json.RawMessage `json:"by_symbol"`
+	BenchmarkReturn     *float64        `json:"benchmark_return"`
+	Alpha               *float64        `json:"alpha"`
+	Beta                *float64        `json:"beta"`
+	Correlation         *float64        `json:"correlation"`
+	TrackingError       *float64        `json:"tracking_error"`
+	InformationRatio    *float64        `json:"information_ratio"`
 }
 
 type ResultEquity struct {
