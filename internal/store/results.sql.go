@@ -117,7 +117,7 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 }
 
 const getResultEquity = `-- name: GetResultEquity :one
-SELECT ts, value, cash FROM result_equity_series WHERE task_id = $1
+SELECT equity_times(ts_first, ts_steps)::timestamptz[] AS ts, value, cash FROM result_equity_series WHERE task_id = $1
 `
 
 type GetResultEquityRow struct {
@@ -134,7 +134,7 @@ func (q *Queries) GetResultEquity(ctx context.Context, db DBTX, taskID string) (
 }
 
 const getResultEquityValues = `-- name: GetResultEquityValues :one
-SELECT ts, value FROM result_equity_series WHERE task_id = $1
+SELECT equity_times(ts_first, ts_steps)::timestamptz[] AS ts, value FROM result_equity_series WHERE task_id = $1
 `
 
 type GetResultEquityValuesRow struct {
@@ -363,8 +363,8 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 }
 
 const insertResultEquity = `-- name: InsertResultEquity :exec
-INSERT INTO result_equity_series (task_id, ts, value, cash)
-VALUES ($1, $2, $3, $4)
+INSERT INTO result_equity_series (task_id, ts_first, ts_steps, value, cash)
+VALUES ($1, ($2::timestamptz[])[1], equity_steps($2::timestamptz[]), $3::float8[], $4::float8[])
 `
 
 type InsertResultEquityParams struct {
@@ -376,6 +376,7 @@ type InsertResultEquityParams struct {
 
 // Times, values and cash: returns and drawdowns are derived from the values on reading
 // (engine.DeriveEquity, and the result_equity view).
+// The times are stored as the first and the steps between them (equity_steps).
 func (q *Queries) InsertResultEquity(ctx context.Context, db DBTX, arg InsertResultEquityParams) error {
 	_, err := db.Exec(ctx, insertResultEquity,
 		arg.TaskID,

@@ -294,10 +294,11 @@ type ResultEquity struct {
 }
 
 type ResultEquitySeries struct {
-	TaskID string      `json:"task_id"`
-	Ts     []time.Time `json:"ts"`
-	Value  []float64   `json:"value"`
-	Cash   []float64   `json:"cash"`
+	TaskID  string     `json:"task_id"`
+	Value   []float64  `json:"value"`
+	Cash    []float64  `json:"cash"`
+	TsFirst *time.Time `json:"ts_first"`
+	TsSteps []int64    `json:"ts_steps"`
 }
 
 type ResultExecution struct {
