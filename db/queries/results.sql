@@ -63,11 +63,12 @@ SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq;
 SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3;
 
 -- name: GetResultEquity :one
-SELECT equity_times(ts_first, ts_steps)::timestamptz[] AS ts, value, cash FROM result_equity_series WHERE task_id = $1;
+-- The times as stored: the first and the steps (µs) to each next (results.equityTimes).
+SELECT ts_first, ts_steps, value, cash FROM result_equity_series WHERE task_id = $1;
 
 -- name: GetResultEquityValues :one
 -- The equity curve's times and values only: what the statistics record reads.
-SELECT equity_times(ts_first, ts_steps)::timestamptz[] AS ts, value FROM result_equity_series WHERE task_id = $1;
+SELECT ts_first, ts_steps, value FROM result_equity_series WHERE task_id = $1;
 
 -- name: InsertResultStatistics :exec
 INSERT INTO result_statistics (task_id, record) VALUES ($1, $2);

@@ -117,36 +117,44 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 }
 
 const getResultEquity = `-- name: GetResultEquity :one
-SELECT equity_times(ts_first, ts_steps)::timestamptz[] AS ts, value, cash FROM result_equity_series WHERE task_id = $1
+SELECT ts_first, ts_steps, value, cash FROM result_equity_series WHERE task_id = $1
 `
 
 type GetResultEquityRow struct {
-	Ts    []time.Time `json:"ts"`
-	Value []float64   `json:"value"`
-	Cash  []float64   `json:"cash"`
+	TsFirst *time.Time `json:"ts_first"`
+	TsSteps []int64    `json:"ts_steps"`
+	Value   []float64  `json:"value"`
+	Cash    []float64  `json:"cash"`
 }
 
+// The times as stored: the first and the steps (µs) to each next (results.equityTimes).
 func (q *Queries) GetResultEquity(ctx context.Context, db DBTX, taskID string) (GetResultEquityRow, error) {
 	row := db.QueryRow(ctx, getResultEquity, taskID)
 	var i GetResultEquityRow
-	err := row.Scan(&i.Ts, &i.Value, &i.Cash)
+	err := row.Scan(
+		&i.TsFirst,
+		&i.TsSteps,
+		&i.Value,
+		&i.Cash,
+	)
 	return i, err
 }
 
 const getResultEquityValues = `-- name: GetResultEquityValues :one
-SELECT equity_times(ts_first, ts_steps)::timestamptz[] AS ts, value FROM result_equity_series WHERE task_id = $1
+SELECT ts_first, ts_steps, value FROM result_equity_series WHERE task_id = $1
 `
 
 type GetResultEquityValuesRow struct {
-	Ts    []time.Time `json:"ts"`
-	Value []float64   `json:"value"`
+	TsFirst *time.Time `json:"ts_first"`
+	TsSteps []int64    `json:"ts_steps"`
+	Value   []float64  `json:"value"`
 }
 
 // The equity curve's times and values only: what the statistics record reads.
 func (q *Queries) GetResultEquityValues(ctx context.Context, db DBTX, taskID string) (GetResultEquityValuesRow, error) {
 	row := db.QueryRow(ctx, getResultEquityValues, taskID)
 	var i GetResultEquityValuesRow
-	err := row.Scan(&i.Ts, &i.Value)
+	err := row.Scan(&i.TsFirst, &i.TsSteps, &i.Value)
 	return i, err
 }
 
