@@ -114,7 +114,7 @@ func run() error {
 	var distinct bool
 	var soak time.Duration
 	var studyCSV, backtrader string
-	var signins, yearResults, yearSeeds int
+	var signins, yearResults, yearSeeds, yearSamples int
 	var yearFill bool
 	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
 	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
@@ -134,6 +134,7 @@ func run() error {
 	flag.IntVar(&pid, "pid", 0, "-only signin, heavyreads: the API process, whose memory is read from /proc")
 	flag.IntVar(&yearResults, "results", 100000, "-only year: completed results to fill the database with")
 	flag.IntVar(&yearSeeds, "seeds", 300, "-only year: real runs the clones copy")
+	flag.IntVar(&yearSamples, "samples", 40, "-only year: requests timed per runs-list page")
 	flag.BoolVar(&yearFill, "fill", true, "-only year: run and clone first (false: measure the database as it is)")
 	flag.Parse()
 	b.api = strings.TrimRight(b.api, "/")
@@ -189,7 +190,7 @@ func run() error {
 		}
 	}
 	if slices.Contains(want, "year") {
-		if err := b.year(yearResults, yearSeeds, yearFill); err != nil {
+		if err := b.year(yearResults, yearSeeds, yearSamples, yearFill); err != nil {
 			return fmt.Errorf("year: %w", err)
 		}
 	}

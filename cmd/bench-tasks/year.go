@@ -20,7 +20,7 @@ import (
 // logs) until the database holds n results, spread over the past year; one clone in 1,000
 // is on a rare symbol. The clones are real rows that the API and the bi_* views read like
 // any others. With fill false it only measures a database filled before.
-func (b *bench) year(n, seeds int, fill bool) error {
+func (b *bench) year(n, seeds, samples int, fill bool) error {
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, b.db)
 	if err != nil {
@@ -45,8 +45,11 @@ func (b *bench) year(n, seeds int, fill bool) error {
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM results`).Scan(&results); err != nil {
 		return err
 	}
+	if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
+		return err
+	}
 	fmt.Printf("year: %d results in the database\n", results)
-	if err := b.yearLists(ctx, pool); err != nil {
+	if err := b.yearLists(ctx, pool, samples); err != nil {
 		return err
 	}
 	if err := yearBI(ctx, pool); err != nil {
@@ -155,7 +158,7 @@ func yearClone(ctx context.Context, pool *pgxpool.Pool, n int) error {
 		fmt.Printf("year: %d results (%s)\n", have+batch, time.Since(t0).Round(time.Second))
 	}
 	_, err := pool.Exec(ctx, `VACUUM ANALYZE`)
-	fmt.Printf("year: cloned and analysed in %s\n", time.Since(t0).Round(time.Second))
+	fmt.Printf("year: cloned and vacuumed in %s\n", time.Since(t0).Round(time.Second))
 	return err
 }
 
@@ -176,7 +179,7 @@ func prefixed(alias, cols string) string {
 // yearLists times runs-list pages through the API: every sort in both orders, each filter,
 // deep offsets and, when the service gives cursors, the last page reached by following
 // them.
-func (b *bench) yearLists(ctx context.Context, pool *pgxpool.Pool) error {
+func (b *bench) yearLists(ctx context.Context, pool *pgxpool.Pool, samples int) error {
 	var strategy string
 	if err := pool.QueryRow(ctx, `SELECT strategy_id FROM tasks GROUP BY 1 ORDER BY count(*) LIMIT 1`).Scan(&strategy); err != nil {
 		return err
@@ -190,7 +193,7 @@ func (b *bench) yearLists(ctx context.Context, pool *pgxpool.Pool) error {
 	for _, q := range cases {
 		var lat []time.Duration
 		var total string
-		for range 40 {
+		for range samples {
 			t := time.Now()
 			resp, err := b.client.Get(b.api + "/api/backtests?limit=20&" + q)
 			if err != nil {
