@@ -22,9 +22,10 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15);
 -- name: InsertResultEquity :exec
 -- Times, values and cash: returns and drawdowns are derived from the values on reading
 -- (engine.DeriveEquity, and the result_equity view).
--- The times are stored as the first and the steps between them (equity_steps).
+-- The times are stored as the first and the steps (µs) to each next one, the first step 0
+-- (as equity_steps computes them in SQL).
 INSERT INTO result_equity_series (task_id, ts_first, ts_steps, value, cash)
-VALUES (@task_id, (@ts::timestamptz[])[1], equity_steps(@ts::timestamptz[]), @value::float8[], @cash::float8[]);
+VALUES (@task_id, @ts_first::timestamptz, @ts_steps::bigint[], @value::float8[], @cash::float8[]);
 
 -- name: GetResult :one
 SELECT * FROM results WHERE task_id = $1;

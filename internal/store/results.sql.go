@@ -372,23 +372,26 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 
 const insertResultEquity = `-- name: InsertResultEquity :exec
 INSERT INTO result_equity_series (task_id, ts_first, ts_steps, value, cash)
-VALUES ($1, ($2::timestamptz[])[1], equity_steps($2::timestamptz[]), $3::float8[], $4::float8[])
+VALUES ($1, $2::timestamptz, $3::bigint[], $4::float8[], $5::float8[])
 `
 
 type InsertResultEquityParams struct {
-	TaskID string      `json:"task_id"`
-	Ts     []time.Time `json:"ts"`
-	Value  []float64   `json:"value"`
-	Cash   []float64   `json:"cash"`
+	TaskID  string    `json:"task_id"`
+	TsFirst time.Time `json:"ts_first"`
+	TsSteps []int64   `json:"ts_steps"`
+	Value   []float64 `json:"value"`
+	Cash    []float64 `json:"cash"`
 }
 
 // Times, values and cash: returns and drawdowns are derived from the values on reading
 // (engine.DeriveEquity, and the result_equity view).
-// The times are stored as the first and the steps between them (equity_steps).
+// The times are stored as the first and the steps (µs) to each next one, the first step 0
+// (as equity_steps computes them in SQL).
 func (q *Queries) InsertResultEquity(ctx context.Context, db DBTX, arg InsertResultEquityParams) error {
 	_, err := db.Exec(ctx, insertResultEquity,
 		arg.TaskID,
-		arg.Ts,
+		arg.TsFirst,
+		arg.TsSteps,
 		arg.Value,
 		arg.Cash,
 	)
