@@ -35,6 +35,7 @@ import (
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/retention"
 	"github.com/backtestd/backtestd/internal/runner"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/strategy"
@@ -298,4 +299,15 @@ func CreateBIRole(ctx context.Context, cfg Config, log *slog.Logger, name, passw
 	}
 	defer db.Close()
 	return db.Store.CreateBIRole(ctx, name, password)
+}
+
+// Prune deletes finished, unpinned runs and studies as o says (`backtestd prune`; see
+// internal/retention).
+func Prune(ctx context.Context, cfg Config, log *slog.Logger, o retention.Options) (retention.Report, error) {
+	db, err := openDatabase(ctx, cfg, orDefault(log))
+	if err != nil {
+		return retention.Report{}, err
+	}
+	defer db.Close()
+	return retention.New(db.Store, log).Prune(ctx, o)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/retention"
 	"github.com/backtestd/backtestd/internal/runner"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/studies"
@@ -100,6 +101,9 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 		// several processes at once is harmless.
 		go every(sweepCtx, time.Minute, rt.sweep)
 		go every(sweepCtx, cfg.LeaseTimeout/3, rt.reap)
+		if cfg.Retention > 0 {
+			go retention.New(st, log).Schedule(sweepCtx, cfg.Retention, 24*time.Hour)
+		}
 	}
 	return rt, nil
 }

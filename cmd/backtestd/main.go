@@ -9,6 +9,7 @@
 //	backtestd user      manage accounts (team mode)
 //	backtestd token     manage API tokens
 //	backtestd bi-role   create a read-only PostgreSQL role for BI tools
+//	backtestd prune     delete finished runs and studies older than an age
 package main
 
 import (
@@ -52,6 +53,7 @@ commands:
   user      manage accounts: user add|list|set-role|set-password|disable|enable
   token     manage API tokens: token create|list|revoke
   bi-role   create a PostgreSQL role that reads only the bi_* views: bi-role create NAME
+  prune     delete finished, unpinned runs and studies: prune --older-than 180d [--export FILE]
 
 Run 'backtestd <command> -h' for a command's flags.
 `
@@ -89,6 +91,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return tokenCmd(ctx, rest, getenv, stdout, stderr)
 	case "bi-role":
 		return biRoleCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "prune":
+		return pruneCmd(ctx, rest, getenv, stdout, stderr)
 	case "pgctl":
 		return pgctl(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":

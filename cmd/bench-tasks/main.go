@@ -23,6 +23,10 @@
 //	         codes and the API process's (-pid) peak resident memory (not in the default
 //	         set: a service with accounts on, AUTH=on, on 127.0.0.1; it needs no user, and
 //	         uploads nothing)
+//	year     -results (100,000) completed results in the database: -seeds (300) real runs
+//	         through the API cloned in SQL, then the runs list's pages (every sort, filter,
+//	         depth; paging to the end by cursor), the BI queries of docs/sql.md and the bytes
+//	         per result (not in the default set; -fill=false measures a database filled before)
 //	heavyreads  -heavy (8) concurrent full-resolution candlestick charts (max_points=0) of
 //	         a stored 300,000-bar result: the API's peak resident memory (-pid: its process
 //	         id) and /health latency during them (not in the default set)
@@ -110,7 +114,8 @@ func run() error {
 	var distinct bool
 	var soak time.Duration
 	var studyCSV, backtrader string
-	var signins int
+	var signins, yearResults, yearSeeds, yearSamples int
+	var yearFill bool
 	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
 	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
 	flag.StringVar(&only, "only", "latency,events,flood", "which benchmarks to run")
@@ -127,6 +132,10 @@ func run() error {
 	flag.StringVar(&backtrader, "backtrader", "", "-only study: backtrader's source directory, to time its optstrategy on the same grid")
 	flag.IntVar(&signins, "signins", 200, "sign-ins at once for -only signin")
 	flag.IntVar(&pid, "pid", 0, "-only signin, heavyreads: the API process, whose memory is read from /proc")
+	flag.IntVar(&yearResults, "results", 100000, "-only year: completed results to fill the database with")
+	flag.IntVar(&yearSeeds, "seeds", 300, "-only year: real runs the clones copy")
+	flag.IntVar(&yearSamples, "samples", 40, "-only year: requests timed per runs-list page")
+	flag.BoolVar(&yearFill, "fill", true, "-only year: run and clone first (false: measure the database as it is)")
 	flag.Parse()
 	b.api = strings.TrimRight(b.api, "/")
 	want := strings.Split(only, ",")
@@ -178,6 +187,11 @@ func run() error {
 	if slices.Contains(want, "soak") {
 		if err := b.soak(soak); err != nil {
 			return fmt.Errorf("soak: %w", err)
+		}
+	}
+	if slices.Contains(want, "year") {
+		if err := b.year(yearResults, yearSeeds, yearSamples, yearFill); err != nil {
+			return fmt.Errorf("year: %w", err)
 		}
 	}
 	if slices.Contains(want, "flood") {

@@ -9,19 +9,18 @@ SELECT r.task_id, t.strategy_id, t.strategy_version, s.name AS strategy_name, t.
        r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss,
        r.sqn, r.bars, t.created_at AS task_created_at, r.created_at AS result_created_at,
        t.symbols, t.timeframe, t.benchmark,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "benchmark_return").value') #>> '{}')::float8 AS benchmark_return,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "alpha").value') #>> '{}')::float8 AS alpha,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "beta").value') #>> '{}')::float8 AS beta,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "correlation").value') #>> '{}')::float8 AS correlation,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "tracking_error").value') #>> '{}')::float8 AS tracking_error,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "information_ratio").value') #>> '{}')::float8 AS information_ratio,
+       r.benchmark_return,
+       r.alpha,
+       r.beta,
+       r.correlation,
+       r.tracking_error,
+       r.information_ratio,
        t.timezone,
        (SELECT bool_or(c.lookahead) FROM lookahead_checks c
          WHERE c.strategy_id = t.strategy_id AND c.strategy_version = t.strategy_version) AS lookahead
 FROM results r
 JOIN tasks t ON t.id = r.task_id
-LEFT JOIN strategies s ON s.id = t.strategy_id
-LEFT JOIN result_statistics st ON st.task_id = r.task_id;
+LEFT JOIN strategies s ON s.id = t.strategy_id;
 
 -- +goose Down
 DROP VIEW bi_results;
@@ -33,14 +32,13 @@ SELECT r.task_id, t.strategy_id, t.strategy_version, s.name AS strategy_name, t.
        r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss,
        r.sqn, r.bars, t.created_at AS task_created_at, r.created_at AS result_created_at,
        t.symbols, t.timeframe, t.benchmark,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "benchmark_return").value') #>> '{}')::float8 AS benchmark_return,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "alpha").value') #>> '{}')::float8 AS alpha,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "beta").value') #>> '{}')::float8 AS beta,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "correlation").value') #>> '{}')::float8 AS correlation,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "tracking_error").value') #>> '{}')::float8 AS tracking_error,
-       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "information_ratio").value') #>> '{}')::float8 AS information_ratio,
+       r.benchmark_return,
+       r.alpha,
+       r.beta,
+       r.correlation,
+       r.tracking_error,
+       r.information_ratio,
        t.timezone
 FROM results r
 JOIN tasks t ON t.id = r.task_id
-LEFT JOIN strategies s ON s.id = t.strategy_id
-LEFT JOIN result_statistics st ON st.task_id = r.task_id;
+LEFT JOIN strategies s ON s.id = t.strategy_id;

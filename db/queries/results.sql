@@ -22,8 +22,10 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15);
 -- name: InsertResultEquity :exec
 -- Times, values and cash: returns and drawdowns are derived from the values on reading
 -- (engine.DeriveEquity, and the result_equity view).
-INSERT INTO result_equity_series (task_id, ts, value, cash)
-VALUES ($1, $2, $3, $4);
+-- The times are stored as the first and the steps (µs) to each next one, the first step 0
+-- (as equity_steps computes them in SQL).
+INSERT INTO result_equity_series (task_id, ts_first, ts_steps, value, cash)
+VALUES (@task_id, @ts_first::timestamptz, @ts_steps::bigint[], @value::float8[], @cash::float8[]);
 
 -- name: GetResult :one
 SELECT * FROM results WHERE task_id = $1;
@@ -62,11 +64,12 @@ SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq;
 SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3;
 
 -- name: GetResultEquity :one
-SELECT ts, value, cash FROM result_equity_series WHERE task_id = $1;
+-- The times as stored: the first and the steps (µs) to each next (results.equityTimes).
+SELECT ts_first, ts_steps, value, cash FROM result_equity_series WHERE task_id = $1;
 
 -- name: GetResultEquityValues :one
 -- The equity curve's times and values only: what the statistics record reads.
-SELECT ts, value FROM result_equity_series WHERE task_id = $1;
+SELECT ts_first, ts_steps, value FROM result_equity_series WHERE task_id = $1;
 
 -- name: InsertResultStatistics :exec
 INSERT INTO result_statistics (task_id, record) VALUES ($1, $2);

@@ -62,6 +62,9 @@ type Config struct {
 	// ReadMemoryMB (READ_MEMORY_MB) is the memory, in MiB, that the API's heavy reads
 	// (charts, exports and comparisons of long results) may hold at once.
 	ReadMemoryMB int
+	// Retention (RETENTION, an age such as 180d; 0: off) makes the service delete finished,
+	// unpinned runs and studies older than it, once a day.
+	Retention time.Duration
 }
 
 // Load parses args (without the program and subcommand names) over the environment.
@@ -82,7 +85,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		hdrTO, readTO, idleTO, hdrMax string
 		wsMax, wsPerAddr, wsRate      string
 		wsBurst, lease, sessionTTL    string
-		userMax, readMem              string
+		userMax, readMem, keep        string
 	)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private cluster in the data dir")
@@ -123,10 +126,16 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	fs.StringVar(&wsBurst, "ws-msg-burst", env("WS_MSG_BURST", "100"), "client messages one WebSocket may send at once before -ws-msg-rate applies")
 	fs.StringVar(&readMem, "read-memory-mb", env("READ_MEMORY_MB", "160"), "MiB that heavy reads (charts, exports, comparisons of long results) may hold at once; a read waits for its share, then answers 503 with Retry-After, and one larger than all of it 413")
 	fs.StringVar(&grace, "shutdown-grace", env("SHUTDOWN_GRACE", "30s"), "on SIGTERM, how long running backtests may take to finish before the rest go back to the queue")
+	fs.StringVar(&keep, "retention", env("RETENTION", ""), "once a day, delete finished runs and studies older than this age (e.g. 180d) that nobody pinned; empty: keep everything")
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
 	}
 	var err error
+	if keep != "" && keep != "0" {
+		if c.Retention, err = ParseAge(keep); err != nil {
+			return c, fs, fmt.Errorf("retention: %w", err)
+		}
+	}
 	if c.Workers, err = strconv.Atoi(workers); err != nil || c.Workers < 0 {
 		return c, fs, fmt.Errorf("workers: want a number >= 0, got %q", workers)
 	}
@@ -273,4 +282,36 @@ func (c Config) AccountsOn(hasUsers bool) bool {
 		return false
 	}
 	return hasUsers || !c.Loopback()
+}
+
+// ParseAge reads an age such as 180d, 26w, 36h or 90m (Go durations, plus d for days and w
+// for weeks). It must be positive.
+func ParseAge(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	bad := fmt.Errorf("invalid age %q: use a number of days, weeks or hours such as 180d, 26w or 36h", s)
+	var d time.Duration
+	switch {
+	case strings.HasSuffix(s, "d"), strings.HasSuffix(s, "w"):
+		n, err := strconv.ParseFloat(s[:len(s)-1], 64)
+		if err != nil {
+			return 0, bad
+		}
+		unit := 24 * time.Hour
+		if strings.HasSuffix(s, "w") {
+			unit *= 7
+		}
+		if n > 1e5 {
+			return 0, bad
+		}
+		d = time.Duration(n * float64(unit))
+	default:
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, bad
+		}
+	}
+	if d <= 0 {
+		return 0, bad
+	}
+	return d, nil
 }

@@ -142,3 +142,39 @@ func TestAccountsOn(t *testing.T) {
 		t.Error("AUTH=maybe accepted")
 	}
 }
+
+func TestParseAge(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"180d", 180 * 24 * time.Hour, true},
+		{"26w", 26 * 7 * 24 * time.Hour, true},
+		{"36h", 36 * time.Hour, true},
+		{" 1.5d ", 36 * time.Hour, true},
+		{"0d", 0, false},
+		{"-3d", 0, false},
+		{"d", 0, false},
+		{"180", 0, false},
+		{"soon", 0, false},
+		{"1e9d", 0, false},
+	} {
+		got, err := ParseAge(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseAge(%q) = %v, %v; want %v (ok %v)", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+	c, _, err := Load("serve", []string{"-retention", "180d"}, func(string) string { return "" })
+	if err != nil || c.Retention != 180*24*time.Hour {
+		t.Errorf("-retention 180d: %v, %v", c.Retention, err)
+	}
+	if _, _, err := Load("serve", nil, func(k string) string {
+		if k == "RETENTION" {
+			return "forever"
+		}
+		return ""
+	}); err == nil {
+		t.Error("RETENTION=forever was accepted")
+	}
+}

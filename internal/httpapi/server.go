@@ -27,6 +27,7 @@ import (
 	"github.com/backtestd/backtestd/internal/procstat"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
+	"github.com/backtestd/backtestd/internal/retention"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/strategy"
 	"github.com/backtestd/backtestd/internal/studies"
@@ -108,8 +109,10 @@ type Server struct {
 	ws      *wsGate // WebSocket connection caps, shared by all of this handler's sockets
 	reads   *readBudget
 	auth    *auth.Service
-	reg     *prometheus.Registry
-	httpm   *httpMetrics
+	// retention pins runs and studies and prunes old ones (over store).
+	retention *retention.Service
+	reg       *prometheus.Registry
+	httpm     *httpMetrics
 }
 
 // New builds the API handler.
@@ -132,6 +135,9 @@ func New(cfg Config, deps Deps) http.Handler {
 	}
 	if s.results = deps.Results; s.results == nil && deps.Store != nil {
 		s.results = results.NewService(deps.Store.Pool)
+	}
+	if deps.Store != nil {
+		s.retention = retention.New(deps.Store, s.log)
 	}
 	if s.report = deps.Report; s.report == nil && s.results != nil {
 		s.report = report.New(s.results, s.data.Bars)
@@ -179,6 +185,7 @@ func (s *Server) routes() chi.Router {
 	s.mountData(r)
 	s.mountUI(r)
 	s.mountAccounts(r)
+	r.Post("/api/admin/prune", s.handleIf(s.retention != nil, "Retention", s.prune))
 	checkRoutes(r)
 	return r
 }

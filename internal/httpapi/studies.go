@@ -31,6 +31,8 @@ func (s *Server) mountStudies(r chi.Router) {
 			r.Get("/", h.handle(h.get))
 			r.Delete("/", h.handle(h.cancel))
 			r.Post("/retry", h.handle(h.retry))
+			r.Post("/pin", h.handle(h.pin(true)))
+			r.Delete("/pin", h.handle(h.pin(false)))
 			r.Get("/results", h.handle(h.results))
 			r.Get("/heatmap", h.handle(h.heatmap))
 			r.Get("/convergence", h.handle(h.convergence))

@@ -37,6 +37,8 @@ func (s *Server) mountTasks(r chi.Router) {
 			r.Delete("/", h.handle(h.cancel))
 			r.Post("/retry", h.handle(h.retry))
 			r.Post("/delete", h.handle(h.remove))
+			r.Post("/pin", h.handle(h.pin(true)))
+			r.Delete("/pin", h.handle(h.pin(false)))
 			r.Get("/logs", h.handle(h.logs))
 			r.Get("/progress", h.handle(h.progress))
 		})
@@ -75,7 +77,8 @@ func (h *taskHandlers) create(w http.ResponseWriter, r *http.Request) error {
 }
 
 // list serves the runs list: a bare array (as api/openapi.yaml has it) and, with count=true, the
-// number of tasks the filter matches in X-Total-Count, for paging. Counting is asked for,
+// number of tasks the filter matches in X-Total-Count (up to tasks.CountCap; X-Total-Count-Capped
+// says there are more), and the cursor of the next page in X-Next-Cursor (cursor=...), for paging. Counting is asked for,
 // not done on every read: clients polling the list need not pay for it.
 func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
@@ -103,14 +106,21 @@ func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 			return apperr.Invalid("Invalid count '%s': use true or false", c)
 		}
 	}
-	list, total, err := h.svc.List(r.Context(), f)
+	f.Cursor = strings.TrimSpace(q.Get("cursor"))
+	page, err := h.svc.List(r.Context(), f)
 	if err != nil {
 		return err
 	}
 	if f.Count {
-		w.Header().Set("X-Total-Count", strconv.Itoa(total))
+		w.Header().Set("X-Total-Count", strconv.Itoa(page.Total))
+		if page.Capped { // at least this many: counting stops there
+			w.Header().Set("X-Total-Count-Capped", "true")
+		}
 	}
-	writeJSON(w, http.StatusOK, list)
+	if page.Next != "" {
+		w.Header().Set("X-Next-Cursor", page.Next)
+	}
+	writeJSON(w, http.StatusOK, page.Tasks)
 	return nil
 }
 

@@ -181,3 +181,18 @@ func (c *Cluster) chown(path string) error {
 	}
 	return nil
 }
+
+// Tool is the path of one of PostgreSQL's programs (pg_dump, pg_restore, pg_basebackup…)
+// from the server binaries the cluster uses, so that a dump is made by the server's own
+// version.
+func Tool(name string) (string, error) {
+	bin, err := findBinDir(exec.LookPath, "/usr/lib/postgresql/*/bin")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(bin, name)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%s not found beside pg_ctl in %s: %w", name, bin, err)
+	}
+	return p, nil
+}

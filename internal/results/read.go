@@ -351,7 +351,7 @@ func storedEquity(ctx context.Context, db store.DBTX, taskID string, initialCash
 	if valuesOnly {
 		var v store.GetResultEquityValuesRow
 		v, err = q.GetResultEquityValues(ctx, db, taskID)
-		r.Ts, r.Value = v.Ts, v.Value
+		r.TsFirst, r.TsSteps, r.Value = v.TsFirst, v.TsSteps, v.Value
 	} else {
 		r, err = q.GetResultEquity(ctx, db, taskID)
 	}
@@ -361,8 +361,18 @@ func storedEquity(ctx context.Context, db store.DBTX, taskID string, initialCash
 	if err != nil {
 		return nil, fmt.Errorf("equity of %s: %w", taskID, err)
 	}
-	out := make([]engine.EquityPoint, len(r.Ts))
-	for i, t := range r.Ts {
+	if len(r.TsSteps) != len(r.Value) || (len(r.TsSteps) > 0 && r.TsFirst == nil) {
+		return nil, fmt.Errorf("equity of %s: %d times for %d values", taskID, len(r.TsSteps), len(r.Value))
+	}
+	out := make([]engine.EquityPoint, len(r.TsSteps))
+	// The times are stored as the first and the step to each next one, in microseconds
+	// (migration 00044; the SQL function equity_times does the same for the views).
+	var t time.Time
+	if r.TsFirst != nil {
+		t = *r.TsFirst
+	}
+	for i, step := range r.TsSteps {
+		t = t.Add(time.Duration(step) * time.Microsecond)
 		out[i] = engine.EquityPoint{Time: t, Value: r.Value[i]}
 		if !valuesOnly {
 			out[i].Cash = r.Cash[i]

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/store"
@@ -114,9 +113,15 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 	if len(res.Equity) > 0 {
 		n := len(res.Equity)
 		// Returns and drawdowns are not stored: they follow from the values (engine.DeriveEquity).
-		row := store.InsertResultEquityParams{TaskID: taskID, Ts: make([]time.Time, n), Value: make([]float64, n), Cash: make([]float64, n)}
+		// The times as the first and the step to each next one, in microseconds (migration
+		// 00044): a daily series' steps repeat, and compress to almost nothing.
+		row := store.InsertResultEquityParams{TaskID: taskID, TsFirst: res.Equity[0].Time, TsSteps: make([]int64, n),
+			Value: make([]float64, n), Cash: make([]float64, n)}
+		prev := res.Equity[0].Time
 		for i, p := range res.Equity {
-			row.Ts[i], row.Value[i], row.Cash[i] = p.Time, p.Value, p.Cash
+			row.TsSteps[i] = p.Time.Sub(prev).Microseconds()
+			prev = p.Time
+			row.Value[i], row.Cash[i] = p.Value, p.Cash
 		}
 		if err := q.InsertResultEquity(ctx, db, row); err != nil {
 			return fmt.Errorf("save result %s: equity: %w", taskID, err)

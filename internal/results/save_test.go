@@ -177,3 +177,33 @@ func TestSymbolsOfResultsStoredBefore(t *testing.T) {
 		t.Errorf("derived %+v, engine's %+v", d, s)
 	}
 }
+
+// TestEquityTimeStepsRoundTrip: equity times are stored as the first and the steps between
+// them; reading them back gives the same instants to the microsecond, across decades, daylight
+// saving changes (the session's zone), sub-second times, gaps and repeated times.
+func TestEquityTimeStepsRoundTrip(t *testing.T) {
+	t.Parallel()
+	b := resultstest.Setup(t)
+	for _, zone := range []string{"UTC", "America/New_York", "Australia/Lord_Howe"} {
+		var same bool
+		var n int
+		err := b.Store.Pool.QueryRow(b.Ctx, `SELECT set_config('TimeZone', $1, false) IS NOT NULL`, zone).Scan(&same)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = b.Store.Pool.QueryRow(b.Ctx, `WITH s AS (
+			SELECT array_agg(t ORDER BY g) AS ts FROM (
+				SELECT g, timestamptz '1990-03-10 23:59:59.999999+00' + g * interval '37 hours 13 minutes 0.000123 seconds' AS t
+				FROM generate_series(0, 9000) g
+				UNION ALL SELECT 9001, timestamptz '2030-01-01 00:00:00.5+00'
+				UNION ALL SELECT 9002, timestamptz '2030-01-01 00:00:00.5+00') x)
+			SELECT equity_times(ts[1], equity_steps(ts)) = ts, cardinality(ts) FROM s`).Scan(&same, &n)
+		if err != nil || !same || n != 9003 {
+			t.Errorf("zone %s: %d times read back the same: %v (%v)", zone, n, same, err)
+		}
+	}
+	var empty []string
+	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT equity_times(NULL, equity_steps('{}'))::text[]`).Scan(&empty); err != nil || len(empty) != 0 {
+		t.Errorf("an empty series: %v %v", empty, err)
+	}
+}

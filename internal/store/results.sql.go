@@ -76,7 +76,7 @@ func (q *Queries) DeleteResult(ctx context.Context, db DBTX, taskID string) erro
 }
 
 const getResult = `-- name: GetResult :one
-SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol FROM results WHERE task_id = $1
+SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol, benchmark_return, alpha, beta, correlation, tracking_error, information_ratio FROM results WHERE task_id = $1
 `
 
 func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result, error) {
@@ -106,41 +106,55 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 		&i.Analyzers,
 		&i.CreatedAt,
 		&i.BySymbol,
+		&i.BenchmarkReturn,
+		&i.Alpha,
+		&i.Beta,
+		&i.Correlation,
+		&i.TrackingError,
+		&i.InformationRatio,
 	)
 	return i, err
 }
 
 const getResultEquity = `-- name: GetResultEquity :one
-SELECT ts, value, cash FROM result_equity_series WHERE task_id = $1
+SELECT ts_first, ts_steps, value, cash FROM result_equity_series WHERE task_id = $1
 `
 
 type GetResultEquityRow struct {
-	Ts    []time.Time `json:"ts"`
-	Value []float64   `json:"value"`
-	Cash  []float64   `json:"cash"`
+	TsFirst *time.Time `json:"ts_first"`
+	TsSteps []int64    `json:"ts_steps"`
+	Value   []float64  `json:"value"`
+	Cash    []float64  `json:"cash"`
 }
 
+// The times as stored: the first and the steps (µs) to each next (results.equityTimes).
 func (q *Queries) GetResultEquity(ctx context.Context, db DBTX, taskID string) (GetResultEquityRow, error) {
 	row := db.QueryRow(ctx, getResultEquity, taskID)
 	var i GetResultEquityRow
-	err := row.Scan(&i.Ts, &i.Value, &i.Cash)
+	err := row.Scan(
+		&i.TsFirst,
+		&i.TsSteps,
+		&i.Value,
+		&i.Cash,
+	)
 	return i, err
 }
 
 const getResultEquityValues = `-- name: GetResultEquityValues :one
-SELECT ts, value FROM result_equity_series WHERE task_id = $1
+SELECT ts_first, ts_steps, value FROM result_equity_series WHERE task_id = $1
 `
 
 type GetResultEquityValuesRow struct {
-	Ts    []time.Time `json:"ts"`
-	Value []float64   `json:"value"`
+	TsFirst *time.Time `json:"ts_first"`
+	TsSteps []int64    `json:"ts_steps"`
+	Value   []float64  `json:"value"`
 }
 
 // The equity curve's times and values only: what the statistics record reads.
 func (q *Queries) GetResultEquityValues(ctx context.Context, db DBTX, taskID string) (GetResultEquityValuesRow, error) {
 	row := db.QueryRow(ctx, getResultEquityValues, taskID)
 	var i GetResultEquityValuesRow
-	err := row.Scan(&i.Ts, &i.Value)
+	err := row.Scan(&i.TsFirst, &i.TsSteps, &i.Value)
 	return i, err
 }
 
@@ -167,7 +181,7 @@ func (q *Queries) GetResultStatistics(ctx context.Context, db DBTX, taskID strin
 }
 
 const getResultWithTask = `-- name: GetResultWithTask :one
-SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
+SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, r.benchmark_return, r.alpha, r.beta, r.correlation, r.tracking_error, r.information_ratio, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
        t.strategy_id, t.strategy_version, t.strategy_params, t.commission,
        COALESCE(s.name, '')::text AS strategy_name
 FROM results r
@@ -200,6 +214,12 @@ type GetResultWithTaskRow struct {
 	Analyzers           json.RawMessage `json:"analyzers"`
 	CreatedAt           time.Time       `json:"created_at"`
 	BySymbol            json.RawMessage `json:"by_symbol"`
+	BenchmarkReturn     *float64        `json:"benchmark_return"`
+	Alpha               *float64        `json:"alpha"`
+	Beta                *float64        `json:"beta"`
+	Correlation         *float64        `json:"correlation"`
+	TrackingError       *float64        `json:"tracking_error"`
+	InformationRatio    *float64        `json:"information_ratio"`
 	Status              string          `json:"status"`
 	DataSource          string          `json:"data_source"`
 	Symbol              string          `json:"symbol"`
@@ -243,6 +263,12 @@ func (q *Queries) GetResultWithTask(ctx context.Context, db DBTX, taskID string)
 		&i.Analyzers,
 		&i.CreatedAt,
 		&i.BySymbol,
+		&i.BenchmarkReturn,
+		&i.Alpha,
+		&i.Beta,
+		&i.Correlation,
+		&i.TrackingError,
+		&i.InformationRatio,
 		&i.Status,
 		&i.DataSource,
 		&i.Symbol,
@@ -345,23 +371,27 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 }
 
 const insertResultEquity = `-- name: InsertResultEquity :exec
-INSERT INTO result_equity_series (task_id, ts, value, cash)
-VALUES ($1, $2, $3, $4)
+INSERT INTO result_equity_series (task_id, ts_first, ts_steps, value, cash)
+VALUES ($1, $2::timestamptz, $3::bigint[], $4::float8[], $5::float8[])
 `
 
 type InsertResultEquityParams struct {
-	TaskID string      `json:"task_id"`
-	Ts     []time.Time `json:"ts"`
-	Value  []float64   `json:"value"`
-	Cash   []float64   `json:"cash"`
+	TaskID  string    `json:"task_id"`
+	TsFirst time.Time `json:"ts_first"`
+	TsSteps []int64   `json:"ts_steps"`
+	Value   []float64 `json:"value"`
+	Cash    []float64 `json:"cash"`
 }
 
 // Times, values and cash: returns and drawdowns are derived from the values on reading
 // (engine.DeriveEquity, and the result_equity view).
+// The times are stored as the first and the steps (µs) to each next one, the first step 0
+// (as equity_steps computes them in SQL).
 func (q *Queries) InsertResultEquity(ctx context.Context, db DBTX, arg InsertResultEquityParams) error {
 	_, err := db.Exec(ctx, insertResultEquity,
 		arg.TaskID,
-		arg.Ts,
+		arg.TsFirst,
+		arg.TsSteps,
 		arg.Value,
 		arg.Cash,
 	)

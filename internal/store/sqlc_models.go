@@ -78,17 +78,17 @@ type BiEquity struct {
 }
 
 type BiExecution struct {
-	TaskID     string    `json:"task_id"`
-	Seq        int32     `json:"seq"`
-	Symbol     string    `json:"symbol"`
-	Ts         time.Time `json:"ts"`
-	Side       string    `json:"side"`
-	ExecType   string    `json:"exec_type"`
-	Price      float64   `json:"price"`
-	Size       float64   `json:"size"`
-	Value      float64   `json:"value"`
-	Commission float64   `json:"commission"`
-	Pnl        float64   `json:"pnl"`
+	TaskID     string      `json:"task_id"`
+	Seq        int32       `json:"seq"`
+	Symbol     interface{} `json:"symbol"`
+	Ts         time.Time   `json:"ts"`
+	Side       string      `json:"side"`
+	ExecType   string      `json:"exec_type"`
+	Price      float64     `json:"price"`
+	Size       float64     `json:"size"`
+	Value      float64     `json:"value"`
+	Commission float64     `json:"commission"`
+	Pnl        float64     `json:"pnl"`
 }
 
 type BiLookaheadCheck struct {
@@ -143,12 +143,12 @@ type BiResult struct {
 	Symbols             []string        `json:"symbols"`
 	Timeframe           string          `json:"timeframe"`
 	Benchmark           string          `json:"benchmark"`
-	BenchmarkReturn     float64         `json:"benchmark_return"`
-	Alpha               float64         `json:"alpha"`
-	Beta                float64         `json:"beta"`
-	Correlation         float64         `json:"correlation"`
-	TrackingError       float64         `json:"tracking_error"`
-	InformationRatio    float64         `json:"information_ratio"`
+	BenchmarkReturn     *float64        `json:"benchmark_return"`
+	Alpha               *float64        `json:"alpha"`
+	Beta                *float64        `json:"beta"`
+	Correlation         *float64        `json:"correlation"`
+	TrackingError       *float64        `json:"tracking_error"`
+	InformationRatio    *float64        `json:"information_ratio"`
 	Timezone            string          `json:"timezone"`
 	Lookahead           bool            `json:"lookahead"`
 }
@@ -244,20 +244,20 @@ type BiSymbol struct {
 }
 
 type BiTrade struct {
-	TaskID     string     `json:"task_id"`
-	Seq        int32      `json:"seq"`
-	Symbol     string     `json:"symbol"`
-	IsOpen     bool       `json:"is_open"`
-	OpenTs     time.Time  `json:"open_ts"`
-	CloseTs    *time.Time `json:"close_ts"`
-	Size       float64    `json:"size"`
-	EntryPrice float64    `json:"entry_price"`
-	ExitPrice  *float64   `json:"exit_price"`
-	PnlGross   float64    `json:"pnl_gross"`
-	PnlNet     float64    `json:"pnl_net"`
-	Commission float64    `json:"commission"`
-	BarLen     int32      `json:"bar_len"`
-	Tradeid    int32      `json:"tradeid"`
+	TaskID     string      `json:"task_id"`
+	Seq        int32       `json:"seq"`
+	Symbol     interface{} `json:"symbol"`
+	IsOpen     bool        `json:"is_open"`
+	OpenTs     time.Time   `json:"open_ts"`
+	CloseTs    *time.Time  `json:"close_ts"`
+	Size       float64     `json:"size"`
+	EntryPrice float64     `json:"entry_price"`
+	ExitPrice  *float64    `json:"exit_price"`
+	PnlGross   float64     `json:"pnl_gross"`
+	PnlNet     float64     `json:"pnl_net"`
+	Commission float64     `json:"commission"`
+	BarLen     int32       `json:"bar_len"`
+	Tradeid    int32       `json:"tradeid"`
 }
 
 type DataSource struct {
@@ -310,6 +310,12 @@ type Result struct {
 	Analyzers           json.RawMessage `json:"analyzers"`
 	CreatedAt           time.Time       `json:"created_at"`
 	BySymbol            json.RawMessage `json:"by_symbol"`
+	BenchmarkReturn     *float64        `json:"benchmark_return"`
+	Alpha               *float64        `json:"alpha"`
+	Beta                *float64        `json:"beta"`
+	Correlation         *float64        `json:"correlation"`
+	TrackingError       *float64        `json:"tracking_error"`
+	InformationRatio    *float64        `json:"information_ratio"`
 }
 
 type ResultEquity struct {
@@ -324,10 +330,11 @@ type ResultEquity struct {
 }
 
 type ResultEquitySeries struct {
-	TaskID string      `json:"task_id"`
-	Ts     []time.Time `json:"ts"`
-	Value  []float64   `json:"value"`
-	Cash   []float64   `json:"cash"`
+	TaskID  string     `json:"task_id"`
+	Value   []float64  `json:"value"`
+	Cash    []float64  `json:"cash"`
+	TsFirst *time.Time `json:"ts_first"`
+	TsSteps []int64    `json:"ts_steps"`
 }
 
 type ResultExecution struct {
@@ -436,6 +443,7 @@ type Study struct {
 	CompletedAt     *time.Time      `json:"completed_at"`
 	WalkForward     json.RawMessage `json:"walk_forward"`
 	Folds           int32           `json:"folds"`
+	PinnedAt        *time.Time      `json:"pinned_at"`
 }
 
 type StudyBatch struct {
@@ -524,35 +532,41 @@ type Symbol struct {
 }
 
 type Task struct {
-	ID              string          `json:"id"`
-	StrategyID      string          `json:"strategy_id"`
-	StrategyVersion int32           `json:"strategy_version"`
-	Status          string          `json:"status"`
-	DataSource      string          `json:"data_source"`
-	Symbol          string          `json:"symbol"`
-	StartDate       time.Time       `json:"start_date"`
-	EndDate         time.Time       `json:"end_date"`
-	InitialCash     float64         `json:"initial_cash"`
-	Commission      float64         `json:"commission"`
-	StrategyParams  json.RawMessage `json:"strategy_params"`
-	SessionID       string          `json:"session_id"`
-	Progress        float64         `json:"progress"`
-	CurrentBar      int32           `json:"current_bar"`
-	TotalBars       int32           `json:"total_bars"`
-	Error           *string         `json:"error"`
-	Attempt         int32           `json:"attempt"`
-	JobID           *int64          `json:"job_id"`
-	CreatedAt       time.Time       `json:"created_at"`
-	StartedAt       *time.Time      `json:"started_at"`
-	CompletedAt     *time.Time      `json:"completed_at"`
-	Lease           *int64          `json:"lease"`
-	HeartbeatAt     *time.Time      `json:"heartbeat_at"`
-	Worker          *string         `json:"worker"`
-	Symbols         []string        `json:"symbols"`
-	Timeframe       string          `json:"timeframe"`
-	Benchmark       string          `json:"benchmark"`
-	Timezone        string          `json:"timezone"`
-	CreatedBy       *string         `json:"created_by"`
+	ID                string          `json:"id"`
+	StrategyID        string          `json:"strategy_id"`
+	StrategyVersion   int32           `json:"strategy_version"`
+	Status            string          `json:"status"`
+	DataSource        string          `json:"data_source"`
+	Symbol            string          `json:"symbol"`
+	StartDate         time.Time       `json:"start_date"`
+	EndDate           time.Time       `json:"end_date"`
+	InitialCash       float64         `json:"initial_cash"`
+	Commission        float64         `json:"commission"`
+	StrategyParams    json.RawMessage `json:"strategy_params"`
+	SessionID         string          `json:"session_id"`
+	Progress          float64         `json:"progress"`
+	CurrentBar        int32           `json:"current_bar"`
+	TotalBars         int32           `json:"total_bars"`
+	Error             *string         `json:"error"`
+	Attempt           int32           `json:"attempt"`
+	JobID             *int64          `json:"job_id"`
+	CreatedAt         time.Time       `json:"created_at"`
+	StartedAt         *time.Time      `json:"started_at"`
+	CompletedAt       *time.Time      `json:"completed_at"`
+	Lease             *int64          `json:"lease"`
+	HeartbeatAt       *time.Time      `json:"heartbeat_at"`
+	Worker            *string         `json:"worker"`
+	Symbols           []string        `json:"symbols"`
+	Timeframe         string          `json:"timeframe"`
+	Benchmark         string          `json:"benchmark"`
+	Timezone          string          `json:"timezone"`
+	CreatedBy         *string         `json:"created_by"`
+	PinnedAt          *time.Time      `json:"pinned_at"`
+	FigTotalReturn    *float64        `json:"fig_total_return"`
+	FigMaxDrawdownPct *float64        `json:"fig_max_drawdown_pct"`
+	FigSharpeRatio    *float64        `json:"fig_sharpe_ratio"`
+	FigTotalTrades    *int32          `json:"fig_total_trades"`
+	FigFinalValue     *float64        `json:"fig_final_value"`
 }
 
 type TaskAttempt struct {

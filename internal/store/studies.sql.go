@@ -67,7 +67,7 @@ func (q *Queries) AdvanceStudyFolds(ctx context.Context, db DBTX, studyID string
 const cancelStudy = `-- name: CancelStudy :one
 UPDATE studies SET status = 'cancelled', completed_at = now()
 WHERE id = $1 AND status IN ('pending', 'running')
-RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds
+RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at
 `
 
 func (q *Queries) CancelStudy(ctx context.Context, db DBTX, id string) (Study, error) {
@@ -106,6 +106,7 @@ func (q *Queries) CancelStudy(ctx context.Context, db DBTX, id string) (Study, e
 		&i.CompletedAt,
 		&i.WalkForward,
 		&i.Folds,
+		&i.PinnedAt,
 	)
 	return i, err
 }
@@ -270,7 +271,7 @@ INSERT INTO studies (
     'study_' || nextval('study_seq'), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
     $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25
 )
-RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds
+RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at
 `
 
 type CreateStudyParams struct {
@@ -363,6 +364,7 @@ func (q *Queries) CreateStudy(ctx context.Context, db DBTX, arg CreateStudyParam
 		&i.CompletedAt,
 		&i.WalkForward,
 		&i.Folds,
+		&i.PinnedAt,
 	)
 	return i, err
 }
@@ -423,7 +425,7 @@ func (q *Queries) FinishStudy(ctx context.Context, db DBTX, id string) (string, 
 }
 
 const getStudy = `-- name: GetStudy :one
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds FROM studies WHERE id = $1
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at FROM studies WHERE id = $1
 `
 
 func (q *Queries) GetStudy(ctx context.Context, db DBTX, id string) (Study, error) {
@@ -462,6 +464,7 @@ func (q *Queries) GetStudy(ctx context.Context, db DBTX, id string) (Study, erro
 		&i.CompletedAt,
 		&i.WalkForward,
 		&i.Folds,
+		&i.PinnedAt,
 	)
 	return i, err
 }
@@ -505,7 +508,7 @@ func (q *Queries) GetStudyFold(ctx context.Context, db DBTX, arg GetStudyFoldPar
 }
 
 const getStudyForUpdate = `-- name: GetStudyForUpdate :one
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds FROM studies WHERE id = $1 FOR NO KEY UPDATE
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at FROM studies WHERE id = $1 FOR NO KEY UPDATE
 `
 
 // Locks a study for a change by a user (cancel, retry). The weakest lock that keeps two
@@ -546,6 +549,7 @@ func (q *Queries) GetStudyForUpdate(ctx context.Context, db DBTX, id string) (St
 		&i.CompletedAt,
 		&i.WalkForward,
 		&i.Folds,
+		&i.PinnedAt,
 	)
 	return i, err
 }
@@ -580,7 +584,7 @@ func (q *Queries) HoldStudyBatch(ctx context.Context, db DBTX, arg HoldStudyBatc
 }
 
 const listStudies = `-- name: ListStudies :many
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds FROM studies
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at FROM studies
 WHERE ($3::text IS NULL OR strategy_id = $3)
 ORDER BY created_at DESC, id DESC
 LIMIT $1 OFFSET $2
@@ -634,6 +638,7 @@ func (q *Queries) ListStudies(ctx context.Context, db DBTX, arg ListStudiesParam
 			&i.CompletedAt,
 			&i.WalkForward,
 			&i.Folds,
+			&i.PinnedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -646,7 +651,7 @@ func (q *Queries) ListStudies(ctx context.Context, db DBTX, arg ListStudiesParam
 }
 
 const lockBayesStudy = `-- name: LockBayesStudy :one
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds FROM studies WHERE id = $1 AND method = 'bayes' AND status IN ('pending', 'running')
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at FROM studies WHERE id = $1 AND method = 'bayes' AND status IN ('pending', 'running')
 FOR NO KEY UPDATE
 `
 
@@ -688,6 +693,7 @@ func (q *Queries) LockBayesStudy(ctx context.Context, db DBTX, id string) (Study
 		&i.CompletedAt,
 		&i.WalkForward,
 		&i.Folds,
+		&i.PinnedAt,
 	)
 	return i, err
 }
@@ -811,7 +817,7 @@ func (q *Queries) RenewStudyBatch(ctx context.Context, db DBTX, arg RenewStudyBa
 const reopenStudy = `-- name: ReopenStudy :one
 UPDATE studies SET status = 'pending', error = NULL, completed_at = NULL
 WHERE id = $1 AND status IN ('completed', 'failed', 'cancelled')
-RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds
+RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at
 `
 
 func (q *Queries) ReopenStudy(ctx context.Context, db DBTX, id string) (Study, error) {
@@ -850,6 +856,7 @@ func (q *Queries) ReopenStudy(ctx context.Context, db DBTX, id string) (Study, e
 		&i.CompletedAt,
 		&i.WalkForward,
 		&i.Folds,
+		&i.PinnedAt,
 	)
 	return i, err
 }

@@ -14,7 +14,7 @@ import (
 const cancelTask = `-- name: CancelTask :one
 UPDATE tasks SET status = 'cancelled', completed_at = now(), error = NULL
 WHERE id = $1 AND status IN ('pending', 'running')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value
 `
 
 // Cancels a pending or running task; no row when it is in any other state.
@@ -51,6 +51,12 @@ func (q *Queries) CancelTask(ctx context.Context, db DBTX, id string) (Task, err
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
+		&i.FigTotalReturn,
+		&i.FigMaxDrawdownPct,
+		&i.FigSharpeRatio,
+		&i.FigTotalTrades,
+		&i.FigFinalValue,
 	)
 	return i, err
 }
@@ -94,44 +100,13 @@ func (q *Queries) CompleteTask(ctx context.Context, db DBTX, arg CompleteTaskPar
 	return completed_at, err
 }
 
-const countTasks = `-- name: CountTasks :one
-SELECT count(*) FROM (
-  SELECT 1 FROM tasks t
-  WHERE ($1::text IS NULL OR t.status = $1)
-    AND ($2::text IS NULL OR t.strategy_id = $2)
-    AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
-  LIMIT $4
-) c
-`
-
-type CountTasksParams struct {
-	Status     *string `json:"status"`
-	StrategyID *string `json:"strategy_id"`
-	Symbol     *string `json:"symbol"`
-	Cap        int32   `json:"cap"`
-}
-
-// How many tasks ListTasks pages through, counted up to @cap (so a list polled every few
-// seconds never counts a million rows).
-func (q *Queries) CountTasks(ctx context.Context, db DBTX, arg CountTasksParams) (int64, error) {
-	row := db.QueryRow(ctx, countTasks,
-		arg.Status,
-		arg.StrategyID,
-		arg.Symbol,
-		arg.Cap,
-	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const createTask = `-- name: CreateTask :one
 INSERT INTO tasks (id, strategy_id, strategy_version, data_source, symbol, symbols, timeframe,
                    benchmark, timezone, start_date, end_date, initial_cash, commission, strategy_params, session_id, created_by)
 VALUES ('task_' || nextval('task_seq'), $1, $2, $3, $4,
         $5::text[], $6, $7, $8, $9, $10, $11, $12,
         $13, COALESCE(NULLIF($14::text, ''), 'task_' || currval('task_seq')), $15)
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value
 `
 
 type CreateTaskParams struct {
@@ -201,6 +176,12 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
+		&i.FigTotalReturn,
+		&i.FigMaxDrawdownPct,
+		&i.FigSharpeRatio,
+		&i.FigTotalTrades,
+		&i.FigFinalValue,
 	)
 	return i, err
 }
@@ -270,7 +251,7 @@ func (q *Queries) FinishTaskAttempt(ctx context.Context, db DBTX, arg FinishTask
 }
 
 const getTask = `-- name: GetTask :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks WHERE id = $1
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value FROM tasks WHERE id = $1
 `
 
 func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -306,12 +287,18 @@ func (q *Queries) GetTask(ctx context.Context, db DBTX, id string) (Task, error)
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
+		&i.FigTotalReturn,
+		&i.FigMaxDrawdownPct,
+		&i.FigSharpeRatio,
+		&i.FigTotalTrades,
+		&i.FigFinalValue,
 	)
 	return i, err
 }
 
 const getTaskForUpdate = `-- name: GetTaskForUpdate :one
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks WHERE id = $1 FOR UPDATE
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value FROM tasks WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Task, error) {
@@ -347,12 +334,18 @@ func (q *Queries) GetTaskForUpdate(ctx context.Context, db DBTX, id string) (Tas
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
+		&i.FigTotalReturn,
+		&i.FigMaxDrawdownPct,
+		&i.FigSharpeRatio,
+		&i.FigTotalTrades,
+		&i.FigFinalValue,
 	)
 	return i, err
 }
 
 const getTaskWithAttempts = `-- name: GetTaskWithAttempts :one
-SELECT tasks.id, tasks.strategy_id, tasks.strategy_version, tasks.status, tasks.data_source, tasks.symbol, tasks.start_date, tasks.end_date, tasks.initial_cash, tasks.commission, tasks.strategy_params, tasks.session_id, tasks.progress, tasks.current_bar, tasks.total_bars, tasks.error, tasks.attempt, tasks.job_id, tasks.created_at, tasks.started_at, tasks.completed_at, tasks.lease, tasks.heartbeat_at, tasks.worker, tasks.symbols, tasks.timeframe, tasks.benchmark, tasks.timezone, tasks.created_by,
+SELECT tasks.id, tasks.strategy_id, tasks.strategy_version, tasks.status, tasks.data_source, tasks.symbol, tasks.start_date, tasks.end_date, tasks.initial_cash, tasks.commission, tasks.strategy_params, tasks.session_id, tasks.progress, tasks.current_bar, tasks.total_bars, tasks.error, tasks.attempt, tasks.job_id, tasks.created_at, tasks.started_at, tasks.completed_at, tasks.lease, tasks.heartbeat_at, tasks.worker, tasks.symbols, tasks.timeframe, tasks.benchmark, tasks.timezone, tasks.created_by, tasks.pinned_at, tasks.fig_total_return, tasks.fig_max_drawdown_pct, tasks.fig_sharpe_ratio, tasks.fig_total_trades, tasks.fig_final_value,
        COALESCE((SELECT jsonb_agg(to_jsonb(a) ORDER BY a.attempt) FROM task_attempts a WHERE a.task_id = tasks.id),
                 '[]')::jsonb AS attempts
 FROM tasks WHERE id = $1
@@ -398,6 +391,12 @@ func (q *Queries) GetTaskWithAttempts(ctx context.Context, db DBTX, id string) (
 		&i.Task.Benchmark,
 		&i.Task.Timezone,
 		&i.Task.CreatedBy,
+		&i.Task.PinnedAt,
+		&i.Task.FigTotalReturn,
+		&i.Task.FigMaxDrawdownPct,
+		&i.Task.FigSharpeRatio,
+		&i.Task.FigTotalTrades,
+		&i.Task.FigFinalValue,
 		&i.Attempts,
 	)
 	return i, err
@@ -455,299 +454,6 @@ type InsertTaskAttemptParams struct {
 func (q *Queries) InsertTaskAttempt(ctx context.Context, db DBTX, arg InsertTaskAttemptParams) error {
 	_, err := db.Exec(ctx, insertTaskAttempt, arg.TaskID, arg.Attempt, arg.JobID)
 	return err
-}
-
-const listTasks = `-- name: ListTasks :many
-SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
-FROM tasks t
-LEFT JOIN results r ON r.task_id = t.id
-WHERE ($1::text IS NULL OR t.status = $1)
-  AND ($2::text IS NULL OR t.strategy_id = $2)
-  AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
-ORDER BY t.created_at DESC, t.id DESC
-OFFSET $4 LIMIT $5
-`
-
-type ListTasksParams struct {
-	Status     *string `json:"status"`
-	StrategyID *string `json:"strategy_id"`
-	Symbol     *string `json:"symbol"`
-	Skip       int32   `json:"skip"`
-	Lim        int32   `json:"lim"`
-}
-
-type ListTasksRow struct {
-	Task           Task     `json:"task"`
-	TotalReturn    *float64 `json:"total_return"`
-	MaxDrawdownPct *float64 `json:"max_drawdown_pct"`
-	SharpeRatio    *float64 `json:"sharpe_ratio"`
-	TotalTrades    *int32   `json:"total_trades"`
-	FinalValue     *float64 `json:"final_value"`
-}
-
-// The runs list, newest first (the index order): tasks filtered by status, strategy and
-// symbol (any of the feeds), each with its result's key figures when it has one.
-func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) ([]ListTasksRow, error) {
-	rows, err := db.Query(ctx, listTasks,
-		arg.Status,
-		arg.StrategyID,
-		arg.Symbol,
-		arg.Skip,
-		arg.Lim,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ListTasksRow
-	for rows.Next() {
-		var i ListTasksRow
-		if err := rows.Scan(
-			&i.Task.ID,
-			&i.Task.StrategyID,
-			&i.Task.StrategyVersion,
-			&i.Task.Status,
-			&i.Task.DataSource,
-			&i.Task.Symbol,
-			&i.Task.StartDate,
-			&i.Task.EndDate,
-			&i.Task.InitialCash,
-			&i.Task.Commission,
-			&i.Task.StrategyParams,
-			&i.Task.SessionID,
-			&i.Task.Progress,
-			&i.Task.CurrentBar,
-			&i.Task.TotalBars,
-			&i.Task.Error,
-			&i.Task.Attempt,
-			&i.Task.JobID,
-			&i.Task.CreatedAt,
-			&i.Task.StartedAt,
-			&i.Task.CompletedAt,
-			&i.Task.Lease,
-			&i.Task.HeartbeatAt,
-			&i.Task.Worker,
-			&i.Task.Symbols,
-			&i.Task.Timeframe,
-			&i.Task.Benchmark,
-			&i.Task.Timezone,
-			&i.Task.CreatedBy,
-			&i.TotalReturn,
-			&i.MaxDrawdownPct,
-			&i.SharpeRatio,
-			&i.TotalTrades,
-			&i.FinalValue,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const listTasksByFigure = `-- name: ListTasksByFigure :many
-SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
-FROM tasks t
-LEFT JOIN results r ON r.task_id = t.id
-WHERE ($1::text IS NULL OR t.status = $1)
-  AND ($2::text IS NULL OR t.strategy_id = $2)
-  AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
-ORDER BY
-  CASE WHEN $4::boolean THEN
-    CASE $5::text
-      WHEN 'total_return' THEN r.total_return
-      WHEN 'max_drawdown' THEN r.max_drawdown_pct
-      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
-      WHEN 'total_trades' THEN r.total_trades::float8
-    END
-  END DESC NULLS LAST,
-  CASE WHEN NOT $4::boolean THEN
-    CASE $5::text
-      WHEN 'total_return' THEN r.total_return
-      WHEN 'max_drawdown' THEN r.max_drawdown_pct
-      WHEN 'sharpe_ratio' THEN r.sharpe_ratio
-      WHEN 'total_trades' THEN r.total_trades::float8
-    END
-  END ASC NULLS LAST,
-  t.created_at DESC, t.id DESC
-OFFSET $6 LIMIT $7
-`
-
-type ListTasksByFigureParams struct {
-	Status     *string `json:"status"`
-	StrategyID *string `json:"strategy_id"`
-	Symbol     *string `json:"symbol"`
-	Descending bool    `json:"descending"`
-	Sort       string  `json:"sort"`
-	Skip       int32   `json:"skip"`
-	Lim        int32   `json:"lim"`
-}
-
-type ListTasksByFigureRow struct {
-	Task           Task     `json:"task"`
-	TotalReturn    *float64 `json:"total_return"`
-	MaxDrawdownPct *float64 `json:"max_drawdown_pct"`
-	SharpeRatio    *float64 `json:"sharpe_ratio"`
-	TotalTrades    *int32   `json:"total_trades"`
-	FinalValue     *float64 `json:"final_value"`
-}
-
-// ListTasks sorted by a key figure of the result; tasks without one come last in either
-// direction, ties newest first.
-func (q *Queries) ListTasksByFigure(ctx context.Context, db DBTX, arg ListTasksByFigureParams) ([]ListTasksByFigureRow, error) {
-	rows, err := db.Query(ctx, listTasksByFigure,
-		arg.Status,
-		arg.StrategyID,
-		arg.Symbol,
-		arg.Descending,
-		arg.Sort,
-		arg.Skip,
-		arg.Lim,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ListTasksByFigureRow
-	for rows.Next() {
-		var i ListTasksByFigureRow
-		if err := rows.Scan(
-			&i.Task.ID,
-			&i.Task.StrategyID,
-			&i.Task.StrategyVersion,
-			&i.Task.Status,
-			&i.Task.DataSource,
-			&i.Task.Symbol,
-			&i.Task.StartDate,
-			&i.Task.EndDate,
-			&i.Task.InitialCash,
-			&i.Task.Commission,
-			&i.Task.StrategyParams,
-			&i.Task.SessionID,
-			&i.Task.Progress,
-			&i.Task.CurrentBar,
-			&i.Task.TotalBars,
-			&i.Task.Error,
-			&i.Task.Attempt,
-			&i.Task.JobID,
-			&i.Task.CreatedAt,
-			&i.Task.StartedAt,
-			&i.Task.CompletedAt,
-			&i.Task.Lease,
-			&i.Task.HeartbeatAt,
-			&i.Task.Worker,
-			&i.Task.Symbols,
-			&i.Task.Timeframe,
-			&i.Task.Benchmark,
-			&i.Task.Timezone,
-			&i.Task.CreatedBy,
-			&i.TotalReturn,
-			&i.MaxDrawdownPct,
-			&i.SharpeRatio,
-			&i.TotalTrades,
-			&i.FinalValue,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const listTasksOldest = `-- name: ListTasksOldest :many
-SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, r.total_return, r.max_drawdown_pct, r.sharpe_ratio, r.total_trades, r.final_value
-FROM tasks t
-LEFT JOIN results r ON r.task_id = t.id
-WHERE ($1::text IS NULL OR t.status = $1)
-  AND ($2::text IS NULL OR t.strategy_id = $2)
-  AND ($3::text IS NULL OR $3::text = ANY (t.symbols))
-ORDER BY t.created_at ASC, t.id ASC
-OFFSET $4 LIMIT $5
-`
-
-type ListTasksOldestParams struct {
-	Status     *string `json:"status"`
-	StrategyID *string `json:"strategy_id"`
-	Symbol     *string `json:"symbol"`
-	Skip       int32   `json:"skip"`
-	Lim        int32   `json:"lim"`
-}
-
-type ListTasksOldestRow struct {
-	Task           Task     `json:"task"`
-	TotalReturn    *float64 `json:"total_return"`
-	MaxDrawdownPct *float64 `json:"max_drawdown_pct"`
-	SharpeRatio    *float64 `json:"sharpe_ratio"`
-	TotalTrades    *int32   `json:"total_trades"`
-	FinalValue     *float64 `json:"final_value"`
-}
-
-// ListTasks oldest first (the index read backwards).
-func (q *Queries) ListTasksOldest(ctx context.Context, db DBTX, arg ListTasksOldestParams) ([]ListTasksOldestRow, error) {
-	rows, err := db.Query(ctx, listTasksOldest,
-		arg.Status,
-		arg.StrategyID,
-		arg.Symbol,
-		arg.Skip,
-		arg.Lim,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ListTasksOldestRow
-	for rows.Next() {
-		var i ListTasksOldestRow
-		if err := rows.Scan(
-			&i.Task.ID,
-			&i.Task.StrategyID,
-			&i.Task.StrategyVersion,
-			&i.Task.Status,
-			&i.Task.DataSource,
-			&i.Task.Symbol,
-			&i.Task.StartDate,
-			&i.Task.EndDate,
-			&i.Task.InitialCash,
-			&i.Task.Commission,
-			&i.Task.StrategyParams,
-			&i.Task.SessionID,
-			&i.Task.Progress,
-			&i.Task.CurrentBar,
-			&i.Task.TotalBars,
-			&i.Task.Error,
-			&i.Task.Attempt,
-			&i.Task.JobID,
-			&i.Task.CreatedAt,
-			&i.Task.StartedAt,
-			&i.Task.CompletedAt,
-			&i.Task.Lease,
-			&i.Task.HeartbeatAt,
-			&i.Task.Worker,
-			&i.Task.Symbols,
-			&i.Task.Timeframe,
-			&i.Task.Benchmark,
-			&i.Task.Timezone,
-			&i.Task.CreatedBy,
-			&i.TotalReturn,
-			&i.MaxDrawdownPct,
-			&i.SharpeRatio,
-			&i.TotalTrades,
-			&i.FinalValue,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const oldestPendingWait = `-- name: OldestPendingWait :one
@@ -872,7 +578,7 @@ UPDATE tasks SET status = 'pending', attempt = attempt + 1, progress = 0, curren
     total_bars = 0, error = NULL, started_at = NULL, completed_at = NULL, job_id = NULL,
     lease = NULL, heartbeat_at = NULL, worker = NULL
 WHERE id = $1 AND status IN ('failed', 'cancelled')
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value
 `
 
 // Puts a failed or cancelled task back to pending as a new attempt.
@@ -909,6 +615,12 @@ func (q *Queries) RetryTask(ctx context.Context, db DBTX, id string) (Task, erro
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
+		&i.FigTotalReturn,
+		&i.FigMaxDrawdownPct,
+		&i.FigSharpeRatio,
+		&i.FigTotalTrades,
+		&i.FigFinalValue,
 	)
 	return i, err
 }
@@ -958,7 +670,7 @@ UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), p
     current_bar = 0, total_bars = 0, error = NULL, lease = $1, heartbeat_at = now(), worker = $2
 WHERE id = $3 AND attempt = $4 AND status IN ('pending', 'running')
   AND (job_id IS NULL OR job_id = $5)
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by
+RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value
 `
 
 type StartTaskParams struct {
@@ -1011,6 +723,12 @@ func (q *Queries) StartTask(ctx context.Context, db DBTX, arg StartTaskParams) (
 		&i.Benchmark,
 		&i.Timezone,
 		&i.CreatedBy,
+		&i.PinnedAt,
+		&i.FigTotalReturn,
+		&i.FigMaxDrawdownPct,
+		&i.FigSharpeRatio,
+		&i.FigTotalTrades,
+		&i.FigFinalValue,
 	)
 	return i, err
 }
@@ -1178,7 +896,7 @@ func (q *Queries) TaskSymbolExists(ctx context.Context, db DBTX, arg TaskSymbolE
 }
 
 const unfinishedTasksBefore = `-- name: UnfinishedTasksBefore :many
-SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by FROM tasks
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value FROM tasks
 WHERE status IN ('pending', 'running') AND COALESCE(started_at, created_at) < $1::timestamptz
 ORDER BY created_at
 LIMIT 500
@@ -1224,6 +942,12 @@ func (q *Queries) UnfinishedTasksBefore(ctx context.Context, db DBTX, before tim
 			&i.Benchmark,
 			&i.Timezone,
 			&i.CreatedBy,
+			&i.PinnedAt,
+			&i.FigTotalReturn,
+			&i.FigMaxDrawdownPct,
+			&i.FigSharpeRatio,
+			&i.FigTotalTrades,
+			&i.FigFinalValue,
 		); err != nil {
 			return nil, err
 		}

@@ -31,6 +31,7 @@ func fromRow(r store.Study, p store.StudyProgressRow) Study {
 		Objective: r.Objective, Direction: r.Direction, Blocks: int(r.Blocks), WalkForward: r.WalkForward, Folds: int(r.Folds),
 		Total: int(r.Total), Excluded: int(r.Excluded), Done: int(p.Done), Failed: int(p.Failed), Cancelled: int(p.Cancelled),
 		Best: best, Error: r.Error, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
+		PinnedAt: r.PinnedAt,
 	}
 }
 

@@ -161,6 +161,7 @@ type Study struct {
 	Best            *Best            `json:"best"`
 	Error           *string          `json:"error"`
 	CreatedBy       *string          `json:"created_by"`
+	PinnedAt        *time.Time       `json:"pinned_at"` // when a user pinned it (kept by retention); nil: not pinned
 	CreatedAt       time.Time        `json:"created_at"`
 	StartedAt       *time.Time       `json:"started_at"`
 	CompletedAt     *time.Time       `json:"completed_at"`

@@ -173,6 +173,18 @@ func TestBenchmarkStatistics(t *testing.T) {
 		biBench != "NVDA" || math.Abs(biBeta-want["beta"]) > 6e-5 {
 		t.Errorf("bi_results benchmark %q beta %v (%v), want NVDA %v", biBench, biBeta, err, want["beta"])
 	}
+	// The benchmark figures are columns of results, set from the statistics record: the
+	// same values the record holds.
+	var differ, set int
+	if err := b.store.Pool.QueryRow(b.ctx, `SELECT count(*) FILTER (WHERE f.col IS DISTINCT FROM f.rec), count(f.col)
+		FROM results r JOIN result_statistics st USING (task_id)
+		CROSS JOIN LATERAL (VALUES (r.alpha, 'alpha'), (r.beta, 'beta'), (r.correlation, 'correlation'),
+			(r.tracking_error, 'tracking_error'), (r.information_ratio, 'information_ratio'), (r.benchmark_return, 'benchmark_return')) AS v(col, k)
+		CROSS JOIN LATERAL (SELECT v.col, (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == $k).value',
+			jsonb_build_object('k', v.k)) #>> '{}')::float8 AS rec) f
+		WHERE r.task_id = $1`, against.TaskID).Scan(&differ, &set); err != nil || differ != 0 || set != 6 {
+		t.Errorf("benchmark columns of results: %d differ from the record, %d of 6 set (%v)", differ, set, err)
+	}
 }
 
 func TestBenchmarkValidation(t *testing.T) {

@@ -171,6 +171,7 @@ type Task struct {
 	StrategyParams  json.RawMessage `json:"strategy_params"`
 	SessionID       string          `json:"session_id"`
 	CreatedBy       *string         `json:"created_by"` // the user who submitted it, its owner; nil without accounts
+	PinnedAt        *time.Time      `json:"pinned_at"`  // when a user pinned it (kept by retention); nil: not pinned
 	Attempts        []Attempt       `json:"attempts,omitempty"`
 	Figures         *Figures        `json:"figures,omitempty"` // in lists only: the result's key figures, when it has one
 }
@@ -221,7 +222,7 @@ func fromRow(t store.Task) Task {
 		Attempt: int(t.Attempt), DataSource: t.DataSource, Symbol: t.Symbol, Symbols: t.Symbols, Timeframe: t.Timeframe, Benchmark: t.Benchmark, Timezone: t.Timezone,
 		StartDate: t.StartDate.Format(time.DateOnly), EndDate: t.EndDate.Format(time.DateOnly),
 		InitialCash: t.InitialCash, Commission: t.Commission, StrategyParams: params, SessionID: t.SessionID,
-		CreatedBy: t.CreatedBy,
+		CreatedBy: t.CreatedBy, PinnedAt: t.PinnedAt,
 	}
 }
 

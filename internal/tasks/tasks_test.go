@@ -401,15 +401,15 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 	if _, _, err := b.svc.Cancel(b.ctx, auth.Local(), "task_2"); err != nil {
 		t.Fatal(err)
 	}
-	ids := func(list []tasks.Task, total int, err error) string {
+	ids := func(page tasks.Page, err error) string {
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out []string
-		for _, x := range list {
+		for _, x := range page.Tasks {
 			out = append(out, x.TaskID)
 		}
-		return fmt.Sprintf("%s of %d", strings.Join(out, ","), total)
+		return fmt.Sprintf("%s of %d", strings.Join(out, ","), page.Total)
 	}
 	cases := []struct {
 		f    tasks.ListFilter
@@ -433,6 +433,42 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 			t.Errorf("%+v: %s, want %s", c.f, got, c.want)
 		}
 	}
+	// Cursor paging reaches the end in every order, each task once, in the offset order:
+	// two tasks with equal figures (as stored results set them; sharpe_ratio undefined),
+	// two without.
+	b.exec(t, `UPDATE tasks SET fig_total_return = 1, fig_max_drawdown_pct = 2, fig_total_trades = 3, fig_final_value = 1
+		WHERE id IN ('task_1', 'task_3')`)
+	for _, sort := range tasks.ListSorts {
+		for _, asc := range []bool{false, true} {
+			f := tasks.ListFilter{Sort: sort, Ascending: asc, Limit: 100}
+			want := ids(b.svc.List(b.ctx, f))
+			f.Limit = 1
+			var got []string
+			for range 10 {
+				page, err := b.svc.List(b.ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, x := range page.Tasks {
+					got = append(got, x.TaskID)
+				}
+				if page.Next == "" {
+					break
+				}
+				f.Cursor = page.Next
+			}
+			if strings.Join(got, ",")+" of -1" != want {
+				t.Errorf("sort %s asc %v by cursor: %v, want %s", sort, asc, got, want)
+			}
+		}
+	}
+	if _, err := b.svc.List(b.ctx, tasks.ListFilter{Cursor: "bogus!", Limit: 1}); err == nil {
+		t.Error("a bad cursor was accepted")
+	}
+	first, _ := b.svc.List(b.ctx, tasks.ListFilter{Limit: 1})
+	if _, err := b.svc.List(b.ctx, tasks.ListFilter{Cursor: first.Next, Sort: "sharpe_ratio", Limit: 1}); err == nil {
+		t.Error("a cursor of another sort was accepted")
+	}
 	if got := ids(b.svc.List(b.ctx, tasks.ListFilter{Limit: 1})); got != "task_4 of -1" {
 		t.Errorf("uncounted list: %s", got)
 	}
@@ -450,8 +486,8 @@ func TestListNewestFirstWithFilters(t *testing.T) {
 	// The count stops at CountCap: a list polled every few seconds never counts every row.
 	b.exec(t, `INSERT INTO tasks SELECT (jsonb_populate_record(NULL::tasks, to_jsonb(t) || jsonb_build_object('id', 'copy_' || g))).*
 		FROM tasks t, generate_series(1, $1::int) g WHERE t.id = 'task_4'`, tasks.CountCap)
-	if _, total, err := b.svc.List(b.ctx, tasks.ListFilter{Limit: 1, Count: true}); err != nil || total != tasks.CountCap {
-		t.Errorf("%d tasks counted as %d (%v), want the cap %d", tasks.CountCap+4, total, err, tasks.CountCap)
+	if page, err := b.svc.List(b.ctx, tasks.ListFilter{Limit: 1, Count: true}); err != nil || page.Total != tasks.CountCap || !page.Capped {
+		t.Errorf("%d tasks counted as %d (capped %v, %v), want the cap %d", tasks.CountCap+4, page.Total, page.Capped, err, tasks.CountCap)
 	}
 	p, err := b.svc.Progress(b.ctx, "task_1")
 	if err != nil || p.Status != "pending" || p.TaskID != "task_1" {

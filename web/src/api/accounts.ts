@@ -25,3 +25,14 @@ export const createToken = (body: { name: string; read_only: boolean; metrics_on
 export const revokeToken = (id: string) => del<Token>(`/api/tokens/${encodeURIComponent(id)}`);
 export const listUsers = () => get<User[]>('/api/users');
 export const listAudit = (q: { actor?: string; action?: string; skip?: number; limit?: number }) => get<AuditEntry[]>(`/api/audit${qs(q)}`);
+
+/** What POST /api/admin/prune deleted (or, for a dry run, would delete). */
+export interface PruneReport {
+  tasks: number;
+  studies: number;
+  before: string;
+  dry_run: boolean;
+  vacuumed: boolean;
+}
+/** Deletes finished, unpinned runs and studies older than an age such as 180d (admins). */
+export const prune = (olderThan: string, dryRun: boolean) => post<PruneReport>('/api/admin/prune', { older_than: olderThan, dry_run: dryRun });

@@ -27,6 +27,8 @@ export const getTask = (id: string) => get<Task>(one(id));
 export const createTask = (req: BacktestRequest) => post<Task>('/api/backtests', req);
 export const cancelTask = (id: string) => del(one(id));
 export const retryTask = (id: string) => post<Task>(`${one(id)}/retry`);
+/** Pins (retention keeps the run whatever its age) or unpins a task. */
+export const pinTask = (id: string, pinned: boolean) => (pinned ? post(`${one(id)}/pin`) : del(`${one(id)}/pin`));
 export const taskLogs = async (id: string, limit: number): Promise<LogLine[]> => listOf<LogLine>(await get(`${one(id)}/logs${qs({ limit })}`), 'logs');
 /** Every line of a task's log, in pages of the route's largest size. */
 export async function allTaskLogs(id: string): Promise<LogLine[]> {

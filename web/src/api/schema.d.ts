@@ -182,7 +182,9 @@ export interface paths {
      * List tasks
      * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
      * carries its key `figures`. With `count=true`, `X-Total-Count` tells how many tasks the
-     * filters match (up to 10,000), for paging with `skip` and `limit`.
+     * filters match (up to 10,000). Page with `skip` and `limit`, or, at any depth for the
+     * same cost, with `cursor`: `X-Next-Cursor` of one page asks for the next one (absent on
+     * the last page).
      */
     get: operations["listBacktests"];
     /**
@@ -251,6 +253,22 @@ export interface paths {
      * the task's owner or an admin may delete it.
      */
     post: operations["deleteBacktest"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
+  "/api/backtests/{task_id}/pin": {
+    /**
+     * Pin a task (retention keeps it)
+     * @description A pinned task is never deleted by `backtestd prune`, `POST /api/admin/prune` or the daily
+     * `RETENTION` prune, whatever its age. Pinning a pinned task keeps its `pinned_at`. With
+     * accounts, only the task's owner or an admin may pin it.
+     */
+    post: operations["pinBacktest"];
+    /** Unpin a task */
+    delete: operations["unpinBacktest"];
     parameters: {
       path: {
         task_id: components["parameters"]["TaskID"];
@@ -700,6 +718,31 @@ export interface paths {
     /** Revoke an API token (at once) */
     delete: operations["revokeToken"];
   };
+  "/api/studies/{study_id}/pin": {
+    /**
+     * Pin a study (retention keeps it)
+     * @description A pinned study is never deleted by retention, whatever its age.
+     */
+    post: operations["pinStudy"];
+    /** Unpin a study */
+    delete: operations["unpinStudy"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/admin/prune": {
+    /**
+     * Delete old finished runs and studies (admins)
+     * @description Deletes completed, failed and cancelled runs (with results, trades, equity, logs and
+     * attempts) and studies (with their combinations) created longer ago than `older_than`,
+     * except pinned ones, in batches of 200 that never hold up the service, then vacuums the
+     * result tables. Answers when done. `dry_run` only counts. To keep a copy of what goes,
+     * use `backtestd prune --export FILE` instead.
+     */
+    post: operations["prune"];
+  };
   "/api/audit": {
     /** The audit log (admins), newest first */
     get: operations["audit"];
@@ -770,6 +813,16 @@ export interface components {
       /** Format: date-time */
       checked_at: string;
       checked_by?: string | null;
+    };
+    PinEnvelope: {
+      code?: string;
+      message?: string;
+      data?: {
+        id?: string;
+        pinned?: boolean;
+        /** Format: date-time */
+        pinned_at?: string | null;
+      };
     };
     /** @description The fields of a backtest request (its `strategy_params` are the values every combination shares) and the study's own. */
     StudyRequest: components["schemas"]["BacktestRequest"] & ({
@@ -886,6 +939,11 @@ export interface components {
       best?: components["schemas"]["StudyBest"];
       error?: string | null;
       created_by?: string | null;
+      /**
+       * Format: date-time
+       * @description When a user pinned it (retention keeps it); null when not pinned.
+       */
+      pinned_at?: string | null;
       /** Format: date-time */
       created_at?: string;
       /** Format: date-time */
@@ -1265,6 +1323,11 @@ export interface components {
       completed_at?: string | null;
       /** @description The user who submitted it (its owner); null without accounts. */
       created_by?: string | null;
+      /**
+       * Format: date-time
+       * @description When a user pinned it (retention keeps it); null when not pinned.
+       */
+      pinned_at?: string | null;
       strategy_id?: string;
       strategy_version?: number;
       attempt?: number;
@@ -2246,7 +2309,9 @@ export interface operations {
    * List tasks
    * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
    * carries its key `figures`. With `count=true`, `X-Total-Count` tells how many tasks the
-   * filters match (up to 10,000), for paging with `skip` and `limit`.
+   * filters match (up to 10,000). Page with `skip` and `limit`, or, at any depth for the
+   * same cost, with `cursor`: `X-Next-Cursor` of one page asks for the next one (absent on
+   * the last page).
    */
   listBacktests: {
     parameters: {
@@ -2257,14 +2322,17 @@ export interface operations {
         symbol?: string;
         /**
          * @description What to order by: creation time or one of the result's key figures
-         * (`max_drawdown` is the percentage). Tasks without a result come last either way;
-         * ties are newest first.
+         * (`max_drawdown` is the percentage). Tasks without that figure come last either way,
+         * newest first; ties are newest first descending and oldest first ascending (`asc`
+         * is the exact reverse of `desc`).
          */
         sort?: "created_at" | "total_return" | "max_drawdown" | "sharpe_ratio" | "total_trades";
         order?: "asc" | "desc";
         /** @description Also count the tasks the filters match (up to 10,000), in `X-Total-Count`. */
         count?: boolean;
         skip?: components["parameters"]["Skip"];
+        /** @description The previous page's `X-Next-Cursor`, with the same `sort` and `order`; the page starts after that page's last task (and `skip` counts from there). */
+        cursor?: string;
         limit?: number;
       };
     };
@@ -2272,8 +2340,12 @@ export interface operations {
       /** @description The tasks. */
       200: {
         headers: {
-          /** @description With `count=true`, how many tasks match the filters in all, counted up to 10,000 (10000 means "10,000 or more"). */
+          /** @description With `count=true`, how many tasks match the filters in all, counted up to 10,000. */
           "X-Total-Count"?: number;
+          /** @description `true` when counting stopped at 10,000: there are at least that many. */
+          "X-Total-Count-Capped"?: string;
+          /** @description The `cursor` of the next page; absent when this page is the last. */
+          "X-Next-Cursor"?: string;
         };
         content: {
           "application/json": components["schemas"]["Task"][];
@@ -2438,6 +2510,45 @@ export interface operations {
       };
       404: components["responses"]["TaskNotFound"];
       409: components["responses"]["Conflict"];
+    };
+  };
+  /**
+   * Pin a task (retention keeps it)
+   * @description A pinned task is never deleted by `backtestd prune`, `POST /api/admin/prune` or the daily
+   * `RETENTION` prune, whatever its age. Pinning a pinned task keeps its `pinned_at`. With
+   * accounts, only the task's owner or an admin may pin it.
+   */
+  pinBacktest: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope; `data` has `id`, `pinned` and `pinned_at`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PinEnvelope"];
+        };
+      };
+      404: components["responses"]["TaskNotFound"];
+    };
+  };
+  /** Unpin a task */
+  unpinBacktest: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope; `data` has `id`, `pinned` and `pinned_at`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PinEnvelope"];
+        };
+      };
+      404: components["responses"]["TaskNotFound"];
     };
   };
   /**
@@ -3568,6 +3679,88 @@ export interface operations {
       401: components["responses"]["Unauthenticated"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+    };
+  };
+  /**
+   * Pin a study (retention keeps it)
+   * @description A pinned study is never deleted by retention, whatever its age.
+   */
+  pinStudy: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description Envelope; `data` has `id`, `pinned` and `pinned_at`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PinEnvelope"];
+        };
+      };
+      404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /** Unpin a study */
+  unpinStudy: {
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description Envelope; `data` has `id`, `pinned` and `pinned_at`. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PinEnvelope"];
+        };
+      };
+      404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * Delete old finished runs and studies (admins)
+   * @description Deletes completed, failed and cancelled runs (with results, trades, equity, logs and
+   * attempts) and studies (with their combinations) created longer ago than `older_than`,
+   * except pinned ones, in batches of 200 that never hold up the service, then vacuums the
+   * result tables. Answers when done. `dry_run` only counts. To keep a copy of what goes,
+   * use `backtestd prune --export FILE` instead.
+   */
+  prune: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description An age: `180d`, `26w`, `36h`.
+           * @example 180d
+           */
+          older_than: string;
+          /** @default false */
+          dry_run?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description What was deleted (or would be). */
+      200: {
+        content: {
+          "application/json": {
+            tasks?: number;
+            studies?: number;
+            /**
+             * Format: date-time
+             * @description Runs and studies created before this went.
+             */
+            before?: string;
+            dry_run?: boolean;
+            vacuumed?: boolean;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthenticated"];
+      403: components["responses"]["Forbidden"];
+      422: components["responses"]["Unprocessable"];
     };
   };
   /** The audit log (admins), newest first */

@@ -10,6 +10,8 @@ export const getStudy = (id: string) => get<Study>(one(id));
 export const createStudy = (req: StudyRequest) => post<Study>('/api/studies', req);
 export const cancelStudy = (id: string) => del<Study>(one(id));
 export const retryStudy = (id: string) => post<Study>(`${one(id)}/retry`);
+/** Pins (retention keeps the study whatever its age) or unpins a study. */
+export const pinStudy = (id: string, pinned: boolean) => (pinned ? post(`${one(id)}/pin`) : del(`${one(id)}/pin`));
 /** fold: a walk-forward study's fold (from 1); default the last. */
 export const results = (id: string, sort: string, order: 'asc' | 'desc' | '', skip: number, limit: number, fold?: number) =>
   get<StudyBoard>(`${one(id)}/results${qs({ sort: sort || undefined, order: order || undefined, skip, limit, fold })}`);

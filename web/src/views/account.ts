@@ -2,7 +2,7 @@
 // and the audit log.
 import { accounts, ApiError } from '../api';
 import type { Me, Token } from '../api';
-import { confirmDialog, empty, errorBox, field, h, toast } from '../dom';
+import { button, confirmDialog, empty, errorBox, field, h, toast } from '../dom';
 import { fmtDateTime } from '../format';
 import { navigate } from '../router';
 
@@ -239,6 +239,7 @@ function adminSection(): HTMLElement {
     h('h2', null, 'Users'),
     h('p', { class: 'muted' }, 'Add users and change roles with ', h('code', null, 'backtestd user'), ' or the API (POST /api/users, PATCH /api/users/{name}).'),
     users,
+    retentionSection(),
     h('h2', null, 'Audit log'),
     h('p', { class: 'muted' }, 'The latest 50 entries; GET /api/audit filters and pages, and the bi_audit view has them all.'),
     audit,
@@ -250,4 +251,28 @@ export function toLogin(from: string): void {
   setIdentity(null);
   if (from.startsWith('/login')) return;
   navigate(`/login?next=${encodeURIComponent(from)}`, true);
+}
+
+/** Retention: delete finished, unpinned runs and studies older than an age (admins). */
+function retentionSection(): HTMLElement {
+  const age = h('input', { id: 'prune-age', type: 'text', value: '180d', size: 6, 'aria-label': 'Older than' }) as HTMLInputElement;
+  const out = h('p', { class: 'muted', id: 'prune-result', role: 'status' });
+  const run = async (dryRun: boolean) => {
+    const olderThan = age.value.trim();
+    if (!dryRun && !(await confirmDialog(`Delete runs and studies older than ${olderThan}?`, 'Finished runs with their results and logs, and finished studies, go for good; pinned ones stay. To keep a copy, use backtestd prune --export.', 'Delete', 'Keep them'))) return;
+    try {
+      const r = await accounts.prune(olderThan, dryRun);
+      out.textContent = `${dryRun ? 'Would delete' : 'Deleted'} ${r.tasks} runs and ${r.studies} studies created before ${fmtDateTime(r.before)}.`;
+    } catch (e) {
+      toast((e as Error).message, 'error');
+    }
+  };
+  return h(
+    'section',
+    null,
+    h('h2', null, 'Retention'),
+    h('p', { class: 'muted' }, 'Deletes finished runs and studies older than an age (180d, 26w, 36h), except pinned ones. RETENTION=180d does it daily.'),
+    h('div', { class: 'field inline' }, h('label', { for: 'prune-age' }, 'Older than '), age, ' ', button('Count', () => void run(true), 'btn small', { id: 'prune-count' }), ' ', button('Delete', () => void run(false), 'btn small danger', { id: 'prune-run' })),
+    out,
+  );
 }

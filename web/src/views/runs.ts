@@ -349,6 +349,22 @@ function taskActions(t: Task, after: () => Promise<void> | void, withResults = t
       }, 'btn small', { 'aria-label': `Retry ${t.task_id}` }),
     );
   }
+  out.push(
+    button(
+      t.pinned_at ? 'Unpin' : 'Pin',
+      async () => {
+        try {
+          await backtests.pinTask(t.task_id, !t.pinned_at);
+          toast(t.pinned_at ? `Unpinned ${t.task_id}: retention may delete it once it is old.` : `Pinned ${t.task_id}: retention keeps it.`, 'ok');
+          await after();
+        } catch (e) {
+          toast((e as Error).message, 'error');
+        }
+      },
+      t.pinned_at ? 'btn small pinned' : 'btn small',
+      { 'aria-label': `${t.pinned_at ? 'Unpin' : 'Pin'} ${t.task_id}`, 'aria-pressed': t.pinned_at ? 'true' : 'false', title: 'A pinned run is kept by retention whatever its age' },
+    ),
+  );
   if (withResults && t.status === 'completed') out.push(h('a', { class: 'btn small primary', href: href(`/results/${t.task_id}`), 'aria-label': `Results of ${t.task_id}` }, 'Results'));
   if (t.can_delete) {
     out.push(

@@ -473,6 +473,19 @@ export async function studyView(main: HTMLElement, params: Record<string, string
     const active = ACTIVE.has(s.status);
     // What the state allows comes from the service (its state machine, docs/task-states.md).
     actions.replaceChildren(
+      button(
+        s.pinned_at ? 'Unpin' : 'Pin',
+        async () => {
+          try {
+            await api.pinStudy(sid, !s.pinned_at);
+            show(await api.getStudy(sid));
+          } catch (e) {
+            toast((e as Error).message, 'error');
+          }
+        },
+        'btn',
+        { id: 'study-pin', 'aria-pressed': s.pinned_at ? 'true' : 'false', title: 'A pinned study is kept by retention whatever its age' },
+      ),
       ...(s.can_cancel
         ? [
             button(
