@@ -324,7 +324,7 @@ func TestWebPage(t *testing.T) {
 		chromedp.Click(`#view-results`),
 		chromedp.WaitVisible(`#summary-cards`),
 		waitJS(`[...document.querySelectorAll('#charts .chart-panel')].every(p => p.dataset.ready === 'true' || p.dataset.error === 'true') && document.querySelectorAll('#charts .chart-panel').length === 8`, 20*time.Second),
-		waitJS(`document.querySelectorAll('#statistics .stat-group').length === 4`, 10*time.Second),
+		waitJS(`document.querySelectorAll('#statistics .stat-group').length === 5`, 10*time.Second),
 		waitJS(`document.querySelectorAll('#trades tbody tr').length > 0`, 10*time.Second),
 	))
 	var charts []struct {

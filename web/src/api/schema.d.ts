@@ -1295,6 +1295,13 @@ export interface components {
      *   avg_trade_duration, total_trades.
      * - **Time**: win_month_pct, avg_win_month, avg_loss_month, best_month, worst_month,
      *   win_year_pct, best_year, worst_year.
+     * - **Risk** (the tearsheet metrics, as quantstats defines them; docs/backtests.md):
+     *   sortino_ratio, calmar_ratio, omega_ratio, value_at_risk, expected_shortfall,
+     *   tail_ratio, ulcer_index, kelly_criterion, skew, kurtosis,
+     *   probabilistic_sharpe_ratio, max_consecutive_wins, max_consecutive_losses,
+     *   recovery_factor. All from the returns per bar; value_at_risk is historical (the 5%
+     *   quantile of the returns per bar) and expected_shortfall the mean of the returns
+     *   below it.
      * - **Benchmark** (results stored since benchmarks were kept): benchmark_return, alpha,
      *   beta, correlation, tracking_error, information_ratio.
      *
@@ -1310,7 +1317,7 @@ export interface components {
     Statistics: {
       groups: ({
           /** @enum {string} */
-          name: "Curve" | "Trade" | "Time" | "Benchmark";
+          name: "Curve" | "Trade" | "Time" | "Risk" | "Benchmark";
           metrics: ({
               key: string;
               label: string;
