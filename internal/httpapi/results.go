@@ -25,6 +25,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/statistics", s.handle(s.resultStatistics))
 			r.Get("/symbols", s.handle(s.resultSymbols))
 			r.Get("/drawdowns", s.handle(s.resultDrawdowns))
+			r.Get("/montecarlo", s.handle(s.resultMonteCarlo))
 			r.Get("/export", s.handle(s.resultExport))
 		})
 	})
