@@ -23,6 +23,7 @@ export type Bar = S['Bar'];
 export type Comparison = S['Comparison'];
 export type SymbolResult = S['SymbolResult'];
 export type DrawdownPeriod = S['DrawdownPeriod'];
+export type MonteCarlo = S['MonteCarlo'];
 export type RoundTrip = S['RoundTrip'];
 export type Fill = S['Trade'];
 export type Me = S['Me'];

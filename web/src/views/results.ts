@@ -8,6 +8,7 @@ import { href } from '../router';
 import { palette } from '../settings';
 import { BUY_COLOUR, SELL_COLOUR, maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
 import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
+import { monteCarloSection } from './montecarlo';
 import { statusBadge } from './runs';
 
 export // The line charts the server samples for long runs (and narrows to a zoomed range).
@@ -65,6 +66,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     h('section', { 'aria-labelledby': 'h-charts' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-charts' }, 'Charts'), feeds.length > 1 ? h('label', { class: 'inline' }, 'Price charts of ', symbolSel) : null), chartsBox),
     h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistics'), statsBox),
     h('section', { 'aria-labelledby': 'h-drawdowns' }, h('h2', { id: 'h-drawdowns' }, 'Drawdown periods'), drawdownsBox),
+    monteCarloSection(tid, Number(summary.total_trades) || 0),
     h('section', { 'aria-labelledby': 'h-trades' }, h('h2', { id: 'h-trades' }, 'Trades'), tradesBox),
   );
 
