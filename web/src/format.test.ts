@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barClock, sharedClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtSigned, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
+import { barClock, sharedClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtSigned, fmtStat, signedStat, STAT_DEFS, summaryCards, toDate } from './format';
 
 describe('fmtBarTime', () => {
   it('shows a daily bar as its date and an intraday bar with its UTC time', () => {
@@ -88,6 +88,11 @@ describe('the statistics display rules of the spec', () => {
   });
 
   it('shows null as a dash', () => expect(fmtStat('ratio', null)).toBe('—'));
+
+  it('colours gains and losses, not risk measures, probabilities or stakes', () => {
+    expect(['total_return', 'avg_win', 'best_month', 'alpha'].every(signedStat)).toBe(true);
+    expect(['annual_volatility', 'value_at_risk', 'expected_shortfall', 'probabilistic_sharpe_ratio', 'kelly_criterion', 'sortino_ratio', 'max_consecutive_losses'].some(signedStat)).toBe(false);
+  });
 });
 
 describe('summary cards', () => {

@@ -58,7 +58,8 @@ export function fmtChartValue(v: unknown, unit = ''): string {
 export function signedStat(key: string): boolean {
   const def = STAT_DEFS.find((d) => d.key === key);
   if (!def) return /return|pnl|profit/.test(key);
-  return (def.format === 'money' || def.format === 'pctFraction') && !/volatility|tracking_error/.test(key);
+  // Risk measures, a probability and a stake are fractions but no gain or loss.
+  return (def.format === 'money' || def.format === 'pctFraction') && !/volatility|tracking_error|value_at_risk|expected_shortfall|probabilistic|kelly/.test(key);
 }
 
 export interface BarRange {

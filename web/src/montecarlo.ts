@@ -35,6 +35,7 @@ export function fanOption(a: MonteCarlo, pal: Palette): Option {
       stackStrategy: 'all',
       symbol: 'none',
       lineStyle: { opacity: 0 },
+      itemStyle: { color: pal.up, opacity: b.opacity + 0.2 }, // the legend's mark
       areaStyle: { color: pal.up, opacity: b.opacity },
       silent: true,
     });
@@ -46,7 +47,7 @@ export function fanOption(a: MonteCarlo, pal: Palette): Option {
     symbol: 'none',
     lineStyle: { width: 2, color: pal.up },
     itemStyle: { color: pal.up },
-    markLine: { silent: true, symbol: 'none', lineStyle: { type: 'dashed', color: pal.text, opacity: 0.6 }, label: { formatter: 'Start' }, data: [{ yAxis: a.initial_cash }] },
+    markLine: { silent: true, symbol: 'none', lineStyle: { type: 'dashed', color: pal.text, opacity: 0.6 }, label: { formatter: 'Start', position: 'insideEndTop' }, data: [{ yAxis: a.initial_cash }] },
   });
   const unit = a.unit === 'bars' ? 'Bar' : 'Trade';
   return {
