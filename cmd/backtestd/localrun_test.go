@@ -51,7 +51,7 @@ func TestRunLocalJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Strategy != "MacdCross" || len(v.Result.Equity) != 4012 || len(v.Statistics.Groups) != 4 { // Curve, Trade, Time and Benchmark (the first feed)
+	if v.Strategy != "MacdCross" || len(v.Result.Equity) != 4012 || len(v.Statistics.Groups) != 5 { // Curve, Trade, Time, Risk and Benchmark (the first feed)
 		t.Fatalf("unexpected JSON: %s, %d equity points, %d statistics groups", v.Strategy, len(v.Result.Equity), len(v.Statistics.Groups))
 	}
 	for _, k := range []string{"initial_cash", "final_value", "total_return", "annual_return", "sharpe_ratio", "max_drawdown", "max_drawdown_pct", "total_trades", "win_rate", "profit_factor", "avg_win", "avg_loss"} {

@@ -16,11 +16,26 @@ SELECT r.task_id, t.strategy_id, t.strategy_version, s.name AS strategy_name, t.
        r.tracking_error,
        r.information_ratio,
        t.timezone,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "sortino_ratio").value') #>> '{}')::float8 AS sortino_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "calmar_ratio").value') #>> '{}')::float8 AS calmar_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "omega_ratio").value') #>> '{}')::float8 AS omega_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "value_at_risk").value') #>> '{}')::float8 AS value_at_risk,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "expected_shortfall").value') #>> '{}')::float8 AS expected_shortfall,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "tail_ratio").value') #>> '{}')::float8 AS tail_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "ulcer_index").value') #>> '{}')::float8 AS ulcer_index,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "kelly_criterion").value') #>> '{}')::float8 AS kelly_criterion,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "skew").value') #>> '{}')::float8 AS skew,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "kurtosis").value') #>> '{}')::float8 AS kurtosis,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "probabilistic_sharpe_ratio").value') #>> '{}')::float8 AS probabilistic_sharpe_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "max_consecutive_wins").value') #>> '{}')::int4 AS max_consecutive_wins,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "max_consecutive_losses").value') #>> '{}')::int4 AS max_consecutive_losses,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "recovery_factor").value') #>> '{}')::float8 AS recovery_factor,
        (SELECT bool_or(c.lookahead) FROM lookahead_checks c
          WHERE c.strategy_id = t.strategy_id AND c.strategy_version = t.strategy_version) AS lookahead
 FROM results r
 JOIN tasks t ON t.id = r.task_id
-LEFT JOIN strategies s ON s.id = t.strategy_id;
+LEFT JOIN strategies s ON s.id = t.strategy_id
+LEFT JOIN result_statistics st ON st.task_id = r.task_id;
 
 -- +goose Down
 DROP VIEW bi_results;
@@ -38,7 +53,22 @@ SELECT r.task_id, t.strategy_id, t.strategy_version, s.name AS strategy_name, t.
        r.correlation,
        r.tracking_error,
        r.information_ratio,
-       t.timezone
+       t.timezone,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "sortino_ratio").value') #>> '{}')::float8 AS sortino_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "calmar_ratio").value') #>> '{}')::float8 AS calmar_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "omega_ratio").value') #>> '{}')::float8 AS omega_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "value_at_risk").value') #>> '{}')::float8 AS value_at_risk,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "expected_shortfall").value') #>> '{}')::float8 AS expected_shortfall,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "tail_ratio").value') #>> '{}')::float8 AS tail_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "ulcer_index").value') #>> '{}')::float8 AS ulcer_index,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "kelly_criterion").value') #>> '{}')::float8 AS kelly_criterion,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "skew").value') #>> '{}')::float8 AS skew,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "kurtosis").value') #>> '{}')::float8 AS kurtosis,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "probabilistic_sharpe_ratio").value') #>> '{}')::float8 AS probabilistic_sharpe_ratio,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "max_consecutive_wins").value') #>> '{}')::int4 AS max_consecutive_wins,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "max_consecutive_losses").value') #>> '{}')::int4 AS max_consecutive_losses,
+       (jsonb_path_query_first(st.record, '$.groups[*].metrics[*] ? (@.key == "recovery_factor").value') #>> '{}')::float8 AS recovery_factor
 FROM results r
 JOIN tasks t ON t.id = r.task_id
-LEFT JOIN strategies s ON s.id = t.strategy_id;
+LEFT JOIN strategies s ON s.id = t.strategy_id
+LEFT JOIN result_statistics st ON st.task_id = r.task_id;

@@ -324,7 +324,7 @@ func TestWebPage(t *testing.T) {
 		chromedp.Click(`#view-results`),
 		chromedp.WaitVisible(`#summary-cards`),
 		waitJS(`[...document.querySelectorAll('#charts .chart-panel')].every(p => p.dataset.ready === 'true' || p.dataset.error === 'true') && document.querySelectorAll('#charts .chart-panel').length === 8`, 20*time.Second),
-		waitJS(`document.querySelectorAll('#statistics .stat-group').length === 4`, 10*time.Second),
+		waitJS(`document.querySelectorAll('#statistics .stat-group').length === 5`, 10*time.Second),
 		waitJS(`document.querySelectorAll('#trades tbody tr').length > 0`, 10*time.Second),
 	))
 	var charts []struct {
@@ -355,6 +355,37 @@ func TestWebPage(t *testing.T) {
 		chromedp.Evaluate(`({figures: document.querySelectorAll('#analyzer-figures li').length, vwr: document.querySelector('#analyzer-figures li[data-key="vwr"] .value')?.textContent ?? '', years: document.querySelectorAll('#analyzer-years tbody tr').length})`, &analyzers)))
 	if analyzers.Figures != 6 || analyzers.VWR == "" || analyzers.VWR == "—" || analyzers.Years == 0 {
 		t.Errorf("analyzers panel: %+v, want 6 figures with a VWR and the returns by year", analyzers)
+	}
+	// The Monte Carlo section simulates on its own: the table, the fan and both histograms;
+	// another seed gives other bands.
+	var mc struct {
+		Rows   []string `json:"rows"`
+		Ready  int      `json:"ready"`
+		Series string   `json:"series"`
+		Losses int      `json:"losses"`
+	}
+	mcState := `({rows: [...document.querySelectorAll('#montecarlo-table tbody tr')].map(r => r.dataset.key),
+		ready: document.querySelectorAll('#montecarlo-charts .chart-panel[data-ready="true"]').length,
+		series: document.querySelector('#montecarlo-charts [data-chart-type="montecarlo_fan"]').dataset.series || '',
+		losses: document.querySelectorAll('#montecarlo-losses li').length})`
+	must(t, chromedp.Run(ctx,
+		waitJS(`document.querySelectorAll('#montecarlo-charts .chart-panel[data-ready="true"]').length === 3 && document.querySelector('#montecarlo-table') !== null`, 30*time.Second),
+		chromedp.Evaluate(mcState, &mc),
+	))
+	if strings.Join(mc.Rows, ",") != "final_value,cagr,max_drawdown_pct,longest_drawdown" || mc.Losses != 3 || !strings.Contains(mc.Series, "Median") || !strings.Contains(mc.Series, "5–95%") {
+		t.Errorf("Monte Carlo section: %+v", mc)
+	}
+	var before, after string
+	must(t, chromedp.Run(ctx,
+		chromedp.Evaluate(`document.querySelector('#montecarlo-table').innerText`, &before),
+		chromedp.SetValue(`#montecarlo form select[name="method"]`, "bootstrap", chromedp.ByQuery),
+		chromedp.SetValue(`#montecarlo form input[name="seed"]`, "2", chromedp.ByQuery),
+		chromedp.Click(`#montecarlo form button[type="submit"]`, chromedp.ByQuery),
+		waitJS(`(document.querySelector('#montecarlo-note') || {}).textContent?.includes('seed 2')`, 30*time.Second),
+		chromedp.Evaluate(`document.querySelector('#montecarlo-table').innerText`, &after),
+	))
+	if before == after {
+		t.Errorf("the bootstrap with seed 2 shows the shuffle's table: %q", after)
 	}
 	screenshot(t, ctx, shots, "results-1440")
 

@@ -27,6 +27,10 @@ var (
 		"avg_loss_month": "frac", "best_month": "frac", "worst_month": "frac", "win_year_pct": "pct",
 		"best_year": "frac", "worst_year": "frac", "benchmark_return": "frac", "alpha": "frac", "beta": "ratio",
 		"correlation": "ratio", "tracking_error": "frac", "information_ratio": "ratio",
+		"sortino_ratio": "ratio", "calmar_ratio": "ratio", "omega_ratio": "ratio", "value_at_risk": "frac",
+		"expected_shortfall": "frac", "tail_ratio": "ratio", "ulcer_index": "ratio", "kelly_criterion": "frac",
+		"skew": "ratio", "kurtosis": "ratio", "probabilistic_sharpe_ratio": "frac", "max_consecutive_wins": "int",
+		"max_consecutive_losses": "int", "recovery_factor": "ratio",
 	}
 )
 

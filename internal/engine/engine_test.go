@@ -203,7 +203,7 @@ func TestStatistics(t *testing.T) {
 		{OpenTime: t0, IsOpen: true},
 	}
 	st := ComputeStatistics(100, eq, trades, 1.5, nil)
-	if len(st.Groups) != 3 || st.Groups[0].Name != "Curve" || st.Groups[1].Name != "Trade" || st.Groups[2].Name != "Time" {
+	if len(st.Groups) != 4 || st.Groups[0].Name != "Curve" || st.Groups[1].Name != "Trade" || st.Groups[2].Name != "Time" || st.Groups[3].Name != "Risk" {
 		t.Fatalf("groups %+v", st.Groups)
 	}
 	get := func(k string) *Metric {

@@ -11,7 +11,7 @@ type Statistics struct {
 	Groups []StatGroup `json:"groups"`
 }
 
-// StatGroup is one panel group: "Curve", "Trade" or "Time".
+// StatGroup is one panel group: "Curve", "Trade", "Time", "Risk" or "Benchmark".
 type StatGroup struct {
 	Name    string   `json:"name"`
 	Metrics []Metric `json:"metrics"`
@@ -81,7 +81,8 @@ func metric(key, label string, v *float64, d display, expl string) Metric {
 
 // ComputeStatistics builds the statistics record from an equity curve (as
 // stored: Time and Value are used), the round trips and the run's SQN. Per-bar figures are
-// annualised by the bars' frequency (PeriodsPerYear). With a benchmark, a "Benchmark" group
+// annualised by the bars' frequency (PeriodsPerYear). The groups are "Curve", "Trade",
+// "Time" and "Risk" (RiskGroup's tearsheet metrics); with a benchmark, a "Benchmark" group
 // measures the curve against it.
 func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade, sqn float64, bench *Benchmark) Statistics {
 	rets := BarReturns(initialCash, equity)
@@ -198,6 +199,7 @@ func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade
 			metric("worst_year", "Worst Year", yWorst, dispPct, "The lowest yearly return (sum of the year's returns per bar)."),
 		}},
 	}}
+	st.Groups = append(st.Groups, RiskGroup(initialCash, equity))
 	if bench != nil {
 		st.Groups = append(st.Groups, benchmarkGroup(initialCash, equity, bench, perYear, annual))
 	}

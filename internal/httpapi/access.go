@@ -97,6 +97,7 @@ var routeAccess = map[string]access{
 	"GET /api/results/{task_id}/symbols":    {auth.Signed, ""},
 	"GET /api/results/{task_id}/analyzers":  {auth.Signed, ""},
 	"GET /api/results/{task_id}/drawdowns":  {auth.Signed, ""},
+	"GET /api/results/{task_id}/montecarlo": {auth.Signed, ""},
 	"GET /api/results/{task_id}/export":     {auth.Signed, ""},
 
 	"GET /api/data/sources":                 {auth.Signed, ""},

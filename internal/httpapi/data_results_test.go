@@ -493,7 +493,7 @@ func TestResultRoutes(t *testing.T) {
 		t.Errorf("html export %d", status)
 	}
 	_, body = b.call(t, "GET", "/api/results/task_1/statistics", "", nil)
-	if groups := field(body, "data", "groups").([]any); len(groups) != 3 {
+	if groups := field(body, "data", "groups").([]any); len(groups) != 4 {
 		t.Errorf("statistics groups %v", groups)
 	}
 	_, body = b.call(t, "GET", "/api/results/compare?task_ids=task_1,task_2", "", nil)

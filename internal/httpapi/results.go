@@ -26,6 +26,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/symbols", s.handle(s.resultSymbols))
 			r.Get("/analyzers", s.handle(s.resultAnalyzers))
 			r.Get("/drawdowns", s.handle(s.resultDrawdowns))
+			r.Get("/montecarlo", s.handle(s.resultMonteCarlo))
 			r.Get("/export", s.handle(s.resultExport))
 		})
 	})

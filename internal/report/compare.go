@@ -82,6 +82,10 @@ var compareExtra = []struct{ key, label string }{
 	{"max_drawdown_duration", "Max DD Duration (days)"}, {"win_month_pct", "Win Months %"},
 	{"benchmark_return", "Benchmark Return"}, {"alpha", "Alpha"}, {"beta", "Beta"}, {"correlation", "Correlation"},
 	{"tracking_error", "Tracking Error"}, {"information_ratio", "Information Ratio"},
+	{"sortino_ratio", "Sortino Ratio"}, {"calmar_ratio", "Calmar Ratio"}, {"omega_ratio", "Omega Ratio"},
+	{"value_at_risk", "Value at Risk (95%)"}, {"expected_shortfall", "Expected Shortfall"},
+	{"ulcer_index", "Ulcer Index"}, {"probabilistic_sharpe_ratio", "Probabilistic Sharpe"},
+	{"recovery_factor", "Recovery Factor"},
 }
 
 // summaryFields are the 12 summary figures with their labels and formats, in the order

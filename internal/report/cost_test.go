@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backtestd/backtestd/internal/montecarlo"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
 )
@@ -95,6 +96,20 @@ func TestReadCostsCoverReads(t *testing.T) {
 		}},
 		read{"drawdowns", func() (int64, error) { return svc.DrawdownsCost(b.Ctx, "task_1") }, func() error {
 			_, err := svc.Drawdowns(b.Ctx, "task_1", 10)
+			return err
+		}},
+		read{"Monte Carlo, block", func() (int64, error) { return svc.MonteCarloCost(b.Ctx, "task_1", 0) }, func() error {
+			a, err := svc.MonteCarlo(b.Ctx, "task_1", montecarlo.Options{Method: montecarlo.Block})
+			if err == nil {
+				err = json.NewEncoder(io.Discard).Encode(a)
+			}
+			return err
+		}},
+		read{"Monte Carlo, bootstrap", func() (int64, error) { return svc.MonteCarloCost(b.Ctx, "task_1", 0) }, func() error {
+			a, err := svc.MonteCarlo(b.Ctx, "task_1", montecarlo.Options{Method: montecarlo.Bootstrap})
+			if err == nil {
+				err = json.NewEncoder(io.Discard).Encode(a)
+			}
 			return err
 		}},
 	)

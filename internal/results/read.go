@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
@@ -418,7 +419,8 @@ func mapSlice[A, B any](in []A, f func(A) B) []B {
 
 // Statistics returns the statistics record of taskID's result: the one stored with
 // the result, or, for results stored before records were kept, one computed
-// (engine.ComputeStatistics) from the stored equity curve and round trips.
+// (engine.ComputeStatistics) from the stored equity curve and round trips. A record stored
+// before the Risk group existed gets that group computed from the stored equity curve.
 func (svc *Service) Statistics(ctx context.Context, taskID string) (engine.Statistics, error) {
 	r, err := q.GetResultStatistics(ctx, svc.db, taskID)
 	if err != nil {
@@ -427,14 +429,27 @@ func (svc *Service) Statistics(ctx context.Context, taskID string) (engine.Stati
 		}
 		return engine.Statistics{}, fmt.Errorf("get result %s: %w", taskID, err)
 	}
-	if len(r.Record) > 0 {
-		var st engine.Statistics
-		if err := json.Unmarshal(r.Record, &st); err != nil {
-			return engine.Statistics{}, fmt.Errorf("statistics of %s: %w", taskID, err)
-		}
+	if len(r.Record) == 0 {
+		return computeStatistics(ctx, svc.db, taskID, r.InitialCash, r.Sqn)
+	}
+	var st engine.Statistics
+	if err := json.Unmarshal(r.Record, &st); err != nil {
+		return engine.Statistics{}, fmt.Errorf("statistics of %s: %w", taskID, err)
+	}
+	if slices.ContainsFunc(st.Groups, func(g engine.StatGroup) bool { return g.Name == engine.RiskGroupName }) {
 		return st, nil
 	}
-	return computeStatistics(ctx, svc.db, taskID, r.InitialCash, r.Sqn)
+	eq, err := storedEquity(ctx, svc.db, taskID, r.InitialCash, true)
+	if err != nil {
+		return engine.Statistics{}, err
+	}
+	// Where ComputeStatistics puts it: after Time, before a Benchmark group.
+	at := len(st.Groups)
+	if i := slices.IndexFunc(st.Groups, func(g engine.StatGroup) bool { return g.Name == "Benchmark" }); i >= 0 {
+		at = i
+	}
+	st.Groups = slices.Insert(st.Groups, at, engine.RiskGroup(r.InitialCash, eq))
+	return st, nil
 }
 
 // computeStatistics computes the statistics record from the stored rows (without the

@@ -133,12 +133,12 @@ func TestStatisticsFromStoredRows(t *testing.T) {
 	}
 	want := engine.ComputeStatistics(res.InitialCash, res.Equity, res.Trades, res.Analyzers.SQN.Value,
 		&engine.Benchmark{Symbol: "RW", Values: engine.BuyAndHold(res.InitialCash, bars, res.Equity)})
-	if len(got.Groups) != 4 {
-		t.Fatalf("%d groups, want 4", len(got.Groups))
+	if len(got.Groups) != 5 {
+		t.Fatalf("%d groups, want 5", len(got.Groups))
 	}
 	n := 0
 	for gi, g := range got.Groups {
-		if g.Name != []string{"Curve", "Trade", "Time", "Benchmark"}[gi] {
+		if g.Name != []string{"Curve", "Trade", "Time", "Risk", "Benchmark"}[gi] {
 			t.Errorf("group %d is %s", gi, g.Name)
 		}
 		for mi, m := range g.Metrics {
@@ -151,5 +151,54 @@ func TestStatisticsFromStoredRows(t *testing.T) {
 	}
 	if n < 20 {
 		t.Errorf("%d metrics", n)
+	}
+}
+
+// TestRiskGroupStoredAndServed: the Risk group's scalars reach bi_results, and a record
+// stored before the group existed is served with it, computed from the stored curve, in
+// its place before the Benchmark group.
+func TestRiskGroupStoredAndServed(t *testing.T) {
+	t.Parallel()
+	b, _, _ := resultstest.SmallRun(t)
+	want, err := b.Results().Statistics(b.Ctx, "task_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sortino, ulcer *float64
+	var wins *int32
+	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT sortino_ratio, ulcer_index, max_consecutive_wins FROM bi_results WHERE task_id = 'task_1'`).Scan(&sortino, &ulcer, &wins); err != nil {
+		t.Fatal(err)
+	}
+	if sortino == nil || ulcer == nil || wins == nil || *sortino != *want.Get("sortino_ratio").Value || *ulcer != *want.Get("ulcer_index").Value ||
+		float64(*wins) != *want.Get("max_consecutive_wins").Value {
+		t.Errorf("bi_results sortino %v ulcer %v wins %v, statistics %v %v %v", sortino, ulcer, wins,
+			*want.Get("sortino_ratio").Value, *want.Get("ulcer_index").Value, *want.Get("max_consecutive_wins").Value)
+	}
+
+	// The record as it was stored before the Risk group.
+	if _, err := b.Store.Pool.Exec(b.Ctx, `UPDATE result_statistics SET record = jsonb_set(record, '{groups}',
+		(SELECT jsonb_agg(g ORDER BY i) FROM jsonb_array_elements(record->'groups') WITH ORDINALITY AS e(g, i) WHERE g->>'name' <> 'Risk'))
+		WHERE task_id = 'task_1'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT sortino_ratio FROM bi_results WHERE task_id = 'task_1'`).Scan(&sortino); err != nil || sortino != nil {
+		t.Fatalf("bi_results of the old record: sortino %v, %v", sortino, err)
+	}
+	got, err := b.Results().Statistics(b.Ctx, "task_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Groups) != len(want.Groups) {
+		t.Fatalf("%d groups, want %d", len(got.Groups), len(want.Groups))
+	}
+	for gi, g := range got.Groups {
+		if g.Name != want.Groups[gi].Name {
+			t.Errorf("group %d is %s, want %s", gi, g.Name, want.Groups[gi].Name)
+		}
+		for mi, m := range g.Metrics {
+			if w := want.Groups[gi].Metrics[mi]; m.Key != w.Key || m.Display != w.Display {
+				t.Errorf("%s: %s, want %s %s", m.Key, m.Display, w.Key, w.Display)
+			}
+		}
 	}
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barClock, sharedClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtSigned, fmtStat, STAT_DEFS, summaryCards, toDate } from './format';
+import { barClock, sharedClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtSigned, fmtStat, signedStat, STAT_DEFS, summaryCards, toDate } from './format';
 
 describe('fmtBarTime', () => {
   it('shows a daily bar as its date and an intraday bar with its UTC time', () => {
@@ -72,15 +72,27 @@ describe('the statistics display rules of the spec', () => {
     ['total_trades', 83, '83'],
     ['best_month', 0.0076, '0.76%'],
     ['win_year_pct', 40, '40.00%'],
+    ['sortino_ratio', 1.8472, '1.85'],
+    ['value_at_risk', -0.02314, '−2.31%'],
+    ['kelly_criterion', 0.1009, '10.09%'],
+    ['probabilistic_sharpe_ratio', 0.688, '68.80%'],
+    ['max_consecutive_losses', 7, '7'],
+    ['kurtosis', -0.31, '−0.31'],
   ])('%s %s → %s', (key, v, want) => expect(fmtStat(def(key).format, v)).toBe(want));
 
-  it('covers at least 20 metrics in the three groups with explanations', () => {
+  it('covers at least 20 metrics in the groups with explanations', () => {
     expect(STAT_DEFS.length).toBeGreaterThanOrEqual(20);
-    expect(new Set(STAT_DEFS.map((d) => d.group))).toEqual(new Set(['Curve', 'Trade', 'Time', 'Benchmark']));
+    expect(new Set(STAT_DEFS.map((d) => d.group))).toEqual(new Set(['Curve', 'Trade', 'Time', 'Risk', 'Benchmark']));
+    expect(STAT_DEFS.filter((d) => d.group === 'Risk')).toHaveLength(14);
     for (const d of STAT_DEFS) expect(d.explanation.length).toBeGreaterThan(10);
   });
 
   it('shows null as a dash', () => expect(fmtStat('ratio', null)).toBe('—'));
+
+  it('colours gains and losses, not risk measures, probabilities or stakes', () => {
+    expect(['total_return', 'avg_win', 'best_month', 'alpha'].every(signedStat)).toBe(true);
+    expect(['annual_volatility', 'value_at_risk', 'expected_shortfall', 'probabilistic_sharpe_ratio', 'kelly_criterion', 'sortino_ratio', 'max_consecutive_losses'].some(signedStat)).toBe(false);
+  });
 });
 
 describe('summary cards', () => {

@@ -58,7 +58,8 @@ export function fmtChartValue(v: unknown, unit = ''): string {
 export function signedStat(key: string): boolean {
   const def = STAT_DEFS.find((d) => d.key === key);
   if (!def) return /return|pnl|profit/.test(key);
-  return (def.format === 'money' || def.format === 'pctFraction') && !/volatility|tracking_error/.test(key);
+  // Risk measures, a probability and a stake are fractions but no gain or loss.
+  return (def.format === 'money' || def.format === 'pctFraction') && !/volatility|tracking_error|value_at_risk|expected_shortfall|probabilistic|kelly/.test(key);
 }
 
 export interface BarRange {
@@ -241,7 +242,7 @@ export type StatFormat = 'pctFraction' | 'pct' | 'ratio' | 'days' | 'days1' | 'i
 export interface StatDef {
   key: string;
   label: string;
-  group: 'Curve' | 'Trade' | 'Time' | 'Benchmark';
+  group: 'Curve' | 'Trade' | 'Time' | 'Risk' | 'Benchmark';
   format: StatFormat;
   explanation: string;
 }
@@ -271,6 +272,20 @@ export const STAT_DEFS: StatDef[] = [
   { key: 'win_year_pct', label: 'Win Years %', group: 'Time', format: 'pct', explanation: 'Share of calendar years with a positive return × 100.' },
   { key: 'best_year', label: 'Best Year', group: 'Time', format: 'pctFraction', explanation: 'Highest yearly return (sum of the period returns in the year).' },
   { key: 'worst_year', label: 'Worst Year', group: 'Time', format: 'pctFraction', explanation: 'Lowest yearly return (sum of the period returns in the year).' },
+  { key: 'sortino_ratio', label: 'Sortino Ratio', group: 'Risk', format: 'ratio', explanation: 'Mean return per bar divided by the downside deviation (√(sum of the squared negative returns / number of bars)), annualised with √N.' },
+  { key: 'calmar_ratio', label: 'Calmar Ratio', group: 'Risk', format: 'ratio', explanation: 'Compound yearly growth (years = bars / N) divided by the max drawdown as a fraction, the starting capital counting as the first peak.' },
+  { key: 'omega_ratio', label: 'Omega Ratio', group: 'Risk', format: 'ratio', explanation: 'Sum of the positive returns per bar over the sum of the negative ones without sign (threshold 0).' },
+  { key: 'value_at_risk', label: 'Value at Risk (95%)', group: 'Risk', format: 'pctFraction', explanation: 'Historical value at risk: the 5% quantile of the returns per bar, interpolated.' },
+  { key: 'expected_shortfall', label: 'Expected Shortfall', group: 'Risk', format: 'pctFraction', explanation: 'Average return of the bars worse than the value at risk.' },
+  { key: 'tail_ratio', label: 'Tail Ratio', group: 'Risk', format: 'ratio', explanation: 'The 95% quantile of the returns per bar over the 5% quantile, without sign.' },
+  { key: 'ulcer_index', label: 'Ulcer Index', group: 'Risk', format: 'ratio', explanation: 'Root mean square of the drawdown per bar (a fraction of the running peak), dividing by bars − 1.' },
+  { key: 'kelly_criterion', label: 'Kelly Criterion', group: 'Risk', format: 'pctFraction', explanation: 'Kelly stake from the returns per bar: (payoff × win rate − loss rate) / payoff.' },
+  { key: 'skew', label: 'Skew', group: 'Risk', format: 'ratio', explanation: 'Skewness of the returns per bar (adjusted Fisher–Pearson).' },
+  { key: 'kurtosis', label: 'Kurtosis', group: 'Risk', format: 'ratio', explanation: 'Excess kurtosis of the returns per bar (0 for a normal distribution).' },
+  { key: 'probabilistic_sharpe_ratio', label: 'Probabilistic Sharpe', group: 'Risk', format: 'pctFraction', explanation: 'Probability that the true Sharpe ratio per bar is above 0, given the bars, skew and kurtosis (quantstats).' },
+  { key: 'max_consecutive_wins', label: 'Max Consecutive Wins', group: 'Risk', format: 'int', explanation: 'Longest run of bars in a row with a positive return.' },
+  { key: 'max_consecutive_losses', label: 'Max Consecutive Losses', group: 'Risk', format: 'int', explanation: 'Longest run of bars in a row with a negative return.' },
+  { key: 'recovery_factor', label: 'Recovery Factor', group: 'Risk', format: 'ratio', explanation: 'Sum of the returns per bar over the max drawdown as a fraction, without sign.' },
   { key: 'benchmark_return', label: 'Benchmark Return', group: 'Benchmark', format: 'pctFraction', explanation: 'Total return of buying the benchmark with the starting cash at its first close and holding it.' },
   { key: 'alpha', label: 'Alpha', group: 'Benchmark', format: 'pctFraction', explanation: "Jensen's alpha, annualised, risk-free rate 0: (mean return per bar − beta × the benchmark's) × N." },
   { key: 'beta', label: 'Beta', group: 'Benchmark', format: 'ratio', explanation: "Covariance of the returns with the benchmark's divided by the benchmark's variance." },

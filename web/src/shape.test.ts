@@ -184,8 +184,9 @@ describe('statistics', () => {
     expect(g).toEqual([{ name: 'Curve', items: [{ key: 'total_return', label: 'Total Return', value: -0.0353, display: '−3.53%', explanation: 'growth' }] }]);
   });
   it('groups a flat record with the spec labels and formats', () => {
-    const g = normaliseStatistics({ total_return: 0.1, win_rate: 50, best_year: 0.2 });
-    expect(g.map((x) => x.name)).toEqual(['Curve', 'Trade', 'Time']);
+    const g = normaliseStatistics({ total_return: 0.1, win_rate: 50, best_year: 0.2, sortino_ratio: 1.234 });
+    expect(g.map((x) => x.name)).toEqual(['Curve', 'Trade', 'Time', 'Risk']);
+    expect(g[3].items[0]).toMatchObject({ label: 'Sortino Ratio', display: '1.23' });
     expect(g[0].items[0]).toMatchObject({ label: 'Total Return', display: '10.00%' });
     expect(g[1].items[0].display).toBe('50.00%');
   });

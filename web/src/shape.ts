@@ -332,10 +332,10 @@ export interface StatGroup {
   items: StatItem[];
 }
 
-const GROUP_NAMES: Record<string, string> = { curve: 'Curve', trade: 'Trade', trades: 'Trade', time: 'Time' };
+const GROUP_NAMES: Record<string, string> = { curve: 'Curve', trade: 'Trade', trades: 'Trade', time: 'Time', risk: 'Risk' };
 
 /**
- * Brings the statistics answer into three groups of {key, label, value, display, explanation},
+ * Brings the statistics answer into its groups of {key, label, value, display, explanation},
  * whatever its exact form: groups as a list, groups as an object, or a flat record. Missing
  * labels, display strings and explanations come from the spec's table.
  */
@@ -388,7 +388,7 @@ export function normaliseStatistics(raw: unknown): StatGroup[] {
   const keyed = Object.keys(r).filter((k) => GROUP_NAMES[k.toLowerCase()]);
   if (keyed.length) return keyed.map((k) => groupFrom(GROUP_NAMES[k.toLowerCase()], r[k]));
   // flat record
-  const out: StatGroup[] = ['Curve', 'Trade', 'Time', 'Benchmark'].map((name) => ({ name, items: [] }));
+  const out: StatGroup[] = ['Curve', 'Trade', 'Time', 'Risk', 'Benchmark'].map((name) => ({ name, items: [] }));
   for (const [k, v] of Object.entries(r)) {
     const def = byKey.get(k);
     if (!def) continue;

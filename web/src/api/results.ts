@@ -1,6 +1,6 @@
 // Results: summary, statistics, trade pages, charts, exports and comparisons.
 import { get, qs, request } from './client';
-import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, RoundTrip, Summary, SymbolResult } from './types';
+import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, MonteCarlo, RoundTrip, Summary, SymbolResult } from './types';
 
 const one = (id: string) => `/api/results/${encodeURIComponent(id)}`;
 
@@ -31,6 +31,9 @@ export const getSymbols = (id: string) => get<SymbolResult[]>(`${one(id)}/symbol
 export const getAnalyzers = (id: string) => get<Analyzers>(`${one(id)}/analyzers`);
 /** The deepest drawdown periods of a result, deepest first. */
 export const getDrawdowns = (id: string, limit = 10) => get<DrawdownPeriod[]>(`${one(id)}/drawdowns${qs({ limit })}`);
+/** A Monte Carlo simulation of a result: its trades shuffled or bootstrapped, or its returns per bar block-bootstrapped. */
+export const getMonteCarlo = (id: string, o: { method: string; runs?: number; seed?: number; loss?: number[] }) =>
+  get<MonteCarlo>(`${one(id)}/montecarlo${qs({ method: o.method, runs: o.runs, seed: o.seed, loss: o.loss?.length ? o.loss.join(',') : undefined })}`);
 /** The export in format (json, csv or html): parsed JSON, or the text of the others. */
 export const getExport = (id: string, format: string) => request<unknown>('GET', `${one(id)}/export${qs({ format })}`);
 export const compare = (ids: string[]) => get<Comparison>(`/api/results/compare${qs({ task_ids: ids.join(',') })}`);

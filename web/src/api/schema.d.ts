@@ -517,6 +517,31 @@ export interface paths {
       };
     };
   };
+  "/api/results/{task_id}/montecarlo": {
+    /**
+     * Monte Carlo simulation
+     * @description How much of the result was the luck of its order. `shuffle` puts the closed trades'
+     * net pnl in a random order (every path ends at the same final value; only the drawdowns
+     * change), `bootstrap` draws as many trades with replacement, `block` a circular block
+     * bootstrap of the returns per bar (blocks of `block` bars, default the cube root of the
+     * bars). Each run is an equity path from the starting capital; the answer has the
+     * percentiles (5, 25, 50, 75, 95; linear interpolation) over the runs of the final
+     * value, the CAGR (over the result's calendar span), the max drawdown in percent of the
+     * running peak (the starting capital the first peak) and the longest drawdown in steps
+     * (`unit`: trades or bars), the probability of the equity falling to (1 − loss) × the
+     * capital at any step, the percentile bands of the paths at up to 101 steps (`fan`),
+     * histograms (30 bins) of the final value and the max drawdown, and the figures of the
+     * result's own path (`original`). The same seed gives the same answer. runs × steps is
+     * bounded (20,000,000), so a long result takes fewer runs (the 400 says how many); the
+     * simulation shares the heavy reads' memory budget.
+     */
+    get: operations["resultMonteCarlo"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
   "/api/data/sources": {
     /** Data sources */
     get: operations["dataSources"];
@@ -1386,6 +1411,58 @@ export interface components {
             }[];
         })[];
     };
+    MonteCarlo: {
+      /** @enum {string} */
+      method: "shuffle" | "bootstrap" | "block";
+      runs: number;
+      seed: number;
+      /** @description The block length (block method only). */
+      block?: number;
+      /** @description Steps of a path (trades or bars). */
+      steps: number;
+      /** @enum {string} */
+      unit: "trades" | "bars";
+      initial_cash: number;
+      /** @description The figures of the result's own path. */
+      original: {
+        final_value: number;
+        cagr: number | null;
+        max_drawdown_pct: number;
+        longest_drawdown: number;
+      };
+      final_value: components["schemas"]["Percentiles"];
+      /** @description Null when the result spans no time. */
+      cagr: components["schemas"]["Percentiles"] | null;
+      max_drawdown_pct: components["schemas"]["Percentiles"];
+      longest_drawdown: components["schemas"]["Percentiles"];
+      loss_probability: {
+          loss: number;
+          /** @description Share of the runs whose equity fell to (1 − loss) × the capital. */
+          probability: number;
+        }[];
+      fan: {
+        steps: number[];
+        p5: number[];
+        p25: number[];
+        p50: number[];
+        p75: number[];
+        p95: number[];
+      };
+      final_value_histogram: components["schemas"]["HistogramBin"][];
+      max_drawdown_histogram: components["schemas"]["HistogramBin"][];
+    };
+    Percentiles: {
+      p5: number;
+      p25: number;
+      p50: number;
+      p75: number;
+      p95: number;
+    };
+    HistogramBin: {
+      from: number;
+      to: number;
+      count: number;
+    };
     DrawdownPeriod: {
       /** @description The last bar at the previous high (a date for daily bars, else RFC 3339). */
       peak: string;
@@ -1591,6 +1668,13 @@ export interface components {
      *   avg_trade_duration, total_trades.
      * - **Time**: win_month_pct, avg_win_month, avg_loss_month, best_month, worst_month,
      *   win_year_pct, best_year, worst_year.
+     * - **Risk** (the tearsheet metrics, as quantstats defines them; docs/backtests.md):
+     *   sortino_ratio, calmar_ratio, omega_ratio, value_at_risk, expected_shortfall,
+     *   tail_ratio, ulcer_index, kelly_criterion, skew, kurtosis,
+     *   probabilistic_sharpe_ratio, max_consecutive_wins, max_consecutive_losses,
+     *   recovery_factor. All from the returns per bar; value_at_risk is historical (the 5%
+     *   quantile of the returns per bar) and expected_shortfall the mean of the returns
+     *   below it.
      * - **Benchmark** (results stored since benchmarks were kept): benchmark_return, alpha,
      *   beta, correlation, tracking_error, information_ratio.
      *
@@ -1606,7 +1690,7 @@ export interface components {
     Statistics: {
       groups: ({
           /** @enum {string} */
-          name: "Curve" | "Trade" | "Time" | "Benchmark";
+          name: "Curve" | "Trade" | "Time" | "Risk" | "Benchmark";
           metrics: ({
               key: string;
               label: string;
@@ -3104,6 +3188,54 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Envelope"] & {
             data?: components["schemas"]["DrawdownPeriod"][];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      404: components["responses"]["ResultNotFound"];
+      413: components["responses"]["ReadTooLarge"];
+      503: components["responses"]["ReadBusy"];
+    };
+  };
+  /**
+   * Monte Carlo simulation
+   * @description How much of the result was the luck of its order. `shuffle` puts the closed trades'
+   * net pnl in a random order (every path ends at the same final value; only the drawdowns
+   * change), `bootstrap` draws as many trades with replacement, `block` a circular block
+   * bootstrap of the returns per bar (blocks of `block` bars, default the cube root of the
+   * bars). Each run is an equity path from the starting capital; the answer has the
+   * percentiles (5, 25, 50, 75, 95; linear interpolation) over the runs of the final
+   * value, the CAGR (over the result's calendar span), the max drawdown in percent of the
+   * running peak (the starting capital the first peak) and the longest drawdown in steps
+   * (`unit`: trades or bars), the probability of the equity falling to (1 − loss) × the
+   * capital at any step, the percentile bands of the paths at up to 101 steps (`fan`),
+   * histograms (30 bins) of the final value and the max drawdown, and the figures of the
+   * result's own path (`original`). The same seed gives the same answer. runs × steps is
+   * bounded (20,000,000), so a long result takes fewer runs (the 400 says how many); the
+   * simulation shares the heavy reads' memory budget.
+   */
+  resultMonteCarlo: {
+    parameters: {
+      query?: {
+        method?: "shuffle" | "bootstrap" | "block";
+        /** @description Default 1,000 (fewer when runs × steps would pass 20,000,000). */
+        runs?: number;
+        seed?: number;
+        /** @description Block length in bars, block method only (at most the result's bars). */
+        block?: number;
+        /** @description Comma-separated shares of the capital (above 0, at most 1; at most 10). */
+        loss?: string;
+      };
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope with the simulation. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["MonteCarlo"];
           };
         };
       };

@@ -96,7 +96,7 @@ function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void 
     return typeof v === 'number' ? fmtNumber(v, 2) : fmtParamValue(v) || '—';
   };
   // The best value of a row: the highest, or the lowest where less is better; none where neither is.
-  const lowerIsBetter = new Set(['max_drawdown', 'max_drawdown_pct', 'annual_volatility', 'max_drawdown_duration', 'avg_trade_duration']);
+  const lowerIsBetter = new Set(['max_drawdown', 'max_drawdown_pct', 'annual_volatility', 'max_drawdown_duration', 'avg_trade_duration', 'ulcer_index']);
   const noBest = new Set(['initial_cash', 'total_trades', 'benchmark_return', 'beta', 'correlation', 'tracking_error']);
   const best = (m: Comparison['metrics'][number]): number => {
     const vals = m.values.filter((v): v is number => typeof v === 'number');

@@ -10,6 +10,7 @@ import { BUY_COLOUR, SELL_COLOUR, maPeriods, normaliseStatistics, overlayDrawdow
 import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
 import { lookaheadBadge, statusBadge } from './runs';
 import { analyzersPanel } from './analyzers';
+import { monteCarloSection } from './montecarlo';
 
 export // The line charts the server samples for long runs (and narrows to a zoomed range).
 const LINE_CHARTS = new Set(['equity', 'drawdown', 'underwater', 'rolling_sharpe']);
@@ -71,6 +72,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistics'), statsBox),
     h('section', { 'aria-labelledby': 'h-analyzers' }, h('h2', { id: 'h-analyzers' }, 'Analyzers'), analyzersBox),
     h('section', { 'aria-labelledby': 'h-drawdowns' }, h('h2', { id: 'h-drawdowns' }, 'Drawdown periods'), drawdownsBox),
+    monteCarloSection(tid, Number(summary.total_trades) || 0),
     h('section', { 'aria-labelledby': 'h-trades' }, h('h2', { id: 'h-trades' }, 'Trades'), tradesBox),
   );
 

@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/montecarlo"
+)
+
+// maxSeed keeps a seed exact in a JSON number (a browser's float64).
+const maxSeed = 1<<53 - 1
+
+// resultMonteCarlo simulates a result's trades or returns (montecarlo.Run): method
+// shuffle|bootstrap|block (default shuffle), runs (default montecarlo.DefaultRuns, fewer for
+// long results), seed (default 1), block (block only), loss (comma-separated shares of the
+// capital). It holds the runs' figures and fan points while it works: a heavy read.
+func (s *Server) resultMonteCarlo(w http.ResponseWriter, r *http.Request) error {
+	opts, err := monteCarloOptions(r)
+	if err != nil {
+		return err
+	}
+	id := chi.URLParam(r, "task_id")
+	cost, err := s.report.MonteCarloCost(r.Context(), id, opts.Runs)
+	if err != nil {
+		return err
+	}
+	w, done, err := s.heavy(w, r, cost, "The Monte Carlo simulation of "+id)
+	if err != nil {
+		return err
+	}
+	defer done()
+	a, err := s.report.MonteCarlo(r.Context(), id, opts)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(a))
+	return nil
+}
+
+// monteCarloOptions reads the query of resultMonteCarlo; what depends on the result (runs
+// against its length, block against its bars) montecarlo.Run checks.
+func monteCarloOptions(r *http.Request) (montecarlo.Options, error) {
+	var opts montecarlo.Options
+	var err error
+	if opts.Method, err = montecarlo.ParseMethod(queryDefault(r, "method", string(montecarlo.Shuffle))); err != nil {
+		return opts, apperr.Invalid("%s", err.Error())
+	}
+	if opts.Runs, err = queryInt(r, "runs", 0, 1, montecarlo.MaxRuns); err != nil {
+		return opts, err
+	}
+	if opts.Block, err = queryInt(r, "block", 0, 1, 1<<30); err != nil {
+		return opts, err
+	}
+	opts.Seed = 1
+	if raw := strings.TrimSpace(r.URL.Query().Get("seed")); raw != "" {
+		if opts.Seed, err = strconv.ParseUint(raw, 10, 64); err != nil || opts.Seed > maxSeed {
+			return opts, apperr.Invalid("Invalid seed '%s': expected an integer from 0 to %d", r.URL.Query().Get("seed"), uint64(maxSeed))
+		}
+	}
+	if raw := strings.TrimSpace(r.URL.Query().Get("loss")); raw != "" {
+		opts.Losses = []float64{}
+		for _, f := range strings.Split(raw, ",") {
+			l, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || !(l > 0 && l <= 1) {
+				return opts, apperr.Invalid("Invalid loss '%s': comma-separated shares of the capital above 0 and at most 1 (0.5 is half)", raw)
+			}
+			opts.Losses = append(opts.Losses, l)
+		}
+		if len(opts.Losses) > montecarlo.MaxLosses {
+			return opts, apperr.Invalid("Invalid loss '%s': at most %d shares", raw, montecarlo.MaxLosses)
+		}
+	}
+	return opts, nil
+}

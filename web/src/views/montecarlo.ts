@@ -1,0 +1,92 @@
+// The results page's Monte Carlo section: a form (method, runs, seed), the percentile table,
+// the loss probabilities, the fan chart of the simulated equity paths and the histograms of
+// their final value and max drawdown.
+
+import { results as api, type MonteCarlo } from '../api';
+import { chartPanel } from '../charts';
+import { errorBox, field, h, loading } from '../dom';
+import { fmtMoney, fmtPct } from '../format';
+import { fanOption, histogramOption, lossLines, percentileRows } from '../montecarlo';
+import { palette } from '../settings';
+
+const METHODS: [string, string][] = [
+  ['shuffle', 'Shuffle the trades'],
+  ['bootstrap', 'Bootstrap the trades'],
+  ['block', 'Block bootstrap of the returns'],
+];
+
+/**
+ * The section for result tid. It simulates on first show: the trades shuffled, or the
+ * returns block-bootstrapped for a run that closed no trade.
+ */
+export function monteCarloSection(tid: string, trades: number): HTMLElement {
+  const methodSel = h('select', { name: 'method' }, METHODS.map(([v, l]) => h('option', { value: v, selected: v === (trades > 0 ? 'shuffle' : 'block') }, l))) as HTMLSelectElement;
+  const runsIn = h('input', { name: 'runs', type: 'number', min: '1', max: '10000', step: '1', placeholder: '1000', inputmode: 'numeric' }) as HTMLInputElement;
+  const seedIn = h('input', { name: 'seed', type: 'number', min: '0', step: '1', value: '1', inputmode: 'numeric' }) as HTMLInputElement;
+  const submit = h('button', { type: 'submit', class: 'btn primary' }, 'Simulate');
+  const out = h('div', { id: 'montecarlo-result', 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    { class: 'run-form montecarlo-form', novalidate: true },
+    h('div', { class: 'form-row' }, field('Method', methodSel), field('Runs', runsIn, 'Up to 10,000 (fewer for long runs)'), field('Seed', seedIn, 'The same seed gives the same answer')),
+    h('div', { class: 'actions' }, submit),
+  );
+  const fan = chartPanel(`${tid}_montecarlo_fan`, 'Simulated equity paths (percentile bands)', { height: 380 });
+  const finals = chartPanel(`${tid}_montecarlo_final_value`, 'Final value of the runs', { height: 300 });
+  const drawdowns = chartPanel(`${tid}_montecarlo_max_drawdown`, 'Max drawdown of the runs (%)', { height: 300 });
+  for (const [p, type] of [[fan, 'montecarlo_fan'], [finals, 'montecarlo_final_value'], [drawdowns, 'montecarlo_max_drawdown']] as const) p.el.dataset.chartType = type;
+  const charts = h('div', { class: 'charts', id: 'montecarlo-charts', hidden: true }, fan.el, finals.el, drawdowns.el);
+
+  const show = (a: MonteCarlo) => {
+    const rows = percentileRows(a);
+    const th = (t: string) => h('th', { scope: 'col', class: 'num' }, t);
+    out.replaceChildren(
+      h('p', { class: 'muted', id: 'montecarlo-note' }, `${a.runs.toLocaleString('en-US')} runs of ${a.steps.toLocaleString('en-US')} ${a.unit}${a.block ? ` (blocks of ${a.block} bars)` : ''}, seed ${a.seed}.`),
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'table', id: 'montecarlo-table' },
+          h('caption', { class: 'sr-only' }, 'Percentiles of the simulated runs and the figures of this run'),
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Figure'), th('5%'), th('25%'), th('Median'), th('75%'), th('95%'), th('This run'))),
+          h('tbody', null, rows.map((r) => h('tr', { 'data-key': r.key }, h('th', { scope: 'row' }, r.label), r.cells.map((c) => h('td', { class: 'num' }, c)), h('td', { class: 'num' }, r.original)))),
+        ),
+      ),
+      h('ul', { class: 'montecarlo-losses', id: 'montecarlo-losses' }, lossLines(a).map((l) => h('li', null, l))),
+    );
+    charts.hidden = false;
+    const pal = palette();
+    fan.set(fanOption(a, pal));
+    finals.set(histogramOption(a.final_value_histogram, 'Final value', (v) => fmtMoney(v), pal.up));
+    drawdowns.set(histogramOption(a.max_drawdown_histogram, 'Max drawdown', (v) => fmtPct(v, 1), pal.down));
+  };
+  const simulate = async () => {
+    out.replaceChildren(loading('Simulating…'));
+    submit.setAttribute('disabled', '');
+    try {
+      const runs = runsIn.value.trim() ? Number(runsIn.value) : undefined;
+      const seed = seedIn.value.trim() ? Number(seedIn.value) : undefined;
+      show(await api.getMonteCarlo(tid, { method: methodSel.value, runs, seed }));
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+      charts.hidden = true;
+    } finally {
+      submit.removeAttribute('disabled');
+    }
+  };
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void simulate();
+  });
+  void simulate();
+  return h(
+    'section',
+    { 'aria-labelledby': 'h-montecarlo', id: 'montecarlo' },
+    h('h2', { id: 'h-montecarlo' }, 'Monte Carlo'),
+    h('p', { class: 'muted' }, 'How much of this result was the luck of its order: the trades in random orders, drawn with replacement, or the returns per bar drawn in blocks.'),
+    form,
+    out,
+    charts,
+  );
+}
