@@ -19,8 +19,12 @@ const RiskGroupName = "Risk"
 // (the 5% quantile of the returns), not quantstats' normal-distribution estimate, and
 // expected_shortfall is quantstats' mean of the returns below that value.
 func RiskGroup(initialCash float64, equity []EquityPoint) StatGroup {
-	rets := BarReturns(initialCash, equity)
-	r := riskOf(rets, PeriodsPerYear(equity))
+	return riskGroup(BarReturns(initialCash, equity), PeriodsPerYear(equity))
+}
+
+// riskGroup is RiskGroup of the returns per bar and the bars a year.
+func riskGroup(rets []float64, perYear float64) StatGroup {
+	r := riskOf(rets, perYear)
 	return StatGroup{Name: RiskGroupName, Metrics: []Metric{
 		metric("sortino_ratio", "Sortino Ratio", r.sortino, dispNum, "Mean return per bar divided by the downside deviation (√(sum of the squared negative returns / number of bars)), annualised with √N: return earned per unit of harmful volatility."),
 		metric("calmar_ratio", "Calmar Ratio", r.calmar, dispNum, "Compound yearly growth (years counted as bars / N) divided by the max drawdown (as a fraction, the starting capital the first peak)."),
@@ -53,7 +57,11 @@ func riskOf(rets []float64, perYear float64) risk {
 		return out
 	}
 	nf := float64(n)
-	mean := Fsum(rets) / nf
+	var sum float64 // a plain sum, as pandas' mean and sum (no exact summation needed)
+	for _, x := range rets {
+		sum += x
+	}
+	mean := sum / nf
 
 	// Sortino (stats.sortino): downside deviation over all bars, not only the losing ones.
 	var down float64
@@ -80,7 +88,7 @@ func riskOf(rets []float64, perYear float64) risk {
 		// stats.cagr: years are bars / periods, and the total's sign is dropped.
 		cagr := math.Pow(math.Abs(growth), perYear/nf) - 1
 		out.calmar = ptr(cagr / -maxDD)
-		out.recovery = ptr(math.Abs(Fsum(rets)) / -maxDD)
+		out.recovery = ptr(math.Abs(sum) / -maxDD)
 	}
 	if n > 1 {
 		out.ulcer = ptr(math.Sqrt(ddSq / (nf - 1)))
@@ -109,15 +117,17 @@ func riskOf(rets []float64, perYear float64) risk {
 	slices.Sort(sorted)
 	v := quantile(sorted, 0.05) // the left tail's quantile, shared by the three figures
 	out.valueAtRisk = ptr(v)
-	var below []float64
+	var belowSum float64
+	below := 0
 	for _, x := range sorted {
 		if x >= v {
 			break
 		}
-		below = append(below, x)
+		belowSum += x
+		below++
 	}
-	if len(below) > 0 {
-		out.expectedShortfall = ptr(Fsum(below) / float64(len(below)))
+	if below > 0 {
+		out.expectedShortfall = ptr(belowSum / float64(below))
 	} else {
 		out.expectedShortfall = ptr(v)
 	}

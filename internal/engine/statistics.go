@@ -199,7 +199,7 @@ func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade
 			metric("worst_year", "Worst Year", yWorst, dispPct, "The lowest yearly return (sum of the year's returns per bar)."),
 		}},
 	}}
-	st.Groups = append(st.Groups, RiskGroup(initialCash, equity))
+	st.Groups = append(st.Groups, riskGroup(rets, perYear))
 	if bench != nil {
 		st.Groups = append(st.Groups, benchmarkGroup(initialCash, equity, bench, perYear, annual))
 	}
