@@ -27,6 +27,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/analyzers", s.handle(s.resultAnalyzers))
 			r.Get("/drawdowns", s.handle(s.resultDrawdowns))
 			r.Get("/export", s.handle(s.resultExport))
+			r.Get("/diff", s.handle(s.resultDiff))
 		})
 	})
 }
