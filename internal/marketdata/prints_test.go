@@ -115,6 +115,21 @@ func BenchmarkRunProvenance5k(b *testing.B) {
 			run(b, got)
 		}
 	})
+	// The part of a run provenance changes, alone: the read of the cached series.
+	b.Run("read-without", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := feeds.At(tb.ctx, "builtin", "RUN", "1d", from, to); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read-with", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, _, err := feeds.AtPrint(tb.ctx, "builtin", "RUN", "1d", from, to); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("fingerprint-uncached", func(b *testing.B) {
 		for b.Loop() {
 			provenance.FingerprintOf(bars)

@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"runtime/debug"
 	"time"
@@ -120,12 +119,20 @@ func FingerprintOf(bars []engine.Bar) Fingerprint {
 			h.Write(buf)
 			buf = buf[:0]
 		}
-		f := fnv.New64a()
-		f.Write(rec[:])
-		prints[i] = Print{Time: b.Time.UnixNano(), Hash: f.Sum64()}
+		prints[i] = Print{Time: b.Time.UnixNano(), Hash: fnv1a(rec[:])}
 	}
 	h.Write(buf)
 	return Fingerprint{SHA256: hex.EncodeToString(h.Sum(nil)), Prints: prints}
+}
+
+// fnv1a is 64-bit FNV-1a (as hash/fnv's, without its allocation per bar).
+func fnv1a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 func record(b engine.Bar) [recordSize]byte {
