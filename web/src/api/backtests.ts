@@ -27,6 +27,8 @@ export const getTask = (id: string) => get<Task>(one(id));
 export const createTask = (req: BacktestRequest) => post<Task>('/api/backtests', req);
 export const cancelTask = (id: string) => del(one(id));
 export const retryTask = (id: string) => post<Task>(`${one(id)}/retry`);
+/** Starts an exact reproduction of a completed run; the new task carries the verdict once it completed. */
+export const reproduceTask = (id: string) => post<Task>(`${one(id)}/reproduce`);
 export const taskLogs = async (id: string, limit: number): Promise<LogLine[]> => listOf<LogLine>(await get(`${one(id)}/logs${qs({ limit })}`), 'logs');
 /** Every line of a task's log, in pages of the route's largest size. */
 export async function allTaskLogs(id: string): Promise<LogLine[]> {
