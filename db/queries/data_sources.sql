@@ -41,3 +41,15 @@ SELECT count(*) FROM symbols WHERE source = $1 AND is_sample;
 -- name: LockDataSource :exec
 -- Serialises start-up seeding between processes sharing one database.
 SELECT pg_advisory_xact_lock(hashtext('backtestd:data_source:' || @name::text));
+
+-- name: DefaultSourceAndSymbol :one
+-- The data source a request without one takes, and its default symbol (marketdata.Default).
+SELECT d.name,
+       COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = d.name
+                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text AS default_symbol
+FROM data_sources d WHERE d.is_default;
+
+-- name: SourceDefaultSymbol :one
+-- The symbol a request on source without one takes (marketdata.DefaultSymbolOf).
+SELECT COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = $1
+                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text;

@@ -10,18 +10,8 @@ WHERE s.id = sqlc.arg('id') AND s.deleted_at IS NULL;
 -- The exact strategy version a task records, for running it.
 SELECT code, params, origin, class_name FROM strategy_versions WHERE strategy_id = $1 AND version = $2;
 
--- name: TaskDefaultSource :one
-SELECT d.name,
-       COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = d.name
-                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text AS default_symbol
-FROM data_sources d WHERE d.is_default;
-
 -- name: TaskSourceExists :one
 SELECT EXISTS (SELECT 1 FROM data_sources WHERE name = $1);
-
--- name: TaskSourceDefaultSymbol :one
-SELECT COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = $1
-                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text;
 
 -- name: TaskSymbolExists :one
 SELECT EXISTS (SELECT 1 FROM symbols WHERE source = $1 AND symbol = $2);

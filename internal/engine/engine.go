@@ -171,7 +171,6 @@ type Engine struct {
 	scratch     []Position
 	flow        []float64 // per feed, the cash its fills and settlements moved
 	held        []int     // per feed, the steps that ended with a position in it
-	pfRow       []float64 // backing store of PyFolio's position rows
 	// activate holds bracket children whose parent filled: they become active at the start
 	// of the next bar, as in backtrader (never on their parent's fill bar).
 	activate []*Order

@@ -143,24 +143,21 @@ func (svc *Service) Symbols(ctx context.Context, source, search string, limit in
 	return out, nil
 }
 
-// Defaults returns the default data source and its default symbol (empty when none is
-// marked), the values a task takes when its request leaves them out.
-func Defaults(ctx context.Context, db store.DBTX) (source, symbol string, err error) {
-	src, err := q.DefaultDataSource(ctx, db)
+// Default returns the data source a request without one takes (the one marked default)
+// and that source's default symbol (DefaultSymbolOf); store.ErrNotFound when no source is
+// marked default. This package owns the rule; tasks and studies ask it.
+func Default(ctx context.Context, db store.DBTX) (source, symbol string, err error) {
+	d, err := q.DefaultSourceAndSymbol(ctx, db)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return "", "", nil
-		}
-		return "", "", fmt.Errorf("default data source: %w", err)
+		return "", "", err
 	}
-	sym, err := q.DefaultSymbol(ctx, db, src.Name)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return src.Name, "", nil
-		}
-		return "", "", fmt.Errorf("default symbol: %w", err)
-	}
-	return src.Name, sym.Symbol, nil
+	return d.Name, d.DefaultSymbol, nil
+}
+
+// DefaultSymbolOf is the symbol a request on source without one takes: the symbol marked
+// default, else the first by name; "" when the source has none.
+func DefaultSymbolOf(ctx context.Context, db store.DBTX, source string) (string, error) {
+	return q.SourceDefaultSymbol(ctx, db, source)
 }
 
 // retrieval is the 400 for a failed historical-data fetch.

@@ -154,7 +154,7 @@ func TestEnsureBuiltinSampleData(t *testing.T) {
 	if err := marketdata.EnsureBuiltin(b.ctx, b.store, true); err != nil { // idempotent
 		t.Fatal(err)
 	}
-	src, sym, err := marketdata.Defaults(b.ctx, b.store.Pool)
+	src, sym, err := marketdata.Default(b.ctx, b.store.Pool)
 	if err != nil || src != marketdata.BuiltinSource || sym != marketdata.DefaultSymbol {
 		t.Fatalf("defaults %q %q %v", src, sym, err)
 	}
@@ -711,6 +711,27 @@ func TestSymbolRangesFollowEveryWrite(t *testing.T) {
 		}
 		if got := ranges(); got != s.want {
 			t.Errorf("after %s: ranges %q, want %q", s.name, got, s.want)
+		}
+	}
+}
+
+// TestDefaultSymbolOf pins the one rule of the symbol a request without one takes: the
+// symbol marked default, else the first by name, else none.
+func TestDefaultSymbolOf(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	for _, sql := range []string{
+		`INSERT INTO data_sources (name, description) VALUES ('none', ''), ('named', ''), ('marked', '')`,
+		`INSERT INTO symbols (source, symbol, name) VALUES ('named', 'ZZZ', ''), ('named', 'BBB', ''), ('marked', 'AAA', '')`,
+		`INSERT INTO symbols (source, symbol, name, is_default) VALUES ('marked', 'MMM', '', true)`,
+	} {
+		if _, err := b.store.Pool.Exec(b.ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for source, want := range map[string]string{"none": "", "named": "BBB", "marked": "MMM"} {
+		if got, err := marketdata.DefaultSymbolOf(b.ctx, b.store.Pool, source); err != nil || got != want {
+			t.Errorf("DefaultSymbolOf(%s) = %q, %v; want %q", source, got, err, want)
 		}
 	}
 }

@@ -38,6 +38,26 @@ func (q *Queries) DefaultDataSource(ctx context.Context, db DBTX) (DataSource, e
 	return i, err
 }
 
+const defaultSourceAndSymbol = `-- name: DefaultSourceAndSymbol :one
+SELECT d.name,
+       COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = d.name
+                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text AS default_symbol
+FROM data_sources d WHERE d.is_default
+`
+
+type DefaultSourceAndSymbolRow struct {
+	Name          string `json:"name"`
+	DefaultSymbol string `json:"default_symbol"`
+}
+
+// The data source a request without one takes, and its default symbol (marketdata.Default).
+func (q *Queries) DefaultSourceAndSymbol(ctx context.Context, db DBTX) (DefaultSourceAndSymbolRow, error) {
+	row := db.QueryRow(ctx, defaultSourceAndSymbol)
+	var i DefaultSourceAndSymbolRow
+	err := row.Scan(&i.Name, &i.DefaultSymbol)
+	return i, err
+}
+
 const defaultSymbol = `-- name: DefaultSymbol :one
 SELECT source, symbol, name, is_sample, is_default, created_at, updated_at, bars_version, timezone, imported_by FROM symbols WHERE source = $1 AND is_default
 `
@@ -194,6 +214,19 @@ SELECT pg_advisory_xact_lock(hashtext('backtestd:data_source:' || $1::text))
 func (q *Queries) LockDataSource(ctx context.Context, db DBTX, name string) error {
 	_, err := db.Exec(ctx, lockDataSource, name)
 	return err
+}
+
+const sourceDefaultSymbol = `-- name: SourceDefaultSymbol :one
+SELECT COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = $1
+                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text
+`
+
+// The symbol a request on source without one takes (marketdata.DefaultSymbolOf).
+func (q *Queries) SourceDefaultSymbol(ctx context.Context, db DBTX, source string) (string, error) {
+	row := db.QueryRow(ctx, sourceDefaultSymbol, source)
+	var column_1 string
+	err := row.Scan(&column_1)
+	return column_1, err
 }
 
 const upsertDataSource = `-- name: UpsertDataSource :exec

@@ -1043,25 +1043,6 @@ func (q *Queries) StartTaskAttempt(ctx context.Context, db DBTX, arg StartTaskAt
 	return err
 }
 
-const taskDefaultSource = `-- name: TaskDefaultSource :one
-SELECT d.name,
-       COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = d.name
-                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text AS default_symbol
-FROM data_sources d WHERE d.is_default
-`
-
-type TaskDefaultSourceRow struct {
-	Name          string `json:"name"`
-	DefaultSymbol string `json:"default_symbol"`
-}
-
-func (q *Queries) TaskDefaultSource(ctx context.Context, db DBTX) (TaskDefaultSourceRow, error) {
-	row := db.QueryRow(ctx, taskDefaultSource)
-	var i TaskDefaultSourceRow
-	err := row.Scan(&i.Name, &i.DefaultSymbol)
-	return i, err
-}
-
 const taskOwner = `-- name: TaskOwner :one
 SELECT created_by FROM tasks WHERE id = $1
 `
@@ -1100,18 +1081,6 @@ func (q *Queries) TaskRecordedVersion(ctx context.Context, db DBTX, arg TaskReco
 		&i.ClassName,
 	)
 	return i, err
-}
-
-const taskSourceDefaultSymbol = `-- name: TaskSourceDefaultSymbol :one
-SELECT COALESCE((SELECT sy.symbol FROM symbols sy WHERE sy.source = $1
-                 ORDER BY sy.is_default DESC, sy.symbol LIMIT 1), '')::text
-`
-
-func (q *Queries) TaskSourceDefaultSymbol(ctx context.Context, db DBTX, source string) (string, error) {
-	row := db.QueryRow(ctx, taskSourceDefaultSymbol, source)
-	var column_1 string
-	err := row.Scan(&column_1)
-	return column_1, err
 }
 
 const taskSourceExists = `-- name: TaskSourceExists :one

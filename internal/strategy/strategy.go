@@ -522,11 +522,7 @@ func (s *Service) SaveConfig(ctx context.Context, caller auth.Identity, id strin
 		}
 		coerced, err := jsrt.ValidateParams(st.Info(), values)
 		if err != nil {
-			var pe *jsrt.ParamError
-			if errors.As(err, &pe) {
-				return apperr.Invalid("%s", pe.Message)
-			}
-			return err
+			return paramError(err)
 		}
 		raw, err := json.Marshal(coerced)
 		if err != nil {

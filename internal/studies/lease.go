@@ -57,28 +57,16 @@ func (s *Service) hold(ctx context.Context, job int64, st store.Study, trials []
 	}, nil
 }
 
-// holdLease renews a running batch's lease every fifth of the lease timeout until ctx
-// ends; when the lease is gone it stops the batch with errLeaseLost.
+// holdLease renews a running batch's lease until ctx ends (jobs.HoldLease); when the
+// lease is gone it stops the batch with errLeaseLost.
 func (s *Service) holdLease(ctx context.Context, job, lease int64, stop context.CancelCauseFunc) {
-	tick := time.NewTicker(s.cfg.Lease / 5)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		c, cancel := context.WithTimeout(ctx, s.cfg.Lease)
+	jobs.HoldLease(ctx, s.log, s.cfg.Lease, func(c context.Context) (bool, error) {
 		_, err := s.q.RenewStudyBatch(c, s.db.Pool, store.RenewStudyBatchParams{JobID: job, Lease: lease})
-		cancel()
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			stop(errLeaseLost)
-			return
-		case err != nil && ctx.Err() == nil:
-			s.log.Warn("renew the lease of a study batch", "job", job, "err", err)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
 		}
-	}
+		return err == nil, err
+	}, stop, errLeaseLost, "a study job", "job", job)
 }
 
 // Reap queues again the pending trials of batches whose worker has not renewed its lease

@@ -1,7 +1,6 @@
 package studies
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/backtestd/backtestd/internal/apperr"
@@ -100,9 +99,4 @@ func paretoRanks(trials []Trial, axes []ParetoAxis) ([]int, int) {
 		}
 	}
 	return ranks, front
-}
-
-// describeAxes is axes as text: "sharpe_ratio (max) against max_drawdown_pct (min)".
-func describeAxes(axes []ParetoAxis) string {
-	return fmt.Sprintf("%s (%s) against %s (%s)", axes[0].Metric, axes[0].Direction, axes[1].Metric, axes[1].Direction)
 }

@@ -322,19 +322,16 @@ func (s *Service) continueLater(ctx context.Context, row store.Study, rest []sto
 // last attempt the batch's remaining trials fail with the error (a study never waits for
 // ever).
 func (s *Service) retry(job *river.Job[BatchArgs], id string, rest []store.PendingTrialsRow, err error) error {
-	if job.Attempt < job.MaxAttempts {
-		s.log.Warn("study batch failed; River will retry", "study", id, "job_attempt", job.Attempt, "err", err)
-		return err
-	}
-	msg := fmt.Sprintf("could not run after %d attempts: %v", job.Attempt, err)
-	out := make([]outcome, len(rest))
-	for i, r := range rest {
-		out[i] = outcome{idx: r.Idx, trial: runner.Trial{Err: &jsrt.RunError{Kind: jsrt.KindStrategy, Message: msg}}}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	s.finish(ctx, id, out)
-	return river.JobCancel(err)
+	return jobs.Retry(s.log, job, "study batch", err, func(msg string) error {
+		out := make([]outcome, len(rest))
+		for i, r := range rest {
+			out[i] = outcome{idx: r.Idx, trial: runner.Trial{Err: &jsrt.RunError{Kind: jsrt.KindStrategy, Message: msg}}}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.finish(ctx, id, out)
+		return nil
+	}, "study", id)
 }
 
 // finish stores trials in one transaction, moves on the folds whose trials have all run,

@@ -278,14 +278,7 @@ func ptr[T any](v T) *T { return &v }
 // retryFold is retry for a fold's job: River retries it, and on its last attempt the fold
 // fails with the error.
 func (s *Service) retryFold(job *river.Job[FoldArgs], err error, fail func(string) error) error {
-	if job.Attempt < job.MaxAttempts {
-		s.log.Warn("study fold failed; River will retry", "study", job.Args.StudyID, "fold", job.Args.Fold+1, "job_attempt", job.Attempt, "err", err)
-		return err
-	}
-	if ferr := fail(fmt.Sprintf("could not run after %d attempts: %v", job.Attempt, err)); ferr != nil {
-		return ferr
-	}
-	return river.JobCancel(err)
+	return jobs.Retry(s.log, job, "study fold", err, fail, "study", job.Args.StudyID, "fold", job.Args.Fold+1)
 }
 
 // Fold is one fold of a walk-forward analysis as the API shows it.

@@ -17,6 +17,7 @@ import (
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/store"
+	"github.com/backtestd/backtestd/internal/strategy"
 )
 
 // Create validates req, stores the task as pending and enqueues its job in one transaction.
@@ -32,7 +33,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	var row store.Task
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if row, err = s.q.CreateTask(ctx, tx, r.CreateTaskParams); err != nil {
+		if row, err = s.q.CreateTask(ctx, tx, r.row()); err != nil {
 			return fmt.Errorf("insert task: %w", err)
 		}
 		return s.enqueue(ctx, tx, &row)
@@ -40,14 +41,37 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	return FromRow(row), nil
+	return fromRow(row), nil
 }
 
 // Resolved is a backtest request checked and completed with its defaults: the task it
 // makes, and the parameters its strategy version declares.
 type Resolved struct {
-	store.CreateTaskParams
-	Strategy jsrt.StrategyInfo // its Params only
+	StrategyID      string
+	StrategyVersion int32
+	DataSource      string
+	Symbols         []string // the feeds in order
+	Timeframe       string
+	Benchmark       string
+	Timezone        string // the first feed's
+	StartDate       time.Time
+	EndDate         time.Time
+	InitialCash     float64
+	Commission      float64
+	StrategyParams  json.RawMessage // merged with the saved values and coerced (strategy.MergeParams)
+	SessionID       string
+	CreatedBy       *string
+	Strategy        jsrt.StrategyInfo // its Params only
+}
+
+// row is the task r makes, as stored.
+func (r Resolved) row() store.CreateTaskParams {
+	return store.CreateTaskParams{
+		StrategyID: r.StrategyID, StrategyVersion: r.StrategyVersion, DataSource: r.DataSource, Symbol: r.Symbols[0],
+		Symbols: r.Symbols, Timeframe: r.Timeframe, Benchmark: r.Benchmark, Timezone: r.Timezone,
+		StartDate: r.StartDate, EndDate: r.EndDate, InitialCash: r.InitialCash, Commission: r.Commission,
+		StrategyParams: r.StrategyParams, SessionID: r.SessionID, CreatedBy: r.CreatedBy,
+	}
 }
 
 // Resolve checks req as Create does and returns what the task would be, without storing
@@ -141,7 +165,7 @@ func (s *Service) Resolve(ctx context.Context, req Request) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
-	params, err := validateParams(sv.Params, sv.ParamValues, req.StrategyParams)
+	params, err := strategy.MergeParams(sv.Params, sv.ParamValues, req.StrategyParams)
 	if err != nil {
 		return Resolved{}, err
 	}
@@ -152,12 +176,12 @@ func (s *Service) Resolve(ctx context.Context, req Request) (Resolved, error) {
 			return Resolved{}, apperr.Invalid("session_id is too long: at most 200 characters")
 		}
 	}
-	r := Resolved{CreateTaskParams: store.CreateTaskParams{
-		StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source, Symbol: symbols[0],
+	r := Resolved{
+		StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source,
 		Symbols: symbols, Timeframe: tf, Benchmark: bench, Timezone: zone.String(),
 		StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
 		StrategyParams: params, SessionID: session, CreatedBy: req.By,
-	}}
+	}
 	if len(sv.Params) > 0 {
 		if err := json.Unmarshal(sv.Params, &r.Strategy.Params); err != nil {
 			return Resolved{}, fmt.Errorf("stored strategy params: %w", err)
@@ -298,14 +322,14 @@ func (s *Service) resolveSource(ctx context.Context, reqSource, reqSymbol *strin
 // default symbol ("" when it has none).
 func (s *Service) source(ctx context.Context, reqSource *string) (source, defSymbol string, err error) {
 	if reqSource == nil || strings.TrimSpace(*reqSource) == "" {
-		def, err := s.q.TaskDefaultSource(ctx, s.db.Pool)
+		source, defSymbol, err := marketdata.Default(ctx, s.db.Pool)
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return "", "", apperr.Invalid("No built-in data source is configured: give data_source")
 			}
 			return "", "", fmt.Errorf("default data source: %w", err)
 		}
-		return def.Name, def.DefaultSymbol, nil
+		return source, defSymbol, nil
 	}
 	source = strings.TrimSpace(*reqSource)
 	ok, err := s.q.TaskSourceExists(ctx, s.db.Pool, source)
@@ -315,48 +339,8 @@ func (s *Service) source(ctx context.Context, reqSource *string) (source, defSym
 	if !ok {
 		return "", "", apperr.Invalid("Unsupported data source: %s", source)
 	}
-	if defSymbol, err = s.q.TaskSourceDefaultSymbol(ctx, s.db.Pool, source); err != nil {
+	if defSymbol, err = marketdata.DefaultSymbolOf(ctx, s.db.Pool, source); err != nil {
 		return "", "", fmt.Errorf("default symbol: %w", err)
 	}
 	return source, defSymbol, nil
-}
-
-// validateParams checks the request's parameters against the version's declared ones with
-// the API's error texts, over the strategy's saved parameter values, and returns the coerced
-// overrides as JSON.
-func validateParams(declared, saved json.RawMessage, in map[string]any) (json.RawMessage, error) {
-	var info jsrt.StrategyInfo
-	if len(declared) > 0 {
-		if err := json.Unmarshal(declared, &info.Params); err != nil {
-			return nil, fmt.Errorf("stored strategy params: %w", err)
-		}
-	}
-	merged := map[string]any{}
-	if len(saved) > 0 {
-		var sv map[string]any
-		if err := json.Unmarshal(saved, &sv); err == nil {
-			// Saved values whose parameter no longer fits are ignored, not fatal.
-			if ok, err := jsrt.ValidateParams(&info, sv); err == nil {
-				for k, v := range ok {
-					merged[k] = v
-				}
-			}
-		}
-	}
-	out, err := jsrt.ValidateParams(&info, in)
-	if err != nil {
-		var pe *jsrt.ParamError
-		if errors.As(err, &pe) {
-			return nil, apperr.Invalid("%s", pe.Message)
-		}
-		return nil, apperr.Invalid("%s", err.Error())
-	}
-	for k, v := range out {
-		merged[k] = v
-	}
-	b, err := json.Marshal(merged)
-	if err != nil {
-		return nil, apperr.Invalid("strategy_params cannot be stored: %v", err)
-	}
-	return b, nil
 }

@@ -25,34 +25,16 @@ const DefaultLease = 15 * time.Second
 // anything.
 var errLeaseLost = errors.New("lease lost: the task was queued again after this worker's heartbeats stopped")
 
-// holdLease renews the lease of the run of t every fifth of the lease timeout until ctx
-// ends. When the lease is gone it stops the run with errLeaseLost. A renewal is one
-// statement: on a starved machine every round trip counts.
+// holdLease renews the lease of the run of t until ctx ends (jobs.HoldLease); when the
+// lease is gone it stops the run with errLeaseLost.
 func (s *Service) holdLease(ctx context.Context, t store.Task, stop context.CancelCauseFunc) {
-	every := s.cfg.Lease / 5
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		c, cancel := context.WithTimeout(ctx, s.cfg.Lease)
-		t0 := time.Now()
+	jobs.HoldLease(ctx, s.log, s.cfg.Lease, func(c context.Context) (bool, error) {
 		_, err := s.q.RenewLease(c, s.db.Pool, store.RenewLeaseParams{ID: t.ID, Lease: t.Lease})
-		cancel()
-		if d := time.Since(t0); d > s.cfg.Lease/2 {
-			s.log.Warn("slow lease renewal: the database or this process is overloaded", "task", t.ID, "took", d, "lease_timeout", s.cfg.Lease)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
 		}
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			stop(errLeaseLost)
-			return
-		case err != nil && ctx.Err() == nil:
-			s.log.Warn("renew the lease of a running backtest", "task", t.ID, "err", err)
-		}
-	}
+		return err == nil, err
+	}, stop, errLeaseLost, "a running backtest", "task", t.ID)
 }
 
 // Reap queues again the running tasks whose worker has not renewed its lease within the

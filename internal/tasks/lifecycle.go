@@ -93,7 +93,7 @@ func (s *Service) Cancel(ctx context.Context, caller auth.Identity, id string) (
 	if changed {
 		s.publishDone(ctx, row.ID, row.SessionID, int(row.Attempt), StatusCancelled, nil, nil)
 	}
-	return FromRow(row), changed, nil
+	return fromRow(row), changed, nil
 }
 
 // Retry runs a failed or cancelled task again as a new attempt: it goes back to pending
@@ -116,5 +116,5 @@ func (s *Service) Retry(ctx context.Context, caller auth.Identity, id string) (T
 	if err != nil {
 		return Task{}, err
 	}
-	return FromRow(row), nil
+	return fromRow(row), nil
 }

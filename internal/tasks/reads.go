@@ -78,7 +78,7 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]Task, int, error) {
 	}
 	out := make([]Task, len(rows))
 	for i, r := range rows {
-		out[i] = FromRow(r.Task)
+		out[i] = fromRow(r.Task)
 		if r.TotalReturn != nil {
 			out[i].Figures = &Figures{TotalReturn: *r.TotalReturn, MaxDrawdownPct: deref(r.MaxDrawdownPct),
 				SharpeRatio: r.SharpeRatio, TotalTrades: int(deref(r.TotalTrades)), FinalValue: deref(r.FinalValue)}
@@ -114,7 +114,7 @@ func (s *Service) Get(ctx context.Context, id string) (Task, error) {
 		}
 		return Task{}, fmt.Errorf("get task %s: %w", id, err)
 	}
-	t := FromRow(row.Task)
+	t := fromRow(row.Task)
 	var atts []store.TaskAttempt
 	if err := json.Unmarshal(row.Attempts, &atts); err != nil {
 		return Task{}, fmt.Errorf("attempts of %s: %w", id, err)

@@ -75,7 +75,7 @@ func (s *Service) Reproduce(ctx context.Context, by *string, id string) (Task, e
 	var row store.Task
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if row, err = s.q.CreateTask(ctx, tx, r.CreateTaskParams); err != nil {
+		if row, err = s.q.CreateTask(ctx, tx, r.row()); err != nil {
 			return fmt.Errorf("insert task: %w", err)
 		}
 		if err := s.q.InsertReproduction(ctx, tx, store.InsertReproductionParams{TaskID: row.ID, OfTask: id}); err != nil {
@@ -86,7 +86,7 @@ func (s *Service) Reproduce(ctx context.Context, by *string, id string) (Task, e
 	if err != nil {
 		return Task{}, err
 	}
-	return FromRow(row), nil
+	return fromRow(row), nil
 }
 
 // checkReproduction compares a completed task that reproduces another with it and stores

@@ -290,15 +290,13 @@ func (s *Service) infraError(job *river.Job[jobs.RunArgs], t store.Task, err err
 	if gerr == nil && (!Status(cur.Status).Active() || cur.Attempt != int32(job.Args.Attempt)) {
 		return river.JobCancel(fmt.Errorf("task %s is %s: %w", cur.ID, cur.Status, err))
 	}
-	if job.Attempt >= job.MaxAttempts {
+	return jobs.Retry(s.log, job, "backtest attempt", err, func(msg string) error {
 		if t.ID == "" {
 			t = cur
 		}
-		s.fail(t, fmt.Sprintf("backtest could not run after %d attempts: %v", job.Attempt, err))
-		return river.JobCancel(err)
-	}
-	s.log.Warn("backtest attempt failed; River will retry", "task", job.Args.TaskID, "job_attempt", job.Attempt, "err", err)
-	return err
+		s.fail(t, "backtest "+msg)
+		return nil
+	}, "task", job.Args.TaskID)
 }
 
 // fail marks the task's attempt failed with msg, ends its log with msg as an ERROR line

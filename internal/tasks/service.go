@@ -207,8 +207,8 @@ type ProgressInfo struct {
 	TotalBars  int     `json:"total_bars"`
 }
 
-// FromRow converts a stored task.
-func FromRow(t store.Task) Task {
+// fromRow converts a stored task.
+func fromRow(t store.Task) Task {
 	params := t.StrategyParams
 	if len(params) == 0 {
 		params = json.RawMessage("{}")

@@ -56,7 +56,7 @@ func TestUserActions(t *testing.T) {
 		{StatusCancelled, false, true, true},
 	}
 	for _, tt := range tests {
-		task := FromRow(store.Task{Status: string(tt.s)})
+		task := fromRow(store.Task{Status: string(tt.s)})
 		if task.CanCancel != tt.cancel || task.CanRetry != tt.retry || task.CanDelete != tt.deletable {
 			t.Errorf("%s: can cancel %v retry %v delete %v; want %v %v %v", tt.s, task.CanCancel, task.CanRetry, task.CanDelete, tt.cancel, tt.retry, tt.deletable)
 		}

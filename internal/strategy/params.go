@@ -1,0 +1,51 @@
+package strategy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/jsrt"
+)
+
+// MergeParams is the one rule of the parameters a run takes (tasks and studies ask it):
+// the strategy's saved values that still fit the version, each on its own (keepFitting),
+// overridden by the request's values, which must fit (a 400 naming the parameter). declared
+// is the version's parameters as stored, saved the strategy's saved values; the result is
+// the coerced values as JSON.
+func MergeParams(declared, saved json.RawMessage, in map[string]any) (json.RawMessage, error) {
+	var info jsrt.StrategyInfo
+	if len(declared) > 0 {
+		if err := json.Unmarshal(declared, &info.Params); err != nil {
+			return nil, fmt.Errorf("stored strategy params: %w", err)
+		}
+	}
+	var merged map[string]any
+	if values, err := decodeValues(saved); err == nil {
+		merged = keepFitting(&info, values)
+	} else {
+		merged = map[string]any{} // saved values that cannot be read are ignored, not fatal
+	}
+	out, err := jsrt.ValidateParams(&info, in)
+	if err != nil {
+		return nil, paramError(err)
+	}
+	for k, v := range out {
+		merged[k] = v
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		return nil, apperr.Invalid("strategy_params cannot be stored: %v", err)
+	}
+	return b, nil
+}
+
+// paramError is the 400 of parameter values that do not fit their declarations.
+func paramError(err error) error {
+	var pe *jsrt.ParamError
+	if errors.As(err, &pe) {
+		return apperr.Invalid("%s", pe.Message)
+	}
+	return apperr.Invalid("%s", err.Error())
+}
