@@ -102,17 +102,9 @@ func (f *Feeds) Zone(ctx context.Context, source, symbol string) (*time.Location
 	return st.loc, nil
 }
 
-// stored returns the stored bars of symbol at timeframe tf on the days start..end (see
-// Span), through the cache. The slice is shared with other callers and must not be modified.
-func (f *Feeds) stored(ctx context.Context, source, symbol, tf string, st symbolState, start, end time.Time) ([]engine.Bar, error) {
-	e, err := f.storedEntry(ctx, source, symbol, tf, st, start, end)
-	if err != nil {
-		return nil, err
-	}
-	return e.bars, nil
-}
-
-// storedEntry is stored with the cache entry the bars belong to (one not kept when too big).
+// storedEntry returns the stored bars of symbol at timeframe tf on the days start..end (see
+// Span), through the cache, with the cache entry they belong to (one not kept when too big).
+// The bars are shared with other callers and must not be modified.
 func (f *Feeds) storedEntry(ctx context.Context, source, symbol, tf string, st symbolState, start, end time.Time) (*feedEntry, error) {
 	from, until := Span(tf, st.loc, start, end)
 	key := feedKey{source: source, symbol: symbol, tf: tf, from: from.UnixNano(), until: until.UnixNano()}
