@@ -42,6 +42,25 @@ func (s *Server) resultDiff(w http.ResponseWriter, r *http.Request) error {
 		return apperr.Invalid("Invalid against '%s': expected one task id", truncate(against, 60))
 	}
 	a := chi.URLParam(r, "task_id")
+	// Both results are read whole, about as their JSON exports are: the heavy-read budget
+	// admits them. Tasks without a result answer first (Diff names them).
+	var cost int64
+	for _, id := range []string{a, against} {
+		c, err := s.report.ExportCost(r.Context(), id, "json")
+		if err != nil {
+			if _, isApp := apperr.As(err); isApp {
+				cost = 0
+				break
+			}
+			return err
+		}
+		cost += c
+	}
+	w, done, err := s.heavy(w, r, cost, "The diff of "+a+" and "+against)
+	if err != nil {
+		return err
+	}
+	defer done()
 	d, err := s.tasks.Diff(r.Context(), a, against)
 	if err != nil {
 		return err

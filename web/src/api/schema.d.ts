@@ -3122,6 +3122,8 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      413: components["responses"]["ReadTooLarge"];
+      503: components["responses"]["ReadBusy"];
     };
   };
   /** Statistics record */
