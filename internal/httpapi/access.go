@@ -59,11 +59,13 @@ var routeAccess = map[string]access{
 	"POST /api/strategies/{strategy_id}/versions/{version}/lookahead": {auth.Create, "strategy.lookahead"},
 	"GET /api/strategies/{strategy_id}/versions/{version}/lookahead":  {auth.Signed, ""},
 
-	"POST /api/backtests/":                     {auth.Create, "task.run"},
-	"GET /api/backtests/":                      {auth.Signed, ""},
-	"GET /api/backtests/{task_id}/":            {auth.Signed, ""},
-	"DELETE /api/backtests/{task_id}/":         {auth.Owner, "task.cancel"},
-	"POST /api/backtests/{task_id}/retry":      {auth.Owner, "task.retry"},
+	"POST /api/backtests/":                {auth.Create, "task.run"},
+	"GET /api/backtests/":                 {auth.Signed, ""},
+	"GET /api/backtests/{task_id}/":       {auth.Signed, ""},
+	"DELETE /api/backtests/{task_id}/":    {auth.Owner, "task.cancel"},
+	"POST /api/backtests/{task_id}/retry": {auth.Owner, "task.retry"},
+	// A reproduction is a new run of the caller's, as creating one is.
+	"POST /api/backtests/{task_id}/reproduce":  {auth.Create, "task.reproduce"},
 	"POST /api/backtests/{task_id}/delete":     {auth.Owner, "task.delete"},
 	"POST /api/backtests/{task_id}/pin":        {auth.Owner, "task.pin"},
 	"DELETE /api/backtests/{task_id}/pin":      {auth.Owner, "task.unpin"},
@@ -99,6 +101,7 @@ var routeAccess = map[string]access{
 	"GET /api/results/{task_id}/drawdowns":  {auth.Signed, ""},
 	"GET /api/results/{task_id}/montecarlo": {auth.Signed, ""},
 	"GET /api/results/{task_id}/export":     {auth.Signed, ""},
+	"GET /api/results/{task_id}/diff":       {auth.Signed, ""},
 
 	"GET /api/data/sources":                 {auth.Signed, ""},
 	"GET /api/data/{source}/symbols":        {auth.Signed, ""},

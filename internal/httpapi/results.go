@@ -28,6 +28,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/drawdowns", s.handle(s.resultDrawdowns))
 			r.Get("/montecarlo", s.handle(s.resultMonteCarlo))
 			r.Get("/export", s.handle(s.resultExport))
+			r.Get("/diff", s.handle(s.resultDiff))
 		})
 	})
 }

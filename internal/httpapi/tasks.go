@@ -13,6 +13,7 @@ import (
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/provenance"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
@@ -36,6 +37,7 @@ func (s *Server) mountTasks(r chi.Router) {
 			r.Get("/", h.handle(h.get))
 			r.Delete("/", h.handle(h.cancel))
 			r.Post("/retry", h.handle(h.retry))
+			r.Post("/reproduce", h.handle(h.reproduce))
 			r.Post("/delete", h.handle(h.remove))
 			r.Post("/pin", h.handle(h.pin(true)))
 			r.Delete("/pin", h.handle(h.pin(false)))
@@ -143,10 +145,20 @@ func (h *taskHandlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	prov, err := h.svc.Provenance(r.Context(), t.TaskID)
+	if err != nil {
+		return err
+	}
+	rep, err := h.svc.Reproduction(r.Context(), t.TaskID)
+	if err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, struct {
 		tasks.Task
-		Lookahead *bool `json:"lookahead"`
-	}{t, v})
+		Lookahead    *bool                  `json:"lookahead"`
+		Provenance   *provenance.Provenance `json:"provenance"`
+		Reproduction *tasks.Reproduction    `json:"reproduction"`
+	}{t, v, prov, rep})
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/provenance"
 	"github.com/backtestd/backtestd/internal/store"
 )
 
@@ -36,6 +37,9 @@ type Feeds struct {
 	lru     *list.List // of *feedEntry, most recent first
 	entries map[feedKey]*list.Element
 	size    int // bars held
+
+	printsMu    sync.Mutex
+	printsSaved map[string]bool // sha256 of series whose prints are stored (see SavePrints)
 }
 
 type feedKey struct {
@@ -47,6 +51,15 @@ type feedEntry struct {
 	key     feedKey
 	version int64
 	bars    []engine.Bar
+
+	printOnce sync.Once // the fingerprint is made on first use, once per cached series
+	print     provenance.Fingerprint
+}
+
+// fingerprint is the entry's bars' fingerprint, computed once.
+func (e *feedEntry) fingerprint() provenance.Fingerprint {
+	e.printOnce.Do(func() { e.print = provenance.FingerprintOf(e.bars) })
+	return e.print
 }
 
 // NewFeeds returns a Feeds over db keeping up to maxBars bars (0: DefaultFeedCacheBars).
@@ -54,7 +67,7 @@ func NewFeeds(db *store.Store, maxBars int) *Feeds {
 	if maxBars <= 0 {
 		maxBars = DefaultFeedCacheBars
 	}
-	return &Feeds{db: db, max: maxBars, lru: list.New(), entries: map[feedKey]*list.Element{}}
+	return &Feeds{db: db, max: maxBars, lru: list.New(), entries: map[feedKey]*list.Element{}, printsSaved: map[string]bool{}}
 }
 
 // symbolState is what a read of a symbol's bars depends on: the version of its bars and the
@@ -89,18 +102,19 @@ func (f *Feeds) Zone(ctx context.Context, source, symbol string) (*time.Location
 	return st.loc, nil
 }
 
-// stored returns the stored bars of symbol at timeframe tf on the days start..end (see
-// Span), through the cache. The slice is shared with other callers and must not be modified.
-func (f *Feeds) stored(ctx context.Context, source, symbol, tf string, st symbolState, start, end time.Time) ([]engine.Bar, error) {
+// storedEntry returns the stored bars of symbol at timeframe tf on the days start..end (see
+// Span), through the cache, with the cache entry they belong to (one not kept when too big).
+// The bars are shared with other callers and must not be modified.
+func (f *Feeds) storedEntry(ctx context.Context, source, symbol, tf string, st symbolState, start, end time.Time) (*feedEntry, error) {
 	from, until := Span(tf, st.loc, start, end)
 	key := feedKey{source: source, symbol: symbol, tf: tf, from: from.UnixNano(), until: until.UnixNano()}
-	if bars, ok := f.cached(key, st.version); ok {
-		return bars, nil
+	if e, ok := f.cached(key, st.version); ok {
+		return e, nil
 	}
 	flight := fmt.Sprintf("%q %q %q %d %d %d", source, symbol, tf, key.from, key.until, st.version)
 	v, err, _ := f.load.Do(flight, func() (any, error) {
-		if bars, ok := f.cached(key, st.version); ok {
-			return bars, nil
+		if e, ok := f.cached(key, st.version); ok {
+			return e, nil
 		}
 		// Shared by every caller waiting here: one caller's cancellation must not fail
 		// the others' reads.
@@ -111,7 +125,7 @@ func (f *Feeds) stored(ctx context.Context, source, symbol, tf string, st symbol
 	if err != nil {
 		return nil, err
 	}
-	return v.([]engine.Bar), nil
+	return v.(*feedEntry), nil
 }
 
 // At returns the bars of symbol at timeframe tf on the days start..end (dates, end
@@ -120,27 +134,58 @@ func (f *Feeds) stored(ctx context.Context, source, symbol, tf string, st symbol
 // stored timeframe below it. A tf finer than every stored one is an apperr 400 naming the
 // finest stored; an unknown symbol gives no bars. The slice must not be modified.
 func (f *Feeds) At(ctx context.Context, source, symbol, tf string, start, end time.Time) ([]engine.Bar, error) {
+	bars, _, _, err := f.at(ctx, source, symbol, tf, start, end)
+	return bars, err
+}
+
+// AtPrint is At with the provenance of exactly the bars it returns and their per-bar
+// prints: the fingerprint is kept with a cached series (made once per series and
+// bars_version) and computed afresh for aggregated bars.
+func (f *Feeds) AtPrint(ctx context.Context, source, symbol, tf string, start, end time.Time) ([]engine.Bar, provenance.Feed, []provenance.Print, error) {
+	bars, e, loc, err := f.at(ctx, source, symbol, tf, start, end)
+	if err != nil {
+		return nil, provenance.Feed{}, nil, err
+	}
+	var fp provenance.Fingerprint
+	if e != nil {
+		fp = e.fingerprint()
+	} else {
+		fp = provenance.FingerprintOf(bars)
+	}
+	return bars, provenance.FeedOf(symbol, tf, loc.String(), bars, fp), fp.Prints, nil
+}
+
+// at is At with the cache entry of the bars when they are stored ones (nil when aggregated)
+// and the symbol's time zone.
+func (f *Feeds) at(ctx context.Context, source, symbol, tf string, start, end time.Time) ([]engine.Bar, *feedEntry, *time.Location, error) {
 	if err := CheckTimeframe(tf); err != nil {
-		return nil, err
+		return nil, nil, time.UTC, err
 	}
 	st, found, err := f.state(ctx, source, symbol)
 	if err != nil || !found {
-		return []engine.Bar{}, err
+		return []engine.Bar{}, nil, time.UTC, err
 	}
 	// Bars at tf itself mean tf is stored, and so is what it is made from: the usual case
 	// costs no look-up of the stored timeframes.
-	if bars, err := f.stored(ctx, source, symbol, tf, st, start, end); err != nil || len(bars) > 0 {
-		return bars, err
+	if e, err := f.storedEntry(ctx, source, symbol, tf, st, start, end); err != nil || len(e.bars) > 0 {
+		return entryBars(e), e, st.loc, err
 	}
 	src, err := f.sourceTimeframe(ctx, source, symbol, tf)
 	if err != nil || src == "" {
-		return []engine.Bar{}, err
+		return []engine.Bar{}, nil, st.loc, err
 	}
-	bars, err := f.stored(ctx, source, symbol, src, st, start, end)
+	e, err := f.storedEntry(ctx, source, symbol, src, st, start, end)
 	if err != nil || src == tf {
-		return bars, err
+		return entryBars(e), e, st.loc, err
 	}
-	return Aggregate(bars, tf, calendar(src, st.loc)), nil
+	return Aggregate(e.bars, tf, calendar(src, st.loc)), nil, st.loc, nil
+}
+
+func entryBars(e *feedEntry) []engine.Bar {
+	if e == nil {
+		return nil
+	}
+	return e.bars
 }
 
 // AnyAt reports whether At would return bars, with one indexed lookup per timeframe tried
@@ -186,7 +231,7 @@ func (f *Feeds) sourceTimeframe(ctx context.Context, source, symbol, tf string) 
 }
 
 // read loads the bars and the version they belong to from one snapshot and keeps them.
-func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) ([]engine.Bar, error) {
+func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) (*feedEntry, error) {
 	var version int64
 	var bars []engine.Bar
 	err := f.db.WithSnapshot(ctx, func(tx pgx.Tx) error {
@@ -206,11 +251,12 @@ func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) ([
 	if err != nil {
 		return nil, err
 	}
-	f.keep(&feedEntry{key: key, version: version, bars: bars})
-	return bars, nil
+	e := &feedEntry{key: key, version: version, bars: bars}
+	f.keep(e)
+	return e, nil
 }
 
-func (f *Feeds) cached(key feedKey, version int64) ([]engine.Bar, bool) {
+func (f *Feeds) cached(key feedKey, version int64) (*feedEntry, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	el, ok := f.entries[key]
@@ -218,7 +264,7 @@ func (f *Feeds) cached(key feedKey, version int64) ([]engine.Bar, bool) {
 		return nil, false
 	}
 	f.lru.MoveToFront(el)
-	return el.Value.(*feedEntry).bars, true
+	return el.Value.(*feedEntry), true
 }
 
 func (f *Feeds) keep(e *feedEntry) {

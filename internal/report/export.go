@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"math"
 	"strconv"
@@ -45,6 +46,8 @@ type Document struct {
 	// Analyzers are the run's analyzers (engine.Analyzers): backtrader's figures and its
 	// pyfolio report.
 	Analyzers engine.Analyzers `json:"analyzers"`
+	// Provenance is the run's provenance.Provenance; null when none was recorded.
+	Provenance json.RawMessage `json:"provenance"`
 }
 
 // ExportJSON returns taskID's result as a bare result object (api/openapi.yaml's Result).
@@ -118,6 +121,8 @@ func (e *JSONExport) WriteJSON(w io.Writer) error {
 	})
 	o.b = append(o.b, `,"analyzers":`...)
 	o.b = appendEncoded(o.b, e.analyzers)
+	o.b = append(o.b, `,"provenance":`...)
+	o.b = appendEncoded(o.b, provenanceOf(s))
 	o.b = append(o.b, "}\n"...)
 	o.flush()
 	return o.err
@@ -125,7 +130,7 @@ func (e *JSONExport) WriteJSON(w io.Writer) error {
 
 func (e *JSONExport) document() (*Document, error) {
 	s := e.s
-	d := &Document{TaskID: s.TaskID, Status: "completed", Summary: s.Summary, Analyzers: e.analyzers,
+	d := &Document{TaskID: s.TaskID, Status: "completed", Summary: s.Summary, Analyzers: e.analyzers, Provenance: provenanceOf(s),
 		Trades: make([]results.TradeRow, len(s.Executions)), EquityCurve: make([]EquityPoint, len(s.Equity)),
 		Drawdown: make([]DrawdownPoint, len(s.Equity)), RoundTrips: make([]results.RoundTrip, len(s.Trades))}
 	for i, e := range s.Executions {
@@ -140,6 +145,14 @@ func (e *JSONExport) document() (*Document, error) {
 		d.RoundTrips[i] = results.RoundTripOf(i+1, t)
 	}
 	return d, nil
+}
+
+// provenanceOf is s's provenance as the export writes it: null when none was recorded.
+func provenanceOf(s *results.Stored) json.RawMessage {
+	if len(s.Provenance) == 0 {
+		return json.RawMessage("null")
+	}
+	return s.Provenance
 }
 
 // CSV labels: the export's fixed header and section texts, which clients parse.

@@ -258,6 +258,8 @@ type Stored struct {
 	Trades     []engine.Trade
 	// Analyzers is the stored engine.Analyzers as JSON (DecodeAnalyzers reads it).
 	Analyzers json.RawMessage
+	// Provenance is the run's provenance.Provenance as JSON; nil when none was recorded.
+	Provenance json.RawMessage
 }
 
 // Run is what a result's task ran: strategy, data and money.
@@ -309,6 +311,9 @@ func (svc *Service) Load(ctx context.Context, taskID string, parts Parts) (*Stor
 		AnnualReturn: row.AnnualReturn, SharpeRatio: row.SharpeRatio, MaxDrawdown: row.MaxDrawdown,
 		MaxDrawdownPct: row.MaxDrawdownPct, TotalTrades: int(row.TotalTrades), WinRate: row.WinRate,
 		ProfitFactor: row.ProfitFactor, AvgWin: row.AvgWin, AvgLoss: row.AvgLoss,
+	}
+	if s.Provenance, err = q.RunProvenance(ctx, svc.db, taskID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("provenance of %s: %w", taskID, err)
 	}
 	if parts&(EquityValues|EquityFull) != 0 {
 		if s.Equity, err = storedEquity(ctx, svc.db, taskID, row.InitialCash, parts&EquityFull == 0); err != nil {

@@ -46,6 +46,12 @@ type Bar struct {
 	Volume    int64     `json:"volume"`
 }
 
+type BarPrint struct {
+	Sha256    string    `json:"sha256"`
+	Prints    []byte    `json:"prints"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
 type BarRange struct {
 	Source    string    `json:"source"`
 	Symbol    string    `json:"symbol"`
@@ -165,6 +171,9 @@ type BiResult struct {
 	MaxConsecutiveLosses     int32           `json:"max_consecutive_losses"`
 	RecoveryFactor           float64         `json:"recovery_factor"`
 	Lookahead                bool            `json:"lookahead"`
+	CodeSha256               interface{}     `json:"code_sha256"`
+	EngineVersion            interface{}     `json:"engine_version"`
+	Provenance               json.RawMessage `json:"provenance"`
 }
 
 type BiStudyFold struct {
@@ -387,6 +396,13 @@ type ResultTrade struct {
 	Commission float64    `json:"commission"`
 	BarLen     int32      `json:"bar_len"`
 	Tradeid    int32      `json:"tradeid"`
+}
+
+type RunProvenance struct {
+	TaskID     string          `json:"task_id"`
+	Attempt    int32           `json:"attempt"`
+	Provenance json.RawMessage `json:"provenance"`
+	CreatedAt  time.Time       `json:"created_at"`
 }
 
 type Session struct {
@@ -617,6 +633,14 @@ type TaskLogChunk struct {
 	Level   []string    `json:"level"`
 	Source  []string    `json:"source"`
 	Message []string    `json:"message"`
+}
+
+type TaskReproduction struct {
+	TaskID    string          `json:"task_id"`
+	OfTask    string          `json:"of_task"`
+	Outcome   *string         `json:"outcome"`
+	Causes    json.RawMessage `json:"causes"`
+	CheckedAt *time.Time      `json:"checked_at"`
 }
 
 type User struct {

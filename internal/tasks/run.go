@@ -91,7 +91,8 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	go s.holdLease(runCtx, row, stopRun)
-	res, bench, fail, err := s.run(runCtx, row)
+	rec := newRunRecord(row)
+	res, bench, fail, err := s.run(runCtx, row, rec)
 	if errors.Is(context.Cause(runCtx), errLeaseLost) {
 		return river.JobCancel(fmt.Errorf("task %s: %w", row.ID, errLeaseLost))
 	}
@@ -110,6 +111,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 		return s.infraError(job, row, errors.New(fail.msg))
 	}
 
+	s.savePrints(ctx, row.ID, rec)
 	var done bool
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.q.CompleteTask(ctx, tx, store.CompleteTaskParams{ID: row.ID, Attempt: attempt, TotalBars: int32(len(res.Equity)), Lease: row.Lease}); err != nil {
@@ -119,6 +121,9 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 			return fmt.Errorf("complete %s: %w", row.ID, err)
 		}
 		if err := results.Save(ctx, tx, row.ID, int(attempt), res, bench); err != nil {
+			return err
+		}
+		if err := s.saveProvenance(ctx, tx, row, rec); err != nil {
 			return err
 		}
 		if err := s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: string(StatusCompleted), TaskID: row.ID, Attempt: attempt}); err != nil {
@@ -136,6 +141,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 		if err != nil { // a figure JSON cannot carry: send what was stored
 			sum, _ = s.storedSummary(ctx, row.ID)
 		}
+		s.checkReproduction(ctx, row.ID) // before the completion is published: a reader then sees the verdict
 		s.publishDone(ctx, row.ID, row.SessionID, int(row.Attempt), StatusCompleted, nil, sum)
 	}
 	return nil
@@ -144,16 +150,17 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 // run loads the data and the strategy version and runs the engine; the result comes with
 // the task's benchmark over it. A nil result comes with a failure (the run cannot succeed
 // or was interrupted) or an error (retry).
-func (s *Service) run(ctx context.Context, t store.Task) (*engine.Result, *engine.Benchmark, *failure, error) {
-	res, benchBars, fail, err := s.runEngine(ctx, t)
+func (s *Service) run(ctx context.Context, t store.Task, rec *runRecord) (*engine.Result, *engine.Benchmark, *failure, error) {
+	res, benchBars, fail, err := s.runEngine(ctx, t, rec)
 	if res == nil {
 		return nil, nil, fail, err
 	}
 	return res, &engine.Benchmark{Symbol: t.Benchmark, Values: engine.BuyAndHold(t.InitialCash, benchBars, res.Equity)}, nil, nil
 }
 
-// runEngine is run without the benchmark's values: it returns the benchmark's bars.
-func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, []engine.Bar, *failure, error) {
+// runEngine is run without the benchmark's values: it returns the benchmark's bars. rec
+// gets the run's provenance.
+func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (*engine.Result, []engine.Bar, *failure, error) {
 	ok, err := s.q.TaskSourceExists(ctx, s.db.Pool, t.DataSource)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("look up data source: %w", err)
@@ -172,7 +179,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, 
 	steps := 0
 	var benchBars []engine.Bar
 	for i, sym := range withBenchmark(t.Symbols, t.Benchmark) {
-		bars, err := s.feeds.At(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate)
+		bars, fp, prints, err := s.feeds.AtPrint(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate)
 		if ae, ok := apperr.As(err); ok { // the stored bars changed since the task was made
 			return nil, nil, &failure{msg: "Data retrieval failed: " + ae.Detail, permanent: true}, nil
 		}
@@ -183,6 +190,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, 
 			return nil, nil, &failure{msg: fmt.Sprintf("Data retrieval failed: no data for %s in data source %s between %s and %s",
 				sym, t.DataSource, t.StartDate.Format(time.DateOnly), t.EndDate.Format(time.DateOnly)), permanent: true}, nil
 		}
+		rec.feed(fp, prints)
 		if sym == t.Benchmark {
 			benchBars = bars
 		}
@@ -197,6 +205,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task) (*engine.Result, 
 			return nil, nil, &failure{msg: "stored strategy_params are not an object: " + err.Error(), permanent: true}, nil
 		}
 	}
+	rec.version(ver.Code, ver.Params, params)
 
 	path := fmt.Sprintf("%s@v%d", t.StrategyID, t.StrategyVersion)
 	if ver.Origin != "" && ver.Origin != "api" {

@@ -29,6 +29,8 @@ export const cancelTask = (id: string) => del(one(id));
 export const retryTask = (id: string) => post<Task>(`${one(id)}/retry`);
 /** Pins (retention keeps the run whatever its age) or unpins a task. */
 export const pinTask = (id: string, pinned: boolean) => (pinned ? post(`${one(id)}/pin`) : del(`${one(id)}/pin`));
+/** Starts an exact reproduction of a completed run; the new task carries the verdict once it completed. */
+export const reproduceTask = (id: string) => post<Task>(`${one(id)}/reproduce`);
 export const taskLogs = async (id: string, limit: number): Promise<LogLine[]> => listOf<LogLine>(await get(`${one(id)}/logs${qs({ limit })}`), 'logs');
 /** Every line of a task's log, in pages of the route's largest size. */
 export async function allTaskLogs(id: string): Promise<LogLine[]> {

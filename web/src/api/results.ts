@@ -1,6 +1,6 @@
 // Results: summary, statistics, trade pages, charts, exports and comparisons.
 import { get, qs, request } from './client';
-import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, MonteCarlo, RoundTrip, Summary, SymbolResult } from './types';
+import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, MonteCarlo, RoundTrip, RunDiff, Summary, SymbolResult } from './types';
 
 const one = (id: string) => `/api/results/${encodeURIComponent(id)}`;
 
@@ -36,6 +36,8 @@ export const getMonteCarlo = (id: string, o: { method: string; runs?: number; se
   get<MonteCarlo>(`${one(id)}/montecarlo${qs({ method: o.method, runs: o.runs, seed: o.seed, loss: o.loss?.length ? o.loss.join(',') : undefined })}`);
 /** The export in format (json, csv or html): parsed JSON, or the text of the others. */
 export const getExport = (id: string, format: string) => request<unknown>('GET', `${one(id)}/export${qs({ format })}`);
+/** The trade-level diff of the result of a against that of b. */
+export const diff = (a: string, b: string) => get<RunDiff>(`${one(a)}/diff${qs({ against: b })}`);
 export const compare = (ids: string[]) => get<Comparison>(`/api/results/compare${qs({ task_ids: ids.join(',') })}`);
 /** The comparison as CSV text: the metric table and the aligned curves, as the server writes it. */
 export const compareCSV = (ids: string[]) => get<string>(`/api/results/compare${qs({ task_ids: ids.join(','), format: 'csv' })}`);

@@ -244,6 +244,23 @@ export interface paths {
       };
     };
   };
+  "/api/backtests/{task_id}/reproduce": {
+    /**
+     * Reproduce a completed run exactly
+     * @description Starts a new task, owned by the caller, with the same strategy version, parameters (the
+     * run's recorded ones, declared defaults included), data source, symbols, benchmark,
+     * timeframe, dates, cash and commission. When it completes, `GET /api/backtests/{id}` of
+     * the new task has `reproduction`: `identical` (summary, trades, fills and equity equal to
+     * the bit) or `differs` with the causes from both runs' provenance (docs/reproducibility.md).
+     * Needs the right to create runs.
+     */
+    post: operations["reproduceBacktest"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
   "/api/backtests/{task_id}/delete": {
     /**
      * Delete a finished task
@@ -454,6 +471,21 @@ export interface paths {
      * page.
      */
     get: operations["resultExport"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
+  "/api/results/{task_id}/diff": {
+    /**
+     * The trade-level diff of two runs
+     * @description Compares the result of `{task_id}` (a) with that of `against` (b): whether they are
+     * identical to the bit, what differs in their provenance, the unified diff of their code,
+     * the first bar where their orders, positions or equity part, their round trips matched by
+     * symbol and entry time, and the deltas of their summary figures (docs/reproducibility.md).
+     */
+    get: operations["resultDiff"];
     parameters: {
       path: {
         task_id: components["parameters"]["TaskID"];
@@ -1326,6 +1358,10 @@ export interface components {
       session_id?: string;
     };
     Task: {
+      /** @description In GET of one task only; null until the run completed (and for runs from before provenance was kept). */
+      provenance?: components["schemas"]["Provenance"] | null;
+      /** @description In GET of one task only, for a task made by POST /api/backtests/{task_id}/reproduce; null otherwise. */
+      reproduction?: components["schemas"]["Reproduction"] | null;
       /** @description In GET of one task or study only: true when a look-ahead check of this strategy version found look-ahead (on any data), false when checks found none, null when it was never checked (POST /api/strategies/{strategy_id}/versions/{version}/lookahead). */
       lookahead?: boolean | null;
       task_id: string;
@@ -1715,6 +1751,123 @@ export interface components {
           [key: string]: unknown;
         }[];
       analyzers?: components["schemas"]["Analyzers"];
+      /** @description The run's provenance; null for runs from before it was kept. */
+      provenance?: components["schemas"]["Provenance"] | null;
+    };
+    /** @description What a run read and what ran it (docs/reproducibility.md). */
+    Provenance: {
+      /** @description Hex sha256 of the strategy version's code text. */
+      code_sha256: string;
+      /** @description The binary's module version, or `devel+<vcs.revision>` (`+dirty` for uncommitted changes; plain `devel` without a recorded revision). */
+      engine_version: string;
+      /** @description One entry per series read, the feeds in order, then the benchmark when it is not one of them. */
+      data: ({
+          symbol: string;
+          timeframe: string;
+          /** @description IANA zone of the symbol's data. */
+          timezone: string;
+          bars: number;
+          /** Format: date-time */
+          first: string | null;
+          /** Format: date-time */
+          last: string | null;
+          /** @description Hex sha256 over each bar's UTC time (unix ns), open, high, low, close (IEEE-754 bits) and volume, 8 bytes little-endian each: exactly the bars the run read. */
+          sha256: string;
+        })[];
+      /** @description The resolved settings, defaults included. */
+      settings: {
+        strategy_id?: string;
+        strategy_version?: number;
+        data_source?: string;
+        symbols?: string[];
+        benchmark?: string;
+        timeframe?: string;
+        timezone?: string;
+        /** Format: date */
+        start_date?: string;
+        /** Format: date */
+        end_date?: string;
+        initial_cash?: number;
+        commission?: number;
+      };
+      /** @description The strategy's parameters as run: declared defaults overlaid by the run's values. */
+      parameters: {
+        [key: string]: unknown;
+      };
+    };
+    Reproduction: {
+      /** @description The task reproduced. */
+      of: string;
+      /**
+       * @description `pending` until the reproduction completed; `identical`: summary, trades, fills and equity equal to the bit.
+       * @enum {string}
+       */
+      outcome: "pending" | "identical" | "differs";
+      /** @description What differs in the two runs' provenance, e.g. `data: PROVX changed: 1 bar differs, first 2003-07-15`, `engine: v1.4.0 → v1.5.0`. */
+      causes: string[];
+      /** Format: date-time */
+      checked_at?: string | null;
+    };
+    RunDiff: {
+      /** @description Summary, round trips, fills and equity equal to the bit. */
+      identical: boolean;
+      /** @description From the provenance: `parameters: fast: 10 → 12`, `code: str_1 v1 → str_1 v2 (sha256 … → …)`, `data: X changed: …`, `settings: commission: 0.001 → 0.002`, `engine: … → …`. */
+      causes: string[];
+      /** @description Unified diff of a's code to b's; empty when the code is the same. */
+      code_diff: string;
+      /** @description The first bar where the runs' fills (positions or orders) or equity differ; null when they do not. */
+      first_divergence: OneOf<[{
+        /** @description 1-based bar of a's equity curve. */
+        bar?: number;
+        /** Format: date-time */
+        time?: string;
+        /**
+         * Format: date
+         * @description In a's data time zone.
+         */
+        date?: string;
+        /** @enum {string} */
+        what?: "positions" | "orders" | "equity";
+      }, null]>;
+      /** @description Round trips matched by symbol and entry time. */
+      trades: {
+        only_a?: {
+            [key: string]: unknown;
+          }[];
+        only_b?: {
+            [key: string]: unknown;
+          }[];
+        changed?: {
+            a?: {
+              [key: string]: unknown;
+            };
+            b?: {
+              [key: string]: unknown;
+            };
+          }[];
+        same?: number;
+      };
+      /** @description Every summary figure (and sqn) of both runs with delta = b − a (null when either is undefined). */
+      summary: {
+        [key: string]: {
+          a?: number | null;
+          b?: number | null;
+          delta?: number | null;
+        };
+      };
+      equity: {
+        /** @description Largest absolute difference of the equity */
+        max_abs?: number;
+        /** @description b's final equity less a's. */
+        final?: number;
+        /** @description Up to 500 evenly sampled bars with both equities. */
+        points?: {
+            /** Format: date-time */
+            time?: string;
+            a?: number;
+            b?: number;
+          }[];
+      };
     };
     Comparison: {
       /** @description What each compared backtest ran, in the order of task_ids. */
@@ -2573,6 +2726,37 @@ export interface operations {
     };
   };
   /**
+   * Reproduce a completed run exactly
+   * @description Starts a new task, owned by the caller, with the same strategy version, parameters (the
+   * run's recorded ones, declared defaults included), data source, symbols, benchmark,
+   * timeframe, dates, cash and commission. When it completes, `GET /api/backtests/{id}` of
+   * the new task has `reproduction`: `identical` (summary, trades, fills and equity equal to
+   * the bit) or `differs` with the causes from both runs' provenance (docs/reproducibility.md).
+   * Needs the right to create runs.
+   */
+  reproduceBacktest: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description The new task, `pending` (bare object). */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Task"];
+        };
+      };
+      404: components["responses"]["TaskNotFound"];
+      /** @description The task has not completed: `Task <id> is <status>: only a completed run can be reproduced`. */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
    * Delete a finished task
    * @description Deletes a completed, failed or cancelled task with its attempts, result, trades, equity
    * and logs, for good. A pending or running task answers 409: cancel it first
@@ -3090,6 +3274,49 @@ export interface operations {
         };
       };
       404: components["responses"]["ResultNotFound"];
+      413: components["responses"]["ReadTooLarge"];
+      503: components["responses"]["ReadBusy"];
+    };
+  };
+  /**
+   * The trade-level diff of two runs
+   * @description Compares the result of `{task_id}` (a) with that of `against` (b): whether they are
+   * identical to the bit, what differs in their provenance, the unified diff of their code,
+   * the first bar where their orders, positions or equity part, their round trips matched by
+   * symbol and entry time, and the deltas of their summary figures (docs/reproducibility.md).
+   */
+  resultDiff: {
+    parameters: {
+      query: {
+        /** @description The task whose result to compare with (b). */
+        against: string;
+      };
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope with `data` = the diff. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["RunDiff"];
+          };
+        };
+      };
+      /** @description `against` missing, given twice or not one task id. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      404: components["responses"]["TaskNotFound"];
+      /** @description One of the tasks has no result: `Task <id> has no result (it is <status>)`. */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       413: components["responses"]["ReadTooLarge"];
       503: components["responses"]["ReadBusy"];
     };

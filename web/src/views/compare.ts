@@ -120,7 +120,7 @@ function renderComparison(out: HTMLElement, c: Comparison, ids: string[]): void 
       'div',
       { class: 'section-head' },
       h('h2', null, 'Side by side'),
-      h('div', { class: 'head-actions' }, button('Export CSV', () => void exportCSV(), 'btn small', { id: 'compare-export-csv' }), button('Export JSON', () => download('comparison.json', JSON.stringify(c, null, 2), 'application/json'), 'btn small', { id: 'compare-export-json' })),
+      h('div', { class: 'head-actions' }, ids.length === 2 ? h('a', { class: 'btn small', id: 'compare-diff', href: href(`/diff?a=${ids[0]}&b=${ids[1]}`) }, 'Trade-level diff') : null, button('Export CSV', () => void exportCSV(), 'btn small', { id: 'compare-export-csv' }), button('Export JSON', () => download('comparison.json', JSON.stringify(c, null, 2), 'application/json'), 'btn small', { id: 'compare-export-json' })),
     ),
     h(
       'div',

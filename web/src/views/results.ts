@@ -11,6 +11,7 @@ import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles
 import { lookaheadBadge, statusBadge } from './runs';
 import { analyzersPanel } from './analyzers';
 import { monteCarloSection } from './montecarlo';
+import { provenanceCard, reproduceButton, reproductionCard } from './provenance';
 
 export // The line charts the server samples for long runs (and narrows to a zoomed range).
 const LINE_CHARTS = new Set(['equity', 'drawdown', 'underwater', 'rolling_sharpe']);
@@ -42,6 +43,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   const clock = barClock(task);
   const strategyName = task?.strategy_id ? await strategies.getStrategy(task.strategy_id).then((s) => s.name, () => task!.strategy_id) : '';
   const lookaheadBox = h('div', { id: 'lookahead' });
+  const reproBox = h('div', { id: 'reproduce' }, task?.reproduction ? reproductionCard(tid, task.reproduction) : '');
   const exportBtn = (fmt: string, label: string) => button(label, () => void exportResult(tid, fmt), 'btn small', { 'data-result-export': fmt });
   main.append(
     h(
@@ -50,10 +52,11 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       h('h1', null, `Results of ${tid}`),
       task ? statusBadge(task.status) : null,
       task?.lookahead === true ? lookaheadBadge() : null,
-      h('div', { class: 'head-actions' }, task ? lookaheadButton(task, () => lookaheadBox) : null, h('a', { class: 'btn small', href: href(`/runs/${tid}`) }, 'Task and log'), h('a', { class: 'btn small', href: href(`/compare?ids=${tid}`) }, 'Compare…'), exportBtn('json', 'Export JSON'), exportBtn('csv', 'Export CSV'), exportBtn('html', 'HTML report')),
+      h('div', { class: 'head-actions' }, task ? lookaheadButton(task, () => lookaheadBox) : null, task ? reproduceButton(task, () => reproBox) : null, h('a', { class: 'btn small', href: href(`/runs/${tid}`) }, 'Task and log'), h('a', { class: 'btn small', href: href(`/compare?ids=${tid}`) }, 'Compare…'), h('a', { class: 'btn small', href: href(`/diff?a=${tid}`), 'data-diff': '' }, 'Diff…'), exportBtn('json', 'Export JSON'), exportBtn('csv', 'Export CSV'), exportBtn('html', 'HTML report')),
     ),
     task ? h('p', { class: 'muted', id: 'result-subtitle' }, [strategyName && strategyName !== task.strategy_id ? `${strategyName} (${task.strategy_id} v${task.strategy_version})` : task.strategy_id, (task.symbols ?? [task.symbol]).join(', '), task.timeframe && task.timeframe !== '1d' ? task.timeframe : '', task.benchmark && task.benchmark !== task.symbol ? `benchmark ${task.benchmark}` : '', task.start_date && `${task.start_date} → ${task.end_date}`, clock.intraday ? `times in ${clock.tz}` : ''].filter(Boolean).join(' · ')) : '',
     lookaheadBox,
+    reproBox,
     h('section', { 'aria-label': 'Summary' }, h('ul', { class: 'cards summary', id: 'summary-cards' }, summaryCards(summary).map((c) => h('li', { class: 'card stat-card', 'data-key': c.key }, h('span', { class: 'label' }, c.label), h('span', { class: `value ${c.tone}` }, c.display))))),
   );
 
@@ -74,6 +77,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     h('section', { 'aria-labelledby': 'h-drawdowns' }, h('h2', { id: 'h-drawdowns' }, 'Drawdown periods'), drawdownsBox),
     monteCarloSection(tid, Number(summary.total_trades) || 0),
     h('section', { 'aria-labelledby': 'h-trades' }, h('h2', { id: 'h-trades' }, 'Trades'), tradesBox),
+    provenanceCard(task?.provenance),
   );
 
   const allTrips = api.allRoundTrips(tid).catch(() => null);
