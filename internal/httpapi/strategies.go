@@ -147,6 +147,9 @@ func (h *strategyHandlers) get(w http.ResponseWriter, r *http.Request) error {
 
 func (h *strategyHandlers) replace(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "strategy_id")
+	if err := h.svc.MayChange(r.Context(), caller(r), id); err != nil {
+		return err
+	}
 	up, err := h.decodeUpload(w, r)
 	if err != nil {
 		return err
@@ -235,6 +238,9 @@ type importJSON struct {
 
 func (h *strategyHandlers) importConfig(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "strategy_id")
+	if err := h.svc.MayChange(r.Context(), caller(r), id); err != nil {
+		return err
+	}
 	var body importJSON
 	if err := decodeJSON(w, r, &body, h.s.cfg.MaxBody, true); err != nil {
 		return err

@@ -344,6 +344,20 @@ func (s *Service) replace(ctx context.Context, tx pgx.Tx, caller *auth.Identity,
 	return s.get(ctx, tx, id)
 }
 
+// MayChange tells a caller who may not change strategy id early, before a request body is
+// read (a 403 before a 422); the change itself decides again on the locked row. An unknown
+// id passes: the change answers its 404.
+func (s *Service) MayChange(ctx context.Context, caller auth.Identity, id string) error {
+	cur, err := s.Get(ctx, id)
+	if e, ok := apperr.As(err); ok && e.Kind == apperr.KindNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return auth.MayModify(caller, "strategy "+id, deref(cur.CreatedBy))
+}
+
 // lockForChange locks the live strategy id in tx for a change by caller (nil: the service
 // itself): a 404 for an unknown or deleted id, a 403 when caller may not change it
 // (auth.MayModify, decided on the locked row).
