@@ -158,6 +158,12 @@ func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 	buy := o.Side == Buy
 	switch o.Type {
 	case Market:
+		// Without cheat-on-open a market order fills only after the bar it was made on
+		// (backtrader's `datetime[0] <= created.dt`): one placed by a cheat timer, before
+		// the broker, waits for the next bar's open.
+		if !e.coo && !b.Time.After(o.CreatedTime) {
+			return 0, false
+		}
 		if buy {
 			return e.slip.up(b.High, b.Open, e.slip.Open, false)
 		}

@@ -70,9 +70,6 @@ func (h *host) addTimer(v goja.Value) goja.Value {
 	tm.WeekCarry = h.flag(op, "weekcarry", false)
 	tm.MonthCarry = h.flag(op, "monthcarry", true)
 	tm.Cheat = h.flag(op, "cheat", false)
-	if tm.Cheat && !h.nextOpenDefined() {
-		h.throw("addTimer: a cheat timer runs before the broker, which fills its orders at the open only with cheat-on-open: define nextOpen() (it may be empty)")
-	}
 	obj := h.rt.NewObject()
 	for _, k := range o.Keys() {
 		_ = obj.Set(k, o.Get(k))
@@ -81,12 +78,6 @@ func (h *host) addTimer(v goja.Value) goja.Value {
 	h.timers = append(h.timers, &jsTimer{t: tm, obj: obj})
 	h.eng.SetTimers(true)
 	return obj
-}
-
-// nextOpenDefined tells whether the strategy overrides nextOpen (cheat-on-open).
-func (h *host) nextOpenDefined() bool {
-	v := h.inst.Get("nextOpen")
-	return v != nil && !v.SameAs(h.base.Get("prototype").(*goja.Object).Get("nextOpen"))
 }
 
 // duration reads a duration option: {days, hours, minutes, seconds} or a number of seconds.

@@ -902,6 +902,36 @@ class TimerCheat(TimerBase):
 # ---- end of Timers ----
 
 
+# ---- Futures (h-futures): cheat timers without cheat-on-open, chained and rolled-over feeds ----
+class TimerCheatNoCoo(TimerBase):
+    """Cheat timers (cheat=True) without cheat-on-open: they still run before the broker, but
+    a market buy made there (Mondays, weekcarry, when flat and the open is above the moving
+    average read one bar behind) fills at the next bar's open, as one made in next(); a sell
+    Limit at the bar's open made by the cheat timer of the 10th and the 20th (monthcarry off)
+    fills on that bar, the broker trying it after the timer. A plain timer on Fridays logs."""
+    params = dict(size=10, period=10)
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+        self.add_timer(when=bt.timer.SESSION_START, weekdays=[1], weekcarry=True, cheat=True)
+        self.add_timer(when=bt.timer.SESSION_START, monthdays=[10, 20], monthcarry=False, cheat=True)
+        self.add_timer(when=bt.timer.SESSION_END, weekdays=[5])
+
+    def notify_timer(self, timer, when, *args, **kwargs):
+        self.record_timer(timer, when)
+        if timer.p.tid == 0:
+            if self.position.size == 0 and len(self.sma) > 0 and self.data.open[0] > self.sma[0]:
+                self.buy(size=self.p.size)
+        elif timer.p.tid == 1 and self.position.size:
+            self.sell(size=self.position.size, exectype=bt.Order.Limit, price=self.data.open[0])
+
+
+FUTURES_STRATEGIES = {
+    "timer_cheat_nocoo": (TimerCheatNoCoo, ["orcl.csv", "yhoo.csv"]),
+}
+# ---- end of Futures ----
+
+
 STRATEGIES = {
     # Timers (h-analyzers)
     "timer_monthly": (TimerMonthly, ["orcl.csv", "nvda.csv"]),
@@ -933,6 +963,7 @@ STRATEGIES = {
     "bracket_market": (BracketMarket, ["orcl.csv", "yhoo.csv"]),
 }
 STRATEGIES.update(ORDER_STRATEGIES)
+STRATEGIES.update(FUTURES_STRATEGIES)
 
 
 # How times are written: dates, or date and time for an intraday strategy (see run).
