@@ -119,7 +119,8 @@ type host struct {
 	tracer                                        *tracer      // records the run for the look-ahead check, or nil
 	timers                                        []*jsTimer   // added by addTimer, in order (tid)
 	notifyTimer                                   goja.Callable
-	inited                                        bool // init() has run: no more timers
+	inited                                        bool               // init() has run: no more timers
+	contracts                                     map[int]*contracts // feeds joined by a static chain or rollover
 }
 
 // resampled returns feeds followed by the feeds the strategy class asks for in its static
@@ -209,7 +210,11 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	if err != nil {
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
-	feeds, err := h.resampled(cls, cfg.Feeds)
+	feeds, err := h.combined(cls, cfg.Feeds)
+	if err != nil {
+		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
+	}
+	feeds, err = h.resampled(cls, feeds)
 	if err != nil {
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}

@@ -101,6 +101,8 @@ func (d *dataView) Get(key string) goja.Value {
 		return d.date
 	case "setSessionEnd":
 		return d.setSessionEnd
+	case "contract":
+		return d.h.contract(d.feed)
 	}
 	return nil // not ours: looked up on the prototype (toString, valueOf, …)
 }
@@ -111,7 +113,7 @@ func (d *dataView) Has(key string) bool {
 			return true
 		}
 	}
-	return key == "symbol" || key == "length" || key == "date" || key == "setSessionEnd"
+	return key == "symbol" || key == "length" || key == "date" || key == "setSessionEnd" || key == "contract"
 }
 func (d *dataView) Delete(string) bool { return false }
 func (d *dataView) Keys() []string {

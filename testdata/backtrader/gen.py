@@ -11,6 +11,7 @@ Python; these fixtures were made with 1.9.78.123, commit b853d7c9) unpacked some
 
     BACKTRADER=/tmp/bt-py python3 testdata/backtrader/gen.py [strategy ...]
 """
+import calendar
 import datetime
 import itertools
 import json
@@ -926,8 +927,73 @@ class TimerCheatNoCoo(TimerBase):
             self.sell(size=self.position.size, exectype=bt.Order.Limit, price=self.data.open[0])
 
 
+def expiry_week(dt, d):
+    """samples/rollover's checkdate: True in the ISO week of the third Friday of the active
+    contract's month (its name ends in a month code H, M, U or Z and a year digit)."""
+    month = dict(H=3, M=6, U=9, Z=12)[d._name[-2]]
+    year = dt.year // 10 * 10 + int(d._name[-1])
+    if year < dt.year:
+        year += 10
+    exp = datetime.date(year, month, 21 - (calendar.weekday(year, month, 1) + 2) % 7)
+    return dt.isocalendar()[:2] == exp.isocalendar()[:2]
+
+
+def volume_overtaken(d0, d1):
+    """samples/rollover's checkvolume: roll once the next contract trades more."""
+    return d0.volume[0] < d1.volume[0]
+
+
+class FuturesCross(bt.Strategy):
+    """A moving-average crossover on a joined futures feed (data/ESH1.csv … ESH2.csv, made
+    by futures_data.py): buy `size` contracts when the fast average crosses above the slow
+    one, close when it crosses below. Records the contract each bar came from (the feed's
+    `_d`) where it changes, as "rolls"."""
+    params = dict(fast=5, slow=15, size=2)
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(period=self.p.fast), bt.ind.SMA(period=self.p.slow))
+        self.rolls = []
+
+    def record_roll(self):
+        name = self.data0._d._name
+        if not self.rolls or self.rolls[-1][1] != name:
+            self.rolls.append([day(self.data0.datetime[0]), name])
+
+    def prenext(self):
+        self.record_roll()
+
+    def next(self):
+        self.record_roll()
+        if self.position.size == 0 and self.cross[0] > 0:
+            self.buy(size=self.p.size)
+        elif self.position.size > 0 and self.cross[0] < 0:
+            self.close()
+
+
+class ChainCross(FuturesCross):
+    """FuturesCross on cerebro.chaindata: each contract to its end, then the next one's bars
+    after it."""
+    chain = dict(name="ES")
+
+
+class RollDateCross(FuturesCross):
+    """FuturesCross on cerebro.rolloverdata with checkdate only: roll on the first bar of
+    the expiry week."""
+    rollover = dict(name="ES", checkdate=expiry_week)
+
+
+class RollVolumeCross(FuturesCross):
+    """FuturesCross on cerebro.rolloverdata with checkdate and checkcondition: roll in the
+    expiry week once the next contract's volume is higher."""
+    rollover = dict(name="ES", checkdate=expiry_week, checkcondition=volume_overtaken)
+
+
+CONTRACTS = ("ESH1.csv", "ESM1.csv", "ESU1.csv", "ESZ1.csv", "ESH2.csv")
 FUTURES_STRATEGIES = {
     "timer_cheat_nocoo": (TimerCheatNoCoo, ["orcl.csv", "yhoo.csv"]),
+    "chain_futures": (ChainCross, [CONTRACTS]),
+    "rollover_date": (RollDateCross, [CONTRACTS]),
+    "rollover_volume": (RollVolumeCross, [CONTRACTS]),
 }
 # ---- end of Futures ----
 
@@ -1068,6 +1134,8 @@ def run(name, cls, data):
     fromdate = datetime.datetime(2000, 1, 1) if several else None
     intraday = getattr(cls, "intraday", False)
     STAMP[0] = "%Y-%m-%d %H:%M:%S" if intraday else "%Y-%m-%d"
+    joined = getattr(cls, "rollover", getattr(cls, "chain", None))
+    joined_feeds = []
     for d in datas:
         # data of the project's own (testdata/backtrader/data) before the shared data
         path = os.path.join(HERE, "data", d)
@@ -1078,9 +1146,15 @@ def run(name, cls, data):
         feed = bt.feeds.GenericCSVData(dataname=path, datetime=0, open=1,
                                        high=2, low=3, close=4, volume=5, openinterest=-1, headers=True,
                                        **kw, **(dict(fromdate=fromdate) if fromdate else {}))
+        if joined is not None:  # Futures (h-futures): joined below, not added one by one
+            joined_feeds.append(feed)
+            feed._name = d[:-4]
+            continue
         cerebro.adddata(feed, name=d[:-4])
         if not several:
             break
+    if joined is not None:
+        feed = (cerebro.rolloverdata if hasattr(cls, "rollover") else cerebro.chaindata)(*joined_feeds, **joined)
     if hasattr(cls, "resample"):
         cerebro.resampledata(feed, **cls.resample)
     cerebro.addstrategy(cls)
@@ -1144,6 +1218,9 @@ def run(name, cls, data):
         out["analyzers_more"] = more_analyzers_out(strat)
     if hasattr(strat, "timer_calls"):  # Timers (h-analyzers)
         out["timer_calls"] = strat.timer_calls
+    if joined is not None:  # Futures (h-futures)
+        out["joined"] = "rollover" if hasattr(cls, "rollover") else "chain"
+        out["rolls"] = strat.rolls
     path = os.path.join(HERE, "expected", "%s__%s.json" % (name, "_".join(d[:-4] for d in datas)))
     with open(path, "w") as f:
         json.dump(out, f, indent=1)
