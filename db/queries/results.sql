@@ -11,8 +11,8 @@ INSERT INTO results (
 );
 
 -- name: CopyResultExecutions :copyfrom
-INSERT INTO result_executions (task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
+INSERT INTO result_executions (task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, status)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
 
 -- name: CopyResultTrades :copyfrom
 INSERT INTO result_trades (task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price,

@@ -311,7 +311,7 @@ func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
 		e.res.Executions = append(e.res.Executions, Execution{
 			Ref: o.Ref, Symbol: e.feeds[o.Feed].Symbol, Time: at, Side: o.Side.String(), ExecType: o.Type.String(),
 			Price: price, Size: execSize, Value: closedValue + openedValue, Commission: closedComm + openedComm,
-			PnL: pnl, CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice,
+			PnL: pnl, CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice, Status: o.Status.String(),
 		})
 		if !e.cfg.QuietEngine {
 			e.Log("INFO", "engine", fmt.Sprintf("order %d filled: %s %g %s @ %.4f, commission %.4f",

@@ -111,6 +111,9 @@ type Execution struct {
 	PnL          float64   `json:"pnl"` // realised gross pnl
 	CreatedTime  time.Time `json:"created_time"`
 	CreatedPrice float64   `json:"created_price"`
+	// Status is the order's after this execution: "Partial" while some of it is left to
+	// fill on later bars (a volume filler), "Completed" on its last part.
+	Status string `json:"status"`
 }
 
 // Trade is a round trip: a position that left zero and (unless IsOpen)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -160,6 +161,9 @@ const (
 	csvSummaryHeader = "metric,value"
 	csvTradesLabel   = "Trades"
 	csvTradesHeader  = "date,type,price,size,pnl"
+	// csvStatusColumn is added to the trades section of a result with partial fills: the
+	// order's status after each execution. Others keep the five columns of the spec.
+	csvStatusColumn = "status"
 )
 
 // num writes a number in plain decimal notation; nil is empty.
@@ -172,7 +176,7 @@ func num(v *float64) string {
 
 // ExportCSV returns taskID's result in the API's CSV layout: `metric,value` and the 12
 // summary rows, an empty row, the `Trades` label row, `date,type,price,size,pnl` and one
-// row per execution.
+// row per execution; `,status` ends the header and each row when an order filled in parts.
 func (svc *Service) ExportCSV(ctx context.Context, taskID string) (string, error) {
 	s, err := svc.results.Load(ctx, taskID, results.Executions)
 	if err != nil {
@@ -189,10 +193,19 @@ func csvText(s *results.Stored) string {
 		_ = w.Write([]string{results.SummaryKeys[i], num(v)})
 	}
 	w.Flush()
-	b.WriteString("\n" + csvTradesLabel + "\n" + csvTradesHeader + "\n")
+	partial := slices.ContainsFunc(s.Executions, func(e engine.Execution) bool { return e.Status == engine.Partial.String() })
+	header := csvTradesHeader
+	if partial {
+		header += "," + csvStatusColumn
+	}
+	b.WriteString("\n" + csvTradesLabel + "\n" + header + "\n")
 	for _, e := range s.Executions {
 		t := results.TradeRowOf(e)
-		_ = w.Write([]string{t.Date, t.Type, num(&t.Price), num(&t.Size), num(&t.PnL)})
+		row := []string{t.Date, t.Type, num(&t.Price), num(&t.Size), num(&t.PnL)}
+		if partial {
+			row = append(row, t.Status)
+		}
+		_ = w.Write(row)
 	}
 	w.Flush()
 	return b.String()

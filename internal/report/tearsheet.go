@@ -60,6 +60,7 @@ type tripRow struct {
 
 type fillRow struct {
 	Date, Symbol, Type, Price, Size, Value, Fees, PnL, PnLClass string
+	Partial                                                     bool // the order has more to fill on later bars
 }
 
 type statGroup struct {
@@ -218,7 +219,8 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, ve
 	for _, e := range s.Executions {
 		tr := results.TradeRowOf(e)
 		row := fillRow{Date: clock(tr.Date), Symbol: tr.Symbol, Type: tr.Type, Price: formatNumber(tr.Price, 2),
-			Size: formatNumber(tr.Size, 0), Value: formatValue(tr.Value, fmtMoney), Fees: formatValue(tr.Commission, fmtMoney), PnL: missing}
+			Size: formatNumber(tr.Size, 0), Value: formatValue(tr.Value, fmtMoney), Fees: formatValue(tr.Commission, fmtMoney), PnL: missing,
+			Partial: tr.Status == engine.Partial.String()}
 		if tr.PnL != 0 {
 			row.PnL, row.PnLClass = formatValue(tr.PnL, fmtMoney), signClass(tr.PnL)
 		}
@@ -470,7 +472,7 @@ footer{margin-top:24px;color:var(--muted);font-size:11px}
 {{end}}</tbody></table></div>{{else}}<p class="muted">No trades.</p>{{end}}
 <h2>Executions</h2>
 {{if .Fills}}<div class="scroll"><table id="executions"><thead><tr><th class="l">Date</th>{{if .MultiFeed}}<th class="l">Symbol</th>{{end}}<th class="l">Type</th><th>Price</th><th>Size</th><th>Value</th><th>Fees</th><th>Realised P&amp;L</th></tr></thead><tbody>
-{{range .Fills}}<tr><td class="l">{{.Date}}</td>{{if $.MultiFeed}}<td class="l">{{.Symbol}}</td>{{end}}<td class="l">{{.Type}}</td><td>{{.Price}}</td><td>{{.Size}}</td><td>{{.Value}}</td><td>{{.Fees}}</td><td class="{{.PnLClass}}">{{.PnL}}</td></tr>
+{{range .Fills}}<tr><td class="l">{{.Date}}</td>{{if $.MultiFeed}}<td class="l">{{.Symbol}}</td>{{end}}<td class="l">{{.Type}}{{if .Partial}} <span class="muted" title="filled in part: the rest of the order fills on later bars">partial</span>{{end}}</td><td>{{.Price}}</td><td>{{.Size}}</td><td>{{.Value}}</td><td>{{.Fees}}</td><td class="{{.PnLClass}}">{{.PnL}}</td></tr>
 {{end}}</tbody></table></div>{{else}}<p class="muted">No executions.</p>{{end}}
 </section>
 

@@ -106,6 +106,9 @@ type TradeRow struct {
 	Value      float64 `json:"value"`
 	Commission float64 `json:"commission"`
 	OrderRef   int32   `json:"order_ref"`
+	// Status is the order's after this execution: Partial (more of it fills on later
+	// bars), Completed, or "" for results stored before it was recorded.
+	Status string `json:"status"`
 }
 
 // RoundTrip is a closed (or still open) trade from entry to exit.
@@ -163,7 +166,7 @@ func AppendTime(b []byte, t time.Time) []byte {
 // TradeRowOf is execution e as the trade list shows it.
 func TradeRowOf(e engine.Execution) TradeRow {
 	return TradeRow{Date: FormatTime(e.Time), Symbol: e.Symbol, Type: e.Side, Price: e.Price, Size: math.Abs(e.Size), PnL: e.PnL,
-		Value: e.Value, Commission: e.Commission, OrderRef: int32(e.Ref)}
+		Value: e.Value, Commission: e.Commission, OrderRef: int32(e.Ref), Status: e.Status}
 }
 
 // RoundTripOf is the seq-th (1-based) round trip t as the trade list shows it.
@@ -401,7 +404,7 @@ func loadTrades(ctx context.Context, db store.DBTX, taskID string) ([]engine.Tra
 
 func execution(r store.ResultExecution) engine.Execution {
 	return engine.Execution{Ref: int(r.Ref), Symbol: r.Symbol, Time: r.Ts, Side: r.Side, ExecType: r.ExecType, Price: r.Price,
-		Size: r.Size, Value: r.Value, Commission: r.Commission, PnL: r.Pnl}
+		Size: r.Size, Value: r.Value, Commission: r.Commission, PnL: r.Pnl, Status: r.Status}
 }
 
 func trade(r store.ResultTrade) engine.Trade {

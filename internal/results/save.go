@@ -83,7 +83,7 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 			rows[i] = store.CopyResultExecutionsParams{
 				TaskID: taskID, Seq: int32(i + 1), Ref: int32(e.Ref), Ts: e.Time, Side: e.Side,
 				ExecType: e.ExecType, Price: e.Price, Size: e.Size, Value: e.Value,
-				Commission: e.Commission, Pnl: e.PnL, Symbol: e.Symbol,
+				Commission: e.Commission, Pnl: e.PnL, Symbol: e.Symbol, Status: e.Status,
 			}
 		}
 		if _, err := q.CopyResultExecutions(ctx, db, rows); err != nil {

@@ -41,6 +41,7 @@ func (r iteratorForCopyResultExecutions) Values() ([]interface{}, error) {
 		r.rows[0].Commission,
 		r.rows[0].Pnl,
 		r.rows[0].Symbol,
+		r.rows[0].Status,
 	}, nil
 }
 
@@ -49,7 +50,7 @@ func (r iteratorForCopyResultExecutions) Err() error {
 }
 
 func (q *Queries) CopyResultExecutions(ctx context.Context, db DBTX, arg []CopyResultExecutionsParams) (int64, error) {
-	return db.CopyFrom(ctx, []string{"result_executions"}, []string{"task_id", "seq", "ref", "ts", "side", "exec_type", "price", "size", "value", "commission", "pnl", "symbol"}, &iteratorForCopyResultExecutions{rows: arg})
+	return db.CopyFrom(ctx, []string{"result_executions"}, []string{"task_id", "seq", "ref", "ts", "side", "exec_type", "price", "size", "value", "commission", "pnl", "symbol", "status"}, &iteratorForCopyResultExecutions{rows: arg})
 }
 
 // iteratorForCopyResultTrades implements pgx.CopyFromSource.

@@ -24,6 +24,7 @@ type CopyResultExecutionsParams struct {
 	Commission float64   `json:"commission"`
 	Pnl        float64   `json:"pnl"`
 	Symbol     string    `json:"symbol"`
+	Status     string    `json:"status"`
 }
 
 type CopyResultTradesParams struct {
@@ -413,7 +414,7 @@ func (q *Queries) InsertResultStatistics(ctx context.Context, db DBTX, arg Inser
 }
 
 const listResultExecutions = `-- name: ListResultExecutions :many
-SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol FROM result_executions WHERE task_id = $1 ORDER BY seq
+SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, status FROM result_executions WHERE task_id = $1 ORDER BY seq
 `
 
 func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID string) ([]ResultExecution, error) {
@@ -438,6 +439,7 @@ func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID stri
 			&i.Commission,
 			&i.Pnl,
 			&i.Symbol,
+			&i.Status,
 		); err != nil {
 			return nil, err
 		}
@@ -490,7 +492,7 @@ func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) 
 }
 
 const pageResultExecutions = `-- name: PageResultExecutions :many
-SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol FROM result_executions WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
+SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, status FROM result_executions WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
 `
 
 type PageResultExecutionsParams struct {
@@ -521,6 +523,7 @@ func (q *Queries) PageResultExecutions(ctx context.Context, db DBTX, arg PageRes
 			&i.Commission,
 			&i.Pnl,
 			&i.Symbol,
+			&i.Status,
 		); err != nil {
 			return nil, err
 		}

@@ -95,6 +95,7 @@ type BiExecution struct {
 	Value      float64     `json:"value"`
 	Commission float64     `json:"commission"`
 	Pnl        float64     `json:"pnl"`
+	Status     string      `json:"status"`
 }
 
 type BiLookaheadCheck struct {
@@ -373,6 +374,7 @@ type ResultExecution struct {
 	Commission float64   `json:"commission"`
 	Pnl        float64   `json:"pnl"`
 	Symbol     string    `json:"symbol"`
+	Status     string    `json:"status"`
 }
 
 type ResultStatistic struct {

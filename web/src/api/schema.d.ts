@@ -467,8 +467,9 @@ export interface paths {
     /**
      * Export a result
      * @description `json`: the bare result object. `csv`: envelope with `data` = CSV text (summary rows, an
-     * empty row, a trades section) and `content_type` = `text/csv`. `html`: a standalone report
-     * page.
+     * empty row, a trades section) and `content_type` = `text/csv`; when some order filled in
+     * parts, the trades section has a sixth column, `status` (`Partial` or `Completed`, the
+     * order's status after that fill). `html`: a standalone report page.
      */
     get: operations["resultExport"];
     parameters: {
@@ -1569,6 +1570,11 @@ export interface components {
       value?: number;
       commission?: number;
       order_ref?: number;
+      /**
+       * @description The order's status after this fill: `Partial` while some of it is left to fill on later bars (a volume filler: `FixedSize`, `FixedBarPerc`, `BarPointPerc`), `Completed` on its last part; empty for results stored before it was recorded.
+       * @enum {string}
+       */
+      status?: "Partial" | "Completed" | "";
     };
     /** @description A trade from entry to exit (`kind=round_trips`); an open one has no exit yet. */
     RoundTrip: {
@@ -3240,8 +3246,9 @@ export interface operations {
   /**
    * Export a result
    * @description `json`: the bare result object. `csv`: envelope with `data` = CSV text (summary rows, an
-   * empty row, a trades section) and `content_type` = `text/csv`. `html`: a standalone report
-   * page.
+   * empty row, a trades section) and `content_type` = `text/csv`; when some order filled in
+   * parts, the trades section has a sixth column, `status` (`Partial` or `Completed`, the
+   * order's status after that fill). `html`: a standalone report page.
    */
   resultExport: {
     parameters: {

@@ -301,7 +301,13 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
             h('td', { class: 'muted' }, skip + i + 1),
             h('td', null, fmtBarTime(String(t.date ?? ''), clock)),
             feeds.length > 1 ? h('td', null, String(t.symbol ?? '')) : null,
-            h('td', null, h('span', { class: `side ${String(t.type).toLowerCase()}` }, String(t.type ?? ''))),
+            h(
+              'td',
+              null,
+              h('span', { class: `side ${String(t.type).toLowerCase()}` }, String(t.type ?? '')),
+              // an order filled over several bars (a volume filler): every part but its last
+              t.status === 'Partial' ? h('span', { class: 'fill-partial', title: `Order ${t.order_ref} filled in part: the rest fills on later bars` }, 'Partial') : null,
+            ),
             h('td', { class: 'num' }, fmtNumber(t.price, 2)),
             h('td', { class: 'num' }, fmtNumber(t.size, 0)),
             h('td', { class: 'num' }, fmtMoney(t.value)),
