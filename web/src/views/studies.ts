@@ -12,7 +12,7 @@ import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFract
 import { href, navigate, type Cleanup } from '../router';
 import { taskSocket } from '../ws';
 import { prepareChartOption, rangeCount } from '../shape';
-import { lookaheadBadge, statusBadge } from './runs';
+import { lookaheadBadge, lookaheadNote, statusBadge } from './runs';
 
 /** The most combinations a study may run (internal/sweep.MaxCombinations). */
 export const MAX_COMBINATIONS = 10000;
@@ -423,6 +423,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
   const axes = space.filter(([, v]) => v.length > 1).map(([k]) => k);
   main.replaceChildren(
     h('div', { class: 'page-head' }, h('h1', null, `${sid}${st.name ? ` · ${st.name}` : ''}`), badge, st.lookahead === true ? lookaheadBadge() : null, actions),
+    st.lookahead === true ? lookaheadNote('study') : '',
     h(
       'dl',
       { class: 'meta' },
