@@ -4,7 +4,7 @@
 import { backtests, results as api, type Provenance, type Reproduction, type RunDiff, type Task } from '../api';
 import { chartPanel } from '../charts';
 import { button, empty, errorBox, h, loading } from '../dom';
-import { SUMMARY_LABELS, fmtMoney, fmtNumber, fmtSummary, signClass } from '../format';
+import { STAT_DEFS, SUMMARY_LABELS, fmtMoney, fmtNumber, fmtSummary, signClass } from '../format';
 import { href, navigate } from '../router';
 
 /** The run's provenance as a card: engine, code hash, and each series it read. */
@@ -121,7 +121,7 @@ function tradeRow(kind: string, side: string, t: Trip): HTMLElement {
 function summaryRow(k: string, v: RunDiff['summary'][string]): HTMLElement {
   // In the summary's units: a return is a fraction, shown in percent like the summary cards.
   const cell = (x: unknown) => h('td', { class: 'num' }, x == null ? '—' : fmtSummary(k, x));
-  return h('tr', { class: v.delta ? 'differs' : '', 'data-key': k }, h('th', { scope: 'row', title: k }, SUMMARY_LABELS[k] ?? k), cell(v.a), cell(v.b), cell(v.delta));
+  return h('tr', { class: v.delta ? 'differs' : '', 'data-key': k }, h('th', { scope: 'row', title: k }, SUMMARY_LABELS[k] ?? STAT_DEFS.find((d) => d.key === k)?.label ?? k), cell(v.a), cell(v.b), cell(v.delta));
 }
 
 function renderDiff(out: HTMLElement, a: string, b: string, d: RunDiff): void {
@@ -153,7 +153,7 @@ function renderDiff(out: HTMLElement, a: string, b: string, d: RunDiff): void {
         { class: 'table-wrap' },
         h(
           'table',
-          { class: 'table', id: 'diff-summary' },
+          { class: 'table compact-sm', id: 'diff-summary' },
           h('thead', null, h('tr', null, ['Figure', a, b, `Δ (${b} − ${a})`].map((c, i) => h('th', { scope: 'col', class: i ? 'num' : undefined }, c)))),
           h('tbody', null, Object.entries(d.summary).map(([k, v]) => summaryRow(k, v))),
         ),

@@ -575,7 +575,7 @@ function lookaheadButton(task: Task, box: () => HTMLElement): HTMLButtonElement 
       })
       .then((c) => {
         const head = c.lookahead
-          ? h('p', null, lookaheadBadge(), ` This strategy version reads the future (${c.cuts} cuts compared):`)
+          ? h('p', null, lookaheadBadge(), ` This strategy version reads the future: its figures could not have been had in real time. What first differed when the data was cut (${c.cuts} cuts compared):`)
           : h('p', { class: 'muted' }, `No look-ahead: every line, order and state before each of ${c.cuts} cuts equals the full run's.`);
         const rows = c.findings.map((f) => h('li', { 'data-finding': f.kind }, h('strong', null, f.what), ` (${f.kind}) first differs at bar ${f.bar}, ${f.time.slice(0, 10)}: ${f.full} in the full run, ${f.cut} in the run cut at bar ${f.cut_at}`));
         box().replaceChildren(h('section', { 'aria-label': 'Look-ahead check', class: 'card' }, head, rows.length ? h('ul', null, rows) : ''));

@@ -609,7 +609,8 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
       const current = (sort || 'objective') === key;
       return h(
         'th',
-        { scope: 'col', 'aria-sort': current ? (b.order === 'asc' ? 'ascending' : 'descending') : undefined },
+        // right-aligned over their right-aligned figures
+        { scope: 'col', class: 'num', 'aria-sort': current ? (b.order === 'asc' ? 'ascending' : 'descending') : undefined },
         button(
           label,
           () => {
@@ -673,7 +674,7 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
               'table',
               { class: 'table', id: 'study-board-table' },
               h('caption', { class: 'sr-only' }, `Combinations of ${sid} by ${b.sort}`),
-              h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), names.map((n) => h('th', { scope: 'col' }, n)), sortBtn('objective', `${objectiveLabel} (objective)`), columns.map(([k, l]) => sortBtn(k, l)), sortBtn('pareto', 'Pareto rank'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+              h('thead', null, h('tr', null, h('th', { scope: 'col', class: 'num' }, '#'), names.map((n) => h('th', { scope: 'col', class: 'num' }, n)), sortBtn('objective', `${objectiveLabel} (objective)`), columns.map(([k, l]) => sortBtn(k, l)), sortBtn('pareto', 'Pareto rank'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
               h('tbody', null, trials.map(row)),
             ),
           )
