@@ -131,7 +131,15 @@ func TestNewSectionsInBrowser(t *testing.T) {
 		return task.TaskID
 	}
 	runA, runB, runPeek := submit(cross.ID, 5), submit(cross.ID, 8), submit(peek.ID, 5)
-	for _, id := range []string{runA, runB, runPeek} {
+	// A run that never trades: 60 bars of average on two months of bars. Its page shows the
+	// empty states (no trades; the Monte Carlo view on the returns per bar).
+	var none struct {
+		TaskID string `json:"task_id"`
+	}
+	must(t, postJSON(srv.url+"/api/backtests", map[string]any{"strategy_id": cross.ID, "symbol": symbol, "strategy_params": map[string]any{"fast": 50, "slow": 60},
+		"start_date": "2019-11-01", "end_date": "2019-12-31"}, &none))
+	runNone := none.TaskID
+	for _, id := range []string{runA, runB, runPeek, runNone} {
 		waitTask(t, srv.url, id)
 	}
 	var study struct {
@@ -331,6 +339,32 @@ func TestNewSectionsInBrowser(t *testing.T) {
 			check("the Monte Carlo section", `#montecarlo`, "section-montecarlo", 3)
 			docShot(t, ctx, fmt.Sprintf("results-montecarlo-%d", size.w), `#montecarlo`)
 			check("the provenance", `#provenance`, "section-provenance", 0)
+
+			// ---- the empty states of a run that never traded ----
+			var noneState struct {
+				Method string `json:"method"`
+				Trades string `json:"trades"`
+				Hidden bool   `json:"charts"`
+			}
+			must(t, chromedp.Run(ctx,
+				chromedp.Navigate(srv.url+"/ui/results/"+runNone),
+				waitJS(`document.querySelector('#analyzers .analyzers, #analyzers .empty') && document.querySelector('#trades-panel') && document.querySelector('#montecarlo-empty')`, 60*time.Second),
+				chromedp.Evaluate(`({method: document.querySelector('#montecarlo select[name="method"]').value, trades: document.querySelector('#trades-panel').innerText, charts: document.querySelector('#montecarlo-charts').hidden})`, &noneState),
+			))
+			if noneState.Method != "block" || !strings.Contains(noneState.Trades, "no trades") || !noneState.Hidden {
+				t.Errorf("a run without trades: Monte Carlo method %q (want block), charts hidden %v, trades panel %q", noneState.Method, noneState.Hidden, noneState.Trades)
+			}
+			check("the Monte Carlo section without trades", `#montecarlo`, "section-montecarlo-notrades", 0)
+			// Simulated all the same: flat paths, the figures at the capital (five digits) still fit.
+			must(t, chromedp.Run(ctx,
+				// submitted as Enter or a click would (the sticky header can lie over a button scrolled to)
+				chromedp.Evaluate(`document.querySelector('#montecarlo form').requestSubmit()`, nil),
+				waitJS(`document.querySelectorAll('#montecarlo-charts .chart-panel[data-ready="true"]').length === 3 && document.querySelector('#montecarlo-table')`, 60*time.Second),
+			))
+			check("the Monte Carlo section without trades, simulated", `#montecarlo`, "section-montecarlo-notrades-simulated", 3)
+			check("the analyzers without trades", `#analyzers`, "section-analyzers-notrades", 0)
+			check("the trades without trades", `#trades-panel`, "section-trades-notrades", 0)
+			must(t, chromedp.Run(ctx, chromedp.Navigate(srv.url+"/ui/results/"+runA), waitJS(`document.querySelector('[data-reproduce]') !== null`, 30*time.Second)))
 
 			// ---- reproduce: the verdict ----
 			var outcome string

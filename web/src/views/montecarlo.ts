@@ -82,7 +82,10 @@ export function monteCarloSection(tid: string, trades: number): HTMLElement {
     e.preventDefault();
     void simulate();
   });
-  void simulate();
+  // A run that never held a position has nothing to resample: every simulated run would stay
+  // at the starting capital. It says so, and simulates only when asked.
+  if (trades > 0) void simulate();
+  else out.replaceChildren(h('p', { class: 'empty', id: 'montecarlo-empty' }, 'This run made no trades, so there is nothing to resample: every simulated run would stay at the starting capital. Simulate runs it all the same.'));
   return h(
     'section',
     { 'aria-labelledby': 'h-montecarlo', id: 'montecarlo' },
