@@ -273,7 +273,7 @@ func TestNewSectionsInBrowser(t *testing.T) {
 			// ---- a run's results: analyzers, Risk statistics, Monte Carlo, provenance ----
 			must(t, chromedp.Run(ctx,
 				chromedp.Navigate(srv.url+"/ui/results/"+runA),
-				waitJS(`document.querySelector('#analyzer-figures') && document.querySelector('#statistics .stat-groups') && document.querySelector('#provenance-data')`, 40*time.Second),
+				waitJS(`document.querySelector('#analyzer-figures') && document.querySelector('#analyzer-note') && document.querySelector('#statistics .stat-groups') && document.querySelector('#provenance-data')`, 40*time.Second),
 				waitJS(`document.querySelectorAll('#montecarlo-charts .chart-panel[data-ready="true"]').length === 3 && document.querySelector('#montecarlo-table')`, 60*time.Second),
 			))
 			var page struct {
@@ -304,8 +304,9 @@ func TestNewSectionsInBrowser(t *testing.T) {
 			if len(page.Losses) != len(mc.Losses) || len(mc.Losses) == 0 || !strings.Contains(page.Losses[0], fmtPctOf(mc.Losses[0].Probability)) {
 				t.Errorf("loss lines %q; the API's %+v", page.Losses, mc.Losses)
 			}
-			if !strings.Contains(page.Note, fmtFixed(float64(mc.Runs), 0)+" runs") {
-				t.Errorf("Monte Carlo note %q does not say the API's %d runs", page.Note, mc.Runs)
+			// A shuffle's final values are all one: the note says why the histogram is one bar.
+			if !strings.Contains(page.Note, fmtFixed(float64(mc.Runs), 0)+" runs") || !strings.Contains(page.Note, "same final value") {
+				t.Errorf("Monte Carlo note %q does not say the API's %d runs and why a shuffle ends at one value", page.Note, mc.Runs)
 			}
 			for key, want := range map[string]string{"returns_rtot": readAs("frac", an.Returns.Rtot), "returns_rnorm": readAs("frac", an.Returns.Rnorm), "vwr": fmtFixedPtr(an.VWR, 3)} {
 				if page.Figures[key] != want {
