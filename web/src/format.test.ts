@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barClock, sharedClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtSigned, fmtStat, signedStat, STAT_DEFS, summaryCards, toDate } from './format';
+import { barClock, sharedClock, fmtAgo, fmtBarTime, fmtDate, fmtDuration, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, fmtSigned, fmtStat, fmtSummary, signedStat, STAT_DEFS, summaryCards, toDate } from './format';
 
 describe('fmtBarTime', () => {
   it('shows a daily bar as its date and an intraday bar with its UTC time', () => {
@@ -123,5 +123,19 @@ describe('dates', () => {
     expect(fmtAgo('2023-12-30T12:00:00Z', now)).toBe('2 d ago');
     expect(fmtDuration('2024-01-01T00:00:00Z', '2024-01-01T00:00:00.250Z')).toBe('250 ms');
     expect(fmtDuration('2024-01-01T00:00:00Z', '2024-01-01T00:00:02.5Z')).toBe('2.5 s');
+  });
+});
+
+describe('fmtSummary', () => {
+  it.each([
+    ['total_return', -0.0088, '−0.88%'], // a fraction, in percent
+    ['annual_return', 0.0123, '1.23%'],
+    ['max_drawdown_pct', 3.12, '3.12%'], // already in percent
+    ['win_rate', 40, '40.00%'],
+    ['final_value', 9911.72, '9,911.72'],
+    ['total_trades', -8, '−8'],
+    ['sqn', -0.4624, '−0.4624'], // not a summary card: as a chart value
+  ])('writes %s %s as %s', (key, v, want) => {
+    expect(fmtSummary(key, v)).toBe(want);
   });
 });

@@ -350,6 +350,12 @@ export function summaryCards(summary: Record<string, unknown>): SummaryCard[] {
 
 export const SUMMARY_LABELS: Record<string, string> = Object.fromEntries(SUMMARY_FORMATS.map(([k, l]) => [k, l]));
 
+/** A summary figure written as its card writes it (a fraction in percent); any other as a chart value. */
+export function fmtSummary(key: string, v: unknown): string {
+  const f = SUMMARY_FORMATS.find(([k]) => k === key);
+  return f ? f[2](v) : fmtChartValue(v);
+}
+
 export function statusClass(status: string): string {
   return `status status-${status}`;
 }

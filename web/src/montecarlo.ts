@@ -52,7 +52,8 @@ export function fanOption(a: MonteCarlo, pal: Palette): Option {
   const unit = a.unit === 'bars' ? 'Bar' : 'Trade';
   return {
     title: { text: `Equity over ${fmtInt(a.runs)} ${a.method} runs`, show: false },
-    legend: { data: [...BANDS.map((b) => b.name), 'Median'], top: 0 },
+    // on the right: the y axis's name stands at the top left
+    legend: { data: [...BANDS.map((b) => b.name), 'Median'], top: 0, right: 16 },
     grid: { left: 64, right: 24, top: 36, bottom: 48 },
     tooltip: {
       trigger: 'axis',
@@ -71,7 +72,8 @@ export function fanOption(a: MonteCarlo, pal: Palette): Option {
 export function histogramOption(bins: MonteCarlo['final_value_histogram'], title: string, fmt: (v: number) => string, colour: string): Option {
   return {
     title: { text: title, show: false },
-    grid: { left: 56, right: 16, top: 16, bottom: 56 },
+    // room above for the axis's name
+    grid: { left: 56, right: 16, top: 32, bottom: 56 },
     tooltip: {
       trigger: 'axis',
       formatter: (ps: { dataIndex: number }[]) => {
@@ -79,7 +81,8 @@ export function histogramOption(bins: MonteCarlo['final_value_histogram'], title
         return b ? `${fmt(b.from)} to ${fmt(b.to)}: ${fmtInt(b.count)} runs` : '';
       },
     },
-    xAxis: { type: 'category', data: bins.map((b) => fmt((b.from + b.to) / 2)), axisLabel: { rotate: 30 } },
+    // About eight labels whatever the bins: every bin's label overlaps its neighbours' on a phone.
+    xAxis: { type: 'category', data: bins.map((b) => fmt((b.from + b.to) / 2)), axisLabel: { rotate: 30, interval: Math.max(0, Math.ceil(bins.length / 8) - 1) } },
     yAxis: { type: 'value', name: 'Runs', minInterval: 1 },
     series: [{ name: 'Runs', type: 'bar', data: bins.map((b) => b.count), barCategoryGap: '5%', itemStyle: { color: colour } }],
   };

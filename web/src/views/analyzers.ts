@@ -49,5 +49,7 @@ export function analyzersPanel(a: Analyzers): HTMLElement {
     : empty('No yearly returns.');
   const txs = a.pyfolio?.transactions ?? [];
   const pf = h('p', { class: 'muted', id: 'analyzer-pyfolio' }, `PyFolio report: ${fmtInt(a.pyfolio?.positions?.length ?? 0)} position rows (${(a.pyfolio?.symbols ?? []).join(', ')}), ${fmtInt(txs.length)} transactions — in the JSON export and GET /api/results/{id}/analyzers.`);
-  return h('div', { class: 'analyzers' }, h('section', { class: 'stat-group card', 'aria-label': 'Analyzer figures' }, figures), yearTable, pf);
+  // Two Calmars and two Sharpes on one page read as a contradiction unless said.
+  const note = h('p', { class: 'muted small', id: 'analyzer-note' }, "backtrader's own definitions, so they differ from the statistics above: its Calmar is per month over the last 36 months, its Sharpe ratios take 1% a year off the returns, and Return by year starts from the initial cash where AnnualReturn starts from the first bar.");
+  return h('div', { class: 'analyzers' }, h('section', { class: 'stat-group card', 'aria-label': 'Analyzer figures' }, figures), yearTable, note, pf);
 }

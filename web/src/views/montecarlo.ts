@@ -39,18 +39,21 @@ export function monteCarloSection(tid: string, trades: number): HTMLElement {
 
   const show = (a: MonteCarlo) => {
     const rows = percentileRows(a);
-    const th = (t: string) => h('th', { scope: 'col', class: 'num' }, t);
+    // The quartiles give way on a phone, so that the run's own figure stays in sight.
+    const quartile = (i: number) => (i === 1 || i === 3 ? 'num hide-sm' : 'num');
+    const th = (t: string, cls = 'num') => h('th', { scope: 'col', class: cls }, t);
     out.replaceChildren(
-      h('p', { class: 'muted', id: 'montecarlo-note' }, `${a.runs.toLocaleString('en-US')} runs of ${a.steps.toLocaleString('en-US')} ${a.unit}${a.block ? ` (blocks of ${a.block} bars)` : ''}, seed ${a.seed}.`),
+      h('p', { class: 'muted', id: 'montecarlo-note' }, `${a.runs.toLocaleString('en-US')} runs of ${a.steps.toLocaleString('en-US')} ${a.unit}${a.block ? ` (blocks of ${a.block} bars)` : ''}, seed ${a.seed}.${a.method === 'shuffle' ? ' Shuffling keeps the same trades, so every run ends at the same final value: only the path, and so the drawdowns, differ.' : ''}`),
       h(
         'div',
         { class: 'table-wrap' },
         h(
           'table',
-          { class: 'table', id: 'montecarlo-table' },
+          { class: 'table compact-sm', id: 'montecarlo-table' },
           h('caption', { class: 'sr-only' }, 'Percentiles of the simulated runs and the figures of this run'),
-          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Figure'), th('5%'), th('25%'), th('Median'), th('75%'), th('95%'), th('This run'))),
-          h('tbody', null, rows.map((r) => h('tr', { 'data-key': r.key }, h('th', { scope: 'row' }, r.label), r.cells.map((c) => h('td', { class: 'num' }, c)), h('td', { class: 'num' }, r.original)))),
+          // The run's own figure first, beside its label, then the simulated runs' percentiles.
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Figure'), th('This run'), th('5%'), th('25%', quartile(1)), th('Median'), th('75%', quartile(3)), th('95%'))),
+          h('tbody', null, rows.map((r) => h('tr', { 'data-key': r.key }, h('th', { scope: 'row' }, r.label), h('td', { class: 'num own' }, r.original), r.cells.map((c, i) => h('td', { class: quartile(i) }, c))))),
         ),
       ),
       h('ul', { class: 'montecarlo-losses', id: 'montecarlo-losses' }, lossLines(a).map((l) => h('li', null, l))),
@@ -79,7 +82,10 @@ export function monteCarloSection(tid: string, trades: number): HTMLElement {
     e.preventDefault();
     void simulate();
   });
-  void simulate();
+  // A run that never held a position has nothing to resample: every simulated run would stay
+  // at the starting capital. It says so, and simulates only when asked.
+  if (trades > 0) void simulate();
+  else out.replaceChildren(h('p', { class: 'empty', id: 'montecarlo-empty' }, 'This run made no trades, so there is nothing to resample: every simulated run would stay at the starting capital. Simulate runs it all the same.'));
   return h(
     'section',
     { 'aria-labelledby': 'h-montecarlo', id: 'montecarlo' },

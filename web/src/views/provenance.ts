@@ -4,7 +4,7 @@
 import { backtests, results as api, type Provenance, type Reproduction, type RunDiff, type Task } from '../api';
 import { chartPanel } from '../charts';
 import { button, empty, errorBox, h, loading } from '../dom';
-import { fmtChartValue, fmtMoney, fmtNumber } from '../format';
+import { STAT_DEFS, SUMMARY_LABELS, fmtMoney, fmtNumber, fmtSummary, signClass } from '../format';
 import { href, navigate } from '../router';
 
 /** The run's provenance as a card: engine, code hash, and each series it read. */
@@ -14,15 +14,27 @@ export function provenanceCard(p: Provenance | null | undefined): HTMLElement {
     'section',
     { class: 'card', id: 'provenance', 'aria-labelledby': 'h-provenance' },
     h('h2', { id: 'h-provenance' }, 'Provenance'),
-    h('dl', { class: 'facts' }, h('dt', null, 'Engine'), h('dd', { 'data-key': 'engine_version' }, p.engine_version), h('dt', null, 'Code SHA-256'), h('dd', { class: 'mono', 'data-key': 'code_sha256' }, p.code_sha256)),
+    // The hashes are listed, not put in the table: 64 characters wrap there into a tall
+    // column that a phone has to scroll sideways to.
+    h(
+      'dl',
+      { class: 'meta facts' },
+      h('dt', null, 'Engine'),
+      h('dd', { 'data-key': 'engine_version' }, p.engine_version),
+      h('dt', null, 'Code SHA-256'),
+      h('dd', { class: 'mono', 'data-key': 'code_sha256' }, p.code_sha256),
+      p.data.flatMap((f) => [h('dt', null, `Data SHA-256 (${f.symbol}, ${f.timeframe}, ${f.timezone})`), h('dd', { class: 'mono', 'data-key': `data_sha256_${f.symbol}` }, f.sha256)]),
+    ),
     h(
       'div',
       { class: 'table-wrap' },
       h(
         'table',
-        { class: 'table', id: 'provenance-data' },
-        h('thead', null, h('tr', null, ['Symbol', 'Timeframe', 'Zone', 'Bars', 'First', 'Last', 'SHA-256'].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', null, p.data.map((f) => h('tr', { 'data-symbol': f.symbol }, h('td', null, f.symbol), h('td', null, f.timeframe), h('td', null, f.timezone), h('td', { class: 'num' }, fmtNumber(f.bars, 0)), h('td', null, (f.first ?? '').slice(0, 10)), h('td', null, (f.last ?? '').slice(0, 10)), h('td', { class: 'mono small' }, f.sha256)))),
+        { class: 'table compact-sm', id: 'provenance-data' },
+        h('caption', { class: 'sr-only' }, 'The data the run read'),
+        h('thead', null, h('tr', null, // On a phone the timeframe and zone are read in the hashes' labels above.
+['Symbol', 'Timeframe', 'Zone', 'Bars', 'First', 'Last'].map((c) => h('th', { scope: 'col', class: c === 'Bars' || c === 'First' || c === 'Last' ? 'num' : c === 'Symbol' ? undefined : 'hide-sm' }, c)))),
+        h('tbody', null, p.data.map((f) => h('tr', { 'data-symbol': f.symbol }, h('td', null, f.symbol), h('td', { class: 'hide-sm' }, f.timeframe), h('td', { class: 'hide-sm' }, f.timezone), h('td', { class: 'num' }, fmtNumber(f.bars, 0)), h('td', { class: 'num' }, (f.first ?? '').slice(0, 10)), h('td', { class: 'num' }, (f.last ?? '').slice(0, 10))))),
       ),
     ),
   );
@@ -35,7 +47,7 @@ export function reproductionCard(taskID: string, r: Reproduction): HTMLElement {
   return h(
     'section',
     { class: `card reproduction ${tone}`, id: 'reproduction', 'data-outcome': r.outcome },
-    h('p', null, h('strong', null, pending ? 'Reproducing…' : r.outcome === 'identical' ? 'Identical' : 'Differs'), ` — ${taskID} reproduces `, h('a', { href: href(`/results/${r.of}`) }, r.of), pending ? '' : r.outcome === 'identical' ? ': summary, trades and equity equal to the bit.' : ':'),
+    h('p', null, h('strong', null, pending ? 'Reproducing…' : r.outcome === 'identical' ? 'Identical' : 'Differs'), ' — ', h('a', { href: href(`/results/${taskID}`) }, taskID), ' reproduces ', h('a', { href: href(`/results/${r.of}`) }, r.of), pending ? '' : r.outcome === 'identical' ? ': summary, trades and equity equal to the bit.' : ':'),
     r.causes.length ? h('ul', { class: 'causes' }, r.causes.map((c) => h('li', null, c))) : '',
     pending ? '' : h('p', null, h('a', { class: 'btn small', href: href(`/diff?a=${encodeURIComponent(r.of)}&b=${encodeURIComponent(taskID)}`) }, 'Diff with the original')),
   );
@@ -95,19 +107,21 @@ export async function diffView(main: HTMLElement, _p: Record<string, string>, qu
   renderDiff(out, a, b, d);
 }
 
-const tradeCols = ['Kind', 'Symbol', 'Entry', 'Exit', 'Size', 'Entry price', 'Exit price', 'Net PnL'];
+const tradeCols = ['Kind', 'Symbol', 'Entry', 'Exit', 'Size', 'Entry price', 'Exit price', 'Net P&L'];
+const numCols = new Set(['Size', 'Entry price', 'Exit price', 'Net P&L']);
 
 type Trip = Record<string, unknown>;
 
 function tradeRow(kind: string, side: string, t: Trip): HTMLElement {
   const day = (v: unknown) => (typeof v === 'string' ? v.slice(0, 10) : '—');
   const num = (v: unknown) => (typeof v === 'number' ? fmtNumber(v, 2) : '—');
-  return h('tr', { class: `diff-${kind}`, 'data-kind': kind }, h('td', null, side), h('td', null, String(t.symbol ?? '')), h('td', null, day(t.open_time)), h('td', null, day(t.close_time)), h('td', { class: 'num' }, num(t.size)), h('td', { class: 'num' }, num(t.entry_price)), h('td', { class: 'num' }, num(t.exit_price)), h('td', { class: 'num' }, num(t.pnl_net)));
+  return h('tr', { class: `diff-${kind}`, 'data-kind': kind }, h('td', null, side), h('td', null, String(t.symbol ?? '')), h('td', null, day(t.open_time)), h('td', null, day(t.close_time)), h('td', { class: 'num' }, num(t.size)), h('td', { class: 'num' }, num(t.entry_price)), h('td', { class: 'num' }, num(t.exit_price)), h('td', { class: `num ${signClass(t.pnl_net)}` }, num(t.pnl_net)));
 }
 
 function summaryRow(k: string, v: RunDiff['summary'][string]): HTMLElement {
-  const cell = (x: unknown) => h('td', { class: 'num' }, x == null ? '—' : fmtChartValue(x));
-  return h('tr', { class: v.delta ? 'differs' : '', 'data-key': k }, h('th', { scope: 'row' }, k), cell(v.a), cell(v.b), cell(v.delta));
+  // In the summary's units: a return is a fraction, shown in percent like the summary cards.
+  const cell = (x: unknown) => h('td', { class: 'num' }, x == null ? '—' : fmtSummary(k, x));
+  return h('tr', { class: v.delta ? 'differs' : '', 'data-key': k }, h('th', { scope: 'row', title: k }, SUMMARY_LABELS[k] ?? STAT_DEFS.find((d) => d.key === k)?.label ?? k), cell(v.a), cell(v.b), cell(v.delta));
 }
 
 function renderDiff(out: HTMLElement, a: string, b: string, d: RunDiff): void {
@@ -128,7 +142,7 @@ function renderDiff(out: HTMLElement, a: string, b: string, d: RunDiff): void {
       { 'aria-labelledby': 'h-dtrades' },
       h('h2', { id: 'h-dtrades' }, 'Trades'),
       h('p', { class: 'muted' }, `${d.trades.same ?? 0} the same, ${(d.trades.only_a ?? []).length} only in ${a}, ${(d.trades.only_b ?? []).length} only in ${b}, ${(d.trades.changed ?? []).length} changed.`),
-      rows.length ? h('div', { class: 'table-wrap' }, h('table', { class: 'table diff-trades', id: 'diff-trades' }, h('thead', null, h('tr', null, tradeCols.map((c) => h('th', { scope: 'col' }, c)))), h('tbody', null, rows))) : '',
+      rows.length ? h('div', { class: 'table-wrap' }, h('table', { class: 'table diff-trades', id: 'diff-trades' }, h('thead', null, h('tr', null, tradeCols.map((c) => h('th', { scope: 'col', class: numCols.has(c) ? 'num' : undefined }, c)))), h('tbody', null, rows))) : '',
     ),
     h(
       'section',
@@ -139,8 +153,8 @@ function renderDiff(out: HTMLElement, a: string, b: string, d: RunDiff): void {
         { class: 'table-wrap' },
         h(
           'table',
-          { class: 'table', id: 'diff-summary' },
-          h('thead', null, h('tr', null, ['Figure', a, b, 'Δ'].map((c) => h('th', { scope: 'col' }, c)))),
+          { class: 'table compact-sm', id: 'diff-summary' },
+          h('thead', null, h('tr', null, ['Figure', a, b, `Δ (${b} − ${a})`].map((c, i) => h('th', { scope: 'col', class: i ? 'num' : undefined }, c)))),
           h('tbody', null, Object.entries(d.summary).map(([k, v]) => summaryRow(k, v))),
         ),
       ),
@@ -153,11 +167,11 @@ function renderDiff(out: HTMLElement, a: string, b: string, d: RunDiff): void {
     legend: { top: 0, data: [a, b, `${b} − ${a}`] },
     grid: { left: 56, right: 56, top: 40, bottom: 40 },
     xAxis: { type: 'category', data: pts.map((p) => (p.time ?? '').slice(0, 10)) },
-    yAxis: [{ type: 'value', scale: true }, { type: 'value', scale: true }],
+    yAxis: [{ type: 'value', scale: true, name: 'Equity' }, { type: 'value', scale: true, name: 'Difference', splitLine: { show: false } }],
     series: [
       { name: a, type: 'line', showSymbol: false, data: pts.map((p) => p.a) },
       { name: b, type: 'line', showSymbol: false, data: pts.map((p) => p.b) },
-      { name: `${b} − ${a}`, type: 'line', yAxisIndex: 1, showSymbol: false, areaStyle: {}, data: pts.map((p) => (p.b ?? 0) - (p.a ?? 0)) },
+      { name: `${b} − ${a}`, type: 'line', yAxisIndex: 1, showSymbol: false, lineStyle: { width: 1 }, areaStyle: { opacity: 0.25 }, data: pts.map((p) => (p.b ?? 0) - (p.a ?? 0)) },
     ],
   });
 }

@@ -8,7 +8,7 @@ import { href } from '../router';
 import { palette } from '../settings';
 import { BUY_COLOUR, SELL_COLOUR, maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
 import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
-import { lookaheadBadge, statusBadge } from './runs';
+import { lookaheadBadge, lookaheadNote, statusBadge } from './runs';
 import { analyzersPanel } from './analyzers';
 import { monteCarloSection } from './montecarlo';
 import { provenanceCard, reproduceButton, reproductionCard } from './provenance';
@@ -42,7 +42,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   // Bar times are shown in the data's time zone.
   const clock = barClock(task);
   const strategyName = task?.strategy_id ? await strategies.getStrategy(task.strategy_id).then((s) => s.name, () => task!.strategy_id) : '';
-  const lookaheadBox = h('div', { id: 'lookahead' });
+  const lookaheadBox = h('div', { id: 'lookahead' }, task?.lookahead === true ? lookaheadNote('run') : '');
   const reproBox = h('div', { id: 'reproduce' }, task?.reproduction ? reproductionCard(tid, task.reproduction) : '');
   const exportBtn = (fmt: string, label: string) => button(label, () => void exportResult(tid, fmt), 'btn small', { 'data-result-export': fmt });
   main.append(
@@ -581,9 +581,9 @@ function lookaheadButton(task: Task, box: () => HTMLElement): HTMLButtonElement 
       })
       .then((c) => {
         const head = c.lookahead
-          ? h('p', null, lookaheadBadge(), ` This strategy version reads the future (${c.cuts} cuts compared):`)
+          ? h('p', null, lookaheadBadge(), ` This strategy version reads the future: its figures could not have been had in real time. What first differed when the data was cut (${c.cuts} cuts compared):`)
           : h('p', { class: 'muted' }, `No look-ahead: every line, order and state before each of ${c.cuts} cuts equals the full run's.`);
-        const rows = c.findings.map((f) => h('li', { 'data-finding': f.kind }, h('strong', null, f.what), ` (${f.kind}) first differs at bar ${f.bar}, ${f.time.slice(0, 10)}: full run ${f.full}, run cut at bar ${f.cut_at} ${f.cut}`));
+        const rows = c.findings.map((f) => h('li', { 'data-finding': f.kind }, h('strong', null, f.what), ` (${f.kind}) first differs at bar ${f.bar}, ${f.time.slice(0, 10)}: ${f.full} in the full run, ${f.cut} in the run cut at bar ${f.cut_at}`));
         box().replaceChildren(h('section', { 'aria-label': 'Look-ahead check', class: 'card' }, head, rows.length ? h('ul', null, rows) : ''));
       })
       .catch((e) => box().replaceChildren(errorBox(e)))

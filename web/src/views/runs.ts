@@ -42,6 +42,12 @@ export function statusBadge(status: string): HTMLElement {
   return h('span', { class: statusClass(status), 'data-status': status }, status);
 }
 
+// lookaheadNote says in words, under a flagged run's or study's title, what the badge means
+// (its title shows only on hover, which a phone has not).
+export function lookaheadNote(what: 'run' | 'study'): HTMLElement {
+  return h('p', { class: 'card lookahead-note', id: 'lookahead-note' }, lookaheadBadge(), ` A look-ahead check found that this ${what}'s strategy version reads bars after the one it decides on: its figures could not have been had in real time.${what === 'run' ? ' “Check for look-ahead” lists what it read.' : ''}`);
+}
+
 // lookaheadBadge marks a run whose strategy version a look-ahead check flagged.
 export function lookaheadBadge(): HTMLElement {
   return h('span', { class: 'status lookahead-flag', 'data-lookahead': 'true', title: 'A look-ahead check found that this strategy version reads bars after the one it decides on: its figures cannot be had.' }, 'look-ahead');
@@ -154,7 +160,7 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
           return h(
             'li',
             { class: 'task', 'data-task': t.task_id, 'data-status': t.status },
-            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), h('span', { class: 'muted small', title: t.strategy_id ? `Strategy ${t.strategy_id} v${t.strategy_version}` : undefined }, [strategyName(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), t.pinned_at ? h('span', { class: 'status pinned-flag', 'data-pinned': 'true', title: 'Pinned: retention keeps this run whatever its age' }, 'pinned') : null, h('span', { class: 'muted small', title: t.strategy_id ? `Strategy ${t.strategy_id} v${t.strategy_version}` : undefined }, [strategyName(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
             paramsLine(t, differing),
             t.figures ? figuresLine(t) : progressBar(t),
             t.error ? h('div', { class: 'task-error' }, t.error) : null,

@@ -12,7 +12,7 @@ import { fmtAgo, fmtInt, fmtMoney, fmtNumber, fmtParamValue, fmtPct, fmtPctFract
 import { href, navigate, type Cleanup } from '../router';
 import { taskSocket } from '../ws';
 import { prepareChartOption, rangeCount } from '../shape';
-import { lookaheadBadge, statusBadge } from './runs';
+import { lookaheadBadge, lookaheadNote, statusBadge } from './runs';
 
 /** The most combinations a study may run (internal/sweep.MaxCombinations). */
 export const MAX_COMBINATIONS = 10000;
@@ -423,6 +423,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
   const axes = space.filter(([, v]) => v.length > 1).map(([k]) => k);
   main.replaceChildren(
     h('div', { class: 'page-head' }, h('h1', null, `${sid}${st.name ? ` · ${st.name}` : ''}`), badge, st.lookahead === true ? lookaheadBadge() : null, actions),
+    st.lookahead === true ? lookaheadNote('study') : '',
     h(
       'dl',
       { class: 'meta' },
@@ -608,7 +609,8 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
       const current = (sort || 'objective') === key;
       return h(
         'th',
-        { scope: 'col', 'aria-sort': current ? (b.order === 'asc' ? 'ascending' : 'descending') : undefined },
+        // right-aligned over their right-aligned figures
+        { scope: 'col', class: 'num', 'aria-sort': current ? (b.order === 'asc' ? 'ascending' : 'descending') : undefined },
         button(
           label,
           () => {
@@ -672,7 +674,7 @@ function leaderboard(sid: string, st: Study, box: HTMLElement): { refresh(active
               'table',
               { class: 'table', id: 'study-board-table' },
               h('caption', { class: 'sr-only' }, `Combinations of ${sid} by ${b.sort}`),
-              h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), names.map((n) => h('th', { scope: 'col' }, n)), sortBtn('objective', `${objectiveLabel} (objective)`), columns.map(([k, l]) => sortBtn(k, l)), sortBtn('pareto', 'Pareto rank'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+              h('thead', null, h('tr', null, h('th', { scope: 'col', class: 'num' }, '#'), names.map((n) => h('th', { scope: 'col', class: 'num' }, n)), sortBtn('objective', `${objectiveLabel} (objective)`), columns.map(([k, l]) => sortBtn(k, l)), sortBtn('pareto', 'Pareto rank'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
               h('tbody', null, trials.map(row)),
             ),
           )
