@@ -54,6 +54,9 @@ var statusOf = map[apperr.Kind]int{
 	apperr.KindTooManyRequests: http.StatusTooManyRequests,
 }
 
+// statusClientClosed is nginx's code for a request whose client went away before the answer.
+const statusClientClosed = 499
+
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e, isApp := apperr.As(err); isApp && e.Kind != apperr.KindInternal {
 		if e.Err != nil {
@@ -71,6 +74,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if store.IsInvalidText(err) { // a backstop: the store cleans text before it is written
 		s.writeError(w, r, errInvalidText)
+		return
+	}
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The client left (a page closed mid-request): nothing failed here, nobody reads the
+		// answer, and an ERROR line would page someone for it. 499 as nginx logs it.
+		s.log.DebugContext(r.Context(), "request abandoned by the client", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.WriteHeader(statusClientClosed)
 		return
 	}
 	s.internalError(w, r, err)

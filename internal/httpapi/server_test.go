@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -220,6 +221,42 @@ func TestErrorWriting(t *testing.T) {
 				t.Errorf("%s = %v, want %v (body %s)", tt.wantKey, body[tt.wantKey], tt.wantValue, rec.Body)
 			}
 		})
+	}
+}
+
+// A request its client abandoned is not an internal error: no 500, no ERROR line; the same
+// context.Canceled while the client still waits is one.
+func TestErrorWritingClientGone(t *testing.T) {
+	t.Parallel()
+	var logged bytes.Buffer
+	s := &Server{log: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelError}))}
+	h := withRequestID(s.handle(func(_ http.ResponseWriter, r *http.Request) error {
+		return fmt.Errorf("load study_1: %w", context.Canceled)
+	}))
+	tests := []struct {
+		name       string
+		gone       bool
+		wantStatus int
+		wantLogged bool
+	}{
+		{"client gone", true, 499, false},
+		{"client waiting", false, 500, true},
+	}
+	for _, tt := range tests {
+		logged.Reset()
+		ctx, cancel := context.WithCancel(context.Background())
+		if tt.gone {
+			cancel()
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/studies/1/results", nil).WithContext(ctx))
+		cancel()
+		if rec.Code != tt.wantStatus {
+			t.Errorf("%s: status %d, want %d", tt.name, rec.Code, tt.wantStatus)
+		}
+		if got := strings.Contains(logged.String(), "internal error"); got != tt.wantLogged {
+			t.Errorf("%s: ERROR logged %v, want %v: %q", tt.name, got, tt.wantLogged, logged.String())
+		}
 	}
 }
 
