@@ -209,7 +209,10 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	if err != nil {
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
-	feeds, err := h.resampled(cls, cfg.Feeds)
+	feeds, err := filtered(cls, cfg.Feeds)
+	if err == nil {
+		feeds, err = h.resampled(cls, feeds)
+	}
 	if err != nil {
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}

@@ -902,6 +902,86 @@ class TimerCheat(TimerBase):
 # ---- end of Timers ----
 
 
+# ---- Data filters (issue 37, h-filters): bt.filters on the feed the strategy trades ----
+# A strategy's `filters` are (filter class, kwargs) pairs added to its feed with
+# data.addfilter before the run (see run); backtrader's broker then fills against the
+# filtered bars. source_bars records the CSV's bars, which a filter may drop.
+
+
+class HeikinAshiTrend(bt.Strategy):
+    """bt.filters.HeikinAshi on the feed: long `size` when two green candles in a row (close
+    above open) close above the SMA(`period`) of the candles' closes; out at market on the
+    first red candle. Orders fill at the candles' prices."""
+    params = dict(size=10, period=10)
+    filters = [(bt.filters.HeikinAshi, {})]
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+
+    def next(self):
+        d = self.data
+        green = d.close[0] > d.open[0]
+        if not self.position and green and d.close[-1] > d.open[-1] and d.close[0] > self.sma[0]:
+            self.buy(size=self.p.size)
+        elif self.position and not green:
+            self.close()
+
+
+class RenkoBricks(bt.Strategy):
+    """bt.filters.Renko(size=`brick`) on the feed, after samples/renko (an RSI on the
+    bricks): long `size` after two rising bricks with the RSI(`period`) under `top`; a sell
+    Stop one brick under the entry brick's bottom protects it, and the position is closed
+    at market on a falling brick."""
+    params = dict(size=10, period=14, top=70.0)
+    filters = [(bt.filters.Renko, dict(size=1.0))]
+
+    def __init__(self):
+        self.rsi = bt.ind.RSI(self.data, period=self.p.period)
+        self.guard = None
+
+    def notify_order(self, order):
+        if order.status == order.Completed and order.isbuy():
+            self.guard = self.sell(exectype=bt.Order.Stop, price=self.data.open[0] - 1.0, size=order.executed.size)
+        elif self.guard is not None and order.ref == self.guard.ref and not order.alive():
+            self.guard = None
+
+    def next(self):
+        d = self.data
+        rising = d.close[0] > d.open[0]
+        if not self.position:
+            if rising and d.close[-1] > d.open[-1] and self.rsi[0] < self.p.top:
+                self.buy(size=self.p.size)
+        elif not rising:
+            if self.guard is not None:
+                self.cancel(self.guard)
+                self.cancelled_on[self.guard.ref] = self.data.datetime.date(0)
+            self.close()
+
+    def start(self):
+        self.cancelled_on = {}  # order ref -> bar of an effective cancel (see Recorder)
+
+
+class RenkoHilo(RenkoBricks):
+    """RenkoBricks with Renko(hilo=True, size=0.5, align=0.5, roundstart=False): bricks
+    decided on the high and low."""
+    filters = [(bt.filters.Renko, dict(hilo=True, size=0.5, align=0.5, roundstart=False))]
+
+
+class HeikinAshiRenko(HeikinAshiTrend):
+    """HeikinAshiTrend on Heikin-Ashi candles made into Renko bricks of 1.0 (two filters in
+    turn on one feed)."""
+    filters = [(bt.filters.HeikinAshi, {}), (bt.filters.Renko, dict(size=1.0))]
+
+
+FILTER_STRATEGIES = {
+    "heikin_ashi": (HeikinAshiTrend, ["orcl.csv", "nvda.csv"]),
+    "renko": (RenkoBricks, ["orcl.csv", "yhoo.csv"]),
+    "renko_hilo": (RenkoHilo, ["nvda.csv"]),
+    "heikin_ashi_renko": (HeikinAshiRenko, ["orcl.csv"]),
+}
+# ---- end of Data filters ----
+
+
 STRATEGIES = {
     # Timers (h-analyzers)
     "timer_monthly": (TimerMonthly, ["orcl.csv", "nvda.csv"]),
@@ -933,6 +1013,7 @@ STRATEGIES = {
     "bracket_market": (BracketMarket, ["orcl.csv", "yhoo.csv"]),
 }
 STRATEGIES.update(ORDER_STRATEGIES)
+STRATEGIES.update(FILTER_STRATEGIES)  # Data filters (h-filters)
 
 
 # How times are written: dates, or date and time for an intraday strategy (see run).
@@ -1025,6 +1106,14 @@ class Recorder(bt.Analyzer):
         self.equity.append([self.data.datetime.datetime(0).strftime(STAMP[0]), self.strategy.broker.getvalue()])
 
 
+def source_bars(d):
+    """The bars of a data file before any filter (h-filters)."""
+    path = os.path.join(HERE, "data", d)
+    path = path if os.path.exists(path) else os.path.join(DATA, d)
+    with open(path) as f:
+        return sum(1 for line in f if line.strip()) - 1
+
+
 def run(name, cls, data):
     # Order and trade numbers start at 1 for each run, as in the reference fixtures.
     bt.Order.refbasis = itertools.count(1)
@@ -1047,6 +1136,8 @@ def run(name, cls, data):
         feed = bt.feeds.GenericCSVData(dataname=path, datetime=0, open=1,
                                        high=2, low=3, close=4, volume=5, openinterest=-1, headers=True,
                                        **kw, **(dict(fromdate=fromdate) if fromdate else {}))
+        for flt, fkw in getattr(cls, "filters", []):  # Data filters (h-filters)
+            feed.addfilter(flt, **fkw)
         cerebro.adddata(feed, name=d[:-4])
         if not several:
             break
@@ -1084,6 +1175,7 @@ def run(name, cls, data):
         range=dict(fromdate=fromdate.strftime("%Y-%m-%d") if fromdate else None, todate=None),
         settings=dict(cash=10000.0, commission=0.001),
         bars=len(rec.equity), **(dict(data_bars=len(strat.data0)) if len(strat.data0) != len(rec.equity) else {}),
+        **(dict(source_bars=source_bars(datas[0])) if hasattr(cls, "filters") else {}),  # Data filters (h-filters)
         first_next_bar=dict(bar=rec.first_next),
         final_value=broker.getvalue(), final_cash=broker.getcash(), final_position_size=pos.size,
         final_position_price=pos.price,

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// HeikinAshi remodels f's bars into Heikin-Ashi candles, as backtrader's
+// bt.filters.HeikinAshi does to a feed: the close is the mean of the bar's open, high, low
+// and close; the open the mean of the previous candle's open and close; the high and low
+// the bar's, widened to the candle's open and close. The first bar, with no candle
+// before it, gets the mean of its own open and close as its open and keeps its high and
+// low (backtrader's filter leaves them). The volume and times are kept, so the feed keeps
+// its length and the broker fills against the candles.
+func HeikinAshi(f Feed) Feed {
+	out := Feed{Symbol: f.Symbol, Bars: make([]Bar, len(f.Bars)), Stamps: f.Stamps}
+	for i, b := range f.Bars {
+		c := (b.Open + b.High + b.Low + b.Close) / 4.0
+		n := b
+		n.Close = c
+		if i == 0 {
+			n.Open = (b.Open + b.Close) / 2.0
+		} else {
+			p := out.Bars[i-1]
+			n.Open = (p.Open + p.Close) / 2.0
+			n.High = max(n.Open, c, b.High)
+			n.Low = min(n.Open, c, b.Low)
+		}
+		out.Bars[i] = n
+	}
+	return out
+}
+
+// RenkoParams are backtrader's bt.filters.Renko parameters.
+type RenkoParams struct {
+	Hilo       bool    // bricks decided on the high and low, not the close
+	Size       float64 // the brick size; 0 for Autosize
+	Autosize   float64 // with no Size: the first open // Autosize (backtrader's default 20)
+	Dynamic    bool    // with Autosize, the size is taken again from each new brick's close
+	Align      float64 // price boundaries rounded to multiples of it (default 1)
+	RoundStart bool    // the first open truncated to a whole number (default true)
+}
+
+// Renko turns f into Renko bricks, as backtrader's bt.filters.Renko does to a feed: a bar
+// whose close (high, with Hilo) reaches the brick top becomes a rising brick from the top
+// to one size above it, one whose close (low) reaches the brick bottom a falling brick,
+// and any other bar is dropped. A bar makes one brick at most, however far it moved; a
+// brick keeps its bar's time and has no volume. A falling brick has its high at the
+// bottom and its low at the top, exactly as backtrader writes it.
+func Renko(f Feed, p RenkoParams) (Feed, error) {
+	if p.Size < 0 || math.IsNaN(p.Size) || math.IsInf(p.Size, 0) {
+		return Feed{}, fmt.Errorf("renko: size must be a positive number, got %v", p.Size)
+	}
+	if p.Size == 0 && !(p.Autosize > 0) {
+		return Feed{}, fmt.Errorf("renko: autosize must be above 0 when size is not given, got %v", p.Autosize)
+	}
+	if !(p.Align > 0) || math.IsInf(p.Align, 0) {
+		return Feed{}, fmt.Errorf("renko: align must be above 0, got %v", p.Align)
+	}
+	out := Feed{Symbol: f.Symbol}
+	if len(f.Bars) == 0 {
+		return out, nil
+	}
+	align := func(x float64) float64 { return math.RoundToEven(x/p.Align) * p.Align }
+	o := align(f.Bars[0].Open)
+	size := p.Size
+	if size == 0 {
+		size = floorDiv(o, p.Autosize)
+	}
+	if p.RoundStart {
+		o = math.Trunc(o) // Python's int()
+	}
+	top, bot := o+size, o-size
+	for i, b := range f.Bars {
+		hi, lo := b.Close, b.Close
+		if p.Hilo {
+			hi, lo = b.High, b.Low
+		}
+		n := b
+		n.Volume = 0
+		switch {
+		case hi >= top:
+			bot = top
+			if p.Size == 0 && p.Dynamic {
+				size = floorDiv(b.Close, p.Autosize)
+				top = align(bot + size)
+			} else {
+				top = bot + size
+			}
+			n.Open, n.Low, n.High, n.Close = bot, bot, top, top
+		case lo <= bot:
+			top = bot
+			if p.Size == 0 && p.Dynamic {
+				size = floorDiv(b.Close, p.Autosize)
+				bot = align(top - size)
+			} else {
+				bot = top - size
+			}
+			n.Open, n.Low, n.High, n.Close = top, top, bot, bot
+		default:
+			continue
+		}
+		out.Bars = append(out.Bars, n)
+		if f.Stamps != nil {
+			out.Stamps = append(out.Stamps, f.Stamps[i])
+		}
+	}
+	return out, nil
+}

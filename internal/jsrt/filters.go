@@ -1,0 +1,137 @@
+package jsrt
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/dop251/goja"
+)
+
+// filterKeys are the keys each filter of a static filters declaration accepts, beside
+// filter and data; a key outside them is refused, so a misspelt parameter never passes
+// silently as its default.
+var filterKeys = map[string][]string{
+	"heikinashi": nil,
+	"renko":      {"size", "autosize", "dynamic", "align", "roundstart", "hilo"},
+}
+
+// filtered returns feeds with the filters the strategy class declares in its static
+// filters (backtrader's data.addfilter) applied to them, in order: an object or an array
+// of them, each {filter: 'HeikinAshi' | 'Renko', data: index of the feed (0), and the
+// filter's parameters}. A filter rewrites the feed the run trades on, as in backtrader,
+// where the broker fills against the filtered bars.
+func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
+	v := cls.Get("filters")
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return feeds, nil
+	}
+	var specs []any
+	switch x := v.Export().(type) {
+	case []any:
+		specs = x
+	case map[string]any:
+		specs = []any{x}
+	default:
+		return nil, errors.New("static filters must be an object {filter, data, ...} or an array of them")
+	}
+	out := slices.Clone(feeds)
+	renko := make([]bool, len(feeds)) // feeds already turned into bricks
+	for i, s := range specs {
+		m, ok := s.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("filters[%d] must be an object {filter, data, ...}", i)
+		}
+		name, _ := m["filter"].(string)
+		kind := strings.ToLower(name)
+		allowed, known := filterKeys[kind]
+		if !known {
+			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi' or 'Renko', got %v", i, m["filter"])
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k != "filter" && k != "data" && !slices.Contains(allowed, k) {
+				return nil, fmt.Errorf("filters[%d]: %s has no parameter %q", i, name, k)
+			}
+		}
+		data := int64(0)
+		switch d := m["data"].(type) {
+		case nil:
+		case int64:
+			data = d
+		default:
+			return nil, fmt.Errorf("filters[%d].data must be a whole number, got %v", i, m["data"])
+		}
+		if data < 0 || data >= int64(len(feeds)) {
+			return nil, fmt.Errorf("filters[%d].data must be the index of one of the run's %d feeds, got %d", i, len(feeds), data)
+		}
+		if renko[data] {
+			// backtrader's Renko drops a bar without telling the filters after it, which
+			// then rework the previous brick: refused rather than imitated.
+			return nil, fmt.Errorf("filters[%d]: Renko must be the last filter of its feed (this.datas[%d])", i, data)
+		}
+		switch kind {
+		case "heikinashi":
+			out[data] = engine.HeikinAshi(out[data])
+		case "renko":
+			p, err := renkoParams(m)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			f, err := engine.Renko(out[data], p)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "renko: "))
+			}
+			if len(f.Bars) == 0 {
+				return nil, fmt.Errorf("filters[%d]: Renko made no brick of this.datas[%d]'s %d bars", i, data, len(out[data].Bars))
+			}
+			out[data], renko[data] = f, true
+		}
+	}
+	return out, nil
+}
+
+// renkoParams reads Renko's parameters with backtrader's defaults (size none, autosize
+// 20, align 1, roundstart true, dynamic and hilo false).
+func renkoParams(m map[string]any) (engine.RenkoParams, error) {
+	p := engine.RenkoParams{Autosize: 20, Align: 1, RoundStart: true}
+	num := func(key string, dst *float64) error {
+		switch x := m[key].(type) {
+		case nil:
+		case int64:
+			*dst = float64(x)
+		case float64:
+			*dst = x
+		default:
+			return fmt.Errorf("Renko's %s must be a number, got %v", key, m[key])
+		}
+		return nil
+	}
+	flag := func(key string, dst *bool) error {
+		switch x := m[key].(type) {
+		case nil:
+		case bool:
+			*dst = x
+		default:
+			return fmt.Errorf("Renko's %s must be true or false, got %v", key, m[key])
+		}
+		return nil
+	}
+	for _, err := range []error{num("size", &p.Size), num("autosize", &p.Autosize), num("align", &p.Align),
+		flag("dynamic", &p.Dynamic), flag("roundstart", &p.RoundStart), flag("hilo", &p.Hilo)} {
+		if err != nil {
+			return p, err
+		}
+	}
+	if m["size"] != nil && !(p.Size > 0) {
+		return p, fmt.Errorf("Renko's size must be above 0, got %v", m["size"])
+	}
+	return p, nil
+}
