@@ -354,7 +354,7 @@ func (e *Engine) tradeUpdate(o *Order, size, price, comm float64, t time.Time, o
 	old := tr.Size
 	tr.Size += size
 	tr.JustOpened = old == 0 && size != 0
-	bar := e.cursor[feed]
+	bar := e.barNo(feed)
 	if tr.JustOpened {
 		tr.OpenBar = bar
 		tr.OpenTime = t

@@ -119,7 +119,8 @@ type host struct {
 	tracer                                        *tracer      // records the run for the look-ahead check, or nil
 	timers                                        []*jsTimer   // added by addTimer, in order (tid)
 	notifyTimer                                   goja.Callable
-	inited                                        bool // init() has run: no more timers
+	inited                                        bool         // init() has run: no more timers
+	replay                                        *replayState // static replay's feed, or nil
 }
 
 // resampled returns feeds followed by the feeds the strategy class asks for in its static
@@ -211,6 +212,9 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	}
 	feeds, err := filtered(cls, cfg.Feeds)
 	if err == nil {
+		feeds, err = h.replayed(cls, feeds)
+	}
+	if err == nil {
 		feeds, err = h.resampled(cls, feeds)
 	}
 	if err != nil {
@@ -221,6 +225,9 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
 	h.eng = eng
+	if h.replay != nil {
+		h.wrapReplay()
+	}
 
 	p := rt.NewObject()
 	for _, prm := range info.Params {

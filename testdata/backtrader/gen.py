@@ -973,7 +973,54 @@ class HeikinAshiRenko(HeikinAshiTrend):
     filters = [(bt.filters.HeikinAshi, {}), (bt.filters.Renko, dict(size=1.0))]
 
 
+class ReplayWeekly(bt.Strategy):
+    """After samples/data-replay: cerebro.replaydata(timeframe=Weeks), the week's bar
+    rebuilt day by day and next() called on every day. Long `size` when the close crosses
+    above the SMA(`period`) of the weeks (the current, unfinished week included); out when
+    the close falls under the last finished week's low."""
+    params = dict(period=10, size=10)
+    replay = dict(timeframe=bt.TimeFrame.Weeks)
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+        self.cross = bt.ind.CrossOver(self.data.close, self.sma)
+
+    def next(self):
+        if not self.position and self.cross[0] > 0:
+            self.buy(size=self.p.size)
+        elif self.position and self.data.close[0] < self.data.low[-1]:
+            self.close()
+
+
+class ReplayMonths(bt.Strategy):
+    """replaydata(timeframe=Months, compression=2): a buy Limit at the unfinished two-month
+    bar's low plus a tenth of its range when the RSI(`period`) of the bars is under `low`,
+    valid `days` days; the position is closed at market when the bar's high exceeds the
+    previous bar's high."""
+    params = dict(period=6, low=50.0, size=10, days=10)
+    replay = dict(timeframe=bt.TimeFrame.Months, compression=2)
+
+    def __init__(self):
+        self.rsi = bt.ind.RSI(self.data.close, period=self.p.period)
+        self.live = None
+
+    def notify_order(self, order):
+        if self.live is not None and order.ref == self.live.ref and not order.alive():
+            self.live = None
+
+    def next(self):
+        d = self.data
+        if not self.position:
+            if self.live is None and self.rsi[0] < self.p.low:
+                self.live = self.buy(exectype=bt.Order.Limit, price=d.low[0] + (d.high[0] - d.low[0]) / 10.0,
+                                     size=self.p.size, valid=datetime.timedelta(days=self.p.days))
+        elif d.high[0] > d.high[-1]:
+            self.close()
+
+
 FILTER_STRATEGIES = {
+    "replay_weekly": (ReplayWeekly, ["orcl.csv", "nvda.csv"]),
+    "replay_months": (ReplayMonths, ["orcl.csv", "yhoo.csv"]),
     "heikin_ashi": (HeikinAshiTrend, ["orcl.csv", "nvda.csv"]),
     "renko": (RenkoBricks, ["orcl.csv", "yhoo.csv"]),
     "renko_hilo": (RenkoHilo, ["nvda.csv"]),
@@ -1138,7 +1185,10 @@ def run(name, cls, data):
                                        **kw, **(dict(fromdate=fromdate) if fromdate else {}))
         for flt, fkw in getattr(cls, "filters", []):  # Data filters (h-filters)
             feed.addfilter(flt, **fkw)
-        cerebro.adddata(feed, name=d[:-4])
+        if hasattr(cls, "replay"):  # Replay (h-filters): the replayed feed is the strategy's data
+            cerebro.replaydata(feed, name=d[:-4], **cls.replay)
+        else:
+            cerebro.adddata(feed, name=d[:-4])
         if not several:
             break
     if hasattr(cls, "resample"):
@@ -1175,7 +1225,7 @@ def run(name, cls, data):
         range=dict(fromdate=fromdate.strftime("%Y-%m-%d") if fromdate else None, todate=None),
         settings=dict(cash=10000.0, commission=0.001),
         bars=len(rec.equity), **(dict(data_bars=len(strat.data0)) if len(strat.data0) != len(rec.equity) else {}),
-        **(dict(source_bars=source_bars(datas[0])) if hasattr(cls, "filters") else {}),  # Data filters (h-filters)
+        **(dict(source_bars=source_bars(datas[0])) if hasattr(cls, "filters") or hasattr(cls, "replay") else {}),  # Data filters (h-filters)
         first_next_bar=dict(bar=rec.first_next),
         final_value=broker.getvalue(), final_cash=broker.getcash(), final_position_size=pos.size,
         final_position_price=pos.price,
