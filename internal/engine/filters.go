@@ -67,6 +67,9 @@ func Renko(f Feed, p RenkoParams) (Feed, error) {
 	if size == 0 {
 		size = floorDiv(o, p.Autosize)
 	}
+	if !(size > 0) {
+		return Feed{}, fmt.Errorf("renko: autosize %v makes bricks of %v from the first open %v: give a size", p.Autosize, size, f.Bars[0].Open)
+	}
 	if p.RoundStart {
 		o = math.Trunc(o) // Python's int()
 	}
