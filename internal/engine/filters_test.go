@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func filterBars(rows ...[4]float64) Feed {
+	f := Feed{Symbol: "X"}
+	t := time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC) // a Monday
+	for i, r := range rows {
+		f.Bars = append(f.Bars, Bar{Time: t.AddDate(0, 0, i), Open: r[0], High: r[1], Low: r[2], Close: r[3], Volume: int64(10 * (i + 1))})
+	}
+	return f
+}
+
+func ohlc(f Feed) string {
+	var out []string
+	for _, b := range f.Bars {
+		out = append(out, fmt.Sprintf("%s %g %g %g %g %d", b.Time.Format("01-02"), b.Open, b.High, b.Low, b.Close, b.Volume))
+	}
+	return strings.Join(out, "; ")
+}
+
+// Heikin-Ashi candles by hand: the first bar keeps its high and low.
+func TestHeikinAshi(t *testing.T) {
+	f := filterBars([4]float64{10, 12, 8, 10}, [4]float64{11, 15, 10, 14}, [4]float64{14, 14, 9, 9})
+	// bar 1: close (10+12+8+10)/4 = 10, open (10+10)/2 = 10
+	// bar 2: close (11+15+10+14)/4 = 12.5, open (10+10)/2 = 10, high max(10, 12.5, 15), low min(10, 12.5, 10)
+	// bar 3: close (14+14+9+9)/4 = 11.5, open (10+12.5)/2 = 11.25, high 14, low 9
+	want := "03-04 10 12 8 10 10; 03-05 10 15 10 12.5 20; 03-06 11.25 14 9 11.5 30"
+	if got := ohlc(HeikinAshi(f)); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// The expected bricks are what backtrader 1.9.78.123's bt.filters.Renko makes of these bars
+// with the same parameters (checked with it).
+func TestRenko(t *testing.T) {
+	f := filterBars(
+		[4]float64{100.4, 101, 99, 100.5}, // start: open aligned to 100, top 102, bottom 98
+		[4]float64{100, 103, 100, 101.9},  // under the top: dropped (its high would do with hilo)
+		[4]float64{102, 106, 101, 105},    // reaches 102: one brick 102-104 however far it went
+		[4]float64{105, 105, 97, 101.5},   // reaches the bottom 102 (the last brick's bottom): falling brick 102-100
+		[4]float64{101, 101, 95, 99},      // reaches 100: falling brick 100-98
+		[4]float64{99, 99, 95, 97.9},      // reaches 98: falling brick 98-96
+	)
+	tests := []struct {
+		name string
+		p    RenkoParams
+		want string
+	}{
+		{"size 2", RenkoParams{Size: 2, Align: 1, RoundStart: true},
+			"03-06 102 104 102 104 0; 03-07 102 100 102 100 0; 03-08 100 98 100 98 0; 03-09 98 96 98 96 0"},
+		// on the high and low: the first bar's 101 and 99 stay inside, the second's high
+		// reaches the top, the fourth's low the bottom of the brick before
+		{"hilo", RenkoParams{Size: 2, Align: 1, RoundStart: true, Hilo: true},
+			"03-05 102 104 102 104 0; 03-06 104 106 104 106 0; 03-07 104 102 104 102 0; 03-08 102 100 102 100 0; 03-09 100 98 100 98 0"},
+		// autosize 50: 100 // 50 = 2, then taken again from each brick's close: 99 // 50 = 1
+		{"dynamic", RenkoParams{Autosize: 50, Dynamic: true, Align: 1, RoundStart: true},
+			"03-06 102 104 102 104 0; 03-07 102 100 102 100 0; 03-08 100 99 100 99 0; 03-09 99 98 99 98 0"},
+	}
+	for _, tt := range tests {
+		got, err := Renko(f, tt.p)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if ohlc(got) != tt.want {
+			t.Errorf("%s:\n got  %s\n want %s", tt.name, ohlc(got), tt.want)
+		}
+	}
+	for _, p := range []RenkoParams{{Size: -1, Align: 1}, {Autosize: 0, Align: 1}, {Size: 1, Align: 0}, {Autosize: 500, Align: 1}} {
+		if _, err := Renko(f, p); err == nil {
+			t.Errorf("%+v: no error", p)
+		}
+	}
+}
+
+// A replayed feed's coarser bars as they stand at each bar, and which bar each builds.
+func TestReplay(t *testing.T) {
+	// Mon 03-04 .. Tue 03-12 daily (weekends included): weeks 03-04..03-10 and 03-11..
+	var rows [][4]float64
+	for i := range 9 {
+		p := float64(10 + i)
+		rows = append(rows, [4]float64{p, p + 1, p - 1, p + 0.5})
+	}
+	got, err := Replay(filterBars(rows...), "weeks", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := got.Replay
+	if fmt.Sprint(r.Index) != "[0 0 0 0 0 0 0 1 1]" || fmt.Sprint(r.Last) != "[6 8]" {
+		t.Errorf("index %v, last %v", r.Index, r.Last)
+	}
+	if b := r.Bars[3]; b.Open != 10 || b.High != 14 || b.Low != 9 || b.Close != 13.5 || b.Volume != 100 || b.Time.Format("01-02") != "03-07" {
+		t.Errorf("the week as it stands on its fourth day: %+v", b)
+	}
+	if b := r.Bars[7]; b.Open != 17 || b.High != 18 || b.Low != 16 || b.Volume != 80 {
+		t.Errorf("the second week's first day: %+v", b)
+	}
+	if len(got.Bars) != 9 || got.Bars[8] != filterBars(rows...).Bars[8] {
+		t.Error("the feed's own bars must stay the steps")
+	}
+	two, err := Replay(filterBars(rows...), "weeks", 2)
+	if err != nil || fmt.Sprint(two.Replay.Last) != "[8]" {
+		t.Errorf("compression 2: %v, last %v", err, two.Replay.Last)
+	}
+	if _, err := Replay(filterBars(rows...), "days", 1); err == nil {
+		t.Error("days: no error")
+	}
+}
