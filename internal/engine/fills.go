@@ -158,6 +158,11 @@ func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 	buy := o.Side == Buy
 	switch o.Type {
 	case Market:
+		if !e.coo && !b.Time.After(o.CreatedTime) {
+			// backtrader's _try_exec_market: only after the creation time, which a bar
+			// of the same time (a CalendarDays filler's date) is not
+			return 0, false
+		}
 		if buy {
 			return e.slip.up(b.High, b.Open, e.slip.Open, false)
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // HeikinAshi remodels f's bars into Heikin-Ashi candles, as backtrader's
@@ -107,6 +108,46 @@ func Renko(f Feed, p RenkoParams) (Feed, error) {
 		if f.Stamps != nil {
 			out.Stamps = append(out.Stamps, f.Stamps[i])
 		}
+	}
+	return out, nil
+}
+
+// CalendarDays adds a bar for each calendar day missing between two of f's bars, as
+// backtrader's bt.filters.CalendarDays does: open, high, low and close at fillPrice when
+// it is above 0, the previous bar's close when it is 0, the previous bar's (high+low)/2
+// when it is -1; volume fillVol; the time of day of the bar after the gap. Like
+// backtrader's, the fill runs up to and including the date of the bar after the gap, so
+// that date has a filler bar before its own.
+func CalendarDays(f Feed, fillPrice float64, fillVol int64) (Feed, error) {
+	if fillPrice < 0 && fillPrice != -1 {
+		return Feed{}, fmt.Errorf("calendardays: fill_price must be above 0, 0 (the last close) or -1 (the last bar's high-low midpoint), got %v", fillPrice)
+	}
+	if fillVol < 0 {
+		return Feed{}, fmt.Errorf("calendardays: fill_vol must not be negative, got %d", fillVol)
+	}
+	out := Feed{Symbol: f.Symbol, Bars: make([]Bar, 0, len(f.Bars))}
+	for i, b := range f.Bars {
+		if i > 0 {
+			p := f.Bars[i-1]
+			loc := b.Time.Location()
+			midnight := func(t time.Time) time.Time { y, m, d := t.In(loc).Date(); return time.Date(y, m, d, 0, 0, 0, 0, loc) }
+			last, day := midnight(p.Time), midnight(b.Time)
+			if day.Sub(last) > 24*time.Hour {
+				price := fillPrice
+				switch fillPrice {
+				case 0:
+					price = p.Close
+				case -1:
+					price = (p.High + p.Low) / 2.0
+				}
+				tod := b.Time.Sub(day) // the time of day of the bar after the gap
+				for last.Before(day) {
+					last = last.AddDate(0, 0, 1)
+					out.Bars = append(out.Bars, Bar{Time: last.Add(tod), Open: price, High: price, Low: price, Close: price, Volume: fillVol})
+				}
+			}
+		}
+		out.Bars = append(out.Bars, b)
 	}
 	return out, nil
 }

@@ -111,3 +111,45 @@ func TestReplay(t *testing.T) {
 		t.Error("days: no error")
 	}
 }
+
+// CalendarDays by hand: Friday to Monday fills Saturday, Sunday and, as backtrader does,
+// Monday itself before Monday's own bar; the price is the last close, a given price or
+// the last bar's high-low midpoint, at the time of day of the bar after the gap.
+func TestCalendarDays(t *testing.T) {
+	f := Feed{Symbol: "X"}
+	fri := time.Date(2024, 3, 8, 9, 30, 0, 0, time.UTC)
+	f.Bars = []Bar{
+		{Time: fri.AddDate(0, 0, -1), Open: 9, High: 10, Low: 8, Close: 9.5, Volume: 5},
+		{Time: fri, Open: 10, High: 12, Low: 8, Close: 11, Volume: 7},
+		{Time: fri.AddDate(0, 0, 3).Add(time.Hour), Open: 12, High: 13, Low: 11, Close: 12.5, Volume: 9},
+	}
+	tests := []struct {
+		price float64
+		vol   int64
+		want  string
+	}{
+		{0, 0, "03-07 9 10 8 9.5 5; 03-08 10 12 8 11 7; 03-09 11 11 11 11 0; 03-10 11 11 11 11 0; 03-11 11 11 11 11 0; 03-11 12 13 11 12.5 9"},
+		{20, 3, "03-07 9 10 8 9.5 5; 03-08 10 12 8 11 7; 03-09 20 20 20 20 3; 03-10 20 20 20 20 3; 03-11 20 20 20 20 3; 03-11 12 13 11 12.5 9"},
+		{-1, 0, "03-07 9 10 8 9.5 5; 03-08 10 12 8 11 7; 03-09 10 10 10 10 0; 03-10 10 10 10 10 0; 03-11 10 10 10 10 0; 03-11 12 13 11 12.5 9"},
+	}
+	for _, tt := range tests {
+		got, err := CalendarDays(f, tt.price, tt.vol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ohlc(got) != tt.want {
+			t.Errorf("fill %v:\n got  %s\n want %s", tt.price, ohlc(got), tt.want)
+		}
+		if tm := got.Bars[2].Time.Format("15:04"); tm != "10:30" {
+			t.Errorf("filler at %s, want the next bar's 10:30", tm)
+		}
+	}
+	for _, c := range []struct {
+		price float64
+		vol   int64
+	}{{-2, 0}, {0, -1}} {
+		if _, err := CalendarDays(f, c.price, c.vol); err == nil {
+			t.Errorf("fill %v volume %d: no error", c.price, c.vol)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package jsrt
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -15,9 +16,14 @@ import (
 // filter and data; a key outside them is refused, so a misspelt parameter never passes
 // silently as its default.
 var filterKeys = map[string][]string{
-	"heikinashi": nil,
-	"renko":      {"size", "autosize", "dynamic", "align", "roundstart", "hilo"},
+	"heikinashi":   nil,
+	"renko":        {"size", "autosize", "dynamic", "align", "roundstart", "hilo"},
+	"calendardays": {"fill_price", "fill_vol"},
 }
+
+// reshaping are the filters that add or drop bars: the last of their feed's filters, and
+// not combined with resampling or replay, whose bars backtrader would build past them.
+var reshaping = map[string]string{"renko": "Renko", "calendardays": "CalendarDays"}
 
 // filtered returns feeds with the filters the strategy class declares in its static
 // filters (backtrader's data.addfilter) applied to them, in order: an object or an array
@@ -39,7 +45,13 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 		return nil, errors.New("static filters must be an object {filter, data, ...} or an array of them")
 	}
 	out := slices.Clone(feeds)
-	renko := make([]bool, len(feeds)) // feeds already turned into bricks
+	last := make([]string, len(feeds)) // a feed's filter that must be its last
+	coarser := false
+	for _, key := range []string{"resample", "replay"} {
+		if r := cls.Get(key); r != nil && !goja.IsUndefined(r) && !goja.IsNull(r) {
+			coarser = true
+		}
+	}
 	for i, s := range specs {
 		m, ok := s.(map[string]any)
 		if !ok {
@@ -49,7 +61,7 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 		kind := strings.ToLower(name)
 		allowed, known := filterKeys[kind]
 		if !known {
-			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi' or 'Renko', got %v", i, m["filter"])
+			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi', 'Renko' or 'CalendarDays', got %v", i, m["filter"])
 		}
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -72,10 +84,16 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 		if data < 0 || data >= int64(len(feeds)) {
 			return nil, fmt.Errorf("filters[%d].data must be the index of one of the run's %d feeds, got %d", i, len(feeds), data)
 		}
-		if renko[data] {
+		if last[data] != "" {
 			// backtrader's Renko drops a bar without telling the filters after it, which
-			// then rework the previous brick: refused rather than imitated.
-			return nil, fmt.Errorf("filters[%d]: Renko must be the last filter of its feed (this.datas[%d])", i, data)
+			// then rework the previous brick, and its CalendarDays hands its bars past them.
+			return nil, fmt.Errorf("filters[%d]: %s must be the last filter of its feed (this.datas[%d])", i, last[data], data)
+		}
+		if nm, ok := reshaping[kind]; ok {
+			if coarser {
+				return nil, fmt.Errorf("filters[%d]: %s cannot be combined with static resample or replay", i, nm)
+			}
+			last[data] = nm
 		}
 		switch kind {
 		case "heikinashi":
@@ -92,7 +110,24 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 			if len(f.Bars) == 0 {
 				return nil, fmt.Errorf("filters[%d]: Renko made no brick of this.datas[%d]'s %d bars", i, data, len(out[data].Bars))
 			}
-			out[data], renko[data] = f, true
+			out[data] = f
+		case "calendardays":
+			price, err := num(m, "CalendarDays", "fill_price", 0)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			vol, err := num(m, "CalendarDays", "fill_vol", 0)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			if vol != math.Trunc(vol) || vol < 0 || vol > 1e15 {
+				return nil, fmt.Errorf("filters[%d]: CalendarDays' fill_vol must be a whole number of 0 or more, got %v", i, vol)
+			}
+			f, err := engine.CalendarDays(out[data], price, int64(vol))
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "calendardays: "))
+			}
+			out[data] = f
 		}
 	}
 	return out, nil
@@ -102,17 +137,9 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 // 20, align 1, roundstart true, dynamic and hilo false).
 func renkoParams(m map[string]any) (engine.RenkoParams, error) {
 	p := engine.RenkoParams{Autosize: 20, Align: 1, RoundStart: true}
-	num := func(key string, dst *float64) error {
-		switch x := m[key].(type) {
-		case nil:
-		case int64:
-			*dst = float64(x)
-		case float64:
-			*dst = x
-		default:
-			return fmt.Errorf("Renko's %s must be a number, got %v", key, m[key])
-		}
-		return nil
+	num := func(key string, dst *float64) (err error) {
+		*dst, err = num(m, "Renko", key, *dst)
+		return err
 	}
 	flag := func(key string, dst *bool) error {
 		switch x := m[key].(type) {
@@ -134,4 +161,17 @@ func renkoParams(m map[string]any) (engine.RenkoParams, error) {
 		return p, fmt.Errorf("Renko's size must be above 0, got %v", m["size"])
 	}
 	return p, nil
+}
+
+// num reads filter's number parameter key, def when it is not given (or null).
+func num(m map[string]any, filter, key string, def float64) (float64, error) {
+	switch x := m[key].(type) {
+	case nil:
+		return def, nil
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	}
+	return 0, fmt.Errorf("%s's %s must be a number, got %v", filter, key, m[key])
 }

@@ -65,7 +65,7 @@ func TestFilterAndReplayErrors(t *testing.T) {
 		want         string
 	}{
 		{"filters not an object", `static filters = 'HeikinAshi';`, one, "static filters must be an object {filter, data, ...} or an array of them"},
-		{"unknown filter", `static filters = { filter: 'SessionFiller' };`, one, "filters[0].filter must be 'HeikinAshi' or 'Renko', got SessionFiller"},
+		{"unknown filter", `static filters = { filter: 'SessionFiller' };`, one, "filters[0].filter must be 'HeikinAshi', 'Renko' or 'CalendarDays', got SessionFiller"},
 		{"unknown parameter", `static filters = { filter: 'Renko', sise: 2 };`, one, `filters[0]: Renko has no parameter "sise"`},
 		{"feed out of range", `static filters = { filter: 'HeikinAshi', data: 1 };`, one, "filters[0].data must be the index of one of the run's 1 feeds, got 1"},
 		{"bad size", `static filters = { filter: 'Renko', size: -1 };`, one, "Renko's size must be above 0, got -1"},
@@ -73,6 +73,11 @@ func TestFilterAndReplayErrors(t *testing.T) {
 		{"flag not a boolean", `static filters = { filter: 'Renko', size: 1, hilo: 1 };`, one, "Renko's hilo must be true or false, got 1"},
 		{"autosize making 0", `static filters = { filter: 'Renko', autosize: 200 };`, one, "filters[0]: autosize 200 makes bricks of 0 from the first open"},
 		{"filter after Renko", `static filters = [{ filter: 'Renko', size: 1 }, { filter: 'HeikinAshi' }];`, one, "filters[1]: Renko must be the last filter of its feed (this.datas[0])"},
+		{"filter after CalendarDays", `static filters = [{ filter: 'CalendarDays' }, { filter: 'Renko', size: 1 }];`, one, "filters[1]: CalendarDays must be the last filter of its feed (this.datas[0])"},
+		{"CalendarDays and replay", `static filters = { filter: 'CalendarDays' }; static replay = { timeframe: 'weeks' };`, one, "filters[0]: CalendarDays cannot be combined with static resample or replay"},
+		{"Renko and resample", `static filters = { filter: 'Renko', size: 1 }; static resample = { timeframe: 'weeks' };`, one, "filters[0]: Renko cannot be combined with static resample or replay"},
+		{"bad fill price", `static filters = { filter: 'CalendarDays', fill_price: -3 };`, one, "filters[0]: fill_price must be above 0, 0 (the last close) or -1"},
+		{"bad fill volume", `static filters = { filter: 'CalendarDays', fill_vol: 2.5 };`, one, "CalendarDays' fill_vol must be a whole number of 0 or more, got 2.5"},
 		{"no brick", `static filters = { filter: 'Renko', size: 1000 };`, one, "filters[0]: Renko made no brick of this.datas[0]'s 40 bars"},
 		{"replay not an object", `static replay = 'weeks';`, one, "static replay must be an object {timeframe, compression, data}"},
 		{"replay bad key", `static replay = { timeframe: 'weeks', every: 2 };`, one, `static replay has no key "every"`},

@@ -2,6 +2,8 @@ package tasks_test
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,7 +15,8 @@ import (
 )
 
 // TestFilterAndReplayTasksMatchBacktrader runs the examples that declare a data filter
-// (static filters) or a replay (static replay) through the task queue on the imported
+// (static filters) or a replay (static replay), and the CalendarDays fixture's twin,
+// through the task queue on the imported
 // ORCL reference data, and compares every stored execution, equity point, round trip's
 // length and the final value with what backtrader did
 // (testdata/backtrader/expected/<example>__orcl.json): a task runs what `backtestd run`
@@ -25,9 +28,16 @@ func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
 	if _, err := md.Import(b.ctx, "testsrc", "ORCL", "", "1d", time.UTC, readRef(t, "orcl.csv")); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"heikin_ashi", "renko", "replay_weekly"} {
+	for _, name := range []string{"heikin_ashi", "renko", "replay_weekly", "calendar_days"} {
 		t.Run(name, func(t *testing.T) {
-			r := req(b.strategy(t, exampleCode(t, name+".js")))
+			code, err := os.ReadFile(filepath.Join("..", "..", "examples", name+".js"))
+			if errors.Is(err, fs.ErrNotExist) { // a fixture's twin
+				code, err = os.ReadFile(filepath.Join("..", "..", "testdata", "backtrader", "strategies", name+".js"))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := req(b.strategy(t, string(code)))
 			r.StartDate, r.EndDate = sp("1995-01-01"), sp("2014-12-31") // the whole file
 			r.Symbol = sp("ORCL")
 			task := b.create(t, r)

@@ -1018,7 +1018,35 @@ class ReplayMonths(bt.Strategy):
             self.close()
 
 
+class CalendarCross(bt.Strategy):
+    """bt.filters.CalendarDays(fill_price=0, fill_vol=0), after samples/calendar-days: the
+    missing calendar days filled with bars at the last close (backtrader also fills the
+    date of the bar after a gap, before that bar), and an SMA crossover over calendar
+    days: long `size` when SMA(`fast`) crosses above SMA(`slow`), out when it crosses
+    under. Orders placed on a Friday fill on Saturday's filler bar."""
+    params = dict(fast=7, slow=28, size=10)
+    filters = [(bt.filters.CalendarDays, dict(fill_price=0, fill_vol=0))]
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
+                                      bt.ind.SMA(self.data.close, period=self.p.slow))
+
+    def next(self):
+        if not self.position and self.cross[0] > 0:
+            self.buy(size=self.p.size)
+        elif self.position and self.cross[0] < 0:
+            self.close()
+
+
+class CalendarMid(CalendarCross):
+    """CalendarCross on HeikinAshi candles, the days filled at the last candle's high-low
+    midpoint (CalendarDays(fill_price=-1, fill_vol=0))."""
+    filters = [(bt.filters.HeikinAshi, {}), (bt.filters.CalendarDays, dict(fill_price=-1, fill_vol=0))]
+
+
 FILTER_STRATEGIES = {
+    "calendar_days": (CalendarCross, ["orcl.csv", "nvda.csv"]),
+    "calendar_mid": (CalendarMid, ["yhoo.csv"]),
     "replay_weekly": (ReplayWeekly, ["orcl.csv", "nvda.csv"]),
     "replay_months": (ReplayMonths, ["orcl.csv", "yhoo.csv"]),
     "heikin_ashi": (HeikinAshiTrend, ["orcl.csv", "nvda.csv"]),
