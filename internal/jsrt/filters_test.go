@@ -17,11 +17,15 @@ func TestReplayView(t *testing.T) {
 	bars := walk(20) // daily from Monday 2000-01-03: weeks of 7 bars
 	code := `class R extends Strategy {
   static replay = { timeframe: 'weeks' };
-  init() { this.sma = ind.SMA(this.data.close, 2); this.up = this.data.close.gt(100); this.calls = 0; }
+  init() {
+    this.sma = ind.SMA(this.data, 2); this.up = this.data.close.gt(100); this.calls = 0;
+    this.same = ind.SMA(this.data.close, 2).eq(this.sma); this.tr = ind.TrueRange(this.data);
+  }
   next() {
     this.calls++;
     if (this.calls === 10) this.log([this.data.length, this.data.open[0], this.data.high[0], this.data.low[-1], this.data.close[0],
-      this.data.volume[0], this.data.date(0), this.data.date(-1), this.sma[0], this.sma[-1], this.up[0], this.sma.length].join(' '));
+      this.data.volume[0], this.data.date(0), this.data.date(-1), this.sma[0], this.sma[-1], this.up[0], this.sma.length, this.same[0],
+      this.tr[0]].join(' '));
   }
   stop() { this.log('calls ' + this.calls); }
 }`
@@ -43,8 +47,10 @@ func TestReplayView(t *testing.T) {
 	if w3[2].Close > 100 {
 		up = 1
 	}
+	// the true range of the week so far: its high and low against the last week's close
+	tr := max(hi, w2[6].Close) - min(w3[0].Low, w3[1].Low, w3[2].Low, w2[6].Close)
 	want := fmt.Sprint(3, " ", w3[0].Open, " ", hi, " ", lo, " ", w3[2].Close, " ", 3000, " 2000-01-19 2000-01-16 ",
-		(w2[6].Close+w3[2].Close)/2, " ", (bars[6].Close+w2[6].Close)/2, " ", up, " ", 3)
+		(w2[6].Close+w3[2].Close)/2, " ", (bars[6].Close+w2[6].Close)/2, " ", up, " ", 3, " ", 1, " ", tr)
 	got := strategyLines(res)
 	if len(got) != 2 || got[0] != want || got[1] != "calls 13" {
 		t.Errorf("lines %q\nwant %q and calls 13", got, want)

@@ -172,6 +172,11 @@ func (h *host) replayCall(name string, fn goja.Callable, call goja.FunctionCall,
 	rs := h.replay
 	r := rs.r
 	n := len(r.Index)
+	for c := range columnNames {
+		// made now, so that a call reading the feed itself (ind.SMA(this.data),
+		// ind.ATR(this.data)) finds its columns among the lines lent below
+		h.views[rs.feed].column(c)
+	}
 	if pairs { // a number beside a line is a constant line of the replayed feed
 		for i := 0; i < len(call.Arguments) && i < 2; i++ {
 			if _, isObj := call.Arguments[i].(*goja.Object); !isObj {
