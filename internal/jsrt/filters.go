@@ -112,16 +112,16 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 			}
 			out[data] = f
 		case "calendardays":
-			price, err := num(m, "CalendarDays", "fill_price", 0)
+			price, err := num(m, "fill_price", 0)
 			if err != nil {
 				return nil, fmt.Errorf("filters[%d]: %w", i, err)
 			}
-			vol, err := num(m, "CalendarDays", "fill_vol", 0)
+			vol, err := num(m, "fill_vol", 0)
 			if err != nil {
 				return nil, fmt.Errorf("filters[%d]: %w", i, err)
 			}
 			if vol != math.Trunc(vol) || vol < 0 || vol > 1e15 {
-				return nil, fmt.Errorf("filters[%d]: CalendarDays' fill_vol must be a whole number of 0 or more, got %v", i, vol)
+				return nil, fmt.Errorf("filters[%d]: fill_vol must be a whole number of 0 or more, got %v", i, vol)
 			}
 			f, err := engine.CalendarDays(out[data], price, int64(vol))
 			if err != nil {
@@ -138,7 +138,7 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 func renkoParams(m map[string]any) (engine.RenkoParams, error) {
 	p := engine.RenkoParams{Autosize: 20, Align: 1, RoundStart: true}
 	num := func(key string, dst *float64) (err error) {
-		*dst, err = num(m, "Renko", key, *dst)
+		*dst, err = num(m, key, *dst)
 		return err
 	}
 	flag := func(key string, dst *bool) error {
@@ -147,7 +147,7 @@ func renkoParams(m map[string]any) (engine.RenkoParams, error) {
 		case bool:
 			*dst = x
 		default:
-			return fmt.Errorf("Renko's %s must be true or false, got %v", key, m[key])
+			return fmt.Errorf("%s must be true or false, got %v", key, m[key])
 		}
 		return nil
 	}
@@ -158,13 +158,13 @@ func renkoParams(m map[string]any) (engine.RenkoParams, error) {
 		}
 	}
 	if m["size"] != nil && !(p.Size > 0) {
-		return p, fmt.Errorf("Renko's size must be above 0, got %v", m["size"])
+		return p, fmt.Errorf("size must be above 0, got %v", m["size"])
 	}
 	return p, nil
 }
 
-// num reads filter's number parameter key, def when it is not given (or null).
-func num(m map[string]any, filter, key string, def float64) (float64, error) {
+// num reads a filter's number parameter key, def when it is not given (or null).
+func num(m map[string]any, key string, def float64) (float64, error) {
 	switch x := m[key].(type) {
 	case nil:
 		return def, nil
@@ -173,5 +173,5 @@ func num(m map[string]any, filter, key string, def float64) (float64, error) {
 	case float64:
 		return x, nil
 	}
-	return 0, fmt.Errorf("%s's %s must be a number, got %v", filter, key, m[key])
+	return 0, fmt.Errorf("%s must be a number, got %v", key, m[key])
 }
