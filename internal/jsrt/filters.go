@@ -46,12 +46,16 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 	}
 	out := slices.Clone(feeds)
 	last := make([]string, len(feeds)) // a feed's filter that must be its last
-	coarser := false
-	for _, key := range []string{"resample", "replay"} {
-		if r := cls.Get(key); r != nil && !goja.IsUndefined(r) && !goja.IsNull(r) {
-			coarser = true
-		}
+	declared := func(key string) bool {
+		r := cls.Get(key)
+		return r != nil && !goja.IsUndefined(r) && !goja.IsNull(r)
 	}
+	if declared("replay") && len(specs) > 0 {
+		// backtrader runs a feed's filters before its replay on the bars the replay has
+		// rebuilt (Heikin-Ashi's previous candle is the last week): refused, not imitated
+		return nil, errors.New("static replay cannot be combined with static filters")
+	}
+	resampled := declared("resample")
 	for i, s := range specs {
 		m, ok := s.(map[string]any)
 		if !ok {
@@ -90,8 +94,8 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 			return nil, fmt.Errorf("filters[%d]: %s must be the last filter of its feed (this.datas[%d])", i, last[data], data)
 		}
 		if nm, ok := reshaping[kind]; ok {
-			if coarser {
-				return nil, fmt.Errorf("filters[%d]: %s cannot be combined with static resample or replay", i, nm)
+			if resampled {
+				return nil, fmt.Errorf("filters[%d]: %s cannot be combined with static resample", i, nm)
 			}
 			last[data] = nm
 		}

@@ -1044,7 +1044,14 @@ class CalendarMid(CalendarCross):
     filters = [(bt.filters.HeikinAshi, {}), (bt.filters.CalendarDays, dict(fill_price=-1, fill_vol=0))]
 
 
+class HeikinAshiWeekly(WeeklyTrend):
+    """WeeklyTrend on Heikin-Ashi candles, the weekly bars resampled from the candles
+    (HeikinAshi, then resampledata(timeframe=Weeks) of the filtered feed)."""
+    filters = [(bt.filters.HeikinAshi, {})]
+
+
 FILTER_STRATEGIES = {
+    "heikin_ashi_weekly": (HeikinAshiWeekly, ["orcl.csv"]),
     "calendar_days": (CalendarCross, ["orcl.csv", "nvda.csv"]),
     "calendar_mid": (CalendarMid, ["yhoo.csv"]),
     "replay_weekly": (ReplayWeekly, ["orcl.csv", "nvda.csv"]),
