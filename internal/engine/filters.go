@@ -151,3 +151,78 @@ func CalendarDays(f Feed, fillPrice float64, fillVol int64) (Feed, error) {
 	}
 	return out, nil
 }
+
+// SessionFillerParams are backtrader's bt.filters.SessionFiller parameters and the feed's
+// session and bar size it reads.
+type SessionFillerParams struct {
+	Unit          time.Duration // the bars' size (backtrader's timeframe x compression): minutes
+	Start, End    time.Duration // the session's start and end, times of day
+	FillPrice     float64       // above 0: the fillers' price; 0: the last close
+	FillVol       int64
+	SkipFirstFill bool // no fill before the first bar of the first session (default true)
+}
+
+// SessionFiller adds the bars missing within sessions, as backtrader's
+// bt.filters.SessionFiller does: between two bars of a session every Unit; from the
+// session start to a session's first bar (not the first session's with SkipFirstFill);
+// from a session's last bar to its end, when the next bar is past it. Fillers have the
+// last real close (or FillPrice) as their open, high, low and close. A session whose end is
+// filled must be followed by one whose first bar comes after a fill from its start:
+// otherwise backtrader hands the end's fillers over after that bar, out of time order,
+// which is refused.
+func SessionFiller(f Feed, p SessionFillerParams) (Feed, error) {
+	if p.Unit < time.Minute || p.Unit%time.Minute != 0 {
+		return Feed{}, fmt.Errorf("sessionfiller: the bars' size must be whole minutes, got %v", p.Unit)
+	}
+	if p.FillPrice < 0 || p.FillVol < 0 {
+		return Feed{}, fmt.Errorf("sessionfiller: fill_price and fill_vol must not be negative, got %v and %d", p.FillPrice, p.FillVol)
+	}
+	if p.Start < 0 || p.End >= 24*time.Hour || p.Start > p.End {
+		return Feed{}, fmt.Errorf("sessionfiller: the session must start and end within a day, start before end, got %v to %v", p.Start, p.End)
+	}
+	out := Feed{Symbol: f.Symbol, Bars: make([]Bar, 0, len(f.Bars))}
+	var sessEnd, prev time.Time // sessEnd zero: no session open (backtrader's MAXDATE)
+	seen := false
+	for i, b := range f.Bars {
+		price := p.FillPrice
+		if price == 0 && i > 0 {
+			price = f.Bars[i-1].Close
+		}
+		// fill adds a bar every Unit after from, before to (backtrader's _fillbars)
+		fill := func(from, to time.Time) int {
+			n := 0
+			for t := from.Add(p.Unit); t.Before(to); t = t.Add(p.Unit) {
+				out.Bars = append(out.Bars, Bar{Time: t, Open: price, High: price, Low: price, Close: price, Volume: p.FillVol})
+				n++
+			}
+			return n
+		}
+		ended := 0
+		if !sessEnd.IsZero() && b.Time.After(sessEnd) {
+			ended = fill(prev, sessEnd.Add(time.Minute)) // up to the end, the end included
+			sessEnd = time.Time{}
+		}
+		filled := 0
+		if sessEnd.IsZero() {
+			y, m, d := b.Time.Date()
+			day := time.Date(y, m, d, 0, 0, 0, 0, b.Time.Location())
+			start := day.Add(p.Start)
+			sessEnd = day.Add(p.End)
+			if !b.Time.Before(start) && !b.Time.After(sessEnd) && (seen || !p.SkipFirstFill) {
+				filled = fill(start.Add(-p.Unit), b.Time)
+			}
+			seen = true
+		} else {
+			filled = fill(prev, b.Time)
+		}
+		if i == 0 && filled > 0 && p.FillPrice == 0 {
+			return Feed{}, fmt.Errorf("sessionfiller: with skip_first_fill false the first session is filled before its first bar, which has no close before it: give a fill_price")
+		}
+		if ended > 0 && filled == 0 {
+			return Feed{}, fmt.Errorf("sessionfiller: the bar at %s follows a session filled up to its end without a fill from its own session start: backtrader would put the end's fillers after it, out of time order", b.Time.Format("2006-01-02 15:04:05"))
+		}
+		prev = b.Time
+		out.Bars = append(out.Bars, b)
+	}
+	return out, nil
+}

@@ -153,3 +153,46 @@ func TestCalendarDays(t *testing.T) {
 		}
 	}
 }
+
+// SessionFiller by hand, on 5-minute bars in 09:00-09:30 sessions: a gap inside a session,
+// the first session's start left alone (skip_first_fill), the second's filled from 09:00,
+// the first's end filled up to 09:30 when the next day's first bar comes.
+func TestSessionFiller(t *testing.T) {
+	at := func(day, hm string) time.Time {
+		tm, _ := time.Parse("2006-01-02 15:04", "2024-03-0"+day+" "+hm)
+		return tm
+	}
+	f := Feed{Symbol: "X", Bars: []Bar{
+		{Time: at("4", "09:05"), Open: 1, High: 1, Low: 1, Close: 1, Volume: 1},
+		{Time: at("4", "09:20"), Open: 2, High: 2, Low: 2, Close: 2, Volume: 1},
+		{Time: at("5", "09:10"), Open: 3, High: 3, Low: 3, Close: 3, Volume: 1},
+	}}
+	p := SessionFillerParams{Unit: 5 * time.Minute, Start: 9 * time.Hour, End: 9*time.Hour + 30*time.Minute, SkipFirstFill: true}
+	got, err := SessionFiller(f, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, b := range got.Bars {
+		s = append(s, fmt.Sprintf("%s %g %d", b.Time.Format("02 15:04"), b.Close, b.Volume))
+	}
+	want := "04 09:05 1 1; 04 09:10 1 0; 04 09:15 1 0; 04 09:20 2 1; 04 09:25 2 0; 04 09:30 2 0; 05 09:00 2 0; 05 09:05 2 0; 05 09:10 3 1"
+	if strings.Join(s, "; ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(s, "; "), want)
+	}
+	// a session whose first bar is at its start after a session filled to its end: the
+	// end's fillers would come after that bar in backtrader
+	f.Bars[2].Time = at("5", "09:00")
+	if _, err := SessionFiller(f, p); err == nil || !strings.Contains(err.Error(), "out of time order") {
+		t.Errorf("error %v, want one saying out of time order", err)
+	}
+	p.SkipFirstFill = false
+	f.Bars[2].Time = at("5", "09:10")
+	if _, err := SessionFiller(f, p); err == nil || !strings.Contains(err.Error(), "give a fill_price") {
+		t.Errorf("error %v, want one asking for a fill_price", err)
+	}
+	p.FillPrice = 7
+	if got, err := SessionFiller(f, p); err != nil || got.Bars[0].Time.Format("15:04") != "09:00" || got.Bars[0].Close != 7 {
+		t.Errorf("with skip_first_fill false and a fill price: %v, first bar %+v", err, got.Bars[0])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/dop251/goja"
@@ -16,14 +17,15 @@ import (
 // filter and data; a key outside them is refused, so a misspelt parameter never passes
 // silently as its default.
 var filterKeys = map[string][]string{
-	"heikinashi":   nil,
-	"renko":        {"size", "autosize", "dynamic", "align", "roundstart", "hilo"},
-	"calendardays": {"fill_price", "fill_vol"},
+	"heikinashi":    nil,
+	"renko":         {"size", "autosize", "dynamic", "align", "roundstart", "hilo"},
+	"calendardays":  {"fill_price", "fill_vol"},
+	"sessionfiller": {"minutes", "sessionstart", "sessionend", "fill_price", "fill_vol", "skip_first_fill"},
 }
 
 // reshaping are the filters that add or drop bars: the last of their feed's filters, and
 // not combined with resampling or replay, whose bars backtrader would build past them.
-var reshaping = map[string]string{"renko": "Renko", "calendardays": "CalendarDays"}
+var reshaping = map[string]string{"renko": "Renko", "calendardays": "CalendarDays", "sessionfiller": "SessionFiller"}
 
 // filtered returns feeds with the filters the strategy class declares in its static
 // filters (backtrader's data.addfilter) applied to them, in order: an object or an array
@@ -65,7 +67,7 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 		kind := strings.ToLower(name)
 		allowed, known := filterKeys[kind]
 		if !known {
-			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi', 'Renko' or 'CalendarDays', got %v", i, m["filter"])
+			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi', 'Renko', 'CalendarDays' or 'SessionFiller', got %v", i, m["filter"])
 		}
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -132,9 +134,76 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "calendardays: "))
 			}
 			out[data] = f
+		case "sessionfiller":
+			p, err := sessionFillerParams(m)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			f, err := engine.SessionFiller(out[data], p)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "sessionfiller: "))
+			}
+			out[data] = f
 		}
 	}
 	return out, nil
+}
+
+// sessionFillerParams reads SessionFiller's parameters: the bars' size in minutes (no
+// default: backtrader reads the feed's timeframe and compression), the session as
+// 'HH:MM[:SS]' (backtrader's feed defaults, the whole day), fill_price and fill_vol (0)
+// and skip_first_fill (true).
+func sessionFillerParams(m map[string]any) (engine.SessionFillerParams, error) {
+	p := engine.SessionFillerParams{End: 24*time.Hour - 10*time.Microsecond, SkipFirstFill: true}
+	if m["minutes"] == nil {
+		return p, errors.New("minutes, the bars' size in minutes, is required")
+	}
+	minutes, err := num(m, "minutes", 0)
+	if err != nil {
+		return p, err
+	}
+	if minutes != math.Trunc(minutes) || minutes < 1 || minutes > 1440 {
+		return p, fmt.Errorf("minutes must be the bars' size, a whole number of minutes from 1 to 1440, got %v", m["minutes"])
+	}
+	p.Unit = time.Duration(minutes) * time.Minute
+	for _, x := range []struct {
+		key string
+		dst *time.Duration
+	}{{"sessionstart", &p.Start}, {"sessionend", &p.End}} {
+		key, dst := x.key, x.dst
+		switch v := m[key].(type) {
+		case nil:
+		case string:
+			t, err := time.Parse("15:04:05", v)
+			if err != nil {
+				if t, err = time.Parse("15:04", v); err != nil {
+					return p, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %q", key, v)
+				}
+			}
+			*dst = time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second
+		default:
+			return p, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %v", key, m[key])
+		}
+	}
+	if p.FillPrice, err = num(m, "fill_price", 0); err != nil {
+		return p, err
+	}
+	vol, err := num(m, "fill_vol", 0)
+	if err != nil {
+		return p, err
+	}
+	if vol != math.Trunc(vol) || vol < 0 || vol > 1e15 {
+		return p, fmt.Errorf("fill_vol must be a whole number of 0 or more, got %v", vol)
+	}
+	p.FillVol = int64(vol)
+	switch v := m["skip_first_fill"].(type) {
+	case nil:
+	case bool:
+		p.SkipFirstFill = v
+	default:
+		return p, fmt.Errorf("skip_first_fill must be true or false, got %v", v)
+	}
+	return p, nil
 }
 
 // renkoParams reads Renko's parameters with backtrader's defaults (size none, autosize

@@ -71,7 +71,12 @@ func TestFilterAndReplayErrors(t *testing.T) {
 		want         string
 	}{
 		{"filters not an object", `static filters = 'HeikinAshi';`, one, "static filters must be an object {filter, data, ...} or an array of them"},
-		{"unknown filter", `static filters = { filter: 'SessionFiller' };`, one, "filters[0].filter must be 'HeikinAshi', 'Renko' or 'CalendarDays', got SessionFiller"},
+		{"unknown filter", `static filters = { filter: 'SessionFilter' };`, one, "filters[0].filter must be 'HeikinAshi', 'Renko', 'CalendarDays' or 'SessionFiller', got SessionFilter"},
+		{"no bar size", `static filters = { filter: 'SessionFiller' };`, one, "filters[0]: minutes, the bars' size in minutes, is required"},
+		{"bad bar size", `static filters = { filter: 'SessionFiller', minutes: 2.5 };`, one, "filters[0]: minutes must be the bars' size, a whole number of minutes from 1 to 1440, got 2.5"},
+		{"bad session time", `static filters = { filter: 'SessionFiller', minutes: 5, sessionend: '25:00' };`, one, `filters[0]: sessionend must be a time of day (HH:MM or HH:MM:SS), got "25:00"`},
+		{"session backwards", `static filters = { filter: 'SessionFiller', minutes: 5, sessionstart: '17:00', sessionend: '09:00' };`, one, "filters[0]: the session must start and end within a day, start before end"},
+		{"bad skip flag", `static filters = { filter: 'SessionFiller', minutes: 5, skip_first_fill: 'no' };`, one, "filters[0]: skip_first_fill must be true or false, got no"},
 		{"unknown parameter", `static filters = { filter: 'Renko', sise: 2 };`, one, `filters[0]: Renko has no parameter "sise"`},
 		{"feed out of range", `static filters = { filter: 'HeikinAshi', data: 1 };`, one, "filters[0].data must be the index of one of the run's 1 feeds, got 1"},
 		{"bad size", `static filters = { filter: 'Renko', size: -1 };`, one, "filters[0]: size must be above 0, got -1"},

@@ -1050,7 +1050,30 @@ class HeikinAshiWeekly(WeeklyTrend):
     filters = [(bt.filters.HeikinAshi, {})]
 
 
+class SessionFillerCross(bt.Strategy):
+    """bt.filters.SessionFiller(fill_vol=0), after samples/data-filler, on 5-minute bars
+    with bars missing inside sessions and at their starts and ends (es_min5_gaps, the
+    feed's session 09:00-17:30): the missing bars filled at the last close, and an SMA
+    crossover long `size` contracts when SMA(`fast`) crosses above SMA(`slow`), out when it
+    crosses under."""
+    params = dict(fast=5, slow=20, size=1)
+    intraday = True
+    data_kwargs = dict(sessionstart=datetime.time(9, 0), sessionend=datetime.time(17, 30))
+    filters = [(bt.filters.SessionFiller, dict(fill_vol=0))]
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
+                                      bt.ind.SMA(self.data.close, period=self.p.slow))
+
+    def next(self):
+        if not self.position and self.cross[0] > 0:
+            self.buy(size=self.p.size)
+        elif self.position and self.cross[0] < 0:
+            self.close()
+
+
 FILTER_STRATEGIES = {
+    "session_filler": (SessionFillerCross, ["es_min5_gaps.csv"]),
     "heikin_ashi_weekly": (HeikinAshiWeekly, ["orcl.csv"]),
     "calendar_days": (CalendarCross, ["orcl.csv", "nvda.csv"]),
     "calendar_mid": (CalendarMid, ["yhoo.csv"]),
