@@ -432,7 +432,7 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 		var err error
 		if ready {
 			if e.res.FirstNext == 0 {
-				e.res.FirstNext = e.step + 1
+				e.res.FirstNext = e.strategyLen()
 			}
 			err = s.Next(e)
 		} else {
@@ -494,7 +494,7 @@ func (e *Engine) finish() *Result {
 			r.Trades = append(r.Trades, Trade{
 				Ref: tr.Ref, TradeID: tr.TradeID, Symbol: e.feeds[key.feed].Symbol, OpenTime: tr.OpenTime, Size: tr.MaxSize,
 				EntryPrice: tr.EntryPrice, PnLGross: tr.PnL, PnLNet: tr.PnLComm, Commission: tr.Commission,
-				BarLen: e.cursor[key.feed] - tr.OpenBar, IsOpen: true,
+				BarLen: e.barNo(key.feed) - tr.OpenBar, IsOpen: true,
 			})
 		}
 	}

@@ -159,8 +159,9 @@ func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 	switch o.Type {
 	case Market:
 		// Without cheat-on-open a market order fills only after the bar it was made on
-		// (backtrader's `datetime[0] <= created.dt`): one placed by a cheat timer, before
-		// the broker, waits for the next bar's open.
+		// (backtrader's _try_exec_market, `datetime[0] <= created.dt`): one placed by a cheat
+		// timer, before the broker, waits for the next bar's open, and so does one made on a
+		// bar of the same time (a CalendarDays filler's date).
 		if !e.coo && !b.Time.After(o.CreatedTime) {
 			return 0, false
 		}
@@ -360,7 +361,7 @@ func (e *Engine) tradeUpdate(o *Order, size, price, comm float64, t time.Time, o
 	old := tr.Size
 	tr.Size += size
 	tr.JustOpened = old == 0 && size != 0
-	bar := e.cursor[feed]
+	bar := e.barNo(feed)
 	if tr.JustOpened {
 		tr.OpenBar = bar
 		tr.OpenTime = t

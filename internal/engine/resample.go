@@ -17,19 +17,9 @@ import (
 // so the engine's timeline delivers it there, and the returned feed's Stamps hold the
 // times the strategy sees.
 func Resample(f Feed, timeframe string, compression int) (Feed, error) {
-	var period func(t time.Time) int
-	switch timeframe {
-	case "weeks":
-		period = func(t time.Time) int { y, w := t.ISOWeek(); return y*100 + w }
-	case "months":
-		period = func(t time.Time) int { return t.Year()*100 + int(t.Month()) }
-	case "years":
-		period = func(t time.Time) int { return t.Year() }
-	default:
-		return Feed{}, fmt.Errorf("resample: timeframe must be 'weeks', 'months' or 'years', got %q", timeframe)
-	}
-	if compression < 1 {
-		return Feed{}, fmt.Errorf("resample: compression must be a whole number of 1 or more, got %d", compression)
+	period, err := periodOf("resample", timeframe, compression)
+	if err != nil {
+		return Feed{}, err
 	}
 	out := Feed{Symbol: f.Symbol}
 	var cur Bar
@@ -58,6 +48,26 @@ func Resample(f Feed, timeframe string, compression int) (Feed, error) {
 		out.Bars = append(out.Bars, cur)
 	}
 	return out, nil
+}
+
+// periodOf numbers the weeks, months or years (timeframe) of times, in order, for
+// Resample and Replay (op, in their errors).
+func periodOf(op, timeframe string, compression int) (func(t time.Time) int, error) {
+	var period func(t time.Time) int
+	switch timeframe {
+	case "weeks":
+		period = func(t time.Time) int { y, w := t.ISOWeek(); return y*100 + w }
+	case "months":
+		period = func(t time.Time) int { return t.Year()*100 + int(t.Month()) }
+	case "years":
+		period = func(t time.Time) int { return t.Year() }
+	default:
+		return nil, fmt.Errorf("%s: timeframe must be 'weeks', 'months' or 'years', got %q", op, timeframe)
+	}
+	if compression < 1 {
+		return nil, fmt.Errorf("%s: compression must be a whole number of 1 or more, got %d", op, compression)
+	}
+	return period, nil
 }
 
 // Stamp is the time a strategy sees for bar i of f: its Stamps entry when it has them (a

@@ -19,6 +19,8 @@ type Feed struct {
 	// Stamps, when set, are the times the strategy sees for the bars, where these differ
 	// from when the bars are delivered (a resampled feed: see Resample).
 	Stamps []time.Time `json:"-"`
+	// Replay, when set, is the coarser bar each bar builds (a replayed feed: see Replay).
+	Replay *Replayed `json:"-"`
 }
 
 // Result is everything one run produces.

@@ -19,6 +19,11 @@ type line struct {
 	small [3]goja.Value // -1, 0, 1
 	date  bool          // values are Unix milliseconds shown as Date
 	key   string        // names the series in a Memo ("" when it is not memoised)
+	// rp, for a line of a replayed feed, maps bars to coarser bars: vals holds the value at
+	// each bar of the feed, [0] is the current one and [-n] the value n coarser bars back,
+	// as it stood at that bar's end. vfirst is the first coarser bar with a value.
+	rp     *engine.Replayed
+	vfirst int
 }
 
 func newLine(rt *goja.Runtime, s engine.Series, feed int, cur *int) *line {
@@ -27,10 +32,18 @@ func newLine(rt *goja.Runtime, s engine.Series, feed int, cur *int) *line {
 	return l
 }
 
-func (l *line) Len() int { return *l.cur + 1 }
+func (l *line) Len() int {
+	if l.rp != nil && *l.cur >= 0 {
+		return l.rp.Index[*l.cur] + 1
+	}
+	return *l.cur + 1
+}
 
 func (l *line) Get(idx int) goja.Value {
 	i := *l.cur + idx
+	if l.rp != nil && idx < 0 && *l.cur >= 0 {
+		i = replayAgo(l.rp, *l.cur, idx)
+	}
 	if idx > 0 || i < 0 || i >= len(l.vals) {
 		return goja.NaN()
 	}

@@ -121,6 +121,7 @@ type host struct {
 	notifyTimer                                   goja.Callable
 	inited                                        bool               // init() has run: no more timers
 	contracts                                     map[int]*contracts // feeds joined by a static chain or rollover
+	replay                                        *replayState       // static replay's feed, or nil
 }
 
 // resampled returns feeds followed by the feeds the strategy class asks for in its static
@@ -211,10 +212,15 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
 	feeds, err := h.combined(cls, cfg.Feeds)
-	if err != nil {
-		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
+	if err == nil {
+		feeds, err = filtered(cls, feeds)
 	}
-	feeds, err = h.resampled(cls, feeds)
+	if err == nil {
+		feeds, err = h.replayed(cls, feeds)
+	}
+	if err == nil {
+		feeds, err = h.resampled(cls, feeds)
+	}
 	if err != nil {
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
@@ -223,6 +229,9 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
 	h.eng = eng
+	if h.replay != nil {
+		h.wrapReplay()
+	}
 
 	p := rt.NewObject()
 	for _, prm := range info.Params {

@@ -51,6 +51,9 @@ func (d *dataView) column(c int) *line {
 		}
 		l := newLine(d.h.rt, s, d.feed, d.h.eng.Cursor(d.feed))
 		l.date, l.key = c == 5, key
+		if f.Replay != nil {
+			d.h.replayLine(l, f.Replay)
+		}
 		d.lines[c] = l
 		d.objs[c] = d.h.lineObject(l)
 	}
@@ -61,8 +64,12 @@ func (d *dataView) column(c int) *line {
 func (d *dataView) values(f *engine.Feed, c int) []float64 {
 	v := make([]float64, len(f.Bars))
 	dates := c == 5 && datesOnly(f)
-	for i := range f.Bars {
-		b := &f.Bars[i]
+	bars := f.Bars
+	if f.Replay != nil { // the coarser bar as it stands at each bar
+		bars = f.Replay.Bars
+	}
+	for i := range bars {
+		b := &bars[i]
 		switch c {
 		case 0:
 			v[i] = b.Open
@@ -96,6 +103,9 @@ func (d *dataView) Get(key string) goja.Value {
 	case "symbol":
 		return d.h.rt.ToValue(d.h.eng.Feeds()[d.feed].Symbol)
 	case "length":
+		if r := d.h.eng.Feeds()[d.feed].Replay; r != nil {
+			return d.h.rt.ToValue(replayLen(r, *d.h.eng.Cursor(d.feed)))
+		}
 		return d.h.rt.ToValue(*d.h.eng.Cursor(d.feed) + 1)
 	case "date":
 		return d.date
@@ -140,6 +150,9 @@ func (h *host) dataObject(k int) *goja.Object {
 	})
 	d.date = named(rt, "date", func(ago int) string {
 		i := *cur + ago
+		if f.Replay != nil && ago < 0 && *cur >= 0 {
+			i = replayAgo(f.Replay, *cur, ago)
+		}
 		if ago > 0 || i < 0 || i >= len(f.Bars) {
 			return ""
 		}

@@ -998,6 +998,191 @@ FUTURES_STRATEGIES = {
 # ---- end of Futures ----
 
 
+# ---- Data filters (issue 37, h-filters): bt.filters on the feed the strategy trades ----
+# A strategy's `filters` are (filter class, kwargs) pairs added to its feed with
+# data.addfilter before the run (see run); backtrader's broker then fills against the
+# filtered bars. source_bars records the CSV's bars, which a filter may drop.
+
+
+class HeikinAshiTrend(bt.Strategy):
+    """bt.filters.HeikinAshi on the feed: long `size` when two green candles in a row (close
+    above open) close above the SMA(`period`) of the candles' closes; out at market on the
+    first red candle. Orders fill at the candles' prices."""
+    params = dict(size=10, period=10)
+    filters = [(bt.filters.HeikinAshi, {})]
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+
+    def next(self):
+        d = self.data
+        green = d.close[0] > d.open[0]
+        if not self.position and green and d.close[-1] > d.open[-1] and d.close[0] > self.sma[0]:
+            self.buy(size=self.p.size)
+        elif self.position and not green:
+            self.close()
+
+
+class RenkoBricks(bt.Strategy):
+    """bt.filters.Renko(size=`brick`) on the feed, after samples/renko (an RSI on the
+    bricks): long `size` after two rising bricks with the RSI(`period`) under `top`; a sell
+    Stop one brick under the entry brick's bottom protects it, and the position is closed
+    at market on a falling brick."""
+    params = dict(size=10, period=14, top=70.0)
+    filters = [(bt.filters.Renko, dict(size=1.0))]
+
+    def __init__(self):
+        self.rsi = bt.ind.RSI(self.data, period=self.p.period)
+        self.guard = None
+
+    def notify_order(self, order):
+        if order.status == order.Completed and order.isbuy():
+            self.guard = self.sell(exectype=bt.Order.Stop, price=self.data.open[0] - 1.0, size=order.executed.size)
+        elif self.guard is not None and order.ref == self.guard.ref and not order.alive():
+            self.guard = None
+
+    def next(self):
+        d = self.data
+        rising = d.close[0] > d.open[0]
+        if not self.position:
+            if rising and d.close[-1] > d.open[-1] and self.rsi[0] < self.p.top:
+                self.buy(size=self.p.size)
+        elif not rising:
+            if self.guard is not None:
+                self.cancel(self.guard)
+                self.cancelled_on[self.guard.ref] = self.data.datetime.date(0)
+            self.close()
+
+    def start(self):
+        self.cancelled_on = {}  # order ref -> bar of an effective cancel (see Recorder)
+
+
+class RenkoHilo(RenkoBricks):
+    """RenkoBricks with Renko(hilo=True, size=0.5, align=0.5, roundstart=False): bricks
+    decided on the high and low."""
+    filters = [(bt.filters.Renko, dict(hilo=True, size=0.5, align=0.5, roundstart=False))]
+
+
+class HeikinAshiRenko(HeikinAshiTrend):
+    """HeikinAshiTrend on Heikin-Ashi candles made into Renko bricks of 1.0 (two filters in
+    turn on one feed)."""
+    filters = [(bt.filters.HeikinAshi, {}), (bt.filters.Renko, dict(size=1.0))]
+
+
+class ReplayWeekly(bt.Strategy):
+    """After samples/data-replay: cerebro.replaydata(timeframe=Weeks), the week's bar
+    rebuilt day by day and next() called on every day. Long `size` when the close crosses
+    above the SMA(`period`) of the weeks (the current, unfinished week included); out when
+    the close falls under the last finished week's low."""
+    params = dict(period=10, size=10)
+    replay = dict(timeframe=bt.TimeFrame.Weeks)
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+        self.cross = bt.ind.CrossOver(self.data.close, self.sma)
+
+    def next(self):
+        if not self.position and self.cross[0] > 0:
+            self.buy(size=self.p.size)
+        elif self.position and self.data.close[0] < self.data.low[-1]:
+            self.close()
+
+
+class ReplayMonths(bt.Strategy):
+    """replaydata(timeframe=Months, compression=2): a buy Limit at the unfinished two-month
+    bar's low plus a tenth of its range when the RSI(`period`) of the bars is under `low`,
+    valid `days` days; the position is closed at market when the bar's high exceeds the
+    previous bar's high."""
+    params = dict(period=6, low=50.0, size=10, days=10)
+    replay = dict(timeframe=bt.TimeFrame.Months, compression=2)
+
+    def __init__(self):
+        self.rsi = bt.ind.RSI(self.data.close, period=self.p.period)
+        self.live = None
+
+    def notify_order(self, order):
+        if self.live is not None and order.ref == self.live.ref and not order.alive():
+            self.live = None
+
+    def next(self):
+        d = self.data
+        if not self.position:
+            if self.live is None and self.rsi[0] < self.p.low:
+                self.live = self.buy(exectype=bt.Order.Limit, price=d.low[0] + (d.high[0] - d.low[0]) / 10.0,
+                                     size=self.p.size, valid=datetime.timedelta(days=self.p.days))
+        elif d.high[0] > d.high[-1]:
+            self.close()
+
+
+class CalendarCross(bt.Strategy):
+    """bt.filters.CalendarDays(fill_price=0, fill_vol=0), after samples/calendar-days: the
+    missing calendar days filled with bars at the last close (backtrader also fills the
+    date of the bar after a gap, before that bar), and an SMA crossover over calendar
+    days: long `size` when SMA(`fast`) crosses above SMA(`slow`), out when it crosses
+    under. Orders placed on a Friday fill on Saturday's filler bar."""
+    params = dict(fast=7, slow=28, size=10)
+    filters = [(bt.filters.CalendarDays, dict(fill_price=0, fill_vol=0))]
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
+                                      bt.ind.SMA(self.data.close, period=self.p.slow))
+
+    def next(self):
+        if not self.position and self.cross[0] > 0:
+            self.buy(size=self.p.size)
+        elif self.position and self.cross[0] < 0:
+            self.close()
+
+
+class CalendarMid(CalendarCross):
+    """CalendarCross on HeikinAshi candles, the days filled at the last candle's high-low
+    midpoint (CalendarDays(fill_price=-1, fill_vol=0))."""
+    filters = [(bt.filters.HeikinAshi, {}), (bt.filters.CalendarDays, dict(fill_price=-1, fill_vol=0))]
+
+
+class HeikinAshiWeekly(WeeklyTrend):
+    """WeeklyTrend on Heikin-Ashi candles, the weekly bars resampled from the candles
+    (HeikinAshi, then resampledata(timeframe=Weeks) of the filtered feed)."""
+    filters = [(bt.filters.HeikinAshi, {})]
+
+
+class SessionFillerCross(bt.Strategy):
+    """bt.filters.SessionFiller(fill_vol=0), after samples/data-filler, on 5-minute bars
+    with bars missing inside sessions and at their starts and ends (es_min5_gaps, the
+    feed's session 09:00-17:30): the missing bars filled at the last close, and an SMA
+    crossover long `size` contracts when SMA(`fast`) crosses above SMA(`slow`), out when it
+    crosses under."""
+    params = dict(fast=5, slow=20, size=1)
+    intraday = True
+    data_kwargs = dict(sessionstart=datetime.time(9, 0), sessionend=datetime.time(17, 30))
+    filters = [(bt.filters.SessionFiller, dict(fill_vol=0))]
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
+                                      bt.ind.SMA(self.data.close, period=self.p.slow))
+
+    def next(self):
+        if not self.position and self.cross[0] > 0:
+            self.buy(size=self.p.size)
+        elif self.position and self.cross[0] < 0:
+            self.close()
+
+
+FILTER_STRATEGIES = {
+    "session_filler": (SessionFillerCross, ["es_min5_gaps.csv"]),
+    "heikin_ashi_weekly": (HeikinAshiWeekly, ["orcl.csv"]),
+    "calendar_days": (CalendarCross, ["orcl.csv", "nvda.csv"]),
+    "calendar_mid": (CalendarMid, ["yhoo.csv"]),
+    "replay_weekly": (ReplayWeekly, ["orcl.csv", "nvda.csv"]),
+    "replay_months": (ReplayMonths, ["orcl.csv", "yhoo.csv"]),
+    "heikin_ashi": (HeikinAshiTrend, ["orcl.csv", "nvda.csv"]),
+    "renko": (RenkoBricks, ["orcl.csv", "yhoo.csv"]),
+    "renko_hilo": (RenkoHilo, ["nvda.csv"]),
+    "heikin_ashi_renko": (HeikinAshiRenko, ["orcl.csv"]),
+}
+# ---- end of Data filters ----
+
+
 STRATEGIES = {
     # Timers (h-analyzers)
     "timer_monthly": (TimerMonthly, ["orcl.csv", "nvda.csv"]),
@@ -1030,6 +1215,7 @@ STRATEGIES = {
 }
 STRATEGIES.update(ORDER_STRATEGIES)
 STRATEGIES.update(FUTURES_STRATEGIES)
+STRATEGIES.update(FILTER_STRATEGIES)  # Data filters (h-filters)
 
 
 # How times are written: dates, or date and time for an intraday strategy (see run).
@@ -1122,6 +1308,14 @@ class Recorder(bt.Analyzer):
         self.equity.append([self.data.datetime.datetime(0).strftime(STAMP[0]), self.strategy.broker.getvalue()])
 
 
+def source_bars(d):
+    """The bars of a data file before any filter (h-filters)."""
+    path = os.path.join(HERE, "data", d)
+    path = path if os.path.exists(path) else os.path.join(DATA, d)
+    with open(path) as f:
+        return sum(1 for line in f if line.strip()) - 1
+
+
 def run(name, cls, data):
     # Order and trade numbers start at 1 for each run, as in the reference fixtures.
     bt.Order.refbasis = itertools.count(1)
@@ -1150,7 +1344,12 @@ def run(name, cls, data):
             joined_feeds.append(feed)
             feed._name = d[:-4]
             continue
-        cerebro.adddata(feed, name=d[:-4])
+        for flt, fkw in getattr(cls, "filters", []):  # Data filters (h-filters)
+            feed.addfilter(flt, **fkw)
+        if hasattr(cls, "replay"):  # Replay (h-filters): the replayed feed is the strategy's data
+            cerebro.replaydata(feed, name=d[:-4], **cls.replay)
+        else:
+            cerebro.adddata(feed, name=d[:-4])
         if not several:
             break
     if joined is not None:
@@ -1189,6 +1388,7 @@ def run(name, cls, data):
         range=dict(fromdate=fromdate.strftime("%Y-%m-%d") if fromdate else None, todate=None),
         settings=dict(cash=10000.0, commission=0.001),
         bars=len(rec.equity), **(dict(data_bars=len(strat.data0)) if len(strat.data0) != len(rec.equity) else {}),
+        **(dict(source_bars=source_bars(datas[0])) if hasattr(cls, "filters") or hasattr(cls, "replay") else {}),  # Data filters (h-filters)
         first_next_bar=dict(bar=rec.first_next),
         final_value=broker.getvalue(), final_cash=broker.getcash(), final_position_size=pos.size,
         final_position_price=pos.price,

@@ -1,0 +1,68 @@
+package engine
+
+// Replayed is a feed's bars seen as coarser bars rebuilt bar by bar, as backtrader's
+// cerebro.replaydata delivers them: bar i of the feed updates the coarser bar Index[i],
+// which then stands as Bars[i] (the first open, the highest high and lowest low so far,
+// bar i's close and the volume so far); Last[k] is the feed's last bar in coarser bar k.
+type Replayed struct {
+	Bars  []Bar
+	Index []int
+	Last  []int
+}
+
+// Replay returns f replayed in bars of `compression` weeks, months or years (timeframe):
+// the feed itself, which the broker still fills against bar by bar (backtrader fills a
+// replayed feed's orders at its ticks' prices), with its Replay set. Unlike Resample,
+// nothing waits for the next period: each bar of f is a step, and a coarser bar's
+// length (a trade's bars, the strategy's length) counts coarser bars.
+func Replay(f Feed, timeframe string, compression int) (Feed, error) {
+	period, err := periodOf("replay", timeframe, compression)
+	if err != nil {
+		return Feed{}, err
+	}
+	n := len(f.Bars)
+	r := &Replayed{Bars: make([]Bar, n), Index: make([]int, n)}
+	periods, k := 0, 0 // periods begun since coarser bar k started (backtrader's compcount)
+	for i, b := range f.Bars {
+		if i > 0 && period(b.Time) > period(f.Bars[i-1].Time) {
+			periods++
+			if periods%compression == 0 {
+				r.Last = append(r.Last, i-1)
+				k++
+			}
+		}
+		r.Index[i] = k
+		if i == 0 || r.Index[i-1] != k {
+			r.Bars[i] = b
+			continue
+		}
+		cur := r.Bars[i-1]
+		cur.High, cur.Low = max(cur.High, b.High), min(cur.Low, b.Low)
+		cur.Close, cur.Volume, cur.Time = b.Close, cur.Volume+b.Volume, b.Time
+		r.Bars[i] = cur
+	}
+	if n > 0 {
+		r.Last = append(r.Last, n-1)
+	}
+	f.Replay = r
+	return f, nil
+}
+
+// barNo is the number of the current bar of feed: its cursor, or for a replayed feed the
+// coarser bar the cursor's bar builds (a trade's length counts those, as backtrader's).
+func (e *Engine) barNo(feed int) int {
+	c := e.cursor[feed]
+	if r := e.feeds[feed].Replay; r != nil && c >= 0 {
+		return r.Index[c]
+	}
+	return c
+}
+
+// strategyLen is the strategy's length at this step (backtrader's len(strategy)): the
+// steps so far, or the coarser bars so far when the run's one feed is replayed.
+func (e *Engine) strategyLen() int {
+	if len(e.feeds) == 1 && e.feeds[0].Replay != nil {
+		return e.barNo(0) + 1
+	}
+	return e.step + 1
+}

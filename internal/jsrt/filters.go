@@ -1,0 +1,250 @@
+package jsrt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/dop251/goja"
+)
+
+// filterKeys are the keys each filter of a static filters declaration accepts, beside
+// filter and data; a key outside them is refused, so a misspelt parameter never passes
+// silently as its default.
+var filterKeys = map[string][]string{
+	"heikinashi":    nil,
+	"renko":         {"size", "autosize", "dynamic", "align", "roundstart", "hilo"},
+	"calendardays":  {"fill_price", "fill_vol"},
+	"sessionfiller": {"minutes", "sessionstart", "sessionend", "fill_price", "fill_vol", "skip_first_fill"},
+}
+
+// reshaping are the filters that add or drop bars: the last of their feed's filters, and
+// not combined with resampling or replay, whose bars backtrader would build past them.
+var reshaping = map[string]string{"renko": "Renko", "calendardays": "CalendarDays", "sessionfiller": "SessionFiller"}
+
+// filtered returns feeds with the filters the strategy class declares in its static
+// filters (backtrader's data.addfilter) applied to them, in order: an object or an array
+// of them, each {filter: 'HeikinAshi' | 'Renko', data: index of the feed (0), and the
+// filter's parameters}. A filter rewrites the feed the run trades on, as in backtrader,
+// where the broker fills against the filtered bars.
+func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
+	v := cls.Get("filters")
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return feeds, nil
+	}
+	var specs []any
+	switch x := v.Export().(type) {
+	case []any:
+		specs = x
+	case map[string]any:
+		specs = []any{x}
+	default:
+		return nil, errors.New("static filters must be an object {filter, data, ...} or an array of them")
+	}
+	out := slices.Clone(feeds)
+	last := make([]string, len(feeds)) // a feed's filter that must be its last
+	declared := func(key string) bool {
+		r := cls.Get(key)
+		return r != nil && !goja.IsUndefined(r) && !goja.IsNull(r)
+	}
+	if declared("replay") && len(specs) > 0 {
+		// backtrader runs a feed's filters before its replay on the bars the replay has
+		// rebuilt (Heikin-Ashi's previous candle is the last week): refused, not imitated
+		return nil, errors.New("static replay cannot be combined with static filters")
+	}
+	resampled := declared("resample")
+	for i, s := range specs {
+		m, ok := s.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("filters[%d] must be an object {filter, data, ...}", i)
+		}
+		name, _ := m["filter"].(string)
+		kind := strings.ToLower(name)
+		allowed, known := filterKeys[kind]
+		if !known {
+			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi', 'Renko', 'CalendarDays' or 'SessionFiller', got %v", i, m["filter"])
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k != "filter" && k != "data" && !slices.Contains(allowed, k) {
+				return nil, fmt.Errorf("filters[%d]: %s has no parameter %q", i, name, k)
+			}
+		}
+		data := int64(0)
+		switch d := m["data"].(type) {
+		case nil:
+		case int64:
+			data = d
+		default:
+			return nil, fmt.Errorf("filters[%d].data must be a whole number, got %v", i, m["data"])
+		}
+		if data < 0 || data >= int64(len(feeds)) {
+			return nil, fmt.Errorf("filters[%d].data must be the index of one of the run's %d feeds, got %d", i, len(feeds), data)
+		}
+		if last[data] != "" {
+			// backtrader's Renko drops a bar without telling the filters after it, which
+			// then rework the previous brick, and its CalendarDays hands its bars past them.
+			return nil, fmt.Errorf("filters[%d]: %s must be the last filter of its feed (this.datas[%d])", i, last[data], data)
+		}
+		if nm, ok := reshaping[kind]; ok {
+			if resampled {
+				return nil, fmt.Errorf("filters[%d]: %s cannot be combined with static resample", i, nm)
+			}
+			last[data] = nm
+		}
+		switch kind {
+		case "heikinashi":
+			out[data] = engine.HeikinAshi(out[data])
+		case "renko":
+			p, err := renkoParams(m)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			f, err := engine.Renko(out[data], p)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "renko: "))
+			}
+			if len(f.Bars) == 0 {
+				return nil, fmt.Errorf("filters[%d]: Renko made no brick of this.datas[%d]'s %d bars", i, data, len(out[data].Bars))
+			}
+			out[data] = f
+		case "calendardays":
+			price, err := num(m, "fill_price", 0)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			vol, err := num(m, "fill_vol", 0)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			if vol != math.Trunc(vol) || vol < 0 || vol > 1e15 {
+				return nil, fmt.Errorf("filters[%d]: fill_vol must be a whole number of 0 or more, got %v", i, vol)
+			}
+			f, err := engine.CalendarDays(out[data], price, int64(vol))
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "calendardays: "))
+			}
+			out[data] = f
+		case "sessionfiller":
+			p, err := sessionFillerParams(m)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			f, err := engine.SessionFiller(out[data], p)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "sessionfiller: "))
+			}
+			out[data] = f
+		}
+	}
+	return out, nil
+}
+
+// sessionFillerParams reads SessionFiller's parameters: the bars' size in minutes (no
+// default: backtrader reads the feed's timeframe and compression), the session as
+// 'HH:MM[:SS]' (backtrader's feed defaults, the whole day), fill_price and fill_vol (0)
+// and skip_first_fill (true).
+func sessionFillerParams(m map[string]any) (engine.SessionFillerParams, error) {
+	p := engine.SessionFillerParams{End: 24*time.Hour - 10*time.Microsecond, SkipFirstFill: true}
+	if m["minutes"] == nil {
+		return p, errors.New("minutes, the bars' size in minutes, is required")
+	}
+	minutes, err := num(m, "minutes", 0)
+	if err != nil {
+		return p, err
+	}
+	if minutes != math.Trunc(minutes) || minutes < 1 || minutes > 1440 {
+		return p, fmt.Errorf("minutes must be the bars' size, a whole number of minutes from 1 to 1440, got %v", m["minutes"])
+	}
+	p.Unit = time.Duration(minutes) * time.Minute
+	for _, x := range []struct {
+		key string
+		dst *time.Duration
+	}{{"sessionstart", &p.Start}, {"sessionend", &p.End}} {
+		key, dst := x.key, x.dst
+		switch v := m[key].(type) {
+		case nil:
+		case string:
+			t, err := time.Parse("15:04:05", v)
+			if err != nil {
+				if t, err = time.Parse("15:04", v); err != nil {
+					return p, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %q", key, v)
+				}
+			}
+			*dst = time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second
+		default:
+			return p, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %v", key, m[key])
+		}
+	}
+	if p.FillPrice, err = num(m, "fill_price", 0); err != nil {
+		return p, err
+	}
+	vol, err := num(m, "fill_vol", 0)
+	if err != nil {
+		return p, err
+	}
+	if vol != math.Trunc(vol) || vol < 0 || vol > 1e15 {
+		return p, fmt.Errorf("fill_vol must be a whole number of 0 or more, got %v", vol)
+	}
+	p.FillVol = int64(vol)
+	switch v := m["skip_first_fill"].(type) {
+	case nil:
+	case bool:
+		p.SkipFirstFill = v
+	default:
+		return p, fmt.Errorf("skip_first_fill must be true or false, got %v", v)
+	}
+	return p, nil
+}
+
+// renkoParams reads Renko's parameters with backtrader's defaults (size none, autosize
+// 20, align 1, roundstart true, dynamic and hilo false).
+func renkoParams(m map[string]any) (engine.RenkoParams, error) {
+	p := engine.RenkoParams{Autosize: 20, Align: 1, RoundStart: true}
+	num := func(key string, dst *float64) (err error) {
+		*dst, err = num(m, key, *dst)
+		return err
+	}
+	flag := func(key string, dst *bool) error {
+		switch x := m[key].(type) {
+		case nil:
+		case bool:
+			*dst = x
+		default:
+			return fmt.Errorf("%s must be true or false, got %v", key, m[key])
+		}
+		return nil
+	}
+	for _, err := range []error{num("size", &p.Size), num("autosize", &p.Autosize), num("align", &p.Align),
+		flag("dynamic", &p.Dynamic), flag("roundstart", &p.RoundStart), flag("hilo", &p.Hilo)} {
+		if err != nil {
+			return p, err
+		}
+	}
+	if m["size"] != nil && !(p.Size > 0) {
+		return p, fmt.Errorf("size must be above 0, got %v", m["size"])
+	}
+	return p, nil
+}
+
+// num reads a filter's number parameter key, def when it is not given (or null).
+func num(m map[string]any, key string, def float64) (float64, error) {
+	switch x := m[key].(type) {
+	case nil:
+		return def, nil
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	}
+	return 0, fmt.Errorf("%s must be a number, got %v", key, m[key])
+}
