@@ -218,11 +218,18 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 		if v, ok := obj.Value(res.Summary, stats); ok {
 			trials[i].Value = &v
 		}
+		// The best so far is kept for its statistics, and the first run's for the objective
+		// check; the other results' per-bar storage goes to the next runs.
 		mu.Lock()
+		spare, spareIdx := res, i
 		if best < 0 || ranksAbove(i, best) {
+			spare, spareIdx = bestRes, best
 			best, bestRes = i, res
 		}
 		mu.Unlock()
+		if spareIdx != 0 {
+			engine.Recycle(spare)
+		}
 		return res
 	}
 	// The first combination runs on this goroutine while the other jobs start on the rest.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -634,4 +635,56 @@ func TestTradeFromWarmsUp(t *testing.T) {
 	if _, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: b}}, TradeFrom: b[39].Time.AddDate(0, 0, 1)}); err == nil {
 		t.Error("TradeFrom after the last bar: no error")
 	}
+}
+
+// TestRecycle: a run whose equity curve and position rows are written over a recycled
+// result's storage (a longer run's, a shorter one's, or its own kind's) gives the result a
+// run on fresh storage gives, and the recycled result lets go of that storage.
+func TestRecycle(t *testing.T) {
+	t.Parallel()
+	run := func(n int, seed float64) *Result {
+		ohlc := make([][4]float64, n)
+		for i := range ohlc {
+			p := 100 + 10*math.Sin(float64(i)/7+seed)
+			ohlc[i] = [4]float64{p, p + 1, p - 1, p + 0.5}
+		}
+		e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bars(ohlc...)}}, Cash: 10000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		res, err := e.Run(context.Background(), &script{next: func(e *Engine) {
+			switch i % 20 {
+			case 3:
+				_, _ = e.Submit(OrderRequest{Side: Buy, Type: Market, Size: 5})
+			case 13:
+				_, _ = e.Submit(OrderRequest{Side: Sell, Type: Market, Size: 5})
+			}
+			i++
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, tt := range []struct {
+		name          string
+		before, after int // bars of the recycled run, of the run after it
+	}{
+		{"same length", 300, 300}, {"onto a longer run's", 500, 200}, {"onto a shorter run's", 100, 400},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := run(tt.after, 2)
+			old := run(tt.before, 1)
+			Recycle(old)
+			if old.Equity != nil || old.Analyzers.PyFolio.Positions.Flat != nil {
+				t.Error("the recycled result still holds its storage")
+			}
+			got := run(tt.after, 2)
+			if !reflect.DeepEqual(got.Equity, want.Equity) || !reflect.DeepEqual(got.Analyzers, want.Analyzers) || !reflect.DeepEqual(got.Summary, want.Summary) {
+				t.Errorf("%d bars on recycled storage differ from a fresh run", tt.after)
+			}
+		})
+	}
+	Recycle(nil) // nothing to give back
 }

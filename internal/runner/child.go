@@ -221,6 +221,7 @@ func serveBatch(ctx context.Context, req request, w *frameWriter) error {
 			if v, ok := obj.Value(res.Summary, stats); ok {
 				t.Objective = &v
 			}
+			engine.Recycle(res) // what the trial keeps is copied: the next run writes over its storage
 		}
 		if err := w.send(message{Trial: &t}); err != nil {
 			return err
