@@ -183,7 +183,10 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj sweep.Objective, jobs int, stderr io.Writer) ([]sweep.Trial, *engine.Statistics, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cfg.OnLog = func(backtest.LogEntry) {} // the strategies' lines are not kept
+	// The strategies' lines are not kept, so the engine's are not even formatted; a trial
+	// keeps the summary, the returns and the objective, and the best its statistics: the
+	// analyzers none of those read are not computed.
+	cfg.OnLog, cfg.QuietEngine, cfg.SummaryOnly = func(backtest.LogEntry) {}, true, true
 	batch := backtest.NewBatch(cfg)
 	trials := make([]sweep.Trial, len(combos))
 	inSummary := sweep.Known(obj.Metric, nil) // else each run's statistics are computed for it

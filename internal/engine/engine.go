@@ -28,6 +28,12 @@ type Config struct {
 	// trades closed) for a caller that keeps or shows only the strategy's: they are then
 	// not even formatted, which a run with many orders notices.
 	QuietEngine bool
+	// SummaryOnly leaves out of the result what a caller that reads only its summary,
+	// equity curve, trades and statistics does not (a study's runs): backtrader's Returns,
+	// VWR, Calmar, AnnualReturn and TimeReturn analyzers, the Sharpe ratios of years and
+	// months, and PyFolio's transactions. The rest of the result is the same; a tenth of a
+	// short run's CPU.
+	SummaryOnly bool
 	// TradeFrom, when set, makes the bars before it warm-up only: indicators see them, but
 	// the strategy is not called, no order exists, and the equity curve, the figures and
 	// the statistics start at the first bar at or after it (a walk-forward fold's
@@ -545,7 +551,9 @@ func (e *Engine) finish() *Result {
 		pf.Symbols = append(pf.Symbols, f.Symbol)
 	}
 	pf.Symbols = append(pf.Symbols, "cash")
-	pf.Transactions = transactions(e.feeds, r.Executions)
+	if !e.cfg.SummaryOnly {
+		pf.Transactions = transactions(e.feeds, r.Executions)
+	}
 	if r.Trades == nil {
 		r.Trades = []Trade{}
 	}
@@ -558,6 +566,6 @@ func (e *Engine) finish() *Result {
 	if r.Logs == nil {
 		r.Logs = []LogEntry{}
 	}
-	analyze(r, e.opened)
+	analyze(r, e.opened, !e.cfg.SummaryOnly)
 	return r
 }

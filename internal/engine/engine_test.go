@@ -688,3 +688,57 @@ func TestRecycle(t *testing.T) {
 	}
 	Recycle(nil) // nothing to give back
 }
+
+// TestSummaryOnly: a run that leaves out the analyzers a study does not read has the same
+// summary, equity curve, trades, executions, statistics and remaining analyzers as the
+// whole run, and those analyzers empty.
+func TestSummaryOnly(t *testing.T) {
+	t.Parallel()
+	run := func(summaryOnly bool) *Result {
+		ohlc := make([][4]float64, 800)
+		for i := range ohlc {
+			p := 100 + 10*math.Sin(float64(i)/9) + float64(i)/50
+			ohlc[i] = [4]float64{p, p + 1, p - 1, p + 0.5}
+		}
+		e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bars(ohlc...)}}, Cash: 10000, Commission: 0.001, SummaryOnly: summaryOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		res, err := e.Run(context.Background(), &script{next: func(e *Engine) {
+			switch i % 30 {
+			case 4:
+				_, _ = e.Submit(OrderRequest{Side: Buy, Type: Market, Size: 7})
+			case 21:
+				_, _ = e.Submit(OrderRequest{Side: Sell, Type: Market, Size: 7})
+			}
+			i++
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	whole, part := run(false), run(true)
+	if !reflect.DeepEqual(part.Summary, whole.Summary) || !reflect.DeepEqual(part.Equity, whole.Equity) ||
+		!reflect.DeepEqual(part.Trades, whole.Trades) || !reflect.DeepEqual(part.Executions, whole.Executions) {
+		t.Error("the summary, equity, trades or executions differ")
+	}
+	stats := func(r *Result) Statistics {
+		return ComputeStatistics(r.InitialCash, r.Equity, r.Trades, r.Summary.SQN, nil)
+	}
+	if !reflect.DeepEqual(stats(part), stats(whole)) {
+		t.Error("the statistics differ")
+	}
+	wa, pa := whole.Analyzers, part.Analyzers
+	if !reflect.DeepEqual(pa.Drawdown, wa.Drawdown) || !reflect.DeepEqual(pa.SQN, wa.SQN) || !reflect.DeepEqual(pa.TradeAnalyzer, wa.TradeAnalyzer) ||
+		!reflect.DeepEqual(pa.Sharpe.DailyAnnualized, wa.Sharpe.DailyAnnualized) || !reflect.DeepEqual(pa.PyFolio.Positions, wa.PyFolio.Positions) {
+		t.Error("an analyzer the summary reads differs")
+	}
+	if wa.VWR == nil || len(wa.TimeReturn.Years) == 0 || len(wa.PyFolio.Transactions) == 0 {
+		t.Fatal("the whole run lacks the analyzers this test compares")
+	}
+	if pa.VWR != nil || pa.TimeReturn.Years != nil || pa.AnnualReturn != nil || pa.Calmar.ByMonth != nil || pa.PyFolio.Transactions != nil {
+		t.Error("a left-out analyzer was computed")
+	}
+}

@@ -199,6 +199,10 @@ func serveBatch(ctx context.Context, req request, w *frameWriter) error {
 		Code: req.Code, Feeds: fromWireFeeds(req.Feeds), Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom,
 		WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
 		OnLog: func(engine.LogEntry) {}, OnProgress: func(int, int) {},
+		// A trial keeps the summary, the returns and the objective: the engine's log lines
+		// (dropped above) are not even formatted, nor the analyzers computed that none of
+		// those read.
+		QuietEngine: true, SummaryOnly: true,
 	})
 	obj := sweep.Objective{Metric: req.Objective}
 	inSummary := sweep.Known(req.Objective, nil)
