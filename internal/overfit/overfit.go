@@ -345,44 +345,54 @@ func (s *cscvState) descend(b, ins int) {
 
 // split ranks the trials of the split the current path has reached and of its complement:
 // the in-sample Sharpe ratios of one are the out-of-sample ones of the other, each sum
-// formed from its blocks in ascending order either way.
+// formed from its blocks in ascending order either way. One pass computes both halves'
+// ratios and the best of each (the first of equals), a second ranks each best in the other
+// half.
 func (s *cscvState) split() {
 	h, n, half := s.c.blocks/2, s.c.n, s.c.half
 	inS, inQ, outS, outQ := s.inS[h], s.inQ[h], s.outS[h], s.outQ[h]
+	a, b := s.isSR, s.oosSR
+	bestA, bestB := 0, 0
 	for j := range n {
-		s.isSR[j], s.oosSR[j] = sharpe(inS[j], inQ[j], half), sharpe(outS[j], outQ[j], half)
-	}
-	s.rank(s.isSR, s.oosSR)
-	s.rank(s.oosSR, s.isSR)
-}
-
-// rank tallies one split: where the trial best in sample (the first of equals) ranks out
-// of sample.
-func (s *cscvState) rank(isSR, oosSR []float64) {
-	n := len(isSR)
-	best := 0
-	for j := 1; j < n; j++ {
-		if isSR[j] > isSR[best] {
-			best = j
+		a[j], b[j] = sharpe(inS[j], inQ[j], half), sharpe(outS[j], outQ[j], half)
+		if a[j] > a[bestA] {
+			bestA = j
+		}
+		if b[j] > b[bestB] {
+			bestB = j
 		}
 	}
-	// Its rank out-of-sample, 1 (worst) to N (best), ties shared.
-	var lower, ties int
+	// Each best's rank in the other half, 1 (worst) to N (best), ties shared.
+	ta, tb := b[bestA], a[bestB]
+	var lowerA, tiesA, lowerB, tiesB int
 	for j := range n {
 		switch {
-		case oosSR[j] < oosSR[best]:
-			lower++
-		case oosSR[j] == oosSR[best] && j != best:
-			ties++
+		case b[j] < ta:
+			lowerA++
+		case b[j] == ta && j != bestA:
+			tiesA++
+		}
+		switch {
+		case a[j] < tb:
+			lowerB++
+		case a[j] == tb && j != bestB:
+			tiesB++
 		}
 	}
+	s.tally.add(n, lowerA, tiesA)
+	s.tally.add(n, lowerB, tiesB)
+}
+
+// add counts a split whose in-sample best has lower trials below it out of sample and
+// ties equal to it, of n.
+func (t *cscvTally) add(n, lower, ties int) {
 	rank := float64(lower) + 1 + float64(ties)/2
 	w := rank / float64(n+1)
 	l := math.Log(w / (1 - w))
-	s.tally.logits = append(s.tally.logits, l)
-	s.tally.ranks[min(n-1, lower+ties/2)]++
+	t.logits = append(t.logits, l)
+	t.ranks[min(n-1, lower+ties/2)]++
 	if l <= 0 {
-		s.tally.below++
+		t.below++
 	}
 }
 
