@@ -135,7 +135,7 @@ func TestObjectiveAsThroughJSON(t *testing.T) {
 	sums := map[string]engine.Summary{
 		"zero": {},
 		"full": {InitialCash: 10000, FinalValue: 12345.678901234567, TotalReturn: 0.1 + 0.2, AnnualReturn: f(-1e-300),
-			SharpeRatio: f(math.Pi), MaxDrawdown: 5e-324, MaxDrawdownPct: -0.0, TotalTrades: 1<<40 + 1, WinRate: 1.0 / 3,
+			SharpeRatio: f(math.Pi), MaxDrawdown: 5e-324, MaxDrawdownPct: math.Copysign(0, -1), TotalTrades: 1<<40 + 1, WinRate: 1.0 / 3,
 			ProfitFactor: f(1.7976931348623157e308), AvgWin: f(2), AvgLoss: f(-2), Won: 7, Lost: -3, SQN: 1e21,
 			MaxDrawdownDuration: 365},
 		"infinite profit factor": {TotalReturn: 1, ProfitFactor: f(math.Inf(1))},
