@@ -61,6 +61,11 @@ type Config struct {
 	// closed): only the strategy's reach OnLog or Result.Logs, and a run with many orders
 	// does not spend its time formatting the others.
 	QuietEngine bool
+	// SummaryOnly leaves out of Result.Analyzers what the summary, the equity curve, the
+	// trades and ComputeStatistics do not need (backtrader's Returns, VWR, Calmar,
+	// AnnualReturn, TimeReturn, the Sharpe ratios of years and months, PyFolio's
+	// transactions): for a parameter study, which keeps only those of each run.
+	SummaryOnly bool
 	OnProgress  func(current, total int) // called every 1% of the bars; may be nil
 }
 
@@ -76,6 +81,7 @@ func jsrtConfig(cfg Config) jsrt.RunConfig {
 		Cash: cfg.Cash, Commission: cfg.Commission,
 		WallTimeLimit: cfg.TimeLimit, MemoryLimit: cfg.MemoryLimit,
 		OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, QuietEngine: cfg.QuietEngine,
+		SummaryOnly: cfg.SummaryOnly,
 	}
 }
 

@@ -41,7 +41,7 @@ func TestSweepSameWithAnyJobs(t *testing.T) {
 				return withoutSeconds(out.String())
 			}
 			one := report(1)
-			for _, jobs := range []int{2, 7} {
+			for _, jobs := range []int{2, 7, 16} {
 				if got := report(jobs); got != one {
 					t.Errorf("--jobs %d reports otherwise than --jobs 1:\n%s", jobs, firstDifference(got, one))
 				}

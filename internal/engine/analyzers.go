@@ -44,8 +44,9 @@ func DeriveEquity(initialCash float64, eq []EquityPoint) {
 
 // analyze fills the per-bar returns and drawdowns of r.Equity and derives
 // the analyzers and the summary from r.Equity and r.Trades; opened is the number of
-// trades notified as opened.
-func analyze(r *Result, opened int) {
+// trades notified as opened. Without returns, the returns family (analyzeReturns) is
+// left empty.
+func analyze(r *Result, opened int, returns bool) {
 	eq := r.Equity
 	DeriveEquity(r.InitialCash, eq)
 	var dd DrawdownResult
@@ -69,7 +70,9 @@ func analyze(r *Result, opened int) {
 	r.Analyzers.Sharpe = sharpe(r.InitialCash, eq)
 	r.Analyzers.TradeAnalyzer = tradeAnalyzer(r.Trades, opened)
 	r.Analyzers.SQN = sqn(r.Trades)
-	analyzeReturns(r)
+	if returns {
+		analyzeReturns(r)
+	}
 	r.Summary = summarize(r)
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -633,5 +634,111 @@ func TestTradeFromWarmsUp(t *testing.T) {
 	}
 	if _, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: b}}, TradeFrom: b[39].Time.AddDate(0, 0, 1)}); err == nil {
 		t.Error("TradeFrom after the last bar: no error")
+	}
+}
+
+// TestRecycle: a run whose equity curve and position rows are written over a recycled
+// result's storage (a longer run's, a shorter one's, or its own kind's) gives the result a
+// run on fresh storage gives, and the recycled result lets go of that storage.
+func TestRecycle(t *testing.T) {
+	t.Parallel()
+	run := func(n int, seed float64) *Result {
+		ohlc := make([][4]float64, n)
+		for i := range ohlc {
+			p := 100 + 10*math.Sin(float64(i)/7+seed)
+			ohlc[i] = [4]float64{p, p + 1, p - 1, p + 0.5}
+		}
+		e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bars(ohlc...)}}, Cash: 10000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		res, err := e.Run(context.Background(), &script{next: func(e *Engine) {
+			switch i % 20 {
+			case 3:
+				_, _ = e.Submit(OrderRequest{Side: Buy, Type: Market, Size: 5})
+			case 13:
+				_, _ = e.Submit(OrderRequest{Side: Sell, Type: Market, Size: 5})
+			}
+			i++
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, tt := range []struct {
+		name          string
+		before, after int // bars of the recycled run, of the run after it
+	}{
+		{"same length", 300, 300}, {"onto a longer run's", 500, 200}, {"onto a shorter run's", 100, 400},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := run(tt.after, 2)
+			old := run(tt.before, 1)
+			Recycle(old)
+			if old.Equity != nil || old.Analyzers.PyFolio.Positions.Flat != nil {
+				t.Error("the recycled result still holds its storage")
+			}
+			got := run(tt.after, 2)
+			if !reflect.DeepEqual(got.Equity, want.Equity) || !reflect.DeepEqual(got.Analyzers, want.Analyzers) || !reflect.DeepEqual(got.Summary, want.Summary) {
+				t.Errorf("%d bars on recycled storage differ from a fresh run", tt.after)
+			}
+		})
+	}
+	Recycle(nil) // nothing to give back
+}
+
+// TestSummaryOnly: a run that leaves out the analyzers a study does not read has the same
+// summary, equity curve, trades, executions, statistics and remaining analyzers as the
+// whole run, and those analyzers empty.
+func TestSummaryOnly(t *testing.T) {
+	t.Parallel()
+	run := func(summaryOnly bool) *Result {
+		ohlc := make([][4]float64, 800)
+		for i := range ohlc {
+			p := 100 + 10*math.Sin(float64(i)/9) + float64(i)/50
+			ohlc[i] = [4]float64{p, p + 1, p - 1, p + 0.5}
+		}
+		e, err := New(Config{Feeds: []Feed{{Symbol: "X", Bars: bars(ohlc...)}}, Cash: 10000, Commission: 0.001, SummaryOnly: summaryOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		res, err := e.Run(context.Background(), &script{next: func(e *Engine) {
+			switch i % 30 {
+			case 4:
+				_, _ = e.Submit(OrderRequest{Side: Buy, Type: Market, Size: 7})
+			case 21:
+				_, _ = e.Submit(OrderRequest{Side: Sell, Type: Market, Size: 7})
+			}
+			i++
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	whole, part := run(false), run(true)
+	if !reflect.DeepEqual(part.Summary, whole.Summary) || !reflect.DeepEqual(part.Equity, whole.Equity) ||
+		!reflect.DeepEqual(part.Trades, whole.Trades) || !reflect.DeepEqual(part.Executions, whole.Executions) {
+		t.Error("the summary, equity, trades or executions differ")
+	}
+	stats := func(r *Result) Statistics {
+		return ComputeStatistics(r.InitialCash, r.Equity, r.Trades, r.Summary.SQN, nil)
+	}
+	if !reflect.DeepEqual(stats(part), stats(whole)) {
+		t.Error("the statistics differ")
+	}
+	wa, pa := whole.Analyzers, part.Analyzers
+	if !reflect.DeepEqual(pa.Drawdown, wa.Drawdown) || !reflect.DeepEqual(pa.SQN, wa.SQN) || !reflect.DeepEqual(pa.TradeAnalyzer, wa.TradeAnalyzer) ||
+		!reflect.DeepEqual(pa.Sharpe.DailyAnnualized, wa.Sharpe.DailyAnnualized) || !reflect.DeepEqual(pa.PyFolio.Positions, wa.PyFolio.Positions) {
+		t.Error("an analyzer the summary reads differs")
+	}
+	if wa.VWR == nil || len(wa.TimeReturn.Years) == 0 || len(wa.PyFolio.Transactions) == 0 {
+		t.Fatal("the whole run lacks the analyzers this test compares")
+	}
+	if pa.VWR != nil || pa.TimeReturn.Years != nil || pa.AnnualReturn != nil || pa.Calmar.ByMonth != nil || pa.PyFolio.Transactions != nil {
+		t.Error("a left-out analyzer was computed")
 	}
 }

@@ -37,3 +37,65 @@ func TestLoadGuardLimits(t *testing.T) {
 		})
 	}
 }
+
+// One watchdog goroutine watches every run: with many runs at once it interrupts only the
+// one whose limit passed or whose context ended, a stopped guard never interrupts its
+// runtime afterwards, and the watchdog stops when no run is left and starts again with
+// the next.
+func TestWatchdogSharedByRuns(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type outcome struct {
+		reason *RunError
+		err    error
+	}
+	start := func(ctx context.Context, lim limits, code string) chan outcome {
+		done := make(chan outcome, 1)
+		go func() {
+			rt := newRuntime()
+			g := watch(ctx, rt, lim)
+			_, err := rt.RunString(code)
+			done <- outcome{g.stop(), err}
+		}()
+		return done
+	}
+	long := limits{wall: time.Hour, mem: 1 << 40}
+	timesOut := start(context.Background(), limits{wall: 30 * time.Millisecond, mem: 1 << 40}, "for (;;) {}")
+	cancelled := start(ctx, long, "for (;;) {}")
+	var quick []chan outcome
+	for range 8 {
+		quick = append(quick, start(context.Background(), long, "let s = 0; for (let i = 0; i < 200000; i++) s += i; s"))
+	}
+	for i, c := range quick {
+		if o := <-c; o.reason != nil || o.err != nil {
+			t.Errorf("run %d: interrupted (%v, %v)", i, o.reason, o.err)
+		}
+	}
+	if o := <-timesOut; o.reason == nil || o.reason.Kind != KindTimeout {
+		t.Errorf("the run past its limit: %v (%v), want a timeout", o.reason, o.err)
+	}
+	cancel()
+	if o := <-cancelled; o.reason == nil || o.reason.Kind != KindCancelled {
+		t.Errorf("the cancelled run: %v (%v), want cancelled", o.reason, o.err)
+	}
+
+	// Stopped, then its context ends and its time passes: nothing reaches the runtime.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	rt := newRuntime()
+	g := watch(ctx2, rt, limits{wall: 5 * time.Millisecond, mem: 1 << 40})
+	if r := g.stop(); r != nil {
+		t.Fatalf("stopped at once: %v", r)
+	}
+	cancel2()
+	time.Sleep(5 * watchdogInterval)
+	if _, err := rt.RunString("let n = 0; for (let i = 0; i < 1000; i++) n++; n"); err != nil {
+		t.Errorf("a stopped guard's runtime was interrupted: %v", err)
+	}
+	// The watchdog has nothing left to watch (this test's runs are over; others of the
+	// package's tests may still run) and a new run is still watched.
+	late := start(context.Background(), limits{wall: 20 * time.Millisecond, mem: 1 << 40}, "for (;;) {}")
+	if o := <-late; o.reason == nil || o.reason.Kind != KindTimeout {
+		t.Errorf("a run after the others: %v (%v), want a timeout", o.reason, o.err)
+	}
+}

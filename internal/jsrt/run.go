@@ -36,6 +36,7 @@ type RunConfig struct {
 	OnProgress    func(current, total int)
 	OnLog         func(engine.LogEntry)
 	QuietEngine   bool // see engine.Config.QuietEngine
+	SummaryOnly   bool // see engine.Config.SummaryOnly
 	// TradeFrom, when set, makes the bars before it indicator warm-up only (see
 	// engine.Config.TradeFrom).
 	TradeFrom time.Time
@@ -224,7 +225,7 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	if err != nil {
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
-	eng, err := engine.New(engine.Config{Feeds: feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, QuietEngine: cfg.QuietEngine, TradeFrom: cfg.TradeFrom})
+	eng, err := engine.New(engine.Config{Feeds: feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, QuietEngine: cfg.QuietEngine, SummaryOnly: cfg.SummaryOnly, TradeFrom: cfg.TradeFrom})
 	if err != nil {
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}

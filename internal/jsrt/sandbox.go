@@ -72,11 +72,15 @@ func recovered(r any) error {
 // guard interrupts a runtime when the context ends, the wall-time limit
 // passes or the process heap grows beyond the memory budget.
 type guard struct {
-	rt     *goja.Runtime
-	done   chan struct{}
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	reason *RunError
+	rt       *goja.Runtime
+	lim      limits
+	base     uint64 // heap bytes at the start
+	start    time.Time
+	cpuStart time.Duration
+	stopCtx  func() bool // undoes the context's AfterFunc
+	mu       sync.Mutex
+	stopped  bool // no interruption after stop
+	reason   *RunError
 }
 
 func heapBytes() uint64 {
@@ -114,56 +118,99 @@ type limits struct {
 }
 
 func watch(ctx context.Context, rt *goja.Runtime, lim limits) *guard {
-	g := &guard{rt: rt, done: make(chan struct{})}
-	base := heapBytes()
-	start, cpuStart := time.Now(), processCPU()
-	tick := time.NewTicker(watchdogInterval)
-	// expired: the wall time is up and, for a load, so is the CPU time (or the cap).
-	expired := func() bool {
-		elapsed := time.Since(start)
-		return elapsed >= lim.wall && (lim.cpu == 0 || elapsed >= lim.wallCap || processCPU()-cpuStart >= lim.cpu)
+	g := &guard{rt: rt, lim: lim, base: heapBytes(), start: time.Now()}
+	if lim.cpu != 0 {
+		g.cpuStart = processCPU()
 	}
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		defer tick.Stop()
-		for {
-			select {
-			case <-g.done:
-				return
-			case <-ctx.Done():
-				g.interrupt(Cancelled(ctx.Err()))
-				return
-			case <-tick.C:
-				if h := heapBytes(); h > base && h-base > lim.mem {
-					g.interrupt(&RunError{Kind: KindMemory, Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", lim.mem>>20)})
-					return
-				}
-				if expired() {
-					g.interrupt(&RunError{Kind: KindTimeout, Message: fmt.Sprintf("strategy exceeded its time limit of %s", lim.wall)})
-					return
-				}
+	g.stopCtx = context.AfterFunc(ctx, func() { g.interrupt(Cancelled(ctx.Err())) })
+	watchdog.add(g)
+	return g
+}
+
+// watchdog checks every guard that runs, every watchdogInterval, on one goroutine that runs
+// while there are guards: a run starts no goroutine or timer of its own (a study's runs of
+// a few milliseconds each woke an idle core for one, and their start and end were a share
+// of the study's CPU that did not run in parallel with it).
+var watchdog = watchdogs{guards: map[*guard]struct{}{}}
+
+type watchdogs struct {
+	mu      sync.Mutex
+	guards  map[*guard]struct{}
+	running bool
+}
+
+func (w *watchdogs) add(g *guard) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.guards[g] = struct{}{}
+	if !w.running {
+		w.running = true
+		go w.loop()
+	}
+}
+
+func (w *watchdogs) remove(g *guard) {
+	w.mu.Lock()
+	delete(w.guards, g)
+	w.mu.Unlock()
+}
+
+func (w *watchdogs) loop() {
+	tick := time.NewTicker(watchdogInterval)
+	defer tick.Stop()
+	for range tick.C {
+		w.mu.Lock()
+		if len(w.guards) == 0 {
+			w.running = false
+			w.mu.Unlock()
+			return
+		}
+		heap := heapBytes()
+		for g := range w.guards {
+			if g.check(heap) {
+				delete(w.guards, g) // interrupted: once is enough
 			}
 		}
-	}()
-	return g
+		w.mu.Unlock()
+	}
+}
+
+// check interrupts the guard's runtime when the heap (heap bytes now) grew past its
+// budget or its time is up, and says whether it did.
+func (g *guard) check(heap uint64) bool {
+	if heap > g.base && heap-g.base > g.lim.mem {
+		g.interrupt(&RunError{Kind: KindMemory, Message: fmt.Sprintf("strategy ran out of memory (budget %d MB)", g.lim.mem>>20)})
+		return true
+	}
+	// The wall time is up and, for a load, so is the CPU time (or the cap).
+	elapsed := time.Since(g.start)
+	if elapsed >= g.lim.wall && (g.lim.cpu == 0 || elapsed >= g.lim.wallCap || processCPU()-g.cpuStart >= g.lim.cpu) {
+		g.interrupt(&RunError{Kind: KindTimeout, Message: fmt.Sprintf("strategy exceeded its time limit of %s", g.lim.wall)})
+		return true
+	}
+	return false
 }
 
 func (g *guard) interrupt(e *RunError) {
 	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped {
+		return
+	}
 	if g.reason == nil {
 		g.reason = e
 	}
-	g.mu.Unlock()
 	g.rt.Interrupt(e)
 }
 
-// stop ends the watchdog and returns the interruption reason, if any.
+// stop ends the watch and returns the interruption reason, if any; nothing interrupts the
+// runtime after it.
 func (g *guard) stop() *RunError {
-	close(g.done)
-	g.wg.Wait()
+	watchdog.remove(g)
+	g.stopCtx()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.stopped = true
 	return g.reason
 }
 

@@ -181,8 +181,13 @@ func Overfitting(returns [][]float64, blocks, jobs int) (PBO, error) {
 	})
 	c := cscv{blocks: blocks, n: n, sum: sum, sq: sq, half: float64(size * blocks / 2)}
 	// The splits are the leaves of a tree that puts block 0, 1, … in or out of sample in
-	// turn; a task is a subtree below one choice for the first blocks/2 blocks.
+	// turn; a task is a subtree below one choice for the first blocks/2 blocks. Every split
+	// has its complement (the halves swapped), whose Sharpe ratios are the same two arrays
+	// the other way round, so only the half of the tree with block 0 in sample is walked
+	// and each leaf ranks both splits. The largest subtrees go first, so that no large one
+	// is left to finish alone while the other goroutines have nothing to do.
 	prefixes := c.prefixes(blocks / 2)
+	slices.SortStableFunc(prefixes, func(a, b []bool) int { return c.leaves(b) - c.leaves(a) })
 	parts := make([]cscvTally, max(1, min(jobs, len(prefixes))))
 	var next atomic.Int64
 	parallel(len(parts), len(parts), func(w int) {
@@ -270,8 +275,25 @@ func (c *cscv) prefixes(depth int) [][]bool {
 			rec(append(p, false), ins)
 		}
 	}
-	rec(make([]bool, 0, depth), 0)
+	// Block 0 is in sample: the other half of the splits are these' complements.
+	rec(append(make([]bool, 0, depth), true), 1)
 	return out
+}
+
+// leaves is the number of splits below prefix: the ways to fill the blocks after it.
+func (c *cscv) leaves(prefix []bool) int {
+	ins := 0
+	for _, in := range prefix {
+		if in {
+			ins++
+		}
+	}
+	rest, need := c.blocks-len(prefix), c.blocks/2-ins
+	k := 1 // C(rest, need), exact in an int for 24 blocks
+	for i := 1; i <= need; i++ {
+		k = k * (rest - need + i) / i
+	}
+	return k
 }
 
 // walk visits every split that begins with prefix.
@@ -321,36 +343,56 @@ func (s *cscvState) descend(b, ins int) {
 	}
 }
 
-// split ranks the trials of the split the current path has reached.
+// split ranks the trials of the split the current path has reached and of its complement:
+// the in-sample Sharpe ratios of one are the out-of-sample ones of the other, each sum
+// formed from its blocks in ascending order either way. One pass computes both halves'
+// ratios and the best of each (the first of equals), a second ranks each best in the other
+// half.
 func (s *cscvState) split() {
 	h, n, half := s.c.blocks/2, s.c.n, s.c.half
 	inS, inQ, outS, outQ := s.inS[h], s.inQ[h], s.outS[h], s.outQ[h]
+	a, b := s.isSR, s.oosSR
+	bestA, bestB := 0, 0
 	for j := range n {
-		s.isSR[j], s.oosSR[j] = sharpe(inS[j], inQ[j], half), sharpe(outS[j], outQ[j], half)
-	}
-	best := 0
-	for j := 1; j < n; j++ {
-		if s.isSR[j] > s.isSR[best] {
-			best = j
+		a[j], b[j] = sharpe(inS[j], inQ[j], half), sharpe(outS[j], outQ[j], half)
+		if a[j] > a[bestA] {
+			bestA = j
+		}
+		if b[j] > b[bestB] {
+			bestB = j
 		}
 	}
-	// Its rank out-of-sample, 1 (worst) to N (best), ties shared.
-	var lower, ties int
+	// Each best's rank in the other half, 1 (worst) to N (best), ties shared.
+	ta, tb := b[bestA], a[bestB]
+	var lowerA, tiesA, lowerB, tiesB int
 	for j := range n {
 		switch {
-		case s.oosSR[j] < s.oosSR[best]:
-			lower++
-		case s.oosSR[j] == s.oosSR[best] && j != best:
-			ties++
+		case b[j] < ta:
+			lowerA++
+		case b[j] == ta && j != bestA:
+			tiesA++
+		}
+		switch {
+		case a[j] < tb:
+			lowerB++
+		case a[j] == tb && j != bestB:
+			tiesB++
 		}
 	}
+	s.tally.add(n, lowerA, tiesA)
+	s.tally.add(n, lowerB, tiesB)
+}
+
+// add counts a split whose in-sample best has lower trials below it out of sample and
+// ties equal to it, of n.
+func (t *cscvTally) add(n, lower, ties int) {
 	rank := float64(lower) + 1 + float64(ties)/2
 	w := rank / float64(n+1)
 	l := math.Log(w / (1 - w))
-	s.tally.logits = append(s.tally.logits, l)
-	s.tally.ranks[min(n-1, lower+ties/2)]++
+	t.logits = append(t.logits, l)
+	t.ranks[min(n-1, lower+ties/2)]++
 	if l <= 0 {
-		s.tally.below++
+		t.below++
 	}
 }
 

@@ -199,6 +199,10 @@ func serveBatch(ctx context.Context, req request, w *frameWriter) error {
 		Code: req.Code, Feeds: fromWireFeeds(req.Feeds), Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom,
 		WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
 		OnLog: func(engine.LogEntry) {}, OnProgress: func(int, int) {},
+		// A trial keeps the summary, the returns and the objective: the engine's log lines
+		// (dropped above) are not even formatted, nor the analyzers computed that none of
+		// those read.
+		QuietEngine: true, SummaryOnly: true,
 	})
 	obj := sweep.Objective{Metric: req.Objective}
 	inSummary := sweep.Known(req.Objective, nil)
@@ -221,6 +225,7 @@ func serveBatch(ctx context.Context, req request, w *frameWriter) error {
 			if v, ok := obj.Value(res.Summary, stats); ok {
 				t.Objective = &v
 			}
+			engine.Recycle(res) // what the trial keeps is copied: the next run writes over its storage
 		}
 		if err := w.send(message{Trial: &t}); err != nil {
 			return err

@@ -5,11 +5,11 @@
 package sweep
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -231,12 +231,22 @@ type Objective struct {
 // Value is the run's objective; false when the run does not define it (no trades for a
 // profit factor, say), and such a run ranks last.
 func (o Objective) Value(sum engine.Summary, stats *engine.Statistics) (float64, bool) {
-	var fields map[string]any
-	if b, err := json.Marshal(sum); err == nil && json.Unmarshal(b, &fields) == nil {
-		if v, ok := fields[o.Metric]; ok {
-			f, isNum := v.(float64)
-			return f, isNum && !math.IsNaN(f) && !math.IsInf(f, 0)
+	if f, ok := summaryFields[o.Metric]; ok && summaryEncodes(sum) {
+		v := reflect.ValueOf(sum).FieldByIndex(f.index)
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() {
+				return 0, false // JSON's null
+			}
+			x := v.Elem().Float()
+			return x, !math.IsNaN(x) && !math.IsInf(x, 0)
+		case reflect.Float64:
+			x := v.Float()
+			return x, !math.IsNaN(x) && !math.IsInf(x, 0)
+		case reflect.Int:
+			return float64(v.Int()), true
 		}
+		return 0, false
 	}
 	if stats != nil {
 		if m := stats.Get(o.Metric); m != nil && m.Value != nil {
@@ -246,12 +256,42 @@ func (o Objective) Value(sum engine.Summary, stats *engine.Statistics) (float64,
 	return 0, false
 }
 
+// summaryFields are the summary's fields by their JSON names. Value reads the field
+// itself: it read it from the summary encoded as JSON and decoded again, the same number
+// (JSON carries a float64 exactly, and these ints are far below 2⁵³) at the cost of about
+// 40 allocations a run.
+var summaryFields = func() map[string]struct{ index []int } {
+	out := map[string]struct{ index []int }{}
+	t := reflect.TypeFor[engine.Summary]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" && f.IsExported() {
+			out[name] = struct{ index []int }{f.Index}
+		}
+	}
+	return out
+}()
+
+// summaryEncodes says whether JSON can encode sum: not when a number is NaN or infinite,
+// and then, as when Value went through JSON, the summary names no objective.
+func summaryEncodes(sum engine.Summary) bool {
+	v := reflect.ValueOf(sum)
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer && !f.IsNil() {
+			f = f.Elem()
+		}
+		if f.Kind() == reflect.Float64 && (math.IsNaN(f.Float()) || math.IsInf(f.Float(), 0)) {
+			return false
+		}
+	}
+	return true
+}
+
 // Known says whether metric names a summary field or one of stats' keys.
 func Known(metric string, stats *engine.Statistics) bool {
-	var fields map[string]any
-	b, _ := json.Marshal(engine.Summary{})
-	_ = json.Unmarshal(b, &fields)
-	if _, ok := fields[metric]; ok {
+	if _, ok := summaryFields[metric]; ok {
 		return true
 	}
 	return stats != nil && stats.Get(metric) != nil

@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -105,6 +107,64 @@ func TestObjective(t *testing.T) {
 	}
 	if !(Objective{}).Better(2, 1) || !(Objective{Minimize: true}).Better(1, 2) {
 		t.Error("Better")
+	}
+}
+
+// TestObjectiveAsThroughJSON: Value reads a summary field as the summary encoded as JSON
+// and decoded again gave it (how Value read it before), for every field, nil and
+// non-finite numbers included; a statistic of the same name answers only when JSON could
+// not encode the summary.
+func TestObjectiveAsThroughJSON(t *testing.T) {
+	t.Parallel()
+	viaJSON := func(metric string, sum engine.Summary, stats *engine.Statistics) (float64, bool) {
+		var fields map[string]any
+		if b, err := json.Marshal(sum); err == nil && json.Unmarshal(b, &fields) == nil {
+			if v, ok := fields[metric]; ok {
+				f, isNum := v.(float64)
+				return f, isNum && !math.IsNaN(f) && !math.IsInf(f, 0)
+			}
+		}
+		if stats != nil {
+			if m := stats.Get(metric); m != nil && m.Value != nil {
+				return *m.Value, !math.IsNaN(*m.Value) && !math.IsInf(*m.Value, 0)
+			}
+		}
+		return 0, false
+	}
+	f := func(v float64) *float64 { return &v }
+	sums := map[string]engine.Summary{
+		"zero": {},
+		"full": {InitialCash: 10000, FinalValue: 12345.678901234567, TotalReturn: 0.1 + 0.2, AnnualReturn: f(-1e-300),
+			SharpeRatio: f(math.Pi), MaxDrawdown: 5e-324, MaxDrawdownPct: math.Copysign(0, -1), TotalTrades: 1<<40 + 1, WinRate: 1.0 / 3,
+			ProfitFactor: f(1.7976931348623157e308), AvgWin: f(2), AvgLoss: f(-2), Won: 7, Lost: -3, SQN: 1e21,
+			MaxDrawdownDuration: 365},
+		"infinite profit factor": {TotalReturn: 1, ProfitFactor: f(math.Inf(1))},
+		"NaN ratio":              {SharpeRatio: f(math.NaN()), TotalTrades: 2},
+		"NaN field":              {SQN: math.NaN(), WinRate: 0.5},
+	}
+	sr := 2.5
+	stats := engine.Statistics{Groups: []engine.StatGroup{{Metrics: []engine.Metric{
+		{Key: "win_rate", Value: &sr}, {Key: "sqn", Value: &sr}, {Key: "sortino_ratio", Value: &sr}}}}}
+	b, _ := json.Marshal(engine.Summary{})
+	var names map[string]any
+	_ = json.Unmarshal(b, &names)
+	metrics := []string{"sortino_ratio", "nonsense"}
+	for k := range names {
+		metrics = append(metrics, k)
+	}
+	if len(names) != len(summaryFields) {
+		t.Fatalf("%d summary fields in JSON, %d read", len(names), len(summaryFields))
+	}
+	for name, sum := range sums {
+		for _, m := range metrics {
+			for _, st := range []*engine.Statistics{nil, &stats} {
+				wantV, wantOK := viaJSON(m, sum, st)
+				v, ok := (Objective{Metric: m}).Value(sum, st)
+				if ok != wantOK || math.Float64bits(v) != math.Float64bits(wantV) && !(math.IsNaN(v) && math.IsNaN(wantV)) {
+					t.Errorf("%s, %s (statistics %v): %v %v, through JSON %v %v", name, m, st != nil, v, ok, wantV, wantOK)
+				}
+			}
+		}
 	}
 }
 
