@@ -121,6 +121,16 @@ func (e *Engine) recordPositions() {
 	pf.Flat = append(pf.Flat, e.cash)
 }
 
+// Transactions is PyFolioResult.Transactions of a run on feeds named symbols (in order)
+// that made the fills xs: what storage derives them from again (results.RestorePositions).
+func Transactions(symbols []string, xs []Execution) []Transaction {
+	feeds := make([]Feed, len(symbols))
+	for i, s := range symbols {
+		feeds[i].Symbol = s
+	}
+	return transactions(feeds, xs)
+}
+
 // transactions sums each bar's fills per feed as backtrader's Transactions analyzer does.
 func transactions(feeds []Feed, xs []Execution) []Transaction {
 	out := []Transaction{}

@@ -28,8 +28,8 @@ func (svc *Service) Analyzers(ctx context.Context, taskID string) (engine.Analyz
 
 // RestorePositions puts back into a the PyFolio positions that were stored beside the
 // equity curve rather than in the analyzers document (see Save): each row the feeds'
-// values, then the curve's cash. Analyzers that hold their positions, or have no feeds,
-// are left as they are.
+// values, then the curve's cash; and the PyFolio transactions, derived from the stored
+// fills. Analyzers that hold their positions, or have no feeds, are left as they are.
 func (svc *Service) RestorePositions(ctx context.Context, taskID string, a *engine.Analyzers) error {
 	pf := &a.PyFolio
 	w := len(pf.Symbols)
@@ -53,6 +53,15 @@ func (svc *Service) RestorePositions(ctx context.Context, taskID string, a *engi
 		flat = append(flat, c)
 	}
 	pf.Positions = engine.Rows{Width: w, Flat: flat}
+	execs, err := q.ListResultExecutions(ctx, svc.db, taskID)
+	if err != nil {
+		return fmt.Errorf("executions of %s: %w", taskID, err)
+	}
+	xs := mapSlice(execs, execution)
+	for i := range xs {
+		xs[i].Time = xs[i].Time.UTC()
+	}
+	pf.Transactions = engine.Transactions(pf.Symbols[:w-1], xs)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/store"
@@ -30,8 +31,12 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 	}
 	doc := res.Analyzers
 	positions := splitPositions(res)
-	if positions != nil {
-		doc.PyFolio.Positions = engine.Rows{} // kept with the equity curve (RestorePositions)
+	if positions != nil && derivableTransactions(taskID, res) {
+		// Kept with the equity curve and derived from the stored fills (RestorePositions):
+		// an empty positions list and null transactions.
+		doc.PyFolio.Positions, doc.PyFolio.Transactions = engine.Rows{}, nil
+	} else {
+		positions = nil
 	}
 	analyzers, err := json.Marshal(doc)
 	if err != nil {
@@ -154,6 +159,32 @@ func splitPositions(res *engine.Result) []float64 {
 		out = append(out, row[:w-1]...)
 	}
 	return out
+}
+
+// derivableTransactions tells whether res's PyFolio transactions are what reading derives
+// from its fills as stored (times in microseconds, in UTC), to the bit.
+func derivableTransactions(taskID string, res *engine.Result) bool {
+	pf := res.Analyzers.PyFolio
+	if len(pf.Symbols) == 0 {
+		return false
+	}
+	xs := make([]engine.Execution, len(res.Executions))
+	for i, e := range res.Executions {
+		xs[i] = execution(store.ResultExecution{TaskID: taskID, Ts: e.Time.Truncate(time.Microsecond).UTC(), Price: e.Price, Size: e.Size, Symbol: e.Symbol})
+	}
+	got := engine.Transactions(pf.Symbols[:len(pf.Symbols)-1], xs)
+	if len(got) != len(pf.Transactions) {
+		return false
+	}
+	for i, t := range pf.Transactions {
+		g := got[i]
+		if !g.Time.Equal(t.Time) || g.Time.Location() != t.Time.Location() || g.SID != t.SID || g.Symbol != t.Symbol ||
+			math.Float64bits(g.Amount) != math.Float64bits(t.Amount) || math.Float64bits(g.Price) != math.Float64bits(t.Price) ||
+			math.Float64bits(g.Value) != math.Float64bits(t.Value) {
+			return false
+		}
+	}
+	return true
 }
 
 // storedTrades returns trades as they read back from result_trades: an open trade has no

@@ -212,8 +212,9 @@ func TestEquityTimeStepsRoundTrip(t *testing.T) {
 }
 
 // The analyzers read back are the run's to the bit, whether their PyFolio positions were
-// kept beside the equity curve (as Save does) or in the document (results stored before
-// that, or positions whose cash is not the curve's).
+// kept beside the equity curve and their transactions derived from the stored fills (as
+// Save does) or both kept in the document (results stored before that, or positions whose
+// cash is not the curve's).
 func TestAnalyzersReadBackWithTheirPositions(t *testing.T) {
 	t.Parallel()
 	b := resultstest.Setup(t)
@@ -245,12 +246,14 @@ func TestAnalyzersReadBackWithTheirPositions(t *testing.T) {
 		}
 		var inSeries bool
 		var docRows int
-		if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT e.positions IS NOT NULL, jsonb_array_length(r.analyzers->'pyfolio'->'positions')
-			FROM results r JOIN result_equity_series e USING (task_id) WHERE task_id = $1`, c.id).Scan(&inSeries, &docRows); err != nil {
+		var txType string
+		if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT e.positions IS NOT NULL, jsonb_array_length(r.analyzers->'pyfolio'->'positions'),
+			jsonb_typeof(r.analyzers->'pyfolio'->'transactions')
+			FROM results r JOIN result_equity_series e USING (task_id) WHERE task_id = $1`, c.id).Scan(&inSeries, &docRows, &txType); err != nil {
 			t.Fatal(err)
 		}
-		if inSeries != c.inSeries || (docRows == 0) != c.inSeries {
-			t.Errorf("%s: positions beside the curve %v, %d rows in the document; want beside %v", c.id, inSeries, docRows, c.inSeries)
+		if inSeries != c.inSeries || (docRows == 0) != c.inSeries || (txType == "null") != c.inSeries {
+			t.Errorf("%s: positions beside the curve %v, %d rows and transactions %s in the document; want beside %v", c.id, inSeries, docRows, txType, c.inSeries)
 		}
 		a, err := b.Results().Analyzers(b.Ctx, c.id)
 		if err != nil {
