@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/backtestd/backtestd/internal/engine"
 )
@@ -26,7 +30,7 @@ const (
 // API, then run by `backtestd sweep` on the same machine, in the same process of this
 // command. It prints both times, their ratio, the API reads' p99 during the flood and
 // whether every run's final value is the same in both.
-func (b *bench) cost(backtestd string, submitters int) error {
+func (b *bench) cost(backtestd string, submitters, pid int) error {
 	work, err := os.MkdirTemp("", "bench-cost-")
 	if err != nil {
 		return err
@@ -61,10 +65,15 @@ func (b *bench) cost(backtestd string, submitters int) error {
 		"--from", "1970-01-01", "--to", "1990-01-01", "--cash", "10000", "--commission", "0.001",
 		"--param", fmt.Sprintf("fast=%d:%d:1", costFastFrom, costFastTo),
 		"--param", fmt.Sprintf("slow=%d:%d:%d", costSlowFrom, costSlowTo, costSlowStep), "--json"}
+	var sweepCPU []time.Duration
 	sweepOnce := func() (time.Duration, map[string]float64, error) {
 		t0 := time.Now()
-		out, err := exec.Command(backtestd, sweepArgs...).Output()
+		cmd := exec.Command(backtestd, sweepArgs...)
+		out, err := cmd.Output()
 		d := time.Since(t0)
+		if cmd.ProcessState != nil {
+			sweepCPU = append(sweepCPU, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		}
 		if err != nil {
 			if ee, ok := err.(*exec.ExitError); ok {
 				return 0, nil, fmt.Errorf("backtestd sweep: %w: %s", err, ee.Stderr)
@@ -102,10 +111,13 @@ func (b *bench) cost(backtestd string, submitters int) error {
 	if len(finals) != len(grid) {
 		return fmt.Errorf("sweep ran %d combinations, want %d", len(finals), len(grid))
 	}
+	cpu0 := b.cpuNow(pid)
 	fl, err := b.runFlood(len(grid), submitters, func(i int) map[string]any { return grid[i] })
 	if err != nil {
 		return err
 	}
+	time.Sleep(4 * time.Second) // idle runner processes exit and are counted with the service's children
+	cpu1 := b.cpuNow(pid)
 	sweep2, _, err := sweepOnce()
 	if err != nil {
 		return err
@@ -133,6 +145,14 @@ func (b *bench) cost(backtestd string, submitters int) error {
 	fmt.Printf("  API (%d submitters, all at once → all finished): %.2f s; completed %d; most running at once %d\n",
 		submitters, fl.total.Seconds(), fl.counts["completed"], fl.maxRunning)
 	fmt.Printf("  backtestd sweep (all cores): %.2f s before the flood, %.2f s after\n", sweep1.Seconds(), sweep2.Seconds())
+	fmt.Printf("  CPU: sweep %s;", fmtDurs(sweepCPU))
+	if pid > 0 {
+		fmt.Printf(" the flood: service %.2f s, its runner processes %.2f s", (cpu1.self - cpu0.self).Seconds(), (cpu1.children - cpu0.children).Seconds())
+	}
+	if b.db != "" {
+		fmt.Printf(", PostgreSQL backends %.2f s", cpu1.pgDelta(cpu0).Seconds())
+	}
+	fmt.Println(" (-pid and -db give the service's and the database's)")
 	fmt.Printf("  ratio API / sweep: %.2f× (target ≤ 3×)\n", fl.total.Seconds()/best.Seconds())
 	fmt.Printf("  reads during the flood: GET /api/backtests/{id} %s\n", stats(fl.getOne))
 	fmt.Printf("                          GET /api/backtests?limit=100 %s\n", stats(fl.getList))
@@ -148,4 +168,86 @@ func ff(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // paramKey names a combination of the grid whatever its numbers' types (JSON gives float64).
 func paramKey(p map[string]any) string {
 	return fmt.Sprintf("%v/%v", p["fast"], p["slow"])
+}
+
+func fmtDurs(ds []time.Duration) string {
+	out := ""
+	for i, d := range ds {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%.2f s", d.Seconds())
+	}
+	return out
+}
+
+// cpuUse is CPU time used so far: the service's own, its runner processes' (those it
+// waited for and those still running) and each PostgreSQL backend's of its database.
+type cpuUse struct {
+	self, children time.Duration
+	pg             map[int]time.Duration
+}
+
+// pgDelta is the backends' CPU since before: a backend started since counts from zero.
+func (u cpuUse) pgDelta(before cpuUse) time.Duration {
+	var d time.Duration
+	for pid, t := range u.pg {
+		d += t - before.pg[pid]
+	}
+	return d
+}
+
+func (b *bench) cpuNow(pid int) cpuUse {
+	var u cpuUse
+	if pid > 0 {
+		if f := procFields(pid); len(f) > 14 {
+			u.self = ticks(f[11]) + ticks(f[12])
+			u.children = ticks(f[13]) + ticks(f[14])
+		}
+		if dirs, err := os.ReadDir("/proc"); err == nil {
+			for _, d := range dirs {
+				c, err := strconv.Atoi(d.Name())
+				if err != nil {
+					continue
+				}
+				if f := procFields(c); len(f) > 12 && f[1] == strconv.Itoa(pid) {
+					u.children += ticks(f[11]) + ticks(f[12])
+				}
+			}
+		}
+	}
+	if b.db != "" {
+		u.pg = map[int]time.Duration{}
+		if pool, err := pgxpool.New(context.Background(), b.db); err == nil {
+			rows, err := pool.Query(context.Background(), `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+			if err == nil {
+				for rows.Next() {
+					var p int
+					if rows.Scan(&p) == nil {
+						if f := procFields(p); len(f) > 12 {
+							u.pg[p] = ticks(f[11]) + ticks(f[12])
+						}
+					}
+				}
+				rows.Close()
+			}
+			pool.Close()
+		}
+	}
+	return u
+}
+
+// procFields are the fields of /proc/pid/stat after the command name (state first).
+func procFields(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	_, rest, _ := bytes.Cut(b, []byte(") "))
+	return strings.Fields(string(rest))
+}
+
+func ticks(s string) time.Duration {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return time.Duration(n) * 10 * time.Millisecond
 }

@@ -137,7 +137,7 @@ func run() error {
 	flag.StringVar(&studyCSV, "study-data", "../shared/reference/data/orcl.csv", "CSV bars of -only study")
 	flag.StringVar(&backtrader, "backtrader", "", "-only study: backtrader's source directory, to time its optstrategy on the same grid")
 	flag.IntVar(&signins, "signins", 200, "sign-ins at once for -only signin")
-	flag.IntVar(&pid, "pid", 0, "-only signin, heavyreads: the API process, whose memory is read from /proc")
+	flag.IntVar(&pid, "pid", 0, "-only signin, heavyreads, cost: the API process, whose memory is read from /proc")
 	flag.IntVar(&yearResults, "results", 100000, "-only year: completed results to fill the database with")
 	flag.IntVar(&yearSeeds, "seeds", 300, "-only year: real runs the clones copy")
 	flag.IntVar(&yearSamples, "samples", 40, "-only year: requests timed per runs-list page")
@@ -207,7 +207,7 @@ func run() error {
 		}
 	}
 	if slices.Contains(want, "cost") {
-		if err := b.cost(backtestd, submitters); err != nil {
+		if err := b.cost(backtestd, submitters, pid); err != nil {
 			return fmt.Errorf("cost: %w", err)
 		}
 	}
