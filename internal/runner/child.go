@@ -155,8 +155,11 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 	}
 	var lines, bytes int
 	lastProgress := time.Now()
+	if lastCompiled == nil || lastCode != req.Code {
+		lastCompiled, lastCode = jsrt.Compile(req.Code), req.Code
+	}
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{
-		Code: req.Code, Params: req.Params, Feeds: fromWireFeeds(req.Feeds),
+		Code: req.Code, Compiled: lastCompiled, Params: req.Params, Feeds: fromWireFeeds(req.Feeds),
 		Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom,
 		WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
 		OnProgress: func(cur, total int) {
@@ -190,6 +193,14 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 	res.Equity = nil
 	return w.send(message{Result: res, Equity: eq})
 }
+
+// lastCompiled is the code of this runner's last run, parsed and compiled: a runner serves
+// further runs of the same code only (each in a new runtime), which would parse and compile
+// it again each time. Requests are served one at a time.
+var (
+	lastCompiled *jsrt.Compiled
+	lastCode     string
+)
 
 // serveBatch runs the request's code with each of its parameter sets in turn, each under
 // the request's limits, and sends a Trial frame after each: a study's batch. The strategy's
