@@ -27,6 +27,11 @@
 //	         through the API cloned in SQL, then the runs list's pages (every sort, filter,
 //	         depth; paging to the end by cursor), the BI queries of docs/sql.md and the bytes
 //	         per result (not in the default set; -fill=false measures a database filled before)
+//	cost     the service's own cost per run (issue 35): the same 1,000 runs of 5,000 bars
+//	         (fast 2..51 × slow 60..250 by 10) through the API all at once and in
+//	         `backtestd sweep` (-backtestd, default built here), in one run: both times, the
+//	         ratio, reads p99 during the flood, and every run's final value compared (not in
+//	         the default set)
 //	heavyreads  -heavy (8) concurrent full-resolution candlestick charts (max_points=0) of
 //	         a stored 300,000-bar result: the API's peak resident memory (-pid: its process
 //	         id) and /health latency during them (not in the default set)
@@ -116,6 +121,7 @@ func run() error {
 	var studyCSV, backtrader string
 	var signins, yearResults, yearSeeds, yearSamples int
 	var yearFill bool
+	var backtestd string
 	flag.StringVar(&b.api, "api", "http://localhost:8080", "base URL of a running backtestd serve")
 	flag.StringVar(&b.db, "db", os.Getenv("DATABASE_URL"), "its database (for the event benchmark)")
 	flag.StringVar(&only, "only", "latency,events,flood", "which benchmarks to run")
@@ -131,11 +137,12 @@ func run() error {
 	flag.StringVar(&studyCSV, "study-data", "../shared/reference/data/orcl.csv", "CSV bars of -only study")
 	flag.StringVar(&backtrader, "backtrader", "", "-only study: backtrader's source directory, to time its optstrategy on the same grid")
 	flag.IntVar(&signins, "signins", 200, "sign-ins at once for -only signin")
-	flag.IntVar(&pid, "pid", 0, "-only signin, heavyreads: the API process, whose memory is read from /proc")
+	flag.IntVar(&pid, "pid", 0, "-only signin, heavyreads, cost: the API process, whose memory is read from /proc")
 	flag.IntVar(&yearResults, "results", 100000, "-only year: completed results to fill the database with")
 	flag.IntVar(&yearSeeds, "seeds", 300, "-only year: real runs the clones copy")
 	flag.IntVar(&yearSamples, "samples", 40, "-only year: requests timed per runs-list page")
 	flag.BoolVar(&yearFill, "fill", true, "-only year: run and clone first (false: measure the database as it is)")
+	flag.StringVar(&backtestd, "backtestd", "", "-only cost: the backtestd binary whose sweep is timed (default: built from ./cmd/backtestd)")
 	flag.Parse()
 	b.api = strings.TrimRight(b.api, "/")
 	want := strings.Split(only, ",")
@@ -197,6 +204,11 @@ func run() error {
 	if slices.Contains(want, "flood") {
 		if err := b.flood(flood, submitters); err != nil {
 			return fmt.Errorf("flood: %w", err)
+		}
+	}
+	if slices.Contains(want, "cost") {
+		if err := b.cost(backtestd, submitters, pid); err != nil {
+			return fmt.Errorf("cost: %w", err)
 		}
 	}
 	return nil
@@ -520,6 +532,36 @@ func (b *bench) events(n int) error {
 
 // flood submits n tasks at once and waits until every one is finished.
 func (b *bench) flood(n, submitters int) error {
+	fl, err := b.runFlood(n, submitters, func(i int) map[string]any { return map[string]any{"fast": 5 + i%10} })
+	if err != nil {
+		return err
+	}
+	counts := fl.counts
+	fmt.Printf("flood: %d tasks submitted in %s by %d clients; all finished after %s (%.0f tasks/s)\n",
+		n, fl.submitted.Round(time.Millisecond), submitters, fl.total.Round(time.Millisecond), float64(n)/fl.total.Seconds())
+	fmt.Printf("  completed %d, failed %d, cancelled %d, lost %d; most seen running at once: %d\n",
+		counts["completed"], counts["failed"], counts["cancelled"], n-counts["completed"]-counts["failed"]-counts["cancelled"], fl.maxRunning)
+	fmt.Printf("  reads while it ran: GET /api/backtests/{id} %s; slowest started %s in\n", stats(fl.getOne), fl.slowestAt.Round(time.Millisecond))
+	fmt.Printf("                      GET /api/backtests?limit=100 %s\n", stats(fl.getList))
+	if counts["completed"] != n {
+		return fmt.Errorf("%d of %d tasks completed", counts["completed"], n)
+	}
+	return nil
+}
+
+// floodResult is what runFlood measured.
+type floodResult struct {
+	ids              []string
+	submitted, total time.Duration
+	counts           map[string]int
+	maxRunning       int
+	getOne, getList  []time.Duration
+	slowestAt        time.Duration // when the slowest GET of one task started
+}
+
+// runFlood submits n tasks of bench-sma at once (task i with params(i)) and waits until
+// every one is finished, timing task reads meanwhile. It fails unless all n completed.
+func (b *bench) runFlood(n, submitters int, params func(i int) map[string]any) (floodResult, error) {
 	ids := make([]string, n)
 	var next atomic.Int64
 	var first atomic.Value // the first task's id, for the reads
@@ -535,7 +577,7 @@ func (b *bench) flood(n, submitters int) error {
 				if i >= n {
 					return
 				}
-				id, err := b.submit(b.sma, map[string]any{"fast": 5 + i%10})
+				id, err := b.submit(b.sma, params(i))
 				if err != nil {
 					errc <- err
 					return
@@ -581,7 +623,7 @@ func (b *bench) flood(n, submitters int) error {
 	close(errc)
 	if err := <-errc; err != nil {
 		close(stopReads)
-		return err
+		return floodResult{}, err
 	}
 	submitted := time.Since(t0)
 	// Progress is polled with one count in the database when it is given (a list of 1,000
@@ -592,7 +634,7 @@ func (b *bench) flood(n, submitters int) error {
 		pool, err := pgxpool.New(context.Background(), b.db)
 		if err != nil {
 			close(stopReads)
-			return err
+			return floodResult{}, err
 		}
 		defer pool.Close()
 		count = func(ids []string) (map[string]int, error) { return dbCounts(pool, ids) }
@@ -603,7 +645,7 @@ func (b *bench) flood(n, submitters int) error {
 		var err error
 		if counts, err = count(ids); err != nil {
 			close(stopReads)
-			return err
+			return floodResult{}, err
 		}
 		maxRunning = max(maxRunning, counts["running"])
 		if counts["completed"]+counts["failed"]+counts["cancelled"] == n {
@@ -611,23 +653,15 @@ func (b *bench) flood(n, submitters int) error {
 		}
 		if time.Since(t0) > 30*time.Minute {
 			close(stopReads)
-			return fmt.Errorf("not finished after 30 minutes: %v", counts)
+			return floodResult{}, fmt.Errorf("not finished after 30 minutes: %v", counts)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	total := time.Since(t0)
 	close(stopReads)
 	<-readsDone
-	fmt.Printf("flood: %d tasks submitted in %s by %d clients; all finished after %s (%.0f tasks/s)\n",
-		n, submitted.Round(time.Millisecond), submitters, total.Round(time.Millisecond), float64(n)/total.Seconds())
-	fmt.Printf("  completed %d, failed %d, cancelled %d, lost %d; most seen running at once: %d\n",
-		counts["completed"], counts["failed"], counts["cancelled"], n-counts["completed"]-counts["failed"]-counts["cancelled"], maxRunning)
-	fmt.Printf("  reads while it ran: GET /api/backtests/{id} %s; slowest started %s in\n", stats(getOne), slowestAt.Round(time.Millisecond))
-	fmt.Printf("                      GET /api/backtests?limit=100 %s\n", stats(getList))
-	if counts["completed"] != n {
-		return fmt.Errorf("%d of %d tasks completed", counts["completed"], n)
-	}
-	return nil
+	return floodResult{ids: ids, submitted: submitted, total: total, counts: counts, maxRunning: maxRunning,
+		getOne: getOne, getList: getList, slowestAt: slowestAt}, nil
 }
 
 // apiCounts counts the tasks of ids by status through the API.

@@ -24,8 +24,9 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15);
 -- (engine.DeriveEquity, and the result_equity view).
 -- The times are stored as the first and the steps (µs) to each next one, the first step 0
 -- (as equity_steps computes them in SQL).
-INSERT INTO result_equity_series (task_id, ts_first, ts_steps, value, cash)
-VALUES (@task_id, @ts_first::timestamptz, @ts_steps::bigint[], @value::float8[], @cash::float8[]);
+-- positions: the PyFolio positions' feed columns, row by row (NULL: in the analyzers document).
+INSERT INTO result_equity_series (task_id, ts_first, ts_steps, value, cash, positions)
+VALUES (@task_id, @ts_first::timestamptz, @ts_steps::bigint[], @value::float8[], @cash::float8[], sqlc.narg(positions)::float8[]);
 
 -- name: GetResult :one
 SELECT * FROM results WHERE task_id = $1;
@@ -66,6 +67,10 @@ SELECT * FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3;
 -- name: GetResultEquity :one
 -- The times as stored: the first and the steps (µs) to each next (results.equityTimes).
 SELECT ts_first, ts_steps, value, cash FROM result_equity_series WHERE task_id = $1;
+
+-- name: GetResultPositions :one
+-- The PyFolio positions kept beside the equity curve (results.RestorePositions).
+SELECT cash, positions::float8[] AS positions FROM result_equity_series WHERE task_id = $1 AND positions IS NOT NULL;
 
 -- name: GetResultEquityValues :one
 -- The equity curve's times and values only: what the statistics record reads.

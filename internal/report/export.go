@@ -76,6 +76,9 @@ func (svc *Service) LoadJSONExport(ctx context.Context, taskID string) (*JSONExp
 	if err != nil {
 		return nil, err
 	}
+	if err := svc.results.RestorePositions(ctx, taskID, &a); err != nil {
+		return nil, err
+	}
 	return &JSONExport{s: s, analyzers: a}, nil
 }
 

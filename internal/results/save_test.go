@@ -1,10 +1,13 @@
 package results_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 
+	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
 )
@@ -205,5 +208,66 @@ func TestEquityTimeStepsRoundTrip(t *testing.T) {
 	var empty []string
 	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT equity_times(NULL, equity_steps('{}'))::text[]`).Scan(&empty); err != nil || len(empty) != 0 {
 		t.Errorf("an empty series: %v %v", empty, err)
+	}
+}
+
+// The analyzers read back are the run's to the bit, whether their PyFolio positions were
+// kept beside the equity curve and their transactions derived from the stored fills (as
+// Save does) or both kept in the document (results stored before that, or positions whose
+// cash is not the curve's).
+func TestAnalyzersReadBackWithTheirPositions(t *testing.T) {
+	t.Parallel()
+	b := resultstest.Setup(t)
+	bars := resultstest.Orcl(t)
+	res := resultstest.RunSMA(t, bars, nil, 10000)
+	want, err := json.Marshal(res.Analyzers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A result whose positions' cash differs from the curve's keeps them in its document.
+	other := *res
+	other.Equity = slices.Clone(res.Equity)
+	other.Equity[len(other.Equity)-1].Cash += 1
+	for _, c := range []struct {
+		id       string
+		res      *engine.Result
+		inSeries bool
+	}{{"task_split", res, true}, {"task_kept", &other, false}} {
+		b.Task(t, c.id, "completed", "ORCL", bars[0].Time, bars[len(bars)-1].Time, 10000, "")
+		tx, err := b.Store.Pool.Begin(b.Ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := results.Save(b.Ctx, tx, c.id, 1, c.res, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(b.Ctx); err != nil {
+			t.Fatal(err)
+		}
+		var inSeries bool
+		var docRows int
+		var txType string
+		if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT e.positions IS NOT NULL, jsonb_array_length(r.analyzers->'pyfolio'->'positions'),
+			jsonb_typeof(r.analyzers->'pyfolio'->'transactions')
+			FROM results r JOIN result_equity_series e USING (task_id) WHERE task_id = $1`, c.id).Scan(&inSeries, &docRows, &txType); err != nil {
+			t.Fatal(err)
+		}
+		if inSeries != c.inSeries || (docRows == 0) != c.inSeries || (txType == "null") != c.inSeries {
+			t.Errorf("%s: positions beside the curve %v, %d rows and transactions %s in the document; want beside %v", c.id, inSeries, docRows, txType, c.inSeries)
+		}
+		a, err := b.Results().Analyzers(b.Ctx, c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: analyzers read back differ from the run's (%d bytes, want %d)", c.id, len(got), len(want))
+		}
+		if a.PyFolio.Positions.Len() != len(res.Equity) {
+			t.Errorf("%s: %d position rows, want %d", c.id, a.PyFolio.Positions.Len(), len(res.Equity))
+		}
 	}
 }

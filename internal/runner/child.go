@@ -28,7 +28,9 @@ const (
 	envMemory   = "BACKTESTD_RUNNER_MEMORY"
 	envCPU      = "BACKTESTD_RUNNER_CPU"
 	flushPeriod = 10 * time.Millisecond
-	maxStack    = 256 << 20 // Go stack of the child; deep recursion crashes it, not the service
+	// maxLogsFrame is the most log lines one Logs frame carries.
+	maxLogsFrame = 256
+	maxStack     = 256 << 20 // Go stack of the child; deep recursion crashes it, not the service
 
 	// The child's garbage collector: generous while it warms up, so the heap it grows
 	// (and the pages the kernel maps for it, some 20 µs each on a small virtual machine)
@@ -153,8 +155,11 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 	}
 	var lines, bytes int
 	lastProgress := time.Now()
+	if lastCompiled == nil || lastCode != req.Code {
+		lastCompiled, lastCode = jsrt.Compile(req.Code), req.Code
+	}
 	res, err := jsrt.Run(ctx, jsrt.RunConfig{
-		Code: req.Code, Params: req.Params, Feeds: fromWireFeeds(req.Feeds),
+		Code: req.Code, Compiled: lastCompiled, Params: req.Params, Feeds: fromWireFeeds(req.Feeds),
 		Cash: req.Cash, Commission: req.Commission, TradeFrom: req.TradeFrom,
 		WallTimeLimit: req.TimeLimit, MemoryLimit: req.MemoryLimit,
 		OnProgress: func(cur, total int) {
@@ -172,7 +177,7 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 			if lines <= req.MaxLogLines && bytes <= req.MaxLogBytes {
 				lines++
 				bytes += len(le.Message)
-				_ = w.send(message{Log: &le})
+				w.sendLog(le)
 			}
 		},
 	})
@@ -188,6 +193,14 @@ func serve(ctx context.Context, req request, w *frameWriter) error {
 	res.Equity = nil
 	return w.send(message{Result: res, Equity: eq})
 }
+
+// lastCompiled is the code of this runner's last run, parsed and compiled: a runner serves
+// further runs of the same code only (each in a new runtime), which would parse and compile
+// it again each time. Requests are served one at a time.
+var (
+	lastCompiled *jsrt.Compiled
+	lastCode     string
+)
 
 // serveBatch runs the request's code with each of its parameter sets in turn, each under
 // the request's limits, and sends a Trial frame after each: a study's batch. The strategy's
@@ -245,6 +258,7 @@ type frameWriter struct {
 	done    chan struct{}
 	started bool      // the flusher runs
 	flushed time.Time // last flush
+	logs    []engine.LogEntry
 }
 
 func newFrameWriter(out io.Writer) *frameWriter {
@@ -259,9 +273,34 @@ func (w *frameWriter) start() {
 	go w.flusher()
 }
 
+// sendLog queues a log line: the lines go out together as one Logs frame before the next
+// frame or flush. A frame per line cost the child and the parent a gob message each, about
+// 500 a run of the engine's own fill, order and trade lines (issue 35).
+func (w *frameWriter) sendLog(le engine.LogEntry) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.logs = append(w.logs, le)
+	if len(w.logs) >= maxLogsFrame || time.Since(w.flushed) >= flushPeriod {
+		w.encodeLogs()
+		if w.err == nil {
+			w.err = w.bw.Flush()
+			w.flushed = time.Now()
+		}
+	}
+}
+
+// encodeLogs writes the queued log lines as one frame; w.mu is held.
+func (w *frameWriter) encodeLogs() {
+	if len(w.logs) > 0 && w.err == nil {
+		w.err = w.enc.Encode(message{Logs: w.logs})
+	}
+	w.logs = w.logs[:0]
+}
+
 func (w *frameWriter) send(m message) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.encodeLogs()
 	if w.err == nil {
 		w.err = w.enc.Encode(m)
 	}
@@ -285,6 +324,7 @@ func (w *frameWriter) flusher() {
 			return
 		case <-t.C:
 			w.mu.Lock()
+			w.encodeLogs()
 			if w.err == nil {
 				w.err = w.bw.Flush()
 				w.flushed = time.Now()
@@ -297,6 +337,7 @@ func (w *frameWriter) flusher() {
 func (w *frameWriter) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.encodeLogs()
 	if w.err == nil {
 		w.err = w.bw.Flush()
 	}
@@ -309,6 +350,7 @@ func (w *frameWriter) close() {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.encodeLogs()
 	if w.err == nil {
 		w.err = w.bw.Flush()
 	}

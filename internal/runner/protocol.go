@@ -37,12 +37,13 @@ type request struct {
 
 // message is one frame from the child: exactly one field is set. A child sends Ready when
 // it is confined, warmed up and waiting for its request; after the request, any number of
-// Progress and Log frames, and last one of Info, LoadErr, RunErr, Bias or Result; after a batch,
+// Progress and Log or Logs frames, and last one of Info, LoadErr, RunErr, Bias or Result; after a batch,
 // one Trial frame per parameter set, and last BatchDone; after a constraint, Keep or RunErr.
 type message struct {
 	Ready    bool
 	Progress *progress
 	Log      *engine.LogEntry
+	Logs     []engine.LogEntry // a run's log lines since the last frame, in order
 	Trial    *Trial
 	Batch    *batchDone
 	Keep     []bool

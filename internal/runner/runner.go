@@ -410,6 +410,10 @@ func (p *Pool) Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, err
 			cfg.OnProgress(m.Progress.Current, m.Progress.Total)
 		case m.Log != nil:
 			logs.add(*m.Log)
+		case m.Logs != nil:
+			for _, l := range m.Logs {
+				logs.add(l)
+			}
 		}
 	})
 	switch {
@@ -592,7 +596,7 @@ func (p *Pool) do(ctx context.Context, req request, key *[sha256.Size]byte, zone
 				read <- err
 				return
 			}
-			if m.Progress == nil && m.Log == nil && m.Trial == nil {
+			if m.Progress == nil && m.Log == nil && m.Logs == nil && m.Trial == nil {
 				final = m
 				read <- nil
 				return

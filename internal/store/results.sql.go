@@ -159,6 +159,23 @@ func (q *Queries) GetResultEquityValues(ctx context.Context, db DBTX, taskID str
 	return i, err
 }
 
+const getResultPositions = `-- name: GetResultPositions :one
+SELECT cash, positions::float8[] AS positions FROM result_equity_series WHERE task_id = $1 AND positions IS NOT NULL
+`
+
+type GetResultPositionsRow struct {
+	Cash      []float64 `json:"cash"`
+	Positions []float64 `json:"positions"`
+}
+
+// The PyFolio positions kept beside the equity curve (results.RestorePositions).
+func (q *Queries) GetResultPositions(ctx context.Context, db DBTX, taskID string) (GetResultPositionsRow, error) {
+	row := db.QueryRow(ctx, getResultPositions, taskID)
+	var i GetResultPositionsRow
+	err := row.Scan(&i.Cash, &i.Positions)
+	return i, err
+}
+
 const getResultStatistics = `-- name: GetResultStatistics :one
 SELECT r.initial_cash, r.sqn, s.record
 FROM results r
@@ -372,22 +389,24 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 }
 
 const insertResultEquity = `-- name: InsertResultEquity :exec
-INSERT INTO result_equity_series (task_id, ts_first, ts_steps, value, cash)
-VALUES ($1, $2::timestamptz, $3::bigint[], $4::float8[], $5::float8[])
+INSERT INTO result_equity_series (task_id, ts_first, ts_steps, value, cash, positions)
+VALUES ($1, $2::timestamptz, $3::bigint[], $4::float8[], $5::float8[], $6::float8[])
 `
 
 type InsertResultEquityParams struct {
-	TaskID  string    `json:"task_id"`
-	TsFirst time.Time `json:"ts_first"`
-	TsSteps []int64   `json:"ts_steps"`
-	Value   []float64 `json:"value"`
-	Cash    []float64 `json:"cash"`
+	TaskID    string    `json:"task_id"`
+	TsFirst   time.Time `json:"ts_first"`
+	TsSteps   []int64   `json:"ts_steps"`
+	Value     []float64 `json:"value"`
+	Cash      []float64 `json:"cash"`
+	Positions []float64 `json:"positions"`
 }
 
 // Times, values and cash: returns and drawdowns are derived from the values on reading
 // (engine.DeriveEquity, and the result_equity view).
 // The times are stored as the first and the steps (µs) to each next one, the first step 0
 // (as equity_steps computes them in SQL).
+// positions: the PyFolio positions' feed columns, row by row (NULL: in the analyzers document).
 func (q *Queries) InsertResultEquity(ctx context.Context, db DBTX, arg InsertResultEquityParams) error {
 	_, err := db.Exec(ctx, insertResultEquity,
 		arg.TaskID,
@@ -395,6 +414,7 @@ func (q *Queries) InsertResultEquity(ctx context.Context, db DBTX, arg InsertRes
 		arg.TsSteps,
 		arg.Value,
 		arg.Cash,
+		arg.Positions,
 	)
 	return err
 }

@@ -354,11 +354,12 @@ type ResultEquity struct {
 }
 
 type ResultEquitySeries struct {
-	TaskID  string     `json:"task_id"`
-	Value   []float64  `json:"value"`
-	Cash    []float64  `json:"cash"`
-	TsFirst *time.Time `json:"ts_first"`
-	TsSteps []int64    `json:"ts_steps"`
+	TaskID    string     `json:"task_id"`
+	Value     []float64  `json:"value"`
+	Cash      []float64  `json:"cash"`
+	TsFirst   *time.Time `json:"ts_first"`
+	TsSteps   []int64    `json:"ts_steps"`
+	Positions []float64  `json:"positions"`
 }
 
 type ResultExecution struct {

@@ -24,9 +24,12 @@ import (
 
 var _ jobs.Executor = (*Service)(nil)
 
-// Progress throttling: an event at most about every 1% or 100 ms; the row less often, from
-// progressDBEvery into the run (a shorter run's row gets its progress with its completion:
-// a commit per short run saved).
+// Progress throttling: an event when the run has moved at least 1% and 100 ms have passed
+// since the last one (the first, at 0%, included), so a run of a few milliseconds sends its
+// 0% and 100% only: each event is a NOTIFY and a delivery in every API process, and a flood
+// of short runs sent five a run (issue 35). The row less often, from progressDBEvery into
+// the run (a shorter run's row gets its progress with its completion: a commit per short
+// run saved).
 const (
 	progressStep     = 1.0
 	progressInterval = 100 * time.Millisecond
@@ -211,16 +214,19 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 	if ver.Origin != "" && ver.Origin != "api" {
 		path = ver.Origin
 	}
-	sink := s.newLogSink(t, path)
-	defer sink.close() // early returns and panics; closed explicitly below otherwise
-	prog := &progress{s: s, task: t, total: steps, lastDB: time.Now()}
 	release, ok := s.cfg.CPU.Acquire(ctx, ownerOf(t), fairshare.Backtest)
 	if !ok {
 		return nil, nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
 	}
 	defer release()
+	// The sink, whose loop ticks every logEventInterval, starts with the run: in a flood the
+	// runs waiting for a CPU place (99 of 100) woke the service 5,000 times a second.
+	sink := s.newLogSink(t, path)
+	defer sink.close() // early returns and panics; closed explicitly below otherwise
+	prog := &progress{s: s, task: t, total: steps, lastDB: time.Now()}
 	s.publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
 		Progr: &events.Progress{TaskID: t.ID, TotalBars: steps}})
+	prog.lastPub = time.Now()
 	res, err := s.cfg.Runner.Run(ctx, jsrt.RunConfig{
 		Code: ver.Code, Params: params,
 		Feeds:         feeds,
@@ -374,7 +380,7 @@ func (p *progress) report(current, total int) {
 	if total > 0 {
 		pct = float64(current) * 100 / float64(total)
 	}
-	if current < total && pct-p.lastPct < progressStep && now.Sub(p.lastPub) < progressInterval {
+	if current < total && (pct-p.lastPct < progressStep || now.Sub(p.lastPub) < progressInterval) {
 		return
 	}
 	if current >= total {
