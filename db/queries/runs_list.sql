@@ -3,6 +3,9 @@
 -- skips rows (the spec's offset paging). The filters are "$1 IS NULL OR ...": the store runs
 -- these queries with plan_cache_mode force_custom_plan (ListPlansCustom), so each is planned
 -- for its own values, never as a generic plan that scans for every filter at once.
+-- Each query finds the page's ids first, skipping what it skips in an index (index-only
+-- where the filters are columns of it: the visibility map lets it leave the table alone),
+-- and reads the page's rows of tasks last, so an offset costs index entries, not rows.
 
 -- name: ListPlansCustom :exec
 -- Plans the transaction's next queries for their parameters' values.
@@ -11,30 +14,39 @@ SELECT set_config('plan_cache_mode', 'force_custom_plan', true);
 -- name: ListTasks :many
 -- Newest first; after a cursor, the rows older than it.
 SELECT sqlc.embed(t), 0::integer AS part
-FROM tasks t
-WHERE (sqlc.narg('after_created')::timestamptz IS NULL OR (t.created_at, t.id) < (sqlc.narg('after_created')::timestamptz, sqlc.arg('after_id')::text))
-  AND (sqlc.narg('status')::text IS NULL OR t.status = sqlc.narg('status'))
-  AND (sqlc.narg('strategy_id')::text IS NULL OR t.strategy_id = sqlc.narg('strategy_id'))
-  AND (sqlc.narg('symbol')::text IS NULL OR t.symbols @> ARRAY[sqlc.narg('symbol')::text])
-ORDER BY t.created_at DESC, t.id DESC
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+FROM (
+  SELECT a.id, a.created_at FROM tasks a
+  WHERE (sqlc.narg('after_created')::timestamptz IS NULL OR (a.created_at, a.id) < (sqlc.narg('after_created')::timestamptz, sqlc.arg('after_id')::text))
+    AND (sqlc.narg('status')::text IS NULL OR a.status = sqlc.narg('status'))
+    AND (sqlc.narg('strategy_id')::text IS NULL OR a.strategy_id = sqlc.narg('strategy_id'))
+    AND (sqlc.narg('symbol')::text IS NULL OR a.symbols @> ARRAY[sqlc.narg('symbol')::text])
+  ORDER BY a.created_at DESC, a.id DESC
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
+) x
+JOIN tasks t ON t.id = x.id
+ORDER BY x.created_at DESC, x.id DESC;
 
 -- name: ListTasksOldest :many
 -- Oldest first; after a cursor, the rows newer than it.
 SELECT sqlc.embed(t), 0::integer AS part
-FROM tasks t
-WHERE (sqlc.narg('after_created')::timestamptz IS NULL OR (t.created_at, t.id) > (sqlc.narg('after_created')::timestamptz, sqlc.arg('after_id')::text))
-  AND (sqlc.narg('status')::text IS NULL OR t.status = sqlc.narg('status'))
-  AND (sqlc.narg('strategy_id')::text IS NULL OR t.strategy_id = sqlc.narg('strategy_id'))
-  AND (sqlc.narg('symbol')::text IS NULL OR t.symbols @> ARRAY[sqlc.narg('symbol')::text])
-ORDER BY t.created_at ASC, t.id ASC
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+FROM (
+  SELECT a.id, a.created_at FROM tasks a
+  WHERE (sqlc.narg('after_created')::timestamptz IS NULL OR (a.created_at, a.id) > (sqlc.narg('after_created')::timestamptz, sqlc.arg('after_id')::text))
+    AND (sqlc.narg('status')::text IS NULL OR a.status = sqlc.narg('status'))
+    AND (sqlc.narg('strategy_id')::text IS NULL OR a.strategy_id = sqlc.narg('strategy_id'))
+    AND (sqlc.narg('symbol')::text IS NULL OR a.symbols @> ARRAY[sqlc.narg('symbol')::text])
+  ORDER BY a.created_at ASC, a.id ASC
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
+) x
+JOIN tasks t ON t.id = x.id
+ORDER BY x.created_at ASC, x.id ASC;
 
 -- name: ListTasksByTotalReturnDesc :many
 -- Part 0: the runs with the figure, highest first (ties newest first); part 1: those
 -- without it, newest first. A cursor in part 1 (after_tail) skips part 0.
 SELECT sqlc.embed(t), x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_total_return DESC, a.created_at DESC, a.id DESC) AS ord
    FROM tasks a
    WHERE a.fig_total_return IS NOT NULL AND NOT sqlc.arg('after_tail')::boolean
@@ -54,16 +66,19 @@ FROM (
      AND (sqlc.narg('symbol')::text IS NULL OR b.symbols @> ARRAY[sqlc.narg('symbol')::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT sqlc.arg('skip')::integer + sqlc.arg('lim')::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
 ) x
 JOIN tasks t ON t.id = x.id
-ORDER BY x.part, x.ord
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+ORDER BY x.part, x.ord;
 
 -- name: ListTasksByTotalReturnAsc :many
 -- Part 0: the runs with the figure, lowest first (ties oldest first); part 1: those
 -- without it, newest first. A cursor in part 1 (after_tail) skips part 0.
 SELECT sqlc.embed(t), x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_total_return ASC, a.created_at ASC, a.id ASC) AS ord
    FROM tasks a
    WHERE a.fig_total_return IS NOT NULL AND NOT sqlc.arg('after_tail')::boolean
@@ -83,16 +98,19 @@ FROM (
      AND (sqlc.narg('symbol')::text IS NULL OR b.symbols @> ARRAY[sqlc.narg('symbol')::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT sqlc.arg('skip')::integer + sqlc.arg('lim')::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
 ) x
 JOIN tasks t ON t.id = x.id
-ORDER BY x.part, x.ord
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+ORDER BY x.part, x.ord;
 
 -- name: ListTasksByMaxDrawdownDesc :many
 -- Part 0: the runs with the figure, highest first (ties newest first); part 1: those
 -- without it, newest first. A cursor in part 1 (after_tail) skips part 0.
 SELECT sqlc.embed(t), x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_max_drawdown_pct DESC, a.created_at DESC, a.id DESC) AS ord
    FROM tasks a
    WHERE a.fig_max_drawdown_pct IS NOT NULL AND NOT sqlc.arg('after_tail')::boolean
@@ -112,16 +130,19 @@ FROM (
      AND (sqlc.narg('symbol')::text IS NULL OR b.symbols @> ARRAY[sqlc.narg('symbol')::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT sqlc.arg('skip')::integer + sqlc.arg('lim')::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
 ) x
 JOIN tasks t ON t.id = x.id
-ORDER BY x.part, x.ord
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+ORDER BY x.part, x.ord;
 
 -- name: ListTasksByMaxDrawdownAsc :many
 -- Part 0: the runs with the figure, lowest first (ties oldest first); part 1: those
 -- without it, newest first. A cursor in part 1 (after_tail) skips part 0.
 SELECT sqlc.embed(t), x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_max_drawdown_pct ASC, a.created_at ASC, a.id ASC) AS ord
    FROM tasks a
    WHERE a.fig_max_drawdown_pct IS NOT NULL AND NOT sqlc.arg('after_tail')::boolean
@@ -141,16 +162,19 @@ FROM (
      AND (sqlc.narg('symbol')::text IS NULL OR b.symbols @> ARRAY[sqlc.narg('symbol')::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT sqlc.arg('skip')::integer + sqlc.arg('lim')::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
 ) x
 JOIN tasks t ON t.id = x.id
-ORDER BY x.part, x.ord
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+ORDER BY x.part, x.ord;
 
 -- name: ListTasksBySharpeRatioDesc :many
 -- Part 0: the runs with the figure, highest first (ties newest first); part 1: those
 -- without it, newest first. A cursor in part 1 (after_tail) skips part 0.
 SELECT sqlc.embed(t), x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_sharpe_ratio DESC, a.created_at DESC, a.id DESC) AS ord
    FROM tasks a
    WHERE a.fig_sharpe_ratio IS NOT NULL AND NOT sqlc.arg('after_tail')::boolean
@@ -170,16 +194,19 @@ FROM (
      AND (sqlc.narg('symbol')::text IS NULL OR b.symbols @> ARRAY[sqlc.narg('symbol')::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT sqlc.arg('skip')::integer + sqlc.arg('lim')::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
 ) x
 JOIN tasks t ON t.id = x.id
-ORDER BY x.part, x.ord
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+ORDER BY x.part, x.ord;
 
 -- name: ListTasksBySharpeRatioAsc :many
 -- Part 0: the runs with the figure, lowest first (ties oldest first); part 1: those
 -- without it, newest first. A cursor in part 1 (after_tail) skips part 0.
 SELECT sqlc.embed(t), x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_sharpe_ratio ASC, a.created_at ASC, a.id ASC) AS ord
    FROM tasks a
    WHERE a.fig_sharpe_ratio IS NOT NULL AND NOT sqlc.arg('after_tail')::boolean
@@ -199,16 +226,19 @@ FROM (
      AND (sqlc.narg('symbol')::text IS NULL OR b.symbols @> ARRAY[sqlc.narg('symbol')::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT sqlc.arg('skip')::integer + sqlc.arg('lim')::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
 ) x
 JOIN tasks t ON t.id = x.id
-ORDER BY x.part, x.ord
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+ORDER BY x.part, x.ord;
 
 -- name: ListTasksByTotalTradesDesc :many
 -- Part 0: the runs with the figure, highest first (ties newest first); part 1: those
 -- without it, newest first. A cursor in part 1 (after_tail) skips part 0.
 SELECT sqlc.embed(t), x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_total_trades DESC, a.created_at DESC, a.id DESC) AS ord
    FROM tasks a
    WHERE a.fig_total_trades IS NOT NULL AND NOT sqlc.arg('after_tail')::boolean
@@ -228,16 +258,19 @@ FROM (
      AND (sqlc.narg('symbol')::text IS NULL OR b.symbols @> ARRAY[sqlc.narg('symbol')::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT sqlc.arg('skip')::integer + sqlc.arg('lim')::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
 ) x
 JOIN tasks t ON t.id = x.id
-ORDER BY x.part, x.ord
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+ORDER BY x.part, x.ord;
 
 -- name: ListTasksByTotalTradesAsc :many
 -- Part 0: the runs with the figure, lowest first (ties oldest first); part 1: those
 -- without it, newest first. A cursor in part 1 (after_tail) skips part 0.
 SELECT sqlc.embed(t), x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_total_trades ASC, a.created_at ASC, a.id ASC) AS ord
    FROM tasks a
    WHERE a.fig_total_trades IS NOT NULL AND NOT sqlc.arg('after_tail')::boolean
@@ -257,10 +290,12 @@ FROM (
      AND (sqlc.narg('symbol')::text IS NULL OR b.symbols @> ARRAY[sqlc.narg('symbol')::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT sqlc.arg('skip')::integer + sqlc.arg('lim')::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim')
 ) x
 JOIN tasks t ON t.id = x.id
-ORDER BY x.part, x.ord
-OFFSET sqlc.arg('skip') LIMIT sqlc.arg('lim');
+ORDER BY x.part, x.ord;
 
 -- name: CountTasks :one
 -- How many tasks the list pages through, counted up to sqlc.arg('cap') (so a list polled every few

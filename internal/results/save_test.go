@@ -56,7 +56,11 @@ func TestSaveStoresEveryTableAndReplaces(t *testing.T) {
 		t.Errorf("round trips keep the tradeid: %+v, %v", page.Trades, err)
 	}
 	var viewRows int
-	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT count(*) FROM bi_results WHERE task_id = 'task_1' AND strategy_name = 'SmaCross'`).Scan(&viewRows); err != nil || viewRows != 1 {
+	// bi_results reads the strategy, version and symbol from results (set from the task as
+	// the result is stored): they are the task's.
+	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT count(*) FROM bi_results r JOIN tasks t ON t.id = r.task_id
+		WHERE r.task_id = 'task_1' AND r.strategy_name = 'SmaCross' AND r.strategy_id = t.strategy_id
+		  AND r.strategy_version = t.strategy_version AND r.symbol = t.symbol`).Scan(&viewRows); err != nil || viewRows != 1 {
 		t.Errorf("bi_results: %d rows, %v", viewRows, err)
 	}
 	// Returns and drawdowns are stored as values only: what the service reads back and what

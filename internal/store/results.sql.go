@@ -77,7 +77,7 @@ func (q *Queries) DeleteResult(ctx context.Context, db DBTX, taskID string) erro
 }
 
 const getResult = `-- name: GetResult :one
-SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol, benchmark_return, alpha, beta, correlation, tracking_error, information_ratio FROM results WHERE task_id = $1
+SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol, benchmark_return, alpha, beta, correlation, tracking_error, information_ratio, task_strategy_id, task_strategy_version, task_symbol FROM results WHERE task_id = $1
 `
 
 func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result, error) {
@@ -113,6 +113,9 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 		&i.Correlation,
 		&i.TrackingError,
 		&i.InformationRatio,
+		&i.TaskStrategyID,
+		&i.TaskStrategyVersion,
+		&i.TaskSymbol,
 	)
 	return i, err
 }
@@ -199,7 +202,7 @@ func (q *Queries) GetResultStatistics(ctx context.Context, db DBTX, taskID strin
 }
 
 const getResultWithTask = `-- name: GetResultWithTask :one
-SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, r.benchmark_return, r.alpha, r.beta, r.correlation, r.tracking_error, r.information_ratio, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
+SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, r.benchmark_return, r.alpha, r.beta, r.correlation, r.tracking_error, r.information_ratio, r.task_strategy_id, r.task_strategy_version, r.task_symbol, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
        t.strategy_id, t.strategy_version, t.strategy_params, t.commission,
        COALESCE(s.name, '')::text AS strategy_name
 FROM results r
@@ -238,6 +241,9 @@ type GetResultWithTaskRow struct {
 	Correlation         *float64        `json:"correlation"`
 	TrackingError       *float64        `json:"tracking_error"`
 	InformationRatio    *float64        `json:"information_ratio"`
+	TaskStrategyID      *string         `json:"task_strategy_id"`
+	TaskStrategyVersion *int32          `json:"task_strategy_version"`
+	TaskSymbol          *string         `json:"task_symbol"`
 	Status              string          `json:"status"`
 	DataSource          string          `json:"data_source"`
 	Symbol              string          `json:"symbol"`
@@ -287,6 +293,9 @@ func (q *Queries) GetResultWithTask(ctx context.Context, db DBTX, taskID string)
 		&i.Correlation,
 		&i.TrackingError,
 		&i.InformationRatio,
+		&i.TaskStrategyID,
+		&i.TaskStrategyVersion,
+		&i.TaskSymbol,
 		&i.Status,
 		&i.DataSource,
 		&i.Symbol,

@@ -52,6 +52,9 @@ SELECT set_config('plan_cache_mode', 'force_custom_plan', true)
 // skips rows (the spec's offset paging). The filters are "$1 IS NULL OR ...": the store runs
 // these queries with plan_cache_mode force_custom_plan (ListPlansCustom), so each is planned
 // for its own values, never as a generic plan that scans for every filter at once.
+// Each query finds the page's ids first, skipping what it skips in an index (index-only
+// where the filters are columns of it: the visibility map lets it leave the table alone),
+// and reads the page's rows of tasks last, so an offset costs index entries, not rows.
 // Plans the transaction's next queries for their parameters' values.
 func (q *Queries) ListPlansCustom(ctx context.Context, db DBTX) error {
 	_, err := db.Exec(ctx, listPlansCustom)
@@ -60,13 +63,17 @@ func (q *Queries) ListPlansCustom(ctx context.Context, db DBTX) error {
 
 const listTasks = `-- name: ListTasks :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, 0::integer AS part
-FROM tasks t
-WHERE ($1::timestamptz IS NULL OR (t.created_at, t.id) < ($1::timestamptz, $2::text))
-  AND ($3::text IS NULL OR t.status = $3)
-  AND ($4::text IS NULL OR t.strategy_id = $4)
-  AND ($5::text IS NULL OR t.symbols @> ARRAY[$5::text])
-ORDER BY t.created_at DESC, t.id DESC
-OFFSET $6 LIMIT $7
+FROM (
+  SELECT a.id, a.created_at FROM tasks a
+  WHERE ($1::timestamptz IS NULL OR (a.created_at, a.id) < ($1::timestamptz, $2::text))
+    AND ($3::text IS NULL OR a.status = $3)
+    AND ($4::text IS NULL OR a.strategy_id = $4)
+    AND ($5::text IS NULL OR a.symbols @> ARRAY[$5::text])
+  ORDER BY a.created_at DESC, a.id DESC
+  OFFSET $6 LIMIT $7
+) x
+JOIN tasks t ON t.id = x.id
+ORDER BY x.created_at DESC, x.id DESC
 `
 
 type ListTasksParams struct {
@@ -153,6 +160,7 @@ func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) (
 const listTasksByMaxDrawdownAsc = `-- name: ListTasksByMaxDrawdownAsc :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_max_drawdown_pct ASC, a.created_at ASC, a.id ASC) AS ord
    FROM tasks a
    WHERE a.fig_max_drawdown_pct IS NOT NULL AND NOT $1::boolean
@@ -172,10 +180,12 @@ FROM (
      AND ($7::text IS NULL OR b.symbols @> ARRAY[$7::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT $8::integer + $9::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET $8 LIMIT $9
 ) x
 JOIN tasks t ON t.id = x.id
 ORDER BY x.part, x.ord
-OFFSET $8 LIMIT $9
 `
 
 type ListTasksByMaxDrawdownAscParams struct {
@@ -267,6 +277,7 @@ func (q *Queries) ListTasksByMaxDrawdownAsc(ctx context.Context, db DBTX, arg Li
 const listTasksByMaxDrawdownDesc = `-- name: ListTasksByMaxDrawdownDesc :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_max_drawdown_pct DESC, a.created_at DESC, a.id DESC) AS ord
    FROM tasks a
    WHERE a.fig_max_drawdown_pct IS NOT NULL AND NOT $1::boolean
@@ -286,10 +297,12 @@ FROM (
      AND ($7::text IS NULL OR b.symbols @> ARRAY[$7::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT $8::integer + $9::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET $8 LIMIT $9
 ) x
 JOIN tasks t ON t.id = x.id
 ORDER BY x.part, x.ord
-OFFSET $8 LIMIT $9
 `
 
 type ListTasksByMaxDrawdownDescParams struct {
@@ -381,6 +394,7 @@ func (q *Queries) ListTasksByMaxDrawdownDesc(ctx context.Context, db DBTX, arg L
 const listTasksBySharpeRatioAsc = `-- name: ListTasksBySharpeRatioAsc :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_sharpe_ratio ASC, a.created_at ASC, a.id ASC) AS ord
    FROM tasks a
    WHERE a.fig_sharpe_ratio IS NOT NULL AND NOT $1::boolean
@@ -400,10 +414,12 @@ FROM (
      AND ($7::text IS NULL OR b.symbols @> ARRAY[$7::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT $8::integer + $9::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET $8 LIMIT $9
 ) x
 JOIN tasks t ON t.id = x.id
 ORDER BY x.part, x.ord
-OFFSET $8 LIMIT $9
 `
 
 type ListTasksBySharpeRatioAscParams struct {
@@ -495,6 +511,7 @@ func (q *Queries) ListTasksBySharpeRatioAsc(ctx context.Context, db DBTX, arg Li
 const listTasksBySharpeRatioDesc = `-- name: ListTasksBySharpeRatioDesc :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_sharpe_ratio DESC, a.created_at DESC, a.id DESC) AS ord
    FROM tasks a
    WHERE a.fig_sharpe_ratio IS NOT NULL AND NOT $1::boolean
@@ -514,10 +531,12 @@ FROM (
      AND ($7::text IS NULL OR b.symbols @> ARRAY[$7::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT $8::integer + $9::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET $8 LIMIT $9
 ) x
 JOIN tasks t ON t.id = x.id
 ORDER BY x.part, x.ord
-OFFSET $8 LIMIT $9
 `
 
 type ListTasksBySharpeRatioDescParams struct {
@@ -609,6 +628,7 @@ func (q *Queries) ListTasksBySharpeRatioDesc(ctx context.Context, db DBTX, arg L
 const listTasksByTotalReturnAsc = `-- name: ListTasksByTotalReturnAsc :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_total_return ASC, a.created_at ASC, a.id ASC) AS ord
    FROM tasks a
    WHERE a.fig_total_return IS NOT NULL AND NOT $1::boolean
@@ -628,10 +648,12 @@ FROM (
      AND ($7::text IS NULL OR b.symbols @> ARRAY[$7::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT $8::integer + $9::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET $8 LIMIT $9
 ) x
 JOIN tasks t ON t.id = x.id
 ORDER BY x.part, x.ord
-OFFSET $8 LIMIT $9
 `
 
 type ListTasksByTotalReturnAscParams struct {
@@ -723,6 +745,7 @@ func (q *Queries) ListTasksByTotalReturnAsc(ctx context.Context, db DBTX, arg Li
 const listTasksByTotalReturnDesc = `-- name: ListTasksByTotalReturnDesc :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_total_return DESC, a.created_at DESC, a.id DESC) AS ord
    FROM tasks a
    WHERE a.fig_total_return IS NOT NULL AND NOT $1::boolean
@@ -742,10 +765,12 @@ FROM (
      AND ($7::text IS NULL OR b.symbols @> ARRAY[$7::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT $8::integer + $9::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET $8 LIMIT $9
 ) x
 JOIN tasks t ON t.id = x.id
 ORDER BY x.part, x.ord
-OFFSET $8 LIMIT $9
 `
 
 type ListTasksByTotalReturnDescParams struct {
@@ -837,6 +862,7 @@ func (q *Queries) ListTasksByTotalReturnDesc(ctx context.Context, db DBTX, arg L
 const listTasksByTotalTradesAsc = `-- name: ListTasksByTotalTradesAsc :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_total_trades ASC, a.created_at ASC, a.id ASC) AS ord
    FROM tasks a
    WHERE a.fig_total_trades IS NOT NULL AND NOT $1::boolean
@@ -856,10 +882,12 @@ FROM (
      AND ($7::text IS NULL OR b.symbols @> ARRAY[$7::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT $8::integer + $9::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET $8 LIMIT $9
 ) x
 JOIN tasks t ON t.id = x.id
 ORDER BY x.part, x.ord
-OFFSET $8 LIMIT $9
 `
 
 type ListTasksByTotalTradesAscParams struct {
@@ -951,6 +979,7 @@ func (q *Queries) ListTasksByTotalTradesAsc(ctx context.Context, db DBTX, arg Li
 const listTasksByTotalTradesDesc = `-- name: ListTasksByTotalTradesDesc :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, x.part::integer AS part
 FROM (
+  SELECT u.id, u.part, u.ord FROM (
   (SELECT a.id, 0 AS part, row_number() OVER (ORDER BY a.fig_total_trades DESC, a.created_at DESC, a.id DESC) AS ord
    FROM tasks a
    WHERE a.fig_total_trades IS NOT NULL AND NOT $1::boolean
@@ -970,10 +999,12 @@ FROM (
      AND ($7::text IS NULL OR b.symbols @> ARRAY[$7::text])
    ORDER BY b.created_at DESC, b.id DESC
    LIMIT $8::integer + $9::integer)
+) u
+  ORDER BY u.part, u.ord
+  OFFSET $8 LIMIT $9
 ) x
 JOIN tasks t ON t.id = x.id
 ORDER BY x.part, x.ord
-OFFSET $8 LIMIT $9
 `
 
 type ListTasksByTotalTradesDescParams struct {
@@ -1064,13 +1095,17 @@ func (q *Queries) ListTasksByTotalTradesDesc(ctx context.Context, db DBTX, arg L
 
 const listTasksOldest = `-- name: ListTasksOldest :many
 SELECT t.id, t.strategy_id, t.strategy_version, t.status, t.data_source, t.symbol, t.start_date, t.end_date, t.initial_cash, t.commission, t.strategy_params, t.session_id, t.progress, t.current_bar, t.total_bars, t.error, t.attempt, t.job_id, t.created_at, t.started_at, t.completed_at, t.lease, t.heartbeat_at, t.worker, t.symbols, t.timeframe, t.benchmark, t.timezone, t.created_by, t.pinned_at, t.fig_total_return, t.fig_max_drawdown_pct, t.fig_sharpe_ratio, t.fig_total_trades, t.fig_final_value, 0::integer AS part
-FROM tasks t
-WHERE ($1::timestamptz IS NULL OR (t.created_at, t.id) > ($1::timestamptz, $2::text))
-  AND ($3::text IS NULL OR t.status = $3)
-  AND ($4::text IS NULL OR t.strategy_id = $4)
-  AND ($5::text IS NULL OR t.symbols @> ARRAY[$5::text])
-ORDER BY t.created_at ASC, t.id ASC
-OFFSET $6 LIMIT $7
+FROM (
+  SELECT a.id, a.created_at FROM tasks a
+  WHERE ($1::timestamptz IS NULL OR (a.created_at, a.id) > ($1::timestamptz, $2::text))
+    AND ($3::text IS NULL OR a.status = $3)
+    AND ($4::text IS NULL OR a.strategy_id = $4)
+    AND ($5::text IS NULL OR a.symbols @> ARRAY[$5::text])
+  ORDER BY a.created_at ASC, a.id ASC
+  OFFSET $6 LIMIT $7
+) x
+JOIN tasks t ON t.id = x.id
+ORDER BY x.created_at ASC, x.id ASC
 `
 
 type ListTasksOldestParams struct {

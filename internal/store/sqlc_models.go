@@ -7,6 +7,8 @@ package store
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type ApiToken struct {
@@ -117,15 +119,15 @@ type BiLookaheadCheck struct {
 
 type BiResult struct {
 	TaskID                   string          `json:"task_id"`
-	StrategyID               string          `json:"strategy_id"`
-	StrategyVersion          int32           `json:"strategy_version"`
+	StrategyID               *string         `json:"strategy_id"`
+	StrategyVersion          *int32          `json:"strategy_version"`
 	StrategyName             *string         `json:"strategy_name"`
-	DataSource               string          `json:"data_source"`
-	Symbol                   string          `json:"symbol"`
-	StartDate                time.Time       `json:"start_date"`
-	EndDate                  time.Time       `json:"end_date"`
+	DataSource               *string         `json:"data_source"`
+	Symbol                   *string         `json:"symbol"`
+	StartDate                pgtype.Date     `json:"start_date"`
+	EndDate                  pgtype.Date     `json:"end_date"`
 	StrategyParams           json.RawMessage `json:"strategy_params"`
-	Commission               float64         `json:"commission"`
+	Commission               *float64        `json:"commission"`
 	Attempt                  int32           `json:"attempt"`
 	InitialCash              float64         `json:"initial_cash"`
 	FinalValue               float64         `json:"final_value"`
@@ -145,18 +147,18 @@ type BiResult struct {
 	AvgLoss                  *float64        `json:"avg_loss"`
 	Sqn                      float64         `json:"sqn"`
 	Bars                     int32           `json:"bars"`
-	TaskCreatedAt            time.Time       `json:"task_created_at"`
+	TaskCreatedAt            *time.Time      `json:"task_created_at"`
 	ResultCreatedAt          time.Time       `json:"result_created_at"`
 	Symbols                  []string        `json:"symbols"`
-	Timeframe                string          `json:"timeframe"`
-	Benchmark                string          `json:"benchmark"`
+	Timeframe                *string         `json:"timeframe"`
+	Benchmark                *string         `json:"benchmark"`
 	BenchmarkReturn          *float64        `json:"benchmark_return"`
 	Alpha                    *float64        `json:"alpha"`
 	Beta                     *float64        `json:"beta"`
 	Correlation              *float64        `json:"correlation"`
 	TrackingError            *float64        `json:"tracking_error"`
 	InformationRatio         *float64        `json:"information_ratio"`
-	Timezone                 string          `json:"timezone"`
+	Timezone                 *string         `json:"timezone"`
 	SortinoRatio             float64         `json:"sortino_ratio"`
 	CalmarRatio              float64         `json:"calmar_ratio"`
 	OmegaRatio               float64         `json:"omega_ratio"`
@@ -340,6 +342,9 @@ type Result struct {
 	Correlation         *float64        `json:"correlation"`
 	TrackingError       *float64        `json:"tracking_error"`
 	InformationRatio    *float64        `json:"information_ratio"`
+	TaskStrategyID      *string         `json:"task_strategy_id"`
+	TaskStrategyVersion *int32          `json:"task_strategy_version"`
+	TaskSymbol          *string         `json:"task_symbol"`
 }
 
 type ResultEquity struct {
