@@ -104,6 +104,7 @@ func (p *Position) update(size, price float64) (opened, closed float64) {
 // TradeState is a round trip in progress or just closed.
 type TradeState struct {
 	Ref        int
+	Owner      int // the strategy whose orders make it (see Order.Owner)
 	Feed       int
 	TradeID    int     // the strategy's own grouping of orders (backtrader's tradeid)
 	Size       float64 // current signed size
@@ -123,11 +124,11 @@ type TradeState struct {
 	JustOpened bool
 }
 
-// tradeKey names a trade's slot: backtrader keeps trades per feed and tradeid.
-type tradeKey struct{ feed, id int }
+// tradeKey names a trade's slot: backtrader keeps trades per strategy, feed and tradeid.
+type tradeKey struct{ owner, feed, id int }
 
 func (a tradeKey) compare(b tradeKey) int {
-	return cmp.Or(cmp.Compare(a.feed, b.feed), cmp.Compare(a.id, b.id))
+	return cmp.Or(cmp.Compare(a.owner, b.owner), cmp.Compare(a.feed, b.feed), cmp.Compare(a.id, b.id))
 }
 
 type note struct {
@@ -153,7 +154,12 @@ type Engine struct {
 	// of its session (TimerClock).
 	dailyStamps bool
 	ticked      []bool
-	minPeriod   []int // per feed, in bars
+	// members are the run's strategies (one unless RunAll runs several), each with its own
+	// warm-up; owner is the one being called, whose orders Submit makes (multi.go).
+	members []member
+	owner   int
+	// history holds the order histories to execute (AddOrderHistory).
+	history []*orderHistory
 	cash        float64
 	ci          CommInfo
 	slip        Slippage
@@ -201,7 +207,7 @@ func New(cfg Config) (*Engine, error) {
 	e.cursor = make([]int, n)
 	e.indCursor = make([]int, n)
 	e.ticked = make([]bool, n)
-	e.minPeriod = make([]int, n)
+	e.members = []member{newMember(n)}
 	e.pos = make([]Position, n)
 	e.scratch = make([]Position, n)
 	e.flow = make([]float64, n)
@@ -212,7 +218,6 @@ func New(cfg Config) (*Engine, error) {
 	for i := range e.cursor {
 		e.cursor[i] = -1
 		e.indCursor[i] = -1
-		e.minPeriod[i] = 1
 	}
 	if n == 1 {
 		// a single feed is its own timeline
@@ -258,10 +263,11 @@ func (e *Engine) timeAt(step int) time.Time {
 // run advances, so indicator views can read it without a call.
 func (e *Engine) Cursor(i int) *int { return &e.cursor[i] }
 
-// RequireMinPeriod makes next wait until feed has at least bars bars.
+// RequireMinPeriod makes the current strategy's next wait until feed has at least bars
+// bars.
 func (e *Engine) RequireMinPeriod(feed, bars int) {
-	if bars > e.minPeriod[feed] {
-		e.minPeriod[feed] = bars
+	if mp := e.members[e.owner].minPeriod; bars > mp[feed] {
+		mp[feed] = bars
 	}
 }
 
@@ -336,14 +342,21 @@ func (e *Engine) Log(level, source, msg string) {
 
 // Run drives the strategy over every bar and returns the result.
 func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
+	return e.RunAll(ctx, []Strategy{s})
+}
+
+// RunAll drives several strategies over every bar on one broker (backtrader's
+// addstrategy called more than once) and returns the result: strategy i is the one
+// SetOwner(i) named while it was set up. Each bar, every strategy in turn gets its own
+// notifications and then its next().
+func (e *Engine) RunAll(ctx context.Context, strats []Strategy) (*Result, error) {
 	n := e.steps
 	e.res.InitialCash = e.cfg.Cash
 	e.res.Equity = make([]EquityPoint, 0, n)
 	e.res.Analyzers.PyFolio.Positions = Rows{Width: len(e.feeds) + 1, Flat: make([]float64, 0, n*(len(e.feeds)+1))}
 	var delivering []note
-	if f, ok := s.(NotificationFilter); ok {
-		o, t := f.Notified()
-		e.quiet = quiet{orders: !o, trades: !t}
+	if err := e.bind(strats); err != nil {
+		return nil, err
 	}
 	single := len(e.feeds) == 1
 	// Check for cancellation and report progress about every 1% of the bars, and at
@@ -381,20 +394,23 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 		if t.Before(e.cfg.TradeFrom) {
 			continue // warm-up: the cursors moved, nothing else happens
 		}
-		if err := e.timers(s, true); err != nil {
+		if err := e.eachTimers(true); err != nil {
 			return nil, err
 		}
-		if err := e.nextOpen(s); err != nil {
+		if err := e.eachNextOpen(); err != nil {
 			return nil, err
 		}
 		e.checkSubmitted()
 		e.chargeInterest()
+		if e.history != nil {
+			e.orderHistory()
+		}
 		e.tryFills()
 		e.settle()
 		v := e.value()
 		e.res.Equity = append(e.res.Equity, EquityPoint{Time: t, Value: v, Cash: e.cash})
 		e.recordPositions()
-		if err := e.timers(s, false); err != nil {
+		if err := e.eachTimers(false); err != nil {
 			return nil, err
 		}
 		for k := range e.pos {
@@ -403,48 +419,20 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 			}
 		}
 
-		if len(e.notes) > 0 {
-			delivering, e.notes = e.notes, delivering[:0]
-			// orders first, then trades
-			for _, nt := range delivering {
-				if nt.order != nil {
-					if err := s.NotifyOrder(e, nt.order); err != nil {
-						return nil, err
-					}
-				}
-			}
-			for _, nt := range delivering {
-				if nt.trade != nil {
-					if err := s.NotifyTrade(e, nt.trade); err != nil {
-						return nil, err
-					}
-				}
-			}
-			clear(delivering)
-		}
-		ready := true
-		for k, c := range e.cursor {
-			if c+1 < e.minPeriod[k] {
-				ready = false
-				break
+		delivering, e.notes = e.notes, delivering[:0]
+		for i := range e.members {
+			if err := e.stepMember(i, delivering); err != nil {
+				return nil, err
 			}
 		}
-		var err error
-		if ready {
-			if e.res.FirstNext == 0 {
-				e.res.FirstNext = e.step + 1
-			}
-			err = s.Next(e)
-		} else {
-			err = s.Prenext(e)
-		}
-		if err != nil {
-			return nil, err
-		}
+		clear(delivering)
 	}
 	e.step = n - 1
-	if err := s.Stop(e); err != nil {
-		return nil, err
+	for i := range e.members {
+		e.owner = i
+		if err := e.members[i].s.Stop(e); err != nil {
+			return nil, err
+		}
 	}
 	if e.cfg.OnProgress != nil {
 		e.cfg.OnProgress(n, n)
@@ -528,5 +516,6 @@ func (e *Engine) finish() *Result {
 		r.Logs = []LogEntry{}
 	}
 	analyze(r, e.opened)
+	e.strategyResults()
 	return r
 }

@@ -36,6 +36,9 @@ type Result struct {
 	Analyzers   Analyzers      `json:"analyzers"`
 	Summary     Summary        `json:"summary"`
 	Logs        []LogEntry     `json:"logs"`           // kept only when Config.OnLog is nil
+	// Strategies is each strategy's share of a run of several (RunAll), in the order they
+	// run; nil for one strategy.
+	Strategies []StrategyResult `json:"strategies,omitempty"`
 	FirstNext   int            `json:"first_next_bar"` // 1-based bar of the first next() call, 0 if never
 }
 
@@ -111,6 +114,7 @@ type Execution struct {
 	PnL          float64   `json:"pnl"` // realised gross pnl
 	CreatedTime  time.Time `json:"created_time"`
 	CreatedPrice float64   `json:"created_price"`
+	Strategy     int       `json:"strategy,omitempty"` // the index of the strategy whose order it filled
 }
 
 // Trade is a round trip: a position that left zero and (unless IsOpen)
@@ -129,6 +133,7 @@ type Trade struct {
 	Commission float64    `json:"commission"`
 	BarLen     int        `json:"barlen"`
 	IsOpen     bool       `json:"is_open"`
+	Strategy   int        `json:"strategy,omitempty"` // the index of the strategy whose orders made it
 }
 
 // OrderEvent is an order rejection (Margin), cancellation, or, in
@@ -144,6 +149,7 @@ type OrderEvent struct {
 	Price        float64   `json:"price"`
 	Size         float64   `json:"size"` // requested, signed
 	Time         time.Time `json:"time"` // bar of the event
+	Strategy     int       `json:"strategy,omitempty"` // the index of the strategy that made the order
 }
 
 // LogEntry is one log line of a run.
