@@ -159,24 +159,24 @@ type Engine struct {
 	members []member
 	owner   int
 	// history holds the order histories to execute (AddOrderHistory).
-	history []*orderHistory
-	cash        float64
-	ci          CommInfo
-	slip        Slippage
-	pos         []Position
-	submitted   []*Order
-	pending     []*Order
-	orders      []*Order
-	nextRef     int
-	tradeRef    int
-	opened      int                      // trades notified as opened
-	trades      map[tradeKey]*TradeState // per feed and tradeid, the latest trade (open or closed)
-	closed      []Trade
-	notes       []note
-	quiet       quiet
-	scratch     []Position
-	flow        []float64 // per feed, the cash its fills and settlements moved
-	held        []int     // per feed, the steps that ended with a position in it
+	history   []*orderHistory
+	cash      float64
+	ci        CommInfo
+	slip      Slippage
+	pos       []Position
+	submitted []*Order
+	pending   []*Order
+	orders    []*Order
+	nextRef   int
+	tradeRef  int
+	opened    int                      // trades notified as opened
+	trades    map[tradeKey]*TradeState // per feed and tradeid, the latest trade (open or closed)
+	closed    []Trade
+	notes     []note
+	quiet     quiet
+	scratch   []Position
+	flow      []float64 // per feed, the cash its fills and settlements moved
+	held      []int     // per feed, the steps that ended with a position in it
 	// activate holds bracket children whose parent filled: they become active at the start
 	// of the next bar, as in backtrader (never on their parent's fill bar).
 	activate []*Order

@@ -35,11 +35,11 @@ type Result struct {
 	OpenOrders  []OrderEvent   `json:"open_orders"`
 	Analyzers   Analyzers      `json:"analyzers"`
 	Summary     Summary        `json:"summary"`
-	Logs        []LogEntry     `json:"logs"`           // kept only when Config.OnLog is nil
+	Logs        []LogEntry     `json:"logs"` // kept only when Config.OnLog is nil
 	// Strategies is each strategy's share of a run of several (RunAll), in the order they
 	// run; nil for one strategy.
 	Strategies []StrategyResult `json:"strategies,omitempty"`
-	FirstNext   int            `json:"first_next_bar"` // 1-based bar of the first next() call, 0 if never
+	FirstNext  int              `json:"first_next_bar"` // 1-based bar of the first next() call, 0 if never
 }
 
 // SymbolResult is one feed's share of a run. The feeds' PnL sum to the final value less
@@ -147,8 +147,8 @@ type OrderEvent struct {
 	CreatedTime  time.Time `json:"created_time"`
 	CreatedPrice float64   `json:"created_price"`
 	Price        float64   `json:"price"`
-	Size         float64   `json:"size"` // requested, signed
-	Time         time.Time `json:"time"` // bar of the event
+	Size         float64   `json:"size"`               // requested, signed
+	Time         time.Time `json:"time"`               // bar of the event
 	Strategy     int       `json:"strategy,omitempty"` // the index of the strategy that made the order
 }
 
