@@ -48,6 +48,9 @@ type Document struct {
 	Analyzers engine.Analyzers `json:"analyzers"`
 	// Provenance is the run's provenance.Provenance; null when none was recorded.
 	Provenance json.RawMessage `json:"provenance"`
+	// Strategies is each strategy's part of a run of several (empty for one); the trades'
+	// and round trips' strategy is an index into it.
+	Strategies []engine.StrategyResult `json:"strategies"`
 }
 
 // ExportJSON returns taskID's result as a bare result object (api/openapi.yaml's Result).
@@ -123,6 +126,8 @@ func (e *JSONExport) WriteJSON(w io.Writer) error {
 	o.b = appendEncoded(o.b, e.analyzers)
 	o.b = append(o.b, `,"provenance":`...)
 	o.b = appendEncoded(o.b, provenanceOf(s))
+	o.b = append(o.b, `,"strategies":`...)
+	o.b = appendEncoded(o.b, strategiesOf(s))
 	o.b = append(o.b, "}\n"...)
 	o.flush()
 	return o.err
@@ -130,7 +135,7 @@ func (e *JSONExport) WriteJSON(w io.Writer) error {
 
 func (e *JSONExport) document() (*Document, error) {
 	s := e.s
-	d := &Document{TaskID: s.TaskID, Status: "completed", Summary: s.Summary, Analyzers: e.analyzers, Provenance: provenanceOf(s),
+	d := &Document{TaskID: s.TaskID, Status: "completed", Summary: s.Summary, Analyzers: e.analyzers, Provenance: provenanceOf(s), Strategies: strategiesOf(s),
 		Trades: make([]results.TradeRow, len(s.Executions)), EquityCurve: make([]EquityPoint, len(s.Equity)),
 		Drawdown: make([]DrawdownPoint, len(s.Equity)), RoundTrips: make([]results.RoundTrip, len(s.Trades))}
 	for i, e := range s.Executions {
@@ -145,6 +150,14 @@ func (e *JSONExport) document() (*Document, error) {
 		d.RoundTrips[i] = results.RoundTripOf(i+1, t)
 	}
 	return d, nil
+}
+
+// strategiesOf is s's strategies as the export writes them: [] for a run of one.
+func strategiesOf(s *results.Stored) []engine.StrategyResult {
+	if s.Strategies == nil {
+		return []engine.StrategyResult{}
+	}
+	return s.Strategies
 }
 
 // provenanceOf is s's provenance as the export writes it: null when none was recorded.
@@ -189,10 +202,20 @@ func csvText(s *results.Stored) string {
 		_ = w.Write([]string{results.SummaryKeys[i], num(v)})
 	}
 	w.Flush()
-	b.WriteString("\n" + csvTradesLabel + "\n" + csvTradesHeader + "\n")
+	// A run of several strategies adds a column: the strategy whose order filled.
+	several := len(s.Strategies) > 0
+	header := csvTradesHeader
+	if several {
+		header += ",strategy"
+	}
+	b.WriteString("\n" + csvTradesLabel + "\n" + header + "\n")
 	for _, e := range s.Executions {
 		t := results.TradeRowOf(e)
-		_ = w.Write([]string{t.Date, t.Type, num(&t.Price), num(&t.Size), num(&t.PnL)})
+		row := []string{t.Date, t.Type, num(&t.Price), num(&t.Size), num(&t.PnL)}
+		if several && e.Strategy < len(s.Strategies) {
+			row = append(row, s.Strategies[e.Strategy].Name)
+		}
+		_ = w.Write(row)
 	}
 	w.Flush()
 	return b.String()

@@ -41,6 +41,7 @@ func (r iteratorForCopyResultExecutions) Values() ([]interface{}, error) {
 		r.rows[0].Commission,
 		r.rows[0].Pnl,
 		r.rows[0].Symbol,
+		r.rows[0].Strategy,
 	}, nil
 }
 
@@ -49,7 +50,7 @@ func (r iteratorForCopyResultExecutions) Err() error {
 }
 
 func (q *Queries) CopyResultExecutions(ctx context.Context, db DBTX, arg []CopyResultExecutionsParams) (int64, error) {
-	return db.CopyFrom(ctx, []string{"result_executions"}, []string{"task_id", "seq", "ref", "ts", "side", "exec_type", "price", "size", "value", "commission", "pnl", "symbol"}, &iteratorForCopyResultExecutions{rows: arg})
+	return db.CopyFrom(ctx, []string{"result_executions"}, []string{"task_id", "seq", "ref", "ts", "side", "exec_type", "price", "size", "value", "commission", "pnl", "symbol", "strategy"}, &iteratorForCopyResultExecutions{rows: arg})
 }
 
 // iteratorForCopyResultTrades implements pgx.CopyFromSource.
@@ -87,6 +88,7 @@ func (r iteratorForCopyResultTrades) Values() ([]interface{}, error) {
 		r.rows[0].Commission,
 		r.rows[0].BarLen,
 		r.rows[0].Tradeid,
+		r.rows[0].Strategy,
 	}, nil
 }
 
@@ -95,7 +97,7 @@ func (r iteratorForCopyResultTrades) Err() error {
 }
 
 func (q *Queries) CopyResultTrades(ctx context.Context, db DBTX, arg []CopyResultTradesParams) (int64, error) {
-	return db.CopyFrom(ctx, []string{"result_trades"}, []string{"task_id", "seq", "ref", "symbol", "is_open", "open_ts", "close_ts", "size", "entry_price", "exit_price", "pnl_gross", "pnl_net", "commission", "bar_len", "tradeid"}, &iteratorForCopyResultTrades{rows: arg})
+	return db.CopyFrom(ctx, []string{"result_trades"}, []string{"task_id", "seq", "ref", "symbol", "is_open", "open_ts", "close_ts", "size", "entry_price", "exit_price", "pnl_gross", "pnl_net", "commission", "bar_len", "tradeid", "strategy"}, &iteratorForCopyResultTrades{rows: arg})
 }
 
 // iteratorForCopyStudyFolds implements pgx.CopyFromSource.

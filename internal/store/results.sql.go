@@ -24,6 +24,7 @@ type CopyResultExecutionsParams struct {
 	Commission float64   `json:"commission"`
 	Pnl        float64   `json:"pnl"`
 	Symbol     string    `json:"symbol"`
+	Strategy   int16     `json:"strategy"`
 }
 
 type CopyResultTradesParams struct {
@@ -42,6 +43,7 @@ type CopyResultTradesParams struct {
 	Commission float64    `json:"commission"`
 	BarLen     int32      `json:"bar_len"`
 	Tradeid    int32      `json:"tradeid"`
+	Strategy   int16      `json:"strategy"`
 }
 
 const countResultExecutions = `-- name: CountResultExecutions :one
@@ -76,7 +78,7 @@ func (q *Queries) DeleteResult(ctx context.Context, db DBTX, taskID string) erro
 }
 
 const getResult = `-- name: GetResult :one
-SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol, benchmark_return, alpha, beta, correlation, tracking_error, information_ratio FROM results WHERE task_id = $1
+SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol, benchmark_return, alpha, beta, correlation, tracking_error, information_ratio, by_strategy FROM results WHERE task_id = $1
 `
 
 func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result, error) {
@@ -112,6 +114,7 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 		&i.Correlation,
 		&i.TrackingError,
 		&i.InformationRatio,
+		&i.ByStrategy,
 	)
 	return i, err
 }
@@ -181,7 +184,7 @@ func (q *Queries) GetResultStatistics(ctx context.Context, db DBTX, taskID strin
 }
 
 const getResultWithTask = `-- name: GetResultWithTask :one
-SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, r.benchmark_return, r.alpha, r.beta, r.correlation, r.tracking_error, r.information_ratio, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
+SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, r.benchmark_return, r.alpha, r.beta, r.correlation, r.tracking_error, r.information_ratio, r.by_strategy, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
        t.strategy_id, t.strategy_version, t.strategy_params, t.commission,
        COALESCE(s.name, '')::text AS strategy_name
 FROM results r
@@ -220,6 +223,7 @@ type GetResultWithTaskRow struct {
 	Correlation         *float64        `json:"correlation"`
 	TrackingError       *float64        `json:"tracking_error"`
 	InformationRatio    *float64        `json:"information_ratio"`
+	ByStrategy          json.RawMessage `json:"by_strategy"`
 	Status              string          `json:"status"`
 	DataSource          string          `json:"data_source"`
 	Symbol              string          `json:"symbol"`
@@ -269,6 +273,7 @@ func (q *Queries) GetResultWithTask(ctx context.Context, db DBTX, taskID string)
 		&i.Correlation,
 		&i.TrackingError,
 		&i.InformationRatio,
+		&i.ByStrategy,
 		&i.Status,
 		&i.DataSource,
 		&i.Symbol,
@@ -311,9 +316,9 @@ const insertResult = `-- name: InsertResult :exec
 INSERT INTO results (
     task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return,
     sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost,
-    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, by_symbol
+    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, by_symbol, by_strategy
 ) VALUES (
-    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22
+    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23
 )
 `
 
@@ -340,6 +345,7 @@ type InsertResultParams struct {
 	Bars                int32           `json:"bars"`
 	Analyzers           json.RawMessage `json:"analyzers"`
 	BySymbol            json.RawMessage `json:"by_symbol"`
+	ByStrategy          json.RawMessage `json:"by_strategy"`
 }
 
 func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultParams) error {
@@ -366,6 +372,7 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 		arg.Bars,
 		arg.Analyzers,
 		arg.BySymbol,
+		arg.ByStrategy,
 	)
 	return err
 }
@@ -413,7 +420,7 @@ func (q *Queries) InsertResultStatistics(ctx context.Context, db DBTX, arg Inser
 }
 
 const listResultExecutions = `-- name: ListResultExecutions :many
-SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol FROM result_executions WHERE task_id = $1 ORDER BY seq
+SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, strategy FROM result_executions WHERE task_id = $1 ORDER BY seq
 `
 
 func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID string) ([]ResultExecution, error) {
@@ -438,6 +445,7 @@ func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID stri
 			&i.Commission,
 			&i.Pnl,
 			&i.Symbol,
+			&i.Strategy,
 		); err != nil {
 			return nil, err
 		}
@@ -450,7 +458,7 @@ func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID stri
 }
 
 const listResultTrades = `-- name: ListResultTrades :many
-SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid FROM result_trades WHERE task_id = $1 ORDER BY seq
+SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid, strategy FROM result_trades WHERE task_id = $1 ORDER BY seq
 `
 
 func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) ([]ResultTrade, error) {
@@ -478,6 +486,7 @@ func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) 
 			&i.Commission,
 			&i.BarLen,
 			&i.Tradeid,
+			&i.Strategy,
 		); err != nil {
 			return nil, err
 		}
@@ -490,7 +499,7 @@ func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) 
 }
 
 const pageResultExecutions = `-- name: PageResultExecutions :many
-SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol FROM result_executions WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
+SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, strategy FROM result_executions WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
 `
 
 type PageResultExecutionsParams struct {
@@ -521,6 +530,7 @@ func (q *Queries) PageResultExecutions(ctx context.Context, db DBTX, arg PageRes
 			&i.Commission,
 			&i.Pnl,
 			&i.Symbol,
+			&i.Strategy,
 		); err != nil {
 			return nil, err
 		}
@@ -533,7 +543,7 @@ func (q *Queries) PageResultExecutions(ctx context.Context, db DBTX, arg PageRes
 }
 
 const pageResultTrades = `-- name: PageResultTrades :many
-SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
+SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid, strategy FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
 `
 
 type PageResultTradesParams struct {
@@ -567,6 +577,7 @@ func (q *Queries) PageResultTrades(ctx context.Context, db DBTX, arg PageResultT
 			&i.Commission,
 			&i.BarLen,
 			&i.Tradeid,
+			&i.Strategy,
 		); err != nil {
 			return nil, err
 		}

@@ -339,6 +339,7 @@ type Result struct {
 	Correlation         *float64        `json:"correlation"`
 	TrackingError       *float64        `json:"tracking_error"`
 	InformationRatio    *float64        `json:"information_ratio"`
+	ByStrategy          json.RawMessage `json:"by_strategy"`
 }
 
 type ResultEquity struct {
@@ -373,6 +374,7 @@ type ResultExecution struct {
 	Commission float64   `json:"commission"`
 	Pnl        float64   `json:"pnl"`
 	Symbol     string    `json:"symbol"`
+	Strategy   int16     `json:"strategy"`
 }
 
 type ResultStatistic struct {
@@ -396,6 +398,7 @@ type ResultTrade struct {
 	Commission float64    `json:"commission"`
 	BarLen     int32      `json:"bar_len"`
 	Tradeid    int32      `json:"tradeid"`
+	Strategy   int16      `json:"strategy"`
 }
 
 type RunProvenance struct {
