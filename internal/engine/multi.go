@@ -15,7 +15,6 @@ type member struct {
 	minPeriod []int // per feed, in bars
 	firstNext int   // 1-based step of its first next, 0 before
 	opened    int   // its trades notified as opened (its TradeAnalyzer's total)
-	orders    int   // orders it made
 }
 
 func newMember(feeds int) member {

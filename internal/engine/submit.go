@@ -23,7 +23,7 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 	bar := e.feeds[r.Feed].Bars[c]
 	switch r.Type {
 	case Historical:
-		return nil, errors.New("Historical orders come from an order history (AddOrderHistory), not from the strategy")
+		return nil, errors.New("historical orders come from an order history (AddOrderHistory), not from the strategy")
 	case Limit, Stop:
 		if r.Price == 0 { // not given: the creating bar's close, as in backtrader
 			r.Price = bar.Close
