@@ -945,6 +945,29 @@ class MultiHold(bt.Strategy):
                                  valid=datetime.timedelta(days=self.p.valid))
 
 
+class MultiShort(bt.Strategy):
+    """A short-only crossover beside a long one: sells `size` on a cross down and buys them
+    back on a cross up. The shared position crosses zero both ways, so a fill's closing and
+    opening parts (the position's) go to this strategy's trades, which close and reopen on
+    them as backtrader books them."""
+    params = dict(fast=5, slow=20, size=7)
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(period=self.p.fast), bt.ind.SMA(period=self.p.slow))
+        self.held = 0
+
+    def next(self):
+        if self.cross[0] < 0 and not self.held:
+            self.sell(size=self.p.size)
+            self.held = self.p.size
+        elif self.cross[0] > 0 and self.held:
+            self.buy(size=self.held)
+            self.held = 0
+
+
+MULTI_OPPOSED = [MultiCross, MultiShort]
+
+
 # Several strategies: a list of classes or (class, params) run together (cerebro.addstrategy
 # for each); the JavaScript twin's `strategies` array lists the same.
 MULTI_RUN = [MultiCross, (MultiCross, dict(fast=5, slow=20, size=5)), MultiHold]
@@ -984,6 +1007,7 @@ class OrderHistoryCross(MultiCross):
 
 MULTI_STRATEGIES = {
     "multi_strategies": (MULTI_RUN, ["orcl.csv", "nvda.csv"]),
+    "multi_opposed": (MULTI_OPPOSED, ["orcl.csv", "yhoo.csv"]),
     "order_history": (OrderHistory, ["estx50_day.csv"]),
     "order_history_cross": (OrderHistoryCross, ["estx50_day.csv"]),
 }
