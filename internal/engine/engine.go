@@ -482,7 +482,7 @@ func (e *Engine) finish() *Result {
 			r.Trades = append(r.Trades, Trade{
 				Ref: tr.Ref, TradeID: tr.TradeID, Symbol: e.feeds[key.feed].Symbol, OpenTime: tr.OpenTime, Size: tr.MaxSize,
 				EntryPrice: tr.EntryPrice, PnLGross: tr.PnL, PnLNet: tr.PnLComm, Commission: tr.Commission,
-				BarLen: e.cursor[key.feed] - tr.OpenBar, IsOpen: true,
+				BarLen: e.cursor[key.feed] - tr.OpenBar, IsOpen: true, Strategy: tr.Owner,
 			})
 		}
 	}

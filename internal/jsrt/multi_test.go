@@ -45,6 +45,17 @@ func TestSeveralStrategiesErrors(t *testing.T) {
 				t.Errorf("first next bars %d, %d, %d (run %d), want 1, 1, 20 (1): each strategy's own warm-up",
 					res.Strategies[0].FirstNext, res.Strategies[1].FirstNext, res.Strategies[2].FirstNext, res.FirstNext)
 			}
+			// The trades still open at the end are each strategy's own (A buys 2 and 3 at a
+			// time and never sells, B sells 1 at a time out of their shared position).
+			open := map[int]float64{}
+			for _, tr := range res.Trades {
+				if tr.IsOpen {
+					open[tr.Strategy] = tr.Size
+				}
+			}
+			if len(open) != 3 || open[0] <= 0 || open[1] <= 0 || open[2] >= 0 || int(open[0])%2 != 0 || int(open[1])%3 != 0 {
+				t.Errorf("open trades by strategy %v, want one for each: A's long in 2s, the other A's in 3s, B's short", open)
+			}
 			// Each strategy is notified of its own orders only, and the sizes are its own.
 			owner := map[int]int{}
 			for _, x := range res.Executions {
