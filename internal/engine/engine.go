@@ -154,29 +154,23 @@ type Engine struct {
 	// of its session (TimerClock).
 	dailyStamps bool
 	ticked      []bool
-	// members are the run's strategies (one unless RunAll runs several), each with its own
-	// warm-up; owner is the one being called, whose orders Submit makes (multi.go).
-	members []member
-	owner   int
-	// history holds the order histories to execute (AddOrderHistory).
-	history   []*orderHistory
-	cash      float64
-	ci        CommInfo
-	slip      Slippage
-	pos       []Position
-	submitted []*Order
-	pending   []*Order
-	orders    []*Order
-	nextRef   int
-	tradeRef  int
-	opened    int                      // trades notified as opened
-	trades    map[tradeKey]*TradeState // per feed and tradeid, the latest trade (open or closed)
-	closed    []Trade
-	notes     []note
-	quiet     quiet
-	scratch   []Position
-	flow      []float64 // per feed, the cash its fills and settlements moved
-	held      []int     // per feed, the steps that ended with a position in it
+	cash        float64
+	ci          CommInfo
+	slip        Slippage
+	pos         []Position
+	submitted   []*Order
+	pending     []*Order
+	orders      []*Order
+	nextRef     int
+	tradeRef    int
+	opened      int                      // trades notified as opened
+	trades      map[tradeKey]*TradeState // per strategy, feed and tradeid, the latest trade (open or closed)
+	closed      []Trade
+	notes       []note
+	quiet       quiet
+	scratch     []Position
+	flow        []float64 // per feed, the cash its fills and settlements moved
+	held        []int     // per feed, the steps that ended with a position in it
 	// activate holds bracket children whose parent filled: they become active at the start
 	// of the next bar, as in backtrader (never on their parent's fill bar).
 	activate []*Order
@@ -187,6 +181,12 @@ type Engine struct {
 	filler   Filler
 	credit   []float64   // per feed, interest charged and not yet added to a closing commission
 	credited []time.Time // per feed, when its position last changed or was charged interest
+
+	// members are the run's strategies (one unless RunAll runs several), each with its own
+	// warm-up; owner is the one being called, whose orders Submit makes (multi.go).
+	members []member
+	owner   int
+	history []*orderHistory // the order histories to execute (AddOrderHistory)
 
 	res Result
 }
