@@ -281,6 +281,7 @@ type BiTrade struct {
 	Commission float64     `json:"commission"`
 	BarLen     int32       `json:"bar_len"`
 	Tradeid    int32       `json:"tradeid"`
+	Strategy   int16       `json:"strategy"`
 }
 
 type DataSource struct {
