@@ -257,6 +257,10 @@ func printSummary(w io.Writer, info *jsrt.StrategyInfo, sym string, bars []engin
 	}
 	if n := len(res.OrderEvents); n > 0 {
 		fmt.Fprintf(w, "  %-22s %d (rejections and cancellations)\n", "order events", n)
+	} // a run of several strategies: each one's own part (the figures above are the run's)
+	for i, st := range res.Strategies {
+		fmt.Fprintf(w, "  strategy %d %-12s %d orders, %d fills, trades %d (won %d, lost %d), net pnl %.2f, sqn %.3f\n",
+			i, st.Name, st.Orders, st.Executions, st.Trades, st.Won, st.Lost, st.PnLClosed, st.SQN.Value)
 	}
 }
 

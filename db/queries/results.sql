@@ -5,19 +5,19 @@ DELETE FROM results WHERE task_id = $1;
 INSERT INTO results (
     task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return,
     sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost,
-    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, by_symbol
+    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, by_symbol, by_strategy
 ) VALUES (
-    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22
+    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23
 );
 
 -- name: CopyResultExecutions :copyfrom
-INSERT INTO result_executions (task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, status)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
+INSERT INTO result_executions (task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, status, strategy)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
 
 -- name: CopyResultTrades :copyfrom
 INSERT INTO result_trades (task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price,
-                           exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15);
+                           exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid, strategy)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16);
 
 -- name: InsertResultEquity :exec
 -- Times, values and cash: returns and drawdowns are derived from the values on reading

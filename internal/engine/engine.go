@@ -111,6 +111,7 @@ func (p *Position) update(size, price float64) (opened, closed float64) {
 // TradeState is a round trip in progress or just closed.
 type TradeState struct {
 	Ref        int
+	Owner      int // the strategy whose orders make it (see Order.Owner)
 	Feed       int
 	TradeID    int     // the strategy's own grouping of orders (backtrader's tradeid)
 	Size       float64 // current signed size
@@ -130,11 +131,11 @@ type TradeState struct {
 	JustOpened bool
 }
 
-// tradeKey names a trade's slot: backtrader keeps trades per feed and tradeid.
-type tradeKey struct{ feed, id int }
+// tradeKey names a trade's slot: backtrader keeps trades per strategy, feed and tradeid.
+type tradeKey struct{ owner, feed, id int }
 
 func (a tradeKey) compare(b tradeKey) int {
-	return cmp.Or(cmp.Compare(a.feed, b.feed), cmp.Compare(a.id, b.id))
+	return cmp.Or(cmp.Compare(a.owner, b.owner), cmp.Compare(a.feed, b.feed), cmp.Compare(a.id, b.id))
 }
 
 type note struct {
@@ -160,7 +161,6 @@ type Engine struct {
 	// of its session (TimerClock).
 	dailyStamps bool
 	ticked      []bool
-	minPeriod   []int // per feed, in bars
 	cash        float64
 	ci          CommInfo
 	slip        Slippage
@@ -171,7 +171,7 @@ type Engine struct {
 	nextRef     int
 	tradeRef    int
 	opened      int                      // trades notified as opened
-	trades      map[tradeKey]*TradeState // per feed and tradeid, the latest trade (open or closed)
+	trades      map[tradeKey]*TradeState // per strategy, feed and tradeid, the latest trade (open or closed)
 	closed      []Trade
 	notes       []note
 	quiet       quiet
@@ -188,6 +188,12 @@ type Engine struct {
 	filler   Filler
 	credit   []float64   // per feed, interest charged and not yet added to a closing commission
 	credited []time.Time // per feed, when its position last changed or was charged interest
+
+	// members are the run's strategies (one unless RunAll runs several), each with its own
+	// warm-up; owner is the one being called, whose orders Submit makes (multi.go).
+	members []member
+	owner   int
+	history []*orderHistory // the order histories to execute (AddOrderHistory)
 
 	res Result
 }
@@ -208,7 +214,7 @@ func New(cfg Config) (*Engine, error) {
 	e.cursor = make([]int, n)
 	e.indCursor = make([]int, n)
 	e.ticked = make([]bool, n)
-	e.minPeriod = make([]int, n)
+	e.members = []member{newMember(n)}
 	e.pos = make([]Position, n)
 	e.scratch = make([]Position, n)
 	e.flow = make([]float64, n)
@@ -219,7 +225,6 @@ func New(cfg Config) (*Engine, error) {
 	for i := range e.cursor {
 		e.cursor[i] = -1
 		e.indCursor[i] = -1
-		e.minPeriod[i] = 1
 	}
 	if n == 1 {
 		// a single feed is its own timeline
@@ -265,10 +270,11 @@ func (e *Engine) timeAt(step int) time.Time {
 // run advances, so indicator views can read it without a call.
 func (e *Engine) Cursor(i int) *int { return &e.cursor[i] }
 
-// RequireMinPeriod makes next wait until feed has at least bars bars.
+// RequireMinPeriod makes the current strategy's next wait until feed has at least bars
+// bars.
 func (e *Engine) RequireMinPeriod(feed, bars int) {
-	if bars > e.minPeriod[feed] {
-		e.minPeriod[feed] = bars
+	if mp := e.members[e.owner].minPeriod; bars > mp[feed] {
+		mp[feed] = bars
 	}
 }
 
@@ -372,15 +378,22 @@ func Recycle(res *Result) {
 
 // Run drives the strategy over every bar and returns the result.
 func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
+	return e.RunAll(ctx, []Strategy{s})
+}
+
+// RunAll drives several strategies over every bar on one broker (backtrader's
+// addstrategy called more than once) and returns the result: strategy i is the one
+// SetOwner(i) named while it was set up. Each bar, every strategy in turn gets its own
+// notifications and then its next().
+func (e *Engine) RunAll(ctx context.Context, strats []Strategy) (*Result, error) {
 	n := e.steps
 	e.res.InitialCash = e.cfg.Cash
 	eq, pos := perBar(n, n*(len(e.feeds)+1))
 	e.res.Equity = eq
 	e.res.Analyzers.PyFolio.Positions = Rows{Width: len(e.feeds) + 1, Flat: pos}
 	var delivering []note
-	if f, ok := s.(NotificationFilter); ok {
-		o, t := f.Notified()
-		e.quiet = quiet{orders: !o, trades: !t}
+	if err := e.bind(strats); err != nil {
+		return nil, err
 	}
 	single := len(e.feeds) == 1
 	// Check for cancellation and report progress about every 1% of the bars, and at
@@ -418,20 +431,23 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 		if t.Before(e.cfg.TradeFrom) {
 			continue // warm-up: the cursors moved, nothing else happens
 		}
-		if err := e.timers(s, true); err != nil {
+		if err := e.eachTimers(true); err != nil {
 			return nil, err
 		}
-		if err := e.nextOpen(s); err != nil {
+		if err := e.eachNextOpen(); err != nil {
 			return nil, err
 		}
 		e.checkSubmitted()
 		e.chargeInterest()
+		if e.history != nil {
+			e.orderHistory()
+		}
 		e.tryFills()
 		e.settle()
 		v := e.value()
 		e.res.Equity = append(e.res.Equity, EquityPoint{Time: t, Value: v, Cash: e.cash})
 		e.recordPositions()
-		if err := e.timers(s, false); err != nil {
+		if err := e.eachTimers(false); err != nil {
 			return nil, err
 		}
 		for k := range e.pos {
@@ -440,48 +456,20 @@ func (e *Engine) Run(ctx context.Context, s Strategy) (*Result, error) {
 			}
 		}
 
-		if len(e.notes) > 0 {
-			delivering, e.notes = e.notes, delivering[:0]
-			// orders first, then trades
-			for _, nt := range delivering {
-				if nt.order != nil {
-					if err := s.NotifyOrder(e, nt.order); err != nil {
-						return nil, err
-					}
-				}
-			}
-			for _, nt := range delivering {
-				if nt.trade != nil {
-					if err := s.NotifyTrade(e, nt.trade); err != nil {
-						return nil, err
-					}
-				}
-			}
-			clear(delivering)
-		}
-		ready := true
-		for k, c := range e.cursor {
-			if c+1 < e.minPeriod[k] {
-				ready = false
-				break
+		delivering, e.notes = e.notes, delivering[:0]
+		for i := range e.members {
+			if err := e.stepMember(i, delivering); err != nil {
+				return nil, err
 			}
 		}
-		var err error
-		if ready {
-			if e.res.FirstNext == 0 {
-				e.res.FirstNext = e.strategyLen()
-			}
-			err = s.Next(e)
-		} else {
-			err = s.Prenext(e)
-		}
-		if err != nil {
-			return nil, err
-		}
+		clear(delivering)
 	}
 	e.step = n - 1
-	if err := s.Stop(e); err != nil {
-		return nil, err
+	for i := range e.members {
+		e.owner = i
+		if err := e.members[i].s.Stop(e); err != nil {
+			return nil, err
+		}
 	}
 	if e.cfg.OnProgress != nil {
 		e.cfg.OnProgress(n, n)
@@ -531,7 +519,7 @@ func (e *Engine) finish() *Result {
 			r.Trades = append(r.Trades, Trade{
 				Ref: tr.Ref, TradeID: tr.TradeID, Symbol: e.feeds[key.feed].Symbol, OpenTime: tr.OpenTime, Size: tr.MaxSize,
 				EntryPrice: tr.EntryPrice, PnLGross: tr.PnL, PnLNet: tr.PnLComm, Commission: tr.Commission,
-				BarLen: e.barNo(key.feed) - tr.OpenBar, IsOpen: true,
+				BarLen: e.barNo(key.feed) - tr.OpenBar, IsOpen: true, Strategy: tr.Owner,
 			})
 		}
 	}
@@ -567,5 +555,6 @@ func (e *Engine) finish() *Result {
 		r.Logs = []LogEntry{}
 	}
 	analyze(r, e.opened, !e.cfg.SummaryOnly)
+	e.strategyResults()
 	return r
 }

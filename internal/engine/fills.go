@@ -21,9 +21,9 @@ func (e *Engine) SetCheatOnOpen(on bool) { e.coo = on }
 // IndicatorCursor is the index of the bar feed i's indicators are read at.
 func (e *Engine) IndicatorCursor(i int) *int { return &e.indCursor[i] }
 
-func (e *Engine) nextOpen(s Strategy) error {
+func (e *Engine) nextOpen(s Strategy, firstNext int) error {
 	o, ok := s.(OpenStrategy)
-	if !e.coo || !ok || e.res.FirstNext == 0 {
+	if !e.coo || !ok || firstNext == 0 {
 		return nil
 	}
 	for k := range e.indCursor {
@@ -171,6 +171,8 @@ func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 		return e.slip.down(b.Low, b.Open, e.slip.Open, false)
 	case Close:
 		return b.Close, true
+	case Historical:
+		return o.Price, true
 	case Limit:
 		return e.limitFill(buy, o.Price, b)
 	case Stop, StopTrail:
@@ -312,7 +314,7 @@ func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
 		e.res.Executions = append(e.res.Executions, Execution{
 			Ref: o.Ref, Symbol: e.feeds[o.Feed].Symbol, Time: at, Side: o.Side.String(), ExecType: o.Type.String(),
 			Price: price, Size: execSize, Value: closedValue + openedValue, Commission: closedComm + openedComm,
-			PnL: pnl, CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice, Status: o.Status.String(),
+			PnL: pnl, CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice, Status: o.Status.String(), Strategy: o.Owner,
 		})
 		if !e.cfg.QuietEngine {
 			e.Log("INFO", "engine", fmt.Sprintf("order %d filled: %s %g %s @ %.4f, commission %.4f",
@@ -334,6 +336,7 @@ func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
 				e.notes = append(e.notes, note{trade: &snap})
 			}
 			e.opened++
+			e.members[o.Owner].opened++
 		}
 		e.ocoCheck(o)
 	}
@@ -350,11 +353,11 @@ func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
 // under its old ref), an opening part starts a new trade when the latest one is closed.
 func (e *Engine) tradeUpdate(o *Order, size, price, comm float64, t time.Time, opening bool) *TradeState {
 	feed := o.Feed
-	key := tradeKey{feed, o.TradeID}
+	key := tradeKey{o.Owner, feed, o.TradeID}
 	tr := e.trades[key]
 	if tr == nil || (opening && tr.IsClosed) {
 		e.tradeRef++
-		tr = &TradeState{Ref: e.tradeRef, Feed: feed, TradeID: o.TradeID}
+		tr = &TradeState{Ref: e.tradeRef, Owner: o.Owner, Feed: feed, TradeID: o.TradeID}
 		e.trades[key] = tr
 	}
 	tr.Commission += comm
@@ -389,7 +392,7 @@ func (e *Engine) tradeUpdate(o *Order, size, price, comm float64, t time.Time, o
 		e.closed = append(e.closed, Trade{
 			Ref: tr.Ref, TradeID: tr.TradeID, Symbol: e.feeds[feed].Symbol, OpenTime: tr.OpenTime, CloseTime: &ct,
 			Size: tr.MaxSize, EntryPrice: tr.EntryPrice, ExitPrice: price, PnLGross: tr.PnL, PnLNet: tr.PnLComm,
-			Commission: tr.Commission, BarLen: tr.BarLen,
+			Commission: tr.Commission, BarLen: tr.BarLen, Strategy: tr.Owner,
 		})
 		if !e.cfg.QuietEngine {
 			e.Log("INFO", "engine", fmt.Sprintf("trade %d closed: %s, pnl %.4f, net %.4f, %d bars",

@@ -30,9 +30,10 @@ const (
 	StopLimit
 	StopTrail      // a Stop whose price follows the close at a distance (TrailAmount or TrailPercent)
 	StopTrailLimit // a StopLimit whose stop trails as StopTrail's and whose limit keeps its offset
+	Historical     // an order of the order history (AddOrderHistory): filled whole at its price on its bar
 )
 
-var execTypeNames = [...]string{"Market", "Close", "Limit", "Stop", "StopLimit", "StopTrail", "StopTrailLimit"}
+var execTypeNames = [...]string{"Market", "Close", "Limit", "Stop", "StopLimit", "StopTrail", "StopTrailLimit", "Historical"}
 
 // ExecTypeNames lists the execution types by name, for messages.
 const ExecTypeNames = "Market, Close, Limit, Stop, StopLimit, StopTrail or StopTrailLimit"
@@ -167,6 +168,10 @@ type Order struct {
 	ExecPnL   float64
 	Remaining float64 // signed size still to fill
 
+	// Owner is the index of the strategy that made the order (RunAll; 0 with one
+	// strategy): its notifications go to that strategy, its fills to that strategy's trades.
+	Owner int
+
 	// Host is free for the strategy host (e.g. a cached script object).
 	Host any
 
@@ -180,6 +185,7 @@ type Order struct {
 	noCOC       bool
 	dteos       time.Time // Close orders: the end of the creating bar's session
 	pannotated  float64   // Close orders: the last close seen before the session's end
+	histQuiet   bool      // an order of a history added with notify false: not notified
 }
 
 // orderGroup is backtrader's parent/children queue (_pchildren): the parent first until it

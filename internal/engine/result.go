@@ -37,8 +37,11 @@ type Result struct {
 	OpenOrders  []OrderEvent   `json:"open_orders"`
 	Analyzers   Analyzers      `json:"analyzers"`
 	Summary     Summary        `json:"summary"`
-	Logs        []LogEntry     `json:"logs"`           // kept only when Config.OnLog is nil
-	FirstNext   int            `json:"first_next_bar"` // 1-based bar of the first next() call, 0 if never
+	Logs        []LogEntry     `json:"logs"` // kept only when Config.OnLog is nil
+	// Strategies is each strategy's share of a run of several (RunAll), in the order they
+	// run; nil for one strategy.
+	Strategies []StrategyResult `json:"strategies,omitempty"`
+	FirstNext  int              `json:"first_next_bar"` // 1-based bar of the first next() call, 0 if never
 }
 
 // SymbolResult is one feed's share of a run. The feeds' PnL sum to the final value less
@@ -115,7 +118,8 @@ type Execution struct {
 	CreatedPrice float64   `json:"created_price"`
 	// Status is the order's after this execution: "Partial" while some of it is left to
 	// fill on later bars (a volume filler), "Completed" on its last part.
-	Status string `json:"status"`
+	Status   string `json:"status"`
+	Strategy int    `json:"strategy,omitempty"` // the index of the strategy whose order it filled
 }
 
 // Trade is a round trip: a position that left zero and (unless IsOpen)
@@ -134,6 +138,7 @@ type Trade struct {
 	Commission float64    `json:"commission"`
 	BarLen     int        `json:"barlen"`
 	IsOpen     bool       `json:"is_open"`
+	Strategy   int        `json:"strategy,omitempty"` // the index of the strategy whose orders made it
 }
 
 // OrderEvent is an order rejection (Margin), cancellation, or, in
@@ -147,8 +152,9 @@ type OrderEvent struct {
 	CreatedTime  time.Time `json:"created_time"`
 	CreatedPrice float64   `json:"created_price"`
 	Price        float64   `json:"price"`
-	Size         float64   `json:"size"` // requested, signed
-	Time         time.Time `json:"time"` // bar of the event
+	Size         float64   `json:"size"`               // requested, signed
+	Time         time.Time `json:"time"`               // bar of the event
+	Strategy     int       `json:"strategy,omitempty"` // the index of the strategy that made the order
 }
 
 // LogEntry is one log line of a run.

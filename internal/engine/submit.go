@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -21,6 +22,8 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 	}
 	bar := e.feeds[r.Feed].Bars[c]
 	switch r.Type {
+	case Historical:
+		return nil, errors.New("historical orders come from an order history (AddOrderHistory), not from the strategy")
 	case Limit, Stop:
 		if r.Price == 0 { // not given: the creating bar's close, as in backtrader
 			r.Price = bar.Close
@@ -51,7 +54,7 @@ func (e *Engine) Submit(r OrderRequest) (*Order, error) {
 		Ref: e.nextRef, Feed: r.Feed, Side: r.Side, Type: r.Type,
 		Size: float64(r.Side) * r.Size, Price: r.Price, PLimit: r.PLimit,
 		TrailAmount: r.TrailAmount, TrailPercent: r.TrailPercent, ValidUntil: r.ValidUntil, TradeID: r.TradeID,
-		Status: Created, CreatedTime: bar.Time, CreatedBar: e.step, CreatedClose: bar.Close,
+		Status: Created, CreatedTime: bar.Time, CreatedBar: e.step, CreatedClose: bar.Close, Owner: e.owner,
 		parent: r.Parent, inactive: r.Parent != nil, noCOC: r.NoCOC,
 	}
 	o.Remaining = o.Size
@@ -241,11 +244,12 @@ func (e *Engine) orderEvent(o *Order) OrderEvent {
 		Ref: o.Ref, Symbol: e.feeds[o.Feed].Symbol, Side: o.Side.String(), ExecType: o.Type.String(),
 		Status: o.Status.String(), CreatedTime: o.CreatedTime, CreatedPrice: o.CreatedPrice,
 		Price: cmp.Or(o.Price, o.CreatedPrice), Size: o.Size, Time: e.Now(), // a market or close order's: its creating close
+		Strategy: o.Owner,
 	}
 }
 
 func (e *Engine) notify(o *Order) {
-	if e.quiet.orders {
+	if e.quiet.orders || o.histQuiet {
 		return
 	}
 	snap := *o

@@ -97,6 +97,7 @@ var routeAccess = map[string]access{
 	"GET /api/results/{task_id}/chart":      {auth.Signed, ""},
 	"GET /api/results/{task_id}/statistics": {auth.Signed, ""},
 	"GET /api/results/{task_id}/symbols":    {auth.Signed, ""},
+	"GET /api/results/{task_id}/strategies": {auth.Signed, ""},
 	"GET /api/results/{task_id}/analyzers":  {auth.Signed, ""},
 	"GET /api/results/{task_id}/drawdowns":  {auth.Signed, ""},
 	"GET /api/results/{task_id}/montecarlo": {auth.Signed, ""},

@@ -24,6 +24,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/chart", s.handle(s.resultChart))
 			r.Get("/statistics", s.handle(s.resultStatistics))
 			r.Get("/symbols", s.handle(s.resultSymbols))
+			r.Get("/strategies", s.handle(s.resultStrategies))
 			r.Get("/analyzers", s.handle(s.resultAnalyzers))
 			r.Get("/drawdowns", s.handle(s.resultDrawdowns))
 			r.Get("/montecarlo", s.handle(s.resultMonteCarlo))
@@ -151,6 +152,16 @@ func writeChart(w http.ResponseWriter, chart *report.ChartConfig) {
 
 func (s *Server) resultSymbols(w http.ResponseWriter, r *http.Request) error {
 	list, err := s.results.Symbols(r.Context(), chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(list))
+	return nil
+}
+
+// resultStrategies answers each strategy's part of a run of several (empty for one).
+func (s *Server) resultStrategies(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.results.Strategies(r.Context(), chi.URLParam(r, "task_id"))
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,18 @@ var lookaheadCases = []struct {
 	{"bars remaining", `class S extends Strategy {
   init() { this.left = ind.Compute(this.data.close, c => c.map((_, i) => c.length - i)); }
   next() { if (this.position.size === 0 && this.left[0] % 7 === 0) this.buy({ size: 1 }); else if (this.position.size > 0) this.close(); }}`, "this.left"},
+	// Several strategies: the second one's line reads ahead, or none does.
+	{"second of several strategies", `class A extends Strategy {
+  init() { this.sig = ind.SMA(this.data.close, 10); }` + trader + `}
+class S extends Strategy {
+  init() { this.sig = ind.Compute(this.data.close, c => c.map((_, i) => c[i + 1])); }` + trader + `}
+const strategies = [A, S];`, "this.sig"},
+	{"several causal strategies", `class A extends Strategy {
+  init() { this.sig = ind.SMA(this.data.close, 10); }` + trader + `}
+class B extends Strategy {
+  init() { this.sig = ind.EMA(this.data.close, 30); this.n = 0; }
+  next() { this.n++; if (this.n % 9 === 0) this.buy({ size: 1 }); else if (this.n % 9 === 4) this.sell({ size: 1 }); }}
+const strategies = [A, { strategy: A, params: {} }, B];`, ""},
 	// Values captured in a closure, read later.
 	{"closure read in next", `class S extends Strategy {
   init() { ind.Compute(this.data.close, c => { this.all = c.slice(); return c; }); }

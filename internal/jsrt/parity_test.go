@@ -265,7 +265,9 @@ func TestParity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkParity(t, &exp, res)
+			if !checkStrategies(t, &exp, raw, res) {
+				checkParity(t, &exp, res)
+			}
 			checkMoreAnalyzers(t, raw, res)
 			checkTimerCalls(t, raw, res)
 			checkRolls(t, raw, res)

@@ -103,22 +103,34 @@ type host struct {
 	rt    *goja.Runtime
 	base  *goja.Object
 	eng   *engine.Engine
-	inst  *goja.Object
-	datas []*goja.Object
+	datas []*goja.Object // shared by the strategies of a run, as backtrader's feeds
 	views []*dataView
 	pos   []*goja.Object
+
+	// strat is the state of the strategy being run; a run of several keeps the others'
+	// in states and swaps them in (multi.go).
+	strat
+	states []strat
+	active int
+	names  []string // the strategies' class names, with several
+
+	orderMethods [3]goja.Value
+	lineProto    *goja.Object // lines' prototype: Array's, plus a.sub(b) and the like
+	given        int          // feeds given to the run; resampled ones follow
+	memo         *Memo        // shared with other runs on the same feeds, or nil
+	tracer       *tracer      // records the run for the look-ahead check, or nil
+}
+
+// strat is what the host keeps per strategy instance.
+type strat struct {
+	inst *goja.Object
 
 	next, prenext, notifyOrder, notifyTrade, stop goja.Callable
 	nextStart                                     goja.Callable // the first next, when the strategy has one
 	nextOpen                                      goja.Callable // cheat-on-open, when the strategy has one
 	started                                       bool
-	orderMethods                                  [3]goja.Value
-	lineProto                                     *goja.Object // lines' prototype: Array's, plus a.sub(b) and the like
-	sizer                                         sizer        // sizes buy() and sell() without a size
-	given                                         int          // feeds given to the run; resampled ones follow
-	memo                                          *Memo        // shared with other runs on the same feeds, or nil
-	tracer                                        *tracer      // records the run for the look-ahead check, or nil
-	timers                                        []*jsTimer   // added by addTimer, in order (tid)
+	sizer                                         sizer      // sizes buy() and sell() without a size
+	timers                                        []*jsTimer // added by addTimer, in order (tid)
 	notifyTimer                                   goja.Callable
 	inited                                        bool               // init() has run: no more timers
 	contracts                                     map[int]*contracts // feeds joined by a static chain or rollover
@@ -234,40 +246,37 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 		h.wrapReplay()
 	}
 
-	p := rt.NewObject()
-	for _, prm := range info.Params {
-		v := prm.Default
-		if o, ok := params[prm.Name]; ok {
-			v = o
-		} else if prm.Type == "object" {
-			// keep the original JS value, not its string form
-			if po, ok := cls.Get("params").(*goja.Object); ok {
-				_ = p.Set(prm.Name, po.Get(prm.Name))
-				continue
-			}
-		}
-		_ = p.Set(prm.Name, v)
-	}
-
 	datas := make([]any, len(feeds))
 	for k := range feeds {
 		datas[k] = h.dataObject(k)
 	}
-	inst, err := rt.New(cls)
+	specs, err := h.strategySpecs(cls, info, params)
 	if err != nil {
-		return nil, err
+		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
-	h.inst = inst
-	set := func(name string, v any) { _ = inst.Set(name, v) }
-	set("p", p)
-	set("params", p)
-	set("data", datas[0])
-	set("datas", rt.NewArray(datas...))
-	for k := range datas {
-		set(fmt.Sprintf("data%d", k), datas[k])
+	if len(specs) > 1 {
+		h.states = make([]strat, len(specs))
 	}
-	set("position", h.pos[0])
-	set("broker", h.brokerObject())
+	for i, sp := range specs {
+		h.switchTo(i)
+		eng.SetOwner(i)
+		h.names = append(h.names, sp.name)
+		inst, err := rt.New(sp.cls)
+		if err != nil {
+			return nil, err
+		}
+		h.inst = inst
+		set := func(name string, v any) { _ = inst.Set(name, v) }
+		set("p", sp.params)
+		set("params", sp.params)
+		set("data", datas[0])
+		set("datas", rt.NewArray(datas...))
+		for k := range datas {
+			set(fmt.Sprintf("data%d", k), datas[k])
+		}
+		set("position", h.pos[0])
+		set("broker", h.brokerObject())
+	}
 
 	// Run init and the bar loop from inside a call into the runtime: goja
 	// drops its value stack whenever control returns to Go at the top
@@ -293,9 +302,21 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 }
 
 func (h *host) drive(ctx context.Context, eng *engine.Engine) (*engine.Result, error) {
+	if h.states != nil {
+		return h.driveAll(ctx, eng)
+	}
+	if err := h.setUp(); err != nil {
+		return nil, err
+	}
+	eng.SetCheatOnOpen(h.nextOpen != nil)
+	return eng.Run(ctx, h)
+}
+
+// setUp runs the current strategy's init() and finds its methods.
+func (h *host) setUp() error {
 	inst := h.inst
 	if err := h.call("init"); err != nil {
-		return nil, err
+		return err
 	}
 	h.nameLines()
 	h.inited = true
@@ -312,12 +333,11 @@ func (h *host) drive(ctx context.Context, eng *engine.Engine) (*engine.Result, e
 	h.prenext = method("prenext")
 	h.nextStart = method("nextStart")
 	h.nextOpen = method("nextOpen")
-	eng.SetCheatOnOpen(h.nextOpen != nil)
 	h.notifyOrder = method("notifyOrder")
 	h.notifyTrade = method("notifyTrade")
 	h.notifyTimer = method("notifyTimer")
 	h.stop = method("stop")
-	return eng.Run(ctx, h)
+	return nil
 }
 
 func (h *host) call(name string) error {

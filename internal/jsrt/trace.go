@@ -3,6 +3,7 @@ package jsrt
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -87,6 +88,12 @@ func (h *host) afterStep() {
 		return
 	}
 	props := map[string]string{}
+	// With several strategies, each one's state at the step is named by its index and
+	// class (0:MultiCross.held) and joins the others' in one state of the step.
+	prefix := ""
+	if h.states != nil {
+		prefix = fmt.Sprintf("%d:%s.", h.active, h.names[h.active])
+	}
 	for _, k := range h.inst.Keys() {
 		v := h.inst.Get(k)
 		if v == nil {
@@ -94,10 +101,14 @@ func (h *host) afterStep() {
 		}
 		switch x := v.Export().(type) {
 		case nil:
-			props[k] = v.String()
+			props[prefix+k] = v.String()
 		case bool, string, int64, float64:
-			props[k] = fmt.Sprint(x)
+			props[prefix+k] = fmt.Sprint(x)
 		}
+	}
+	if n := len(tr.t.States); prefix != "" && n > 0 && tr.t.States[n-1].Time == now {
+		maps.Copy(tr.t.States[n-1].Props, props)
+		return
 	}
 	tr.t.States = append(tr.t.States, bias.State{Time: now, Props: props})
 }

@@ -333,6 +333,7 @@ func (h *host) brokerObject() *goja.Object {
 		}
 		return goja.Undefined()
 	})
+	b.methods["addOrderHistory"] = h.addOrderHistoryMethod()
 	b.methods["setSlippagePerc"] = slippage("setSlippagePerc", true)
 	b.methods["setSlippageFixed"] = slippage("setSlippageFixed", false)
 	return h.rt.NewDynamicObject(b)

@@ -49,6 +49,9 @@ type Document struct {
 	Analyzers engine.Analyzers `json:"analyzers"`
 	// Provenance is the run's provenance.Provenance; null when none was recorded.
 	Provenance json.RawMessage `json:"provenance"`
+	// Strategies is each strategy's part of a run of several (empty for one); the trades'
+	// and round trips' strategy is an index into it.
+	Strategies []engine.StrategyResult `json:"strategies"`
 }
 
 // ExportJSON returns taskID's result as a bare result object (api/openapi.yaml's Result).
@@ -127,6 +130,8 @@ func (e *JSONExport) WriteJSON(w io.Writer) error {
 	o.b = appendEncoded(o.b, e.analyzers)
 	o.b = append(o.b, `,"provenance":`...)
 	o.b = appendEncoded(o.b, provenanceOf(s))
+	o.b = append(o.b, `,"strategies":`...)
+	o.b = appendEncoded(o.b, strategiesOf(s))
 	o.b = append(o.b, "}\n"...)
 	o.flush()
 	return o.err
@@ -134,7 +139,7 @@ func (e *JSONExport) WriteJSON(w io.Writer) error {
 
 func (e *JSONExport) document() (*Document, error) {
 	s := e.s
-	d := &Document{TaskID: s.TaskID, Status: "completed", Summary: s.Summary, Analyzers: e.analyzers, Provenance: provenanceOf(s),
+	d := &Document{TaskID: s.TaskID, Status: "completed", Summary: s.Summary, Analyzers: e.analyzers, Provenance: provenanceOf(s), Strategies: strategiesOf(s),
 		Trades: make([]results.TradeRow, len(s.Executions)), EquityCurve: make([]EquityPoint, len(s.Equity)),
 		Drawdown: make([]DrawdownPoint, len(s.Equity)), RoundTrips: make([]results.RoundTrip, len(s.Trades))}
 	for i, e := range s.Executions {
@@ -149,6 +154,14 @@ func (e *JSONExport) document() (*Document, error) {
 		d.RoundTrips[i] = results.RoundTripOf(i+1, t)
 	}
 	return d, nil
+}
+
+// strategiesOf is s's strategies as the export writes them: [] for a run of one.
+func strategiesOf(s *results.Stored) []engine.StrategyResult {
+	if s.Strategies == nil {
+		return []engine.StrategyResult{}
+	}
+	return s.Strategies
 }
 
 // provenanceOf is s's provenance as the export writes it: null when none was recorded.
@@ -197,9 +210,14 @@ func csvText(s *results.Stored) string {
 	}
 	w.Flush()
 	partial := slices.ContainsFunc(s.Executions, func(e engine.Execution) bool { return e.Status == engine.Partial.String() })
+	// A run of several strategies adds a column: the strategy whose order filled.
+	several := len(s.Strategies) > 0
 	header := csvTradesHeader
 	if partial {
 		header += "," + csvStatusColumn
+	}
+	if several {
+		header += ",strategy"
 	}
 	b.WriteString("\n" + csvTradesLabel + "\n" + header + "\n")
 	for _, e := range s.Executions {
@@ -207,6 +225,13 @@ func csvText(s *results.Stored) string {
 		row := []string{t.Date, t.Type, num(&t.Price), num(&t.Size), num(&t.PnL)}
 		if partial {
 			row = append(row, t.Status)
+		}
+		if several {
+			name := ""
+			if e.Strategy < len(s.Strategies) {
+				name = s.Strategies[e.Strategy].Name
+			}
+			row = append(row, name)
 		}
 		_ = w.Write(row)
 	}

@@ -108,7 +108,8 @@ type TradeRow struct {
 	OrderRef   int32   `json:"order_ref"`
 	// Status is the order's after this execution: Partial (more of it fills on later
 	// bars), Completed, or "" for results stored before it was recorded.
-	Status string `json:"status"`
+	Status   string `json:"status"`
+	Strategy int32  `json:"strategy"` // index of the strategy whose order filled (0 with one)
 }
 
 // RoundTrip is a closed (or still open) trade from entry to exit.
@@ -126,6 +127,7 @@ type RoundTrip struct {
 	PnLGross   float64  `json:"pnl_gross"`
 	PnLNet     float64  `json:"pnl_net"`
 	Commission float64  `json:"commission"`
+	Strategy   int32    `json:"strategy"` // index of the strategy whose orders made it (0 with one)
 }
 
 // TradePage is the trades route's data.
@@ -166,14 +168,14 @@ func AppendTime(b []byte, t time.Time) []byte {
 // TradeRowOf is execution e as the trade list shows it.
 func TradeRowOf(e engine.Execution) TradeRow {
 	return TradeRow{Date: FormatTime(e.Time), Symbol: e.Symbol, Type: e.Side, Price: e.Price, Size: math.Abs(e.Size), PnL: e.PnL,
-		Value: e.Value, Commission: e.Commission, OrderRef: int32(e.Ref), Status: e.Status}
+		Value: e.Value, Commission: e.Commission, OrderRef: int32(e.Ref), Status: e.Status, Strategy: int32(e.Strategy)}
 }
 
 // RoundTripOf is the seq-th (1-based) round trip t as the trade list shows it.
 func RoundTripOf(seq int, t engine.Trade) RoundTrip {
 	rt := RoundTrip{Seq: int32(seq), TradeID: int32(t.TradeID), Symbol: t.Symbol, IsOpen: t.IsOpen, EntryDate: FormatTime(t.OpenTime), Size: t.Size,
 		EntryPrice: t.EntryPrice, BarsHeld: int32(t.BarLen), PnLGross: t.PnLGross,
-		PnLNet: t.PnLNet, Commission: t.Commission}
+		PnLNet: t.PnLNet, Commission: t.Commission, Strategy: int32(t.Strategy)}
 	if t.CloseTime != nil && !t.IsOpen {
 		s := FormatTime(*t.CloseTime)
 		x := t.ExitPrice
@@ -263,6 +265,8 @@ type Stored struct {
 	Analyzers json.RawMessage
 	// Provenance is the run's provenance.Provenance as JSON; nil when none was recorded.
 	Provenance json.RawMessage
+	// Strategies is each strategy's part of a run of several; empty for one.
+	Strategies []engine.StrategyResult
 }
 
 // Run is what a result's task ran: strategy, data and money.
@@ -314,6 +318,12 @@ func (svc *Service) Load(ctx context.Context, taskID string, parts Parts) (*Stor
 		AnnualReturn: row.AnnualReturn, SharpeRatio: row.SharpeRatio, MaxDrawdown: row.MaxDrawdown,
 		MaxDrawdownPct: row.MaxDrawdownPct, TotalTrades: int(row.TotalTrades), WinRate: row.WinRate,
 		ProfitFactor: row.ProfitFactor, AvgWin: row.AvgWin, AvgLoss: row.AvgLoss,
+	}
+	s.Strategies = []engine.StrategyResult{}
+	if len(row.ByStrategy) > 0 {
+		if err := json.Unmarshal(row.ByStrategy, &s.Strategies); err != nil {
+			return nil, fmt.Errorf("strategies of %s: %w", taskID, err)
+		}
 	}
 	if s.Provenance, err = q.RunProvenance(ctx, svc.db, taskID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("provenance of %s: %w", taskID, err)
@@ -404,13 +414,13 @@ func loadTrades(ctx context.Context, db store.DBTX, taskID string) ([]engine.Tra
 
 func execution(r store.ResultExecution) engine.Execution {
 	return engine.Execution{Ref: int(r.Ref), Symbol: r.Symbol, Time: r.Ts, Side: r.Side, ExecType: r.ExecType, Price: r.Price,
-		Size: r.Size, Value: r.Value, Commission: r.Commission, PnL: r.Pnl, Status: r.Status}
+		Size: r.Size, Value: r.Value, Commission: r.Commission, PnL: r.Pnl, Status: r.Status, Strategy: int(r.Strategy)}
 }
 
 func trade(r store.ResultTrade) engine.Trade {
 	t := engine.Trade{Ref: int(r.Ref), TradeID: int(r.Tradeid), Symbol: r.Symbol, OpenTime: r.OpenTs, CloseTime: r.CloseTs, Size: r.Size,
 		EntryPrice: r.EntryPrice, PnLGross: r.PnlGross, PnLNet: r.PnlNet, Commission: r.Commission,
-		BarLen: int(r.BarLen), IsOpen: r.IsOpen}
+		BarLen: int(r.BarLen), IsOpen: r.IsOpen, Strategy: int(r.Strategy)}
 	if r.ExitPrice != nil {
 		t.ExitPrice = *r.ExitPrice
 	}
@@ -492,6 +502,22 @@ type Service struct {
 
 // NewService returns a Service reading from db.
 func NewService(db store.DBTX) *Service { return &Service{db: db} }
+
+// Strategies returns each strategy's part of taskID's result, in the order they ran: empty
+// for a run of one strategy (and for results stored before runs could hold several).
+func (svc *Service) Strategies(ctx context.Context, taskID string) ([]engine.StrategyResult, error) {
+	r, err := svc.result(ctx, taskID)
+	if err != nil {
+		return nil, err
+	}
+	out := []engine.StrategyResult{}
+	if len(r.ByStrategy) > 0 {
+		if err := json.Unmarshal(r.ByStrategy, &out); err != nil {
+			return nil, fmt.Errorf("strategies of %s: %w", taskID, err)
+		}
+	}
+	return out, nil
+}
 
 // Symbols returns the per-feed breakdown of taskID's result, in feed order. Results stored
 // before breakdowns were kept ran on one feed: theirs is derived from the stored summary

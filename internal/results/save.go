@@ -48,6 +48,12 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 			return fmt.Errorf("save result %s: symbols: %w", taskID, err)
 		}
 	}
+	byStrategy := []byte("[]")
+	if len(res.Strategies) > 0 {
+		if byStrategy, err = json.Marshal(res.Strategies); err != nil {
+			return fmt.Errorf("save result %s: strategies: %w", taskID, err)
+		}
+	}
 	s := res.Summary
 	winRate := finite(s.WinRate)
 	err = q.InsertResult(ctx, db, store.InsertResultParams{
@@ -73,6 +79,7 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 		Bars:                int32(len(res.Equity)),
 		Analyzers:           analyzers,
 		BySymbol:            bySymbol,
+		ByStrategy:          byStrategy,
 	})
 	if err != nil {
 		return fmt.Errorf("save result %s: insert summary: %w", taskID, err)
@@ -93,7 +100,7 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 			rows[i] = store.CopyResultExecutionsParams{
 				TaskID: taskID, Seq: int32(i + 1), Ref: int32(e.Ref), Ts: e.Time, Side: e.Side,
 				ExecType: e.ExecType, Price: e.Price, Size: e.Size, Value: e.Value,
-				Commission: e.Commission, Pnl: e.PnL, Symbol: e.Symbol, Status: e.Status,
+				Commission: e.Commission, Pnl: e.PnL, Symbol: e.Symbol, Status: e.Status, Strategy: int16(e.Strategy),
 			}
 		}
 		if _, err := q.CopyResultExecutions(ctx, db, rows); err != nil {
@@ -107,6 +114,7 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 				TaskID: taskID, Seq: int32(i + 1), Ref: int32(t.Ref), Symbol: t.Symbol, IsOpen: t.IsOpen,
 				OpenTs: t.OpenTime, CloseTs: t.CloseTime, Size: t.Size, EntryPrice: t.EntryPrice,
 				PnlGross: t.PnLGross, PnlNet: t.PnLNet, Commission: t.Commission, BarLen: int32(t.BarLen), Tradeid: int32(t.TradeID),
+				Strategy: int16(t.Strategy),
 			}
 			if !t.IsOpen && t.CloseTime != nil {
 				x := t.ExitPrice

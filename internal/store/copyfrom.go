@@ -42,6 +42,7 @@ func (r iteratorForCopyResultExecutions) Values() ([]interface{}, error) {
 		r.rows[0].Pnl,
 		r.rows[0].Symbol,
 		r.rows[0].Status,
+		r.rows[0].Strategy,
 	}, nil
 }
 
@@ -50,7 +51,7 @@ func (r iteratorForCopyResultExecutions) Err() error {
 }
 
 func (q *Queries) CopyResultExecutions(ctx context.Context, db DBTX, arg []CopyResultExecutionsParams) (int64, error) {
-	return db.CopyFrom(ctx, []string{"result_executions"}, []string{"task_id", "seq", "ref", "ts", "side", "exec_type", "price", "size", "value", "commission", "pnl", "symbol", "status"}, &iteratorForCopyResultExecutions{rows: arg})
+	return db.CopyFrom(ctx, []string{"result_executions"}, []string{"task_id", "seq", "ref", "ts", "side", "exec_type", "price", "size", "value", "commission", "pnl", "symbol", "status", "strategy"}, &iteratorForCopyResultExecutions{rows: arg})
 }
 
 // iteratorForCopyResultTrades implements pgx.CopyFromSource.
@@ -88,6 +89,7 @@ func (r iteratorForCopyResultTrades) Values() ([]interface{}, error) {
 		r.rows[0].Commission,
 		r.rows[0].BarLen,
 		r.rows[0].Tradeid,
+		r.rows[0].Strategy,
 	}, nil
 }
 
@@ -96,7 +98,7 @@ func (r iteratorForCopyResultTrades) Err() error {
 }
 
 func (q *Queries) CopyResultTrades(ctx context.Context, db DBTX, arg []CopyResultTradesParams) (int64, error) {
-	return db.CopyFrom(ctx, []string{"result_trades"}, []string{"task_id", "seq", "ref", "symbol", "is_open", "open_ts", "close_ts", "size", "entry_price", "exit_price", "pnl_gross", "pnl_net", "commission", "bar_len", "tradeid"}, &iteratorForCopyResultTrades{rows: arg})
+	return db.CopyFrom(ctx, []string{"result_trades"}, []string{"task_id", "seq", "ref", "symbol", "is_open", "open_ts", "close_ts", "size", "entry_price", "exit_price", "pnl_gross", "pnl_net", "commission", "bar_len", "tradeid", "strategy"}, &iteratorForCopyResultTrades{rows: arg})
 }
 
 // iteratorForCopyStudyFolds implements pgx.CopyFromSource.

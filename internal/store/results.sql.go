@@ -25,6 +25,7 @@ type CopyResultExecutionsParams struct {
 	Pnl        float64   `json:"pnl"`
 	Symbol     string    `json:"symbol"`
 	Status     string    `json:"status"`
+	Strategy   int16     `json:"strategy"`
 }
 
 type CopyResultTradesParams struct {
@@ -43,6 +44,7 @@ type CopyResultTradesParams struct {
 	Commission float64    `json:"commission"`
 	BarLen     int32      `json:"bar_len"`
 	Tradeid    int32      `json:"tradeid"`
+	Strategy   int16      `json:"strategy"`
 }
 
 const countResultExecutions = `-- name: CountResultExecutions :one
@@ -77,7 +79,7 @@ func (q *Queries) DeleteResult(ctx context.Context, db DBTX, taskID string) erro
 }
 
 const getResult = `-- name: GetResult :one
-SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol, benchmark_return, alpha, beta, correlation, tracking_error, information_ratio, task_strategy_id, task_strategy_version, task_symbol FROM results WHERE task_id = $1
+SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol, benchmark_return, alpha, beta, correlation, tracking_error, information_ratio, task_strategy_id, task_strategy_version, task_symbol, by_strategy FROM results WHERE task_id = $1
 `
 
 func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result, error) {
@@ -116,6 +118,7 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 		&i.TaskStrategyID,
 		&i.TaskStrategyVersion,
 		&i.TaskSymbol,
+		&i.ByStrategy,
 	)
 	return i, err
 }
@@ -202,7 +205,7 @@ func (q *Queries) GetResultStatistics(ctx context.Context, db DBTX, taskID strin
 }
 
 const getResultWithTask = `-- name: GetResultWithTask :one
-SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, r.benchmark_return, r.alpha, r.beta, r.correlation, r.tracking_error, r.information_ratio, r.task_strategy_id, r.task_strategy_version, r.task_symbol, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
+SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, r.benchmark_return, r.alpha, r.beta, r.correlation, r.tracking_error, r.information_ratio, r.task_strategy_id, r.task_strategy_version, r.task_symbol, r.by_strategy, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
        t.strategy_id, t.strategy_version, t.strategy_params, t.commission,
        COALESCE(s.name, '')::text AS strategy_name
 FROM results r
@@ -244,6 +247,7 @@ type GetResultWithTaskRow struct {
 	TaskStrategyID      *string         `json:"task_strategy_id"`
 	TaskStrategyVersion *int32          `json:"task_strategy_version"`
 	TaskSymbol          *string         `json:"task_symbol"`
+	ByStrategy          json.RawMessage `json:"by_strategy"`
 	Status              string          `json:"status"`
 	DataSource          string          `json:"data_source"`
 	Symbol              string          `json:"symbol"`
@@ -296,6 +300,7 @@ func (q *Queries) GetResultWithTask(ctx context.Context, db DBTX, taskID string)
 		&i.TaskStrategyID,
 		&i.TaskStrategyVersion,
 		&i.TaskSymbol,
+		&i.ByStrategy,
 		&i.Status,
 		&i.DataSource,
 		&i.Symbol,
@@ -338,9 +343,9 @@ const insertResult = `-- name: InsertResult :exec
 INSERT INTO results (
     task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return,
     sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost,
-    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, by_symbol
+    win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, by_symbol, by_strategy
 ) VALUES (
-    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22
+    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23
 )
 `
 
@@ -367,6 +372,7 @@ type InsertResultParams struct {
 	Bars                int32           `json:"bars"`
 	Analyzers           json.RawMessage `json:"analyzers"`
 	BySymbol            json.RawMessage `json:"by_symbol"`
+	ByStrategy          json.RawMessage `json:"by_strategy"`
 }
 
 func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultParams) error {
@@ -393,6 +399,7 @@ func (q *Queries) InsertResult(ctx context.Context, db DBTX, arg InsertResultPar
 		arg.Bars,
 		arg.Analyzers,
 		arg.BySymbol,
+		arg.ByStrategy,
 	)
 	return err
 }
@@ -443,7 +450,7 @@ func (q *Queries) InsertResultStatistics(ctx context.Context, db DBTX, arg Inser
 }
 
 const listResultExecutions = `-- name: ListResultExecutions :many
-SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, status FROM result_executions WHERE task_id = $1 ORDER BY seq
+SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, strategy, status FROM result_executions WHERE task_id = $1 ORDER BY seq
 `
 
 func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID string) ([]ResultExecution, error) {
@@ -468,6 +475,7 @@ func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID stri
 			&i.Commission,
 			&i.Pnl,
 			&i.Symbol,
+			&i.Strategy,
 			&i.Status,
 		); err != nil {
 			return nil, err
@@ -481,7 +489,7 @@ func (q *Queries) ListResultExecutions(ctx context.Context, db DBTX, taskID stri
 }
 
 const listResultTrades = `-- name: ListResultTrades :many
-SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid FROM result_trades WHERE task_id = $1 ORDER BY seq
+SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid, strategy FROM result_trades WHERE task_id = $1 ORDER BY seq
 `
 
 func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) ([]ResultTrade, error) {
@@ -509,6 +517,7 @@ func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) 
 			&i.Commission,
 			&i.BarLen,
 			&i.Tradeid,
+			&i.Strategy,
 		); err != nil {
 			return nil, err
 		}
@@ -521,7 +530,7 @@ func (q *Queries) ListResultTrades(ctx context.Context, db DBTX, taskID string) 
 }
 
 const pageResultExecutions = `-- name: PageResultExecutions :many
-SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, status FROM result_executions WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
+SELECT task_id, seq, ref, ts, side, exec_type, price, size, value, commission, pnl, symbol, strategy, status FROM result_executions WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
 `
 
 type PageResultExecutionsParams struct {
@@ -552,6 +561,7 @@ func (q *Queries) PageResultExecutions(ctx context.Context, db DBTX, arg PageRes
 			&i.Commission,
 			&i.Pnl,
 			&i.Symbol,
+			&i.Strategy,
 			&i.Status,
 		); err != nil {
 			return nil, err
@@ -565,7 +575,7 @@ func (q *Queries) PageResultExecutions(ctx context.Context, db DBTX, arg PageRes
 }
 
 const pageResultTrades = `-- name: PageResultTrades :many
-SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
+SELECT task_id, seq, ref, symbol, is_open, open_ts, close_ts, size, entry_price, exit_price, pnl_gross, pnl_net, commission, bar_len, tradeid, strategy FROM result_trades WHERE task_id = $1 ORDER BY seq OFFSET $2 LIMIT $3
 `
 
 type PageResultTradesParams struct {
@@ -599,6 +609,7 @@ func (q *Queries) PageResultTrades(ctx context.Context, db DBTX, arg PageResultT
 			&i.Commission,
 			&i.BarLen,
 			&i.Tradeid,
+			&i.Strategy,
 		); err != nil {
 			return nil, err
 		}

@@ -284,6 +284,7 @@ type BiTrade struct {
 	Commission float64     `json:"commission"`
 	BarLen     int32       `json:"bar_len"`
 	Tradeid    int32       `json:"tradeid"`
+	Strategy   int16       `json:"strategy"`
 }
 
 type DataSource struct {
@@ -345,6 +346,7 @@ type Result struct {
 	TaskStrategyID      *string         `json:"task_strategy_id"`
 	TaskStrategyVersion *int32          `json:"task_strategy_version"`
 	TaskSymbol          *string         `json:"task_symbol"`
+	ByStrategy          json.RawMessage `json:"by_strategy"`
 }
 
 type ResultEquity struct {
@@ -380,6 +382,7 @@ type ResultExecution struct {
 	Commission float64   `json:"commission"`
 	Pnl        float64   `json:"pnl"`
 	Symbol     string    `json:"symbol"`
+	Strategy   int16     `json:"strategy"`
 	Status     string    `json:"status"`
 }
 
@@ -404,6 +407,7 @@ type ResultTrade struct {
 	Commission float64    `json:"commission"`
 	BarLen     int32      `json:"bar_len"`
 	Tradeid    int32      `json:"tradeid"`
+	Strategy   int16      `json:"strategy"`
 }
 
 type RunProvenance struct {

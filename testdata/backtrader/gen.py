@@ -901,6 +901,118 @@ class TimerCheat(TimerBase):
         elif self.position.size:
             self.close()
 # ---- end of Timers ----
+# ---- Several strategies and order history (issue 37, h-multi) ----
+class MultiCross(bt.Strategy):
+    """A long-only moving-average crossover that keeps its own holding (the position is
+    the feed's, shared with the run's other strategies): buys `size` on a cross up and
+    sells them on a cross down."""
+    params = dict(fast=10, slow=30, size=10)
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(period=self.p.fast), bt.ind.SMA(period=self.p.slow))
+        self.held = 0
+
+    def next(self):
+        if self.cross[0] > 0 and not self.held:
+            self.buy(size=self.p.size)
+            self.held = self.p.size
+        elif self.cross[0] < 0 and self.held:
+            self.sell(size=self.held)
+            self.held = 0
+
+
+class MultiHold(bt.Strategy):
+    """Timed holds beside the crossovers: every `every` bars a Limit buy of `size` at
+    `limit_pct` of the close valid `valid` days; `hold` bars after it fills, a market sell
+    of what it bought. Its trades are its own, on the position it shares."""
+    params = dict(every=15, size=3, hold=5, limit_pct=0.995, valid=4)
+
+    def __init__(self):
+        self.filled = None
+        self.live = None
+
+    def notify_order(self, order):
+        if self.live is not None and order.ref == self.live.ref and not order.alive():
+            self.live = None
+            if order.status == order.Completed and order.isbuy():
+                self.filled = len(self)
+
+    def next(self):
+        if self.filled is not None and len(self) - self.filled >= self.p.hold:
+            self.sell(size=self.p.size)
+            self.filled = None
+        elif self.filled is None and self.live is None and len(self) % self.p.every == 0:
+            self.live = self.buy(exectype=bt.Order.Limit, price=self.data.close[0] * self.p.limit_pct, size=self.p.size,
+                                 valid=datetime.timedelta(days=self.p.valid))
+
+
+class MultiShort(bt.Strategy):
+    """A short-only crossover beside a long one: sells `size` on a cross down and buys them
+    back on a cross up. The shared position crosses zero both ways, so a fill's closing and
+    opening parts (the position's) go to this strategy's trades, which close and reopen on
+    them as backtrader books them."""
+    params = dict(fast=5, slow=20, size=7)
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(period=self.p.fast), bt.ind.SMA(period=self.p.slow))
+        self.held = 0
+
+    def next(self):
+        if self.cross[0] < 0 and not self.held:
+            self.sell(size=self.p.size)
+            self.held = self.p.size
+        elif self.cross[0] > 0 and self.held:
+            self.buy(size=self.held)
+            self.held = 0
+
+
+MULTI_OPPOSED = [MultiCross, MultiShort]
+
+
+# Several strategies: a list of classes or (class, params) run together (cerebro.addstrategy
+# for each); the JavaScript twin's `strategies` array lists the same.
+MULTI_RUN = [MultiCross, (MultiCross, dict(fast=5, slow=20, size=5)), MultiHold]
+
+# samples/order-history's ORDER_HISTORY, on its data (datas/2005-2006-day-001.txt).
+ORDER_HISTORY = (
+    ('2005-02-01', 1, 2984.63), ('2005-03-04', -1, 3079.93), ('2005-03-08', 1, 3113.82),
+    ('2005-03-22', -1, 3040.55), ('2005-04-08', 1, 3092.07), ('2005-04-20', -1, 2957.92),
+    ('2005-05-13', 1, 2991.71), ('2005-08-19', -1, 3284.35), ('2005-08-22', 1, 3328.84),
+    ('2005-08-25', -1, 3293.69), ('2005-09-12', 1, 3361.1), ('2005-10-18', -1, 3356.73),
+    ('2005-11-09', 1, 3361.92), ('2006-01-24', -1, 3544.78), ('2006-02-06', 1, 3678.87),
+    ('2006-03-13', -1, 3801.03), ('2006-03-20', 1, 3833.25), ('2006-04-13', -1, 3777.24),
+    ('2006-05-02', 1, 3839.24), ('2006-05-16', -1, 3711.46), ('2006-06-30', 1, 3592.01),
+    ('2006-07-21', -1, 3580.53), ('2006-08-01', 1, 3687.82), ('2006-09-14', -1, 3809.08),
+    ('2006-09-25', 1, 3815.13), ('2006-12-01', -1, 3993.03), ('2006-12-18', 1, 4140.99),
+)
+
+
+class OrderHistory(bt.Strategy):
+    """samples/order-history's empty strategy: the orders come from the history, added
+    with notify=True; the twin logs each finished order as the sample prints it."""
+    params = dict()
+    order_history = ORDER_HISTORY
+    history_notify = True
+
+    def next(self):
+        pass
+
+
+class OrderHistoryCross(MultiCross):
+    """The history (notify=False) under a crossover of its own, whose market orders and
+    the history's share the position; the history's orders are the first strategy's."""
+    order_history = ORDER_HISTORY[:14]
+    history_notify = False
+    params = dict(fast=10, slow=30, size=2)
+
+
+MULTI_STRATEGIES = {
+    "multi_strategies": (MULTI_RUN, ["orcl.csv", "nvda.csv"]),
+    "multi_opposed": (MULTI_OPPOSED, ["orcl.csv", "yhoo.csv"]),
+    "order_history": (OrderHistory, ["estx50_day.csv"]),
+    "order_history_cross": (OrderHistoryCross, ["estx50_day.csv"]),
+}
+# ---- end of several strategies and order history ----
 
 
 # ---- Futures (h-futures): cheat timers without cheat-on-open, chained and rolled-over feeds ----
@@ -1216,6 +1328,7 @@ STRATEGIES = {
 STRATEGIES.update(ORDER_STRATEGIES)
 STRATEGIES.update(FUTURES_STRATEGIES)
 STRATEGIES.update(FILTER_STRATEGIES)  # Data filters (h-filters)
+STRATEGIES.update(MULTI_STRATEGIES)
 
 
 # How times are written: dates, or date and time for an intraday strategy (see run).
@@ -1317,6 +1430,8 @@ def source_bars(d):
 
 
 def run(name, cls, data):
+    entries = [e if isinstance(e, tuple) else (e, {}) for e in (cls if isinstance(cls, list) else [cls])]
+    cls = entries[0][0]
     # Order and trade numbers start at 1 for each run, as in the reference fixtures.
     bt.Order.refbasis = itertools.count(1)
     bt.trade.Trade.refbasis = itertools.count(1)
@@ -1356,7 +1471,10 @@ def run(name, cls, data):
         feed = (cerebro.rolloverdata if hasattr(cls, "rollover") else cerebro.chaindata)(*joined_feeds, **joined)
     if hasattr(cls, "resample"):
         cerebro.resampledata(feed, **cls.resample)
-    cerebro.addstrategy(cls)
+    for c, kw in entries:
+        cerebro.addstrategy(c, **kw)
+    if hasattr(cls, "order_history"):  # Order history (h-multi)
+        cerebro.add_order_history(cls.order_history, notify=cls.history_notify)
     cerebro.addanalyzer(Recorder, _name="rec")
     cerebro.addanalyzer(bt.analyzers.SharpeRatio, _name="sharpe_d", timeframe=bt.TimeFrame.Days, factor=252,
                         annualize=True, riskfreerate=0.0)
@@ -1366,7 +1484,8 @@ def run(name, cls, data):
     cerebro.addanalyzer(bt.analyzers.TradeAnalyzer, _name="ta")
     if getattr(cls, "more_analyzers", False):  # Analyzers (h-analyzers)
         add_more_analyzers(cerebro)
-    strat = cerebro.run()[0]
+    strats = cerebro.run()
+    strat = strats[0]
     rec = strat.analyzers.rec
     dd = strat.analyzers.dd.get_analysis()
     ta = strat.analyzers.ta.get_analysis()
@@ -1421,11 +1540,47 @@ def run(name, cls, data):
     if joined is not None:  # Futures (h-futures)
         out["joined"] = "rollover" if hasattr(cls, "rollover") else "chain"
         out["rolls"] = strat.rolls
+    if len(strats) > 1:  # Several strategies (h-multi): what each strategy has of its own
+        out["strategies"] = [strategy_out(s, kw) for s, (_, kw) in zip(strats, entries)]
+        for k in ("trades", "executions", "order_events"):
+            out[k] = []
     path = os.path.join(HERE, "expected", "%s__%s.json" % (name, "_".join(d[:-4] for d in datas)))
     with open(path, "w") as f:
         json.dump(out, f, indent=1)
     print("%s: %d executions, %d trades, %d order events, final value %r" % (
         os.path.relpath(path), len(rec.executions), len(rec.trades), len(rec.events), broker.getvalue()))
+
+
+def strategy_out(strat, kw):
+    """One strategy's own part of a run of several: its orders, fills, trades and the
+    analyzers of its trades (Recorder, TradeAnalyzer and SQN are per strategy)."""
+    rec, ta, sq = strat.analyzers.rec, strat.analyzers.ta.get_analysis(), strat.analyzers.sqn.get_analysis()
+    closed = ta.get("total", {}).get("closed", 0)
+
+    def g(d, *keys):
+        for k in keys:
+            if k not in d:
+                return None
+            d = d[k]
+        return d
+
+    return dict(
+        strategy_class=type(strat).__name__, params=dict(strat.params._getitems()), given_params=kw,
+        first_next_bar=dict(bar=rec.first_next),
+        sqn=dict(sqn=sq.sqn, trades=sq.trades),
+        trade_analyzer=dict(
+            total=g(ta, "total", "total") or 0, open=g(ta, "total", "open") or 0, closed=closed,
+            won=g(ta, "won", "total") or 0, lost=g(ta, "lost", "total") or 0,
+            pnl_net_total=g(ta, "pnl", "net", "total") if closed else None,
+            pnl_gross_total=g(ta, "pnl", "gross", "total") if closed else None,
+            won_pnl_average=g(ta, "won", "pnl", "average") if closed else None,
+            lost_pnl_average=g(ta, "lost", "pnl", "average") if closed else None,
+            won_pnl_total=g(ta, "won", "pnl", "total") if closed else None,
+            lost_pnl_total=g(ta, "lost", "pnl", "total") if closed else None,
+            streak_won_longest=g(ta, "streak", "won", "longest") or 0,
+            streak_lost_longest=g(ta, "streak", "lost", "longest") or 0,
+            len_total_bars=g(ta, "len", "total") or 0),
+        trades=rec.trades, executions=rec.executions, order_events=rec.events)
 
 
 if __name__ == "__main__":

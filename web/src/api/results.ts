@@ -1,6 +1,6 @@
 // Results: summary, statistics, trade pages, charts, exports and comparisons.
 import { get, qs, request } from './client';
-import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, MonteCarlo, RoundTrip, RunDiff, Summary, SymbolResult } from './types';
+import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, MonteCarlo, RoundTrip, RunDiff, StrategyResult, Summary, SymbolResult } from './types';
 
 const one = (id: string) => `/api/results/${encodeURIComponent(id)}`;
 
@@ -27,6 +27,7 @@ export const getChart = (id: string, chartType: string, symbol?: string, range?:
   get<ChartConfig>(`${one(id)}/chart${qs({ chart_type: chartType, symbol, from: range?.from, to: range?.to, ma: ma?.length ? ma.join(',') : undefined })}`);
 /** The per-symbol breakdown of a result, one row per feed in order. */
 export const getSymbols = (id: string) => get<SymbolResult[]>(`${one(id)}/symbols`);
+export const getStrategies = (id: string) => get<StrategyResult[]>(`${one(id)}/strategies`);
 /** backtrader's analyzers of a result: Returns, VWR, Calmar, SharpeRatio_A, TimeReturn, PyFolio, … */
 export const getAnalyzers = (id: string) => get<Analyzers>(`${one(id)}/analyzers`);
 /** The deepest drawdown periods of a result, deepest first. */

@@ -520,6 +520,23 @@ export interface paths {
       };
     };
   };
+  "/api/results/{task_id}/strategies": {
+    /**
+     * Per-strategy breakdown
+     * @description For a run of several strategies (a strategy file with a top-level `strategies` array,
+     * docs/strategy-api.md "Several strategies"): one row per strategy, in the order they ran,
+     * with its name, its orders, fills, commission, round trips and the trade analyzer and SQN
+     * of its own trades. The broker (cash, positions, equity) is the run's, shared. Empty for
+     * a run of one strategy. Fills and round trips (`/trades`, the exports) carry `strategy`,
+     * the row's index.
+     */
+    get: operations["resultStrategies"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
   "/api/results/{task_id}/analyzers": {
     /**
      * The run's analyzers
@@ -1575,6 +1592,8 @@ export interface components {
        * @enum {string}
        */
       status?: "Partial" | "Completed" | "";
+      /** @description Index of the strategy whose order filled, in the file's `strategies` array (0 for a run of one strategy). */
+      strategy?: number;
     };
     /** @description A trade from entry to exit (`kind=round_trips`); an open one has no exit yet. */
     RoundTrip: {
@@ -1592,6 +1611,8 @@ export interface components {
       pnl_gross: number;
       pnl_net: number;
       commission: number;
+      /** @description Index of the strategy whose orders made it, in the file's `strategies` array (0 for a run of one strategy). */
+      strategy?: number;
     };
     PeriodValue: {
       /** @description backtrader's key: the period's last calendar day (YYYY-MM-DD), or the year for AnnualReturn. */
@@ -1659,6 +1680,30 @@ export interface components {
           }[];
       };
       [key: string]: unknown;
+    };
+    StrategyResult: {
+      /** @description The strategy's class name. */
+      name: string;
+      /** @description 1-based bar of its first next() (its own warm-up); 0 if never. */
+      first_next_bar: number;
+      orders: number;
+      executions: number;
+      commission: number;
+      /** @description Closed round trips. */
+      trades: number;
+      won: number;
+      lost: number;
+      open_trades: number;
+      /** @description Net pnl of its closed round trips. */
+      pnl_closed: number;
+      /** @description backtrader's TradeAnalyzer over its own trades (the keys of Analyzers' `trades`). */
+      trade_analyzer: {
+        [key: string]: unknown;
+      };
+      /** @description backtrader's SQN over its own trades: `sqn`, `trades`. */
+      sqn: {
+        [key: string]: unknown;
+      };
     };
     SymbolResult: {
       symbol: string;
@@ -1759,6 +1804,8 @@ export interface components {
       analyzers?: components["schemas"]["Analyzers"];
       /** @description The run's provenance; null for runs from before it was kept. */
       provenance?: components["schemas"]["Provenance"] | null;
+      /** @description Each strategy's part of a run of several (empty for one); the trades' `strategy` indexes it. The CSV export then adds a `strategy` column (the strategy's name) to its trades. */
+      strategies?: components["schemas"]["StrategyResult"][];
     };
     /** @description What a run read and what ran it (docs/reproducibility.md). */
     Provenance: {
@@ -3369,6 +3416,33 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Envelope"] & {
             data?: components["schemas"]["SymbolResult"][];
+          };
+        };
+      };
+      404: components["responses"]["ResultNotFound"];
+    };
+  };
+  /**
+   * Per-strategy breakdown
+   * @description For a run of several strategies (a strategy file with a top-level `strategies` array,
+   * docs/strategy-api.md "Several strategies"): one row per strategy, in the order they ran,
+   * with its name, its orders, fills, commission, round trips and the trade analyzer and SQN
+   * of its own trades. The broker (cash, positions, equity) is the run's, shared. Empty for
+   * a run of one strategy. Fills and round trips (`/trades`, the exports) carry `strategy`,
+   * the row's index.
+   */
+  resultStrategies: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope with the breakdown. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["StrategyResult"][];
           };
         };
       };

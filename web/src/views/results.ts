@@ -1,6 +1,6 @@
 // Results of one run: summary cards, statistics, charts with export, trades, result exports.
 
-import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type SymbolResult, type Task, type BacktestRequest } from '../api';
+import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type StrategyResult, type SymbolResult, type Task, type BacktestRequest } from '../api';
 import { chartPanel, type ChartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, keepFocus, loading, toast } from '../dom';
 import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
@@ -65,12 +65,17 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   const chartsBox = h('div', { class: 'charts', id: 'charts' });
   const tradesBox = h('div', { id: 'trades' }, loading('Loading trades…'));
   const symbolsBox = h('div', { id: 'symbols' }, loading('Loading the breakdown…'));
+  // A run of several strategies: a section of their own, and the trades name theirs.
+  const strategiesSection = h('section', { 'aria-labelledby': 'h-strategies', id: 'strategies-section', hidden: true }, h('h2', { id: 'h-strategies' }, 'By strategy'));
+  let strategyNames: string[] = [];
+  const strategyOf = (i: number | undefined) => strategyNames[i ?? 0] ?? String(i ?? 0);
   const analyzersBox = h('div', { id: 'analyzers' }, loading('Loading the analyzers…'));
   const feeds = task?.symbols ?? (task?.symbol ? [task.symbol] : []);
   // A run on several symbols: the price charts show one of them at a time.
   const symbolSel = h('select', { id: 'chart-symbol', 'aria-label': 'Symbol of the price charts' }, feeds.map((s) => h('option', { value: s }, s))) as HTMLSelectElement;
   main.append(
     h('section', { 'aria-labelledby': 'h-symbols' }, h('h2', { id: 'h-symbols' }, 'By symbol'), symbolsBox),
+    strategiesSection,
     h('section', { 'aria-labelledby': 'h-charts' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-charts' }, 'Charts'), feeds.length > 1 ? h('label', { class: 'inline' }, 'Price charts of ', symbolSel) : null), chartsBox),
     h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistics'), statsBox),
     h('section', { 'aria-labelledby': 'h-analyzers' }, h('h2', { id: 'h-analyzers' }, 'Analyzers'), analyzersBox),
@@ -168,6 +173,19 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   });
 
   // the breakdown by symbol
+  const strategiesLoaded = api.getStrategies(tid).then(
+    (rows) => {
+      strategyNames = rows.map((r) => r.name);
+      if (rows.length) {
+        strategiesSection.hidden = false;
+        strategiesSection.append(strategyTable(rows));
+      }
+    },
+    (e) => {
+      strategiesSection.hidden = false;
+      strategiesSection.append(errorBox(e));
+    },
+  );
   api.getSymbols(tid).then(
     (rows) => symbolsBox.replaceChildren(symbolTable(rows)),
     (e) => symbolsBox.replaceChildren(errorBox(e)),
@@ -255,7 +273,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       'table',
       { class: 'table trades-table round-trips' },
       h('caption', { class: 'sr-only' }, 'Round trips: select one to zoom the price chart to it'),
-      h('thead', null, h('tr', null, th('#'), feeds.length > 1 ? th('Symbol') : null, th('Side'), th('Entry'), th('Exit'), th('Held', true, 'Bars from entry to exit'), th('Size', true), th('Entry price', true), th('Exit price', true), th('Net P&L', true, 'After commission'), th('Fees', true, 'Commission paid on entry and exit'), th('Return', true, 'Net P&L over the entry value'), withExcursions ? th('MAE', true, 'Maximum adverse excursion: how far the price went against the trade') : null, withExcursions ? th('MFE', true, 'Maximum favourable excursion: how far the price went for the trade') : null)),
+      h('thead', null, h('tr', null, th('#'), feeds.length > 1 ? th('Symbol') : null, strategyNames.length ? th('Strategy') : null, th('Side'), th('Entry'), th('Exit'), th('Held', true, 'Bars from entry to exit'), th('Size', true), th('Entry price', true), th('Exit price', true), th('Net P&L', true, 'After commission'), th('Fees', true, 'Commission paid on entry and exit'), th('Return', true, 'Net P&L over the entry value'), withExcursions ? th('MAE', true, 'Maximum adverse excursion: how far the price went against the trade') : null, withExcursions ? th('MFE', true, 'Maximum favourable excursion: how far the price went for the trade') : null)),
       h(
         'tbody',
         null,
@@ -268,6 +286,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
             { 'data-seq': t.seq, class: 'clickable', tabindex: '0', title: 'Zoom the price chart to this trade', onclick: zoom, onkeydown: (e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), zoom()) },
             h('td', { class: 'muted' }, t.seq),
             feeds.length > 1 ? h('td', null, t.symbol) : null,
+            strategyNames.length ? h('td', { class: 'strategy' }, strategyOf(t.strategy)) : null,
             h('td', null, h('span', { class: `side ${isLong(t) ? 'buy' : 'sell'}` }, isLong(t) ? 'Long' : 'Short')),
             h('td', null, fmtBarTime(t.entry_date, clock)),
             h('td', null, t.exit_date ? fmtBarTime(t.exit_date, clock) : h('span', { class: 'muted' }, 'open')),
@@ -290,7 +309,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       'table',
       { class: 'table trades-table fills' },
       h('caption', { class: 'sr-only' }, 'Fills: one row per execution'),
-      h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Date'), feeds.length > 1 ? h('th', { scope: 'col' }, 'Symbol') : null, h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col', class: 'num' }, 'Price'), h('th', { scope: 'col', class: 'num' }, 'Size'), h('th', { scope: 'col', class: 'num' }, 'Value'), h('th', { scope: 'col', class: 'num' }, 'Fees'), h('th', { scope: 'col', class: 'num', title: 'P&L realised by the fill; none for a fill that opens or adds to a position' }, 'Realised P&L'))),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Date'), feeds.length > 1 ? h('th', { scope: 'col' }, 'Symbol') : null, strategyNames.length ? h('th', { scope: 'col' }, 'Strategy') : null, h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col', class: 'num' }, 'Price'), h('th', { scope: 'col', class: 'num' }, 'Size'), h('th', { scope: 'col', class: 'num' }, 'Value'), h('th', { scope: 'col', class: 'num' }, 'Fees'), h('th', { scope: 'col', class: 'num', title: 'P&L realised by the fill; none for a fill that opens or adds to a position' }, 'Realised P&L'))),
       h(
         'tbody',
         null,
@@ -301,6 +320,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
             h('td', { class: 'muted' }, skip + i + 1),
             h('td', null, fmtBarTime(String(t.date ?? ''), clock)),
             feeds.length > 1 ? h('td', null, String(t.symbol ?? '')) : null,
+            strategyNames.length ? h('td', { class: 'strategy' }, strategyOf(t.strategy)) : null,
             h(
               'td',
               null,
@@ -347,7 +367,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     );
   };
   // The trades wait for the price chart's bars (their excursions come from them).
-  void priceReady.then(loadTrades);
+  void Promise.all([priceReady, strategiesLoaded]).then(loadTrades);
   void allTrips.then((trips) => analysisBox.replaceChildren(trips ? analysisTable(analyseTrades(trips)) : empty('The trade analysis could not be loaded.')));
 
   /** Zooms the price chart to a trade (a few bars either side) and brings it into view. */
@@ -516,6 +536,40 @@ function drawdownTable(rows: DrawdownPeriod[], clock: BarClock): HTMLElement {
             h('td', null, r.recovered ? fmtBarTime(r.recovered, clock) : h('span', { class: 'muted' }, 'not recovered')),
             h('td', { class: 'num' }, days(r.to_trough_days)),
             h('td', { class: 'num' }, `${days(r.days)} (${fmtInt(r.bars)} bars)`),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function strategyTable(rows: StrategyResult[]): HTMLElement {
+  const th = (label: string, num = true, title?: string) => h('th', { scope: 'col', class: num ? 'num' : '', title }, label);
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'table strategies-table' },
+      h('caption', { class: 'sr-only' }, 'Orders, fills and trades of each strategy of the run (one broker, shared)'),
+      h('thead', null, h('tr', null, th('#', false), th('Strategy', false), th('Orders'), th('Fills'), th('Trades', true, 'Closed round trips (won, lost)'), th('Open', true, 'Round trips still open at the end'), th('Net P&L', true, 'Of its closed round trips'), th('Commission'), th('SQN'), th('First next', true, 'Bar of its first next(): the end of its own warm-up'))),
+      h(
+        'tbody',
+        null,
+        rows.map((r, i) =>
+          h(
+            'tr',
+            { 'data-strategy': i },
+            h('td', { class: 'muted' }, i),
+            h('th', { scope: 'row' }, r.name),
+            h('td', { class: 'num' }, fmtInt(r.orders)),
+            h('td', { class: 'num' }, fmtInt(r.executions)),
+            h('td', { class: 'num' }, `${fmtInt(r.trades)} (${fmtInt(r.won)} won, ${fmtInt(r.lost)} lost)`),
+            h('td', { class: 'num' }, fmtInt(r.open_trades)),
+            h('td', { class: `num ${signClass(r.pnl_closed)}` }, fmtMoney(r.pnl_closed)),
+            h('td', { class: 'num' }, fmtMoney(r.commission)),
+            h('td', { class: 'num' }, fmtNumber(Number((r.sqn as { sqn?: number }).sqn ?? 0), 2)),
+            h('td', { class: 'num' }, fmtInt(r.first_next_bar)),
           ),
         ),
       ),
