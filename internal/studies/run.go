@@ -138,7 +138,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 		return nil
 	}
 
-	release, ok := s.cfg.CPU.Acquire(runCtx, cfg.Owner, fairshare.Study)
+	release, ok := s.cfg.Runner.Slot(runCtx, cfg.Owner, fairshare.Study)
 	if !ok {
 		return interrupted(runCtx)
 	}

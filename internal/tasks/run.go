@@ -214,7 +214,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 	sink := s.newLogSink(t, path)
 	defer sink.close() // early returns and panics; closed explicitly below otherwise
 	prog := &progress{s: s, task: t, total: steps, lastDB: time.Now()}
-	release, ok := s.cfg.CPU.Acquire(ctx, ownerOf(t), fairshare.Backtest)
+	release, ok := s.cfg.Runner.Slot(ctx, ownerOf(t), fairshare.Backtest)
 	if !ok {
 		return nil, nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
 	}
