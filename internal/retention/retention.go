@@ -187,7 +187,7 @@ func (s *Service) PinTask(ctx context.Context, caller auth.Identity, id string, 
 		if err != nil {
 			return fmt.Errorf("get task %s: %w", id, err)
 		}
-		if err := auth.MayModify(caller, "task "+id, deref(t.CreatedBy)); err != nil {
+		if err := auth.MayModify(caller, "task "+id, auth.OwnerOf(t.CreatedBy)); err != nil {
 			return err
 		}
 		if at, err = s.st.PinTask(ctx, tx, store.PinTaskParams{ID: id, Pinned: pinned}); err != nil {
@@ -208,7 +208,7 @@ func (s *Service) PinStudy(ctx context.Context, caller auth.Identity, id string,
 		if err != nil {
 			return fmt.Errorf("get study %s: %w", id, err)
 		}
-		if err := auth.MayModify(caller, "study "+id, deref(st.CreatedBy)); err != nil {
+		if err := auth.MayModify(caller, "study "+id, auth.OwnerOf(st.CreatedBy)); err != nil {
 			return err
 		}
 		if at, err = s.st.PinStudy(ctx, tx, store.PinStudyParams{ID: id, Pinned: pinned}); err != nil {
@@ -217,13 +217,6 @@ func (s *Service) PinStudy(ctx context.Context, caller auth.Identity, id string,
 		return nil
 	})
 	return at, err
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // StudyPinned says when a study was pinned (nil: it is not).

@@ -291,7 +291,7 @@ func (s *Service) Replace(ctx context.Context, caller auth.Identity, id string, 
 	if err != nil {
 		return nil, err
 	}
-	if err := auth.MayModify(caller, "strategy "+id, deref(cur.CreatedBy)); err != nil {
+	if err := auth.MayModify(caller, "strategy "+id, auth.OwnerOf(cur.CreatedBy)); err != nil {
 		return nil, err
 	}
 	info, err := s.Load(ctx, up.Code)
@@ -355,7 +355,7 @@ func (s *Service) MayChange(ctx context.Context, caller auth.Identity, id string
 	if err != nil {
 		return err
 	}
-	return auth.MayModify(caller, "strategy "+id, deref(cur.CreatedBy))
+	return auth.MayModify(caller, "strategy "+id, auth.OwnerOf(cur.CreatedBy))
 }
 
 // lockForChange locks the live strategy id in tx for a change by caller (nil: the service
@@ -370,16 +370,9 @@ func (s *Service) lockForChange(ctx context.Context, tx pgx.Tx, caller *auth.Ide
 		return head, fmt.Errorf("lock strategy %s: %w", id, err)
 	}
 	if caller != nil {
-		return head, auth.MayModify(*caller, "strategy "+id, deref(head.CreatedBy))
+		return head, auth.MayModify(*caller, "strategy "+id, auth.OwnerOf(head.CreatedBy))
 	}
 	return head, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // keepFitting returns the saved values that still name a parameter and fit its type.

@@ -141,8 +141,17 @@ func (s *Service) List(ctx context.Context, f ListFilter) (Page, error) {
 		page.Tasks[i] = fromRow(r.Task)
 		t := r.Task
 		if t.FigTotalReturn != nil {
-			page.Tasks[i].Figures = &Figures{TotalReturn: *t.FigTotalReturn, MaxDrawdownPct: deref(t.FigMaxDrawdownPct),
-				SharpeRatio: t.FigSharpeRatio, TotalTrades: int(deref(t.FigTotalTrades)), FinalValue: deref(t.FigFinalValue)}
+			fig := &Figures{TotalReturn: *t.FigTotalReturn, SharpeRatio: t.FigSharpeRatio}
+			if t.FigMaxDrawdownPct != nil {
+				fig.MaxDrawdownPct = *t.FigMaxDrawdownPct
+			}
+			if t.FigTotalTrades != nil {
+				fig.TotalTrades = int(*t.FigTotalTrades)
+			}
+			if t.FigFinalValue != nil {
+				fig.FinalValue = *t.FigFinalValue
+			}
+			page.Tasks[i].Figures = fig
 		}
 	}
 	if len(rows) == f.Limit && f.Limit > 0 {
