@@ -218,15 +218,3 @@ func (s *Service) PinStudy(ctx context.Context, caller auth.Identity, id string,
 	})
 	return at, err
 }
-
-// StudyPinned says when a study was pinned (nil: it is not).
-func (s *Service) StudyPinned(ctx context.Context, id string) (*time.Time, error) {
-	at, err := s.st.StudyPinned(ctx, s.st.Pool, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, apperr.NotFound("Study %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("study %s pinned: %w", id, err)
-	}
-	return at, nil
-}
