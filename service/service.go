@@ -145,11 +145,11 @@ func open(ctx context.Context, cfg Config, log *slog.Logger, serving bool) (*Ser
 		}
 	}
 	// Strategy code is loaded and run only in runner processes from this pool.
-	if s.runners, err = newRunners(cfg, log); err != nil {
+	if s.runners, err = newRunners(cfg, log, serving); err != nil {
 		s.Close()
 		return nil, err
 	}
-	if s.tasks, err = startTaskRuntime(ctx, cfg, s.db.URL, s.runners, log, serving); err != nil {
+	if s.tasks, err = startTaskRuntime(ctx, cfg, s.db.URL, s.runners, log); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/backtestd/backtestd/internal/config"
 	"github.com/backtestd/backtestd/internal/events"
-	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/retention"
@@ -22,15 +21,25 @@ import (
 )
 
 // newRunners is the pool of runner processes strategy code runs in, with the configured
-// limits.
-func newRunners(cfg config.Config, log *slog.Logger) (*runner.Pool, error) {
+// limits and the CPU places that backtests and studies share. Automatic CPU places are one
+// per CPU, one fewer when the process also serves the API, so requests stay fast however
+// many backtests run.
+func newRunners(cfg config.Config, log *slog.Logger, serving bool) (*runner.Pool, error) {
 	warm := cfg.RunnersWarm
 	if warm == 0 {
 		warm = -1 // none kept waiting
 	}
+	slots := cfg.CPUSlots
+	if slots < 0 { // automatic
+		slots = runtime.NumCPU()
+		if serving {
+			slots = max(1, slots-1)
+		}
+	}
 	return runner.New(runner.Config{
 		MemoryLimit: uint64(cfg.RunMemoryMB) << 20, TimeLimit: cfg.RunTimeout, Warm: warm,
 		MaxLogLines: cfg.RunLogLines, MaxLogBytes: cfg.RunLogMB << 20, Logger: log,
+		CPUSlots: slots,
 	})
 }
 
@@ -49,29 +58,19 @@ type taskRuntime struct {
 }
 
 // startTaskRuntime builds the task service and its River client over a pool of its own and,
-// when cfg.Workers > 0, starts working jobs. Automatic CPU slots are one per CPU, one fewer
-// when the process also serves the API, so requests stay fast however many backtests run.
-func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runners *runner.Pool, log *slog.Logger, serving bool) (*taskRuntime, error) {
+// when cfg.Workers > 0, starts working jobs.
+func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runners *runner.Pool, log *slog.Logger) (*taskRuntime, error) {
 	// A running backtest holds a connection only for short queries (the engine holds none),
 	// so the pool stays well under PostgreSQL's default limit of 100 even with many workers.
 	st, err := store.Open(ctx, url, int32(min(cfg.Workers+10, 60)))
 	if err != nil {
 		return nil, err
 	}
-	slots := cfg.CPUSlots
-	if slots < 0 { // automatic
-		slots = runtime.NumCPU()
-		if serving {
-			slots = max(1, slots-1)
-		}
-	}
-	// Backtests and studies share the CPU places and the fair share (internal/fairshare).
-	cpu := fairshare.NewSlots(slots)
 	svc := tasks.New(tasks.Config{RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
-		LogDir: cfg.LogDir, CPU: cpu, Runner: runners, Lease: cfg.LeaseTimeout,
+		LogDir: cfg.LogDir, Runner: runners, Lease: cfg.LeaseTimeout,
 		UserMaxRunning: cfg.UserMaxRunning}, st, log)
 	stud := studies.New(studies.Config{Runner: runners, RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
-		Lease: cfg.LeaseTimeout, CPU: cpu, UserMaxRunning: cfg.UserMaxRunning}, st, svc, log)
+		Lease: cfg.LeaseTimeout, UserMaxRunning: cfg.UserMaxRunning}, st, svc, log)
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{

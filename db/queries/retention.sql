@@ -9,9 +9,6 @@ UPDATE studies SET pinned_at = CASE WHEN @pinned::boolean THEN COALESCE(pinned_a
 WHERE id = @id
 RETURNING pinned_at;
 
--- name: StudyPinned :one
-SELECT pinned_at FROM studies WHERE id = $1;
-
 -- name: PrunableTasks :many
 -- A batch of finished, unpinned tasks created before the cutoff, oldest first, locked for
 -- deleting; rows another transaction holds (a retry, a pin) are left for the next batch.

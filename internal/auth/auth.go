@@ -109,6 +109,15 @@ func (r Rule) Check(id *Identity, write bool) error {
 	return nil
 }
 
+// OwnerOf is the owner of a row from its created_by column, as MayModify takes it: the user
+// who made it, or "" for nobody (made before accounts, or by a strategy file).
+func OwnerOf(createdBy *string) string {
+	if createdBy == nil {
+		return ""
+	}
+	return *createdBy
+}
+
 // MayModify says whether id may change or run-control something that owner made ("": made
 // before accounts, by a strategy file or by nobody, which only admins may change).
 func MayModify(id Identity, what, owner string) error {

@@ -11,9 +11,9 @@
 //   - Priority: where no limit applies (no owner, or a limit of 0), a study's jobs queue
 //     behind single backtests, so a study cannot keep a single backtest waiting for the
 //     whole study.
-//   - Slots: in one process, runs that wait for a CPU place take turns: the place goes to
-//     the waiter whose owner holds the fewest places, a single backtest before a study job,
-//     then first come.
+//   - Kind: in one process, runs that wait for a CPU place (internal/runner owns the
+//     places) take turns: the place goes to the waiter whose owner holds the fewest places,
+//     a single backtest before a study job, then first come.
 //
 // A study job runs for about one slice (internal/studies) and then goes back to the queue
 // with its remaining combinations, so no unit holds a worker or a CPU place for long.

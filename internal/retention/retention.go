@@ -187,7 +187,7 @@ func (s *Service) PinTask(ctx context.Context, caller auth.Identity, id string, 
 		if err != nil {
 			return fmt.Errorf("get task %s: %w", id, err)
 		}
-		if err := auth.MayModify(caller, "task "+id, deref(t.CreatedBy)); err != nil {
+		if err := auth.MayModify(caller, "task "+id, auth.OwnerOf(t.CreatedBy)); err != nil {
 			return err
 		}
 		if at, err = s.st.PinTask(ctx, tx, store.PinTaskParams{ID: id, Pinned: pinned}); err != nil {
@@ -208,7 +208,7 @@ func (s *Service) PinStudy(ctx context.Context, caller auth.Identity, id string,
 		if err != nil {
 			return fmt.Errorf("get study %s: %w", id, err)
 		}
-		if err := auth.MayModify(caller, "study "+id, deref(st.CreatedBy)); err != nil {
+		if err := auth.MayModify(caller, "study "+id, auth.OwnerOf(st.CreatedBy)); err != nil {
 			return err
 		}
 		if at, err = s.st.PinStudy(ctx, tx, store.PinStudyParams{ID: id, Pinned: pinned}); err != nil {
@@ -217,23 +217,4 @@ func (s *Service) PinStudy(ctx context.Context, caller auth.Identity, id string,
 		return nil
 	})
 	return at, err
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// StudyPinned says when a study was pinned (nil: it is not).
-func (s *Service) StudyPinned(ctx context.Context, id string) (*time.Time, error) {
-	at, err := s.st.StudyPinned(ctx, s.st.Pool, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, apperr.NotFound("Study %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("study %s pinned: %w", id, err)
-	}
-	return at, nil
 }

@@ -16,7 +16,8 @@
 // error the caller may retry.
 //
 // Children are started ahead of time (Config.Warm), so a run does not wait for a process
-// to start.
+// to start. The pool also owns the process's CPU places (Config.CPUSlots): a backtest or a
+// study job takes one with Slot before it runs, and waiters take turns by the fair share.
 package runner
 
 import (
@@ -36,6 +37,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/bias"
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/procstat"
 )
@@ -90,6 +92,9 @@ type Config struct {
 	MaxLogLines int
 	MaxLogBytes int
 	Logger      *slog.Logger
+	// CPUSlots is how many runs compute at once in this process, backtests and study jobs
+	// together (0: no limit); Slot hands the places out.
+	CPUSlots int
 }
 
 // Pool starts runner children and runs requests in them. It is safe for concurrent use.
@@ -107,6 +112,7 @@ type Pool struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
+	cpu      *slots // nil: no limit
 }
 
 // New returns a pool and starts its warm children. Close it to stop them.
@@ -137,12 +143,21 @@ func New(cfg Config) (*Pool, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Pool{cfg: cfg, ready: make(chan *child), waiters: map[[sha256.Size]byte]*waiters{}, starting: make(chan struct{}, runtime.NumCPU()), ctx: ctx, cancel: cancel}
+	p := &Pool{cfg: cfg, ready: make(chan *child), waiters: map[[sha256.Size]byte]*waiters{}, starting: make(chan struct{}, runtime.NumCPU()), ctx: ctx, cancel: cancel,
+		cpu: newSlots(cfg.CPUSlots)}
 	for range max(cfg.Warm, 0) {
 		p.wg.Add(1)
 		go p.keepWarm()
 	}
 	return p, nil
+}
+
+// Slot waits for one of the process's CPU places (Config.CPUSlots) for a run of kind for
+// owner ("" for nobody), to hold while it computes: one backtest, or one study job's runs.
+// Waiters take turns by the fair share (see slots). It returns the function that gives the
+// place back (once; later calls do nothing), and false when ctx ended first.
+func (p *Pool) Slot(ctx context.Context, owner string, kind fairshare.Kind) (release func(), ok bool) {
+	return p.cpu.acquire(ctx, owner, kind)
 }
 
 // Stats is what a pool holds now.

@@ -227,17 +227,6 @@ func (q *Queries) ReleaseRetentionLock(ctx context.Context, db DBTX) error {
 	return err
 }
 
-const studyPinned = `-- name: StudyPinned :one
-SELECT pinned_at FROM studies WHERE id = $1
-`
-
-func (q *Queries) StudyPinned(ctx context.Context, db DBTX, id string) (*time.Time, error) {
-	row := db.QueryRow(ctx, studyPinned, id)
-	var pinned_at *time.Time
-	err := row.Scan(&pinned_at)
-	return pinned_at, err
-}
-
 const tryRetentionLock = `-- name: TryRetentionLock :one
 SELECT pg_try_advisory_lock(7411893605)
 `

@@ -281,17 +281,14 @@ func (s *Service) appendVersion(ctx context.Context, tx pgx.Tx, id string, versi
 
 // Replace checks and loads up and makes it the strategy's new current version. The id,
 // created_at and origin stay; saved parameter values that no longer fit are dropped.
-// Only its owner or an admin may replace it (auth.MayModify, decided again on the locked row).
+// Only its owner or an admin may replace it (auth.MayModify, decided on the locked row; the
+// HTTP layer asks MayChange before it reads the body).
 func (s *Service) Replace(ctx context.Context, caller auth.Identity, id string, up Upload) (*Strategy, error) {
 	if err := CheckUpload(up); err != nil {
 		return nil, err
 	}
-	// Refuse unknown ids and other users before spending time on the code.
-	cur, err := s.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := auth.MayModify(caller, "strategy "+id, deref(cur.CreatedBy)); err != nil {
+	// Refuse unknown ids before spending time on the code.
+	if _, err := s.Get(ctx, id); err != nil {
 		return nil, err
 	}
 	info, err := s.Load(ctx, up.Code)
@@ -355,7 +352,7 @@ func (s *Service) MayChange(ctx context.Context, caller auth.Identity, id string
 	if err != nil {
 		return err
 	}
-	return auth.MayModify(caller, "strategy "+id, deref(cur.CreatedBy))
+	return auth.MayModify(caller, "strategy "+id, auth.OwnerOf(cur.CreatedBy))
 }
 
 // lockForChange locks the live strategy id in tx for a change by caller (nil: the service
@@ -370,16 +367,9 @@ func (s *Service) lockForChange(ctx context.Context, tx pgx.Tx, caller *auth.Ide
 		return head, fmt.Errorf("lock strategy %s: %w", id, err)
 	}
 	if caller != nil {
-		return head, auth.MayModify(*caller, "strategy "+id, deref(head.CreatedBy))
+		return head, auth.MayModify(*caller, "strategy "+id, auth.OwnerOf(head.CreatedBy))
 	}
 	return head, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // keepFitting returns the saved values that still name a parameter and fit its type.

@@ -121,11 +121,7 @@ func (s *Service) lockFor(ctx context.Context, tx pgx.Tx, caller auth.Identity, 
 	if err != nil {
 		return row, fmt.Errorf("load %s: %w", id, err)
 	}
-	owner := ""
-	if row.CreatedBy != nil {
-		owner = *row.CreatedBy
-	}
-	if err := auth.MayModify(caller, "study "+id, owner); err != nil {
+	if err := auth.MayModify(caller, "study "+id, auth.OwnerOf(row.CreatedBy)); err != nil {
 		return row, err
 	}
 	if !Status(row.Status).Can(action) {

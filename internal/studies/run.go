@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
@@ -138,7 +139,7 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[BatchArgs]) error 
 		return nil
 	}
 
-	release, ok := s.cfg.CPU.Acquire(runCtx, cfg.Owner, fairshare.Study)
+	release, ok := s.cfg.Runner.Slot(runCtx, cfg.Owner, fairshare.Study)
 	if !ok {
 		return interrupted(runCtx)
 	}
@@ -275,12 +276,8 @@ func (s *Service) runConfig(ctx context.Context, row store.Study) (cfg jsrt.RunC
 		}
 		feeds[i] = engine.Feed{Symbol: sym, Bars: bars}
 	}
-	owner := ""
-	if row.CreatedBy != nil {
-		owner = *row.CreatedBy
-	}
 	return jsrt.RunConfig{Code: ver.Code, Feeds: feeds, Cash: row.InitialCash, Commission: row.Commission,
-		TimeZone: row.Timezone, Owner: owner, WallTimeLimit: s.cfg.RunTimeout, MemoryLimit: s.cfg.MemoryLimit}, "", nil
+		TimeZone: row.Timezone, Owner: auth.OwnerOf(row.CreatedBy), WallTimeLimit: s.cfg.RunTimeout, MemoryLimit: s.cfg.MemoryLimit}, "", nil
 }
 
 // watch cancels the batch's runs soon after the study is cancelled.

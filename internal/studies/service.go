@@ -37,7 +37,9 @@ import (
 )
 
 // Runner runs strategy code for studies: in the service, the pool of runner processes.
+// Slot is a job's CPU place in this process, shared with the backtests (runner.Pool.Slot).
 type Runner interface {
+	Slot(ctx context.Context, owner string, kind fairshare.Kind) (release func(), ok bool)
 	Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error)
 	RunBatch(ctx context.Context, cfg jsrt.RunConfig, params []map[string]any, objective string, onTrial func(runner.Trial)) error
 	Constraint(ctx context.Context, expr string, combos []map[string]any) ([]bool, error)
@@ -54,9 +56,6 @@ type Config struct {
 	// Lease is how long a running batch's worker may go without renewing its lease before
 	// another worker queues its pending trials again (0: tasks.DefaultLease).
 	Lease time.Duration
-	// CPU is this process's places for runs that compute (nil: no limit), shared with the
-	// backtests (fairshare.Slots).
-	CPU *fairshare.Slots
 	// UserMaxRunning is the fair share: how many units of work (backtests and study jobs)
 	// of one user run at once over all workers (0: no limit; fairshare.Admit).
 	UserMaxRunning int

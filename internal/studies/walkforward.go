@@ -237,7 +237,7 @@ func (s *Service) ExecuteFold(ctx context.Context, job *river.Job[FoldArgs]) err
 	}
 	cfg.Feeds, cfg.TradeFrom = window(cfg.Feeds, f.TrainStart, f.TestEnd), f.TestStart
 
-	release, ok := s.cfg.CPU.Acquire(runCtx, cfg.Owner, fairshare.Study)
+	release, ok := s.cfg.Runner.Slot(runCtx, cfg.Owner, fairshare.Study)
 	if !ok {
 		return interrupted(runCtx)
 	}

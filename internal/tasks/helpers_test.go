@@ -16,7 +16,6 @@ import (
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
-	"github.com/backtestd/backtestd/internal/fairshare"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/pgtest"
@@ -110,7 +109,7 @@ func setup(t *testing.T, o opts) *bundle {
 	if o.runTimeout == 0 {
 		o.runTimeout = 30 * time.Second
 	}
-	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, CPU: fairshare.NewSlots(o.cpuSlots), Runner: runnertest.Pool(t), UserMaxRunning: o.userMax}, st, quietLog())
+	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, Runner: runnertest.PoolSlots(t, o.cpuSlots), UserMaxRunning: o.userMax}, st, quietLog())
 	b.client, err = jobs.NewClient(st.Pool, jobs.Config{Workers: o.workers, RunTimeout: o.runTimeout, Logger: quietLog()}, b.svc)
 	if err != nil {
 		t.Fatal(err)

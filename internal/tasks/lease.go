@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jobs"
@@ -101,7 +102,7 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 	}
 	for _, l := range reaped {
 		s.log.Warn("backtest queued again: "+l.line.Message, "task", l.row.ID, "attempt", l.row.Attempt)
-		s.publish(ctx, events.Message{Event: events.KindLog, Task: l.row.ID, Session: l.row.SessionID, Owner: deref(l.row.CreatedBy),
+		s.publish(ctx, events.Message{Event: events.KindLog, Task: l.row.ID, Session: l.row.SessionID, Owner: auth.OwnerOf(l.row.CreatedBy),
 			Logs: []events.LogLine{{Level: l.line.Level, Message: l.line.Message, Time: events.EpochSeconds(l.line.Wall), Source: l.line.Source}}})
 	}
 	return len(reaped), nil

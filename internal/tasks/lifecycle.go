@@ -24,7 +24,7 @@ func (s *Service) lockForChange(ctx context.Context, tx pgx.Tx, caller auth.Iden
 	if err != nil {
 		return cur, fmt.Errorf("get task %s: %w", id, err)
 	}
-	return cur, auth.MayModify(caller, "task "+id, deref(cur.CreatedBy))
+	return cur, auth.MayModify(caller, "task "+id, auth.OwnerOf(cur.CreatedBy))
 }
 
 // Delete removes a task that has ended, with its attempts, result and logs. A pending or

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -139,8 +141,17 @@ func (s *Service) List(ctx context.Context, f ListFilter) (Page, error) {
 		page.Tasks[i] = fromRow(r.Task)
 		t := r.Task
 		if t.FigTotalReturn != nil {
-			page.Tasks[i].Figures = &Figures{TotalReturn: *t.FigTotalReturn, MaxDrawdownPct: deref(t.FigMaxDrawdownPct),
-				SharpeRatio: t.FigSharpeRatio, TotalTrades: int(deref(t.FigTotalTrades)), FinalValue: deref(t.FigFinalValue)}
+			fig := &Figures{TotalReturn: *t.FigTotalReturn, SharpeRatio: t.FigSharpeRatio}
+			if t.FigMaxDrawdownPct != nil {
+				fig.MaxDrawdownPct = *t.FigMaxDrawdownPct
+			}
+			if t.FigTotalTrades != nil {
+				fig.TotalTrades = int(*t.FigTotalTrades)
+			}
+			if t.FigFinalValue != nil {
+				fig.FinalValue = *t.FigFinalValue
+			}
+			page.Tasks[i].Figures = fig
 		}
 	}
 	if len(rows) == f.Limit && f.Limit > 0 {
@@ -172,8 +183,8 @@ func figureOf(t store.Task, sort string) *float64 {
 	return nil
 }
 
-// listRows runs the query of f's order: one per sort and direction, each served by its
-// index (db/queries/runs_list.sql).
+// listRows runs the query of f's order, each served by its index (migration 00042): newest
+// or oldest first from db/queries/runs_list.sql, a figure's order from figureQuery.
 func (s *Service) listRows(ctx context.Context, tx pgx.Tx, f ListFilter, after cursor, status, strategy, symbol *string) ([]listRow, error) {
 	skip, lim := int32(f.Skip), int32(f.Limit)
 	if f.Sort == "" || f.Sort == "created_at" {
@@ -182,42 +193,139 @@ func (s *Service) listRows(ctx context.Context, tx pgx.Tx, f ListFilter, after c
 			p.AfterCreated = &after.Created
 		}
 		if f.Ascending {
-			return convert(s.q.ListTasksOldest(ctx, tx, store.ListTasksOldestParams(p)))
+			rs, err := s.q.ListTasksOldest(ctx, tx, store.ListTasksOldestParams(p))
+			out := make([]listRow, len(rs))
+			for i, r := range rs {
+				out[i] = listRow(r)
+			}
+			return out, err
 		}
 		return s.q.ListTasks(ctx, tx, p)
 	}
-	p := store.ListTasksByTotalReturnDescParams{AfterTail: after.Tail, AfterFig: after.Fig, AfterCreated: after.Created, AfterID: after.ID,
-		Status: status, StrategyID: strategy, Symbol: symbol, Skip: skip, Lim: lim}
-	switch {
-	case f.Sort == "total_return" && !f.Ascending:
-		return convert(s.q.ListTasksByTotalReturnDesc(ctx, tx, p))
-	case f.Sort == "total_return":
-		return convert(s.q.ListTasksByTotalReturnAsc(ctx, tx, store.ListTasksByTotalReturnAscParams(p)))
-	case f.Sort == "max_drawdown" && !f.Ascending:
-		return convert(s.q.ListTasksByMaxDrawdownDesc(ctx, tx, store.ListTasksByMaxDrawdownDescParams(p)))
-	case f.Sort == "max_drawdown":
-		return convert(s.q.ListTasksByMaxDrawdownAsc(ctx, tx, store.ListTasksByMaxDrawdownAscParams(p)))
-	case f.Sort == "sharpe_ratio" && !f.Ascending:
-		return convert(s.q.ListTasksBySharpeRatioDesc(ctx, tx, store.ListTasksBySharpeRatioDescParams(p)))
-	case f.Sort == "sharpe_ratio":
-		return convert(s.q.ListTasksBySharpeRatioAsc(ctx, tx, store.ListTasksBySharpeRatioAscParams(p)))
-	case f.Sort == "total_trades" && !f.Ascending:
-		return convert(s.q.ListTasksByTotalTradesDesc(ctx, tx, store.ListTasksByTotalTradesDescParams(p)))
-	case f.Sort == "total_trades":
-		return convert(s.q.ListTasksByTotalTradesAsc(ctx, tx, store.ListTasksByTotalTradesAscParams(p)))
+	fig, ok := figures[f.Sort]
+	if !ok {
+		return nil, apperr.Invalid("Invalid sort '%s'", f.Sort)
 	}
-	return nil, apperr.Invalid("Invalid sort '%s'", f.Sort)
-}
-
-// convert turns the rows of the other list queries, which have ListTasks' columns, into
-// its rows.
-func convert[R ~struct {
-	Task store.Task `json:"task"`
-	Part int32      `json:"part"`
-}](rs []R, err error) ([]listRow, error) {
+	dir := descending
+	if f.Ascending {
+		dir = ascending
+	}
+	sql, args := figureQuery(fig, dir, after, status, strategy, symbol, skip, lim)
+	rows, err := tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := pgx.CollectRows(rows, pgx.RowToStructByName[figureRow])
 	out := make([]listRow, len(rs))
 	for i, r := range rs {
-		out[i] = listRow(r)
+		out[i] = listRow{Task: r.Task, Part: r.Part}
 	}
 	return out, err
+}
+
+// figure is a figure sort's column of tasks (each with two partial indexes, migration
+// 00042: the rows with the figure by it, those without by creation) and whether it is an
+// integer, which a cursor's figure is rounded to.
+type figure struct {
+	column  string
+	integer bool
+}
+
+// figures are the figure sorts by their name in ListSorts: the only text figureQuery takes
+// into its SQL, never the request's own.
+var figures = map[string]figure{
+	"total_return": {column: "fig_total_return"},
+	"max_drawdown": {column: "fig_max_drawdown_pct"},
+	"sharpe_ratio": {column: "fig_sharpe_ratio"},
+	"total_trades": {column: "fig_total_trades", integer: true},
+}
+
+// direction is the order of a figure sort.
+type direction int
+
+const (
+	descending direction = iota // highest first, ties newest first
+	ascending                   // lowest first, ties oldest first
+)
+
+// sql is the direction's keyword and the comparison that keeps the rows after a cursor.
+func (d direction) sql() (keyword, after string) {
+	if d == ascending {
+		return "ASC", ">"
+	}
+	return "DESC", "<"
+}
+
+// figureRow is a row of figureQuery: the task's columns, then its part.
+type figureRow struct {
+	store.Task
+	Part int32
+}
+
+// figureQuery is the query of a figure's order and its arguments. Part 0 is the runs with
+// the figure in fig's order, part 1 those without it, newest first; a cursor in part 1
+// (after.Tail) skips part 0. Only the filters given are written, so each query is planned
+// for the indexes its values can use (no "$1 IS NULL OR ..."). Values are parameters; the
+// text comes from figures and direction only.
+func figureQuery(fig figure, dir direction, after cursor, status, strategy, symbol *string, skip, lim int32) (string, []any) {
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var conds []string // the filters given, for the alias %[1]s
+	if status != nil {
+		conds = append(conds, "%[1]s.status = "+arg(*status))
+	}
+	if strategy != nil {
+		conds = append(conds, "%[1]s.strategy_id = "+arg(*strategy))
+	}
+	if symbol != nil {
+		conds = append(conds, "%[1]s.symbols @> ARRAY["+arg(*symbol)+"::text]")
+	}
+	filters := func(alias string) string {
+		var b strings.Builder
+		for _, c := range conds {
+			b.WriteString(" AND ")
+			b.WriteString(fmt.Sprintf(c, alias))
+		}
+		return b.String()
+	}
+	top := arg(skip + lim) // the most rows either part gives
+	kw, op := dir.sql()
+	col := fig.column
+	var parts []string
+	if !after.Tail {
+		where := fmt.Sprintf("a.%s IS NOT NULL", col)
+		if after.Fig != nil {
+			v := arg(*after.Fig) + "::float8"
+			if fig.integer {
+				v = "round(" + v + ")::integer"
+			}
+			where += fmt.Sprintf(" AND (a.%s, a.created_at, a.id) %s (%s, %s::timestamptz, %s::text)", col, op, v, arg(after.Created), arg(after.ID))
+		}
+		order := fmt.Sprintf("a.%[1]s %[2]s, a.created_at %[2]s, a.id %[2]s", col, kw)
+		parts = append(parts, fmt.Sprintf(`(SELECT a.id, 0 AS part, row_number() OVER (ORDER BY %[1]s) AS ord
+   FROM tasks a WHERE %[2]s%[3]s
+   ORDER BY %[1]s LIMIT %[4]s)`, order, where, filters("a"), top))
+	}
+	where := fmt.Sprintf("b.%s IS NULL", col)
+	if after.Tail {
+		where += fmt.Sprintf(" AND (b.created_at, b.id) < (%s::timestamptz, %s::text)", arg(after.Created), arg(after.ID))
+	}
+	parts = append(parts, fmt.Sprintf(`(SELECT b.id, 1 AS part, row_number() OVER (ORDER BY b.created_at DESC, b.id DESC) AS ord
+   FROM tasks b WHERE %[1]s%[2]s
+   ORDER BY b.created_at DESC, b.id DESC LIMIT %[3]s)`, where, filters("b"), top))
+	// The page's ids first, skipped in the indexes, then its rows of tasks: an offset costs
+	// index entries, not rows.
+	sql := fmt.Sprintf(`SELECT t.*, x.part FROM (
+  SELECT u.id, u.part, u.ord FROM (
+  %s
+  ) u
+  ORDER BY u.part, u.ord
+  OFFSET %s LIMIT %s
+) x
+JOIN tasks t ON t.id = x.id
+ORDER BY x.part, x.ord`, strings.Join(parts, "\n  UNION ALL\n  "), arg(skip), arg(lim))
+	return sql, args
 }

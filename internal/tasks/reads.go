@@ -11,14 +11,6 @@ import (
 	"github.com/backtestd/backtestd/internal/store"
 )
 
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
 // Get returns a task with its attempt history.
 func (s *Service) Get(ctx context.Context, id string) (Task, error) {
 	row, err := s.q.GetTaskWithAttempts(ctx, s.db.Pool, id)

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/fairshare"
@@ -214,7 +215,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 	if ver.Origin != "" && ver.Origin != "api" {
 		path = ver.Origin
 	}
-	release, ok := s.cfg.CPU.Acquire(ctx, ownerOf(t), fairshare.Backtest)
+	release, ok := s.cfg.Runner.Slot(ctx, auth.OwnerOf(t.CreatedBy), fairshare.Backtest)
 	if !ok {
 		return nil, nil, &failure{msg: "backtest cancelled before it started: " + context.Cause(ctx).Error()}, nil
 	}
@@ -233,7 +234,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 		Cash:          t.InitialCash,
 		Commission:    t.Commission,
 		TimeZone:      t.Timezone,
-		Owner:         ownerOf(t),
+		Owner:         auth.OwnerOf(t.CreatedBy),
 		WallTimeLimit: s.cfg.RunTimeout,
 		MemoryLimit:   s.cfg.MemoryLimit,
 		OnProgress:    prog.report,
@@ -331,7 +332,7 @@ func (s *Service) fail(t store.Task, msg string) {
 		return
 	}
 	if done {
-		s.publish(ctx, events.Message{Event: events.KindLog, Task: t.ID, Session: t.SessionID, Owner: deref(t.CreatedBy),
+		s.publish(ctx, events.Message{Event: events.KindLog, Task: t.ID, Session: t.SessionID, Owner: auth.OwnerOf(t.CreatedBy),
 			Logs: []events.LogLine{line}})
 		s.publishDone(ctx, t.ID, t.SessionID, int(t.Attempt), StatusFailed, &msg, nil)
 	}
@@ -451,12 +452,4 @@ func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) (int, erro
 		n++
 	}
 	return n, nil
-}
-
-// ownerOf is the user a task runs for ("" for nobody).
-func ownerOf(t store.Task) string {
-	if t.CreatedBy == nil {
-		return ""
-	}
-	return *t.CreatedBy
 }

@@ -48,11 +48,9 @@ type Config struct {
 	RunTimeout  time.Duration // wall-time limit of one run; 0: jsrt's default
 	MemoryLimit uint64        // bytes; 0: jsrt's default
 	LogDir      string        // when set, log lines are appended to <LogDir>/<session_id>.log
-	// CPU is this process's places for runs that compute (nil: no limit), shared with the
-	// studies' runs (see fairshare.Slots).
-	CPU *fairshare.Slots
 	// Runner runs the strategy code, which is untrusted: in the service, a pool of runner
-	// processes (internal/runner). Required for Execute.
+	// processes (internal/runner), whose CPU places the run step waits for. Required for
+	// Execute.
 	Runner Runner
 	// Lease is how long a running task's worker may go without renewing its lease before
 	// Reap queues the task again (0: DefaultLease).
@@ -65,8 +63,10 @@ type Config struct {
 }
 
 // Runner runs one backtest of strategy code. Failures of the strategy are *jsrt.RunError;
-// other errors are infrastructure failures and are retried.
+// other errors are infrastructure failures and are retried. Slot is the run's CPU place in
+// this process, shared with the studies' runs (runner.Pool.Slot).
 type Runner interface {
+	Slot(ctx context.Context, owner string, kind fairshare.Kind) (release func(), ok bool)
 	Run(ctx context.Context, cfg jsrt.RunConfig) (*engine.Result, error)
 }
 

@@ -18,11 +18,17 @@ func Main(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Pool is a runner pool for one test, closed when the test ends. Its package's TestMain
-// must call Main.
+// Pool is a runner pool for one test, closed when the test ends, without a limit on the
+// runs computing at once. Its package's TestMain must call Main.
 func Pool(t testing.TB) *runner.Pool {
 	t.Helper()
-	p, err := runner.New(runner.Config{Warm: 1})
+	return PoolSlots(t, 0)
+}
+
+// PoolSlots is Pool with cpuSlots CPU places (runner.Config.CPUSlots; 0: no limit).
+func PoolSlots(t testing.TB, cpuSlots int) *runner.Pool {
+	t.Helper()
+	p, err := runner.New(runner.Config{Warm: 1, CPUSlots: cpuSlots})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,23 +1,25 @@
-package fairshare
+package runner
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/backtestd/backtestd/internal/fairshare"
 )
 
-// Slots bounds how many runs compute at once in a process (a burst runs a few at a time,
+// slots bounds how many runs compute at once in a process (a burst runs a few at a time,
 // each finishing sooner, and the database keeps time for the API's reads), and decides
 // who goes next: a freed place goes to the waiter whose owner holds the fewest places
 // now, then to a single backtest before a study job, then to the first come. So another
 // user's backtest does not queue behind a study's jobs, and without accounts (one owner)
 // a single backtest still goes before the study's waiting jobs.
 //
-// While no place has been handed on for HogWait (long runs hold them all), the first
+// While no place has been handed on for hogAfter (long runs hold them all), the first
 // waiter in that order may go ahead on an extra place, but no more runs than there are
 // places: a flood of short runs slowed by one another must not turn into all of them at
-// once. A nil *Slots is unlimited.
-type Slots struct {
+// once. A nil *slots is unlimited.
+type slots struct {
 	n       int // places, and as many extra ones
 	hogWait time.Duration
 
@@ -25,35 +27,35 @@ type Slots struct {
 	used     int // places held
 	extra    int // extra places held
 	held     map[string]int
-	queue    []*waiter
+	queue    []*slotWaiter
 	seq      uint64
 	releases uint64 // places handed on so far
 }
 
-// HogWait is how long waiters wait without any place handed on before one goes ahead on
+// hogAfter is how long waiters wait without any place handed on before one goes ahead on
 // an extra place.
-const HogWait = 250 * time.Millisecond
+const hogAfter = 250 * time.Millisecond
 
-type waiter struct {
+type slotWaiter struct {
 	owner   string
-	kind    Kind
+	kind    fairshare.Kind
 	seq     uint64
 	granted chan struct{} // closed when the waiter has its place
 	extra   bool          // the place is an extra one; set before granted is closed
 }
 
-// NewSlots returns n places; nil (no limit) when n <= 0.
-func NewSlots(n int) *Slots {
+// newSlots returns n places; nil (no limit) when n <= 0.
+func newSlots(n int) *slots {
 	if n <= 0 {
 		return nil
 	}
-	return &Slots{n: n, hogWait: HogWait, held: map[string]int{}}
+	return &slots{n: n, hogWait: hogAfter, held: map[string]int{}}
 }
 
-// Acquire waits for a place for a run of kind for owner ("" for nobody). It returns the
+// acquire waits for a place for a run of kind for owner ("" for nobody). It returns the
 // function that gives the place back after the run (once; later calls do nothing), and
 // false when ctx ended first.
-func (s *Slots) Acquire(ctx context.Context, owner string, kind Kind) (release func(), ok bool) {
+func (s *slots) acquire(ctx context.Context, owner string, kind fairshare.Kind) (release func(), ok bool) {
 	if s == nil {
 		return func() {}, ctx.Err() == nil
 	}
@@ -68,7 +70,7 @@ func (s *Slots) Acquire(ctx context.Context, owner string, kind Kind) (release f
 		return s.releaser(owner, false), true
 	}
 	s.seq++
-	w := &waiter{owner: owner, kind: kind, seq: s.seq, granted: make(chan struct{})}
+	w := &slotWaiter{owner: owner, kind: kind, seq: s.seq, granted: make(chan struct{})}
 	s.queue = append(s.queue, w)
 	seen := s.releases
 	s.mu.Unlock()
@@ -100,7 +102,7 @@ func (s *Slots) Acquire(ctx context.Context, owner string, kind Kind) (release f
 
 // hogged gives the first waiter an extra place when no place was handed on since seen (a
 // count of releases) and an extra place is free. It returns the count now.
-func (s *Slots) hogged(seen uint64) uint64 {
+func (s *slots) hogged(seen uint64) uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.releases == seen && s.extra < s.n && len(s.queue) > 0 {
@@ -109,8 +111,8 @@ func (s *Slots) hogged(seen uint64) uint64 {
 	return s.releases
 }
 
-// Waiting is how many runs wait for a place.
-func (s *Slots) Waiting() int {
+// waiting is how many runs wait for a place.
+func (s *slots) waiting() int {
 	if s == nil {
 		return 0
 	}
@@ -119,7 +121,7 @@ func (s *Slots) Waiting() int {
 	return len(s.queue)
 }
 
-func (s *Slots) releaser(owner string, extra bool) func() {
+func (s *slots) releaser(owner string, extra bool) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -142,7 +144,7 @@ func (s *Slots) releaser(owner string, extra bool) func() {
 }
 
 // next is the waiter a place goes to (s.mu held, queue not empty).
-func (s *Slots) next() *waiter {
+func (s *slots) next() *slotWaiter {
 	best := s.queue[0]
 	for _, w := range s.queue[1:] {
 		if s.before(w, best) {
@@ -154,7 +156,7 @@ func (s *Slots) next() *waiter {
 
 // before is the order of the queue: fewest places held by the owner, then kind, then
 // arrival.
-func (s *Slots) before(a, b *waiter) bool {
+func (s *slots) before(a, b *slotWaiter) bool {
 	if ha, hb := s.held[a.owner], s.held[b.owner]; ha != hb {
 		return ha < hb
 	}
@@ -165,7 +167,7 @@ func (s *Slots) before(a, b *waiter) bool {
 }
 
 // grant gives w a place (s.mu held).
-func (s *Slots) grant(w *waiter, extra bool) {
+func (s *slots) grant(w *slotWaiter, extra bool) {
 	s.remove(w)
 	if extra {
 		s.extra++
@@ -177,7 +179,7 @@ func (s *Slots) grant(w *waiter, extra bool) {
 	close(w.granted)
 }
 
-func (s *Slots) remove(w *waiter) {
+func (s *slots) remove(w *slotWaiter) {
 	for i, q := range s.queue {
 		if q == w {
 			s.queue = append(s.queue[:i], s.queue[i+1:]...)
