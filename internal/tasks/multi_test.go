@@ -2,6 +2,7 @@ package tasks_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,35 @@ func TestSeveralStrategiesTask(t *testing.T) {
 	for i, want := range local.Trades {
 		if got := stored.Trades[i]; got.Strategy != want.Strategy || !near(got.PnLNet, want.PnLNet) {
 			t.Fatalf("round trip %d: stored strategy %d pnl %v, local %d %v", i, got.Strategy, got.PnLNet, want.Strategy, want.PnLNet)
+		}
+	}
+	// The BI views name the strategy of each fill and round trip as the result does.
+	for _, view := range []string{"bi_executions", "bi_trades"} {
+		rows, err := b.store.Pool.Query(b.ctx, "SELECT strategy, count(*) FROM "+view+" WHERE task_id = $1 GROUP BY strategy", task.TaskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bi := map[int]int{}
+		for rows.Next() {
+			var s, n int
+			if err := rows.Scan(&s, &n); err != nil {
+				t.Fatal(err)
+			}
+			bi[s] = n
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		want := map[int]int{}
+		if view == "bi_executions" {
+			want = per
+		} else {
+			for _, tr := range local.Trades {
+				want[tr.Strategy]++
+			}
+		}
+		if fmt.Sprint(bi) != fmt.Sprint(want) {
+			t.Errorf("%s: rows per strategy %v, want %v", view, bi, want)
 		}
 	}
 	list, err := rs.Strategies(b.ctx, task.TaskID)
