@@ -98,6 +98,7 @@ type BiExecution struct {
 	Commission float64     `json:"commission"`
 	Pnl        float64     `json:"pnl"`
 	Status     string      `json:"status"`
+	Strategy   int16       `json:"strategy"`
 }
 
 type BiLookaheadCheck struct {
