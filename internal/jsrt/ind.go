@@ -138,7 +138,7 @@ func (h *host) multi(feed int, names []string, ss ...engine.Series) *goja.Object
 }
 
 func (h *host) indObject() *goja.Object {
-	o := &lazyFuncs{rt: h.rt}
+	o := newLazyFuncs(h.rt, len(indicatorNames))
 	one := func(name string, def int, f func(engine.Series, int) engine.Series) {
 		key := "period"
 		if name == "Delay" {
@@ -331,7 +331,7 @@ func (h *host) alignTo(feed int, l *line) *line {
 // lineOps installs arithmetic and comparisons on lines and the strategy's own
 // indicators (ind.Apply per bar, ind.Compute over the whole series).
 func (h *host) lineOps(o *lazyFuncs) {
-	methods := &lazyFuncs{rt: h.rt}
+	methods := newLazyFuncs(h.rt, len(lineOperations))
 	// Each operation is ind.Name(a, b) and, on every line, a.name(b).
 	for _, op := range lineOperations {
 		fn := func(call goja.FunctionCall) goja.Value {
@@ -448,82 +448,90 @@ var lineOperations = func() []lineOp {
 	return ops
 }()
 
-// lazyFuncs is the ind namespace as a goja dynamic object: its functions are Go closures
-// until a strategy first reads one, which then becomes a named script function and stays
-// the same object (ind.SMA === ind.SMA). Making all of them for every run, when a strategy
-// uses two or three, was about 8% of a study's CPU and a fifth of its allocation. A script
-// may still assign and delete properties, as on a plain object; it cannot freeze ind.
+// lazyFuncs is the ind namespace (and the other host objects of named functions) as a goja
+// dynamic object: its functions are Go closures until a strategy first reads one, which
+// then becomes a named script function and stays the same object (ind.SMA === ind.SMA).
+// Making all of them for every run, when a strategy uses two or three, was about 8% of a
+// study's CPU and a fifth of its allocation. A script may still assign and delete
+// properties, as on a plain object; it cannot freeze one.
 type lazyFuncs struct {
-	rt    *goja.Runtime
-	names []string                                      // in the order defined: Object.keys(ind)
-	fns   map[string]func(goja.FunctionCall) goja.Value // not yet read, or never overwritten
-	vals  map[string]goja.Value                         // read or assigned
+	rt *goja.Runtime
+	// The properties in the order defined (Object.keys). A slice, not a map: the host
+	// looks a name up only on a script's first read of it, and a run makes some 80 of them.
+	props []lazyProp
 }
 
-// Set defines name (the indObject code's side: it is called like goja.Object.Set).
-func (o *lazyFuncs) Set(name string, fn func(goja.FunctionCall) goja.Value) error {
-	if o.fns == nil {
-		o.fns = make(map[string]func(goja.FunctionCall) goja.Value, len(indicatorNames))
+func newLazyFuncs(rt *goja.Runtime, n int) *lazyFuncs {
+	return &lazyFuncs{rt: rt, props: make([]lazyProp, 0, n)}
+}
+
+type lazyProp struct {
+	name string
+	fn   any        // a Go function goja.Runtime.ToValue takes, until read
+	v    goja.Value // once read, or as assigned
+}
+
+func (o *lazyFuncs) find(key string) int {
+	for i := range o.props {
+		if o.props[i].name == key {
+			return i
+		}
 	}
-	if _, ok := o.fns[name]; !ok {
-		o.names = append(o.names, name)
+	return -1
+}
+
+// Set defines name (the host's side: it is called like goja.Object.Set).
+func (o *lazyFuncs) Set(name string, fn any) error {
+	if i := o.find(name); i >= 0 {
+		o.props[i] = lazyProp{name: name, fn: fn}
+		return nil
 	}
-	o.fns[name] = fn
+	o.props = append(o.props, lazyProp{name: name, fn: fn})
 	return nil
 }
 
 // Get implements goja.DynamicObject.
 func (o *lazyFuncs) Get(key string) goja.Value {
-	if v, ok := o.vals[key]; ok {
-		return v
-	}
-	fn, ok := o.fns[key]
-	if !ok {
+	i := o.find(key)
+	if i < 0 {
 		return nil
 	}
-	v := named(o.rt, key, fn)
-	if o.vals == nil {
-		o.vals = make(map[string]goja.Value, 4)
+	p := &o.props[i]
+	if p.v == nil {
+		p.v, p.fn = named(o.rt, key, p.fn), nil
 	}
-	o.vals[key] = v
-	return v
+	return p.v
 }
 
 // lazyInd is lazyFuncs as the script sees it (its Set is the script's assignment).
 type lazyInd struct{ *lazyFuncs }
 
 // Set implements goja.DynamicObject.
-func (o lazyInd) Set(key string, v goja.Value) bool { return o.setValue(key, v) }
-
-func (o *lazyFuncs) setValue(key string, v goja.Value) bool {
-	if !o.Has(key) {
-		o.names = append(o.names, key)
+func (o lazyInd) Set(key string, v goja.Value) bool {
+	if i := o.find(key); i >= 0 {
+		o.props[i] = lazyProp{name: key, v: v}
+	} else {
+		o.props = append(o.props, lazyProp{name: key, v: v})
 	}
-	if o.vals == nil {
-		o.vals = make(map[string]goja.Value, 4)
-	}
-	o.vals[key] = v
 	return true
 }
 
 // Has implements goja.DynamicObject.
-func (o *lazyFuncs) Has(key string) bool {
-	if _, ok := o.vals[key]; ok {
-		return true
-	}
-	_, ok := o.fns[key]
-	return ok
-}
+func (o *lazyFuncs) Has(key string) bool { return o.find(key) >= 0 }
 
 // Delete implements goja.DynamicObject.
 func (o *lazyFuncs) Delete(key string) bool {
-	if o.Has(key) {
-		delete(o.vals, key)
-		delete(o.fns, key)
-		o.names = slices.DeleteFunc(o.names, func(n string) bool { return n == key })
+	if i := o.find(key); i >= 0 {
+		o.props = slices.Delete(o.props, i, i+1)
 	}
 	return true
 }
 
 // Keys implements goja.DynamicObject.
-func (o *lazyFuncs) Keys() []string { return slices.Clone(o.names) }
+func (o *lazyFuncs) Keys() []string {
+	keys := make([]string, len(o.props))
+	for i := range o.props {
+		keys[i] = o.props[i].name
+	}
+	return keys
+}

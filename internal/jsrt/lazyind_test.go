@@ -8,8 +8,8 @@ import (
 	"github.com/backtestd/backtestd/internal/engine"
 )
 
-// ind and the lines' methods are made on first use (lazyFuncs); to a strategy they are
-// still ordinary objects of named functions.
+// ind, the lines' methods, the broker's and the prelude's host functions are made on first
+// use (lazyFuncs); to a strategy they are still objects of named functions.
 func TestIndIsMadeOnFirstUse(t *testing.T) {
 	t.Parallel()
 	bars := walk(12)
@@ -24,6 +24,7 @@ func TestIndIsMadeOnFirstUse(t *testing.T) {
 		{"delete", `(() => { delete ind.TRIX; return !('TRIX' in ind) && !Object.keys(ind).includes('TRIX') && ind.TRIX === undefined; })()`},
 		{"still the prototype chain", `typeof ind.toString === 'function' && ind.constructor === Object`},
 		{"lines keep Array's methods", `typeof this.data.close.map === 'function' && [...this.data.close].length === this.data.close.length && Array.isArray(Object.getPrototypeOf(Object.getPrototypeOf(this.data.close))) === Array.isArray(Array.prototype)`},
+		{"broker's methods", `this.broker.getCash === this.broker.getCash && this.broker.getCash.name === 'getCash' && this.broker.setSlippagePerc.name === 'setSlippagePerc' && this.broker.getCash() === this.broker.cash && 'setCoc' in this.broker`},
 		{"a line's method computes as ind's", `Object.is(this.data.close.sub(this.data.open)[0], ind.Sub(this.data.close, this.data.open)[0]) && typeof this.data.close.gt === 'function'`},
 	} {
 		code := `class T extends Strategy { init() { if (!(` + c.expr + `)) throw new Error('false'); } }`
