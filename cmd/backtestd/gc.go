@@ -6,7 +6,8 @@ import (
 	"runtime/debug"
 )
 
-// lateGCHeap is the heap at which `run` starts collecting garbage (see collectLate).
+// lateGCHeap is the heap at which `run`, `bias` and `sweep` start collecting garbage (see
+// collectLate).
 const lateGCHeap = 256 << 20
 
 // collectLate holds the garbage collector back until the heap reaches lateGCHeap, then

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"sync"
 	"time"
 )
 
@@ -76,6 +77,10 @@ func analyze(r *Result, opened int, returns bool) {
 	r.Summary = summarize(r)
 }
 
+// dailyReturns holds sharpe's scratch of daily returns (a study's runs one after another
+// on each core would otherwise allocate a series' worth each).
+var dailyReturns sync.Pool // of *[]float64
+
 func sharpe(initial float64, eq []EquityPoint) SharpeResult {
 	var s SharpeResult
 	if len(eq) == 0 {
@@ -84,7 +89,13 @@ func sharpe(initial float64, eq []EquityPoint) SharpeResult {
 	// Returns per calendar day, as backtrader's TimeReturn with timeframe Days: the same
 	// as per bar on daily bars, except where a day has two points (the extra step that
 	// delivers a resampled feed's last bar).
-	rets := make([]float64, 0, len(eq))
+	buf, _ := dailyReturns.Get().(*[]float64)
+	if buf == nil {
+		buf = new([]float64)
+	}
+	defer dailyReturns.Put(buf)
+	rets := (*buf)[:0]
+	defer func() { *buf = rets[:0] }()
 	var prevDay int64
 	for i, p := range eq {
 		day := dayNumber(p.Time)

@@ -13,8 +13,8 @@ import (
 // price, data] (data: a feed's index, one of this.datas or a symbol), sorted by date; a
 // date is 'YYYY-MM-DD', 'YYYY-MM-DDTHH:MM:SS[.ffffff]' (UTC) or a Date. notify (default
 // true) sends the orders to notifyOrder. Call it in init().
-func (h *host) addOrderHistoryMethod() goja.Value {
-	return named(h.rt, "addOrderHistory", func(call goja.FunctionCall) goja.Value {
+func (h *host) addOrderHistoryMethod() func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
 		if h.inited {
 			h.throw("addOrderHistory must be called in init()")
 		}
@@ -53,7 +53,7 @@ func (h *host) addOrderHistoryMethod() goja.Value {
 			h.throw("addOrderHistory: %s", err.Error())
 		}
 		return goja.Undefined()
-	})
+	}
 }
 
 // historyTime reads an order history's date as backtrader's _process_order_history does.

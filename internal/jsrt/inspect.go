@@ -306,8 +306,10 @@ var lifecycleMethods = []string{"init", "prenext", "nextStart", "nextOpen", "nex
 // funcKinds holds what tells async and generator functions apart, read from the runtime
 // before the strategy's code runs.
 type funcKinds struct {
+	rt                   *goja.Runtime
 	toString             goja.Callable // Function.prototype.toString
-	asyncProto, genProto *goja.Object  // prototypes of async and generator functions
+	funcProto            *goja.Object  // Function.prototype: a plain function's or method's
+	asyncProto, genProto *goja.Object  // prototypes of async and generator functions, once needed
 }
 
 func captureFuncKinds(rt *goja.Runtime) (*funcKinds, error) {
@@ -316,14 +318,38 @@ func captureFuncKinds(rt *goja.Runtime) (*funcKinds, error) {
 		return nil, err
 	}
 	arr := v.ToObject(rt)
-	k := &funcKinds{}
+	k := &funcKinds{rt: rt}
 	k.toString, _ = goja.AssertFunction(arr.Get("0"))
-	k.asyncProto, _ = arr.Get("1").(*goja.Object)
-	k.genProto, _ = arr.Get("2").(*goja.Object)
-	if k.toString == nil || k.asyncProto == nil || k.genProto == nil {
+	k.funcProto, _ = arr.Get("1").(*goja.Object)
+	if k.toString == nil || k.funcProto == nil {
 		return nil, errors.New("function prototypes not found")
 	}
 	return k, nil
+}
+
+// protoKind returns "async" or "generator" when p is the prototype of such functions. The
+// two prototypes are read from fresh function literals, which no script can change.
+func (k *funcKinds) protoKind(p *goja.Object) string {
+	if k.asyncProto == nil {
+		v, err := k.rt.RunProgram(asyncGenProgram)
+		if err != nil {
+			return ""
+		}
+		arr := v.ToObject(k.rt)
+		a, _ := arr.Get("0").(*goja.Object)
+		g, _ := arr.Get("1").(*goja.Object)
+		if a == nil || g == nil {
+			return ""
+		}
+		k.asyncProto, k.genProto = a.Prototype(), g.Prototype()
+	}
+	switch p {
+	case k.asyncProto:
+		return "async"
+	case k.genProto:
+		return "generator"
+	}
+	return ""
 }
 
 // asyncMethodSrcRe matches the source text of an async method (`async next() {}`), not a
@@ -341,11 +367,10 @@ func (k *funcKinds) kindOf(v goja.Value) string {
 	if _, isFn := goja.AssertFunction(o); !isFn {
 		return ""
 	}
-	switch o.Prototype() {
-	case k.asyncProto:
-		return "async"
-	case k.genProto:
-		return "generator"
+	if p := o.Prototype(); p != k.funcProto {
+		if kind := k.protoKind(p); kind != "" {
+			return kind
+		}
 	}
 	if src, err := k.toString(o); err == nil && asyncMethodSrcRe.MatchString(src.String()) {
 		return "async"

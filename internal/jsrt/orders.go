@@ -192,7 +192,7 @@ func (h *host) submit(r engine.OrderRequest) goja.Value {
 
 func (h *host) hostObject() *goja.Object {
 	rt := h.rt
-	o := rt.NewObject()
+	o := newLazyFuncs(rt, 12) // made on first use, as ind's
 	// order and close run on every order: they take goja's FunctionCall, as the others
 	// need not, because a Go function of other types is called through reflection.
 	_ = o.Set("order", func(c goja.FunctionCall) goja.Value { // (strategy, side, opts)
@@ -353,8 +353,7 @@ func (h *host) hostObject() *goja.Object {
 		}
 		h.eng.Log(lv, "strategy", m)
 	})
-	nameFunctions(rt, o)
-	return o
+	return rt.NewDynamicObject(lazyInd{o})
 }
 
 func sign(x float64) float64 {

@@ -239,17 +239,6 @@ func named(rt *goja.Runtime, name string, fn any) goja.Value {
 	return v
 }
 
-// nameFunctions gives every function property of o its property's name (see named).
-func nameFunctions(rt *goja.Runtime, o *goja.Object) {
-	for _, k := range o.Keys() {
-		if f, ok := o.Get(k).(*goja.Object); ok {
-			if _, isFn := goja.AssertFunction(f); isFn {
-				_ = f.DefineDataProperty("name", rt.ToValue(k), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-			}
-		}
-	}
-}
-
 // newRuntime returns a runtime with only the language built-ins plus the
 // given globals. Host objects such as require, process or timers do not
 // exist in goja unless installed, so nothing else is reachable.

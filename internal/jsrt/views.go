@@ -219,7 +219,7 @@ func (p *positionView) Keys() []string              { return []string{"size", "p
 // BackBroker a strategy may change (commission scheme, slippage).
 type brokerView struct {
 	h       *host
-	methods map[string]goja.Value
+	methods *lazyFuncs // made on first use, as ind's
 }
 
 func (b *brokerView) Get(key string) goja.Value {
@@ -229,27 +229,26 @@ func (b *brokerView) Get(key string) goja.Value {
 	case "value":
 		return b.h.rt.ToValue(b.h.eng.Value())
 	}
-	return b.methods[key] // nil when not ours: looked up on the prototype (toString, valueOf, …)
+	return b.methods.Get(key) // nil when not ours: looked up on the prototype (toString, valueOf, …)
 }
 func (b *brokerView) Set(string, goja.Value) bool { return false }
 func (b *brokerView) Has(key string) bool {
-	_, ok := b.methods[key]
-	return ok || key == "cash" || key == "value"
+	return b.methods.Has(key) || key == "cash" || key == "value"
 }
 func (b *brokerView) Delete(string) bool { return false }
 func (b *brokerView) Keys() []string     { return []string{"cash", "value"} }
 
 func (h *host) brokerObject() *goja.Object {
-	b := &brokerView{h: h, methods: map[string]goja.Value{}}
-	b.methods["getCash"] = named(h.rt, "getCash", func() float64 { return h.eng.Cash() })
-	b.methods["getValue"] = named(h.rt, "getValue", func(call goja.FunctionCall) goja.Value {
+	b := &brokerView{h: h, methods: newLazyFuncs(h.rt, 12)}
+	_ = b.methods.Set("getCash", func() float64 { return h.eng.Cash() })
+	_ = b.methods.Set("getValue", func(call goja.FunctionCall) goja.Value {
 		if len(call.Arguments) > 0 && !goja.IsUndefined(call.Argument(0)) {
 			return h.rt.ToValue(h.eng.FeedValue(h.feedOf(call.Argument(0))))
 		}
 		return h.rt.ToValue(h.eng.Value())
 	})
-	slippage := func(name string, perc bool) goja.Value {
-		return named(h.rt, name, func(call goja.FunctionCall) goja.Value {
+	slippage := func(name string, perc bool) func(goja.FunctionCall) goja.Value {
+		return func(call goja.FunctionCall) goja.Value {
 			amount := call.Argument(0).ToFloat()
 			op := h.readOpts(call.Argument(1))
 			flag := func(key string, def bool) bool {
@@ -270,9 +269,9 @@ func (h *host) brokerObject() *goja.Object {
 				h.throw("%s: %s", name, err.Error())
 			}
 			return goja.Undefined()
-		})
+		}
 	}
-	b.methods["setCommission"] = named(h.rt, "setCommission", func(call goja.FunctionCall) goja.Value {
+	_ = b.methods.Set("setCommission", func(call goja.FunctionCall) goja.Value {
 		op := h.readOpts(call.Argument(0))
 		if op.o == nil {
 			h.throw("setCommission expects {commission, commtype, minimum, margin, mult}")
@@ -301,19 +300,19 @@ func (h *host) brokerObject() *goja.Object {
 		}
 		return goja.Undefined()
 	})
-	flag := func(name string, set func(bool)) goja.Value {
-		return named(h.rt, name, func(call goja.FunctionCall) goja.Value {
+	flag := func(name string, set func(bool)) func(goja.FunctionCall) goja.Value {
+		return func(call goja.FunctionCall) goja.Value {
 			on := true
 			if a := call.Argument(0); !goja.IsUndefined(a) {
 				on = a.ToBoolean()
 			}
 			set(on)
 			return goja.Undefined()
-		})
+		}
 	}
-	b.methods["setCoc"] = flag("setCoc", h.eng.SetCheatOnClose)
-	b.methods["setEosBar"] = flag("setEosBar", h.eng.SetEndOfSessionBar)
-	b.methods["setFiller"] = named(h.rt, "setFiller", func(call goja.FunctionCall) goja.Value {
+	_ = b.methods.Set("setCoc", flag("setCoc", h.eng.SetCheatOnClose))
+	_ = b.methods.Set("setEosBar", flag("setEosBar", h.eng.SetEndOfSessionBar))
+	_ = b.methods.Set("setFiller", func(call goja.FunctionCall) goja.Value {
 		var f engine.Filler
 		if a := call.Argument(0); !goja.IsUndefined(a) && !goja.IsNull(a) {
 			op := h.readOpts(a)
@@ -333,9 +332,9 @@ func (h *host) brokerObject() *goja.Object {
 		}
 		return goja.Undefined()
 	})
-	b.methods["addOrderHistory"] = h.addOrderHistoryMethod()
-	b.methods["setSlippagePerc"] = slippage("setSlippagePerc", true)
-	b.methods["setSlippageFixed"] = slippage("setSlippageFixed", false)
+	_ = b.methods.Set("addOrderHistory", h.addOrderHistoryMethod())
+	_ = b.methods.Set("setSlippagePerc", slippage("setSlippagePerc", true))
+	_ = b.methods.Set("setSlippageFixed", slippage("setSlippageFixed", false))
 	return h.rt.NewDynamicObject(b)
 }
 
