@@ -226,3 +226,29 @@ func SessionFiller(f Feed, p SessionFillerParams) (Feed, error) {
 	}
 	return out, nil
 }
+
+// BarReplayerOpen splits each of f's bars in two steps, as backtrader's
+// bt.filters.BarReplayer_Open (DayStepsFilter) does: first the bar's open alone (open,
+// high, low and close at the open, no volume), then the whole bar, both at the bar's time.
+// The feed is replayed (its Replay set): the strategy sees one bar growing from its open
+// to the whole bar, next() runs on both steps and lengths count the original bars, while
+// the broker fills against each step, so a Limit or Stop order made at the open can fill
+// on the whole bar of the same day and a Market order waits for the next day's open
+// (backtrader fills a market order only after its bar's time).
+func BarReplayerOpen(f Feed) Feed {
+	n := len(f.Bars)
+	out := Feed{Symbol: f.Symbol, Bars: make([]Bar, 0, 2*n)}
+	r := &Replayed{Index: make([]int, 0, 2*n), Last: make([]int, 0, n)}
+	for i, b := range f.Bars {
+		o := b
+		o.High, o.Low, o.Close, o.Volume = b.Open, b.Open, b.Open, 0
+		out.Bars = append(out.Bars, o, b)
+		r.Index = append(r.Index, i, i)
+		r.Last = append(r.Last, 2*i+1)
+	}
+	// the whole bar replaces the open's bar wholesale (backtrader's _updatebar), so the bar
+	// as it stands is each step itself
+	r.Bars = out.Bars
+	out.Replay = r
+	return out
+}

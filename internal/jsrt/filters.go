@@ -21,11 +21,13 @@ var filterKeys = map[string][]string{
 	"renko":         {"size", "autosize", "dynamic", "align", "roundstart", "hilo"},
 	"calendardays":  {"fill_price", "fill_vol"},
 	"sessionfiller": {"minutes", "sessionstart", "sessionend", "fill_price", "fill_vol", "skip_first_fill"},
+	"barreplayer_open": nil,
 }
 
 // reshaping are the filters that add or drop bars: the last of their feed's filters, and
 // not combined with resampling or replay, whose bars backtrader would build past them.
-var reshaping = map[string]string{"renko": "Renko", "calendardays": "CalendarDays", "sessionfiller": "SessionFiller"}
+var reshaping = map[string]string{"renko": "Renko", "calendardays": "CalendarDays", "sessionfiller": "SessionFiller",
+	"barreplayer_open": "BarReplayer_Open"}
 
 // filtered returns feeds with the filters the strategy class declares in its static
 // filters (backtrader's data.addfilter) applied to them, in order: an object or an array
@@ -67,7 +69,7 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 		kind := strings.ToLower(name)
 		allowed, known := filterKeys[kind]
 		if !known {
-			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi', 'Renko', 'CalendarDays' or 'SessionFiller', got %v", i, m["filter"])
+			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi', 'Renko', 'CalendarDays', 'SessionFiller' or 'BarReplayer_Open', got %v", i, m["filter"])
 		}
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -144,6 +146,13 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "sessionfiller: "))
 			}
 			out[data] = f
+		case "barreplayer_open":
+			// the split feed is replayed (next() on both steps, lengths in whole bars),
+			// which the engine does for a run of one feed, as for static replay
+			if len(feeds) != 1 {
+				return nil, fmt.Errorf("filters[%d]: BarReplayer_Open needs a run of one feed, this one has %d", i, len(feeds))
+			}
+			out[data] = engine.BarReplayerOpen(out[data])
 		}
 	}
 	return out, nil

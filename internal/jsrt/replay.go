@@ -25,6 +25,11 @@ type replayState struct {
 func (h *host) replayed(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 	v := cls.Get("replay")
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		for k, f := range feeds { // replayed by a filter (BarReplayer_Open)
+			if f.Replay != nil {
+				h.replay = &replayState{feed: k, r: f.Replay}
+			}
+		}
 		return feeds, nil
 	}
 	m, ok := v.Export().(map[string]any)

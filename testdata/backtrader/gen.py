@@ -1280,7 +1280,45 @@ class SessionFillerCross(bt.Strategy):
             self.close()
 
 
+class DayStepsOpen(bt.Strategy):
+    """bt.filters.BarReplayer_Open (DayStepsFilter), after samples/daysteps: each day
+    delivered first as its open alone, then whole, next() called on both (backtrader
+    replays the feed). At the open (the data's length has grown), when flat with nothing
+    pending and the open above the SMA(`period`) of the closes (the day as it stands, its
+    close the open), a buy Limit `off` under the open, good till filled (it can fill on
+    the same day's whole bar); in a position, a close at market when the day opens under
+    the previous day's low (filled at the next day's open: backtrader fills a market order
+    only after its bar's time). On the whole day, in a position, a close at market when
+    the close falls under the SMA."""
+    params = dict(period=10, size=10, off=0.005)
+    filters = [(bt.filters.BarReplayer_Open, {})]
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+        self.lcontrol = 0
+        self.order = None
+
+    def notify_order(self, order):
+        if self.order is not None and order.ref == self.order.ref and not order.alive():
+            self.order = None
+
+    def next(self):
+        d = self.data
+        opening = len(d) > self.lcontrol
+        self.lcontrol = len(d)
+        if self.order is not None:
+            return
+        if opening:
+            if not self.position and d.open[0] > self.sma[0]:
+                self.order = self.buy(exectype=bt.Order.Limit, price=d.open[0] * (1.0 - self.p.off), size=self.p.size)
+            elif self.position and d.open[0] < d.low[-1]:
+                self.order = self.close()
+        elif self.position and d.close[0] < self.sma[0]:
+            self.order = self.close()
+
+
 FILTER_STRATEGIES = {
+    "day_steps_open": (DayStepsOpen, ["orcl.csv", "nvda.csv"]),
     "session_filler": (SessionFillerCross, ["es_min5_gaps.csv"]),
     "heikin_ashi_weekly": (HeikinAshiWeekly, ["orcl.csv"]),
     "calendar_days": (CalendarCross, ["orcl.csv", "nvda.csv"]),
