@@ -196,3 +196,20 @@ func TestSessionFiller(t *testing.T) {
 		t.Errorf("with skip_first_fill false and a fill price: %v, first bar %+v", err, got.Bars[0])
 	}
 }
+
+// BarReplayer_Open by hand: each bar as its open alone (no volume), then whole, both at its
+// time; the replay maps both steps to the bar and ends each bar at its whole step.
+func TestBarReplayerOpen(t *testing.T) {
+	f := BarReplayerOpen(filterBars([4]float64{10, 12, 8, 11}, [4]float64{11, 15, 10, 14}))
+	want := "03-04 10 10 10 10 0; 03-04 10 12 8 11 10; 03-05 11 11 11 11 0; 03-05 11 15 10 14 20"
+	if got := ohlc(f); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	r := f.Replay
+	if r == nil || fmt.Sprint(r.Index, r.Last) != "[0 0 1 1] [1 3]" || len(r.Bars) != 4 || r.Bars[1] != f.Bars[1] {
+		t.Errorf("replay %+v", r)
+	}
+	if e := BarReplayerOpen(Feed{Symbol: "X"}); len(e.Bars) != 0 || len(e.Replay.Last) != 0 {
+		t.Errorf("an empty feed split into %d bars", len(e.Bars))
+	}
+}

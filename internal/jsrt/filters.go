@@ -21,7 +21,8 @@ var filterKeys = map[string][]string{
 	"renko":         {"size", "autosize", "dynamic", "align", "roundstart", "hilo"},
 	"calendardays":  {"fill_price", "fill_vol"},
 	"sessionfiller": {"minutes", "sessionstart", "sessionend", "fill_price", "fill_vol", "skip_first_fill"},
-	"barreplayer_open": nil,
+
+	"barreplayer_open": nil, // backtrader's DayStepsFilter
 }
 
 // reshaping are the filters that add or drop bars: the last of their feed's filters, and

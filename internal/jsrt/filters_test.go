@@ -71,7 +71,7 @@ func TestFilterAndReplayErrors(t *testing.T) {
 		want         string
 	}{
 		{"filters not an object", `static filters = 'HeikinAshi';`, one, "static filters must be an object {filter, data, ...} or an array of them"},
-		{"unknown filter", `static filters = { filter: 'SessionFilter' };`, one, "filters[0].filter must be 'HeikinAshi', 'Renko', 'CalendarDays' or 'SessionFiller', got SessionFilter"},
+		{"unknown filter", `static filters = { filter: 'SessionFilter' };`, one, "filters[0].filter must be 'HeikinAshi', 'Renko', 'CalendarDays', 'SessionFiller' or 'BarReplayer_Open', got SessionFilter"},
 		{"no bar size", `static filters = { filter: 'SessionFiller' };`, one, "filters[0]: minutes, the bars' size in minutes, is required"},
 		{"bad bar size", `static filters = { filter: 'SessionFiller', minutes: 2.5 };`, one, "filters[0]: minutes must be the bars' size, a whole number of minutes from 1 to 1440, got 2.5"},
 		{"bad session time", `static filters = { filter: 'SessionFiller', minutes: 5, sessionend: '25:00' };`, one, `filters[0]: sessionend must be a time of day (HH:MM or HH:MM:SS), got "25:00"`},
@@ -85,6 +85,10 @@ func TestFilterAndReplayErrors(t *testing.T) {
 		{"autosize making 0", `static filters = { filter: 'Renko', autosize: 200 };`, one, "filters[0]: autosize 200 makes bricks of 0 from the first open"},
 		{"filter after Renko", `static filters = [{ filter: 'Renko', size: 1 }, { filter: 'HeikinAshi' }];`, one, "filters[1]: Renko must be the last filter of its feed (this.datas[0])"},
 		{"filter after CalendarDays", `static filters = [{ filter: 'CalendarDays' }, { filter: 'Renko', size: 1 }];`, one, "filters[1]: CalendarDays must be the last filter of its feed (this.datas[0])"},
+		{"BarReplayer_Open on two feeds", `static filters = { filter: 'BarReplayer_Open', data: 1 };`, two, "filters[0]: BarReplayer_Open needs a run of one feed, this one has 2"},
+		{"filter after BarReplayer_Open", `static filters = [{ filter: 'BarReplayer_Open' }, { filter: 'HeikinAshi' }];`, one, "filters[1]: BarReplayer_Open must be the last filter of its feed (this.datas[0])"},
+		{"BarReplayer_Open and resample", `static filters = { filter: 'BarReplayer_Open' }; static resample = { timeframe: 'weeks' };`, one, "filters[0]: BarReplayer_Open cannot be combined with static resample"},
+		{"BarReplayer_Open parameter", `static filters = { filter: 'BarReplayer_Open', closevol: 0.5 };`, one, `filters[0]: BarReplayer_Open has no parameter "closevol"`},
 		{"filters and replay", `static filters = { filter: 'HeikinAshi' }; static replay = { timeframe: 'weeks' };`, one, "static replay cannot be combined with static filters"},
 		{"Renko and resample", `static filters = { filter: 'Renko', size: 1 }; static resample = { timeframe: 'weeks' };`, one, "filters[0]: Renko cannot be combined with static resample"},
 		{"CalendarDays and resample", `static filters = [{ filter: 'HeikinAshi' }, { filter: 'CalendarDays' }]; static resample = { timeframe: 'weeks' };`, one, "filters[1]: CalendarDays cannot be combined with static resample"},

@@ -15,7 +15,8 @@ import (
 )
 
 // TestFilterAndReplayTasksMatchBacktrader runs the examples that declare a data filter
-// (static filters) or a replay (static replay), and the CalendarDays fixture's twin,
+// (static filters) or a replay (static replay), and the CalendarDays and BarReplayer_Open
+// fixtures' twins,
 // through the task queue on the imported
 // ORCL reference data, and compares every stored execution, equity point, round trip's
 // length and the final value with what backtrader did
@@ -28,7 +29,7 @@ func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
 	if _, err := md.Import(b.ctx, "testsrc", "ORCL", "", "1d", time.UTC, readRef(t, "orcl.csv")); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"heikin_ashi", "renko", "replay_weekly", "calendar_days"} {
+	for _, name := range []string{"heikin_ashi", "renko", "replay_weekly", "calendar_days", "day_steps_open"} {
 		t.Run(name, func(t *testing.T) {
 			code, err := os.ReadFile(filepath.Join("..", "..", "examples", name+".js"))
 			if errors.Is(err, fs.ErrNotExist) { // a fixture's twin
