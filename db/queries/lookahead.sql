@@ -20,3 +20,12 @@ ORDER BY checked_at DESC, id DESC;
 -- never checked).
 SELECT count(*) AS checks, coalesce(bool_or(lookahead), false)::boolean AS lookahead FROM lookahead_checks
 WHERE strategy_id = $1 AND strategy_version = $2;
+
+-- name: LookaheadVerdicts :many
+-- The verdicts of several versions at once (a runs list page's): one row per checked
+-- version, read through the unique index that leads with (strategy_id, strategy_version).
+SELECT c.strategy_id, c.strategy_version, bool_or(c.lookahead)::boolean AS lookahead
+FROM lookahead_checks c
+JOIN (SELECT unnest(@strategy_ids::text[]) AS strategy_id, unnest(@versions::integer[]) AS strategy_version) p
+  ON c.strategy_id = p.strategy_id AND c.strategy_version = p.strategy_version
+GROUP BY c.strategy_id, c.strategy_version;

@@ -433,6 +433,17 @@ func TestNewSectionsInBrowser(t *testing.T) {
 				t.Errorf("the page shows %s pinned (one pinned flag: %v); the API's pinned_at %v", runA, flagged, task.PinnedAt)
 			}
 			check("the pinned run in the list", `li.task[data-task="`+runA+`"]`, "section-runs-pinned", 0)
+			// The peeking run's row carries the look-ahead badge and says what it means in
+			// words (a phone has no hover for the badge's title); a clean run's has neither.
+			var clean bool
+			must(t, chromedp.Run(ctx,
+				waitJS(`document.querySelector('li.task[data-task="`+runPeek+`"] .task-main [data-lookahead="true"]') !== null && /reads bars after the one it decides on/.test(document.querySelector('li.task[data-task="`+runPeek+`"] [data-lookahead-note]')?.innerText ?? '')`, 10*time.Second),
+				chromedp.Evaluate(`document.querySelector('li.task[data-task="`+runA+`"] [data-lookahead], li.task[data-task="`+runA+`"] [data-lookahead-note]') === null`, &clean),
+			))
+			if !clean {
+				t.Errorf("the clean run %s shows a look-ahead flag in the list", runA)
+			}
+			check("the flagged run in the list", `li.task[data-task="`+runPeek+`"]`, "section-runs-lookahead", 0)
 			must(t, chromedp.Run(ctx,
 				chromedp.Click(pinSel, chromedp.ByQuery),
 				waitJS(`document.querySelector('`+pinSel+`')?.getAttribute('aria-pressed') === 'false'`, 10*time.Second),

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -31,6 +32,9 @@ func TestLookaheadRoute(t *testing.T) {
 	done := e.waitStatus(t, t1["task_id"].(string), "completed")
 	if v, ok := done["lookahead"]; !ok || v != nil {
 		t.Fatalf("unchecked run: lookahead %v (present %v)", v, ok)
+	}
+	if v, ok := listedLookahead(t, e)[t1["task_id"].(string)]; !ok || v != nil {
+		t.Fatalf("unchecked run's list row: lookahead %v (present %v)", v, ok)
 	}
 
 	code, body := e.do(t, "POST", "/api/strategies/str_1/versions/1/lookahead", data)
@@ -70,6 +74,22 @@ func TestLookaheadRoute(t *testing.T) {
 	if flagged == nil || !*flagged || clean == nil || *clean {
 		t.Errorf("bi_results lookahead: flagged run %v, clean run %v", flagged, clean)
 	}
+	// The runs list carries each row's verdict, as the run's own answer does, in every order.
+	for _, query := range []string{"", "?sort=total_return", "?order=asc&limit=1", "?order=asc&skip=1&limit=1"} {
+		rows := listedLookahead(t, e, query)
+		for _, want := range []struct {
+			id      string
+			verdict bool
+		}{{t2["task_id"].(string), true}, {t1["task_id"].(string), false}} {
+			v, ok := rows[want.id]
+			if strings.Contains(query, "limit=1") && !ok {
+				continue // on the other page
+			}
+			if !ok || v != want.verdict {
+				t.Errorf("list %q: row %s lookahead %v (present %v), want %v", query, want.id, v, ok, want.verdict)
+			}
+		}
+	}
 
 	// Checked again on the same data: the verdict is replaced, not added.
 	if code, _ := e.do(t, "POST", "/api/strategies/str_1/versions/2/lookahead", data); code != 200 {
@@ -101,4 +121,22 @@ func TestLookaheadRoute(t *testing.T) {
 			t.Errorf("%s: %d %v, want %d", tc.name, code, body, tc.want)
 		}
 	}
+}
+
+// listedLookahead is the lookahead field of each row of GET /api/backtests+query, by task id
+// (a row without the field is left out).
+func listedLookahead(t *testing.T, e *taskEnv, query ...string) map[string]any {
+	t.Helper()
+	code, body := e.do(t, "GET", "/api/backtests"+strings.Join(query, ""), "")
+	if code != 200 {
+		t.Fatalf("list: %d %v", code, body)
+	}
+	out := map[string]any{}
+	for _, r := range body.([]any) {
+		m := r.(map[string]any)
+		if v, ok := m["lookahead"]; ok {
+			out[m["task_id"].(string)] = v
+		}
+	}
+	return out
 }

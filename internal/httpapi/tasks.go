@@ -13,6 +13,7 @@ import (
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/lookahead"
 	"github.com/backtestd/backtestd/internal/provenance"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
@@ -122,8 +123,50 @@ func (h *taskHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if page.Next != "" {
 		w.Header().Set("X-Next-Cursor", page.Next)
 	}
-	writeJSON(w, http.StatusOK, page.Tasks)
+	rows, err := h.s.withLookahead(r, page.Tasks)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rows)
 	return nil
+}
+
+// listedTask is a runs list row: the task and its strategy version's look-ahead verdict, as
+// the single task's answer has it.
+type listedTask struct {
+	tasks.Task
+	Lookahead *bool `json:"lookahead"`
+}
+
+// withLookahead gives a page of tasks their look-ahead verdicts, read in one query for the
+// page's distinct strategy versions (null for each without the service).
+func (s *Server) withLookahead(r *http.Request, ts []tasks.Task) ([]listedTask, error) {
+	out := make([]listedTask, len(ts))
+	for i, t := range ts {
+		out[i].Task = t
+	}
+	if s.look == nil || len(ts) == 0 {
+		return out, nil
+	}
+	seen := make(map[lookahead.Version]bool, len(ts))
+	var versions []lookahead.Version
+	for _, t := range ts {
+		v := lookahead.Version{StrategyID: t.StrategyID, Version: t.StrategyVersion}
+		if !seen[v] {
+			seen[v] = true
+			versions = append(versions, v)
+		}
+	}
+	verdicts, err := s.look.Verdicts(r.Context(), versions)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ts {
+		if v, ok := verdicts[lookahead.Version{StrategyID: t.StrategyID, Version: t.StrategyVersion}]; ok {
+			out[i].Lookahead = &v
+		}
+	}
+	return out, nil
 }
 
 // remove deletes a task that has ended, with its result and logs.

@@ -173,3 +173,30 @@ func (s *Service) Verdict(ctx context.Context, id string, version int) (*bool, e
 	}
 	return &v.Lookahead, nil
 }
+
+// Version names a strategy version, the key of Verdicts.
+type Version struct {
+	StrategyID string
+	Version    int
+}
+
+// Verdicts are the verdicts of several versions in one query (a runs list page's): true or
+// false for each checked version; a version missing from the map was never checked.
+func (s *Service) Verdicts(ctx context.Context, versions []Version) (map[Version]bool, error) {
+	out := make(map[Version]bool, len(versions))
+	if len(versions) == 0 {
+		return out, nil
+	}
+	p := store.LookaheadVerdictsParams{StrategyIds: make([]string, len(versions)), Versions: make([]int32, len(versions))}
+	for i, v := range versions {
+		p.StrategyIds[i], p.Versions[i] = v.StrategyID, int32(v.Version)
+	}
+	rows, err := s.db.Queries.LookaheadVerdicts(ctx, s.db.Pool, p)
+	if err != nil {
+		return nil, fmt.Errorf("look-ahead verdicts of %d versions: %w", len(versions), err)
+	}
+	for _, r := range rows {
+		out[Version{StrategyID: r.StrategyID, Version: int(r.StrategyVersion)}] = r.Lookahead
+	}
+	return out, nil
+}

@@ -82,6 +82,47 @@ func (q *Queries) LookaheadVerdict(ctx context.Context, db DBTX, arg LookaheadVe
 	return i, err
 }
 
+const lookaheadVerdicts = `-- name: LookaheadVerdicts :many
+SELECT c.strategy_id, c.strategy_version, bool_or(c.lookahead)::boolean AS lookahead
+FROM lookahead_checks c
+JOIN (SELECT unnest($1::text[]) AS strategy_id, unnest($2::integer[]) AS strategy_version) p
+  ON c.strategy_id = p.strategy_id AND c.strategy_version = p.strategy_version
+GROUP BY c.strategy_id, c.strategy_version
+`
+
+type LookaheadVerdictsParams struct {
+	StrategyIds []string `json:"strategy_ids"`
+	Versions    []int32  `json:"versions"`
+}
+
+type LookaheadVerdictsRow struct {
+	StrategyID      string `json:"strategy_id"`
+	StrategyVersion int32  `json:"strategy_version"`
+	Lookahead       bool   `json:"lookahead"`
+}
+
+// The verdicts of several versions at once (a runs list page's): one row per checked
+// version, read through the unique index that leads with (strategy_id, strategy_version).
+func (q *Queries) LookaheadVerdicts(ctx context.Context, db DBTX, arg LookaheadVerdictsParams) ([]LookaheadVerdictsRow, error) {
+	rows, err := db.Query(ctx, lookaheadVerdicts, arg.StrategyIds, arg.Versions)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LookaheadVerdictsRow
+	for rows.Next() {
+		var i LookaheadVerdictsRow
+		if err := rows.Scan(&i.StrategyID, &i.StrategyVersion, &i.Lookahead); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const upsertLookaheadCheck = `-- name: UpsertLookaheadCheck :one
 INSERT INTO lookahead_checks (
     strategy_id, strategy_version, data_source, symbols, timeframe, start_date, end_date,

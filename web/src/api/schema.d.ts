@@ -181,7 +181,8 @@ export interface paths {
     /**
      * List tasks
      * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
-     * carries its key `figures`. With `count=true`, `X-Total-Count` tells how many tasks the
+     * carries its key `figures`, and every task its strategy version's look-ahead verdict
+     * (`lookahead`: true, false or null, as GET of one task has it). With `count=true`, `X-Total-Count` tells how many tasks the
      * filters match (up to 10,000). Page with `skip` and `limit`, or, at any depth for the
      * same cost, with `cursor`: `X-Next-Cursor` of one page asks for the next one (absent on
      * the last page).
@@ -1380,7 +1381,7 @@ export interface components {
       provenance?: components["schemas"]["Provenance"] | null;
       /** @description In GET of one task only, for a task made by POST /api/backtests/{task_id}/reproduce; null otherwise. */
       reproduction?: components["schemas"]["Reproduction"] | null;
-      /** @description In GET of one task or study only: true when a look-ahead check of this strategy version found look-ahead (on any data), false when checks found none, null when it was never checked (POST /api/strategies/{strategy_id}/versions/{version}/lookahead). */
+      /** @description In GET of one task and in each row of the list (GET /api/backtests) only: true when a look-ahead check of this strategy version found look-ahead (on any data), false when checks found none, null when it was never checked (POST /api/strategies/{strategy_id}/versions/{version}/lookahead). */
       lookahead?: boolean | null;
       task_id: string;
       status: components["schemas"]["TaskStatus"];
@@ -2598,7 +2599,8 @@ export interface operations {
   /**
    * List tasks
    * @description Newest first unless `sort` says otherwise. Bare array; each task with a stored result
-   * carries its key `figures`. With `count=true`, `X-Total-Count` tells how many tasks the
+   * carries its key `figures`, and every task its strategy version's look-ahead verdict
+   * (`lookahead`: true, false or null, as GET of one task has it). With `count=true`, `X-Total-Count` tells how many tasks the
    * filters match (up to 10,000). Page with `skip` and `limit`, or, at any depth for the
    * same cost, with `cursor`: `X-Next-Cursor` of one page asks for the next one (absent on
    * the last page).

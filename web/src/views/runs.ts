@@ -45,7 +45,19 @@ export function statusBadge(status: string): HTMLElement {
 // lookaheadNote says in words, under a flagged run's or study's title, what the badge means
 // (its title shows only on hover, which a phone has not).
 export function lookaheadNote(what: 'run' | 'study'): HTMLElement {
-  return h('p', { class: 'card lookahead-note', id: 'lookahead-note' }, lookaheadBadge(), ` A look-ahead check found that this ${what}'s strategy version reads bars after the one it decides on: its figures could not have been had in real time.${what === 'run' ? ' “Check for look-ahead” lists what it read.' : ''}`);
+  return h('p', { class: 'card lookahead-note', id: 'lookahead-note' }, lookaheadBadge(), ` ${lookaheadWords(what)}${what === 'run' ? ' “Check for look-ahead” lists what it read.' : ''}`);
+}
+
+// lookaheadWords is what a look-ahead flag means, the same on a run's page, a study's and
+// the runs list.
+function lookaheadWords(what: 'run' | 'study'): string {
+  return `A look-ahead check found that this ${what}'s strategy version reads bars after the one it decides on: its figures could not have been had in real time.`;
+}
+
+// lookaheadLine is a flagged run's row note in the runs list: the badge's meaning in words,
+// since its title shows only on hover, which a phone has not.
+function lookaheadLine(): HTMLElement {
+  return h('p', { class: 'task-lookahead small', 'data-lookahead-note': '' }, lookaheadWords('run'));
 }
 
 // lookaheadBadge marks a run whose strategy version a look-ahead check flagged.
@@ -160,8 +172,9 @@ export async function runsView(main: HTMLElement, _p: Record<string, string>, qu
           return h(
             'li',
             { class: 'task', 'data-task': t.task_id, 'data-status': t.status },
-            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), t.pinned_at ? h('span', { class: 'status pinned-flag', 'data-pinned': 'true', title: 'Pinned: retention keeps this run whatever its age' }, 'pinned') : null, h('span', { class: 'muted small', title: t.strategy_id ? `Strategy ${t.strategy_id} v${t.strategy_version}` : undefined }, [strategyName(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
+            h('div', { class: 'task-main' }, check, h('a', { href: href(`/runs/${t.task_id}`), class: 'task-id', 'data-focus': `open-${t.task_id}` }, t.task_id), statusBadge(t.status), t.lookahead === true ? lookaheadBadge() : null, t.pinned_at ? h('span', { class: 'status pinned-flag', 'data-pinned': 'true', title: 'Pinned: retention keeps this run whatever its age' }, 'pinned') : null, h('span', { class: 'muted small', title: t.strategy_id ? `Strategy ${t.strategy_id} v${t.strategy_version}` : undefined }, [strategyName(t), (t.symbols ?? [t.symbol]).join(', ')].filter(Boolean).join(' · ')), h('span', { class: 'muted small hide-sm' }, fmtAgo(t.created_at))),
             paramsLine(t, differing),
+            t.lookahead === true ? lookaheadLine() : null,
             t.figures ? figuresLine(t) : progressBar(t),
             t.error ? h('div', { class: 'task-error' }, t.error) : null,
             h('div', { class: 'task-actions' }, taskActions(t, refresh, true, () => (selected.delete(t.task_id), refresh()))),
