@@ -24,7 +24,10 @@ import (
 // runs, the filtered or replayed feed included.
 func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
 	t.Parallel()
-	b := setup(t, opts{workers: 2})
+	// A replayed feed's indicators are computed again at every bar (docs/strategy-api.md),
+	// a fraction of a second each here but many times that under the race detector on a
+	// loaded machine: room beyond the 30 s other tests give a run.
+	b := setup(t, opts{workers: 2, runTimeout: 3 * time.Minute})
 	md := marketdata.NewService(b.store, nil)
 	if _, err := md.Import(b.ctx, "testsrc", "ORCL", "", "1d", time.UTC, readRef(t, "orcl.csv")); err != nil {
 		t.Fatal(err)
@@ -43,7 +46,7 @@ func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
 			r.Symbol = sp("ORCL")
 			task := b.create(t, r)
 			if got := b.wait(t, task.TaskID, tasks.StatusCompleted, tasks.StatusFailed); got.Status != tasks.StatusCompleted {
-				t.Fatalf("task %s: %v", got.Status, got.Error)
+				t.Fatalf("task %s: %s", got.Status, deref(got.Error))
 			}
 			stored, err := results.NewService(b.store.Pool).Load(b.ctx, task.TaskID, results.All)
 			if err != nil {

@@ -61,14 +61,15 @@ class Forever extends Strategy {
 )
 
 type bundle struct {
-	ctx    context.Context
-	url    string
-	store  *store.Store
-	svc    *tasks.Service
-	client *jobs.Client
-	hub    *events.Hub
-	strat  map[string]string // code → strategy id
-	mu     sync.Mutex
+	ctx      context.Context
+	url      string
+	store    *store.Store
+	svc      *tasks.Service
+	client   *jobs.Client
+	hub      *events.Hub
+	strat    map[string]string // code → strategy id
+	mu       sync.Mutex
+	patience time.Duration // how long wait waits: longer than a run may take
 }
 
 type opts struct {
@@ -109,6 +110,7 @@ func setup(t *testing.T, o opts) *bundle {
 	if o.runTimeout == 0 {
 		o.runTimeout = 30 * time.Second
 	}
+	b.patience = max(60*time.Second, o.runTimeout+30*time.Second)
 	b.svc = tasks.New(tasks.Config{RunTimeout: o.runTimeout, LogDir: o.logDir, Runner: runnertest.PoolSlots(t, o.cpuSlots), UserMaxRunning: o.userMax}, st, quietLog())
 	b.client, err = jobs.NewClient(st.Pool, jobs.Config{Workers: o.workers, RunTimeout: o.runTimeout, Logger: quietLog()}, b.svc)
 	if err != nil {
@@ -204,7 +206,7 @@ func (b *bundle) create(t testing.TB, r tasks.Request) tasks.Task {
 // wait polls until the task reaches one of the states.
 func (b *bundle) wait(t testing.TB, id string, states ...tasks.Status) tasks.Task {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(b.patience)
 	for {
 		task, err := b.svc.Get(b.ctx, id)
 		if err != nil {
