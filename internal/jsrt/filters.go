@@ -36,25 +36,13 @@ var reshaping = map[string]string{"renko": "Renko", "calendardays": "CalendarDay
 // filter's parameters}. A filter rewrites the feed the run trades on, as in backtrader,
 // where the broker fills against the filtered bars.
 func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
-	v := cls.Get("filters")
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return feeds, nil
-	}
-	var specs []any
-	switch x := v.Export().(type) {
-	case []any:
-		specs = x
-	case map[string]any:
-		specs = []any{x}
-	default:
-		return nil, errors.New("static filters must be an object {filter, data, ...} or an array of them")
+	specs, err := staticList(cls, "filters", "an object {filter, data, ...}")
+	if err != nil || specs == nil {
+		return feeds, err
 	}
 	out := slices.Clone(feeds)
 	last := make([]string, len(feeds)) // a feed's filter that must be its last
-	declared := func(key string) bool {
-		r := cls.Get(key)
-		return r != nil && !goja.IsUndefined(r) && !goja.IsNull(r)
-	}
+	declared := func(key string) bool { return hasStatic(cls, key) }
 	if declared("replay") && len(specs) > 0 {
 		// backtrader runs a feed's filters before its replay on the bars the replay has
 		// rebuilt (Heikin-Ashi's previous candle is the last week): refused, not imitated

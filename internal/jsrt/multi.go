@@ -100,6 +100,22 @@ func hasStatic(cls *goja.Object, name string) bool {
 	return v != nil && !goja.IsUndefined(v) && !goja.IsNull(v)
 }
 
+// staticList reads the class's static name as a list of declarations, each an object:
+// one object or an array of them (nil when the class has none). shape names the object
+// in the error, e.g. "an object {timeframe, data, compression}".
+func staticList(cls *goja.Object, name, shape string) ([]any, error) {
+	if !hasStatic(cls, name) {
+		return nil, nil
+	}
+	switch x := cls.Get(name).Export().(type) {
+	case []any:
+		return x, nil
+	case map[string]any:
+		return []any{x}, nil
+	}
+	return nil, fmt.Errorf("static %s must be %s or an array of them", name, shape)
+}
+
 // paramsObject is the strategy class's params object for a run: its declared defaults,
 // overridden by the run's validated params.
 func (h *host) paramsObject(cls *goja.Object, info *StrategyInfo, params map[string]any) *goja.Object {

@@ -41,7 +41,7 @@ func (h *host) replayed(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, e
 			return nil, fmt.Errorf("static replay has no key %q (timeframe, compression, data)", k)
 		}
 	}
-	if r := cls.Get("resample"); r != nil && !goja.IsUndefined(r) && !goja.IsNull(r) {
+	if hasStatic(cls, "resample") {
 		return nil, errors.New("static replay and static resample cannot be used together")
 	}
 	whole := func(key string, def int64) (int64, error) {

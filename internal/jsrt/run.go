@@ -142,18 +142,9 @@ type strat struct {
 // {data: index of the feed (0), timeframe: 'weeks' | 'months' | 'years', compression: 1}.
 func (h *host) resampled(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 	h.given = len(feeds)
-	v := cls.Get("resample")
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return feeds, nil
-	}
-	var specs []any
-	switch x := v.Export().(type) {
-	case []any:
-		specs = x
-	case map[string]any:
-		specs = []any{x}
-	default:
-		return nil, errors.New("static resample must be an object {timeframe, data, compression} or an array of them")
+	specs, err := staticList(cls, "resample", "an object {timeframe, data, compression}")
+	if err != nil || specs == nil {
+		return feeds, err
 	}
 	out := slices.Clip(feeds)
 	for i, s := range specs {
