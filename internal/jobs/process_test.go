@@ -417,7 +417,7 @@ func TestSlowRunKeepsItsLease(t *testing.T) {
 	e.start(t, env, "worker", "-workers", "2")
 	base := e.start(t, nil, "serve", "-workers", "0", "-listen", "127.0.0.1:0").URL(t)
 	for range 3 {
-		post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":12000}}`)
+		post(t, base+"/api/backtests", body+`,"strategy_params":{"spin":20000}}`)
 	}
 	var took time.Duration
 	for _, id := range []string{"task_1", "task_2", "task_3"} {
