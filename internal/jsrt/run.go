@@ -135,6 +135,7 @@ type strat struct {
 	inited                                        bool               // init() has run: no more timers
 	contracts                                     map[int]*contracts // feeds joined by a static chain or rollover
 	replay                                        *replayState       // static replay's feed, or nil
+	sig                                           *signals           // static signals or signalAdd's, or nil
 }
 
 // resampled returns feeds followed by the feeds the strategy class asks for in its static
@@ -309,6 +310,9 @@ func (h *host) setUp() error {
 	if err := h.call("init"); err != nil {
 		return err
 	}
+	if err := h.setUpSignals(); err != nil {
+		return err
+	}
 	h.nameLines()
 	h.inited = true
 	baseProto := h.base.Get("prototype").(*goja.Object)
@@ -343,6 +347,9 @@ func (h *host) call(name string) error {
 // Next implements engine.Strategy. The first call goes to nextStart when the strategy
 // defines one (backtrader's nextstart, whose default calls next).
 func (h *host) Next(*engine.Engine) error {
+	if h.sig != nil {
+		h.signalStep()
+	}
 	if !h.started {
 		h.started = true
 		if h.nextStart != nil {
