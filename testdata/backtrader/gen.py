@@ -1048,7 +1048,7 @@ class SignalsLongShort(bt.SignalStrategy):
         return [(bt.SIGNAL_LONGSHORT, SMACloseSignal, dict(period=p["smaperiod"]))]
 
 
-class SignalsLongExit(SignalsLongShort):
+class SmaSignals(SignalsLongShort):
     """--signal longonly --exitsignal longexit: SIGNAL_LONG on the close against its
     SMA(smaperiod), SIGNAL_LONGEXIT on SMA(exitperiod) minus SMA(smaperiod): a long is
     left only when the fast average falls under the slow one (a LONGEXIT disables the
@@ -1098,7 +1098,7 @@ class SignalsAccumulate(SignalsLongShort):
 
 SIGNAL_STRATEGIES = {
     "signals_longshort": (SignalsLongShort, ["orcl.csv", "nvda.csv"]),
-    "signals_long_exit": (SignalsLongExit, ["orcl.csv", "yhoo.csv"]),
+    "signals": (SmaSignals, ["orcl.csv", "yhoo.csv"]),  # examples/signals.js
     "signals_short_exit": (SignalsShortExit, ["orcl.csv", "nvda.csv"]),
     "signals_accumulate": (SignalsAccumulate, ["orcl.csv", "yhoo.csv"]),
 }
