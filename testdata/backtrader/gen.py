@@ -1096,7 +1096,28 @@ class SignalsAccumulate(SignalsLongShort):
                 (bt.SIGNAL_SHORT, SMAExitSignal, dict(p1=p["exitperiod"], p2=p["smaperiod"]))]
 
 
+class SignalsData(SignalsLongShort):
+    """The longshort signal of the first feed's close (orcl) trading the second feed
+    (SignalStrategy's _data="nvda_gaps": nvda with every ninth bar from 2000 left out), 3
+    shares an order: an entry made on the day before a missing bar waits a day longer, and
+    while it waits no signal order is placed (not concurrent), closes included."""
+    fixture_params = dict(smaperiod=30, stake=3)
+    signal_kwargs = dict(_data="nvda_gaps")
+
+    def __init__(self):
+        self.setsizer(bt.sizers.FixedSize(stake=self.fixture_params["stake"]))
+
+
+class SignalsDataConcurrent(SignalsData):
+    """SignalsData with signal_concurrent(True): while an entry waits for its feed's next
+    bar, the next bar's signals may place another (a reversal doubled, an entry made
+    twice)."""
+    concurrent = True
+
+
 SIGNAL_STRATEGIES = {
+    "signals_data": (SignalsData, [("orcl.csv", "nvda_gaps.csv")]),
+    "signals_data_concurrent": (SignalsDataConcurrent, [("orcl.csv", "nvda_gaps.csv")]),
     "signals_longshort": (SignalsLongShort, ["orcl.csv", "nvda.csv"]),
     "signals": (SmaSignals, ["orcl.csv", "yhoo.csv"]),  # examples/signals.js
     "signals_short_exit": (SignalsShortExit, ["orcl.csv", "nvda.csv"]),
@@ -1109,7 +1130,7 @@ def add_signal_strategy(cerebro, cls):
     them (cerebro.signal_strategy) with its accumulate and concurrent settings."""
     for sigtype, sigcls, kw in cls.add_signals(cls.fixture_params):
         cerebro.add_signal(sigtype, sigcls, **kw)
-    cerebro.signal_strategy(cls)
+    cerebro.signal_strategy(cls, **getattr(cls, "signal_kwargs", {}))
     cerebro.signal_accumulate(getattr(cls, "accumulate", False))
     cerebro.signal_concurrent(getattr(cls, "concurrent", False))
 # ---- end of Signals ----
