@@ -153,18 +153,13 @@ func (svc *Service) chartFeeds(ctx context.Context, s *results.Stored) ([]string
 }
 
 // joinedBars builds a joined feed again from its spans: each span's bars of its contract,
-// as the run read them.
+// as the run read them (one contract at a time: a chart holds about the joined feed's bars).
 func (svc *Service) joinedBars(ctx context.Context, run results.Run, spans []engine.Span) ([]engine.Bar, error) {
-	read := map[string][]engine.Bar{}
 	var out []engine.Bar
 	for _, sp := range spans {
-		bars, ok := read[sp.Symbol]
-		if !ok {
-			var err error
-			if bars, err = svc.runBars(ctx, run, sp.Symbol); err != nil {
-				return nil, err
-			}
-			read[sp.Symbol] = bars
+		bars, err := svc.runBars(ctx, run, sp.Symbol)
+		if err != nil {
+			return nil, err
 		}
 		lo, _ := slices.BinarySearchFunc(bars, sp.First, func(b engine.Bar, t time.Time) int { return b.Time.Compare(t) })
 		hi := lo
