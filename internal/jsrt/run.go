@@ -119,6 +119,7 @@ type host struct {
 	given        int          // feeds given to the run; resampled ones follow
 	memo         *Memo        // shared with other runs on the same feeds, or nil
 	tracer       *tracer      // records the run for the look-ahead check, or nil
+	joined       []joinedFeed // the feeds made by static chain or rollover
 }
 
 // strat is what the host keeps per strategy instance.
@@ -289,6 +290,7 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	}
 	if runErr == nil {
 		h.finishTrace()
+		joinedSpans(res, feeds, h.joined)
 	}
 	return res, runErr
 }
