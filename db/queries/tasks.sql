@@ -10,6 +10,16 @@ WHERE s.id = sqlc.arg('id') AND s.deleted_at IS NULL;
 -- The exact strategy version a task records, for running it.
 SELECT code, params, origin, class_name FROM strategy_versions WHERE strategy_id = $1 AND version = $2;
 
+-- name: TaskRunVersion :one
+-- What a worker reads before a run, in one round trip: whether the task's data source
+-- exists, and the exact strategy version it records (found false when there is none).
+SELECT EXISTS (SELECT 1 FROM data_sources d WHERE d.name = @data_source) AS source_exists,
+       (v.strategy_id IS NOT NULL)::bool AS found,
+       COALESCE(v.code, '')::text AS code, COALESCE(v.params, '[]')::jsonb AS params,
+       COALESCE(v.origin, '')::text AS origin, COALESCE(v.class_name, '')::text AS class_name
+FROM (SELECT 1) AS one
+LEFT JOIN strategy_versions v ON v.strategy_id = @strategy_id AND v.version = @version;
+
 -- name: TaskSourceExists :one
 SELECT EXISTS (SELECT 1 FROM data_sources WHERE name = $1);
 
@@ -27,9 +37,11 @@ RETURNING *;
 -- name: SetTaskJob :exec
 UPDATE tasks SET job_id = $2 WHERE id = $1;
 
--- name: InsertTaskAttempt :exec
+-- name: RecordTaskJob :exec
+-- The job of a task's attempt, on the task and in its attempt history: one statement.
+WITH t AS (UPDATE tasks SET job_id = @job_id WHERE id = @task_id)
 INSERT INTO task_attempts (task_id, attempt, status, job_id)
-VALUES ($1, $2, 'pending', $3)
+VALUES (@task_id, @attempt, 'pending', @job_id)
 ON CONFLICT (task_id, attempt) DO UPDATE SET job_id = EXCLUDED.job_id;
 
 -- name: GetTask :one
@@ -76,6 +88,26 @@ WHERE id = @id AND attempt = @attempt AND status IN ('pending', 'running')
   AND (job_id IS NULL OR job_id = @job_id)
 RETURNING *;
 
+-- name: StartTaskRun :one
+-- StartTask and StartTaskAttempt in one statement (one round trip and one commit for a
+-- worker that needs no admission check in between).
+WITH t AS (
+    UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
+        current_bar = 0, total_bars = 0, error = NULL, lease = @lease, heartbeat_at = now(), worker = @worker
+    WHERE tasks.id = @id AND tasks.attempt = @attempt AND tasks.status IN ('pending', 'running')
+      AND (tasks.job_id IS NULL OR tasks.job_id = @job_id)
+    RETURNING *
+), a AS (
+    INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at, runs, worker)
+    SELECT t.id, t.attempt, 'running', @job_id, now(), 1, @worker FROM t
+    ON CONFLICT (task_id, attempt) DO UPDATE
+    SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
+        started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at),
+        runs = task_attempts.runs + 1, worker = EXCLUDED.worker
+    WHERE task_attempts.status IN ('pending', 'running')
+)
+SELECT * FROM t;
+
 -- name: RenewLease :one
 -- The lease holder's heartbeat; no row when the lease was lost (or the task ended).
 UPDATE tasks SET heartbeat_at = now()
@@ -115,6 +147,24 @@ UPDATE tasks SET status = 'completed', progress = 100, current_bar = @total_bars
     completed_at = now(), lease = NULL, heartbeat_at = NULL
 WHERE id = @id AND attempt = @attempt AND status = 'running' AND lease = @lease
 RETURNING completed_at;
+
+-- name: CompleteTaskRun :one
+-- CompleteTask, FinishTaskAttempt and SaveRunProvenance in one statement: no row when the
+-- task was cancelled meanwhile or the lease is lost (then nothing is written).
+-- reproduction says whether the task repeats another run (its verdict is due).
+WITH t AS (
+    UPDATE tasks SET status = 'completed', progress = 100, current_bar = @total_bars, total_bars = @total_bars,
+        completed_at = now(), lease = NULL, heartbeat_at = NULL
+    WHERE tasks.id = @id AND tasks.attempt = @attempt AND tasks.status = 'running' AND tasks.lease = @lease
+    RETURNING tasks.id, tasks.attempt, tasks.completed_at
+), a AS (
+    UPDATE task_attempts SET status = 'completed', error = NULL, completed_at = now()
+    WHERE task_attempts.task_id = @id AND task_attempts.attempt = @attempt AND EXISTS (SELECT 1 FROM t)
+), p AS (
+    INSERT INTO run_provenance (task_id, attempt, provenance) SELECT t.id, t.attempt, @provenance FROM t
+    ON CONFLICT (task_id) DO UPDATE SET attempt = EXCLUDED.attempt, provenance = EXCLUDED.provenance, created_at = now()
+)
+SELECT t.completed_at, EXISTS (SELECT 1 FROM task_reproductions r WHERE r.task_id = t.id) AS reproduction FROM t;
 
 -- name: FailTask :one
 -- Fails the attempt; a run fails it only while it holds the lease (a task not yet running

@@ -19,42 +19,52 @@ type Counter struct {
 	trips   int
 	commits int
 	byName  map[string]int
+	byTrip  map[string]int
 }
 
 // Counts is a Counter's tally at one moment.
 type Counts struct {
 	RoundTrips, Commits, Statements int
-	ByName                          map[string]int
+	ByName                          map[string]int // statements by name
+	// Round trips by what they carried: the names of their statements joined by "+".
+	ByTrip map[string]int
 }
 
 // String lists the tally, most frequent statements first.
 func (c Counts) String() string {
-	names := make([]string, 0, len(c.ByName))
-	for n := range c.ByName {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d round trips, %d statements, %d commits; round trips:", c.RoundTrips, c.Statements, c.Commits)
+	for _, n := range mostFirst(c.ByTrip) {
+		fmt.Fprintf(&b, "\n  %5d %s", c.ByTrip[n], n)
+	}
+	return b.String()
+}
+
+func mostFirst(m map[string]int) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
 		names = append(names, n)
 	}
 	sort.Slice(names, func(i, j int) bool {
-		if c.ByName[names[i]] != c.ByName[names[j]] {
-			return c.ByName[names[i]] > c.ByName[names[j]]
+		if m[names[i]] != m[names[j]] {
+			return m[names[i]] > m[names[j]]
 		}
 		return names[i] < names[j]
 	})
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d round trips, %d statements, %d commits:", c.RoundTrips, c.Statements, c.Commits)
-	for _, n := range names {
-		fmt.Fprintf(&b, "\n  %5d %s", c.ByName[n], n)
-	}
-	return b.String()
+	return names
 }
 
 // Snapshot returns the tally so far.
 func (c *Counter) Snapshot() Counts {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Counts{RoundTrips: c.trips, Commits: c.commits, ByName: make(map[string]int, len(c.byName))}
+	out := Counts{RoundTrips: c.trips, Commits: c.commits, ByName: make(map[string]int, len(c.byName)), ByTrip: make(map[string]int, len(c.byTrip))}
 	for n, k := range c.byName {
 		out.ByName[n] = k
 		out.Statements += k
+	}
+	for n, k := range c.byTrip {
+		out.ByTrip[n] = k
 	}
 	return out
 }
@@ -62,10 +72,15 @@ func (c *Counter) Snapshot() Counts {
 // Since is the tally between before and now.
 func (c Counts) Since(before Counts) Counts {
 	out := Counts{RoundTrips: c.RoundTrips - before.RoundTrips, Commits: c.Commits - before.Commits,
-		Statements: c.Statements - before.Statements, ByName: map[string]int{}}
+		Statements: c.Statements - before.Statements, ByName: map[string]int{}, ByTrip: map[string]int{}}
 	for n, k := range c.ByName {
 		if d := k - before.ByName[n]; d != 0 {
 			out.ByName[n] = d
+		}
+	}
+	for n, k := range c.ByTrip {
+		if d := k - before.ByTrip[n]; d != 0 {
+			out.ByTrip[n] = d
 		}
 	}
 	return out
@@ -75,18 +90,21 @@ func (c *Counter) note(trip bool, sqls ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byName == nil {
-		c.byName = map[string]int{}
+		c.byName, c.byTrip = map[string]int{}, map[string]int{}
 	}
 	if trip {
 		c.trips++
 	}
-	for _, s := range sqls {
+	names := make([]string, len(sqls))
+	for i, s := range sqls {
 		n := statementName(s)
 		if n == "commit" {
 			c.commits++
 		}
 		c.byName[n]++
+		names[i] = n
 	}
+	c.byTrip[strings.Join(names, "+")]++
 }
 
 // statementName names a statement by its "-- name: X" comment, else its first three words.
