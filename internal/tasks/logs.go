@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/store"
@@ -23,8 +22,8 @@ const (
 	// logHold is how long into a run the sink keeps its lines before it streams them: a run
 	// shorter than that publishes them once, with its completion (issue 35: a flood of short
 	// runs published a NOTIFY per 20 ms tick of each).
-	logHold = 100 * time.Millisecond
-	maxLogMessage    = 4000
+	logHold       = 100 * time.Millisecond
+	maxLogMessage = 4000
 )
 
 // logSink takes a run's log lines and, in batches, publishes them (one NOTIFY about every
