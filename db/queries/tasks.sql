@@ -78,19 +78,12 @@ UPDATE tasks SET status = 'pending', attempt = attempt + 1, progress = 0, curren
 WHERE id = $1 AND status IN ('failed', 'cancelled')
 RETURNING *;
 
--- name: StartTask :one
--- A worker takes the task's current attempt under a new lease, if the job is the task's
--- current one. A running task is taken again (its previous worker died and River rescued
--- the job); any other state means there is nothing to do.
-UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
-    current_bar = 0, total_bars = 0, error = NULL, lease = @lease, heartbeat_at = now(), worker = @worker
-WHERE id = @id AND attempt = @attempt AND status IN ('pending', 'running')
-  AND (job_id IS NULL OR job_id = @job_id)
-RETURNING *;
-
 -- name: StartTaskRun :one
--- StartTask and StartTaskAttempt in one statement (one round trip and one commit for a
--- worker that needs no admission check in between).
+-- A worker takes the task's current attempt under a new lease, if the job is the task's
+-- current one, and marks the attempt running in its history, in one statement (one round
+-- trip and one commit when no admission check comes in between). A running task is taken
+-- again (its previous worker died and River rescued the job); any other state means there
+-- is nothing to do (no row). A finished attempt (e.g. cancelled meanwhile) stays finished.
 WITH t AS (
     UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
         current_bar = 0, total_bars = 0, error = NULL, lease = @lease, heartbeat_at = now(), worker = @worker
@@ -142,16 +135,11 @@ WHERE task_id = @task_id AND attempt = @attempt;
 UPDATE tasks SET progress = @progress, current_bar = @current_bar, total_bars = @total_bars
 WHERE id = @id AND attempt = @attempt AND status = 'running' AND lease = @lease;
 
--- name: CompleteTask :one
-UPDATE tasks SET status = 'completed', progress = 100, current_bar = @total_bars, total_bars = @total_bars,
-    completed_at = now(), lease = NULL, heartbeat_at = NULL
-WHERE id = @id AND attempt = @attempt AND status = 'running' AND lease = @lease
-RETURNING completed_at;
-
 -- name: CompleteTaskRun :one
--- CompleteTask, FinishTaskAttempt and SaveRunProvenance in one statement: no row when the
--- task was cancelled meanwhile or the lease is lost (then nothing is written).
--- reproduction says whether the task repeats another run (its verdict is due).
+-- Completes the running attempt under its lease: the task, the attempt in its history and
+-- the run's provenance, in one statement. No row when the task was cancelled meanwhile or
+-- the lease is lost (then nothing is written). reproduction says whether the task repeats
+-- another run (its verdict is due).
 WITH t AS (
     UPDATE tasks SET status = 'completed', progress = 100, current_bar = @total_bars, total_bars = @total_bars,
         completed_at = now(), lease = NULL, heartbeat_at = NULL
@@ -173,16 +161,6 @@ UPDATE tasks SET status = 'failed', error = @error, completed_at = now(), lease 
 WHERE id = @id AND attempt = @attempt AND status IN ('pending', 'running')
   AND lease IS NOT DISTINCT FROM sqlc.narg('lease')::bigint
 RETURNING completed_at;
-
--- name: StartTaskAttempt :exec
-INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at, runs, worker)
-VALUES (@task_id, @attempt, 'running', @job_id, now(), 1, @worker)
-ON CONFLICT (task_id, attempt) DO UPDATE
-SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
-    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at),
-    runs = task_attempts.runs + 1, worker = EXCLUDED.worker
--- A finished attempt (e.g. cancelled meanwhile) stays finished.
-WHERE task_attempts.status IN ('pending', 'running');
 
 -- name: FinishTaskAttempt :exec
 UPDATE task_attempts SET status = @status, error = @error, completed_at = now()

@@ -22,7 +22,6 @@ type Pipeline struct {
 	batch   pgx.Batch
 	begun   bool // the begin statement has been sent
 	err     error
-	onError func() // sent statements failed: the transaction must be rolled back
 }
 
 var _ DBTX = (*Pipeline)(nil)

@@ -74,32 +74,6 @@ func (q *Queries) CommitWithoutWaiting(ctx context.Context, db DBTX) error {
 	return err
 }
 
-const completeTask = `-- name: CompleteTask :one
-UPDATE tasks SET status = 'completed', progress = 100, current_bar = $1, total_bars = $1,
-    completed_at = now(), lease = NULL, heartbeat_at = NULL
-WHERE id = $2 AND attempt = $3 AND status = 'running' AND lease = $4
-RETURNING completed_at
-`
-
-type CompleteTaskParams struct {
-	TotalBars int32  `json:"total_bars"`
-	ID        string `json:"id"`
-	Attempt   int32  `json:"attempt"`
-	Lease     *int64 `json:"lease"`
-}
-
-func (q *Queries) CompleteTask(ctx context.Context, db DBTX, arg CompleteTaskParams) (*time.Time, error) {
-	row := db.QueryRow(ctx, completeTask,
-		arg.TotalBars,
-		arg.ID,
-		arg.Attempt,
-		arg.Lease,
-	)
-	var completed_at *time.Time
-	err := row.Scan(&completed_at)
-	return completed_at, err
-}
-
 const completeTaskRun = `-- name: CompleteTaskRun :one
 WITH t AS (
     UPDATE tasks SET status = 'completed', progress = 100, current_bar = $1, total_bars = $1,
@@ -129,9 +103,10 @@ type CompleteTaskRunRow struct {
 	Reproduction bool       `json:"reproduction"`
 }
 
-// CompleteTask, FinishTaskAttempt and SaveRunProvenance in one statement: no row when the
-// task was cancelled meanwhile or the lease is lost (then nothing is written).
-// reproduction says whether the task repeats another run (its verdict is due).
+// Completes the running attempt under its lease: the task, the attempt in its history and
+// the run's provenance, in one statement. No row when the task was cancelled meanwhile or
+// the lease is lost (then nothing is written). reproduction says whether the task repeats
+// another run (its verdict is due).
 func (q *Queries) CompleteTaskRun(ctx context.Context, db DBTX, arg CompleteTaskRunParams) (CompleteTaskRunRow, error) {
 	row := db.QueryRow(ctx, completeTaskRun,
 		arg.TotalBars,
@@ -712,102 +687,6 @@ func (q *Queries) SetTaskProgress(ctx context.Context, db DBTX, arg SetTaskProgr
 	return err
 }
 
-const startTask = `-- name: StartTask :one
-UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
-    current_bar = 0, total_bars = 0, error = NULL, lease = $1, heartbeat_at = now(), worker = $2
-WHERE id = $3 AND attempt = $4 AND status IN ('pending', 'running')
-  AND (job_id IS NULL OR job_id = $5)
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value
-`
-
-type StartTaskParams struct {
-	Lease   *int64  `json:"lease"`
-	Worker  *string `json:"worker"`
-	ID      string  `json:"id"`
-	Attempt int32   `json:"attempt"`
-	JobID   *int64  `json:"job_id"`
-}
-
-// A worker takes the task's current attempt under a new lease, if the job is the task's
-// current one. A running task is taken again (its previous worker died and River rescued
-// the job); any other state means there is nothing to do.
-func (q *Queries) StartTask(ctx context.Context, db DBTX, arg StartTaskParams) (Task, error) {
-	row := db.QueryRow(ctx, startTask,
-		arg.Lease,
-		arg.Worker,
-		arg.ID,
-		arg.Attempt,
-		arg.JobID,
-	)
-	var i Task
-	err := row.Scan(
-		&i.ID,
-		&i.StrategyID,
-		&i.StrategyVersion,
-		&i.Status,
-		&i.DataSource,
-		&i.Symbol,
-		&i.StartDate,
-		&i.EndDate,
-		&i.InitialCash,
-		&i.Commission,
-		&i.StrategyParams,
-		&i.SessionID,
-		&i.Progress,
-		&i.CurrentBar,
-		&i.TotalBars,
-		&i.Error,
-		&i.Attempt,
-		&i.JobID,
-		&i.CreatedAt,
-		&i.StartedAt,
-		&i.CompletedAt,
-		&i.Lease,
-		&i.HeartbeatAt,
-		&i.Worker,
-		&i.Symbols,
-		&i.Timeframe,
-		&i.Benchmark,
-		&i.Timezone,
-		&i.CreatedBy,
-		&i.PinnedAt,
-		&i.FigTotalReturn,
-		&i.FigMaxDrawdownPct,
-		&i.FigSharpeRatio,
-		&i.FigTotalTrades,
-		&i.FigFinalValue,
-	)
-	return i, err
-}
-
-const startTaskAttempt = `-- name: StartTaskAttempt :exec
-INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at, runs, worker)
-VALUES ($1, $2, 'running', $3, now(), 1, $4)
-ON CONFLICT (task_id, attempt) DO UPDATE
-SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
-    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at),
-    runs = task_attempts.runs + 1, worker = EXCLUDED.worker
-WHERE task_attempts.status IN ('pending', 'running')
-`
-
-type StartTaskAttemptParams struct {
-	TaskID  string  `json:"task_id"`
-	Attempt int32   `json:"attempt"`
-	JobID   *int64  `json:"job_id"`
-	Worker  *string `json:"worker"`
-}
-
-// A finished attempt (e.g. cancelled meanwhile) stays finished.
-func (q *Queries) StartTaskAttempt(ctx context.Context, db DBTX, arg StartTaskAttemptParams) error {
-	_, err := db.Exec(ctx, startTaskAttempt,
-		arg.TaskID,
-		arg.Attempt,
-		arg.JobID,
-		arg.Worker,
-	)
-	return err
-}
-
 const startTaskRun = `-- name: StartTaskRun :one
 WITH t AS (
     UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
@@ -873,8 +752,11 @@ type StartTaskRunRow struct {
 	FigFinalValue     *float64        `json:"fig_final_value"`
 }
 
-// StartTask and StartTaskAttempt in one statement (one round trip and one commit for a
-// worker that needs no admission check in between).
+// A worker takes the task's current attempt under a new lease, if the job is the task's
+// current one, and marks the attempt running in its history, in one statement (one round
+// trip and one commit when no admission check comes in between). A running task is taken
+// again (its previous worker died and River rescued the job); any other state means there
+// is nothing to do (no row). A finished attempt (e.g. cancelled meanwhile) stays finished.
 func (q *Queries) StartTaskRun(ctx context.Context, db DBTX, arg StartTaskRunParams) (StartTaskRunRow, error) {
 	row := db.QueryRow(ctx, startTaskRun,
 		arg.Lease,

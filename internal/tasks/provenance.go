@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jsrt"
@@ -99,18 +98,6 @@ func (s *Service) savePrints(ctx context.Context, taskID string, r *runRecord) {
 			s.log.Warn("store bar prints", "task", taskID, "err", err)
 		}
 	}
-}
-
-// saveProvenance stores the run's provenance in tx, the completion's transaction.
-func (s *Service) saveProvenance(ctx context.Context, tx pgx.Tx, t store.Task, r *runRecord) error {
-	b, err := json.Marshal(r.prov)
-	if err != nil {
-		return fmt.Errorf("provenance of %s: %w", t.ID, err)
-	}
-	if err := s.q.SaveRunProvenance(ctx, tx, store.SaveRunProvenanceParams{TaskID: t.ID, Attempt: t.Attempt, Provenance: b}); err != nil {
-		return fmt.Errorf("save provenance of %s: %w", t.ID, err)
-	}
-	return nil
 }
 
 // Provenance returns the provenance of task id's completed run; nil when none is recorded
