@@ -18,10 +18,10 @@ import (
 // CopyFrom or the commit), named after its statement. The transaction commits, durably
 // as any other, when the function given to WithPipeline returns nil.
 type Pipeline struct {
-	conn    *pgx.Conn
-	batch   pgx.Batch
-	begun   bool // the begin statement has been sent
-	err     error
+	conn  *pgx.Conn
+	batch pgx.Batch
+	begun bool // the begin statement has been sent
+	err   error
 }
 
 var _ DBTX = (*Pipeline)(nil)
