@@ -1,7 +1,3 @@
--- name: SaveRunProvenance :exec
-INSERT INTO run_provenance (task_id, attempt, provenance) VALUES ($1, $2, $3)
-ON CONFLICT (task_id) DO UPDATE SET attempt = EXCLUDED.attempt, provenance = EXCLUDED.provenance, created_at = now();
-
 -- name: RunProvenance :one
 SELECT provenance FROM run_provenance WHERE task_id = $1;
 

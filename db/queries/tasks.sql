@@ -10,6 +10,16 @@ WHERE s.id = sqlc.arg('id') AND s.deleted_at IS NULL;
 -- The exact strategy version a task records, for running it.
 SELECT code, params, origin, class_name FROM strategy_versions WHERE strategy_id = $1 AND version = $2;
 
+-- name: TaskRunVersion :one
+-- What a worker reads before a run, in one round trip: whether the task's data source
+-- exists, and the exact strategy version it records (found false when there is none).
+SELECT EXISTS (SELECT 1 FROM data_sources d WHERE d.name = @data_source) AS source_exists,
+       (v.strategy_id IS NOT NULL)::bool AS found,
+       COALESCE(v.code, '')::text AS code, COALESCE(v.params, '[]')::jsonb AS params,
+       COALESCE(v.origin, '')::text AS origin, COALESCE(v.class_name, '')::text AS class_name
+FROM (SELECT 1) AS one
+LEFT JOIN strategy_versions v ON v.strategy_id = @strategy_id AND v.version = @version;
+
 -- name: TaskSourceExists :one
 SELECT EXISTS (SELECT 1 FROM data_sources WHERE name = $1);
 
@@ -27,9 +37,11 @@ RETURNING *;
 -- name: SetTaskJob :exec
 UPDATE tasks SET job_id = $2 WHERE id = $1;
 
--- name: InsertTaskAttempt :exec
+-- name: RecordTaskJob :exec
+-- The job of a task's attempt, on the task and in its attempt history: one statement.
+WITH t AS (UPDATE tasks SET job_id = @job_id WHERE id = @task_id)
 INSERT INTO task_attempts (task_id, attempt, status, job_id)
-VALUES ($1, $2, 'pending', $3)
+VALUES (@task_id, @attempt, 'pending', @job_id)
 ON CONFLICT (task_id, attempt) DO UPDATE SET job_id = EXCLUDED.job_id;
 
 -- name: GetTask :one
@@ -66,15 +78,28 @@ UPDATE tasks SET status = 'pending', attempt = attempt + 1, progress = 0, curren
 WHERE id = $1 AND status IN ('failed', 'cancelled')
 RETURNING *;
 
--- name: StartTask :one
+-- name: StartTaskRun :one
 -- A worker takes the task's current attempt under a new lease, if the job is the task's
--- current one. A running task is taken again (its previous worker died and River rescued
--- the job); any other state means there is nothing to do.
-UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
-    current_bar = 0, total_bars = 0, error = NULL, lease = @lease, heartbeat_at = now(), worker = @worker
-WHERE id = @id AND attempt = @attempt AND status IN ('pending', 'running')
-  AND (job_id IS NULL OR job_id = @job_id)
-RETURNING *;
+-- current one, and marks the attempt running in its history, in one statement (one round
+-- trip and one commit when no admission check comes in between). A running task is taken
+-- again (its previous worker died and River rescued the job); any other state means there
+-- is nothing to do (no row). A finished attempt (e.g. cancelled meanwhile) stays finished.
+WITH t AS (
+    UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
+        current_bar = 0, total_bars = 0, error = NULL, lease = @lease, heartbeat_at = now(), worker = @worker
+    WHERE tasks.id = @id AND tasks.attempt = @attempt AND tasks.status IN ('pending', 'running')
+      AND (tasks.job_id IS NULL OR tasks.job_id = @job_id)
+    RETURNING *
+), a AS (
+    INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at, runs, worker)
+    SELECT t.id, t.attempt, 'running', @job_id, now(), 1, @worker FROM t
+    ON CONFLICT (task_id, attempt) DO UPDATE
+    SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
+        started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at),
+        runs = task_attempts.runs + 1, worker = EXCLUDED.worker
+    WHERE task_attempts.status IN ('pending', 'running')
+)
+SELECT * FROM t;
 
 -- name: RenewLease :one
 -- The lease holder's heartbeat; no row when the lease was lost (or the task ended).
@@ -110,11 +135,24 @@ WHERE task_id = @task_id AND attempt = @attempt;
 UPDATE tasks SET progress = @progress, current_bar = @current_bar, total_bars = @total_bars
 WHERE id = @id AND attempt = @attempt AND status = 'running' AND lease = @lease;
 
--- name: CompleteTask :one
-UPDATE tasks SET status = 'completed', progress = 100, current_bar = @total_bars, total_bars = @total_bars,
-    completed_at = now(), lease = NULL, heartbeat_at = NULL
-WHERE id = @id AND attempt = @attempt AND status = 'running' AND lease = @lease
-RETURNING completed_at;
+-- name: CompleteTaskRun :one
+-- Completes the running attempt under its lease: the task, the attempt in its history and
+-- the run's provenance, in one statement. No row when the task was cancelled meanwhile or
+-- the lease is lost (then nothing is written). reproduction says whether the task repeats
+-- another run (its verdict is due).
+WITH t AS (
+    UPDATE tasks SET status = 'completed', progress = 100, current_bar = @total_bars, total_bars = @total_bars,
+        completed_at = now(), lease = NULL, heartbeat_at = NULL
+    WHERE tasks.id = @id AND tasks.attempt = @attempt AND tasks.status = 'running' AND tasks.lease = @lease
+    RETURNING tasks.id, tasks.attempt, tasks.completed_at
+), a AS (
+    UPDATE task_attempts SET status = 'completed', error = NULL, completed_at = now()
+    WHERE task_attempts.task_id = @id AND task_attempts.attempt = @attempt AND EXISTS (SELECT 1 FROM t)
+), p AS (
+    INSERT INTO run_provenance (task_id, attempt, provenance) SELECT t.id, t.attempt, @provenance FROM t
+    ON CONFLICT (task_id) DO UPDATE SET attempt = EXCLUDED.attempt, provenance = EXCLUDED.provenance, created_at = now()
+)
+SELECT t.completed_at, EXISTS (SELECT 1 FROM task_reproductions r WHERE r.task_id = t.id) AS reproduction FROM t;
 
 -- name: FailTask :one
 -- Fails the attempt; a run fails it only while it holds the lease (a task not yet running
@@ -123,16 +161,6 @@ UPDATE tasks SET status = 'failed', error = @error, completed_at = now(), lease 
 WHERE id = @id AND attempt = @attempt AND status IN ('pending', 'running')
   AND lease IS NOT DISTINCT FROM sqlc.narg('lease')::bigint
 RETURNING completed_at;
-
--- name: StartTaskAttempt :exec
-INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at, runs, worker)
-VALUES (@task_id, @attempt, 'running', @job_id, now(), 1, @worker)
-ON CONFLICT (task_id, attempt) DO UPDATE
-SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
-    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at),
-    runs = task_attempts.runs + 1, worker = EXCLUDED.worker
--- A finished attempt (e.g. cancelled meanwhile) stays finished.
-WHERE task_attempts.status IN ('pending', 'running');
 
 -- name: FinishTaskAttempt :exec
 UPDATE task_attempts SET status = @status, error = @error, completed_at = now()

@@ -181,6 +181,47 @@ func TestPublishLogsCapsStreamedLines(t *testing.T) {
 	}
 }
 
+// A batch of long lines streams what one NOTIFY carries, then says how many it left out.
+func TestPublishLogsOneNotify(t *testing.T) {
+	t.Parallel()
+	h, pub := listen(t)
+	sub := events.NewSub()
+	h.SubscribeTask(sub, "task_2")
+	var lines []events.LogLine
+	for i := 0; i < 90; i++ {
+		lines = append(lines, events.LogLine{Level: "INFO", Message: fmt.Sprintf("%03d %s", i, strings.Repeat("y", 200))})
+	}
+	if err := pub.PublishLogs(context.Background(), "task_2", events.Session{ID: "task_2"}, lines); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		wait := 500 * time.Millisecond // the frames of one NOTIFY come together
+		if len(got) == 0 {
+			wait = 10 * time.Second
+		}
+		select {
+		case f := <-sub.C:
+			got = append(got, string(f))
+			continue
+		case <-time.After(wait):
+		}
+		break
+	}
+	if len(got) < 10 || len(got) >= len(lines) {
+		t.Fatalf("%d frames streamed of %d lines", len(got), len(lines))
+	}
+	for i, f := range got[:len(got)-1] {
+		if !strings.Contains(f, fmt.Sprintf(`"message":"%03d y`, i)) {
+			t.Fatalf("frame %d: %s", i, f)
+		}
+	}
+	want := fmt.Sprintf(`"message":"%d log lines not streamed`, len(lines)-(len(got)-1))
+	if !strings.Contains(got[len(got)-1], want) {
+		t.Fatalf("last frame %s, want %s", got[len(got)-1], want)
+	}
+}
+
 func TestPublishThroughListener(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

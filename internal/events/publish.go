@@ -24,6 +24,11 @@ type Publisher struct {
 // NewPublisher returns a publisher that notifies through db (typically the pool).
 func NewPublisher(db Execer) *Publisher { return &Publisher{db: db} }
 
+// Via is a publisher that sends through db instead: a transaction, whose events are then
+// delivered when it commits (PostgreSQL holds a transaction's notifications until then),
+// or a store.Pipeline, where they also travel with its other statements.
+func (p *Publisher) Via(db Execer) *Publisher { return &Publisher{db: db} }
+
 // Publish sends m. A message whose payload would exceed MaxPayload is split (log batches)
 // or has its log or error text shortened, so Publish never fails for size.
 func (p *Publisher) Publish(ctx context.Context, m Message) error {
@@ -73,17 +78,41 @@ func (p *Publisher) Publish(ctx context.Context, m Message) error {
 const MaxStreamedLines = 100
 
 // PublishLogs publishes one batch of a run's log lines as one log event, to the task's
-// subscribers and its session's. A batch over MaxStreamedLines streams its first lines and
-// a WARNING saying how many were left out.
+// subscribers and its session's: one NOTIFY (issue 35: a run's few hundred engine lines
+// were several NOTIFYs of 50 lines each, and every one is a delivery in every API
+// process). A batch over MaxStreamedLines, or over what one NOTIFY carries, streams its
+// first lines and a WARNING saying how many were left out.
 func (p *Publisher) PublishLogs(ctx context.Context, taskID string, session Session, lines []LogLine) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	if len(lines) > MaxStreamedLines {
-		skipped := len(lines) - (MaxStreamedLines - 1)
+	m := Message{Event: KindLog, Task: taskID, Session: session.ID, Owner: session.Owner, SentAt: time.Now().UnixNano()}
+	cut := func(n int) []LogLine {
+		if n == len(lines) {
+			return lines
+		}
 		last := lines[len(lines)-1]
-		lines = append(lines[:MaxStreamedLines-1:MaxStreamedLines-1], LogLine{Level: "WARNING", Source: "engine", Time: last.Time, Path: last.Path,
-			Message: fmt.Sprintf("%d log lines not streamed (too many to show live); all lines are stored", skipped)})
+		return append(lines[:n-1:n-1], LogLine{Level: "WARNING", Source: "engine", Time: last.Time, Path: last.Path,
+			Message: fmt.Sprintf("%d log lines not streamed (too many to show live); all lines are stored", len(lines)-(n-1))})
 	}
-	return p.Publish(ctx, Message{Event: KindLog, Task: taskID, Session: session.ID, Owner: session.Owner, Logs: lines})
+	fits := func(n int) bool {
+		m.Logs = cut(n)
+		b, err := json.Marshal(m)
+		return err == nil && len(b) <= MaxPayload
+	}
+	n := min(len(lines), MaxStreamedLines)
+	if n > 1 && !fits(n) {
+		// The most lines (and the warning) that fit: lo fits, hi does not.
+		lo, hi := 1, n
+		for hi-lo > 1 {
+			if mid := (lo + hi) / 2; fits(mid) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		n = lo
+	}
+	m.Logs = cut(n)
+	return p.Publish(ctx, m)
 }

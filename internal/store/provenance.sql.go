@@ -60,22 +60,6 @@ func (q *Queries) SaveBarPrints(ctx context.Context, db DBTX, arg SaveBarPrintsP
 	return err
 }
 
-const saveRunProvenance = `-- name: SaveRunProvenance :exec
-INSERT INTO run_provenance (task_id, attempt, provenance) VALUES ($1, $2, $3)
-ON CONFLICT (task_id) DO UPDATE SET attempt = EXCLUDED.attempt, provenance = EXCLUDED.provenance, created_at = now()
-`
-
-type SaveRunProvenanceParams struct {
-	TaskID     string          `json:"task_id"`
-	Attempt    int32           `json:"attempt"`
-	Provenance json.RawMessage `json:"provenance"`
-}
-
-func (q *Queries) SaveRunProvenance(ctx context.Context, db DBTX, arg SaveRunProvenanceParams) error {
-	_, err := db.Exec(ctx, saveRunProvenance, arg.TaskID, arg.Attempt, arg.Provenance)
-	return err
-}
-
 const setReproductionVerdict = `-- name: SetReproductionVerdict :exec
 UPDATE task_reproductions SET outcome = $2, causes = $3, checked_at = now() WHERE task_id = $1
 `

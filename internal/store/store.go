@@ -11,6 +11,7 @@ import (
 	"log/slog"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/multitracer"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -35,8 +36,10 @@ type Store struct {
 	*Queries
 }
 
-// Open connects to the database at url. maxConns <= 0 keeps pgx's default.
-func Open(ctx context.Context, url string, maxConns int32) (*Store, error) {
+// Open connects to the database at url. maxConns <= 0 keeps pgx's default. tracers see
+// every query, batch and COPY after the store's own (tests count statements with a
+// Counter).
+func Open(ctx context.Context, url string, maxConns int32, tracers ...pgx.QueryTracer) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
@@ -50,6 +53,9 @@ func Open(ctx context.Context, url string, maxConns int32) (*Store, error) {
 		cfg.MinConns = maxConns / 2
 	}
 	cfg.ConnConfig.Tracer = safeArgs{}
+	if len(tracers) > 0 {
+		cfg.ConnConfig.Tracer = multitracer.New(append([]pgx.QueryTracer{safeArgs{}}, tracers...)...)
+	}
 	// No transaction of ours waits between statements for long. One left open by a process
 	// frozen or cut off mid-transaction would hold its row locks (a running task's row,
 	// which another worker must take over) until TCP gives up, often hours later.
@@ -82,16 +88,17 @@ func (s *Store) WithSnapshot(ctx context.Context, fn func(tx pgx.Tx) error) erro
 	return pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
 }
 
-// WithTxNoWait is WithTx for writes a crash may lose without harm: the commit does not
-// wait for the disk (PostgreSQL's synchronous_commit off for this transaction only). A
+// WithTxNoWait is a transaction for writes a crash may lose without harm: the commit does
+// not wait for the disk (PostgreSQL's synchronous_commit off for this transaction only). A
 // later commit that waits (the default) flushes everything written before it, these
-// writes included.
-func (s *Store) WithTxNoWait(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		if err := s.CommitWithoutWaiting(ctx, tx); err != nil {
+// writes included. It runs on a Pipeline: fn's statements without a result, the begin and
+// the commit are one round trip.
+func (s *Store) WithTxNoWait(ctx context.Context, fn func(db DBTX) error) error {
+	return s.WithPipeline(ctx, func(p *Pipeline) error {
+		if err := s.CommitWithoutWaiting(ctx, p); err != nil {
 			return err
 		}
-		return fn(tx)
+		return fn(p)
 	})
 }
 

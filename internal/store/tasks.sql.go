@@ -74,30 +74,50 @@ func (q *Queries) CommitWithoutWaiting(ctx context.Context, db DBTX) error {
 	return err
 }
 
-const completeTask = `-- name: CompleteTask :one
-UPDATE tasks SET status = 'completed', progress = 100, current_bar = $1, total_bars = $1,
-    completed_at = now(), lease = NULL, heartbeat_at = NULL
-WHERE id = $2 AND attempt = $3 AND status = 'running' AND lease = $4
-RETURNING completed_at
+const completeTaskRun = `-- name: CompleteTaskRun :one
+WITH t AS (
+    UPDATE tasks SET status = 'completed', progress = 100, current_bar = $1, total_bars = $1,
+        completed_at = now(), lease = NULL, heartbeat_at = NULL
+    WHERE tasks.id = $2 AND tasks.attempt = $3 AND tasks.status = 'running' AND tasks.lease = $4
+    RETURNING tasks.id, tasks.attempt, tasks.completed_at
+), a AS (
+    UPDATE task_attempts SET status = 'completed', error = NULL, completed_at = now()
+    WHERE task_attempts.task_id = $2 AND task_attempts.attempt = $3 AND EXISTS (SELECT 1 FROM t)
+), p AS (
+    INSERT INTO run_provenance (task_id, attempt, provenance) SELECT t.id, t.attempt, $5 FROM t
+    ON CONFLICT (task_id) DO UPDATE SET attempt = EXCLUDED.attempt, provenance = EXCLUDED.provenance, created_at = now()
+)
+SELECT t.completed_at, EXISTS (SELECT 1 FROM task_reproductions r WHERE r.task_id = t.id) AS reproduction FROM t
 `
 
-type CompleteTaskParams struct {
-	TotalBars int32  `json:"total_bars"`
-	ID        string `json:"id"`
-	Attempt   int32  `json:"attempt"`
-	Lease     *int64 `json:"lease"`
+type CompleteTaskRunParams struct {
+	TotalBars  int32           `json:"total_bars"`
+	ID         string          `json:"id"`
+	Attempt    int32           `json:"attempt"`
+	Lease      *int64          `json:"lease"`
+	Provenance json.RawMessage `json:"provenance"`
 }
 
-func (q *Queries) CompleteTask(ctx context.Context, db DBTX, arg CompleteTaskParams) (*time.Time, error) {
-	row := db.QueryRow(ctx, completeTask,
+type CompleteTaskRunRow struct {
+	CompletedAt  *time.Time `json:"completed_at"`
+	Reproduction bool       `json:"reproduction"`
+}
+
+// Completes the running attempt under its lease: the task, the attempt in its history and
+// the run's provenance, in one statement. No row when the task was cancelled meanwhile or
+// the lease is lost (then nothing is written). reproduction says whether the task repeats
+// another run (its verdict is due).
+func (q *Queries) CompleteTaskRun(ctx context.Context, db DBTX, arg CompleteTaskRunParams) (CompleteTaskRunRow, error) {
+	row := db.QueryRow(ctx, completeTaskRun,
 		arg.TotalBars,
 		arg.ID,
 		arg.Attempt,
 		arg.Lease,
+		arg.Provenance,
 	)
-	var completed_at *time.Time
-	err := row.Scan(&completed_at)
-	return completed_at, err
+	var i CompleteTaskRunRow
+	err := row.Scan(&i.CompletedAt, &i.Reproduction)
+	return i, err
 }
 
 const createTask = `-- name: CreateTask :one
@@ -439,23 +459,6 @@ func (q *Queries) HandBackTaskAttempt(ctx context.Context, db DBTX, arg HandBack
 	return err
 }
 
-const insertTaskAttempt = `-- name: InsertTaskAttempt :exec
-INSERT INTO task_attempts (task_id, attempt, status, job_id)
-VALUES ($1, $2, 'pending', $3)
-ON CONFLICT (task_id, attempt) DO UPDATE SET job_id = EXCLUDED.job_id
-`
-
-type InsertTaskAttemptParams struct {
-	TaskID  string `json:"task_id"`
-	Attempt int32  `json:"attempt"`
-	JobID   *int64 `json:"job_id"`
-}
-
-func (q *Queries) InsertTaskAttempt(ctx context.Context, db DBTX, arg InsertTaskAttemptParams) error {
-	_, err := db.Exec(ctx, insertTaskAttempt, arg.TaskID, arg.Attempt, arg.JobID)
-	return err
-}
-
 const oldestPendingWait = `-- name: OldestPendingWait :one
 SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(COALESCE(a.created_at, t.created_at))), 0)::float8
 FROM tasks t LEFT JOIN task_attempts a ON a.task_id = t.id AND a.attempt = t.attempt
@@ -551,6 +554,25 @@ func (q *Queries) RecordInterruption(ctx context.Context, db DBTX, arg RecordInt
 		arg.TaskID,
 		arg.Attempt,
 	)
+	return err
+}
+
+const recordTaskJob = `-- name: RecordTaskJob :exec
+WITH t AS (UPDATE tasks SET job_id = $3 WHERE id = $1)
+INSERT INTO task_attempts (task_id, attempt, status, job_id)
+VALUES ($1, $2, 'pending', $3)
+ON CONFLICT (task_id, attempt) DO UPDATE SET job_id = EXCLUDED.job_id
+`
+
+type RecordTaskJobParams struct {
+	TaskID  string `json:"task_id"`
+	Attempt int32  `json:"attempt"`
+	JobID   *int64 `json:"job_id"`
+}
+
+// The job of a task's attempt, on the task and in its attempt history: one statement.
+func (q *Queries) RecordTaskJob(ctx context.Context, db DBTX, arg RecordTaskJobParams) error {
+	_, err := db.Exec(ctx, recordTaskJob, arg.TaskID, arg.Attempt, arg.JobID)
 	return err
 }
 
@@ -665,15 +687,26 @@ func (q *Queries) SetTaskProgress(ctx context.Context, db DBTX, arg SetTaskProgr
 	return err
 }
 
-const startTask = `-- name: StartTask :one
-UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
-    current_bar = 0, total_bars = 0, error = NULL, lease = $1, heartbeat_at = now(), worker = $2
-WHERE id = $3 AND attempt = $4 AND status IN ('pending', 'running')
-  AND (job_id IS NULL OR job_id = $5)
-RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value
+const startTaskRun = `-- name: StartTaskRun :one
+WITH t AS (
+    UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, now()), progress = 0,
+        current_bar = 0, total_bars = 0, error = NULL, lease = $1, heartbeat_at = now(), worker = $2
+    WHERE tasks.id = $3 AND tasks.attempt = $4 AND tasks.status IN ('pending', 'running')
+      AND (tasks.job_id IS NULL OR tasks.job_id = $5)
+    RETURNING id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value
+), a AS (
+    INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at, runs, worker)
+    SELECT t.id, t.attempt, 'running', $5, now(), 1, $2 FROM t
+    ON CONFLICT (task_id, attempt) DO UPDATE
+    SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
+        started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at),
+        runs = task_attempts.runs + 1, worker = EXCLUDED.worker
+    WHERE task_attempts.status IN ('pending', 'running')
+)
+SELECT id, strategy_id, strategy_version, status, data_source, symbol, start_date, end_date, initial_cash, commission, strategy_params, session_id, progress, current_bar, total_bars, error, attempt, job_id, created_at, started_at, completed_at, lease, heartbeat_at, worker, symbols, timeframe, benchmark, timezone, created_by, pinned_at, fig_total_return, fig_max_drawdown_pct, fig_sharpe_ratio, fig_total_trades, fig_final_value FROM t
 `
 
-type StartTaskParams struct {
+type StartTaskRunParams struct {
 	Lease   *int64  `json:"lease"`
 	Worker  *string `json:"worker"`
 	ID      string  `json:"id"`
@@ -681,18 +714,58 @@ type StartTaskParams struct {
 	JobID   *int64  `json:"job_id"`
 }
 
+type StartTaskRunRow struct {
+	ID                string          `json:"id"`
+	StrategyID        string          `json:"strategy_id"`
+	StrategyVersion   int32           `json:"strategy_version"`
+	Status            string          `json:"status"`
+	DataSource        string          `json:"data_source"`
+	Symbol            string          `json:"symbol"`
+	StartDate         time.Time       `json:"start_date"`
+	EndDate           time.Time       `json:"end_date"`
+	InitialCash       float64         `json:"initial_cash"`
+	Commission        float64         `json:"commission"`
+	StrategyParams    json.RawMessage `json:"strategy_params"`
+	SessionID         string          `json:"session_id"`
+	Progress          float64         `json:"progress"`
+	CurrentBar        int32           `json:"current_bar"`
+	TotalBars         int32           `json:"total_bars"`
+	Error             *string         `json:"error"`
+	Attempt           int32           `json:"attempt"`
+	JobID             *int64          `json:"job_id"`
+	CreatedAt         time.Time       `json:"created_at"`
+	StartedAt         *time.Time      `json:"started_at"`
+	CompletedAt       *time.Time      `json:"completed_at"`
+	Lease             *int64          `json:"lease"`
+	HeartbeatAt       *time.Time      `json:"heartbeat_at"`
+	Worker            *string         `json:"worker"`
+	Symbols           []string        `json:"symbols"`
+	Timeframe         string          `json:"timeframe"`
+	Benchmark         string          `json:"benchmark"`
+	Timezone          string          `json:"timezone"`
+	CreatedBy         *string         `json:"created_by"`
+	PinnedAt          *time.Time      `json:"pinned_at"`
+	FigTotalReturn    *float64        `json:"fig_total_return"`
+	FigMaxDrawdownPct *float64        `json:"fig_max_drawdown_pct"`
+	FigSharpeRatio    *float64        `json:"fig_sharpe_ratio"`
+	FigTotalTrades    *int32          `json:"fig_total_trades"`
+	FigFinalValue     *float64        `json:"fig_final_value"`
+}
+
 // A worker takes the task's current attempt under a new lease, if the job is the task's
-// current one. A running task is taken again (its previous worker died and River rescued
-// the job); any other state means there is nothing to do.
-func (q *Queries) StartTask(ctx context.Context, db DBTX, arg StartTaskParams) (Task, error) {
-	row := db.QueryRow(ctx, startTask,
+// current one, and marks the attempt running in its history, in one statement (one round
+// trip and one commit when no admission check comes in between). A running task is taken
+// again (its previous worker died and River rescued the job); any other state means there
+// is nothing to do (no row). A finished attempt (e.g. cancelled meanwhile) stays finished.
+func (q *Queries) StartTaskRun(ctx context.Context, db DBTX, arg StartTaskRunParams) (StartTaskRunRow, error) {
+	row := db.QueryRow(ctx, startTaskRun,
 		arg.Lease,
 		arg.Worker,
 		arg.ID,
 		arg.Attempt,
 		arg.JobID,
 	)
-	var i Task
+	var i StartTaskRunRow
 	err := row.Scan(
 		&i.ID,
 		&i.StrategyID,
@@ -733,34 +806,6 @@ func (q *Queries) StartTask(ctx context.Context, db DBTX, arg StartTaskParams) (
 	return i, err
 }
 
-const startTaskAttempt = `-- name: StartTaskAttempt :exec
-INSERT INTO task_attempts (task_id, attempt, status, job_id, started_at, runs, worker)
-VALUES ($1, $2, 'running', $3, now(), 1, $4)
-ON CONFLICT (task_id, attempt) DO UPDATE
-SET status = 'running', job_id = EXCLUDED.job_id, error = NULL, completed_at = NULL,
-    started_at = COALESCE(task_attempts.started_at, EXCLUDED.started_at),
-    runs = task_attempts.runs + 1, worker = EXCLUDED.worker
-WHERE task_attempts.status IN ('pending', 'running')
-`
-
-type StartTaskAttemptParams struct {
-	TaskID  string  `json:"task_id"`
-	Attempt int32   `json:"attempt"`
-	JobID   *int64  `json:"job_id"`
-	Worker  *string `json:"worker"`
-}
-
-// A finished attempt (e.g. cancelled meanwhile) stays finished.
-func (q *Queries) StartTaskAttempt(ctx context.Context, db DBTX, arg StartTaskAttemptParams) error {
-	_, err := db.Exec(ctx, startTaskAttempt,
-		arg.TaskID,
-		arg.Attempt,
-		arg.JobID,
-		arg.Worker,
-	)
-	return err
-}
-
 const taskOwner = `-- name: TaskOwner :one
 SELECT created_by FROM tasks WHERE id = $1
 `
@@ -793,6 +838,46 @@ func (q *Queries) TaskRecordedVersion(ctx context.Context, db DBTX, arg TaskReco
 	row := db.QueryRow(ctx, taskRecordedVersion, arg.StrategyID, arg.Version)
 	var i TaskRecordedVersionRow
 	err := row.Scan(
+		&i.Code,
+		&i.Params,
+		&i.Origin,
+		&i.ClassName,
+	)
+	return i, err
+}
+
+const taskRunVersion = `-- name: TaskRunVersion :one
+SELECT EXISTS (SELECT 1 FROM data_sources d WHERE d.name = $1) AS source_exists,
+       (v.strategy_id IS NOT NULL)::bool AS found,
+       COALESCE(v.code, '')::text AS code, COALESCE(v.params, '[]')::jsonb AS params,
+       COALESCE(v.origin, '')::text AS origin, COALESCE(v.class_name, '')::text AS class_name
+FROM (SELECT 1) AS one
+LEFT JOIN strategy_versions v ON v.strategy_id = $2 AND v.version = $3
+`
+
+type TaskRunVersionParams struct {
+	DataSource string `json:"data_source"`
+	StrategyID string `json:"strategy_id"`
+	Version    int32  `json:"version"`
+}
+
+type TaskRunVersionRow struct {
+	SourceExists bool            `json:"source_exists"`
+	Found        bool            `json:"found"`
+	Code         string          `json:"code"`
+	Params       json.RawMessage `json:"params"`
+	Origin       string          `json:"origin"`
+	ClassName    string          `json:"class_name"`
+}
+
+// What a worker reads before a run, in one round trip: whether the task's data source
+// exists, and the exact strategy version it records (found false when there is none).
+func (q *Queries) TaskRunVersion(ctx context.Context, db DBTX, arg TaskRunVersionParams) (TaskRunVersionRow, error) {
+	row := db.QueryRow(ctx, taskRunVersion, arg.DataSource, arg.StrategyID, arg.Version)
+	var i TaskRunVersionRow
+	err := row.Scan(
+		&i.SourceExists,
+		&i.Found,
 		&i.Code,
 		&i.Params,
 		&i.Origin,

@@ -201,11 +201,8 @@ func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, t *store.Task) error {
 	}
 	id := res.Job.ID
 	t.JobID = &id
-	if err := s.q.SetTaskJob(ctx, tx, store.SetTaskJobParams{ID: t.ID, JobID: &id}); err != nil {
+	if err := s.q.RecordTaskJob(ctx, tx, store.RecordTaskJobParams{TaskID: t.ID, Attempt: t.Attempt, JobID: &id}); err != nil {
 		return fmt.Errorf("record job of %s: %w", t.ID, err)
-	}
-	if err := s.q.InsertTaskAttempt(ctx, tx, store.InsertTaskAttemptParams{TaskID: t.ID, Attempt: t.Attempt, JobID: &id}); err != nil {
-		return fmt.Errorf("record attempt of %s: %w", t.ID, err)
 	}
 	return nil
 }

@@ -77,7 +77,8 @@ type opts struct {
 	runTimeout time.Duration
 	logDir     string
 	cpuSlots   int
-	userMax    int // Config.UserMaxRunning
+	userMax    int            // Config.UserMaxRunning
+	counter    *store.Counter // sees every statement of the bundle's pool
 }
 
 func quietLog() *slog.Logger {
@@ -90,7 +91,11 @@ func setup(t *testing.T, o opts) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	url := pgtest.NewDatabase(t)
-	st, err := store.Open(ctx, url, 20)
+	var tracers []pgx.QueryTracer
+	if o.counter != nil {
+		tracers = append(tracers, o.counter)
+	}
+	st, err := store.Open(ctx, url, 20, tracers...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/store"
@@ -21,7 +19,11 @@ import (
 const (
 	logStoreInterval = 250 * time.Millisecond
 	logEventInterval = 20 * time.Millisecond
-	maxLogMessage    = 4000
+	// logHold is how long into a run the sink keeps its lines before it streams them: a run
+	// shorter than that publishes them once, with its completion (issue 35: a flood of short
+	// runs published a NOTIFY per 20 ms tick of each).
+	logHold       = 100 * time.Millisecond
+	maxLogMessage = 4000
 )
 
 // logSink takes a run's log lines and, in batches, publishes them (one NOTIFY about every
@@ -43,6 +45,7 @@ type logSink struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+	keep      bool // stopped by handOver: the loop leaves the last lines to the caller
 }
 
 func (s *Service) newLogSink(t store.Task, path string) *logSink {
@@ -115,15 +118,20 @@ func (k *logSink) loop() {
 	defer close(k.done)
 	t := time.NewTicker(logEventInterval)
 	defer t.Stop()
-	lastStore := time.Now()
+	started := time.Now()
+	lastStore := started
 	for {
 		select {
 		case <-k.stop:
-			k.publish()
-			k.store()
+			if !k.keep {
+				k.publish()
+				k.store()
+			}
 			return
 		case now := <-t.C:
-			k.publish()
+			if now.Sub(started) >= logHold {
+				k.publish()
+			}
 			if now.Sub(lastStore) >= logStoreInterval {
 				k.store()
 				lastStore = now
@@ -164,7 +172,7 @@ func (k *logSink) store() {
 	defer cancel()
 	// The lines of a run in progress: its completion's commit makes them durable, and a
 	// rerun after a crash replaces them.
-	err := k.s.db.WithTxNoWait(ctx, func(tx pgx.Tx) error { return k.s.storeLines(ctx, tx, chunk) })
+	err := k.s.db.WithTxNoWait(ctx, func(db store.DBTX) error { return k.s.storeLines(ctx, db, chunk) })
 	if err != nil {
 		k.s.log.Warn("store log lines", "task", k.task.ID, "lines", len(chunk.Ts), "err", err)
 	}
@@ -213,15 +221,32 @@ func (s *Service) storeLines(ctx context.Context, db store.DBTX, c store.InsertT
 	return nil
 }
 
+// handOver stops the sink and returns the lines it has not yet published and not yet
+// stored, for the caller to write with the run's completion (one transaction and one
+// round trip instead of the sink's own). After it, close does nothing.
+func (k *logSink) handOver() ([]events.LogLine, store.InsertTaskLogChunkParams) {
+	k.closeOnce.Do(func() {
+		k.keep = true // before the stop: the loop reads it after
+		k.stopLoop()
+	})
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	lines, chunk := k.live, k.buf
+	k.live, k.buf = nil, newLogChunk(k.task)
+	return lines, chunk
+}
+
+func (k *logSink) stopLoop() {
+	close(k.stop)
+	<-k.done
+	if k.file != nil {
+		_ = k.w.Flush()
+		_ = k.file.Close()
+	}
+}
+
 // close flushes and stops the sink. It is safe to call more than once, so the run can
 // close it explicitly (before completing the task) and also defer it for early returns.
 func (k *logSink) close() {
-	k.closeOnce.Do(func() {
-		close(k.stop)
-		<-k.done
-		if k.file != nil {
-			_ = k.w.Flush()
-			_ = k.file.Close()
-		}
-	})
+	k.closeOnce.Do(k.stopLoop)
 }

@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/provenance"
 	"github.com/backtestd/backtestd/internal/store"
@@ -19,11 +18,42 @@ import (
 type runRecord struct {
 	prov   provenance.Provenance
 	prints map[string][]provenance.Print // by series sha256
+	// The run's last log lines, not yet published (lines) nor stored (chunk), and its
+	// steps: they go with the completion.
+	lines []events.LogLine
+	chunk store.InsertTaskLogChunkParams
+	steps int
+	task  store.Task
+}
+
+// flushLogs stores and publishes the run's last lines when its completion could not
+// (best effort, as the log sink's own writes).
+func (r *runRecord) flushLogs(ctx context.Context, s *Service) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if len(r.chunk.Ts) > 0 {
+		if err := s.db.WithTxNoWait(ctx, func(db store.DBTX) error { return s.storeLines(ctx, db, r.chunk) }); err != nil {
+			s.log.Warn("store log lines", "task", r.task.ID, "lines", len(r.chunk.Ts), "err", err)
+		}
+		r.chunk.Ts = nil
+	}
+	r.publishLogs(ctx, s)
+}
+
+// publishLogs publishes the run's last lines when no completion did.
+func (r *runRecord) publishLogs(ctx context.Context, s *Service) {
+	if len(r.lines) == 0 {
+		return
+	}
+	if err := s.pub.PublishLogs(ctx, r.task.ID, events.SessionOf(r.task.CreatedBy, r.task.SessionID), r.lines); err != nil && ctx.Err() == nil {
+		s.log.Warn("publish log lines", "task", r.task.ID, "err", err)
+	}
+	r.lines = nil
 }
 
 // newRunRecord starts the record of a run of t with t's resolved settings.
 func newRunRecord(t store.Task) *runRecord {
-	return &runRecord{prints: map[string][]provenance.Print{}, prov: provenance.Provenance{
+	return &runRecord{task: t, prints: map[string][]provenance.Print{}, prov: provenance.Provenance{
 		EngineVersion: provenance.Engine(),
 		Data:          []provenance.Feed{},
 		Parameters:    map[string]any{},
@@ -67,18 +97,6 @@ func (s *Service) savePrints(ctx context.Context, taskID string, r *runRecord) {
 			s.log.Warn("store bar prints", "task", taskID, "err", err)
 		}
 	}
-}
-
-// saveProvenance stores the run's provenance in tx, the completion's transaction.
-func (s *Service) saveProvenance(ctx context.Context, tx pgx.Tx, t store.Task, r *runRecord) error {
-	b, err := json.Marshal(r.prov)
-	if err != nil {
-		return fmt.Errorf("provenance of %s: %w", t.ID, err)
-	}
-	if err := s.q.SaveRunProvenance(ctx, tx, store.SaveRunProvenanceParams{TaskID: t.ID, Attempt: t.Attempt, Provenance: b}); err != nil {
-		return fmt.Errorf("save provenance of %s: %w", t.ID, err)
-	}
-	return nil
 }
 
 // Provenance returns the provenance of task id's completed run; nil when none is recorded

@@ -57,17 +57,20 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	var row store.Task
 	jobID := job.ID
 	lease := rand.Int64()
-	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		if row, err = s.q.StartTask(ctx, tx, store.StartTaskParams{ID: args.TaskID, Attempt: attempt, Lease: &lease,
-			Worker: &s.worker, JobID: &jobID}); err != nil {
-			return err
-		}
-		if err := fairshare.Admit(ctx, tx, s.q, s.cfg.UserMaxRunning, row.CreatedBy, fairshare.Unit{Kind: fairshare.Backtest, Task: row.ID}); err != nil {
-			return err // rolls the start back
-		}
-		return s.q.StartTaskAttempt(ctx, tx, store.StartTaskAttemptParams{TaskID: row.ID, Attempt: attempt, JobID: &jobID, Worker: &s.worker})
-	})
+	start := store.StartTaskRunParams{ID: args.TaskID, Attempt: attempt, Lease: &lease, Worker: &s.worker, JobID: &jobID}
+	var err error
+	if s.cfg.UserMaxRunning <= 0 {
+		// No admission check: the task and its attempt row change in one statement.
+		row, err = s.startTask(ctx, s.db.Pool, start)
+	} else {
+		err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
+			var err error
+			if row, err = s.startTask(ctx, tx, start); err != nil {
+				return err
+			}
+			return fairshare.Admit(ctx, tx, s.q, s.cfg.UserMaxRunning, row.CreatedBy, fairshare.Unit{Kind: fairshare.Backtest, Task: row.ID}) // busy: rolls the start back
+		})
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -116,39 +119,89 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[jobs.RunArgs]) err
 	}
 
 	s.savePrints(ctx, row.ID, rec)
-	var done bool
-	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		if _, err := s.q.CompleteTask(ctx, tx, store.CompleteTaskParams{ID: row.ID, Attempt: attempt, TotalBars: int32(len(res.Equity)), Lease: row.Lease}); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return nil // cancelled while it finished (the cancel stands), or the lease is lost
-			}
-			return fmt.Errorf("complete %s: %w", row.ID, err)
-		}
-		if err := results.Save(ctx, tx, row.ID, int(attempt), res, bench); err != nil {
-			return err
-		}
-		if err := s.saveProvenance(ctx, tx, row, rec); err != nil {
-			return err
-		}
-		if err := s.q.FinishTaskAttempt(ctx, tx, store.FinishTaskAttemptParams{Status: string(StatusCompleted), TaskID: row.ID, Attempt: attempt}); err != nil {
-			return fmt.Errorf("finish attempt of %s: %w", row.ID, err)
-		}
-		done = true
-		return nil
-	})
+	done, err := s.complete(ctx, row, res, bench, rec)
 	if err != nil {
+		rec.flushLogs(ctx, s) // the run's last lines, as a run that fails keeps them
 		return s.infraError(job, row, err)
 	}
 	if done {
 		outcome = "completed"
-		sum, err := json.Marshal(res.Summary)
-		if err != nil { // a figure JSON cannot carry: send what was stored
+	}
+	return nil
+}
+
+// startTask marks the task's attempt running under this worker's lease, the task and its
+// attempt row in one statement.
+func (s *Service) startTask(ctx context.Context, db store.DBTX, p store.StartTaskRunParams) (store.Task, error) {
+	r, err := s.q.StartTaskRun(ctx, db, p)
+	return store.Task(r), err
+}
+
+// complete stores a finished run in one transaction of few round trips (a Pipeline): the
+// run's last log lines, the task completed with its attempt and provenance, the result,
+// and the events that say so (NOTIFY in the transaction: they are delivered when it
+// commits, never before the result can be read). done is false when the task was
+// cancelled while it finished (the cancel stands) or the lease is lost.
+func (s *Service) complete(ctx context.Context, row store.Task, res *engine.Result, bench *engine.Benchmark, rec *runRecord) (done bool, err error) {
+	prov, err := json.Marshal(rec.prov)
+	if err != nil {
+		return false, fmt.Errorf("provenance of %s: %w", row.ID, err)
+	}
+	sum, sumErr := json.Marshal(res.Summary)
+	var reproduction bool
+	err = s.db.WithPipeline(ctx, func(p *store.Pipeline) error {
+		done, reproduction = false, false
+		if err := s.storeLines(ctx, p, rec.chunk); err != nil {
+			return fmt.Errorf("store the last log lines of %s: %w", row.ID, err)
+		}
+		c, err := s.q.CompleteTaskRun(ctx, p, store.CompleteTaskRunParams{ID: row.ID, Attempt: row.Attempt,
+			TotalBars: int32(len(res.Equity)), Lease: row.Lease, Provenance: prov})
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // cancelled while it finished, or the lease is lost: nothing more is stored
+		}
+		if err != nil {
+			return fmt.Errorf("complete %s: %w", row.ID, err)
+		}
+		if err := results.Save(ctx, p, row.ID, int(row.Attempt), res, bench); err != nil {
+			return err
+		}
+		done, reproduction = true, c.Reproduction
+		if reproduction || sumErr != nil {
+			return nil // published after the commit: see below
+		}
+		// The run's last lines, its 100% and its completion, in the transaction.
+		return s.publishEnd(ctx, s.pub.Via(p), row, rec, sum)
+	})
+	if err != nil {
+		return false, err
+	}
+	if !done {
+		rec.publishLogs(ctx, s)
+		return false, nil
+	}
+	if reproduction || sumErr != nil {
+		if sumErr != nil { // a figure JSON cannot carry: send what was stored
 			sum, _ = s.storedSummary(ctx, row.ID)
 		}
 		s.checkReproduction(ctx, row.ID) // before the completion is published: a reader then sees the verdict
-		s.publishDone(ctx, row.ID, row.SessionID, int(row.Attempt), StatusCompleted, nil, sum)
+		if err := s.publishEnd(ctx, s.pub, row, rec, sum); err != nil && ctx.Err() == nil {
+			s.log.Warn("publish the completion", "task", row.ID, "err", err)
+		}
 	}
-	return nil
+	return true, nil
+}
+
+// publishEnd publishes the end of a completed run through pub: its last log lines, its
+// 100% and its completion with the summary sum.
+func (s *Service) publishEnd(ctx context.Context, pub *events.Publisher, t store.Task, rec *runRecord, sum json.RawMessage) error {
+	if err := pub.PublishLogs(ctx, t.ID, events.SessionOf(t.CreatedBy, t.SessionID), rec.lines); err != nil {
+		return err
+	}
+	if err := pub.Publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
+		Progr: &events.Progress{TaskID: t.ID, Progress: 100, CurrentBar: rec.steps, TotalBars: rec.steps}}); err != nil {
+		return err
+	}
+	return pub.Publish(ctx, doneMessage(t.ID, t.SessionID, int(t.Attempt), StatusCompleted, nil, sum))
 }
 
 // run loads the data and the strategy version and runs the engine; the result comes with
@@ -165,19 +218,15 @@ func (s *Service) run(ctx context.Context, t store.Task, rec *runRecord) (*engin
 // runEngine is run without the benchmark's values: it returns the benchmark's bars. rec
 // gets the run's provenance.
 func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (*engine.Result, []engine.Bar, *failure, error) {
-	ok, err := s.q.TaskSourceExists(ctx, s.db.Pool, t.DataSource)
+	ver, err := s.q.TaskRunVersion(ctx, s.db.Pool, store.TaskRunVersionParams{DataSource: t.DataSource, StrategyID: t.StrategyID, Version: t.StrategyVersion})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("look up data source: %w", err)
+		return nil, nil, nil, fmt.Errorf("look up data source and strategy version: %w", err)
 	}
-	if !ok {
+	if !ver.SourceExists {
 		return nil, nil, &failure{msg: "Unsupported data source: " + t.DataSource, permanent: true}, nil
 	}
-	ver, err := s.q.TaskRecordedVersion(ctx, s.db.Pool, store.TaskRecordedVersionParams{StrategyID: t.StrategyID, Version: t.StrategyVersion})
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, nil, &failure{msg: fmt.Sprintf("Strategy version not found: %s version %d", t.StrategyID, t.StrategyVersion), permanent: true}, nil
-		}
-		return nil, nil, nil, fmt.Errorf("load strategy version: %w", err)
+	if !ver.Found {
+		return nil, nil, &failure{msg: fmt.Sprintf("Strategy version not found: %s version %d", t.StrategyID, t.StrategyVersion), permanent: true}, nil
 	}
 	feeds := make([]engine.Feed, len(t.Symbols))
 	steps := 0
@@ -224,10 +273,9 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 	// runs waiting for a CPU place (99 of 100) woke the service 5,000 times a second.
 	sink := s.newLogSink(t, path)
 	defer sink.close() // early returns and panics; closed explicitly below otherwise
-	prog := &progress{s: s, task: t, total: steps, lastDB: time.Now()}
-	s.publish(ctx, events.Message{Event: events.KindProgress, Task: t.ID,
-		Progr: &events.Progress{TaskID: t.ID, TotalBars: steps}})
-	prog.lastPub = time.Now()
+	// The first progress event comes when the run has gone on for progressInterval: a run
+	// of a few milliseconds publishes only its end, with its completion.
+	prog := &progress{s: s, task: t, total: steps, lastDB: time.Now(), lastPub: time.Now()}
 	res, err := s.cfg.Runner.Run(ctx, jsrt.RunConfig{
 		Code: ver.Code, Params: params,
 		Feeds:         feeds,
@@ -240,8 +288,8 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 		OnProgress:    prog.report,
 		OnLog:         sink.add,
 	})
-	sink.close()
 	if err != nil {
+		sink.close()
 		var re *jsrt.RunError
 		if errors.As(err, &re) {
 			switch re.Kind {
@@ -253,7 +301,9 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 		}
 		return nil, nil, nil, fmt.Errorf("run %s: %w", t.ID, err)
 	}
-	prog.final()
+	// The last lines and the 100% go with the completion (complete).
+	rec.lines, rec.chunk = sink.handOver()
+	rec.steps = prog.total
 	return res, benchBars, nil, nil
 }
 
@@ -350,8 +400,12 @@ func (s *Service) publishDone(ctx context.Context, id, session string, attempt i
 		defer cancel()
 		ctx = c
 	}
-	s.publish(ctx, events.Message{Event: events.KindComplete, Task: id, Session: session,
-		Done: &events.Complete{TaskID: id, Attempt: attempt, Status: string(status), Error: errText, Result: result}})
+	s.publish(ctx, doneMessage(id, session, attempt, status, errText, result))
+}
+
+func doneMessage(id, session string, attempt int, status Status, errText *string, result json.RawMessage) events.Message {
+	return events.Message{Event: events.KindComplete, Task: id, Session: session,
+		Done: &events.Complete{TaskID: id, Attempt: attempt, Status: string(status), Error: errText, Result: result}}
 }
 
 // storedSummary reads a completed task's summary as its completion event carries it.
@@ -395,7 +449,7 @@ func (p *progress) report(current, total int) {
 		Progr: &events.Progress{TaskID: p.task.ID, Progress: round2(pct), CurrentBar: current, TotalBars: total}})
 	if now.Sub(p.lastDB) >= progressDBEvery {
 		p.lastDB = now
-		err := p.s.db.WithTxNoWait(ctx, func(tx pgx.Tx) error {
+		err := p.s.db.WithTxNoWait(ctx, func(tx store.DBTX) error {
 			return p.s.q.SetTaskProgress(ctx, tx, store.SetTaskProgressParams{
 				Progress: round2(pct), CurrentBar: int32(current), TotalBars: int32(total), ID: p.task.ID, Attempt: p.task.Attempt,
 				Lease: p.task.Lease,
@@ -405,14 +459,6 @@ func (p *progress) report(current, total int) {
 			p.s.log.Warn("store progress", "task", p.task.ID, "err", err)
 		}
 	}
-}
-
-// final publishes 100% (the row gets it with the completion).
-func (p *progress) final() {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	p.s.publish(ctx, events.Message{Event: events.KindProgress, Task: p.task.ID,
-		Progr: &events.Progress{TaskID: p.task.ID, Progress: 100, CurrentBar: p.total, TotalBars: p.total}})
 }
 
 func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
