@@ -21,10 +21,10 @@ import (
 
 // month is one (strategy, month) figure, from bi_pnl_months or from the raw trades.
 type month struct {
-	name                          string
-	trades, won                   int64
+	name                           string
+	trades, won                    int64
 	gross, net, commission, absNet float64
-	netExact                      string // the numeric sum, as text
+	netExact                       string // the numeric sum, as text
 }
 
 // key: the task's strategy, the strategy within the run, the month in the run's time zone.
