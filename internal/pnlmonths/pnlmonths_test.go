@@ -3,13 +3,17 @@ package pnlmonths_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"math"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
+	"github.com/backtestd/backtestd/db"
 	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
@@ -284,4 +288,29 @@ func TestConcurrentSavesOfOneStrategy(t *testing.T) {
 		}
 	}
 	check(t, b, "after concurrent saves")
+}
+
+// Migration 00085 fills pnl_months from the results stored before it.
+func TestMigrationBackfills(t *testing.T) {
+	t.Parallel()
+	b, _ := fixture(t, "task_1", "task_2", "task_3")
+	migrations, err := fs.Sub(db.Migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB := stdlib.OpenDB(*b.Store.Pool.Config().ConnConfig)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Down drops the table and the view; Up makes them again from result_trades.
+	for _, up := range []bool{false, true} {
+		if _, err := p.ApplyVersion(b.Ctx, 85, up); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := check(t, b, "after the migration"); n < 12 {
+		t.Fatalf("the migration filled %d months", n)
+	}
 }
