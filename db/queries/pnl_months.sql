@@ -3,7 +3,9 @@
 -- pnl_months: after a result's trades are stored, and before results are deleted. Rows
 -- are written in key order, so transactions touching the same strategy's months (workers
 -- completing runs of one strategy, a prune) wait for each other instead of deadlocking.
--- The grouping is migration 00085's backfill's.
+-- The grouping is migration 00085's backfill's. The ids are given to each table, so each
+-- is read by its key (on the joins alone, a plan from stale statistics scanned results and
+-- tasks whole).
 INSERT INTO pnl_months AS m (strategy_id, strategy, strategy_class, month, trades, won, pnl_gross, pnl_net, commission)
 SELECT t.strategy_id, x.strategy, COALESCE(r.by_strategy -> x.strategy::int ->> 'name', '')::text,
        date_trunc('month', x.close_ts AT TIME ZONE t.timezone)::date,
@@ -13,7 +15,8 @@ FROM (SELECT @sign::int AS sign) k
 CROSS JOIN result_trades x
 JOIN results r ON r.task_id = x.task_id
 JOIN tasks t ON t.id = x.task_id
-WHERE x.task_id = ANY(@task_ids::text[]) AND NOT x.is_open AND x.close_ts IS NOT NULL
+WHERE x.task_id = ANY(@task_ids::text[]) AND r.task_id = ANY(@task_ids::text[]) AND t.id = ANY(@task_ids::text[])
+  AND NOT x.is_open AND x.close_ts IS NOT NULL
 GROUP BY 1, 2, 3, 4, k.sign
 ORDER BY 1, 2, 3, 4
 ON CONFLICT (strategy_id, strategy, strategy_class, month) DO UPDATE

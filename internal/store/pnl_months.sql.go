@@ -19,7 +19,8 @@ FROM (SELECT $1::int AS sign) k
 CROSS JOIN result_trades x
 JOIN results r ON r.task_id = x.task_id
 JOIN tasks t ON t.id = x.task_id
-WHERE x.task_id = ANY($2::text[]) AND NOT x.is_open AND x.close_ts IS NOT NULL
+WHERE x.task_id = ANY($2::text[]) AND r.task_id = ANY($2::text[]) AND t.id = ANY($2::text[])
+  AND NOT x.is_open AND x.close_ts IS NOT NULL
 GROUP BY 1, 2, 3, 4, k.sign
 ORDER BY 1, 2, 3, 4
 ON CONFLICT (strategy_id, strategy, strategy_class, month) DO UPDATE
@@ -36,7 +37,9 @@ type ApplyPnlMonthsParams struct {
 // pnl_months: after a result's trades are stored, and before results are deleted. Rows
 // are written in key order, so transactions touching the same strategy's months (workers
 // completing runs of one strategy, a prune) wait for each other instead of deadlocking.
-// The grouping is migration 00085's backfill's.
+// The grouping is migration 00085's backfill's. The ids are given to each table, so each
+// is read by its key (on the joins alone, a plan from stale statistics scanned results and
+// tasks whole).
 func (q *Queries) ApplyPnlMonths(ctx context.Context, db DBTX, arg ApplyPnlMonthsParams) error {
 	_, err := db.Exec(ctx, applyPnlMonths, arg.Sign, arg.TaskIds)
 	return err
