@@ -119,16 +119,16 @@ type BiLookaheadCheck struct {
 }
 
 type BiPnlMonth struct {
-	StrategyID    string         `json:"strategy_id"`
-	StrategyName  *string        `json:"strategy_name"`
-	Strategy      int16          `json:"strategy"`
-	StrategyClass bool           `json:"strategy_class"`
-	Month         time.Time      `json:"month"`
-	Trades        int64          `json:"trades"`
-	Won           int64          `json:"won"`
-	PnlGross      pgtype.Numeric `json:"pnl_gross"`
-	PnlNet        pgtype.Numeric `json:"pnl_net"`
-	Commission    pgtype.Numeric `json:"commission"`
+	StrategyID    string    `json:"strategy_id"`
+	StrategyName  *string   `json:"strategy_name"`
+	Strategy      int16     `json:"strategy"`
+	StrategyClass bool      `json:"strategy_class"`
+	Month         time.Time `json:"month"`
+	Trades        int64     `json:"trades"`
+	Won           int64     `json:"won"`
+	PnlGross      int64     `json:"pnl_gross"`
+	PnlNet        int64     `json:"pnl_net"`
+	Commission    int64     `json:"commission"`
 }
 
 type BiResult struct {
@@ -332,6 +332,7 @@ type PnlMonth struct {
 	Strategy      int16          `json:"strategy"`
 	StrategyClass string         `json:"strategy_class"`
 	Month         time.Time      `json:"month"`
+	Shard         int16          `json:"shard"`
 	Trades        int64          `json:"trades"`
 	Won           int64          `json:"won"`
 	PnlGross      pgtype.Numeric `json:"pnl_gross"`
