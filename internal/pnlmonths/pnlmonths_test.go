@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
@@ -17,9 +18,11 @@ import (
 	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/pnlmonths"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
 	"github.com/backtestd/backtestd/internal/retention"
+	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
@@ -312,5 +315,51 @@ func TestMigrationBackfills(t *testing.T) {
 	}
 	if n := check(t, b, "after the migration"); n < 12 {
 		t.Fatalf("the migration filled %d months", n)
+	}
+}
+
+// A result's trades added on one connection (one shard of the months) and removed on
+// another leave every month's sums right.
+func TestRemovedOnAnotherConnection(t *testing.T) {
+	t.Parallel()
+	b, _ := fixture(t, "task_1", "task_2")
+	c1, err := b.Store.Pool.Acquire(b.Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Release()
+	// Another connection whose process id is in another shard (held ones are not given
+	// again, so the pool opens new ones).
+	var c2 *pgxpool.Conn
+	for range 6 {
+		c, err := b.Store.Pool.Acquire(b.Ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Release()
+		if c.Conn().PgConn().PID()%16 != c1.Conn().PgConn().PID()%16 {
+			c2 = c
+			break
+		}
+	}
+	if c2 == nil {
+		t.Fatal("six connections all in the first one's shard")
+	}
+	// task_1 again on c1's shard, then taken away twice on c2's and added back once: the
+	// sums are task_1's and task_2's as before.
+	if err := pnlmonths.Add(b.Ctx, c1.Conn(), "task_1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []func(context.Context, store.DBTX, ...string) error{pnlmonths.Remove, pnlmonths.Remove, pnlmonths.Add} {
+		if err := f(b.Ctx, c2.Conn(), "task_1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := check(t, b, "after adding and removing on two connections"); n == 0 {
+		t.Fatal("no months")
+	}
+	var shards int
+	if err := b.Store.Pool.QueryRow(b.Ctx, `SELECT count(DISTINCT shard) FROM pnl_months`).Scan(&shards); err != nil || shards < 2 {
+		t.Errorf("the months are in %d shards (%v), want the two connections'", shards, err)
 	}
 }
