@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/backtestd/backtestd/internal/pnlmonths"
 )
 
 // year fills the service's database with n completed results, as a team accumulates in a
@@ -102,7 +104,8 @@ var cloneTables = []string{"task_attempts", "results", "result_statistics", "res
 // not with the growing tables. The batches run with session_replication_role = replica:
 // no foreign-key checks (every clone's parent is inserted first, in the same statement
 // order) and no row triggers, whose work is copied with the rows instead (the list figures
-// of tasks, the benchmark figures of results). The clones are the rows the service would
+// of tasks, the benchmark figures of results); the clones' trades are added to the pnl per
+// month as results.Save adds a result's. The clones are the rows the service would
 // have written: the API and the bi_* views read them as real.
 func yearClone(ctx context.Context, pool *pgxpool.Pool, n int) error {
 	const cloneBatch = 50000
@@ -195,6 +198,19 @@ func yearClone(ctx context.Context, pool *pgxpool.Pool, n int) error {
 					SELECT m.new_id`+extraSel+`, `+prefixed("x", c)+` FROM clone_map m JOIN seed_`+table+` x ON x.task_id = m.src`); err != nil {
 					return fmt.Errorf("clone %s: %w", table, err)
 				}
+			}
+			// The clones' trades go into the pnl per month as a stored result's do, a
+			// thousand results a statement (each read from result_trades' index).
+			var ids []string
+			if err := tx.QueryRow(ctx, `SELECT array_agg(new_id ORDER BY new_id) FROM clone_map`).Scan(&ids); err != nil {
+				return err
+			}
+			for len(ids) > 0 {
+				k := min(1000, len(ids))
+				if err := pnlmonths.Add(ctx, tx, ids[:k]...); err != nil {
+					return fmt.Errorf("clone pnl per month: %w", err)
+				}
+				ids = ids[k:]
 			}
 			return nil
 		})
@@ -312,7 +328,9 @@ func yearBI(ctx context.Context, pool *pgxpool.Pool) error {
 		       strategy_id, strategy_version, strategy_name, task_id, symbol, sharpe_ratio, total_return
 		FROM bi_results WHERE sharpe_ratio IS NOT NULL
 		ORDER BY strategy_id, strategy_version, sharpe_ratio DESC`},
-		{"realised net pnl per strategy and month", `SELECT r.strategy_name, date_trunc('month', t.close_ts)::date AS month,
+		{"realised net pnl per strategy and month", `SELECT strategy_name, month, sum(trades) AS trades, round(sum(pnl_net), 2) AS pnl_net
+		FROM bi_pnl_months GROUP BY 1, 2 ORDER BY 1, 2`},
+		{"realised net pnl per strategy and month, raw", `SELECT r.strategy_name, date_trunc('month', t.close_ts)::date AS month,
 		       count(*) AS trades, round(sum(t.pnl_net)::numeric, 2) AS pnl_net
 		FROM bi_trades t JOIN bi_results r USING (task_id)
 		WHERE NOT t.is_open GROUP BY 1, 2 ORDER BY 1, 2`},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/pnlmonths"
 	"github.com/backtestd/backtestd/internal/store"
 )
 
@@ -25,6 +26,9 @@ var q = store.New()
 func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *engine.Result, bench *engine.Benchmark) error {
 	if res == nil {
 		return fmt.Errorf("save result %s: nil result", taskID)
+	}
+	if err := pnlmonths.Remove(ctx, db, taskID); err != nil { // what a previous result added
+		return fmt.Errorf("save result %s: %w", taskID, err)
 	}
 	if err := q.DeleteResult(ctx, db, taskID); err != nil {
 		return fmt.Errorf("save result %s: delete previous: %w", taskID, err)
@@ -144,6 +148,11 @@ func Save(ctx context.Context, db store.DBTX, taskID string, attempt int, res *e
 		if err := q.InsertResultEquity(ctx, db, row); err != nil {
 			return fmt.Errorf("save result %s: equity: %w", taskID, err)
 		}
+	}
+	// Last: the months' rows stay locked until the caller commits, and other workers
+	// completing runs of the same strategy wait for them.
+	if err := pnlmonths.Add(ctx, db, taskID); err != nil {
+		return fmt.Errorf("save result %s: %w", taskID, err)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/auth"
+	"github.com/backtestd/backtestd/internal/pnlmonths"
 	"github.com/backtestd/backtestd/internal/store"
 )
 
@@ -103,7 +104,12 @@ func (s *Service) Prune(ctx context.Context, o Options) (Report, error) {
 				return s.st.PrunableTasks(ctx, tx, store.PrunableTasksParams{Before: o.Before, Lim: int32(o.Batch)})
 			},
 			func(tx pgx.Tx, ids []string) ([]json.RawMessage, error) { return s.st.ExportTasks(ctx, tx, ids) },
-			func(tx pgx.Tx, ids []string) (int64, error) { return s.st.DeleteTasks(ctx, tx, ids) }},
+			func(tx pgx.Tx, ids []string) (int64, error) {
+				if err := pnlmonths.Remove(ctx, tx, ids...); err != nil {
+					return 0, err
+				}
+				return s.st.DeleteTasks(ctx, tx, ids)
+			}},
 		{"studies", &rep.Studies,
 			func(tx pgx.Tx) ([]string, error) {
 				return s.st.PrunableStudies(ctx, tx, store.PrunableStudiesParams{Before: o.Before, Lim: int32(o.Batch)})

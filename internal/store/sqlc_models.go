@@ -118,6 +118,19 @@ type BiLookaheadCheck struct {
 	CheckedAt       time.Time       `json:"checked_at"`
 }
 
+type BiPnlMonth struct {
+	StrategyID    string    `json:"strategy_id"`
+	StrategyName  *string   `json:"strategy_name"`
+	Strategy      int16     `json:"strategy"`
+	StrategyClass bool      `json:"strategy_class"`
+	Month         time.Time `json:"month"`
+	Trades        int64     `json:"trades"`
+	Won           int64     `json:"won"`
+	PnlGross      int64     `json:"pnl_gross"`
+	PnlNet        int64     `json:"pnl_net"`
+	Commission    int64     `json:"commission"`
+}
+
 type BiResult struct {
 	TaskID                   string          `json:"task_id"`
 	StrategyID               *string         `json:"strategy_id"`
@@ -312,6 +325,19 @@ type LookaheadCheck struct {
 	Report          json.RawMessage `json:"report"`
 	CheckedBy       *string         `json:"checked_by"`
 	CheckedAt       time.Time       `json:"checked_at"`
+}
+
+type PnlMonth struct {
+	StrategyID    string         `json:"strategy_id"`
+	Strategy      int16          `json:"strategy"`
+	StrategyClass string         `json:"strategy_class"`
+	Month         time.Time      `json:"month"`
+	Shard         int16          `json:"shard"`
+	Trades        int64          `json:"trades"`
+	Won           int64          `json:"won"`
+	PnlGross      pgtype.Numeric `json:"pnl_gross"`
+	PnlNet        pgtype.Numeric `json:"pnl_net"`
+	Commission    pgtype.Numeric `json:"commission"`
 }
 
 type Result struct {

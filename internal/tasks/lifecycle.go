@@ -10,6 +10,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/auth"
+	"github.com/backtestd/backtestd/internal/pnlmonths"
 	"github.com/backtestd/backtestd/internal/store"
 )
 
@@ -37,6 +38,9 @@ func (s *Service) Delete(ctx context.Context, caller auth.Identity, id string) e
 		}
 		if !Status(cur.Status).Can(ActDelete) {
 			return apperr.Conflict("Task %s is %s: cancel it before deleting it", id, cur.Status)
+		}
+		if err := pnlmonths.Remove(ctx, tx, id); err != nil {
+			return fmt.Errorf("delete task %s: %w", id, err)
 		}
 		if _, err := s.q.DeleteFinishedTask(ctx, tx, id); err != nil {
 			return fmt.Errorf("delete task %s: %w", id, err)
