@@ -1391,7 +1391,7 @@ FILTER_STRATEGIES = {
     "day_split_close": (DaySplitClose, ["orcl.csv", "nvda.csv"]),
     "day_split_session": (DaySplitSession, ["yhoo.csv"]),
     "session_filter": (SessionFilterCross, ["es_min5.csv", "es_min5_gaps.csv"]),
-    "replay_pairs": (ReplayPairs, [("orcl.csv", "nvda.csv")]),
+    "replay_pairs": (ReplayPairs, [("orcl.csv", "nvda.csv"), ("ESH1.csv", "ESM1.csv")]),
     "replay_pairs_months": (ReplayPairsMonths, [("orcl.csv", "yhoo.csv")]),
     "session_filler": (SessionFillerCross, ["es_min5_gaps.csv"]),
     "heikin_ashi_weekly": (HeikinAshiWeekly, ["orcl.csv"]),
@@ -1530,7 +1530,10 @@ class Recorder(bt.Analyzer):
         self.next()
 
     def next(self):
-        self.equity.append([self.data.datetime.datetime(0).strftime(STAMP[0]), self.strategy.broker.getvalue()])
+        # the step's time: the strategy's clock (the latest of its feeds' times), which is
+        # data0's unless data0 ended before another feed (h-filters3)
+        clock = self.strategy if len(self.strategy.datas) > 1 else self.data
+        self.equity.append([clock.datetime.datetime(0).strftime(STAMP[0]), self.strategy.broker.getvalue()])
 
 
 def source_bars(d, fromdate=None):
