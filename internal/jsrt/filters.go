@@ -224,7 +224,7 @@ func sessionFillerParams(m map[string]any) (engine.SessionFillerParams, error) {
 }
 
 // sessionTimes reads a filter's sessionstart and sessionend, times of day as
-// 'HH:MM[:SS]', with backtrader's feed defaults (the whole day: midnight to engine.DefaultSessionEnd).
+// 'HH:MM[:SS[.fraction]]', with backtrader's feed defaults (the whole day: midnight to engine.DefaultSessionEnd).
 func sessionTimes(m map[string]any) (start, end time.Duration, err error) {
 	end = engine.DefaultSessionEnd
 	for _, x := range []struct {
@@ -241,7 +241,8 @@ func sessionTimes(m map[string]any) (start, end time.Duration, err error) {
 					return 0, 0, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %q", key, v)
 				}
 			}
-			*dst = time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second
+			*dst = time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second +
+				time.Duration(t.Nanosecond()) // '23:59:59.99999', backtrader's default end, as written
 		default:
 			return 0, 0, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %v", key, m[key])
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
 )
@@ -150,5 +151,24 @@ func BenchmarkReplay(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Session times as written: backtrader's defaults when left out, fractions of a second
+// kept (backtrader's default end, 23:59:59.999990, can be written out).
+func TestSessionTimes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		m          map[string]any
+		start, end time.Duration
+	}{
+		{map[string]any{}, 0, engine.DefaultSessionEnd},
+		{map[string]any{"sessionend": "23:59:59.99999"}, 0, engine.DefaultSessionEnd},
+		{map[string]any{"sessionstart": "09:30", "sessionend": "16:00:30"}, 9*time.Hour + 30*time.Minute, 16*time.Hour + 30*time.Second},
+	} {
+		start, end, err := sessionTimes(c.m)
+		if err != nil || start != c.start || end != c.end {
+			t.Errorf("%v: %v to %v (%v), want %v to %v", c.m, start, end, err, c.start, c.end)
+		}
 	}
 }
