@@ -1,14 +1,11 @@
 /**
  * The twin of testdata/backtrader/gen.py's DaySplitSession: day_split_close.js with the
- * session 09:30-16:00 (the parts' times) and closevol 0.3 (70% of the volume in the
- * first part). The DaySplitter_Close filter
- * delivers each day as two bars, its open, high and low (the close their average, at the
- * session start, half the volume) and then its close alone (at the session end, the
- * rest), as backtrader's replaydata(timeframe=Days) of the split feed does. On the first
- * part (an odd length), flat, when its close is above the SMA of the parts' closes and
- * its volume above the previous day's first part's, a market buy, filled at the same
- * day's close; in a position, a close part under the SMA closes it at the next day's
- * open.
+ * session 09:30-16:00, the times of the two parts of each day, and closevol 0.3 (70% of
+ * the volume in the first part, the open, high and low with their average as the close;
+ * the rest in the second, the close alone). On the first part, flat, when its close is
+ * above the SMA of the parts' closes and its volume above the previous day's first
+ * part's, a market buy, filled at the same day's close; in a position, a close part
+ * under the SMA closes it at the next day's open.
  * period: SMA period, in parts (two a day)
  * size: shares bought
  */

@@ -1,10 +1,10 @@
 /**
  * The twin of testdata/backtrader/gen.py's ReplayPairsMonths: replay_pairs.js with the
- * first feed replayed to weeks and the second to months. After backtrader's
- * samples/data-replay and samples/multidata-strategy: two feeds, each replayed to weeks
- * (static replay, one entry per feed), next() on every day with each week as it stands.
- * Each feed has the crossover of its close with its SMA of weeks: long `size` on a feed
- * whose close crosses above, out when its close falls under its last finished week's low.
+ * first feed replayed to weeks and the second to months (static replay, one entry per
+ * feed, each its own timeframe), next() on every day with the week and the month as they
+ * stand. Each feed has the crossover of its close with its SMA of its own bars: long
+ * `size` on a feed whose close crosses above, out when its close falls under its last
+ * finished bar's low.
  * period: SMA period, in weeks or months (the feed's bars)
  * size: shares bought
  */
