@@ -62,6 +62,9 @@ type SymbolResult struct {
 	Exposure     float64 `json:"exposure"`   // fraction of the run's bars that ended holding it
 	FinalSize    float64 `json:"final_size"`
 	FinalPrice   float64 `json:"final_price"` // the final position's average price
+	// Joined, for a feed joined from others (a strategy's static chain or rollover), are
+	// the spans of their bars it is made of; none for a feed the run was given.
+	Joined []Span `json:"joined,omitempty"`
 }
 
 // AddExecution counts fill x of the symbol.

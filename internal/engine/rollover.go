@@ -12,6 +12,31 @@ type Combined struct {
 	Source []int
 }
 
+// Span is a run of a joined feed's bars that one of the feeds it joins gave: that feed's
+// bars from First to Last, Bars of them. A joined feed is its spans in order, so it can be
+// built again from the feeds' own bars (what a chart of the run shows).
+type Span struct {
+	Symbol string    `json:"symbol"`
+	First  time.Time `json:"first"`
+	Last   time.Time `json:"last"`
+	Bars   int       `json:"bars"`
+}
+
+// Spans are c's spans, its feeds named by symbols (one per feed it joined, in order).
+func (c Combined) Spans(symbols []string) []Span {
+	var out []Span
+	for i, b := range c.Feed.Bars {
+		k := c.Source[i]
+		if n := len(out); n > 0 && i > 0 && c.Source[i-1] == k {
+			out[n-1].Last = b.Time
+			out[n-1].Bars++
+			continue
+		}
+		out = append(out, Span{Symbol: symbols[k], First: b.Time, Last: b.Time, Bars: 1})
+	}
+	return out
+}
+
 // Chain joins feeds one after the other, as backtrader's Chainer (cerebro.chaindata): all
 // the bars of the first, then those of the next that come after the last bar delivered,
 // and so on; a bar at or before a time already delivered is skipped.

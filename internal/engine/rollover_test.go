@@ -78,6 +78,28 @@ func TestChainAndRollOver(t *testing.T) {
 			if got.Feed.Symbol != "J" || !slices.Equal(closes(got.Feed), c.want) || !slices.Equal(got.Source, c.source) {
 				t.Errorf("got %s %v from %v, want %v from %v", got.Feed.Symbol, closes(got.Feed), got.Source, c.want, c.source)
 			}
+			// Its spans build it again from the feeds' own bars, as a chart of the run does.
+			names := make([]string, len(c.feeds))
+			by := map[string][]Bar{}
+			for i, f := range c.feeds {
+				names[i], by[f.Symbol] = f.Symbol, f.Bars
+			}
+			var again []Bar
+			for _, sp := range got.Spans(names) {
+				n := 0
+				for _, b := range by[sp.Symbol] {
+					if !b.Time.Before(sp.First) && !b.Time.After(sp.Last) {
+						again = append(again, b)
+						n++
+					}
+				}
+				if n != sp.Bars {
+					t.Errorf("span %+v holds %d bars of %s", sp, n, sp.Symbol)
+				}
+			}
+			if !slices.Equal(again, got.Feed.Bars) {
+				t.Errorf("the spans %+v make %v, the joined feed is %v", got.Spans(names), again, got.Feed.Bars)
+			}
 		})
 	}
 }

@@ -113,7 +113,7 @@ func stubHost(rt *goja.Runtime) *goja.Object {
 	fail := func(goja.FunctionCall) goja.Value {
 		panic(rt.NewTypeError("the strategy API is only available while a backtest runs"))
 	}
-	for _, n := range []string{"order", "close", "cancel", "bracket", "target", "getPosition", "log", "setSizer", "addTimer"} {
+	for _, n := range []string{"order", "close", "cancel", "bracket", "target", "getPosition", "log", "setSizer", "addTimer", "signalAdd"} {
 		_ = h.Set(n, named(rt, n, fail))
 	}
 	return h

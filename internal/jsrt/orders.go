@@ -176,18 +176,27 @@ func (h *host) validity(v goja.Value, feed int) time.Time {
 }
 
 func (h *host) submit(r engine.OrderRequest) goja.Value {
+	o := h.place(r)
+	if o == nil {
+		return goja.Null()
+	}
+	return h.orderObject(o)
+}
+
+// place submits r (a negative size flips its side); nil when its size is 0.
+func (h *host) place(r engine.OrderRequest) *engine.Order {
 	if r.Size < 0 {
 		r.Side, r.Size = -r.Side, -r.Size
 	}
 	if r.Size == 0 {
-		return goja.Null()
+		return nil
 	}
 	o, err := h.eng.Submit(r)
 	if err != nil {
 		h.throw("%s", err.Error())
 	}
 	h.decidedOrder(o)
-	return h.orderObject(o)
+	return o
 }
 
 func (h *host) hostObject() *goja.Object {
@@ -218,6 +227,7 @@ func (h *host) hostObject() *goja.Object {
 		return h.submit(r)
 	})
 	_ = o.Set("setSizer", func(_ goja.Value, v goja.Value) { h.setSizer(v) })
+	_ = o.Set("signalAdd", func(_ goja.Value, typ, v goja.Value) { h.signalAdd(typ, v) })
 	_ = o.Set("addTimer", func(v goja.Value) goja.Value { return h.addTimer(v) })
 	_ = o.Set("cancel", func(v goja.Value) bool {
 		o := h.orderRef(v)

@@ -30,6 +30,7 @@ const preludeSrc = `(function (host) {
     orderTargetPercent(opts) { return host.target(this, 'percent', opts); }
     getPosition(data) { return host.getPosition(data); }
     setSizer(sizer) { host.setSizer(this, sizer); }
+    signalAdd(type, line) { host.signalAdd(this, type, line); }
     addTimer(opts) { return host.addTimer(opts); }
     log(message, level) { host.log(message, level); }
   }

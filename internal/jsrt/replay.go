@@ -3,6 +3,7 @@ package jsrt
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -199,8 +200,9 @@ func (h *host) replayOf(name string, call goja.FunctionCall) *replayState {
 	for _, a := range call.Arguments {
 		h.feedsOf(a, 0, seen)
 	}
+	keys := slices.Sorted(maps.Keys(seen)) // in order, so that errors name the lowest feeds
 	var rs *replayState
-	for k := range seen {
+	for _, k := range keys {
 		if k >= 0 {
 			if rs != nil {
 				h.throw("%s: the lines of two replayed feeds (this.datas[%d] and this.datas[%d]) cannot meet in one indicator: each is rebuilt on its own clock; compare their values in next()", name, rs.feed, k)
@@ -209,7 +211,7 @@ func (h *host) replayOf(name string, call goja.FunctionCall) *replayState {
 		}
 	}
 	if rs != nil {
-		for k := range seen {
+		for _, k := range slices.Backward(keys) { // -1 (this.datas[0]) first
 			if k < 0 && -1-k != rs.feed {
 				h.throw("%s: a replayed feed's lines (this.datas[%d]) cannot meet another feed's (this.datas[%d]) in one indicator: each is rebuilt on its own clock; compare their values in next()", name, rs.feed, -1-k)
 			}

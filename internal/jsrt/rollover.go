@@ -94,9 +94,35 @@ func (h *host) combined(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, e
 			h.contracts = map[int]*contracts{}
 		}
 		h.contracts[len(out)] = &contracts{names: names, source: c.Source}
+		h.joined = append(h.joined, joinedFeed{at: len(out), bars: c.Feed.Bars, spans: c.Spans(names)})
 		out = append(out, c.Feed)
 	}
 	return out, nil
+}
+
+// joinedFeed is a feed combined made: where it went among the run's feeds, its bars and
+// the spans of the joined feeds' bars it is made of.
+type joinedFeed struct {
+	at    int
+	bars  []engine.Bar
+	spans []engine.Span
+}
+
+// joinedSpans records in res the spans of each joined feed the strategy traded as it was
+// joined (Result.Symbols[k].Joined), so that its charts show the bars it saw. A feed a
+// filter then reshaped (Heikin-Ashi, Renko, …) is no longer those bars and gets none.
+func joinedSpans(res *engine.Result, feeds []engine.Feed, joined []joinedFeed) {
+	if res == nil {
+		return
+	}
+	for _, j := range joined {
+		if j.at >= len(feeds) || j.at >= len(res.Symbols) || len(j.bars) == 0 {
+			continue
+		}
+		if f := feeds[j.at].Bars; len(f) == len(j.bars) && &f[0] == &j.bars[0] {
+			res.Symbols[j.at].Joined = j.spans
+		}
+	}
 }
 
 // feedSpecs reads the class's static `kind` (chain or rollover).

@@ -119,6 +119,7 @@ type host struct {
 	given        int          // feeds given to the run; resampled ones follow
 	memo         *Memo        // shared with other runs on the same feeds, or nil
 	tracer       *tracer      // records the run for the look-ahead check, or nil
+	joined       []joinedFeed // the feeds made by static chain or rollover
 }
 
 // strat is what the host keeps per strategy instance.
@@ -135,6 +136,7 @@ type strat struct {
 	inited                                        bool               // init() has run: no more timers
 	contracts                                     map[int]*contracts // feeds joined by a static chain or rollover
 	replays                                       []*replayState     // per feed, its replay (static replay, BarReplayer_Open) or nil
+	sig                                           *signals           // static signals or signalAdd's, or nil
 }
 
 // resampled returns feeds followed by the feeds the strategy class asks for in its static
@@ -288,6 +290,7 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	}
 	if runErr == nil {
 		h.finishTrace()
+		joinedSpans(res, feeds, h.joined)
 	}
 	return res, runErr
 }
@@ -307,6 +310,9 @@ func (h *host) drive(ctx context.Context, eng *engine.Engine) (*engine.Result, e
 func (h *host) setUp() error {
 	inst := h.inst
 	if err := h.call("init"); err != nil {
+		return err
+	}
+	if err := h.setUpSignals(); err != nil {
 		return err
 	}
 	h.nameLines()
@@ -343,6 +349,9 @@ func (h *host) call(name string) error {
 // Next implements engine.Strategy. The first call goes to nextStart when the strategy
 // defines one (backtrader's nextstart, whose default calls next).
 func (h *host) Next(*engine.Engine) error {
+	if h.sig != nil {
+		h.signalStep()
+	}
 	if !h.started {
 		h.started = true
 		if h.nextStart != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
@@ -73,8 +74,10 @@ var chartParts = map[string]results.Parts{
 // ran on.
 //
 // symbol picks the feed of a several-symbol task the candlestick and trades charts show
-// (its bars and its fills); "" is the first. The equity chart's dashed line is the task's
-// benchmark bought and held.
+// (its bars and its fills); "" is the first. A feed the strategy joined (static chain or
+// rollover) is one of them, its bars those the strategy saw, taken from its contracts; a
+// contract's own bars stay available by its symbol. The equity chart's dashed line is the
+// task's benchmark bought and held.
 //
 // view narrows and thins the line charts (equity, drawdown, underwater); the others ignore it.
 func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string, view View) (*ChartConfig, error) {
@@ -86,26 +89,86 @@ func (svc *Service) Chart(ctx context.Context, taskID, chartType, symbol string,
 	if err != nil {
 		return nil, err
 	}
-	feeds := s.Run.Symbols
+	feeds, joined := s.Run.Symbols, map[string][]engine.Span(nil)
+	price := chartType == "candlestick" || chartType == "trades"
+	if price {
+		// A run that joined feeds (static chain or rollover) traded the joined ones: its
+		// price charts show those, as the strategy saw them.
+		if feeds, joined, err = svc.chartFeeds(ctx, s); err != nil {
+			return nil, err
+		}
+	}
 	if symbol == "" {
 		symbol = feeds[0]
-	} else if !slices.Contains(feeds, symbol) {
+	} else if !slices.Contains(feeds, symbol) && !slices.Contains(s.Run.Symbols, symbol) {
 		return nil, apperr.Invalid("Symbol %s is not a feed of task %s (its feeds: %s)", symbol, taskID, strings.Join(feeds, ", "))
 	}
 	in := ChartInput{InitialCash: s.Run.InitialCash, Equity: s.Equity, Executions: s.Executions, Benchmark: s.Run.Benchmark, View: view}
-	if len(feeds) > 1 {
+	if len(s.Run.Symbols) > 1 || len(feeds) > 1 {
 		in.Executions = slices.DeleteFunc(slices.Clone(s.Executions), func(x engine.Execution) bool { return x.Symbol != symbol })
 	}
-	switch chartType {
-	case "candlestick", "trades":
+	switch {
+	case price && joined[symbol] != nil:
+		in.Bars, err = svc.joinedBars(ctx, s.Run, joined[symbol])
+	case price:
 		in.Bars, err = svc.runBars(ctx, s.Run, symbol)
-	case "equity":
+	case chartType == "equity":
 		in.BenchBars, err = svc.runBars(ctx, s.Run, s.Run.Benchmark)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return BuildChart(chartType, in)
+}
+
+// chartFeeds are the feeds s's price charts (candlestick and trades) show, in order: the
+// task's symbols, or, when its strategy joined feeds (static chain or rollover), the feeds
+// the strategy traded, a joined one in place of its contracts (as the results page lists
+// them from the symbols route); with the spans of each joined feed by its symbol.
+func (svc *Service) chartFeeds(ctx context.Context, s *results.Stored) ([]string, map[string][]engine.Span, error) {
+	if len(s.Run.Symbols) < 2 { // a feed joined of one is that feed's bars: no read needed
+		return s.Run.Symbols, nil, nil
+	}
+	rows, err := svc.results.Symbols(ctx, s.TaskID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var joined map[string][]engine.Span
+	var feeds []string
+	for _, r := range rows {
+		if len(r.Joined) > 0 {
+			if joined == nil {
+				joined = map[string][]engine.Span{}
+			}
+			joined[r.Symbol] = r.Joined
+		}
+		if !slices.Contains(feeds, r.Symbol) { // a resampled feed repeats its source's symbol
+			feeds = append(feeds, r.Symbol)
+		}
+	}
+	if joined == nil {
+		return s.Run.Symbols, nil, nil
+	}
+	return feeds, joined, nil
+}
+
+// joinedBars builds a joined feed again from its spans: each span's bars of its contract,
+// as the run read them (one contract at a time: a chart holds about the joined feed's bars).
+func (svc *Service) joinedBars(ctx context.Context, run results.Run, spans []engine.Span) ([]engine.Bar, error) {
+	var out []engine.Bar
+	for _, sp := range spans {
+		bars, err := svc.runBars(ctx, run, sp.Symbol)
+		if err != nil {
+			return nil, err
+		}
+		lo, _ := slices.BinarySearchFunc(bars, sp.First, func(b engine.Bar, t time.Time) int { return b.Time.Compare(t) })
+		hi := lo
+		for hi < len(bars) && !bars[hi].Time.After(sp.Last) {
+			hi++
+		}
+		out = append(out, bars[lo:hi]...)
+	}
+	return out, nil
 }
 
 // runBars reads the bars of symbol the run ran on; none when they have since been deleted.

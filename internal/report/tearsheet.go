@@ -52,15 +52,25 @@ type yearRow struct {
 	ReturnClass                      string
 }
 
+// strategyRow is one strategy of a run of several: its figures as the strategies route
+// serves them (engine.StrategyResult), written by the convention of format.go.
+type strategyRow struct {
+	Index                                            int
+	Name, Orders, Fills, Trades, Open, PnL, PnLClass string
+	Commission, SQN, FirstNext                       string
+}
+
 type tripRow struct {
 	Seq                                                 int32
+	Strategy                                            string // the strategy's name in a run of several
 	Symbol, Side, Entry, Exit, Held, Size, EntryPrice   string
 	ExitPrice, PnL, PnLClass, Fees, Return, ReturnClass string
 }
 
 type fillRow struct {
 	Date, Symbol, Type, Price, Size, Value, Fees, PnL, PnLClass string
-	Partial                                                     bool // the order has more to fill on later bars
+	Strategy                                                    string // the strategy's name in a run of several
+	Partial                                                     bool   // the order has more to fill on later bars
 }
 
 type statGroup struct {
@@ -83,6 +93,7 @@ type tearsheet struct {
 	Trips                  []tripRow
 	Fills                  []fillRow
 	MultiFeed              bool
+	Strategies             []strategyRow // a run of several strategies: each one's part; none for one
 	Params                 []paramRow
 	Zone                   string
 	Generated              string
@@ -191,10 +202,21 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, ve
 
 	t.Monthly, t.Yearly = periodTables(s)
 
+	t.Strategies = strategyRows(s.Strategies)
+	strategyName := func(i int32) string {
+		if len(s.Strategies) == 0 {
+			return ""
+		}
+		if int(i) < len(s.Strategies) {
+			return s.Strategies[i].Name
+		}
+		return strconv.Itoa(int(i))
+	}
+
 	// Trades: round trips, then every fill.
 	for i, tr := range s.Trades {
 		rt := results.RoundTripOf(i+1, tr)
-		row := tripRow{Seq: rt.Seq, Symbol: rt.Symbol, Side: "Long", Entry: clock(rt.EntryDate), Exit: "open",
+		row := tripRow{Seq: rt.Seq, Strategy: strategyName(rt.Strategy), Symbol: rt.Symbol, Side: "Long", Entry: clock(rt.EntryDate), Exit: "open",
 			Held: formatNumber(float64(rt.BarsHeld), 0) + " bars", Size: formatNumber(math.Abs(rt.Size), 0),
 			EntryPrice: formatNumber(rt.EntryPrice, 2), ExitPrice: missing,
 			PnL: formatValue(rt.PnLNet, fmtMoney), PnLClass: signClass(rt.PnLNet), Fees: formatValue(rt.Commission, fmtMoney), Return: missing}
@@ -218,7 +240,7 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, ve
 	}
 	for _, e := range s.Executions {
 		tr := results.TradeRowOf(e)
-		row := fillRow{Date: clock(tr.Date), Symbol: tr.Symbol, Type: tr.Type, Price: formatNumber(tr.Price, 2),
+		row := fillRow{Date: clock(tr.Date), Strategy: strategyName(tr.Strategy), Symbol: tr.Symbol, Type: tr.Type, Price: formatNumber(tr.Price, 2),
 			Size: formatNumber(tr.Size, 0), Value: formatValue(tr.Value, fmtMoney), Fees: formatValue(tr.Commission, fmtMoney), PnL: missing,
 			Partial: tr.Status == engine.Partial.String()}
 		if tr.PnL != 0 {
@@ -235,6 +257,19 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, ve
 		return "", fmt.Errorf("render report: %w", err)
 	}
 	return out.String(), nil
+}
+
+// strategyRows are the By strategy table's rows: the figures of the results page's table
+// (web/src/views/results.ts, strategyTable) from what the strategies route serves.
+func strategyRows(list []engine.StrategyResult) []strategyRow {
+	rows := make([]strategyRow, len(list))
+	for i, r := range list {
+		rows[i] = strategyRow{Index: i, Name: r.Name, Orders: formatNumber(float64(r.Orders), 0), Fills: formatNumber(float64(r.Executions), 0),
+			Trades: fmt.Sprintf("%s (%s won, %s lost)", formatNumber(float64(r.Trades), 0), formatNumber(float64(r.Won), 0), formatNumber(float64(r.Lost), 0)),
+			Open:   formatNumber(float64(r.OpenTrades), 0), PnL: formatValue(r.PnLClosed, fmtMoney), PnLClass: signClass(r.PnLClosed),
+			Commission: formatValue(r.Commission, fmtMoney), SQN: formatNumber(r.SQN.Value, 2), FirstNext: formatNumber(float64(r.FirstNext), 0)}
+	}
+	return rows
 }
 
 func signClass(v float64) string {
@@ -465,14 +500,22 @@ footer{margin-top:24px;color:var(--muted);font-size:11px}
 {{end}}</tbody></table>{{else}}<p class="muted">The strategy has no parameters.</p>{{end}}
 </section>
 
-<section class="trades">
+{{if .Strategies}}<section>
+<h2>By strategy</h2>
+<div class="scroll"><table id="strategies"><thead><tr><th class="l">#</th><th class="l">Strategy</th><th>Orders</th><th>Fills</th><th title="Closed round trips (won, lost)">Trades</th><th title="Round trips still open at the end">Open</th><th title="Of its closed round trips">Net P&amp;L</th><th>Commission</th><th>SQN</th><th title="Bar of its first next(): the end of its own warm-up">First next</th></tr></thead><tbody>
+{{range .Strategies}}<tr data-strategy="{{.Index}}"><td class="l muted">{{.Index}}</td><th class="l">{{.Name}}</th><td>{{.Orders}}</td><td>{{.Fills}}</td><td>{{.Trades}}</td><td>{{.Open}}</td><td class="{{.PnLClass}}">{{.PnL}}</td><td>{{.Commission}}</td><td>{{.SQN}}</td><td>{{.FirstNext}}</td></tr>
+{{end}}</tbody></table></div>
+<p class="muted">The strategies ran on one broker: the cash and each feed's position are shared, the orders, fills and round trips are each strategy's own.</p>
+</section>
+
+{{end}}<section class="trades">
 <h2>Trades</h2>
-{{if .Trips}}<div class="scroll"><table id="round-trips"><thead><tr><th>#</th>{{if .MultiFeed}}<th class="l">Symbol</th>{{end}}<th class="l">Side</th><th class="l">Entry</th><th class="l">Exit</th><th>Held</th><th>Size</th><th>Entry price</th><th>Exit price</th><th>Net P&amp;L</th><th>Fees</th><th>Return</th></tr></thead><tbody>
-{{range .Trips}}<tr><td class="muted">{{.Seq}}</td>{{if $.MultiFeed}}<td class="l">{{.Symbol}}</td>{{end}}<td class="l">{{.Side}}</td><td class="l">{{.Entry}}</td><td class="l">{{.Exit}}</td><td>{{.Held}}</td><td>{{.Size}}</td><td>{{.EntryPrice}}</td><td>{{.ExitPrice}}</td><td class="{{.PnLClass}}">{{.PnL}}</td><td>{{.Fees}}</td><td class="{{.ReturnClass}}">{{.Return}}</td></tr>
+{{if .Trips}}<div class="scroll"><table id="round-trips"><thead><tr><th>#</th>{{if .MultiFeed}}<th class="l">Symbol</th>{{end}}{{if .Strategies}}<th class="l">Strategy</th>{{end}}<th class="l">Side</th><th class="l">Entry</th><th class="l">Exit</th><th>Held</th><th>Size</th><th>Entry price</th><th>Exit price</th><th>Net P&amp;L</th><th>Fees</th><th>Return</th></tr></thead><tbody>
+{{range .Trips}}<tr><td class="muted">{{.Seq}}</td>{{if $.MultiFeed}}<td class="l">{{.Symbol}}</td>{{end}}{{if $.Strategies}}<td class="l">{{.Strategy}}</td>{{end}}<td class="l">{{.Side}}</td><td class="l">{{.Entry}}</td><td class="l">{{.Exit}}</td><td>{{.Held}}</td><td>{{.Size}}</td><td>{{.EntryPrice}}</td><td>{{.ExitPrice}}</td><td class="{{.PnLClass}}">{{.PnL}}</td><td>{{.Fees}}</td><td class="{{.ReturnClass}}">{{.Return}}</td></tr>
 {{end}}</tbody></table></div>{{else}}<p class="muted">No trades.</p>{{end}}
 <h2>Executions</h2>
-{{if .Fills}}<div class="scroll"><table id="executions"><thead><tr><th class="l">Date</th>{{if .MultiFeed}}<th class="l">Symbol</th>{{end}}<th class="l">Type</th><th>Price</th><th>Size</th><th>Value</th><th>Fees</th><th>Realised P&amp;L</th></tr></thead><tbody>
-{{range .Fills}}<tr><td class="l">{{.Date}}</td>{{if $.MultiFeed}}<td class="l">{{.Symbol}}</td>{{end}}<td class="l">{{.Type}}{{if .Partial}} <span class="muted" title="filled in part: the rest of the order fills on later bars">partial</span>{{end}}</td><td>{{.Price}}</td><td>{{.Size}}</td><td>{{.Value}}</td><td>{{.Fees}}</td><td class="{{.PnLClass}}">{{.PnL}}</td></tr>
+{{if .Fills}}<div class="scroll"><table id="executions"><thead><tr><th class="l">Date</th>{{if .MultiFeed}}<th class="l">Symbol</th>{{end}}{{if .Strategies}}<th class="l">Strategy</th>{{end}}<th class="l">Type</th><th>Price</th><th>Size</th><th>Value</th><th>Fees</th><th>Realised P&amp;L</th></tr></thead><tbody>
+{{range .Fills}}<tr><td class="l">{{.Date}}</td>{{if $.MultiFeed}}<td class="l">{{.Symbol}}</td>{{end}}{{if $.Strategies}}<td class="l">{{.Strategy}}</td>{{end}}<td class="l">{{.Type}}{{if .Partial}} <span class="muted" title="filled in part: the rest of the order fills on later bars">partial</span>{{end}}</td><td>{{.Price}}</td><td>{{.Size}}</td><td>{{.Value}}</td><td>{{.Fees}}</td><td class="{{.PnLClass}}">{{.PnL}}</td></tr>
 {{end}}</tbody></table></div>{{else}}<p class="muted">No executions.</p>{{end}}
 </section>
 

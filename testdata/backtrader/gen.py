@@ -1015,6 +1015,127 @@ MULTI_STRATEGIES = {
 # ---- end of several strategies and order history ----
 
 
+# ---- Signals (issue 37, h-signals): SignalStrategy and cerebro.add_signal, after samples/signals-strategy ----
+class SMACloseSignal(bt.Indicator):
+    """samples/signals-strategy's main signal: the close minus its SMA(period)."""
+    lines = ("signal",)
+    params = (("period", 30),)
+
+    def __init__(self):
+        self.lines.signal = self.data - bt.indicators.SMA(period=self.p.period)
+
+
+class SMAExitSignal(bt.Indicator):
+    """samples/signals-strategy's exit signal: SMA(p1) minus SMA(p2)."""
+    lines = ("signal",)
+    params = (("p1", 5), ("p2", 30))
+
+    def __init__(self):
+        sma1 = bt.indicators.SMA(period=self.p.p1)
+        sma2 = bt.indicators.SMA(period=self.p.p2)
+        self.lines.signal = sma1 - sma2
+
+
+class SignalsLongShort(bt.SignalStrategy):
+    """samples/signals-strategy as it runs by default (--signal longshort): one
+    SIGNAL_LONGSHORT, the close minus its SMA(smaperiod); market orders of the default
+    sizer's one share; long above the average, short under it, reversed with a close and
+    an opening order on the same bar."""
+    fixture_params = dict(smaperiod=30)
+
+    @classmethod
+    def add_signals(cls, p):
+        return [(bt.SIGNAL_LONGSHORT, SMACloseSignal, dict(period=p["smaperiod"]))]
+
+
+class SmaSignals(SignalsLongShort):
+    """--signal longonly --exitsignal longexit: SIGNAL_LONG on the close against its
+    SMA(smaperiod), SIGNAL_LONGEXIT on SMA(exitperiod) minus SMA(smaperiod): a long is
+    left only when the fast average falls under the slow one (a LONGEXIT disables the
+    exit on the main signal's short indication); never short."""
+    fixture_params = dict(smaperiod=30, exitperiod=5)
+
+    @classmethod
+    def add_signals(cls, p):
+        return [(bt.SIGNAL_LONG, SMACloseSignal, dict(period=p["smaperiod"])),
+                (bt.SIGNAL_LONGEXIT, SMAExitSignal, dict(p1=p["exitperiod"], p2=p["smaperiod"]))]
+
+
+class SignalsShortExit(SignalsLongShort):
+    """--signal shortonly with a SIGNAL_SHORTEXIT (the sample's --exitsignal shortexit
+    names SIGNAL_LONGEXIT, a slip that leaves shorts to the main signal): short under the
+    average, covered when SMA(exitperiod) rises over SMA(smaperiod); 5 shares a trade
+    (FixedSize)."""
+    fixture_params = dict(smaperiod=30, exitperiod=5, stake=5)
+
+    def __init__(self):
+        self.setsizer(bt.sizers.FixedSize(stake=self.fixture_params["stake"]))
+
+    @classmethod
+    def add_signals(cls, p):
+        return [(bt.SIGNAL_SHORT, SMACloseSignal, dict(period=p["smaperiod"])),
+                (bt.SIGNAL_SHORTEXIT, SMAExitSignal, dict(p1=p["exitperiod"], p2=p["smaperiod"]))]
+
+
+class SignalsAccumulate(SignalsLongShort):
+    """SIGNAL_LONG on the close against SMA(smaperiod) and SIGNAL_SHORT on SMA(exitperiod)
+    minus SMA(smaperiod), with cerebro.signal_accumulate(True) and
+    signal_concurrent(True), 10 shares an order: a long is added to on every bar both
+    signals stay long (until the cash runs out: Margin), left when the close falls under
+    its average, reversed to a short when the fast average falls under the slow one."""
+    fixture_params = dict(smaperiod=30, exitperiod=5, stake=10)
+    accumulate = True
+    concurrent = True
+
+    def __init__(self):
+        self.setsizer(bt.sizers.FixedSize(stake=self.fixture_params["stake"]))
+
+    @classmethod
+    def add_signals(cls, p):
+        return [(bt.SIGNAL_LONG, SMACloseSignal, dict(period=p["smaperiod"])),
+                (bt.SIGNAL_SHORT, SMAExitSignal, dict(p1=p["exitperiod"], p2=p["smaperiod"]))]
+
+
+class SignalsData(SignalsLongShort):
+    """The longshort signal of the first feed's close (orcl) trading the second feed
+    (SignalStrategy's _data="nvda_gaps": nvda with every ninth bar from 2000 left out), 3
+    shares an order: an entry made on the day before a missing bar waits a day longer, and
+    while it waits no signal order is placed (not concurrent), closes included."""
+    fixture_params = dict(smaperiod=30, stake=3)
+    signal_kwargs = dict(_data="nvda_gaps")
+
+    def __init__(self):
+        self.setsizer(bt.sizers.FixedSize(stake=self.fixture_params["stake"]))
+
+
+class SignalsDataConcurrent(SignalsData):
+    """SignalsData with signal_concurrent(True): while an entry waits for its feed's next
+    bar, the next bar's signals may place another (a reversal doubled, an entry made
+    twice)."""
+    concurrent = True
+
+
+SIGNAL_STRATEGIES = {
+    "signals_data": (SignalsData, [("orcl.csv", "nvda_gaps.csv")]),
+    "signals_data_concurrent": (SignalsDataConcurrent, [("orcl.csv", "nvda_gaps.csv")]),
+    "signals_longshort": (SignalsLongShort, ["orcl.csv", "nvda.csv"]),
+    "signals": (SmaSignals, ["orcl.csv", "yhoo.csv"]),  # examples/signals.js
+    "signals_short_exit": (SignalsShortExit, ["orcl.csv", "nvda.csv"]),
+    "signals_accumulate": (SignalsAccumulate, ["orcl.csv", "yhoo.csv"]),
+}
+
+
+def add_signal_strategy(cerebro, cls):
+    """cerebro.add_signal for each of cls's signals, cls as the SignalStrategy that runs
+    them (cerebro.signal_strategy) with its accumulate and concurrent settings."""
+    for sigtype, sigcls, kw in cls.add_signals(cls.fixture_params):
+        cerebro.add_signal(sigtype, sigcls, **kw)
+    cerebro.signal_strategy(cls, **getattr(cls, "signal_kwargs", {}))
+    cerebro.signal_accumulate(getattr(cls, "accumulate", False))
+    cerebro.signal_concurrent(getattr(cls, "concurrent", False))
+# ---- end of Signals ----
+
+
 # ---- Futures (h-futures): cheat timers without cheat-on-open, chained and rolled-over feeds ----
 class TimerCheatNoCoo(TimerBase):
     """Cheat timers (cheat=True) without cheat-on-open: they still run before the broker, but
@@ -1441,6 +1562,7 @@ STRATEGIES.update(ORDER_STRATEGIES)
 STRATEGIES.update(FUTURES_STRATEGIES)
 STRATEGIES.update(FILTER_STRATEGIES)  # Data filters (h-filters)
 STRATEGIES.update(MULTI_STRATEGIES)
+STRATEGIES.update(SIGNAL_STRATEGIES)  # Signals (h-signals)
 
 
 # How times are written: dates, or date and time for an intraday strategy (see run).
@@ -1588,7 +1710,9 @@ def run(name, cls, data):
         feed = (cerebro.rolloverdata if hasattr(cls, "rollover") else cerebro.chaindata)(*joined_feeds, **joined)
     if hasattr(cls, "resample"):
         cerebro.resampledata(feed, **cls.resample)
-    for c, kw in entries:
+    if hasattr(cls, "add_signals"):  # Signals (h-signals): the signals' own SignalStrategy
+        add_signal_strategy(cerebro, cls)
+    for c, kw in entries if not hasattr(cls, "add_signals") else []:
         cerebro.addstrategy(c, **kw)
     if hasattr(cls, "order_history"):  # Order history (h-multi)
         cerebro.add_order_history(cls.order_history, notify=cls.history_notify)
@@ -1619,7 +1743,8 @@ def run(name, cls, data):
     pos = strat.getposition(strat.data)
     out = dict(
         engine="backtrader %s (mementum/backtrader, python %s)" % (bt.__version__, sys.version.split()[0]),
-        strategy=name, strategy_class=cls.__name__, params=dict(cls.params._getitems()), data=datas[0],
+        strategy=name, strategy_class=cls.__name__, params=getattr(cls, "fixture_params", None) or dict(cls.params._getitems()),
+        data=datas[0],
         **(dict(datas=list(datas)) if several else {}),
         range=dict(fromdate=fromdate.strftime("%Y-%m-%d") if fromdate else None, todate=None),
         settings=dict(cash=10000.0, commission=0.001),

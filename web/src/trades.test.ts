@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RoundTrip } from './api';
-import { analyseTrades, candlesOf, excursions, tradeReturn } from './trades';
+import { analyseTrades, candlesOf, chartFeeds, excursions, tradeReturn } from './trades';
 
 const trip = (o: Partial<RoundTrip>): RoundTrip => ({ seq: 1, tradeid: 0, symbol: 'X', is_open: false, entry_date: '2024-01-02', exit_date: '2024-01-04', size: 10, entry_price: 100, exit_price: 110, bars_held: 2, pnl_gross: 100, pnl_net: 98, commission: 2, ...o });
 
@@ -39,5 +39,18 @@ describe('round trips', () => {
     expect(a.short.trades).toBe(1);
     expect(a.short.profitFactor).toBeNull(); // no losses
     expect(a.long.avgLoss).toBe(-50);
+  });
+});
+
+describe('chart feeds', () => {
+  const span = (symbol: string) => ({ symbol, first: '2001-01-02T00:00:00Z', last: '2001-03-01T00:00:00Z', bars: 40 });
+  it("are the task's symbols when the strategy joined none", () => {
+    expect(chartFeeds(['A', 'B'], [{ symbol: 'A' }, { symbol: 'B' }])).toEqual(['A', 'B']);
+    expect(chartFeeds(['A'], [])).toEqual(['A']);
+  });
+  it('put a joined feed in place of its contracts', () => {
+    const rows = [{ symbol: 'ES', joined: [span('ESH1'), span('ESM1')] }, { symbol: 'NQ' }];
+    expect(chartFeeds(['ESH1', 'ESM1', 'NQ'], rows)).toEqual(['ES', 'NQ']);
+    expect(chartFeeds(['ESH1', 'ESM1'], [{ symbol: 'ES', joined: [span('ESH1')] }, { symbol: 'ES' }])).toEqual(['ES']);
   });
 });

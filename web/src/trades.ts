@@ -1,7 +1,17 @@
 // Round trips as the results page shows them: each trade's return and excursions, and the
 // analysis of all of them (expectancy, holding time, long against short). Pure functions.
 
-import type { RoundTrip } from './api';
+import type { RoundTrip, SymbolResult } from './api';
+
+/**
+ * The feeds a run's price charts show, as the chart route takes them: the task's symbols, or,
+ * when its strategy joined feeds (static chain or rollover), the feeds it traded, each joined
+ * one in place of its contracts (the symbols route's rows; a resampled feed repeats a name).
+ */
+export function chartFeeds(taskSymbols: string[], rows: Pick<SymbolResult, 'symbol' | 'joined'>[]): string[] {
+  if (!rows.some((r) => r.joined?.length)) return taskSymbols;
+  return [...new Set(rows.map((r) => r.symbol))];
+}
 
 /** Net P&L as a fraction of the capital the entry took (size × entry price). */
 export function tradeReturn(t: RoundTrip): number | null {

@@ -1727,6 +1727,15 @@ export interface components {
       final_size: number;
       /** @description The final position's average price. */
       final_price: number;
+      /** @description Only for a feed the strategy joined from others (static chain or rollover): the stretches of the contracts' bars it is made of, in order. Each is `bars` bars of `symbol`, from `first` to `last`; the price charts build the joined feed from them. */
+      joined?: {
+          symbol: string;
+          /** Format: date-time */
+          first: string;
+          /** Format: date-time */
+          last: string;
+          bars: number;
+        }[];
     };
     /** @description An ECharts option object; besides these, any ECharts option (grid, tooltip, dataZoom, visualMap, …). */
     ChartConfig: {
@@ -3257,7 +3266,7 @@ export interface operations {
          * and gains as two stacked bar series.
          */
         chart_type?: "candlestick" | "equity" | "drawdown" | "underwater" | "monthly_heatmap" | "yearly_returns" | "trades" | "rolling_sharpe" | "returns_histogram";
-        /** @description For a task on several symbols: the feed the candlestick and trades charts show (its bars, its fills). Default: the first. The equity chart's dashed line is always the task's benchmark bought and held. */
+        /** @description For a task on several symbols: the feed the candlestick and trades charts show (its bars, its fills). Default: the first. A strategy that joins feeds (static chain or rollover) trades the joined feed: its feeds are then the symbols route's (the joined feed in place of its contracts), the joined feed's bars are those the strategy saw, taken from its contracts (SymbolResult.joined), and a contract's own bars stay available by its symbol. The equity chart's dashed line is always the task's benchmark bought and held. */
         symbol?: string;
         /** @description The candlestick chart's simple moving averages: up to 5 comma-separated periods from 2 to 1000 (the page sends the strategy's own periods). Default: 5,10,20. */
         ma?: string;

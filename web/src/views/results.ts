@@ -7,7 +7,7 @@ import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPc
 import { href } from '../router';
 import { palette } from '../settings';
 import { BUY_COLOUR, SELL_COLOUR, maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
-import { analyseTrades, candlesOf, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
+import { analyseTrades, candlesOf, chartFeeds, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
 import { lookaheadBadge, lookaheadNote, statusBadge } from './runs';
 import { analyzersPanel } from './analyzers';
 import { monteCarloSection } from './montecarlo';
@@ -70,13 +70,30 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   let strategyNames: string[] = [];
   const strategyOf = (i: number | undefined) => strategyNames[i ?? 0] ?? String(i ?? 0);
   const analyzersBox = h('div', { id: 'analyzers' }, loading('Loading the analyzers…'));
-  const feeds = task?.symbols ?? (task?.symbol ? [task.symbol] : []);
-  // A run on several symbols: the price charts show one of them at a time.
+  const taskFeeds = task?.symbols ?? (task?.symbol ? [task.symbol] : []);
+  // A run on several symbols: the price charts show one of them at a time. A strategy that
+  // joined feeds (static chain or rollover) traded the joined ones, which the symbols route
+  // names: the charts and the trades show those in place of the contracts.
+  let feeds = taskFeeds;
   const symbolSel = h('select', { id: 'chart-symbol', 'aria-label': 'Symbol of the price charts' }, feeds.map((s) => h('option', { value: s }, s))) as HTMLSelectElement;
+  const symbolLabel = h('label', { class: 'inline', hidden: feeds.length <= 1 }, 'Price charts of ', symbolSel);
+  const symbolRows = api.getSymbols(tid);
+  const feedsReady =
+    taskFeeds.length > 1
+      ? symbolRows.then(
+          (rows) => {
+            feeds = chartFeeds(taskFeeds, rows);
+            if (feeds === taskFeeds) return;
+            symbolSel.replaceChildren(...feeds.map((s) => h('option', { value: s }, s)));
+            symbolLabel.hidden = feeds.length <= 1;
+          },
+          () => {},
+        )
+      : Promise.resolve();
   main.append(
     h('section', { 'aria-labelledby': 'h-symbols' }, h('h2', { id: 'h-symbols' }, 'By symbol'), symbolsBox),
     strategiesSection,
-    h('section', { 'aria-labelledby': 'h-charts' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-charts' }, 'Charts'), feeds.length > 1 ? h('label', { class: 'inline' }, 'Price charts of ', symbolSel) : null), chartsBox),
+    h('section', { 'aria-labelledby': 'h-charts' }, h('div', { class: 'section-head' }, h('h2', { id: 'h-charts' }, 'Charts'), symbolLabel), chartsBox),
     h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistics'), statsBox),
     h('section', { 'aria-labelledby': 'h-analyzers' }, h('h2', { id: 'h-analyzers' }, 'Analyzers'), analyzersBox),
     h('section', { 'aria-labelledby': 'h-drawdowns' }, h('h2', { id: 'h-drawdowns' }, 'Drawdown periods'), drawdownsBox),
@@ -113,9 +130,14 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     let range: { from: string; to: string } | undefined;
     const load = () => {
       panel.chart.showLoading({ text: 'Loading…' });
-      const symbol = type === 'candlestick' || type === 'trades' ? symbolSel.value || undefined : undefined;
+      const price = type === 'candlestick' || type === 'trades';
+      let symbol: string | undefined;
       const pal = palette();
-      (type === 'trades' ? tradesChartOf(symbol).then((c) => c ?? api.getChart(tid, type, symbol)) : api.getChart(tid, type, symbol, range, type === 'candlestick' ? ownMAs : undefined))
+      (price ? feedsReady : Promise.resolve())
+        .then(() => {
+          symbol = price ? symbolSel.value || undefined : undefined;
+          return type === 'trades' ? tradesChartOf(symbol).then((c) => c ?? api.getChart(tid, type, symbol)) : api.getChart(tid, type, symbol, range, type === 'candlestick' ? ownMAs : undefined);
+        })
         .then(async (cfg) => {
           let opt = prepareChartOption(cfg, type, { narrow: panel.el.clientWidth < 560, visibleBars: type === 'candlestick' ? 250 : 0, clock });
           if (type === 'equity') opt = overlayDrawdown(opt, await (range ? api.getChart(tid, 'drawdown', undefined, range).catch(() => null) : drawdownCfg), pal);
@@ -186,7 +208,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
       strategiesSection.append(errorBox(e));
     },
   );
-  api.getSymbols(tid).then(
+  symbolRows.then(
     (rows) => symbolsBox.replaceChildren(symbolTable(rows)),
     (e) => symbolsBox.replaceChildren(errorBox(e)),
   );
@@ -595,7 +617,7 @@ function symbolTable(rows: SymbolResult[]): HTMLElement {
           h(
             'tr',
             { 'data-symbol': r.symbol },
-            h('th', { scope: 'row' }, r.symbol),
+            h('th', { scope: 'row' }, r.symbol, r.joined?.length ? h('div', { class: 'muted small joined', title: 'A feed the strategy joined (static chain or rollover): its bars come from these contracts, in order' }, `joined from ${[...new Set(r.joined.map((j) => j.symbol))].join(' → ')}`) : null),
             h('td', { class: `num ${signClass(r.pnl)}` }, fmtMoney(r.pnl)),
             h('td', { class: `num ${signClass(r.contribution)}` }, fmtPctFraction(r.contribution)),
             h('td', { class: 'num' }, `${fmtInt(r.trades)} (${fmtInt(r.won)} won, ${fmtInt(r.lost)} lost)`),
