@@ -153,6 +153,7 @@ type Engine struct {
 	timeline  []time.Time // union of bar times; nil for a single feed
 	steps     int
 	step      int
+	grown     int   // the steps so far that lengthened a feed (strategyLen)
 	cursor    []int // per feed index of the current bar, -1 before its first
 	indCursor []int // the bar indicators are read at: the cursor, but one behind in NextOpen
 	coo       bool  // cheat-on-open: the strategy's NextOpen runs before the broker
@@ -242,6 +243,9 @@ func New(cfg Config) (*Engine, error) {
 		}
 		sort.Slice(e.timeline, func(i, j int) bool { return e.timeline[i].Before(e.timeline[j]) })
 		e.steps = len(e.timeline)
+		if err := e.replayAligned(); err != nil {
+			return nil, err
+		}
 	}
 	if e.steps == 0 {
 		return nil, ErrNoBars
@@ -424,6 +428,7 @@ func (e *Engine) RunAll(ctx context.Context, strats []Strategy) (*Result, error)
 			}
 		}
 		copy(e.indCursor, e.cursor)
+		e.grow()
 		for _, c := range e.activate {
 			c.inactive = false
 		}

@@ -252,3 +252,64 @@ func BarReplayerOpen(f Feed) Feed {
 	out.Replay = r
 	return out
 }
+
+// timeOfDay is t's time since its midnight, in t's location.
+func timeOfDay(t time.Time) time.Duration {
+	y, m, d := t.Date()
+	return t.Sub(time.Date(y, m, d, 0, 0, 0, 0, t.Location()))
+}
+
+// SessionFilter drops f's bars whose time of day lies outside the session from start to
+// end (both included), as backtrader's bt.filters.SessionFilter does with the feed's
+// sessionstart and sessionend: pre- and post-market bars of an intraday feed. The bars
+// kept are untouched.
+func SessionFilter(f Feed, start, end time.Duration) (Feed, error) {
+	if start < 0 || end >= 24*time.Hour || start > end {
+		return Feed{}, fmt.Errorf("sessionfilter: the session must start and end within a day, start before end, got %v to %v", start, end)
+	}
+	out := Feed{Symbol: f.Symbol, Bars: make([]Bar, 0, len(f.Bars))}
+	for i, b := range f.Bars {
+		if tod := timeOfDay(b.Time); tod < start || tod > end {
+			continue
+		}
+		out.Bars = append(out.Bars, b)
+		if f.Stamps != nil {
+			out.Stamps = append(out.Stamps, f.Stamps[i])
+		}
+	}
+	return out, nil
+}
+
+// DaySplitterClose splits each of f's daily bars in two, as backtrader's
+// bt.filters.DaySplitter_Close does: first the open, high and low with the close replaced
+// by their average ((open+high+low)/3), at the session start of the bar's day, with the
+// part of the volume closeVol leaves (truncated to a whole number); then the close alone
+// (open, high, low and close at the close) at the session end, with the rest of the volume.
+// Both are whole bars: backtrader's replaydata(timeframe=Days) of the split feed, which the
+// filter is made for, ends the day's bar at the session end, so each part is a bar of its
+// own, as adddata would deliver them.
+func DaySplitterClose(f Feed, closeVol float64, start, end time.Duration) (Feed, error) {
+	if !(closeVol >= 0 && closeVol <= 1) {
+		return Feed{}, fmt.Errorf("daysplitter_close: closevol must be from 0 to 1, got %v", closeVol)
+	}
+	if start < 0 || end >= 24*time.Hour || start > end {
+		return Feed{}, fmt.Errorf("daysplitter_close: the session must start and end within a day, start before end, got %v to %v", start, end)
+	}
+	out := Feed{Symbol: f.Symbol, Bars: make([]Bar, 0, 2*len(f.Bars))}
+	var last time.Time
+	for i, b := range f.Bars {
+		y, m, d := b.Time.Date()
+		day := time.Date(y, m, d, 0, 0, 0, 0, b.Time.Location())
+		if i > 0 && !day.After(last) {
+			// backtrader's filter lets a second bar of a day through unsplit, after the
+			// first's close part: out of time order, refused
+			return Feed{}, fmt.Errorf("daysplitter_close: the bar at %s is not the first of its day: the filter splits daily bars", b.Time.Format("2006-01-02 15:04:05"))
+		}
+		last = day
+		vohl := int64(float64(b.Volume) * (1.0 - closeVol)) // Python's int(): towards zero
+		ohl := Bar{Time: day.Add(start), Open: b.Open, High: b.High, Low: b.Low, Close: (b.Open + b.High + b.Low) / 3.0, Volume: vohl}
+		c := Bar{Time: day.Add(end), Open: b.Close, High: b.Close, Low: b.Close, Close: b.Close, Volume: b.Volume - vohl}
+		out.Bars = append(out.Bars, ohl, c)
+	}
+	return out, nil
+}

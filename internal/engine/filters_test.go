@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -211,5 +212,99 @@ func TestBarReplayerOpen(t *testing.T) {
 	}
 	if e := BarReplayerOpen(Feed{Symbol: "X"}); len(e.Bars) != 0 || len(e.Replay.Last) != 0 {
 		t.Errorf("an empty feed split into %d bars", len(e.Bars))
+	}
+}
+
+// SessionFilter by hand: the bars before the session's start and after its end dropped,
+// both ends kept.
+func TestSessionFilter(t *testing.T) {
+	day := time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC)
+	f := Feed{Symbol: "X"}
+	for _, hm := range []time.Duration{8*time.Hour + 55*time.Minute, 9 * time.Hour, 12 * time.Hour, 16 * time.Hour, 16*time.Hour + 5*time.Minute} {
+		f.Bars = append(f.Bars, Bar{Time: day.Add(hm), Close: float64(hm / time.Minute)})
+	}
+	got, err := SessionFilter(f, 9*time.Hour, 16*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, b := range got.Bars {
+		s = append(s, b.Time.Format("15:04"))
+	}
+	if strings.Join(s, " ") != "09:00 12:00 16:00" {
+		t.Errorf("kept %v, want 09:00 12:00 16:00", s)
+	}
+	if _, err := SessionFilter(f, 17*time.Hour, 9*time.Hour); err == nil {
+		t.Error("a session ending before it starts: no error")
+	}
+}
+
+// DaySplitter_Close by hand: each day as its open, high and low with their average as the
+// close at the session start, then its close alone at the session end; the volume split
+// by closevol, the first part's truncated.
+func TestDaySplitterClose(t *testing.T) {
+	f := filterBars([4]float64{10, 12, 8, 11}, [4]float64{11, 15, 10, 14})
+	f.Bars[0].Volume = 11
+	got, err := DaySplitterClose(f, 0.3, 9*time.Hour+30*time.Minute, 16*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, b := range got.Bars {
+		s = append(s, fmt.Sprintf("%s %g %g %g %g %d", b.Time.Format("01-02 15:04"), b.Open, b.High, b.Low, b.Close, b.Volume))
+	}
+	// day 1: close (10+12+8)/3 = 10, volume int(11*0.7) = 7 and 4; day 2: (11+15+10)/3 = 12, 14 and 6
+	want := "03-04 09:30 10 12 8 10 7; 03-04 16:00 11 11 11 11 4; 03-05 09:30 11 15 10 12 14; 03-05 16:00 14 14 14 14 6"
+	if strings.Join(s, "; ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(s, "; "), want)
+	}
+	if _, err := DaySplitterClose(f, 1.5, 0, DefaultSessionEnd); err == nil {
+		t.Error("closevol 1.5: no error")
+	}
+	two := got // already split: two bars a day
+	if _, err := DaySplitterClose(two, 0.5, 0, DefaultSessionEnd); err == nil || !strings.Contains(err.Error(), "not the first of its day") {
+		t.Errorf("error %v, want one saying a bar is not the first of its day", err)
+	}
+}
+
+// Two feeds replayed to weeks with one's first bar a week later: the strategy's length
+// grows when either begins a week, and a replayed feed missing a day the other has is
+// refused.
+func TestReplaySeveralFeeds(t *testing.T) {
+	days := func(from, n int, skip int) Feed {
+		f := Feed{Symbol: fmt.Sprint("F", from, skip)}
+		t0 := time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC) // a Monday
+		for i := from; i < from+n; i++ {
+			if i != skip {
+				f.Bars = append(f.Bars, Bar{Time: t0.AddDate(0, 0, i), Open: 1, High: 1, Low: 1, Close: 1})
+			}
+		}
+		return f
+	}
+	a, err := Replay(days(0, 21, -1), "weeks", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Replay(days(9, 12, -1), "weeks", 1) // from the second week's Wednesday
+	e, err := New(Config{Feeds: []Feed{a, b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lens []int
+	if _, err := e.Run(context.Background(), &script{next: func(e *Engine) { lens = append(lens, e.strategyLen()) }}); err != nil {
+		t.Fatal(err)
+	}
+	// weeks begin on days 0, 7 and 14 for a and on day 9 (a Wednesday: b's first bar, from
+	// which next() runs) for b
+	want := "[3 3 3 3 3 4 4 4 4 4 4 4]"
+	if fmt.Sprint(lens) != want {
+		t.Errorf("strategy lengths %v\nwant %s", lens, want)
+	}
+	gap, _ := Replay(days(0, 21, 10), "weeks", 1)
+	if _, err := New(Config{Feeds: []Feed{a, gap}}); err == nil || !strings.Contains(err.Error(), "has no bar at 2024-03-14") {
+		t.Errorf("error %v, want one saying the replayed feed has no bar at 2024-03-14", err)
+	}
+	if _, err := New(Config{Feeds: []Feed{days(0, 21, 10), a}}); err != nil {
+		t.Errorf("a feed that is not replayed may miss a day: %v", err)
 	}
 }

@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"fmt"
+	"sort"
+)
+
 // Replayed is a feed's bars seen as coarser bars rebuilt bar by bar, as backtrader's
 // cerebro.replaydata delivers them: bar i of the feed updates the coarser bar Index[i],
 // which then stands as Bars[i] (the first open, the highest high and lowest low so far,
@@ -58,11 +63,40 @@ func (e *Engine) barNo(feed int) int {
 	return c
 }
 
-// strategyLen is the strategy's length at this step (backtrader's len(strategy)): the
-// steps so far, or the coarser bars so far when the run's one feed is replayed.
-func (e *Engine) strategyLen() int {
-	if len(e.feeds) == 1 && e.feeds[0].Replay != nil {
-		return e.barNo(0) + 1
+// strategyLen is the strategy's length at this step (backtrader's len(strategy), which
+// grows when any feed's length does): the steps so far at which a feed that is not
+// replayed had a bar or a replayed feed began a coarser bar.
+func (e *Engine) strategyLen() int { return e.grown }
+
+// grow counts the current step in strategyLen when it lengthened a feed.
+func (e *Engine) grow() {
+	for k, f := range e.feeds {
+		c := e.cursor[k]
+		if e.ticked[k] && (f.Replay == nil || c == 0 || f.Replay.Index[c] != f.Replay.Index[c-1]) {
+			e.grown++
+			return
+		}
 	}
-	return e.step + 1
+}
+
+// replayAligned refuses, in a run of several feeds, a replayed feed that has no bar at a
+// time another feed has, between its own first and last bars. On such a step backtrader
+// reads the feed's next bar into the coarser bar and takes it back: the coarser bar falls
+// back to the previous period's (its length one less, growing again the step after,
+// which the strategy's length then counts twice) and the broker sees the next bar's
+// prices; the engine does not imitate that.
+func (e *Engine) replayAligned() error {
+	for _, f := range e.feeds {
+		if f.Replay == nil || len(f.Bars) == 0 {
+			continue
+		}
+		first := sort.Search(len(e.timeline), func(i int) bool { return !e.timeline[i].Before(f.Bars[0].Time) })
+		for j, b := range f.Bars {
+			if t := e.timeline[first+j]; !t.Equal(b.Time) {
+				return fmt.Errorf("replay: %s has no bar at %s, which another feed has: backtrader takes a replayed feed's bar back to the previous period on such a step, which is not imitated; give the replayed feeds the same dates as the others while they trade",
+					f.Symbol, t.Format("2006-01-02 15:04:05"))
+			}
+		}
+	}
+	return nil
 }

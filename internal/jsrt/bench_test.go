@@ -37,7 +37,7 @@ func TestExamplesRun(t *testing.T) {
 			}
 			feeds := []engine.Feed{{Symbol: "RW", Bars: bars}, {Symbol: "RW2", Bars: other}}
 			if strings.Contains(string(code), "static replay") {
-				feeds = feeds[:1] // a replay is of the run's one feed
+				feeds = feeds[:1] // the replay examples replay this.datas[0] of a run of one feed, as their fixtures
 			}
 			res, err := Run(context.Background(), RunConfig{Code: string(code), Feeds: feeds, Commission: 0.001})
 			if err != nil {

@@ -21,6 +21,9 @@ var filterKeys = map[string][]string{
 	"renko":         {"size", "autosize", "dynamic", "align", "roundstart", "hilo"},
 	"calendardays":  {"fill_price", "fill_vol"},
 	"sessionfiller": {"minutes", "sessionstart", "sessionend", "fill_price", "fill_vol", "skip_first_fill"},
+	"sessionfilter": {"sessionstart", "sessionend"},
+
+	"daysplitter_close": {"closevol", "sessionstart", "sessionend"},
 
 	"barreplayer_open": nil, // backtrader's DayStepsFilter
 }
@@ -28,7 +31,7 @@ var filterKeys = map[string][]string{
 // reshaping are the filters that add or drop bars: the last of their feed's filters, and
 // not combined with resampling or replay, whose bars backtrader would build past them.
 var reshaping = map[string]string{"renko": "Renko", "calendardays": "CalendarDays", "sessionfiller": "SessionFiller",
-	"barreplayer_open": "BarReplayer_Open"}
+	"barreplayer_open": "BarReplayer_Open", "sessionfilter": "SessionFilter", "daysplitter_close": "DaySplitter_Close"}
 
 // filtered returns feeds with the filters the strategy class declares in its static
 // filters (backtrader's data.addfilter) applied to them, in order: an object or an array
@@ -44,6 +47,11 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 	last := make([]string, len(feeds)) // a feed's filter that must be its last
 	declared := func(key string) bool { return hasStatic(cls, key) }
 	if declared("replay") && len(specs) > 0 {
+		for _, s := range specs {
+			if m, ok := s.(map[string]any); ok && strings.EqualFold(fmt.Sprint(m["filter"]), "DaySplitter_Close") {
+				return nil, errors.New("static replay cannot be combined with static filters: DaySplitter_Close's two bars a day are what backtrader's replaydata(timeframe=Days) of the split feed delivers, so leave static replay out")
+			}
+		}
 		// backtrader runs a feed's filters before its replay on the bars the replay has
 		// rebuilt (Heikin-Ashi's previous candle is the last week): refused, not imitated
 		return nil, errors.New("static replay cannot be combined with static filters")
@@ -58,7 +66,7 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 		kind := strings.ToLower(name)
 		allowed, known := filterKeys[kind]
 		if !known {
-			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi', 'Renko', 'CalendarDays', 'SessionFiller' or 'BarReplayer_Open', got %v", i, m["filter"])
+			return nil, fmt.Errorf("filters[%d].filter must be 'HeikinAshi', 'Renko', 'CalendarDays', 'SessionFiller', 'SessionFilter', 'DaySplitter_Close' or 'BarReplayer_Open', got %v", i, m["filter"])
 		}
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -135,6 +143,33 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "sessionfiller: "))
 			}
 			out[data] = f
+		case "sessionfilter":
+			start, end, err := sessionTimes(m)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			f, err := engine.SessionFilter(out[data], start, end)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "sessionfilter: "))
+			}
+			if len(f.Bars) == 0 {
+				return nil, fmt.Errorf("filters[%d]: SessionFilter kept none of this.datas[%d]'s %d bars", i, data, len(out[data].Bars))
+			}
+			out[data] = f
+		case "daysplitter_close":
+			start, end, err := sessionTimes(m)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			cv, err := num(m, "closevol", 0.5)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %w", i, err)
+			}
+			f, err := engine.DaySplitterClose(out[data], cv, start, end)
+			if err != nil {
+				return nil, fmt.Errorf("filters[%d]: %s", i, strings.TrimPrefix(err.Error(), "daysplitter_close: "))
+			}
+			out[data] = f
 		case "barreplayer_open":
 			// the split feed is replayed (next() on both steps, lengths in whole bars),
 			// which the engine does for a run of one feed, as for static replay
@@ -152,7 +187,7 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 // 'HH:MM[:SS]' (backtrader's feed defaults, the whole day), fill_price and fill_vol (0)
 // and skip_first_fill (true).
 func sessionFillerParams(m map[string]any) (engine.SessionFillerParams, error) {
-	p := engine.SessionFillerParams{End: 24*time.Hour - 10*time.Microsecond, SkipFirstFill: true}
+	p := engine.SessionFillerParams{SkipFirstFill: true}
 	if m["minutes"] == nil {
 		return p, errors.New("minutes, the bars' size in minutes, is required")
 	}
@@ -164,24 +199,8 @@ func sessionFillerParams(m map[string]any) (engine.SessionFillerParams, error) {
 		return p, fmt.Errorf("minutes must be the bars' size, a whole number of minutes from 1 to 1440, got %v", m["minutes"])
 	}
 	p.Unit = time.Duration(minutes) * time.Minute
-	for _, x := range []struct {
-		key string
-		dst *time.Duration
-	}{{"sessionstart", &p.Start}, {"sessionend", &p.End}} {
-		key, dst := x.key, x.dst
-		switch v := m[key].(type) {
-		case nil:
-		case string:
-			t, err := time.Parse("15:04:05", v)
-			if err != nil {
-				if t, err = time.Parse("15:04", v); err != nil {
-					return p, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %q", key, v)
-				}
-			}
-			*dst = time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second
-		default:
-			return p, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %v", key, m[key])
-		}
+	if p.Start, p.End, err = sessionTimes(m); err != nil {
+		return p, err
 	}
 	if p.FillPrice, err = num(m, "fill_price", 0); err != nil {
 		return p, err
@@ -202,6 +221,33 @@ func sessionFillerParams(m map[string]any) (engine.SessionFillerParams, error) {
 		return p, fmt.Errorf("skip_first_fill must be true or false, got %v", v)
 	}
 	return p, nil
+}
+
+// sessionTimes reads a filter's sessionstart and sessionend, times of day as
+// 'HH:MM[:SS[.fraction]]', with backtrader's feed defaults (the whole day: midnight to engine.DefaultSessionEnd).
+func sessionTimes(m map[string]any) (start, end time.Duration, err error) {
+	end = engine.DefaultSessionEnd
+	for _, x := range []struct {
+		key string
+		dst *time.Duration
+	}{{"sessionstart", &start}, {"sessionend", &end}} {
+		key, dst := x.key, x.dst
+		switch v := m[key].(type) {
+		case nil:
+		case string:
+			t, err := time.Parse("15:04:05", v)
+			if err != nil {
+				if t, err = time.Parse("15:04", v); err != nil {
+					return 0, 0, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %q", key, v)
+				}
+			}
+			*dst = time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second +
+				time.Duration(t.Nanosecond()) // '23:59:59.99999', backtrader's default end, as written
+		default:
+			return 0, 0, fmt.Errorf("%s must be a time of day (HH:MM or HH:MM:SS), got %v", key, m[key])
+		}
+	}
+	return start, end, nil
 }
 
 // renkoParams reads Renko's parameters with backtrader's defaults (size none, autosize

@@ -3,8 +3,10 @@ package jsrt
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
 )
@@ -71,7 +73,15 @@ func TestFilterAndReplayErrors(t *testing.T) {
 		want         string
 	}{
 		{"filters not an object", `static filters = 'HeikinAshi';`, one, "static filters must be an object {filter, data, ...} or an array of them"},
-		{"unknown filter", `static filters = { filter: 'SessionFilter' };`, one, "filters[0].filter must be 'HeikinAshi', 'Renko', 'CalendarDays', 'SessionFiller' or 'BarReplayer_Open', got SessionFilter"},
+		{"unknown filter", `static filters = { filter: 'SessionFilters' };`, one, "filters[0].filter must be 'HeikinAshi', 'Renko', 'CalendarDays', 'SessionFiller', 'SessionFilter', 'DaySplitter_Close' or 'BarReplayer_Open', got SessionFilters"},
+		{"SessionFilter time", `static filters = { filter: 'SessionFilter', sessionstart: 9 };`, one, "filters[0]: sessionstart must be a time of day (HH:MM or HH:MM:SS), got 9"},
+		{"SessionFilter backwards", `static filters = { filter: 'SessionFilter', sessionstart: '17:00', sessionend: '09:00' };`, one, "filters[0]: the session must start and end within a day, start before end"},
+		{"SessionFilter keeping nothing", `static filters = { filter: 'SessionFilter', sessionstart: '09:00', sessionend: '17:00' };`, one, "filters[0]: SessionFilter kept none of this.datas[0]'s 40 bars"},
+		{"SessionFilter and resample", `static filters = { filter: 'SessionFilter' }; static resample = { timeframe: 'weeks' };`, one, "filters[0]: SessionFilter cannot be combined with static resample"},
+		{"DaySplitter_Close closevol", `static filters = { filter: 'DaySplitter_Close', closevol: 2 };`, one, "filters[0]: closevol must be from 0 to 1, got 2"},
+		{"DaySplitter_Close parameter", `static filters = { filter: 'DaySplitter_Close', fill_vol: 0 };`, one, `filters[0]: DaySplitter_Close has no parameter "fill_vol"`},
+		{"DaySplitter_Close twice", `static filters = [{ filter: 'DaySplitter_Close' }, { filter: 'DaySplitter_Close' }];`, one, "filters[1]: DaySplitter_Close must be the last filter of its feed (this.datas[0])"},
+		{"DaySplitter_Close and replay", `static filters = { filter: 'DaySplitter_Close' }; static replay = { timeframe: 'weeks' };`, one, "DaySplitter_Close's two bars a day are what backtrader's replaydata(timeframe=Days) of the split feed delivers, so leave static replay out"},
 		{"no bar size", `static filters = { filter: 'SessionFiller' };`, one, "filters[0]: minutes, the bars' size in minutes, is required"},
 		{"bad bar size", `static filters = { filter: 'SessionFiller', minutes: 2.5 };`, one, "filters[0]: minutes must be the bars' size, a whole number of minutes from 1 to 1440, got 2.5"},
 		{"bad session time", `static filters = { filter: 'SessionFiller', minutes: 5, sessionend: '25:00' };`, one, `filters[0]: sessionend must be a time of day (HH:MM or HH:MM:SS), got "25:00"`},
@@ -99,7 +109,16 @@ func TestFilterAndReplayErrors(t *testing.T) {
 		{"replay bad key", `static replay = { timeframe: 'weeks', every: 2 };`, one, `static replay has no key "every"`},
 		{"replay timeframe", `static replay = { timeframe: 'days' };`, one, "replay: timeframe must be 'weeks', 'months' or 'years', got \"days\""},
 		{"replay compression", `static replay = { timeframe: 'weeks', compression: 0 };`, one, "replay: compression must be a whole number of 1 or more, got 0"},
-		{"replay two feeds", `static replay = { timeframe: 'weeks' };`, two, "static replay needs a run of one feed, this one has 2"},
+		{"replay feed out of range", `static replay = { timeframe: 'weeks', data: 2 };`, two, "replay.data must be the index of one of the run's 2 feeds, got 2"},
+		{"replay a feed twice", `static replay = [{ timeframe: 'weeks' }, { timeframe: 'months', data: 0 }];`, two, "replay[1]: this.datas[0] is replayed twice"},
+		{"replay entry not an object", `static replay = [{ timeframe: 'weeks' }, 'months'];`, two, "replay[1] must be an object {timeframe, compression, data}"},
+		{"replay entry bad key", `static replay = [{ timeframe: 'weeks', feed: 1 }];`, two, `static replay[0] has no key "feed"`},
+		{"replayed feeds in one indicator", `static replay = [{ timeframe: 'weeks' }, { timeframe: 'weeks', data: 1 }]; init() { ind.Sub(this.datas[0].close, this.datas[1].close); }`, two,
+			"Sub: the lines of two replayed feeds (this.datas[0] and this.datas[1]) cannot meet in one indicator"},
+		{"replayed and plain feed in one indicator", `static replay = { timeframe: 'weeks', data: 1 }; init() { this.datas[1].close.sub(ind.SMA(this.datas[0].close, 3)); }`, two,
+			"sub: a replayed feed's lines (this.datas[1]) cannot meet another feed's (this.datas[0]) in one indicator"},
+		{"replayed feed missing a day", `static replay = { timeframe: 'weeks', data: 1 };`, []engine.Feed{{Symbol: "X", Bars: walk(40)}, {Symbol: "Y", Bars: slices.Delete(walk(40), 10, 11)}},
+			"replay: Y has no bar at 2000-01-13 00:00:00, which another feed has"},
 		{"replay and resample", `static replay = { timeframe: 'weeks' }; static resample = { timeframe: 'months' };`, one, "static replay and static resample cannot be used together"},
 		{"replay with Apply", `static replay = { timeframe: 'weeks' }; init() { ind.Apply(this.data.close, c => c); }`, one, "Apply: a replayed feed's lines take the built-in indicators only"},
 	}
@@ -132,5 +151,24 @@ func BenchmarkReplay(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Session times as written: backtrader's defaults when left out, fractions of a second
+// kept (backtrader's default end, 23:59:59.999990, can be written out).
+func TestSessionTimes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		m          map[string]any
+		start, end time.Duration
+	}{
+		{map[string]any{}, 0, engine.DefaultSessionEnd},
+		{map[string]any{"sessionend": "23:59:59.99999"}, 0, engine.DefaultSessionEnd},
+		{map[string]any{"sessionstart": "09:30", "sessionend": "16:00:30"}, 9*time.Hour + 30*time.Minute, 16*time.Hour + 30*time.Second},
+	} {
+		start, end, err := sessionTimes(c.m)
+		if err != nil || start != c.start || end != c.end {
+			t.Errorf("%v: %v to %v (%v), want %v to %v", c.m, start, end, err, c.start, c.end)
+		}
 	}
 }

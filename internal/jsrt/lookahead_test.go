@@ -177,7 +177,7 @@ func TestLookaheadExamples(t *testing.T) {
 			}
 			run := feeds
 			if strings.Contains(string(code), "static replay") {
-				run = feeds[:1] // a replay is of the run's one feed
+				run = feeds[:1] // the replay examples replay this.datas[0] of a run of one feed, as their fixtures
 			}
 			rep, err := Lookahead(context.Background(), RunConfig{Code: string(code), Feeds: run, Commission: 0.001})
 			if err != nil {

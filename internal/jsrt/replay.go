@@ -3,6 +3,7 @@ package jsrt
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -11,69 +12,83 @@ import (
 	"github.com/dop251/goja"
 )
 
-// replayState is a run's replayed feed (static replay) and the lines read from it.
+// replayState is a replayed feed of the run and the lines read from it.
 type replayState struct {
 	feed  int
 	r     *engine.Replayed
 	lines []*line // every line of the replayed feed: data columns and indicators
 }
 
-// replayed returns feeds with the one the strategy class names in its static replay
-// (backtrader's cerebro.replaydata) replayed: {timeframe: 'weeks' | 'months' | 'years',
-// compression: 1, data: 0}. The run must have that one feed: its bars stay the steps and
-// the broker fills against them, while the strategy sees the coarser bar being rebuilt.
+// replayed returns feeds with those the strategy class names in its static replay
+// (backtrader's cerebro.replaydata) replayed: an object {timeframe: 'weeks' | 'months' |
+// 'years', compression: 1, data: 0} or an array of them, one per feed replayed (each its
+// own timeframe); the other feeds are added as they are. A replayed feed's bars stay the
+// steps and the broker fills against them, while the strategy sees the coarser bar being
+// rebuilt.
 func (h *host) replayed(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
-	v := cls.Get("replay")
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+	h.replays = make([]*replayState, len(feeds))
+	specs, err := staticList(cls, "replay", "an object {timeframe, compression, data}")
+	if err != nil {
+		return nil, err
+	}
+	if specs == nil {
 		for k, f := range feeds { // replayed by a filter (BarReplayer_Open)
 			if f.Replay != nil {
-				h.replay = &replayState{feed: k, r: f.Replay}
+				h.replays[k] = &replayState{feed: k, r: f.Replay}
 			}
 		}
 		return feeds, nil
 	}
-	m, ok := v.Export().(map[string]any)
-	if !ok {
-		return nil, errors.New("static replay must be an object {timeframe, compression, data}")
-	}
-	for k := range m {
-		if k != "timeframe" && k != "compression" && k != "data" {
-			return nil, fmt.Errorf("static replay has no key %q (timeframe, compression, data)", k)
-		}
-	}
 	if hasStatic(cls, "resample") {
 		return nil, errors.New("static replay and static resample cannot be used together")
 	}
-	whole := func(key string, def int64) (int64, error) {
-		switch n := m[key].(type) {
-		case nil:
-			return def, nil
-		case int64:
-			return n, nil
+	out := slices.Clone(feeds)
+	for i, s := range specs {
+		name := "replay"
+		if _, several := cls.Get("replay").Export().([]any); several {
+			name = fmt.Sprintf("replay[%d]", i)
 		}
-		return 0, fmt.Errorf("replay.%s must be a whole number, got %v", key, m[key])
+		m, ok := s.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s must be an object {timeframe, compression, data}", name)
+		}
+		for k := range m {
+			if k != "timeframe" && k != "compression" && k != "data" {
+				return nil, fmt.Errorf("static %s has no key %q (timeframe, compression, data)", name, k)
+			}
+		}
+		whole := func(key string, def int64) (int64, error) {
+			switch n := m[key].(type) {
+			case nil:
+				return def, nil
+			case int64:
+				return n, nil
+			}
+			return 0, fmt.Errorf("%s.%s must be a whole number, got %v", name, key, m[key])
+		}
+		data, err := whole("data", 0)
+		if err != nil {
+			return nil, err
+		}
+		if data < 0 || data >= int64(len(feeds)) {
+			return nil, fmt.Errorf("%s.data must be the index of one of the run's %d feeds, got %d", name, len(feeds), data)
+		}
+		if h.replays[data] != nil {
+			return nil, fmt.Errorf("%s: this.datas[%d] is replayed twice", name, data)
+		}
+		comp, err := whole("compression", 1)
+		if err != nil {
+			return nil, err
+		}
+		tf, _ := m["timeframe"].(string)
+		f, err := engine.Replay(feeds[data], tf, int(comp))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "replay: "))
+		}
+		out[data] = f
+		h.replays[data] = &replayState{feed: int(data), r: f.Replay}
 	}
-	data, err := whole("data", 0)
-	if err != nil {
-		return nil, err
-	}
-	if len(feeds) != 1 {
-		return nil, fmt.Errorf("static replay needs a run of one feed, this one has %d", len(feeds))
-	}
-	if data != 0 {
-		return nil, fmt.Errorf("replay.data must be 0, the run's one feed, got %d", data)
-	}
-	comp, err := whole("compression", 1)
-	if err != nil {
-		return nil, err
-	}
-	tf, _ := m["timeframe"].(string)
-	f, err := engine.Replay(feeds[0], tf, int(comp))
-	if err != nil {
-		return nil, fmt.Errorf("replay: %s", strings.TrimPrefix(err.Error(), "replay: "))
-	}
-	h.replay = &replayState{feed: 0, r: f.Replay}
-	return []engine.Feed{f}, nil
+	return out, nil
 }
 
 // replayAgo is the bar of a replayed feed at which the coarser bar ago (< 0) bars before
@@ -98,7 +113,12 @@ func replayLen(r *engine.Replayed, cur int) int {
 // indicators are computed bar by bar below, not by the memo's whole-series calls).
 func (h *host) replayLine(l *line, r *engine.Replayed) {
 	l.rp, l.key = r, ""
-	h.replay.lines = append(h.replay.lines, l)
+	for _, rs := range h.replays {
+		if rs != nil && rs.r == r {
+			rs.lines = append(rs.lines, l)
+			return
+		}
+	}
 }
 
 // pairFunctions take two lines of which one may be a number (see pair).
@@ -131,40 +151,79 @@ func (h *host) wrapReplay() {
 	wrap(h.lineProto, true)
 }
 
-// touchesReplay reports whether v is, or holds, a line of the replayed feed (a line, the
-// feed itself, a multi-line indicator, an array of inputs).
-func (h *host) touchesReplay(v goja.Value, depth int) bool {
+// feedsOf adds to seen the feeds whose lines v is or holds (a line, a data feed, a
+// multi-line indicator, an array of inputs): a replayed feed's as the feed, any other
+// feed's as -1-feed.
+func (h *host) feedsOf(v goja.Value, depth int, seen map[int]bool) {
 	o, ok := v.(*goja.Object)
 	if !ok || depth > 2 {
-		return false
+		return
 	}
 	if l, ok := o.Export().(*line); ok {
-		return l.rp != nil
+		if l.rp == nil {
+			seen[-1-l.feed] = true
+			return
+		}
+		for k, rs := range h.replays {
+			if rs != nil && rs.r == l.rp {
+				seen[k] = true
+			}
+		}
+		return
 	}
-	if slices.Contains(h.datas, o) {
-		return h.datas[h.replay.feed] == o
+	if k := slices.Index(h.datas, o); k >= 0 {
+		if h.replays[k] != nil {
+			seen[k] = true
+		} else {
+			seen[-1-k] = true
+		}
+		return
 	}
 	if first := o.Get("_first"); first != nil {
-		return h.touchesReplay(first, depth+1)
+		h.feedsOf(first, depth+1, seen)
+		return
 	}
 	if o.ClassName() == "Array" {
 		n := int(o.Get("length").ToInteger())
 		for i := 0; i < n && i < 64; i++ {
-			if h.touchesReplay(o.Get(fmt.Sprint(i)), depth+1) {
-				return true
+			h.feedsOf(o.Get(fmt.Sprint(i)), depth+1, seen)
+		}
+	}
+}
+
+// replayOf is the replayed feed whose lines an indicator call takes, or nil when it
+// takes none; it throws when the call also takes another feed's lines, which run on
+// another clock.
+func (h *host) replayOf(name string, call goja.FunctionCall) *replayState {
+	seen := map[int]bool{}
+	h.feedsOf(call.This, 0, seen)
+	for _, a := range call.Arguments {
+		h.feedsOf(a, 0, seen)
+	}
+	keys := slices.Sorted(maps.Keys(seen)) // in order, so that errors name the lowest feeds
+	var rs *replayState
+	for _, k := range keys {
+		if k >= 0 {
+			if rs != nil {
+				h.throw("%s: the lines of two replayed feeds (this.datas[%d] and this.datas[%d]) cannot meet in one indicator: each is rebuilt on its own clock; compare their values in next()", name, rs.feed, k)
+			}
+			rs = h.replays[k]
+		}
+	}
+	if rs != nil {
+		for _, k := range slices.Backward(keys) { // -1 (this.datas[0]) first
+			if k < 0 && -1-k != rs.feed {
+				h.throw("%s: a replayed feed's lines (this.datas[%d]) cannot meet another feed's (this.datas[%d]) in one indicator: each is rebuilt on its own clock; compare their values in next()", name, rs.feed, -1-k)
 			}
 		}
 	}
-	return false
+	return rs
 }
 
 func (h *host) replayCall(name string, fn goja.Callable, call goja.FunctionCall, pairs bool) goja.Value {
 	call = goja.FunctionCall{This: call.This, Arguments: slices.Clone(call.Arguments)}
-	touched := h.touchesReplay(call.This, 0)
-	for _, a := range call.Arguments {
-		touched = touched || h.touchesReplay(a, 0)
-	}
-	if !touched {
+	rs := h.replayOf(name, call)
+	if rs == nil {
 		v, err := fn(call.This, call.Arguments...)
 		if err != nil {
 			panic(err)
@@ -174,7 +233,6 @@ func (h *host) replayCall(name string, fn goja.Callable, call goja.FunctionCall,
 	if name == "Apply" || name == "Compute" {
 		h.throw("%s: a replayed feed's lines take the built-in indicators only", name)
 	}
-	rs := h.replay
 	r := rs.r
 	n := len(r.Index)
 	for c := range columnNames {

@@ -135,7 +135,7 @@ type strat struct {
 	notifyTimer                                   goja.Callable
 	inited                                        bool               // init() has run: no more timers
 	contracts                                     map[int]*contracts // feeds joined by a static chain or rollover
-	replay                                        *replayState       // static replay's feed, or nil
+	replays                                       []*replayState     // per feed, its replay (static replay, BarReplayer_Open) or nil
 	sig                                           *signals           // static signals or signalAdd's, or nil
 }
 
@@ -235,7 +235,7 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
 	h.eng = eng
-	if h.replay != nil {
+	if slices.ContainsFunc(h.replays, func(r *replayState) bool { return r != nil }) {
 		h.wrapReplay()
 	}
 

@@ -6,22 +6,24 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/backtestd/backtestd/internal/barcsv"
+	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
 // TestFilterAndReplayTasksMatchBacktrader runs the examples that declare a data filter
-// (static filters) or a replay (static replay), and the CalendarDays and BarReplayer_Open
-// fixtures' twins,
-// through the task queue on the imported
-// ORCL reference data, and compares every stored execution, equity point, round trip's
-// length and the final value with what backtrader did
-// (testdata/backtrader/expected/<example>__orcl.json): a task runs what `backtestd run`
-// runs, the filtered or replayed feed included.
+// (static filters) or a replay (static replay), and the CalendarDays, BarReplayer_Open,
+// DaySplitter_Close, SessionFilter and two-feed replay fixtures' twins, through the task
+// queue on the imported reference data (ORCL and NVDA daily, backtrader's ES 5-minute
+// bars), and compares every stored execution, equity point, round trip's length and the
+// final value with what backtrader did (testdata/backtrader/expected/<fixture>.json): a
+// task runs what `backtestd run` runs, the filtered or replayed feeds included.
 func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
 	t.Parallel()
 	// A replayed feed's indicators are computed again at every bar (docs/strategy-api.md),
@@ -29,21 +31,52 @@ func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
 	// loaded machine: room beyond the 30 s other tests give a run.
 	b := setup(t, opts{workers: 2, runTimeout: 3 * time.Minute})
 	md := marketdata.NewService(b.store, nil)
-	if _, err := md.Import(b.ctx, "testsrc", "ORCL", "", "1d", time.UTC, readRef(t, "orcl.csv")); err != nil {
-		t.Fatal(err)
+	for _, f := range []struct{ symbol, interval, file string }{
+		{"ORCL", "1d", "orcl.csv"}, {"NVDA", "1d", "nvda.csv"}, {"ES", "5m", "es_min5.csv"},
+	} {
+		bars := ownData(t, f.file)
+		if bars == nil {
+			bars = readRef(t, f.file)
+		}
+		if _, err := md.Import(b.ctx, "testsrc", f.symbol, "", f.interval, time.UTC, bars); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for _, name := range []string{"heikin_ashi", "renko", "replay_weekly", "calendar_days", "day_steps_open"} {
-		t.Run(name, func(t *testing.T) {
-			code, err := os.ReadFile(filepath.Join("..", "..", "examples", name+".js"))
+	whole := [2]string{"1995-01-01", "2014-12-31"}
+	for _, c := range []struct {
+		name     string
+		symbols  []string
+		interval string
+		dates    [2]string
+		fixture  string
+	}{
+		{"heikin_ashi", []string{"ORCL"}, "", whole, "heikin_ashi__orcl.json"},
+		{"renko", []string{"ORCL"}, "", whole, "renko__orcl.json"},
+		{"replay_weekly", []string{"ORCL"}, "", whole, "replay_weekly__orcl.json"},
+		{"calendar_days", []string{"ORCL"}, "", whole, "calendar_days__orcl.json"},
+		{"day_steps_open", []string{"ORCL"}, "", whole, "day_steps_open__orcl.json"},
+		{"day_split_close", []string{"ORCL"}, "", whole, "day_split_close__orcl.json"},
+		{"session_filter", []string{"ES"}, "5m", [2]string{"2006-01-01", "2006-01-31"}, "session_filter__es_min5.json"},
+		{"replay_pairs", []string{"ORCL", "NVDA"}, "", [2]string{"2000-01-01", "2014-12-31"}, "replay_pairs__orcl_nvda.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, err := os.ReadFile(filepath.Join("..", "..", "examples", c.name+".js"))
 			if errors.Is(err, fs.ErrNotExist) { // a fixture's twin
-				code, err = os.ReadFile(filepath.Join("..", "..", "testdata", "backtrader", "strategies", name+".js"))
+				code, err = os.ReadFile(filepath.Join("..", "..", "testdata", "backtrader", "strategies", c.name+".js"))
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			r := req(b.strategy(t, string(code)))
-			r.StartDate, r.EndDate = sp("1995-01-01"), sp("2014-12-31") // the whole file
-			r.Symbol = sp("ORCL")
+			r.StartDate, r.EndDate = sp(c.dates[0]), sp(c.dates[1])
+			if len(c.symbols) == 1 {
+				r.Symbol = sp(c.symbols[0])
+			} else {
+				r.Symbols = c.symbols
+			}
+			if c.interval != "" {
+				r.Timeframe = sp(c.interval)
+			}
 			task := b.create(t, r)
 			if got := b.wait(t, task.TaskID, tasks.StatusCompleted, tasks.StatusFailed); got.Status != tasks.StatusCompleted {
 				t.Fatalf("task %s: %s", got.Status, deref(got.Error))
@@ -52,9 +85,28 @@ func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkFixture(t, stored, name+"__orcl.json")
+			checkFixture(t, stored, c.fixture)
 		})
 	}
+}
+
+// ownData is a data file of the project's own fixtures (testdata/backtrader/data), or
+// nil when it has none of that name.
+func ownData(t *testing.T, name string) []engine.Bar {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "backtrader", "data", name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bars, err := barcsv.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bars
 }
 
 func checkFixture(t *testing.T, stored *results.Stored, file string) {
@@ -65,9 +117,9 @@ func checkFixture(t *testing.T, stored *results.Stored, file string) {
 	}
 	var bt struct {
 		Executions []struct {
-			Date, Side  string
-			Price, Size float64
-			Comm        float64 `json:"commission"`
+			Date, Side, Data string
+			Price, Size      float64
+			Comm             float64 `json:"commission"`
 		} `json:"executions"`
 		Trades []struct {
 			BarLen int `json:"barlen"`
@@ -83,7 +135,8 @@ func checkFixture(t *testing.T, stored *results.Stored, file string) {
 	}
 	for i, w := range bt.Executions {
 		g := stored.Executions[i]
-		if g.Time.Format(time.DateOnly) != w.Date || g.Side != w.Side || !near(g.Price, w.Price) || !near(g.Size, w.Size) || !near(g.Commission, w.Comm) {
+		if stamp(g.Time, w.Date) != w.Date || g.Side != w.Side || !near(g.Price, w.Price) || !near(g.Size, w.Size) || !near(g.Commission, w.Comm) ||
+			(w.Data != "" && !strings.EqualFold(g.Symbol, w.Data)) {
 			t.Fatalf("execution %d: stored %+v, backtrader %+v", i, g, w)
 		}
 	}
@@ -104,11 +157,20 @@ func checkFixture(t *testing.T, stored *results.Stored, file string) {
 		t.Fatalf("%d equity points stored, backtrader %d", len(stored.Equity), len(bt.Equity))
 	}
 	for i, w := range bt.Equity {
-		if g := stored.Equity[i]; g.Time.Format(time.DateOnly) != w[0] || !near(g.Value, w[1].(float64)) {
+		if g := stored.Equity[i]; stamp(g.Time, w[0].(string)) != w[0] || !near(g.Value, w[1].(float64)) {
 			t.Fatalf("equity %d: stored %v %v, backtrader %v %v", i, g.Time, g.Value, w[0], w[1])
 		}
 	}
 	if !near(stored.Summary.FinalValue, bt.FinalValue) {
 		t.Fatalf("final value %v, backtrader %v", stored.Summary.FinalValue, bt.FinalValue)
 	}
+}
+
+// stamp is t as a fixture writes it: a date, or a date and time where the fixture's has one
+// (intraday bars, a day split in two).
+func stamp(t time.Time, want string) string {
+	if len(want) > len(time.DateOnly) {
+		return t.Format(time.DateTime)
+	}
+	return t.Format(time.DateOnly)
 }

@@ -1438,8 +1438,82 @@ class DayStepsOpen(bt.Strategy):
             self.order = self.close()
 
 
+class DaySplitClose(bt.Strategy):
+    """bt.filters.DaySplitter_Close with cerebro.replaydata(timeframe=Days), as the filter
+    is made for: each day comes as its open, high and low (the close their average, at
+    the session start, half the volume) and then its close alone (at the session end, the
+    rest), and the replayed day ends at the session end, so each part is a bar. On the
+    first part (an odd length), flat, when its close is above the SMA(`period`) of the
+    parts' closes and its volume above the previous day's first part's, a market buy: it
+    fills at the same day's close. In a position, the close part under the SMA closes it
+    at the next day's open."""
+    params = dict(period=10, size=10)
+    stamp_time = True
+    filters = [(bt.filters.DaySplitter_Close, {})]
+    replay = dict(timeframe=bt.TimeFrame.Days)
+
+    def __init__(self):
+        self.sma = bt.ind.SMA(self.data.close, period=self.p.period)
+
+    def next(self):
+        d = self.data
+        if len(d) % 2 == 1:
+            if not self.position and d.close[0] > self.sma[0] and d.volume[0] > d.volume[-2]:
+                self.buy(size=self.p.size)
+        elif self.position and d.close[0] < self.sma[0]:
+            self.close()
+
+
+class DaySplitSession(DaySplitClose):
+    """DaySplitClose with the feed's session 09:30-16:00 (the parts' times) and
+    DaySplitter_Close(closevol=0.3): 70% of the volume in the first part."""
+    data_kwargs = dict(sessionstart=datetime.time(9, 30), sessionend=datetime.time(16, 0))
+    filters = [(bt.filters.DaySplitter_Close, dict(closevol=0.3))]
+
+
+class SessionFilterCross(SessionFillerCross):
+    """bt.filters.SessionFilter with the feed's session 10:00-16:00 on 5-minute bars that
+    run from 09:05 to 17:30: the bars before 10:00 and after 16:00 dropped (both ends
+    kept), and SessionFillerCross's SMA crossover on the rest."""
+    data_kwargs = dict(sessionstart=datetime.time(10, 0), sessionend=datetime.time(16, 0))
+    filters = [(bt.filters.SessionFilter, {})]
+
+
+class ReplayPairs(bt.Strategy):
+    """After samples/data-replay and samples/multidata-strategy: two feeds, each replayed
+    to weeks (cerebro.replaydata twice), next() on every day with each week as it stands.
+    Each feed has its SMA(`period`) of weeks and the crossover of its close with it: long
+    `size` on a feed whose close crosses above, out when its close falls under its last
+    finished week's low."""
+    params = dict(period=10, size=10)
+    replay = dict(timeframe=bt.TimeFrame.Weeks)
+
+    def __init__(self):
+        self.cross = [bt.ind.CrossOver(d.close, bt.ind.SMA(d.close, period=self.p.period)) for d in self.datas]
+
+    def next(self):
+        for d, cross in zip(self.datas, self.cross):
+            pos = self.getposition(d).size
+            if not pos and cross[0] > 0:
+                self.buy(data=d, size=self.p.size)
+            elif pos and d.close[0] < d.low[-1]:
+                self.close(data=d)
+
+
+class ReplayPairsMonths(ReplayPairs):
+    """ReplayPairs with the first feed replayed to weeks and the second to months, each
+    feed's week or month as it stands (replaydata with each its own timeframe)."""
+    replay = [dict(timeframe=bt.TimeFrame.Weeks), dict(timeframe=bt.TimeFrame.Months)]
+    params = dict(period=6, size=10)
+
+
 FILTER_STRATEGIES = {
     "day_steps_open": (DayStepsOpen, ["orcl.csv", "nvda.csv"]),
+    "day_split_close": (DaySplitClose, ["orcl.csv", "nvda.csv"]),
+    "day_split_session": (DaySplitSession, ["yhoo.csv"]),
+    "session_filter": (SessionFilterCross, ["es_min5.csv", "es_min5_gaps.csv"]),
+    "replay_pairs": (ReplayPairs, [("orcl.csv", "nvda.csv"), ("ESH1.csv", "ESM1.csv")]),
+    "replay_pairs_months": (ReplayPairsMonths, [("orcl.csv", "yhoo.csv")]),
     "session_filler": (SessionFillerCross, ["es_min5_gaps.csv"]),
     "heikin_ashi_weekly": (HeikinAshiWeekly, ["orcl.csv"]),
     "calendar_days": (CalendarCross, ["orcl.csv", "nvda.csv"]),
@@ -1578,15 +1652,19 @@ class Recorder(bt.Analyzer):
         self.next()
 
     def next(self):
-        self.equity.append([self.data.datetime.datetime(0).strftime(STAMP[0]), self.strategy.broker.getvalue()])
+        # the step's time: the strategy's clock (the latest of its feeds' times), which is
+        # data0's unless data0 ended before another feed (h-filters3)
+        clock = self.strategy if len(self.strategy.datas) > 1 else self.data
+        self.equity.append([clock.datetime.datetime(0).strftime(STAMP[0]), self.strategy.broker.getvalue()])
 
 
-def source_bars(d):
-    """The bars of a data file before any filter (h-filters)."""
+def source_bars(d, fromdate=None):
+    """The bars of a data file before any filter (h-filters), from fromdate on when given."""
     path = os.path.join(HERE, "data", d)
     path = path if os.path.exists(path) else os.path.join(DATA, d)
+    since = fromdate.strftime("%Y-%m-%d") if fromdate else ""
     with open(path) as f:
-        return sum(1 for line in f if line.strip()) - 1
+        return sum(1 for line in list(f)[1:] if line.strip() and line[:10] >= since)
 
 
 def run(name, cls, data):
@@ -1602,10 +1680,10 @@ def run(name, cls, data):
     datas = data if several else (data,)
     fromdate = datetime.datetime(2000, 1, 1) if several else None
     intraday = getattr(cls, "intraday", False)
-    STAMP[0] = "%Y-%m-%d %H:%M:%S" if intraday else "%Y-%m-%d"
+    STAMP[0] = "%Y-%m-%d %H:%M:%S" if intraday or getattr(cls, "stamp_time", False) else "%Y-%m-%d"
     joined = getattr(cls, "rollover", getattr(cls, "chain", None))
     joined_feeds = []
-    for d in datas:
+    for n, d in enumerate(datas):
         # data of the project's own (testdata/backtrader/data) before the shared data
         path = os.path.join(HERE, "data", d)
         path = path if os.path.exists(path) else os.path.join(DATA, d)
@@ -1622,7 +1700,8 @@ def run(name, cls, data):
         for flt, fkw in getattr(cls, "filters", []):  # Data filters (h-filters)
             feed.addfilter(flt, **fkw)
         if hasattr(cls, "replay"):  # Replay (h-filters): the replayed feed is the strategy's data
-            cerebro.replaydata(feed, name=d[:-4], **cls.replay)
+            replay = cls.replay[n] if isinstance(cls.replay, list) else cls.replay  # one per feed (h-filters3)
+            cerebro.replaydata(feed, name=d[:-4], **replay)
         else:
             cerebro.adddata(feed, name=d[:-4])
         if not several:
@@ -1670,7 +1749,7 @@ def run(name, cls, data):
         range=dict(fromdate=fromdate.strftime("%Y-%m-%d") if fromdate else None, todate=None),
         settings=dict(cash=10000.0, commission=0.001),
         bars=len(rec.equity), **(dict(data_bars=len(strat.data0)) if len(strat.data0) != len(rec.equity) else {}),
-        **(dict(source_bars=source_bars(datas[0])) if hasattr(cls, "filters") or hasattr(cls, "replay") else {}),  # Data filters (h-filters)
+        **(dict(source_bars=source_bars(datas[0], fromdate)) if hasattr(cls, "filters") or hasattr(cls, "replay") else {}),  # Data filters (h-filters)
         first_next_bar=dict(bar=rec.first_next),
         final_value=broker.getvalue(), final_cash=broker.getcash(), final_position_size=pos.size,
         final_position_price=pos.price,
