@@ -57,15 +57,7 @@ func (h *host) replayed(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, e
 				return nil, fmt.Errorf("static %s has no key %q (timeframe, compression, data)", name, k)
 			}
 		}
-		whole := func(key string, def int64) (int64, error) {
-			switch n := m[key].(type) {
-			case nil:
-				return def, nil
-			case int64:
-				return n, nil
-			}
-			return 0, fmt.Errorf("%s.%s must be a whole number, got %v", name, key, m[key])
-		}
+		whole := func(key string, def int64) (int64, error) { return wholeKey(m, name, key, def) }
 		data, err := whole("data", 0)
 		if err != nil {
 			return nil, err

@@ -139,6 +139,18 @@ type strat struct {
 	sig                                           *signals           // static signals or signalAdd's, or nil
 }
 
+// wholeKey reads m[key] of a static declaration called name as a whole number, def where
+// it is absent (resample and replay share the rule and its message).
+func wholeKey(m map[string]any, name, key string, def int64) (int64, error) {
+	switch n := m[key].(type) {
+	case nil:
+		return def, nil
+	case int64:
+		return n, nil
+	}
+	return 0, fmt.Errorf("%s.%s must be a whole number, got %v", name, key, m[key])
+}
+
 // resampled returns feeds followed by the feeds the strategy class asks for in its static
 // resample (backtrader's resampledata): an object or an array of them, each
 // {data: index of the feed (0), timeframe: 'weeks' | 'months' | 'years', compression: 1}.
@@ -154,15 +166,8 @@ func (h *host) resampled(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, 
 		if !ok {
 			return nil, fmt.Errorf("resample[%d] must be an object {timeframe, data, compression}", i)
 		}
-		whole := func(key string, def int64) (int64, error) {
-			switch n := m[key].(type) {
-			case nil:
-				return def, nil
-			case int64:
-				return n, nil
-			}
-			return 0, fmt.Errorf("resample[%d].%s must be a whole number, got %v", i, key, m[key])
-		}
+		name := fmt.Sprintf("resample[%d]", i)
+		whole := func(key string, def int64) (int64, error) { return wholeKey(m, name, key, def) }
 		data, err := whole("data", 0)
 		if err != nil {
 			return nil, err
