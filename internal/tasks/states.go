@@ -51,8 +51,8 @@ var Machine = states.Machine[Status]{
 // sqlGuards are the queries that carry out the machine's transitions, for the test that
 // keeps their WHERE clauses and the table in step.
 var sqlGuards = []states.Guard{
-	{Query: "StartTask", Action: ActStart, Column: "status"},
-	{Query: "CompleteTask", Action: ActComplete, Column: "status"},
+	{Query: "StartTaskRun", Action: ActStart, Column: "tasks.status"},
+	{Query: "CompleteTaskRun", Action: ActComplete, Column: "tasks.status"},
 	{Query: "FailTask", Action: ActFail, Column: "status"},
 	{Query: "CancelTask", Action: ActCancel, Column: "status"},
 	{Query: "HandBackTask", Action: ActHandBack, Column: "status"},
