@@ -80,12 +80,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runLocal(ctx, rest, stdout, stderr)
 	case "sweep":
 		// A study allocates about 160 KB per combination and keeps only the trials'
-		// returns: with the collector held back to a 256 MB heap, the study of
-		// docs/performance.md collects nothing, and 16 jobs on 16 cores no longer give a
-		// quarter of them to the collector's mark workers (write barriers, assists) while one
-		// job had idle cores for it. After the first collection Go's pacing holds, so a run's
-		// memory limit (heap growth, garbage included) is not reached by garbage sooner.
-		collectLate(getenv)
+		// returns: at Go's default pacing it collected every few runs, and 16 jobs on 16
+		// cores gave a quarter of them to the collector's mark workers (write barriers,
+		// assists) while one job had idle cores for it.
+		collectEvery(getenv, studyHeadroom)
 		return runSweep(ctx, rest, stdout, stderr)
 	case "bias":
 		collectLate(getenv)

@@ -138,23 +138,37 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	start := time.Now()
 	cfg := backtest.Config{Code: code, Feeds: feeds, Cash: *cash, Commission: *commission, TimeLimit: *timeout}
 	var trials []sweep.Trial
-	var bestStats *engine.Statistics
+	var best *engine.Result
 	if *method == "bayes" {
-		trials, bestStats, excluded, err = runBayes(ctx, cfg, sweep.Space(space), fixed, info, *constraint, obj, *samples, *seed, *jobs, stderr)
+		trials, best, excluded, err = runBayes(ctx, cfg, sweep.Space(space), fixed, info, *constraint, obj, *samples, *seed, *jobs, stderr)
 	} else {
-		trials, bestStats, err = runTrials(ctx, cfg, combos, obj, *jobs, stderr)
+		trials, best, err = runTrials(ctx, cfg, combos, obj, *jobs, stderr)
 	}
 	if err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
+	// The best run's statistics are computed beside the overfitting statistics rather than
+	// before them, on one core while the others wait.
+	var bestStats engine.Statistics
+	statsDone := make(chan struct{})
+	go func() {
+		defer close(statsDone)
+		if best != nil {
+			bestStats = backtest.ComputeStatistics(best)
+		}
+	}()
 	sweep.Rank(trials, obj)
 	rep := sweepReport{
 		Strategy: info.ClassName, Symbols: feedSymbols(feeds), Objective: obj.Metric, Direction: "max",
 		Combinations: len(trials), Excluded: excluded, Seconds: elapsed.Seconds(), Trials: trials,
 		Overfitting:  sweep.Overfitting(trials, *blocks, *jobs),
 		Explanations: map[string]string{"deflated_sharpe": sweep.DeflatedExplanation, "pbo": sweep.PBOExplanation},
-		Space:        space, Statistics: bestStats,
+		Space:        space,
+	}
+	<-statsDone
+	if best != nil {
+		rep.Statistics = &bestStats
 	}
 	if len(fixed) > 0 {
 		rep.Fixed = fixed
@@ -179,8 +193,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // runTrials runs every combination, jobs at a time, reporting progress on stderr about
 // once a second. A strategy that fails on the first combination, or an objective it does
 // not know, stops the study: the runs begun beside the first are cancelled. The runs share
-// one batch: the code compiled once, the bars' columns and indicators computed once.
-func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj sweep.Objective, jobs int, stderr io.Writer) ([]sweep.Trial, *engine.Statistics, error) {
+// one batch: the code compiled once, the bars' columns and indicators computed once. It
+// returns the trials in combos' order and the best run's result.
+func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj sweep.Objective, jobs int, stderr io.Writer) ([]sweep.Trial, *engine.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The strategies' lines are not kept, so the engine's are not even formatted; a trial
@@ -259,7 +274,7 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 	}
 	first := run(0)
 	done.Add(1)
-	stopRuns := func(err error) ([]sweep.Trial, *engine.Statistics, error) {
+	stopRuns := func(err error) ([]sweep.Trial, *engine.Result, error) {
 		cancel()
 		wg.Wait()
 		return nil, nil, err
@@ -293,8 +308,7 @@ func runTrials(ctx context.Context, cfg backtest.Config, combos []map[string]any
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	stats := backtest.ComputeStatistics(bestRes)
-	return trials, &stats, nil
+	return trials, bestRes, nil
 }
 
 func printSweep(w io.Writer, r sweepReport, names []string, top int) {

@@ -14,10 +14,10 @@ import (
 
 // runBayes is `backtestd sweep --method bayes`: samples combinations in rounds
 // (sweep.BayesRound), each round proposed from the trials of those before and run jobs at
-// a time. It returns the trials in the order they were proposed, the statistics of the
-// best and how many proposals the constraint turned down.
+// a time. It returns the trials in the order they were proposed, the best's result and
+// how many proposals the constraint turned down.
 func runBayes(ctx context.Context, cfg backtest.Config, space sweep.Space, fixed map[string]any, info *jsrt.StrategyInfo,
-	constraint string, obj sweep.Objective, samples int, seed uint64, jobs int, stderr io.Writer) ([]sweep.Trial, *engine.Statistics, int, error) {
+	constraint string, obj sweep.Objective, samples int, seed uint64, jobs int, stderr io.Writer) ([]sweep.Trial, *engine.Result, int, error) {
 	if samples < 1 {
 		return nil, nil, 0, errors.New("sweep: --samples must be at least 1")
 	}
@@ -53,7 +53,7 @@ func runBayes(ctx context.Context, cfg backtest.Config, space sweep.Space, fixed
 		return keep, err
 	}
 	var trials []sweep.Trial
-	var best *engine.Statistics
+	var best *engine.Result
 	var bestValue *float64
 	hist := []sweep.Observed{}
 	for n := sweep.BayesRound(0, samples); n > 0; n = sweep.BayesRound(len(trials), samples) {
@@ -70,7 +70,7 @@ func runBayes(ctx context.Context, cfg backtest.Config, space sweep.Space, fixed
 		if _, err := sweep.Complete(combos, fixed, info); err != nil {
 			return nil, nil, 0, fmt.Errorf("sweep: %w", err)
 		}
-		round, stats, err := runRound(ctx, cfg, combos, obj, jobs, len(trials) == 0, stderr)
+		round, res, err := runRound(ctx, cfg, combos, obj, jobs, len(trials) == 0, stderr)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -79,7 +79,7 @@ func runBayes(ctx context.Context, cfg backtest.Config, space sweep.Space, fixed
 		// The round's best is the study's when it is strictly better: among equals the
 		// earlier trial ranks first, as sweep.Rank orders the whole study.
 		if v := ranked[0].Value; best == nil || (v != nil && (bestValue == nil || obj.Better(*v, *bestValue))) {
-			best, bestValue = stats, v
+			best, bestValue = res, v
 		}
 		for _, t := range round {
 			hist = append(hist, sweep.Observed{Params: t.Params, Value: t.Value})
@@ -94,12 +94,12 @@ func runBayes(ctx context.Context, cfg backtest.Config, space sweep.Space, fixed
 // combination fails, which the first round wants (a broken strategy or objective stops the
 // study); in a later round that combination is a failed trial like any other, and the rest
 // run.
-func runRound(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj sweep.Objective, jobs int, first bool, stderr io.Writer) ([]sweep.Trial, *engine.Statistics, error) {
+func runRound(ctx context.Context, cfg backtest.Config, combos []map[string]any, obj sweep.Objective, jobs int, first bool, stderr io.Writer) ([]sweep.Trial, *engine.Result, error) {
 	var failed []sweep.Trial
 	for len(combos) > 0 {
-		trials, stats, err := runTrials(ctx, cfg, combos, obj, jobs, stderr)
+		trials, best, err := runTrials(ctx, cfg, combos, obj, jobs, stderr)
 		if err == nil {
-			return append(failed, trials...), stats, nil
+			return append(failed, trials...), best, nil
 		}
 		if first || ctx.Err() != nil {
 			return nil, nil, err

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
+
 	"sync"
 	"sync/atomic"
 )
@@ -202,17 +202,38 @@ func Overfitting(returns [][]float64, blocks, jobs int) (PBO, error) {
 		parts[w] = s.tally
 	})
 	out := PBO{Blocks: blocks, Periods: size * blocks, Trials: n, Ranks: make([]int, n)}
-	var below int
+	// A split's logit depends only on its twice rank, 2·lower + ties, and grows with it:
+	// the logits in order are each twice rank's, as often as it came, from the smallest.
+	// (Sorting 12,870 of them took a millisecond on one core.)
+	counts := make([]int, 2*n)
 	for _, p := range parts {
-		out.Logits = append(out.Logits, p.logits...)
 		for r, k := range p.ranks {
 			out.Ranks[r] += k
 		}
-		below += p.below
+		for k, c := range p.counts {
+			counts[k] += c
+		}
+	}
+	splits := 0
+	for _, c := range counts {
+		splits += c
+	}
+	below := 0
+	out.Logits = make([]float64, 0, splits)
+	for k, c := range counts {
+		if c == 0 {
+			continue
+		}
+		l := logit(n, k)
+		if l <= 0 {
+			below += c
+		}
+		for range c {
+			out.Logits = append(out.Logits, l)
+		}
 	}
 	out.Splits = len(out.Logits)
 	out.Probability = float64(below) / float64(out.Splits)
-	sort.Float64s(out.Logits)
 	return out, nil
 }
 
@@ -224,11 +245,11 @@ type cscv struct {
 	half      float64 // periods in a half
 }
 
-// cscvTally is what a share of the splits found.
+// cscvTally is what a share of the splits found: how many splits' in-sample best had
+// each twice rank out of sample (2·lower + ties, see add), and each rank (Ranks').
 type cscvTally struct {
-	logits []float64
+	counts []int
 	ranks  []int
-	below  int
 }
 
 // cscvState is one goroutine's walk through splits. A split's in-sample sums add its
@@ -254,7 +275,7 @@ func (c *cscv) newState() *cscvState {
 		return l
 	}
 	return &cscvState{c: c, inS: level(), inQ: level(), outS: level(), outQ: level(),
-		isSR: make([]float64, c.n), oosSR: make([]float64, c.n), tally: cscvTally{ranks: make([]int, c.n)}}
+		isSR: make([]float64, c.n), oosSR: make([]float64, c.n), tally: cscvTally{counts: make([]int, 2*c.n), ranks: make([]int, c.n)}}
 }
 
 // prefixes are the ways to put the first depth blocks in (true) or out of sample with
@@ -386,14 +407,17 @@ func (s *cscvState) split() {
 // add counts a split whose in-sample best has lower trials below it out of sample and
 // ties equal to it, of n.
 func (t *cscvTally) add(n, lower, ties int) {
-	rank := float64(lower) + 1 + float64(ties)/2
-	w := rank / float64(n+1)
-	l := math.Log(w / (1 - w))
-	t.logits = append(t.logits, l)
+	t.counts[2*lower+ties]++
 	t.ranks[min(n-1, lower+ties/2)]++
-	if l <= 0 {
-		t.below++
-	}
+}
+
+// logit is λ of a split whose in-sample best has lower of n trials below it out of
+// sample and ties equal to it, twice = 2·lower + ties: its rank is lower + 1 + ties/2
+// (the same float: these are halves far below 2⁵³).
+func logit(n, twice int) float64 {
+	rank := float64(twice)/2 + 1
+	w := rank / float64(n+1)
+	return math.Log(w / (1 - w))
 }
 
 // parallel calls fn(i) for i from 0 to n-1 on up to jobs goroutines (below 1: one) and
