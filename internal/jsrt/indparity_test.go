@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/reftest"
 )
 
 // TestIndicatorParity compares the engine's indicators with backtrader's, bar by bar and
@@ -37,7 +38,7 @@ func TestIndicatorParity(t *testing.T) {
 		if err := json.Unmarshal(raw, &exp); err != nil {
 			t.Fatal(err)
 		}
-		hi, lo, cl, _ := columns(loadBars(t, filepath.Join(ref, "data", exp.Data))[:exp.Bars])
+		hi, lo, cl, _ := columns(reftest.Bars(t, filepath.Join(ref, "data", exp.Data))[:exp.Bars])
 		ours := map[string]map[string]engine.Series{
 			"DEMA":               {"dema": engine.DEMA(cl, 30)},
 			"TEMA":               {"tema": engine.TEMA(cl, 30)},

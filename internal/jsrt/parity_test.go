@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/reftest"
 )
@@ -31,20 +30,6 @@ func repoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
-func loadBars(t testing.TB, path string) []engine.Bar {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	bars, err := barcsv.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bars
 }
 
 type expected struct {
@@ -253,7 +238,7 @@ func TestParity(t *testing.T) {
 				if _, err := os.Stat(path); err != nil {
 					path = filepath.Join(ref, "data", d)
 				}
-				bars := filterRange(t, loadBars(t, path), exp.Range.From, exp.Range.To)
+				bars := filterRange(t, reftest.Bars(t, path), exp.Range.From, exp.Range.To)
 				feeds = append(feeds, engine.Feed{Symbol: strings.TrimSuffix(d, ".csv"), Bars: bars})
 			}
 			if want := cmp.Or(exp.SourceBars, exp.DataBars, exp.Bars); len(feeds[0].Bars) != want && !joined(raw) { // a joined feed: checkRolls
@@ -385,7 +370,7 @@ func checkParity(t *testing.T, exp *expected, res *engine.Result) {
 func TestSymbolResultsSumToTotals(t *testing.T) {
 	ref := referenceDir(t)
 	root := repoRoot(t)
-	orcl, nvda := loadBars(t, filepath.Join(ref, "data", "orcl.csv")), loadBars(t, filepath.Join(ref, "data", "nvda.csv"))
+	orcl, nvda := reftest.Bars(t, filepath.Join(ref, "data", "orcl.csv")), reftest.Bars(t, filepath.Join(ref, "data", "nvda.csv"))
 	cases := []struct {
 		name, file string
 		feeds      []engine.Feed

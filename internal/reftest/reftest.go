@@ -1,6 +1,6 @@
 // Package reftest locates the backtrader reference fixtures (market data and expected
-// figures) for tests. They live outside the repository, in ../shared/reference, and are
-// never copied into it.
+// figures) for tests, and reads their bars. They live outside the repository, in
+// ../shared/reference, and are never copied into it.
 package reftest
 
 import (
@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/backtestd/backtestd/internal/barcsv"
+	"github.com/backtestd/backtestd/internal/engine"
 )
 
 // Dir returns the reference folder: BACKTESTD_REFERENCE_DIR when set, else the first
@@ -46,4 +49,20 @@ func Path(t testing.TB, parts ...string) string {
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// Bars reads the CSV bars at path (a reference file, or one of the project's own fixtures
+// in testdata/backtrader/data), failing t on any error.
+func Bars(t testing.TB, path string) []engine.Bar {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bars, err := barcsv.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bars
 }

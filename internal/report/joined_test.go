@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/reftest"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
@@ -43,15 +43,7 @@ func TestJoinedFeedCharts(t *testing.T) {
 	own := map[string]map[string]engine.Bar{} // contract → date → bar
 	feeds := make([]engine.Feed, len(futuresContracts))
 	for i, s := range futuresContracts {
-		f, err := os.Open(filepath.Join(root, "data", s+".csv"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		bars, err := barcsv.Parse(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		bars := reftest.Bars(t, filepath.Join(root, "data", s+".csv"))
 		b.Bars(t, s, bars)
 		feeds[i] = engine.Feed{Symbol: s, Bars: bars}
 		own[s] = map[string]engine.Bar{}

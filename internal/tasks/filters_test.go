@@ -10,21 +10,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/reftest"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
 
-// TestFilterAndReplayTasksMatchBacktrader runs the examples that declare a data filter
-// (static filters) or a replay (static replay), and the CalendarDays, BarReplayer_Open,
-// DaySplitter_Close, SessionFilter and two-feed replay fixtures' twins, through the task
-// queue on the imported reference data (ORCL and NVDA daily, backtrader's ES 5-minute
-// bars), and compares every stored execution, equity point, round trip's length and the
-// final value with what backtrader did (testdata/backtrader/expected/<fixture>.json): a
-// task runs what `backtestd run` runs, the filtered or replayed feeds included.
-func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
+// TestSampleTasksMatchBacktrader runs the examples that declare a data filter (static
+// filters), a replay (static replay) or signals (static signals, signalAdd), and the
+// CalendarDays, BarReplayer_Open, DaySplitter_Close, SessionFilter, two-feed replay and
+// short-exit signal fixtures' twins, through the task queue on the imported reference data
+// (ORCL and NVDA daily, backtrader's ES 5-minute bars), and compares every stored
+// execution, equity point, round trip's length and the final value with what backtrader
+// did (testdata/backtrader/expected/<fixture>.json): a task runs what `backtestd run`
+// runs, the filtered or replayed feeds and the signals included.
+func TestSampleTasksMatchBacktrader(t *testing.T) {
 	t.Parallel()
 	// A replayed feed's indicators are computed again at every bar (docs/strategy-api.md),
 	// a fraction of a second each here but many times that under the race detector on a
@@ -58,6 +59,8 @@ func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
 		{"day_split_close", []string{"ORCL"}, "", whole, "day_split_close__orcl.json"},
 		{"session_filter", []string{"ES"}, "5m", [2]string{"2006-01-01", "2006-01-31"}, "session_filter__es_min5.json"},
 		{"replay_pairs", []string{"ORCL", "NVDA"}, "", [2]string{"2000-01-01", "2014-12-31"}, "replay_pairs__orcl_nvda.json"},
+		{"signals", []string{"ORCL"}, "", whole, "signals__orcl.json"},
+		{"signals_short_exit", []string{"ORCL"}, "", whole, "signals_short_exit__orcl.json"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, err := os.ReadFile(filepath.Join("..", "..", "examples", c.name+".js"))
@@ -94,19 +97,11 @@ func TestFilterAndReplayTasksMatchBacktrader(t *testing.T) {
 // nil when it has none of that name.
 func ownData(t *testing.T, name string) []engine.Bar {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "backtrader", "data", name))
-	if errors.Is(err, fs.ErrNotExist) {
+	path := filepath.Join("..", "..", "testdata", "backtrader", "data", name)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	bars, err := barcsv.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bars
+	return reftest.Bars(t, path)
 }
 
 func checkFixture(t *testing.T, stored *results.Stored, file string) {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/reftest"
 	"github.com/backtestd/backtestd/internal/results"
 	"github.com/backtestd/backtestd/internal/tasks"
 )
@@ -24,15 +24,7 @@ func TestRolloverTaskMatchesBacktrader(t *testing.T) {
 	root := filepath.Join("..", "..", "testdata", "backtrader")
 	symbols := []string{"ESH1", "ESM1", "ESU1", "ESZ1", "ESH2"}
 	for _, s := range symbols {
-		f, err := os.Open(filepath.Join(root, "data", s+".csv"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		bars, err := barcsv.Parse(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		bars := reftest.Bars(t, filepath.Join(root, "data", s+".csv"))
 		if _, err := md.Import(b.ctx, "testsrc", s, "", "1d", time.UTC, bars); err != nil {
 			t.Fatal(err)
 		}

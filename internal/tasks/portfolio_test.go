@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/marketdata"
@@ -25,16 +24,7 @@ import (
 // readRef reads one of the reference data files.
 func readRef(t *testing.T, name string) []engine.Bar {
 	t.Helper()
-	f, err := os.Open(reftest.Path(t, "data", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	bars, err := barcsv.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bars
+	return reftest.Bars(t, reftest.Path(t, "data", name))
 }
 
 func exampleCode(t *testing.T, name string) string {
