@@ -106,7 +106,18 @@ func TestJoinedFeedInBrowser(t *testing.T) {
 	if page.Marks != fills.Total || fills.Total == 0 {
 		t.Errorf("%d fills marked on the price chart, the run made %d", page.Marks, fills.Total)
 	}
-	if e := errs.list(); len(e) > 0 {
+	// For review by eye and the docs (DOCS_SCREENSHOTS=1): the joined feed's chart and the
+	// By symbol table, wide and on a phone.
+	docShot(t, ctx, "results-joined-feed-1440", `[data-chart-type="candlestick"]`)
+	docShot(t, ctx, "results-joined-symbols-1440", `#symbols`)
+	phone, phoneErrs := newBrowser(t, chromium, 390, 844, 2*time.Minute)
+	must(t, chromedp.Run(phone,
+		chromedp.Navigate(srv.url+"/ui/results/"+task.TaskID),
+		waitJS(`document.querySelector('[data-chart-type="candlestick"]')?.dataset.ready === 'true' && !!document.querySelector('#symbols tbody tr')`, 30*time.Second),
+	))
+	docShot(t, phone, "results-joined-feed-390", `[data-chart-type="candlestick"]`)
+	docShot(t, phone, "results-joined-symbols-390", `#symbols`)
+	if e := append(errs.list(), phoneErrs.list()...); len(e) > 0 {
 		t.Errorf("console errors: %v", e)
 	}
 }

@@ -113,6 +113,12 @@ func TestReportTearsheetByStrategy(t *testing.T) {
 		}
 	})
 
+	// The first two strategies share a name (two MultiCross with other parameters): the
+	// trades and fills number them, as By strategy's # does.
+	if names[0] != names[1] || names[0] == names[2] {
+		t.Fatalf("strategy names %q: the test wants the first two alike", names)
+	}
+	labels := []string{names[0] + " #0", names[1] + " #1", names[2]}
 	t.Run("trades name their strategy", func(t *testing.T) {
 		for _, c := range []struct {
 			kind, table string
@@ -126,7 +132,7 @@ func TestReportTearsheetByStrategy(t *testing.T) {
 			per := map[int]int{}
 			for i, x := range list {
 				k := int(x.(map[string]any)["strategy"].(float64))
-				want := names[k]
+				want := labels[k]
 				per[k]++
 				if rows[i][c.column] != want {
 					t.Errorf("%s row %d: strategy %q, the route's %q", c.kind, i, rows[i][c.column], want)
