@@ -8,9 +8,12 @@
 # and N copies of it at once (N = the number of cores); the study of sweep-scaling.sh with
 # one job; the same study cut into N independent one-job processes, each a share of the
 # values of fast; and `sweep --jobs N`. Needs bash, coreutils and awk besides the binary and
-# the CSV. On a VM whose cores share a host, N copies of arithmetic can do well under N
+# the CSV (and this checkout's examples/sma_cross.js). On a VM whose cores share a host, N copies of arithmetic can do well under N
 # times the work of one: no program scales beyond that.
 set -euo pipefail
+
+# The strategy: examples/sma_cross.js of this repository.
+strategy=$(cd "$(dirname "$0")/.." && pwd)/examples/sma_cross.js
 
 if [ $# -ne 2 ]; then
 	echo "usage: $0 BACKTESTD ORCL_CSV" >&2
@@ -23,24 +26,7 @@ runs=${RUNS:-5}
 cores=$(nproc)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat >"$work/sma_cross.js" <<'JS'
-class SmaCross extends Strategy {
-  static params = { fast: 10, slow: 30, size: 10 };
-  init() {
-    this.cross = ind.CrossOver(ind.SMA(this.data.close, this.p.fast),
-                               ind.SMA(this.data.close, this.p.slow));
-  }
-  next() {
-    const size = this.position.size;
-    if (size === 0) {
-      if (this.cross[0] > 0) this.buy({ size: this.p.size });
-    } else if (size > 0 && this.cross[0] < 0) {
-      this.close();
-    }
-  }
-}
-JS
-study=(sweep --strategy "$work/sma_cross.js" --data "$csv" --from 2000-01-01 --to 2009-12-31 --param slow=60:250:10)
+study=(sweep --strategy "$strategy" --data "$csv" --from 2000-01-01 --to 2009-12-31 --param slow=60:250:10)
 # The values of fast, 2..51, in cores shares as even as whole numbers allow.
 shares=()
 for ((k = 0; k < cores; k++)); do

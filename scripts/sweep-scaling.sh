@@ -8,10 +8,13 @@
 # number of cores, and prints the wall time of the whole process (best of RUNS rounds,
 # default 3, each round timing every row once) and the speedup over the first row (one job). With a second binary (an earlier build), each of its runs is
 # taken alternately with the first's, so both see the same machine, and the table adds its
-# times, its speedup over its own one job, and how many times faster the first binary is. Needs only bash, coreutils and awk besides the binary and the CSV: no Go, no
+# times, its speedup over its own one job, and how many times faster the first binary is. Needs only bash, coreutils and awk besides the binary, the CSV and this checkout's examples/sma_cross.js: no Go, no
 # database, no network. Environment: RUNS (repetitions), JOBS (e.g. "1 2 16" instead of the
 # powers of two), TMPDIR.
 set -euo pipefail
+
+# The strategy: examples/sma_cross.js of this repository.
+strategy=$(cd "$(dirname "$0")/.." && pwd)/examples/sma_cross.js
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
 	echo "usage: $0 BACKTESTD ORCL_CSV [BASELINE_BACKTESTD]" >&2
@@ -35,27 +38,8 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The strategy: examples/sma_cross.js as committed.
-cat >"$work/sma_cross.js" <<'JS'
-class SmaCross extends Strategy {
-  static params = { fast: 10, slow: 30, size: 10 };
 
-  init() {
-    this.cross = ind.CrossOver(ind.SMA(this.data.close, this.p.fast),
-                               ind.SMA(this.data.close, this.p.slow));
-  }
-
-  next() {
-    const size = this.position.size;
-    if (size === 0) {
-      if (this.cross[0] > 0) this.buy({ size: this.p.size });
-    } else if (size > 0 && this.cross[0] < 0) {
-      this.close();
-    }
-  }
-}
-JS
-study=(sweep --strategy "$work/sma_cross.js" --data "$csv" --from 2000-01-01 --to 2009-12-31
+study=(sweep --strategy "$strategy" --data "$csv" --from 2000-01-01 --to 2009-12-31
 	--param fast=2:51:1 --param slow=60:250:10)
 
 # seconds BINARY JOBS [ARGS…]: the wall time of one sweep, output discarded.
