@@ -7,9 +7,9 @@
 # Each round (RUNS, default 5) times, one after the other: an awk loop of arithmetic alone
 # and N copies of it at once (N = the number of cores); the study of sweep-scaling.sh with
 # one job; the same study cut into N independent one-job processes, each a share of the
-# values of fast; and `sweep --jobs N`. Needs bash, coreutils and awk besides the binary and
-# the CSV (and this checkout's examples/sma_cross.js). On a VM whose cores share a host, N copies of arithmetic can do well under N
-# times the work of one: no program scales beyond that.
+# values of fast; and `sweep --jobs N`. Needs bash, coreutils and awk besides the binary, the
+# CSV and this checkout's examples/sma_cross.js. On a VM whose cores share a host, N copies
+# of arithmetic can do well under N times the work of one: no program scales beyond that.
 set -euo pipefail
 
 # The strategy: examples/sma_cross.js of this repository.

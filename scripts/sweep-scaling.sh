@@ -6,11 +6,13 @@
 # Runs the study of docs/performance.md (SMA crossover, fast 2..51 × slow 60..250 by 10,
 # 1,000 combinations, orcl.csv 2000-01-01 to 2009-12-31) with --jobs 1, 2, 4, … up to the
 # number of cores, and prints the wall time of the whole process (best of RUNS rounds,
-# default 3, each round timing every row once) and the speedup over the first row (one job). With a second binary (an earlier build), each of its runs is
-# taken alternately with the first's, so both see the same machine, and the table adds its
-# times, its speedup over its own one job, and how many times faster the first binary is. Needs only bash, coreutils and awk besides the binary, the CSV and this checkout's examples/sma_cross.js: no Go, no
-# database, no network. Environment: RUNS (repetitions), JOBS (e.g. "1 2 16" instead of the
-# powers of two), TMPDIR.
+# default 3, each round timing every row once) and the speedup over the first row (one
+# job). With a second binary (an earlier build), each of its runs is taken alternately with
+# the first's, so both see the same machine, and the table adds its times, its speedup over
+# its own one job, and how many times faster the first binary is. Needs only bash,
+# coreutils and awk besides the binary, the CSV and this checkout's examples/sma_cross.js:
+# no Go, no database, no network. Environment: RUNS (repetitions), JOBS (e.g. "1 2 16"
+# instead of the powers of two), TMPDIR.
 set -euo pipefail
 
 # The strategy: examples/sma_cross.js of this repository.
