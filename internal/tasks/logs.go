@@ -151,8 +151,17 @@ func (k *logSink) publish() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := k.s.pub.PublishLogs(ctx, k.task.ID, events.SessionOf(k.task.CreatedBy, k.task.SessionID), lines); err != nil {
-		k.s.log.Warn("publish log lines", "task", k.task.ID, "err", err)
+	k.s.publishLines(ctx, k.task, lines)
+}
+
+// publishLines streams lines of t's run, best effort: a failure is logged (the lines are
+// stored all the same).
+func (s *Service) publishLines(ctx context.Context, t store.Task, lines []events.LogLine) {
+	if len(lines) == 0 {
+		return
+	}
+	if err := s.pub.PublishLogs(ctx, t.ID, events.SessionOf(t.CreatedBy, t.SessionID), lines); err != nil {
+		s.log.Warn("publish log lines", "task", t.ID, "err", err)
 	}
 }
 
@@ -165,16 +174,20 @@ func (k *logSink) store() {
 		_ = k.w.Flush()
 	}
 	k.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	k.s.storeChunk(ctx, chunk)
+}
+
+// storeChunk writes a batch of a run's lines in a transaction of its own, best effort: a
+// failure is logged. The lines of a run in progress: its completion's commit makes them
+// durable, and a rerun after a crash replaces them.
+func (s *Service) storeChunk(ctx context.Context, chunk store.InsertTaskLogChunkParams) {
 	if len(chunk.Ts) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	// The lines of a run in progress: its completion's commit makes them durable, and a
-	// rerun after a crash replaces them.
-	err := k.s.db.WithTxNoWait(ctx, func(db store.DBTX) error { return k.s.storeLines(ctx, db, chunk) })
-	if err != nil {
-		k.s.log.Warn("store log lines", "task", k.task.ID, "lines", len(chunk.Ts), "err", err)
+	if err := s.db.WithTxNoWait(ctx, func(db store.DBTX) error { return s.storeLines(ctx, db, chunk) }); err != nil {
+		s.log.Warn("store log lines", "task", chunk.TaskID, "lines", len(chunk.Ts), "err", err)
 	}
 }
 

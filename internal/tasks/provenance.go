@@ -31,23 +31,14 @@ type runRecord struct {
 func (r *runRecord) flushLogs(ctx context.Context, s *Service) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if len(r.chunk.Ts) > 0 {
-		if err := s.db.WithTxNoWait(ctx, func(db store.DBTX) error { return s.storeLines(ctx, db, r.chunk) }); err != nil {
-			s.log.Warn("store log lines", "task", r.task.ID, "lines", len(r.chunk.Ts), "err", err)
-		}
-		r.chunk.Ts = nil
-	}
+	s.storeChunk(ctx, r.chunk)
+	r.chunk.Ts = nil
 	r.publishLogs(ctx, s)
 }
 
 // publishLogs publishes the run's last lines when no completion did.
 func (r *runRecord) publishLogs(ctx context.Context, s *Service) {
-	if len(r.lines) == 0 {
-		return
-	}
-	if err := s.pub.PublishLogs(ctx, r.task.ID, events.SessionOf(r.task.CreatedBy, r.task.SessionID), r.lines); err != nil && ctx.Err() == nil {
-		s.log.Warn("publish log lines", "task", r.task.ID, "err", err)
-	}
+	s.publishLines(ctx, r.task, r.lines)
 	r.lines = nil
 }
 
