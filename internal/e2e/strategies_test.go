@@ -91,6 +91,7 @@ func TestSeveralStrategiesInBrowser(t *testing.T) {
 	shots := filepath.Join(repoRoot(t), "screenshots")
 	must(t, os.MkdirAll(shots, 0o755))
 	screenshot(t, ctx, shots, "results-strategies-1440")
+	docShot(t, ctx, "results-strategies-fills-1440", `#trades`)
 
 	var hidden bool
 	must(t, chromedp.Run(ctx,
