@@ -134,6 +134,7 @@ func (e *Engine) stepMember(i int, notes []note) error {
 // and SQN see its own trades; the figures of the portfolio's value are the run's).
 type StrategyResult struct {
 	Name          string              `json:"name"` // the host's name for it (the class name)
+	Label         string              `json:"label"` // how its trades and fills name it (LabelStrategies)
 	FirstNext     int                 `json:"first_next_bar"`
 	Orders        int                 `json:"orders"`
 	Executions    int                 `json:"executions"`
@@ -183,6 +184,23 @@ func (e *Engine) strategyResults() {
 		s.FirstNext = m.firstNext
 		s.TradeAnalyzer = tradeAnalyzer(own[i], m.opened)
 		s.SQN = sqn(own[i])
+	}
+}
+
+// LabelStrategies sets the label that names each strategy of a run in its trades and fills
+// (the page's, the HTML report's and the CSV export's): its name, and for a name two or more
+// share also its number (By strategy's #), "MultiCross #1", so that their rows can be told
+// apart. Results stored before labels existed are labelled on reading.
+func LabelStrategies(list []StrategyResult) {
+	seen := make(map[string]int, len(list))
+	for _, r := range list {
+		seen[r.Name]++
+	}
+	for i := range list {
+		list[i].Label = list[i].Name
+		if seen[list[i].Name] > 1 {
+			list[i].Label = fmt.Sprintf("%s #%d", list[i].Name, i)
+		}
 	}
 }
 

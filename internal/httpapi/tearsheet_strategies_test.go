@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // broker (testdata's multi_strategies.js, its last strategy renamed to text a page must not
 // run) and reads it as TestReportTearsheet does: the By strategy table holds the strategies
 // route's figures, and the round trips and executions name each one's strategy as the
-// trades route does. A run of one strategy has neither.
+// trades route does, by the route's labels. A run of one strategy has neither.
 func TestReportTearsheetByStrategy(t *testing.T) {
 	t.Parallel()
 	e := newTaskEnv(t, 1)
@@ -118,7 +119,13 @@ func TestReportTearsheetByStrategy(t *testing.T) {
 	if names[0] != names[1] || names[0] == names[2] {
 		t.Fatalf("strategy names %q: the test wants the first two alike", names)
 	}
-	labels := []string{names[0] + " #0", names[1] + " #1", names[2]}
+	labels := make([]string, len(strategies))
+	for i, s := range strategies {
+		labels[i], _ = s.(map[string]any)["label"].(string)
+	}
+	if want := []string{names[0] + " #0", names[1] + " #1", names[2]}; !slices.Equal(labels, want) {
+		t.Fatalf("the strategies route labels them %q, want %q", labels, want)
+	}
 	t.Run("trades name their strategy", func(t *testing.T) {
 		for _, c := range []struct {
 			kind, table string

@@ -168,6 +168,7 @@ func (h *host) driveAll(ctx context.Context, eng *engine.Engine) (*engine.Result
 	for i := range res.Strategies {
 		res.Strategies[i].Name = h.names[i]
 	}
+	engine.LabelStrategies(res.Strategies)
 	return res, nil
 }
 

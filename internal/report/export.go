@@ -220,7 +220,6 @@ func csvText(s *results.Stored) string {
 		header += ",strategy"
 	}
 	b.WriteString("\n" + csvTradesLabel + "\n" + header + "\n")
-	labels := strategyLabels(s.Strategies)
 	for _, e := range s.Executions {
 		t := results.TradeRowOf(e)
 		row := []string{t.Date, t.Type, num(&t.Price), num(&t.Size), num(&t.PnL)}
@@ -229,8 +228,8 @@ func csvText(s *results.Stored) string {
 		}
 		if several {
 			name := ""
-			if e.Strategy < len(labels) {
-				name = labels[e.Strategy]
+			if e.Strategy < len(s.Strategies) {
+				name = s.Strategies[e.Strategy].Label
 			}
 			row = append(row, name)
 		}

@@ -203,13 +203,12 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, ve
 	t.Monthly, t.Yearly = periodTables(s)
 
 	t.Strategies = strategyRows(s.Strategies)
-	labels := strategyLabels(s.Strategies)
 	strategyName := func(i int32) string {
-		if len(labels) == 0 {
+		if len(s.Strategies) == 0 {
 			return ""
 		}
-		if int(i) < len(labels) {
-			return labels[i]
+		if int(i) < len(s.Strategies) {
+			return s.Strategies[i].Label
 		}
 		return strconv.Itoa(int(i))
 	}
@@ -271,24 +270,6 @@ func strategyRows(list []engine.StrategyResult) []strategyRow {
 			Commission: formatValue(r.Commission, fmtMoney), SQN: formatNumber(r.SQN.Value, 2), FirstNext: formatNumber(float64(r.FirstNext), 0)}
 	}
 	return rows
-}
-
-// strategyLabels name the strategies of a run in its trades and fills: each its name, and
-// a name that two or more share also its number (By strategy's #), "MultiCross #1", so that
-// their rows can be told apart.
-func strategyLabels(list []engine.StrategyResult) []string {
-	seen := make(map[string]int, len(list))
-	for _, r := range list {
-		seen[r.Name]++
-	}
-	out := make([]string, len(list))
-	for i, r := range list {
-		out[i] = r.Name
-		if seen[r.Name] > 1 {
-			out[i] = fmt.Sprintf("%s #%d", r.Name, i)
-		}
-	}
-	return out
 }
 
 func signClass(v float64) string {

@@ -319,11 +319,8 @@ func (svc *Service) Load(ctx context.Context, taskID string, parts Parts) (*Stor
 		MaxDrawdownPct: row.MaxDrawdownPct, TotalTrades: int(row.TotalTrades), WinRate: row.WinRate,
 		ProfitFactor: row.ProfitFactor, AvgWin: row.AvgWin, AvgLoss: row.AvgLoss,
 	}
-	s.Strategies = []engine.StrategyResult{}
-	if len(row.ByStrategy) > 0 {
-		if err := json.Unmarshal(row.ByStrategy, &s.Strategies); err != nil {
-			return nil, fmt.Errorf("strategies of %s: %w", taskID, err)
-		}
+	if s.Strategies, err = strategiesOf(taskID, row.ByStrategy); err != nil {
+		return nil, err
 	}
 	if s.Provenance, err = q.RunProvenance(ctx, svc.db, taskID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("provenance of %s: %w", taskID, err)
@@ -510,12 +507,19 @@ func (svc *Service) Strategies(ctx context.Context, taskID string) ([]engine.Str
 	if err != nil {
 		return nil, err
 	}
+	return strategiesOf(taskID, r.ByStrategy)
+}
+
+// strategiesOf reads a result's stored by_strategy document, labelled (results stored before
+// labels existed have none).
+func strategiesOf(taskID string, raw []byte) ([]engine.StrategyResult, error) {
 	out := []engine.StrategyResult{}
-	if len(r.ByStrategy) > 0 {
-		if err := json.Unmarshal(r.ByStrategy, &out); err != nil {
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
 			return nil, fmt.Errorf("strategies of %s: %w", taskID, err)
 		}
 	}
+	engine.LabelStrategies(out)
 	return out, nil
 }
 

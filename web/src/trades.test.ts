@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RoundTrip } from './api';
-import { analyseTrades, candlesOf, chartFeeds, excursions, strategyLabels, tradeReturn } from './trades';
+import { analyseTrades, candlesOf, chartFeeds, excursions, tradeReturn } from './trades';
 
 const trip = (o: Partial<RoundTrip>): RoundTrip => ({ seq: 1, tradeid: 0, symbol: 'X', is_open: false, entry_date: '2024-01-02', exit_date: '2024-01-04', size: 10, entry_price: 100, exit_price: 110, bars_held: 2, pnl_gross: 100, pnl_net: 98, commission: 2, ...o });
 
@@ -52,13 +52,5 @@ describe('chart feeds', () => {
     const rows = [{ symbol: 'ES', joined: [span('ESH1'), span('ESM1')] }, { symbol: 'NQ' }];
     expect(chartFeeds(['ESH1', 'ESM1', 'NQ'], rows)).toEqual(['ES', 'NQ']);
     expect(chartFeeds(['ESH1', 'ESM1'], [{ symbol: 'ES', joined: [span('ESH1')] }, { symbol: 'ES' }])).toEqual(['ES']);
-  });
-});
-
-describe('strategyLabels', () => {
-  it('numbers only the names two or more strategies share', () => {
-    expect(strategyLabels(['MultiCross', 'MultiCross', 'Hold'])).toEqual(['MultiCross #0', 'MultiCross #1', 'Hold']);
-    expect(strategyLabels(['A', 'B'])).toEqual(['A', 'B']);
-    expect(strategyLabels([])).toEqual([]);
   });
 });

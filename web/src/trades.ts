@@ -108,12 +108,3 @@ export function analyseTrades(trips: RoundTrip[]): TradeAnalysis {
   const closed = trips.filter((t) => !t.is_open);
   return { all: sideStats(closed), long: sideStats(closed.filter(isLong)), short: sideStats(closed.filter((t) => !isLong(t))), open: trips.length - closed.length };
 }
-
-/** The strategies of a run as its trades and fills name them: each its name, and a name two
- *  or more share also its number (By strategy's #), "MultiCross #1", so that their rows can
- *  be told apart (the tearsheet labels them the same way). */
-export function strategyLabels(names: string[]): string[] {
-  const count = new Map<string, number>();
-  for (const n of names) count.set(n, (count.get(n) ?? 0) + 1);
-  return names.map((n, i) => ((count.get(n) ?? 0) > 1 ? `${n} #${i}` : n));
-}

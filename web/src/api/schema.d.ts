@@ -1685,6 +1685,8 @@ export interface components {
     StrategyResult: {
       /** @description The strategy's class name. */
       name: string;
+      /** @description How the run's trades and fills name it: its name, and for a name two or more strategies share also its index ("MultiCross #1"). */
+      label: string;
       /** @description 1-based bar of its first next() (its own warm-up); 0 if never. */
       first_next_bar: number;
       orders: number;

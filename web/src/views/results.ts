@@ -7,7 +7,7 @@ import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPc
 import { href } from '../router';
 import { palette } from '../settings';
 import { BUY_COLOUR, SELL_COLOUR, maPeriods, normaliseStatistics, overlayDrawdown, pageCount, prepareChartOption } from '../shape';
-import { analyseTrades, candlesOf, chartFeeds, excursions, isLong, strategyLabels, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
+import { analyseTrades, candlesOf, chartFeeds, excursions, isLong, tradeReturn, type Candles, type SideStats, type TradeAnalysis } from '../trades';
 import { lookaheadBadge, lookaheadNote, statusBadge } from './runs';
 import { analyzersPanel } from './analyzers';
 import { monteCarloSection } from './montecarlo';
@@ -197,7 +197,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   // the breakdown by symbol
   const strategiesLoaded = api.getStrategies(tid).then(
     (rows) => {
-      strategyNames = strategyLabels(rows.map((r) => r.name));
+      strategyNames = rows.map((r) => r.label);
       if (rows.length) {
         strategiesSection.hidden = false;
         strategiesSection.append(strategyTable(rows));
