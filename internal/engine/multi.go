@@ -133,7 +133,7 @@ func (e *Engine) stepMember(i int, notes []note) error {
 // round trips, and backtrader's analyzers of its trades (each strategy's TradeAnalyzer
 // and SQN see its own trades; the figures of the portfolio's value are the run's).
 type StrategyResult struct {
-	Name          string              `json:"name"` // the host's name for it (the class name)
+	Name          string              `json:"name"`  // the host's name for it (the class name)
 	Label         string              `json:"label"` // how its trades and fills name it (LabelStrategies)
 	FirstNext     int                 `json:"first_next_bar"`
 	Orders        int                 `json:"orders"`
