@@ -197,9 +197,10 @@ func LabelStrategies(list []StrategyResult) {
 		seen[r.Name]++
 	}
 	for i := range list {
-		list[i].Label = list[i].Name
-		if seen[list[i].Name] > 1 {
-			list[i].Label = fmt.Sprintf("%s #%d", list[i].Name, i)
+		r := &list[i]
+		r.Label = r.Name
+		if seen[r.Name] > 1 {
+			r.Label = fmt.Sprintf("%s #%d", r.Name, i)
 		}
 	}
 }
