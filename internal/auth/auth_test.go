@@ -131,55 +131,116 @@ func TestParseLifetime(t *testing.T) {
 	}
 }
 
+// TestLoginLimiter: the buckets per address-and-name, per address and global, as one table
+// of attempts in order on a fixed clock (each row's wait > 0 means refused).
 func TestLoginLimiter(t *testing.T) {
 	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	type attempt struct {
+		addr, name string
+		at         time.Duration // after t0
+		n          int           // attempts (1 if 0)
+		refused    bool          // the last of them is refused
+		audit      bool          // ... and its refusal audited
+		succeed    bool          // give it back and remember the pair as a success
+	}
+	for _, tt := range []struct {
+		name     string
+		attempts []attempt
+	}{
+		{"a pair is throttled after its burst, the name elsewhere is not", []attempt{
+			{addr: "10.0.0.1", name: "jack", n: pairBurst},
+			{addr: "10.0.0.1", name: "jack", refused: true, audit: true},
+			{addr: "10.0.0.1", name: "jack", at: time.Second, refused: true}, // audited once a window
+			{addr: "10.0.0.2", name: "jack"},                                 // another address: jack is not locked out
+			{addr: "10.0.0.1", name: "alice"},                                // the address is not (yet) throttled for other names
+			{addr: "10.0.0.1", name: "jack", at: pairEvery},                  // one more a period later
+			{addr: "10.0.0.1", name: "jack", at: pairEvery, refused: true},
+			{addr: "10.0.0.1", name: "jack", at: pairEvery + loginAuditEvery + time.Second, n: 1}, // refilled
+		}},
+		{"an address spraying names is throttled after its burst", []attempt{
+			{addr: "10.0.0.3", name: "u", n: 1},
+			{addr: "10.0.0.3", name: "v", n: pairBurst},
+			{addr: "10.0.0.3", name: "w", n: pairBurst},
+			{addr: "10.0.0.3", name: "x", n: addrBurst - 2*pairBurst - 1},
+			{addr: "10.0.0.3", name: "y", refused: true, audit: true},
+			{addr: "10.0.0.4", name: "y"}, // another address is not
+			{addr: "10.0.0.3", name: "y", at: addrEvery},
+		}},
+		{"a success gives its attempt back", []attempt{
+			{addr: "10.0.0.5", name: "jack", n: pairBurst - 1},
+			{addr: "10.0.0.5", name: "jack", succeed: true},
+			{addr: "10.0.0.5", name: "jack"},
+			{addr: "10.0.0.5", name: "jack", refused: true, audit: true},
+		}},
+		{"an IPv6 client is one /64", []attempt{
+			{addr: "2001:db8::1", name: "jack", n: pairBurst},
+			{addr: "2001:db8::ffff:2", name: "jack", refused: true, audit: true},
+			{addr: "2001:db8:0:1::1", name: "jack"},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := newLoginLimiter()
+			for i, a := range tt.attempts {
+				n := max(a.n, 1)
+				for j := range n {
+					c, wait, audit := l.take(a.addr, a.name, t0.Add(a.at))
+					last := j == n-1
+					want := last && a.refused
+					if (wait > 0) != want {
+						t.Fatalf("row %d (%+v), attempt %d of %d: wait %v, want refused %v", i, a, j+1, n, wait, want)
+					}
+					if last && audit != a.audit {
+						t.Errorf("row %d (%+v): audit %v, want %v", i, a, audit, a.audit)
+					}
+					if wait > 0 && len(c.buckets) != 0 {
+						t.Errorf("row %d: a refused attempt was charged", i)
+					}
+					if a.succeed {
+						l.giveBack(c)
+						l.succeeded(a.addr, a.name, t0.Add(a.at))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestLoginLimiterGlobalCeiling: many addresses guessing one name, each within its own
+// limits, reach the global ceiling; past it a new address waits too, but an address that
+// signed in as that user before does not, and the ceiling refills at its pace.
+func TestLoginLimiterGlobalCeiling(t *testing.T) {
+	t.Parallel()
 	l := newLoginLimiter()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range loginBurst {
-		if w, _ := l.take("1.2.3.4", "alice", now); w != 0 {
-			t.Fatalf("attempt %d throttled", i+1)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c, _, _ := l.take("192.0.2.1", "jack", t0)
+	l.giveBack(c)
+	l.succeeded("192.0.2.1", "jack", t0) // jack's own address
+	for i := range globalBurst {
+		if _, wait, _ := l.take(fmt.Sprintf("10.1.%d.%d", i>>8, i&255), "jack", t0); wait != 0 {
+			t.Fatalf("bot %d of the global burst refused", i+1)
 		}
 	}
-	w, audit := l.take("1.2.3.4", "bob", now)
-	if w <= 0 || !audit {
-		t.Errorf("the address after the burst: wait %v, audit %v; want a wait and the first refusal audited", w, audit)
+	_, wait, audit := l.take("10.2.0.1", "jack", t0)
+	if wait <= 0 || wait > globalEvery || !audit {
+		t.Errorf("a new address past the global ceiling: wait %v, audit %v; want up to %v, audited", wait, audit, globalEvery)
 	}
-	if _, audit := l.take("1.2.3.4", "bob", now.Add(time.Second)); audit {
-		t.Error("a second refusal of the address within its window is audited again")
+	if _, wait, _ := l.take("10.2.0.2", "alice", t0); wait <= 0 {
+		t.Error("past the global ceiling another name from a new address is not refused")
 	}
-	if w, audit := l.take("5.6.7.8", "alice", now); w <= 0 || !audit {
-		t.Errorf("the name after the burst: wait %v, audit %v", w, audit)
+	if _, wait, _ := l.take("192.0.2.1", "jack", t0); wait != 0 {
+		t.Errorf("jack from the address he signed in from is refused past the ceiling: wait %v", wait)
 	}
-	if w, _ := l.take("5.6.7.8", "bob", now); w != 0 {
-		t.Error("an unrelated address and name are throttled")
+	if _, wait, _ := l.take("10.2.0.1", "jack", t0.Add(globalEvery)); wait != 0 {
+		t.Errorf("one period later the ceiling has no attempt: wait %v", wait)
 	}
-	// A refused attempt charges nothing, so the bucket fills again at its pace.
-	if w, _ := l.take("1.2.3.4", "carol", now.Add(loginEvery)); w != 0 {
-		t.Errorf("one period later the address has no attempt left: wait %v", w)
+	// Known pairs expire.
+	if _, wait, _ := l.take("10.2.0.3", "jack", t0.Add(knownFor)); wait != 0 {
+		t.Fatalf("refused after the ceiling refilled: %v", wait)
 	}
-	// Given back: a success does not count.
-	l.giveBack("1.2.3.4", "carol")
-	if w, _ := l.take("1.2.3.4", "dave", now.Add(loginEvery)); w != 0 {
-		t.Errorf("an attempt given back is not there: wait %v", w)
-	}
-	// A window later the address is refused again, and audited again.
-	later := now.Add(loginEvery + loginAuditEvery)
-	for i := range loginBurst {
-		if w, _ := l.take("1.2.3.4", fmt.Sprint("later-", i), later); w != 0 {
-			t.Fatalf("a window later, attempt %d throttled", i+1)
-		}
-	}
-	if w, audit := l.take("1.2.3.4", "later", later); w <= 0 || !audit {
-		t.Errorf("a window later: wait %v, audit %v; want a wait, audited", w, audit)
-	}
-	// An IPv6 client is one /64.
-	for i := range loginBurst {
-		if w, _ := l.take(fmt.Sprintf("2001:db8::%x", i+1), fmt.Sprintf("v6-%d", i), now); w != 0 {
-			t.Fatalf("IPv6 attempt %d throttled", i+1)
-		}
-	}
-	if w, _ := l.take("2001:db8::ffff:1", "v6-new", now); w <= 0 {
-		t.Error("another address of the same /64 is not throttled")
+	l.global.tokens = 0
+	if _, wait, _ := l.take("192.0.2.1", "jack", t0.Add(knownFor)); wait <= 0 {
+		t.Error("a success older than knownFor still exempts its pair from the ceiling")
 	}
 }
 
@@ -191,14 +252,21 @@ func TestLoginLimiterBounded(t *testing.T) {
 	now := time.Now()
 	long := strings.Repeat("x", 60<<10)
 	for i := range 3 * maxTracked {
-		l.take(fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), fmt.Sprint(i, long), now)
+		addr := fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
+		l.take(addr, fmt.Sprint(i, long), now)
+		l.succeeded(addr, fmt.Sprint(i, long), now)
 	}
-	if n := l.tracked(); n > maxTracked {
-		t.Errorf("%d keys tracked, want at most %d", n, maxTracked)
+	if n, k := l.tracked(); n > maxTracked || k > maxTracked {
+		t.Errorf("%d keys and %d known pairs tracked, want at most %d each", n, k, maxTracked)
 	}
 	for k := range l.keys {
-		if len(k) > len("name:")+MaxLoginName {
+		if len(k) > len("pair:")+64+1+MaxLoginName {
 			t.Fatalf("a key of %d bytes is kept", len(k))
+		}
+	}
+	for k := range l.known {
+		if len(k) > len("pair:")+64+1+MaxLoginName {
+			t.Fatalf("a known pair of %d bytes is kept", len(k))
 		}
 	}
 }

@@ -189,7 +189,7 @@ func (s *Service) UpdateUser(ctx context.Context, name string, c UserChange) (Us
 }
 
 // LoginAttempt is one sign-in: the name and password given, and where from (for the rate
-// limit and the audit log).
+// limit and the audit log). RemoteAddr is the client's address (the TCP peer's host).
 type LoginAttempt struct {
 	Name, Password        string
 	RemoteAddr, RequestID string
@@ -206,16 +206,18 @@ type Session struct {
 // Login checks a name and password and opens a session.
 //
 // A name over MaxLoginName bytes is a 400 before anything else. Every attempt is then
-// charged to its address and its name before the password is checked; past the limit it
-// is a 429 with the wait, its password unchecked, audited once per key and window. A
-// success gives its attempt back, so only failures count. Failures are a 401 that does not
+// charged, before the password is checked, to its address-and-name, its address and the
+// global ceiling (see limit.go); past a limit it is a 429 with the wait, its password
+// unchecked, audited once per key and window. A success gives its attempt back, so only
+// failures count, and exempts its address and name from the global ceiling. Failures are a 401 that does not
 // say whether the name exists, recorded in the audit log. Passwords are checked a few at a
 // time (argonGate): a burst waits its turn, and a flood beyond the queue is a 503.
 func (s *Service) Login(ctx context.Context, a LoginAttempt) (Session, error) {
 	if len(a.Name) > MaxLoginName {
 		return Session{}, apperr.Invalid("User name too long: at most %d bytes", MaxLoginName)
 	}
-	if wait, audit := s.limit.take(a.RemoteAddr, a.Name, s.now()); wait > 0 {
+	charged, wait, audit := s.limit.take(a.RemoteAddr, a.Name, s.now())
+	if wait > 0 {
 		if audit {
 			s.record(ctx, Entry{Action: "login.throttled", Target: a.Name, Status: 429, RemoteAddr: a.RemoteAddr, RequestID: a.RequestID})
 		}
@@ -224,7 +226,7 @@ func (s *Service) Login(ctx context.Context, a LoginAttempt) (Session, error) {
 	}
 	u, err := s.st.GetUser(ctx, s.st.Pool, a.Name)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		s.limit.giveBack(a.RemoteAddr, a.Name)
+		s.limit.giveBack(charged)
 		return Session{}, wrap(err, "sign in")
 	}
 	hash := dummyHash()
@@ -233,14 +235,15 @@ func (s *Service) Login(ctx context.Context, a LoginAttempt) (Session, error) {
 	}
 	match, gerr := s.argon.matches(ctx, hash, a.Password)
 	if gerr != nil { // not checked: it does not count
-		s.limit.giveBack(a.RemoteAddr, a.Name)
+		s.limit.giveBack(charged)
 		return Session{}, gerr
 	}
 	if !match || err != nil || u.DisabledAt != nil {
 		s.record(ctx, Entry{Action: "login.failed", Target: a.Name, Status: 401, RemoteAddr: a.RemoteAddr, RequestID: a.RequestID})
 		return Session{}, apperr.Unauthenticated("Wrong user name or password")
 	}
-	s.limit.giveBack(a.RemoteAddr, a.Name)
+	s.limit.giveBack(charged)
+	s.limit.succeeded(a.RemoteAddr, a.Name, s.now())
 	secret, hashed := newSecret("")
 	csrf, _ := newSecret("")
 	expires := s.now().Add(s.sessionTTL)
