@@ -49,3 +49,31 @@ func paramError(err error) error {
 	}
 	return apperr.Invalid("%s", err.Error())
 }
+
+// Effective is the one rule of the values a run takes: every parameter declared keeps its
+// default unless values (a task's merged parameters, as JSON) gives it another. A task
+// records this at submit, so every place that shows a run's parameters (the task, the
+// comparison, the results page, the report, the price chart's averages) reads the values
+// it ran with, defaults included; migration 00086 filled it in for tasks stored before.
+func Effective(declared []jsrt.Param, values json.RawMessage) (json.RawMessage, error) {
+	merged := make(map[string]any, len(declared))
+	for _, p := range declared {
+		if p.Default != nil {
+			merged[p.Name] = p.Default
+		}
+	}
+	if len(values) > 0 {
+		var given map[string]any
+		if err := json.Unmarshal(values, &given); err != nil {
+			return nil, fmt.Errorf("strategy params are not an object: %w", err)
+		}
+		for k, v := range given {
+			merged[k] = v
+		}
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		return nil, apperr.Invalid("strategy_params cannot be stored: %v", err)
+	}
+	return b, nil
+}

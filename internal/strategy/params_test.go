@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/jsrt"
 )
 
 func TestMergeParams(t *testing.T) {
@@ -35,5 +36,30 @@ func TestMergeParams(t *testing.T) {
 		if err != nil || strings.TrimSpace(string(got)) != tt.want {
 			t.Errorf("%s: %s %v, want %s", tt.name, got, err, tt.want)
 		}
+	}
+}
+
+func TestEffective(t *testing.T) {
+	declared := []jsrt.Param{
+		{Name: "fast", Default: 10.0, Type: "int"}, {Name: "slow", Default: 30.0, Type: "int"},
+		{Name: "label", Default: "x", Type: "str"}, {Name: "none", Default: nil, Type: "object"},
+	}
+	tests := []struct {
+		name, values, want string
+	}{
+		{"nothing given: every default", ``, `{"fast":10,"label":"x","slow":30}`},
+		{"empty object", `{}`, `{"fast":10,"label":"x","slow":30}`},
+		{"a given value over its default", `{"fast":5}`, `{"fast":5,"label":"x","slow":30}`},
+		{"every value given", `{"fast":5,"slow":50,"label":"y"}`, `{"fast":5,"label":"y","slow":50}`},
+		{"a value with no default kept", `{"none":{"a":1}}`, `{"fast":10,"label":"x","none":{"a":1},"slow":30}`},
+	}
+	for _, tt := range tests {
+		got, err := Effective(declared, json.RawMessage(tt.values))
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%s: %s %v, want %s", tt.name, got, err, tt.want)
+		}
+	}
+	if _, err := Effective(declared, json.RawMessage(`[1]`)); err == nil {
+		t.Error("values that are not an object: no error")
 	}
 }

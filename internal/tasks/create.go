@@ -62,6 +62,9 @@ type Resolved struct {
 	SessionID       string
 	CreatedBy       *string
 	Strategy        jsrt.StrategyInfo // its Params only
+	// Effective is StrategyParams with every other declared parameter at its default
+	// (strategy.Effective): what the task records, the values its run takes.
+	Effective json.RawMessage
 }
 
 // row is the task r makes, as stored.
@@ -70,7 +73,7 @@ func (r Resolved) row() store.CreateTaskParams {
 		StrategyID: r.StrategyID, StrategyVersion: r.StrategyVersion, DataSource: r.DataSource, Symbol: r.Symbols[0],
 		Symbols: r.Symbols, Timeframe: r.Timeframe, Benchmark: r.Benchmark, Timezone: r.Timezone,
 		StartDate: r.StartDate, EndDate: r.EndDate, InitialCash: r.InitialCash, Commission: r.Commission,
-		StrategyParams: r.StrategyParams, SessionID: r.SessionID, CreatedBy: r.CreatedBy,
+		StrategyParams: r.Effective, SessionID: r.SessionID, CreatedBy: r.CreatedBy,
 	}
 }
 
@@ -186,6 +189,9 @@ func (s *Service) Resolve(ctx context.Context, req Request) (Resolved, error) {
 		if err := json.Unmarshal(sv.Params, &r.Strategy.Params); err != nil {
 			return Resolved{}, fmt.Errorf("stored strategy params: %w", err)
 		}
+	}
+	if r.Effective, err = strategy.Effective(r.Strategy.Params, params); err != nil {
+		return Resolved{}, err
 	}
 	return r, nil
 }

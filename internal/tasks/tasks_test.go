@@ -88,8 +88,9 @@ func TestCreateDefaultsAndEnqueues(t *testing.T) {
 		t.Fatalf("defaults: %+v", task)
 	}
 	var params map[string]any
-	if err := json.Unmarshal(task.StrategyParams, &params); err != nil || params["fast"] != 5.0 || params["slow"] != 20.0 || len(params) != 2 {
-		t.Fatalf("coerced params = %s", task.StrategyParams)
+	// The values given, coerced, and the one not given at its default: what the run takes.
+	if err := json.Unmarshal(task.StrategyParams, &params); err != nil || params["fast"] != 5.0 || params["slow"] != 20.0 || params["size"] != 10.0 || len(params) != 3 {
+		t.Fatalf("effective params = %s, want fast 5, slow 20 and size at its default 10", task.StrategyParams)
 	}
 	if st, _ := b.jobState(t, b.jobID(t, task.TaskID)); st != "available" {
 		t.Fatalf("job state %q, want available", st)
