@@ -62,12 +62,30 @@ type State struct {
 	Props map[string]string
 }
 
+// Read is a read of a bar after the current one, seen as it happened: an element of an
+// array the run handed the strategy (ind.Compute's input), read by code that runs at a
+// bar (next(), a notification, an ind.Apply function) rather than by the function that
+// computes a line over the whole series.
+type Read struct {
+	What  string // the array: "ind.Compute input at code line 3"
+	Call  string // what handed it to the strategy: "ind.Compute"
+	Feed  int
+	Bar   int   // the current bar when it was read (of Feed)
+	Time  int64 // and its time, Unix nanoseconds
+	Index int   // the bar read (of Feed)
+	// IndexTime is the time of the bar read, Unix nanoseconds.
+	IndexTime int64
+	Value     string // what was read
+	Where     string // what read it: "next() at code line 12"
+}
+
 // Trace is what one run recorded.
 type Trace struct {
 	Times     [][]int64 // per feed of the run (resampled ones included), when each bar was delivered
 	Lines     []Line
 	Decisions []Decision // in the order they were made
 	States    []State    // at the watched steps
+	Reads     []Read     // the first read of a later bar, per array the run watched
 }
 
 // RunFunc runs the strategy on feeds and returns its trace, with the strategy's state
@@ -76,17 +94,22 @@ type RunFunc func(ctx context.Context, feeds []engine.Feed, watch map[int64]bool
 
 // Finding is one thing that read the future.
 type Finding struct {
-	Kind string `json:"kind"` // "line", "orders", "state" or "error"
-	What string `json:"what"` // the line's name, "orders", "this.<property>", or the cut run's error
+	Kind string `json:"kind"` // "line", "orders", "state", "read" or "error"
+	// What is the line's name, "orders", "this.<property>", the array read ("ind.Compute
+	// input at code line 3") or the cut run's error.
+	What string `json:"what"`
 	Call string `json:"call,omitempty"`
 	// Bar is the first bar (0-based, of the line's feed; of the first feed for orders and
-	// state) where the cut run differs from the full run, and Time its time.
-	Bar    int       `json:"bar"`
-	Time   time.Time `json:"time"`
-	CutAt  int       `json:"cut_at"` // the cut run had the first CutAt bars of the first feed
-	Full   string    `json:"full"`   // the value (or decision) in the full run
-	Cut    string    `json:"cut"`    // and in the cut run
-	Detail string    `json:"detail"`
+	// state) where the cut run differs from the full run, and Time its time. For a read,
+	// the bar (of the array's feed) at which a later bar was read.
+	Bar  int       `json:"bar"`
+	Time time.Time `json:"time"`
+	// CutAt: the cut run had the first CutAt bars of the first feed. For a read, the bars
+	// of the first feed before the bar read: a run cut there has nothing to read (Cut).
+	CutAt  int    `json:"cut_at"`
+	Full   string `json:"full"` // the value (or decision) in the full run
+	Cut    string `json:"cut"`  // and in the cut run
+	Detail string `json:"detail"`
 }
 
 // Warmup is how long one line depends on where the data starts.
@@ -208,6 +231,12 @@ func Check(ctx context.Context, feeds []engine.Feed, run RunFunc) (*Report, erro
 		for _, f := range compare(full, tr, idx, horizon, base, c) {
 			add(f)
 		}
+	}
+	for _, r := range full.Reads {
+		t, rt := time.Unix(0, r.Time).UTC(), time.Unix(0, r.IndexTime).UTC()
+		add(Finding{Kind: "read", What: r.What, Call: r.Call, Bar: r.Bar, Time: t,
+			CutAt: sort.Search(n, func(i int) bool { return !base[i].Time.Before(rt) }), Full: r.Value, Cut: "undefined",
+			Detail: fmt.Sprintf("at bar %d (%s), %s read bar %d (%s), %d bars ahead", r.Bar, fmtWhen(t), r.Where, r.Index, fmtWhen(rt), r.Index-r.Bar)})
 	}
 	sort.SliceStable(rep.Findings, func(i, j int) bool { return rep.Findings[i].Time.Before(rep.Findings[j].Time) })
 	rep.Lookahead = len(rep.Findings) > 0
@@ -331,6 +360,14 @@ func compare(full, tr *Trace, idx []map[int64]int, horizon int64, base []engine.
 		}
 	}
 	return out
+}
+
+// fmtWhen is a bar's time: its date, or its date and time of day when it has one.
+func fmtWhen(t time.Time) string {
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+		return t.Format(time.DateOnly)
+	}
+	return t.Format(time.RFC3339)
 }
 
 func cmpOr(s, def string) string {

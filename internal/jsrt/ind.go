@@ -355,11 +355,20 @@ func (h *host) lineOps(o *lazyFuncs) {
 		n := len(h.eng.Feeds()[feed].Bars)
 		vals := make([]float64, n)
 		args := make([]goja.Value, len(ins)+1)
+		var w *watching // in a run of the look-ahead check: the bar the function is called for
+		if h.tracer != nil {
+			w = &h.tracer.arrays
+			defer func(f, b int) { w.applyFeed, w.applyBar = f, b }(w.applyFeed, w.applyBar)
+			w.applyFeed = feed
+		}
 		for i := max(first, 0); i < n; i++ {
 			for k, l := range ins {
 				args[k] = h.rt.ToValue(l.vals[i])
 			}
 			args[len(ins)] = h.rt.ToValue(i)
+			if w != nil {
+				w.applyBar = i
+			}
 			v, err := fn(goja.Undefined(), args...)
 			if err != nil {
 				panic(err) // the strategy's own exception
@@ -375,12 +384,23 @@ func (h *host) lineOps(o *lazyFuncs) {
 			h.throw("Compute: expected a function of the inputs' whole series returning an array")
 		}
 		args := make([]goja.Value, len(ins))
-		for k, l := range ins {
-			arr := make([]any, len(l.vals))
-			for i, v := range l.vals {
-				arr[i] = v
+		if h.tracer != nil {
+			// A run of the look-ahead check hands watched arrays (futureread.go); what the
+			// function itself reads is judged by its output, as is the host's reading of it.
+			w := &h.tracer.arrays
+			for k, l := range ins {
+				args[k] = h.watchedInput(l.vals, feed, k, len(ins))
 			}
-			args[k] = h.rt.NewArray(arr...)
+			w.inCompute++
+			defer func() { w.inCompute-- }()
+		} else {
+			for k, l := range ins {
+				arr := make([]any, len(l.vals))
+				for i, v := range l.vals {
+					arr[i] = v
+				}
+				args[k] = h.rt.NewArray(arr...)
+			}
 		}
 		v, err := fn(goja.Undefined(), args...)
 		if err != nil {

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/backtestd/backtestd/internal/bias"
 	"github.com/backtestd/backtestd/internal/engine"
 )
 
@@ -106,6 +108,27 @@ const strategies = [A, { strategy: A, params: {} }, B];`, ""},
   }}`, ""},
 	{"past read through Apply's closure", `class S extends Strategy {
   init() { const prev = []; this.sig = ind.Apply(this.data.close, v => { prev.push(v); const w = prev.slice(-8); return w.reduce((a, b) => a + b, 0) / w.length; }); }` + trader + `}`, ""},
+	{"Compute's input kept and read up to the current bar", `class S extends Strategy {
+  init() {
+    ind.Compute(this.data.close, c => { this.all = c; this.copy = c.slice(); this.twice = c.map(x => 2 * x); this.tail = c.slice(100); return c; });
+    this.first = this.all[0];
+    this.diff = ind.Apply(this.data.close, (v, i) => i > 0 ? this.all[i] - this.copy[i - 1] : 0);
+  }
+  next() {
+    const i = this.data.close.length - 1;
+    const w = this.all.slice(Math.max(i - 9, 0), i + 1), mean = w.reduce((a, b) => a + b, 0) / w.length;
+    const last = [...this.copy.slice(0, i + 1)].pop(), t = i >= 100 ? this.tail[i - 100] : this.twice[i] / 2;
+    this.ok = last === this.data.close[0] && t === this.all.at(i) && this.first > 0;
+    if (this.position.size === 0 && this.all[i] < mean * 0.98 && this.diff[0] < 0) this.buy({ size: 1 });
+    else if (this.position.size > 0 && this.all[i] > mean) this.close();
+  }}`, ""},
+	{"a reversed copy read at the current bar", `class S extends Strategy {
+  init() { ind.Compute(this.data.close, c => { this.r = c.slice().reverse(); return c; }); }
+  next() {
+    const i = this.data.close.length - 1, x = this.r[this.r.length - 1 - i];
+    if (this.position.size === 0 && x < this.data.close[-1]) this.buy({ size: 1 });
+    else if (this.position.size > 0 && x > this.data.close[-1]) this.close();
+  }}`, ""},
 	{"Math.random", `class S extends Strategy {
   next() { this.roll = Math.random(); if (this.position.size === 0 && this.roll < 0.1) this.buy({ size: 1 }); else if (this.position.size > 0 && this.roll > 0.8) this.close(); }}`, ""},
 	{"every built-in indicator", `class S extends Strategy {
@@ -244,4 +267,117 @@ func BenchmarkLookahead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// futureReads are strategies that let a series handed to ind.Compute out of its function
+// and read a later bar of it at a bar: the red team's (a copy read five bars ahead in
+// next(), on a signal so rare that the cuts see no order or state change) and its
+// variants. Each must be found as a read, at the bar where it happened (bar), of the bar
+// read (read: the first feed's bars before it, cut_at).
+var futureReads = []struct {
+	name, code string
+	what       string // the finding's What
+	bar, read  int
+	where      string // in the finding's detail
+}{
+	{"copy in Compute, five ahead in next", `class S extends Strategy {
+  init() { let all = []; ind.Compute(this.data.close, c => { all = c.slice(); return c; }); this.ahead = k => all[k]; }
+  next() {
+    const i = this.data.close.length - 1, f = this.ahead(i + 5);
+    if (this.position.size === 0 && f > this.data.close[0] * 1.5) this.buy({ size: 1 });
+  }}`, "ind.Compute input at code line 2", 0, 5, "a function at code line 2, called from next() at code line 4"},
+	{"kept in init, read in next", `class S extends Strategy {
+  init() { ind.Compute(this.data.close, c => { this.all = c; return c; }); }
+  next() { const i = this.data.close.length - 1; if (i > 40 && this.all[i + 5] > 1e9) this.buy({ size: 1 }); }}`,
+		"ind.Compute input at code line 2", 41, 46, "next() at code line 3"},
+	{"read in ind.Apply", `class S extends Strategy {
+  init() {
+    let all = [];
+    ind.Compute(this.data.close, c => { all = c.map(x => x); return c; });
+    this.sig = ind.Apply(this.data.close, (v, i) => all[i + 5]);
+  }` + trader + `}`, "ind.Compute input at code line 4", 0, 5, "the ind.Apply function (a function at code line 5, called from init() at code line 5)"},
+	{"a slice from the middle", `class S extends Strategy {
+  init() { ind.Compute(this.data.close, c => { this.tail = c.slice(100); return c; }); }
+  next() { const i = this.data.close.length - 1; if (i >= 100 && this.tail[i - 100 + 2] > 1e9) this.buy({ size: 1 }); }}`,
+		"ind.Compute input at code line 2", 100, 102, "next() at code line 3"},
+	{"spread in next", `class S extends Strategy {
+  init() { ind.Compute(this.data.close, c => { this.all = c; return c; }); }
+  next() { const xs = [...this.all]; if (xs[xs.length - 1] > 1e9) this.buy({ size: 1 }); }}`,
+		"ind.Compute input at code line 2", 0, 1, "next() at code line 3"},
+	{"Array.from, slice and JSON in next", `class S extends Strategy {
+  init() { ind.Compute(this.data.close, c => { this.all = c; return c; }); }
+  next() {
+    const i = this.data.close.length - 1;
+    if (i === 300) { const w = Array.from(this.all.slice(i - 3, i + 3)); this.log(JSON.stringify(w)); }
+  }}`, "ind.Compute input at code line 2", 300, 301, "next() at code line 5"},
+	{"captured in init, the whole history's maximum", `class S extends Strategy {
+  init() { ind.Compute(this.data.high, h => { this.h = h; return h; }); this.top = Math.max(...this.h); }
+  next() { if (this.position.size === 0 && this.data.high[0] > this.top * 0.99) this.buy({ size: 1 }); }}`,
+		"ind.Compute input at code line 2", 0, 1, "init() at code line 2"},
+	{"second input, in a notification", `class S extends Strategy {
+  init() { ind.Compute([this.data.close, this.data.high], (c, h) => { this.h = h; return c; }); this.n = 0; }
+  next() { this.n++; if (this.n === 10) this.buy({ size: 1 }); }
+  notifyOrder(o) { const i = this.data.close.length - 1; if (o.status === 'Completed') this.seen = this.h[i + 3]; }}`,
+		"ind.Compute input 2 at code line 2", 10, 13, "notifyOrder() at code line 4"},
+}
+
+func TestLookaheadFutureReads(t *testing.T) {
+	t.Parallel()
+	feeds := lookaheadFeeds(1500)
+	for _, tc := range futureReads {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Lookahead(context.Background(), RunConfig{Code: tc.code, Feeds: feeds})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Lookahead {
+				t.Fatalf("look-ahead not found: %+v", rep.Findings)
+			}
+			var got *bias.Finding
+			for i, f := range rep.Findings {
+				if f.Kind == "read" {
+					got = &rep.Findings[i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("no read found: %+v", rep.Findings)
+			}
+			if got.What != tc.what || got.Call != "ind.Compute" || got.Bar != tc.bar || got.CutAt != tc.read ||
+				!got.Time.Equal(feeds[0].Bars[tc.bar].Time) || got.Cut != "undefined" || got.Full == "" {
+				t.Errorf("read %+v, want %q at bar %d of bar %d", *got, tc.what, tc.bar, tc.read)
+			}
+			if !strings.Contains(got.Detail, tc.where) || !strings.Contains(got.Detail, feeds[0].Bars[tc.read].Time.Format(time.DateOnly)) {
+				t.Errorf("detail %q, want %q and the date of bar %d", got.Detail, tc.where, tc.read)
+			}
+		})
+	}
+}
+
+// TestLinesHideTheFuture: a line (a data column or an indicator) shows nothing after the
+// current bar, however a strategy reads or copies it: positive indexes, spread,
+// Array.from, slice, map, iteration, JSON and length. In an ordinary run, where
+// ind.Compute hands plain arrays, the whole series taken from it tells what the future is.
+func TestLinesHideTheFuture(t *testing.T) {
+	t.Parallel()
+	code := `class S extends Strategy {
+  init() { this.sma = ind.SMA(this.data.close, 5); ind.Compute(this.data.close, c => { this.all = c; return c; }); }
+  next() {
+    const i = this.data.close.length - 1;
+    const past = new Set(this.all.slice(0, i + 1));
+    for (const [name, c] of [['close', this.data.close], ['sma', this.sma]]) {
+      if (c.length !== i + 1) throw new Error(name + '.length is ' + c.length + ' at bar ' + i);
+      const iter = []; for (const x of c) iter.push(x);
+      const views = { index: [1, 2, 3, 5, 50].map(k => c[k]), spread: [...c], from: Array.from(c), slice: c.slice(), map: c.map(x => x),
+        iter, json: JSON.parse(JSON.stringify(c)), at: [c.at(1), c.at(-1)] };
+      for (const [how, xs] of Object.entries(views))
+        for (const x of xs)
+          if (name === 'close' && typeof x === 'number' && !Number.isNaN(x) && !past.has(x))
+            throw new Error(name + ' read by ' + how + ' at bar ' + i + ' shows ' + x + ', not a value of a bar so far');
+      if (c[1] === c[1] || c[5] === c[5]) throw new Error(name + ' has a value at a positive index at bar ' + i);
+    }
+  }}`
+	if _, err := Run(context.Background(), RunConfig{Code: code, Feeds: lookaheadFeeds(400), OnLog: func(engine.LogEntry) {}}); err != nil {
+		t.Fatal(err)
+	}
 }

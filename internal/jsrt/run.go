@@ -65,7 +65,7 @@ func Run(ctx context.Context, cfg RunConfig) (*engine.Result, error) {
 	rt := newRuntime()
 	h := &host{rt: rt, memo: cfg.Memo}
 	if cfg.Trace != nil {
-		h.tracer = &tracer{t: cfg.Trace, watch: cfg.Watch}
+		h.tracer = &tracer{t: cfg.Trace, watch: cfg.Watch, arrays: watching{applyFeed: -1}}
 		seeded(rt)
 	}
 	base, err := installGlobals(rt, h.hostObject(), h.indObject())

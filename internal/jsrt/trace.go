@@ -19,6 +19,8 @@ type tracer struct {
 	t     *bias.Trace
 	watch map[int64]bool
 	lines []*line // parallel to t.Lines
+	// arrays watches the arrays ind.Compute hands its function (futureread.go).
+	arrays watching
 }
 
 // traceLine records a line the strategy made.
