@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"sync"
 	"time"
 )
 
@@ -77,36 +76,22 @@ func analyze(r *Result, opened int, returns bool) {
 	r.Summary = summarize(r)
 }
 
-// dailyReturns holds sharpe's scratch of daily returns (a study's runs one after another
-// on each core would otherwise allocate a series' worth each).
-var dailyReturns sync.Pool // of *[]float64
-
+// sharpe is backtrader's SharpeRatio analyzers: DailyAnnualized over the returns per
+// calendar day (TimeReturn with timeframe Days, whatever the bars: on daily bars the same as
+// the run's sharpe_ratio, on others not), Default over the yearly returns less 1%.
 func sharpe(initial float64, eq []EquityPoint) SharpeResult {
 	var s SharpeResult
 	if len(eq) == 0 {
 		return s
 	}
-	// Returns per calendar day, as backtrader's TimeReturn with timeframe Days: the same
-	// as per bar on daily bars, except where a day has two points (the extra step that
-	// delivers a resampled feed's last bar).
-	buf, _ := dailyReturns.Get().(*[]float64)
+	buf, _ := periodReturns.Get().(*[]float64)
 	if buf == nil {
 		buf = new([]float64)
 	}
-	defer dailyReturns.Put(buf)
-	rets := (*buf)[:0]
+	defer periodReturns.Put(buf)
+	// perYear 252: one return per calendar day, as on daily bars.
+	rets := SharpeReturns(eq, 252, *buf)
 	defer func() { *buf = rets[:0] }()
-	var prevDay int64
-	for i, p := range eq {
-		day := dayNumber(p.Time)
-		if i > 0 && day == prevDay {
-			last := &rets[len(rets)-1]
-			*last = (1+*last)*(1+p.Return) - 1
-			continue
-		}
-		prevDay = day
-		rets = append(rets, p.Return)
-	}
 	if m, sd := meanPopSD(rets); sd != 0 && !math.IsNaN(sd) {
 		s.DailyAnnualized = ptr(math.Sqrt(252) * (m / sd))
 	}
@@ -255,44 +240,20 @@ func sqn(trades []Trade) SQNResult {
 
 func days(a, b time.Time) float64 { return b.Sub(a).Hours() / 24 }
 
-// maxDrawdownDuration is the calendar days spanned by the longest run of
-// bars below a peak.
-func maxDrawdownDuration(eq []EquityPoint) int {
-	best, end := 0, 0 // the longest run and its last bar
-	run := 0
-	for i, p := range eq {
-		if p.DrawdownMoney > 0 {
-			run++
-			if run > best {
-				best, end = run, i
-			}
-		} else {
-			run = 0
-		}
-	}
-	if best == 0 {
-		return 0
-	}
-	return int(math.Round(days(eq[end-best+1].Time, eq[end].Time)))
-}
-
+// summarize is the run's summary: the curve's figures from their owner (CurveFiguresOf),
+// the trades' from the trade analyzer, the win rate over closed trades (WinRate).
 func summarize(r *Result) Summary {
 	s := Summary{InitialCash: r.InitialCash, FinalValue: r.FinalValue}
-	s.TotalReturn = r.FinalValue/r.InitialCash - 1
-	if n := len(r.Equity); n > 1 {
-		y := days(r.Equity[0].Time, r.Equity[n-1].Time) / 365.25
-		if y > 0 && r.FinalValue > 0 {
-			s.AnnualReturn = ptr(math.Pow(r.FinalValue/r.InitialCash, 1/y) - 1)
-		}
-	}
-	s.SharpeRatio = r.Analyzers.Sharpe.DailyAnnualized
-	s.MaxDrawdown = r.Analyzers.Drawdown.MaxMoney
-	s.MaxDrawdownPct = r.Analyzers.Drawdown.MaxPct
+	cf := CurveFiguresOf(r.InitialCash, r.Equity)
+	s.TotalReturn = cf.TotalReturn
+	s.AnnualReturn = cf.CAGR
+	s.SharpeRatio = cf.SharpeRatio
+	s.MaxDrawdown = cf.MaxDrawdown
+	s.MaxDrawdownPct = cf.MaxDrawdownPct
+	s.MaxDrawdownDuration = cf.MaxDrawdownDuration
 	ta := r.Analyzers.TradeAnalyzer
 	s.TotalTrades, s.Won, s.Lost = ta.Total, ta.Won, ta.Lost
-	if ta.Total > 0 {
-		s.WinRate = float64(ta.Won) / float64(ta.Total) * 100
-	}
+	s.WinRate = WinRate(ta.Won, ta.Closed)
 	if ta.Lost > 0 && ta.LostPnLTotal != nil && *ta.LostPnLTotal != 0 {
 		won := 0.0
 		if ta.WonPnLTotal != nil {
@@ -308,6 +269,5 @@ func summarize(r *Result) Summary {
 		s.AvgLoss = ta.LostPnLAverage
 	}
 	s.SQN = r.Analyzers.SQN.Value
-	s.MaxDrawdownDuration = maxDrawdownDuration(r.Equity)
 	return s
 }

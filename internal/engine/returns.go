@@ -19,9 +19,11 @@ type PeriodValue struct {
 	Value  *float64 `json:"value"`
 }
 
-// ReturnsResult is backtrader's Returns analyzer per day: the log return of the run
-// (rtot), its average per day (ravg), annualised over 252 days (rnorm, and in percent
-// rnorm100). Nil when undefined (a value at or below zero).
+// ReturnsResult is backtrader's Returns analyzer per period of the bars (a day on daily
+// or intraday bars, a week or a month on weekly or monthly ones): the log return of the run
+// (rtot), its average per period (ravg, over Days periods), annualised over Annualiser
+// periods a year (rnorm = exp(ravg × tann) − 1, and in percent rnorm100: 252 days, 52 weeks
+// or 12 months). Nil when undefined (a value at or below zero).
 type ReturnsResult struct {
 	Total      *float64 `json:"rtot"`
 	Average    *float64 `json:"ravg"`
@@ -292,8 +294,16 @@ func analyzeReturns(r *Result) {
 	if len(eq) > 0 {
 		final = eq[len(eq)-1].Value
 	}
+	// backtrader's Returns counts periods of the data's timeframe and annualises with that
+	// timeframe's periods a year (its _TANN: 252 days, 52 weeks, 12 months). The periods
+	// here are calendar days with a point, which on weekly or monthly bars are the weeks or
+	// months; intraday bars are counted by day, as the reference's daily analyzers are.
+	tann := 252.0
+	if n := PeriodsPerYear(eq); n < 252 {
+		tann = n
+	}
 	var ravg float64
-	a.Returns, ravg = returnsOf(r.InitialCash, final, len(days), 252)
+	a.Returns, ravg = returnsOf(r.InitialCash, final, len(days), tann)
 	rnorm100 := math.NaN()
 	if a.Returns.Normal100 != nil {
 		rnorm100 = *a.Returns.Normal100

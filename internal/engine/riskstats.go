@@ -13,21 +13,30 @@ const RiskGroupName = "Risk"
 // returns per bar (BarReturns, the first against the initial cash) with the risk-free rate 0
 // and N = PeriodsPerYear bars a year where quantstats annualises with its `periods`.
 // Where quantstats' definitions differ from textbook ones they are kept (docs/backtests.md
-// lists them): the recovery factor divides the sum (not the compounded total) of the
-// returns, the probabilistic Sharpe ratio subtracts 3 from an already excess kurtosis, and
-// the drawdowns count the initial capital as the first peak. value_at_risk is historical
-// (the 5% quantile of the returns), not quantstats' normal-distribution estimate, and
-// expected_shortfall is quantstats' mean of the returns below that value.
+// lists them): the probabilistic Sharpe ratio subtracts 3 from an already excess kurtosis,
+// and the ulcer index's drawdowns count the initial capital as the first peak.
+// value_at_risk is historical (the 5% quantile of the returns), not quantstats'
+// normal-distribution estimate, and expected_shortfall is quantstats' mean of the returns
+// below that value. Two are the project's, not quantstats': the Calmar ratio and the
+// recovery factor divide the run's own CAGR and total return by its own max drawdown
+// (CurveFiguresOf: the figures the summary shows), and the recovery factor keeps its sign,
+// so a losing run does not read as a recovering one.
 func RiskGroup(initialCash float64, equity []EquityPoint) StatGroup {
-	return riskGroup(BarReturns(initialCash, equity), PeriodsPerYear(equity))
+	eq := make([]EquityPoint, len(equity))
+	for i, p := range equity {
+		eq[i] = EquityPoint{Time: p.Time, Value: p.Value}
+	}
+	DeriveEquity(initialCash, eq)
+	return riskGroup(BarReturns(initialCash, equity), CurveFiguresOf(initialCash, eq))
 }
 
-// riskGroup is RiskGroup of the returns per bar and the bars a year.
-func riskGroup(rets []float64, perYear float64) StatGroup {
-	r := riskOf(rets, perYear)
+// riskGroup is RiskGroup of the returns per bar and the curve's figures.
+func riskGroup(rets []float64, cf CurveFigures) StatGroup {
+	r := riskOf(rets, cf.PerYear)
+	r.calmar, r.recovery = cf.Calmar, cf.RecoveryFactor
 	return StatGroup{Name: RiskGroupName, Metrics: []Metric{
 		metric("sortino_ratio", "Sortino Ratio", r.sortino, dispNum, "Mean return per bar divided by the downside deviation (√(sum of the squared negative returns / number of bars)), annualised with √N: return earned per unit of harmful volatility."),
-		metric("calmar_ratio", "Calmar Ratio", r.calmar, dispNum, "Compound yearly growth (years counted as bars / N) divided by the max drawdown (as a fraction, the starting capital the first peak)."),
+		metric("calmar_ratio", "Calmar Ratio", r.calmar, dispNum, "CAGR divided by the max drawdown (as a fraction): the yearly growth earned per unit of the worst fall. Both are the figures shown above."),
 		metric("omega_ratio", "Omega Ratio", r.omega, dispNum, "Sum of the positive returns per bar divided by the sum of the negative ones, without their sign (threshold 0): above 1, gains outweigh losses."),
 		metric("value_at_risk", "Value at Risk (95%)", r.valueAtRisk, dispPct, "Historical value at risk: the return per bar that 95% of the bars beat (the 5% quantile, interpolated); a bar worse than this comes about 1 time in 20."),
 		metric("expected_shortfall", "Expected Shortfall", r.expectedShortfall, dispPct, "Average return of the bars worse than the value at risk (the value at risk itself when none is): what a bad bar costs on average."),
@@ -39,11 +48,12 @@ func riskGroup(rets []float64, perYear float64) StatGroup {
 		metric("probabilistic_sharpe_ratio", "Probabilistic Sharpe", r.psr, dispPct, "Probability that the true Sharpe ratio per bar is above 0, given the number of bars, skew and kurtosis of the returns (quantstats' formula)."),
 		metric("max_consecutive_wins", "Max Consecutive Wins", r.winStreak, dispInt, "The longest run of bars in a row with a positive return."),
 		metric("max_consecutive_losses", "Max Consecutive Losses", r.lossStreak, dispInt, "The longest run of bars in a row with a negative return."),
-		metric("recovery_factor", "Recovery Factor", r.recovery, dispNum, "Sum of the returns per bar divided by the max drawdown (as a fraction), without sign: how many times the gains cover the worst fall."),
+		metric("recovery_factor", "Recovery Factor", r.recovery, dispNum, "Total return divided by the max drawdown (as a fraction), with its sign: how many times the gain covers the worst fall; negative when the run lost money."),
 	}}
 }
 
-// risk holds the figures of RiskGroup; nil where a figure is undefined.
+// risk holds the figures of RiskGroup; nil where a figure is undefined. calmar and recovery
+// are the curve's (CurveFigures), set by riskGroup.
 type risk struct {
 	sortino, calmar, omega, valueAtRisk, expectedShortfall, tailRatio, ulcer, kelly *float64
 	skew, kurtosis, psr, winStreak, lossStreak, recovery                            *float64
@@ -74,21 +84,14 @@ func riskOf(rets []float64, perYear float64) risk {
 		out.sortino = ptr(mean / d * math.Sqrt(perYear))
 	}
 
-	// Drawdowns (stats.to_drawdown_series, max_drawdown): prices compounded from 1, the
+	// The ulcer index's drawdowns (stats.to_drawdown_series): prices compounded from 1, the
 	// phantom baseline 1 before the first bar as the first peak.
-	growth, peak, maxDD, ddSq := 1.0, 1.0, 0.0, 0.0
+	growth, peak, ddSq := 1.0, 1.0, 0.0
 	for _, x := range rets {
 		growth *= 1 + x
 		peak = math.Max(peak, growth)
 		dd := growth/peak - 1
-		maxDD = math.Min(maxDD, dd)
 		ddSq += dd * dd
-	}
-	if maxDD < 0 {
-		// stats.cagr: years are bars / periods, and the total's sign is dropped.
-		cagr := math.Pow(math.Abs(growth), perYear/nf) - 1
-		out.calmar = ptr(cagr / -maxDD)
-		out.recovery = ptr(math.Abs(sum) / -maxDD)
 	}
 	if n > 1 {
 		out.ulcer = ptr(math.Sqrt(ddSq / (nf - 1)))

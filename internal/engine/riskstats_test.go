@@ -7,7 +7,9 @@ import (
 
 // TestRiskGroup holds the tearsheet metrics to quantstats' definitions: the expected
 // figures of the first two cases come from testdata/riskstats.py (quantstats' formulas
-// transcribed), the others are worked by hand in the comments.
+// transcribed), the others are worked by hand in the comments. The Calmar ratio and the
+// recovery factor are the project's (the run's own CAGR and total return over its own max
+// drawdown, signed), worked by hand.
 func TestRiskGroup(t *testing.T) {
 	t.Parallel()
 	none := (*float64)(nil)
@@ -17,22 +19,26 @@ func TestRiskGroup(t *testing.T) {
 		values []float64
 		want   map[string]*float64
 	}{
+		// Max drawdown 102 → 98, 4/102; total return 0.04, so recovery 0.04 × 102/4 = 1.02;
+		// CAGR over 7 days 1.04^(365.25/7) − 1 = 6.740…, over 4/102: 171.88….
 		{"mixed", []float64{101, 99, 102, 102, 98, 103, 105, 104}, map[string]*float64{
-			"sortino_ratio": f(5.268802842550903), "calmar_ratio": f(62.21833271680995), "omega_ratio": f(1.6156774067772588),
+			"sortino_ratio": f(5.268802842550903), "calmar_ratio": f((math.Pow(1.04, 365.25/7) - 1) / (4.0 / 102)), "omega_ratio": f(1.6156774067772588),
 			"value_at_risk": f(-0.03242088914773829), "expected_shortfall": f(-0.039215686274509776), "tail_ratio": f(1.3500347172075133),
 			"ulcer_index": f(0.01699029730501394), "kelly_criterion": f(0.21775117949896453), "skew": f(0.05690105270981968),
 			"kurtosis": f(-0.3127281186058193), "probabilistic_sharpe_ratio": f(0.6880314781915572),
-			"max_consecutive_wins": f(2), "max_consecutive_losses": f(1), "recovery_factor": f(1.0760856740518512),
+			"max_consecutive_wins": f(2), "max_consecutive_losses": f(1), "recovery_factor": f(0.04 / (4.0 / 102)),
 		}},
-		// The first bar loses 5% of the initial cash: the starting capital is the first peak,
-		// so the max drawdown is 5%, and the drawdowns per bar are −5%, −3%, −4%, −1%, 0:
-		// ulcer √((.0025+.0009+.0016+.0001)/4) = 0.0357071…
+		// The first bar loses 5% of the initial cash: for the ulcer index the starting capital
+		// is the first peak, so the drawdowns per bar are −5%, −3%, −4%, −1%, 0:
+		// ulcer √((.0025+.0009+.0016+.0001)/4) = 0.0357071…. The run's max drawdown counts
+		// its own peaks (97 → 96, 1/97), so recovery 0.01 × 97 = 0.97 and Calmar
+		// (1.01^(365.25/4) − 1) × 97.
 		{"first bar a loss", []float64{95, 97, 96, 99, 101}, map[string]*float64{
-			"sortino_ratio": f(1.695898023882269), "calmar_ratio": f(13.023814362531075), "omega_ratio": f(1.2022138842314274),
+			"sortino_ratio": f(1.695898023882269), "calmar_ratio": f((math.Pow(1.01, 365.25/4) - 1) * 97), "omega_ratio": f(1.2022138842314274),
 			"value_at_risk": f(-0.04206185567010312), "expected_shortfall": f(-0.050000000000000044), "tail_ratio": f(0.6944659442724457),
 			"ulcer_index": f(0.03570714214271428), "kelly_criterion": f(0.10092075306252299), "skew": f(-1.2578584944571338),
 			"kurtosis": f(0.7599537873467703), "probabilistic_sharpe_ratio": f(0.5559347770761273),
-			"max_consecutive_wins": f(2), "max_consecutive_losses": f(1), "recovery_factor": f(0.24390746860904122),
+			"max_consecutive_wins": f(2), "max_consecutive_losses": f(1), "recovery_factor": f(0.01 * 97),
 		}},
 		// Returns 10%, 0, 10%: no losing bar, so no downside, no drawdown, no payoff ratio;
 		// quantiles 0.05 → 0 + 0.1×(0.1−0) = 0.01, 0.95 → 0.1; skew: deviations ⅓, −⅔, ⅓ of

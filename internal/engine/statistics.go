@@ -86,38 +86,24 @@ func metric(key, label string, v *float64, d display, expl string) Metric {
 // measures the curve against it.
 func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade, sqn float64, bench *Benchmark) Statistics {
 	rets := BarReturns(initialCash, equity)
-	perYear := PeriodsPerYear(equity)
+	// The figures the summary shows too come from their owner (CurveFiguresOf), over the
+	// curve with its returns and drawdowns derived as the run's were.
+	eq := make([]EquityPoint, len(equity))
+	for i, p := range equity {
+		eq[i] = EquityPoint{Time: p.Time, Value: p.Value}
+	}
+	DeriveEquity(initialCash, eq)
+	cf := CurveFiguresOf(initialCash, eq)
+	perYear := cf.PerYear
 	annual := annualNote(perYear)
 
 	// Curve
-	growth := 1.0
-	for _, r := range rets {
-		growth *= 1 + r
-	}
-	var totalRet, cagr, sharpe, vol, rsq *float64
+	var totalRet, rsq *float64
 	if len(rets) > 0 {
-		totalRet = ptr(round(growth-1, 4))
-		if y := days(equity[0].Time, equity[len(equity)-1].Time) / 365.25; y > 0 && growth > 0 {
-			cagr = ptr(round(math.Pow(growth, 1/y)-1, 4))
-		}
-		m, sd := meanPopSD(rets)
-		vol = ptr(round(sd*math.Sqrt(perYear), 4))
-		if sd > 0 {
-			sharpe = ptr(round(m/sd*math.Sqrt(perYear), 4))
-		}
+		totalRet = ptr(cf.TotalReturn)
 		rsq = rSquared(rets)
 	}
-	peak := math.Inf(-1)
-	maxDD := 0.0
-	eq := make([]EquityPoint, len(equity))
-	for i, p := range equity {
-		peak = math.Max(peak, p.Value)
-		eq[i] = EquityPoint{Time: p.Time, Value: p.Value, DrawdownMoney: peak - p.Value}
-		if peak > 0 {
-			maxDD = math.Max(maxDD, 100*(peak-p.Value)/peak)
-		}
-	}
-	ddDays := float64(maxDrawdownDuration(eq))
+	ddDays := float64(cf.MaxDrawdownDuration)
 
 	// Trade
 	var closedN, won, lost int
@@ -145,10 +131,7 @@ func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade
 		}
 	}
 	total := len(trades)
-	winRate := 0.0
-	if total > 0 {
-		winRate = round(float64(won)/float64(total)*100, 2)
-	}
+	winRate := WinRate(won, closedN)
 	var avgTrade, avgWin, avgLoss, avgDur *float64
 	if closedN > 0 {
 		avgTrade = ptr(sum / float64(closedN))
@@ -170,16 +153,16 @@ func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade
 	st := Statistics{Groups: []StatGroup{
 		{Name: "Curve", Metrics: []Metric{
 			metric("total_return", "Total Return", totalRet, dispPct, "How much the portfolio grew or shrank over the whole backtest, compounding every bar's return."),
-			metric("cagr", "CAGR", cagr, dispPct, "The steady yearly growth rate that would turn the starting value into the final value over the same calendar span."),
-			metric("sharpe_ratio", "Sharpe Ratio", sharpe, dispNum, "Average return per bar divided by its standard deviation, annualised with "+annual+": return earned per unit of risk."),
-			metric("annual_volatility", "Annual Volatility", vol, dispPct, "Standard deviation of the returns per bar scaled to a year with "+annual+": how much the portfolio value swings."),
+			metric("cagr", "CAGR", cf.CAGR, dispPct, "The steady yearly growth rate that would turn the starting value into the final value over the same calendar span."),
+			metric("sharpe_ratio", "Sharpe Ratio", cf.SharpeRatio, dispNum, "Average return per bar divided by its standard deviation (population), annualised with "+annual+": return earned per unit of risk. The summary's sharpe_ratio, the same value."),
+			metric("annual_volatility", "Annual Volatility", cf.Volatility, dispPct, "Standard deviation of the returns per bar scaled to a year with "+annual+": how much the portfolio value swings."),
 			metric("sqn", "SQN", ptr(sqn), dispNum, "System Quality Number: √(number of trades) × average trade pnl / its standard deviation."),
 			metric("r_squared", "R-Squared", rsq, dispNum, "How close the growth curve is to a straight line over time (1 = perfectly steady growth)."),
-			metric("max_drawdown", "Max Drawdown", ptr(maxDD), dispPctRaw, "The largest fall of the portfolio value from a previous peak, in percent of that peak."),
-			metric("max_drawdown_duration", "Max DD Duration", ptr(ddDays), dispDays, "Calendar days spanned by the longest stretch spent below a previous peak."),
+			metric("max_drawdown", "Max Drawdown", ptr(cf.MaxDrawdownPct), dispPctRaw, "The largest fall of the portfolio value from a previous peak, in percent of that peak (the summary's max_drawdown_pct)."),
+			metric("max_drawdown_duration", "Max DD Duration", ptr(ddDays), dispDays, "Calendar days of the longest fall, from its peak to the first bar back at the peak (or to the last bar while still below it): the drawdown table's longest row."),
 		}},
 		{Name: "Trade", Metrics: []Metric{
-			metric("win_rate", "Win Rate", ptr(winRate), dispPctRaw, "Share of trades that made money after commission (a break-even trade counts as a win)."),
+			metric("win_rate", "Win Rate", ptr(winRate), dispPctRaw, "Share of the closed trades that made money after commission (a break-even trade counts as a win; a trade still open is not counted)."),
 			metric("avg_trade", "Average Trade", avgTrade, dispNum, "Average net profit or loss of a closed trade, after commission."),
 			metric("avg_win", "Average Win", avgWin, dispNum, "Average net profit of the winning trades."),
 			metric("avg_loss", "Average Loss", avgLoss, dispNum, "Average net loss of the losing trades."),
@@ -199,7 +182,7 @@ func ComputeStatistics(initialCash float64, equity []EquityPoint, trades []Trade
 			metric("worst_year", "Worst Year", yWorst, dispPct, "The lowest yearly return (sum of the year's returns per bar)."),
 		}},
 	}}
-	st.Groups = append(st.Groups, riskGroup(rets, perYear))
+	st.Groups = append(st.Groups, riskGroup(rets, cf))
 	if bench != nil {
 		st.Groups = append(st.Groups, benchmarkGroup(initialCash, equity, bench, perYear, annual))
 	}
