@@ -83,6 +83,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.WriteHeader(statusClientClosed)
 		return
 	}
+	if apperr.DatabaseUnreachable(err) {
+		// The database is away (restarting, failing over, unreachable): 503 with
+		// Retry-After on every route, not a 500 that would page someone per request.
+		s.log.WarnContext(r.Context(), "database unreachable", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.writeError(w, r, apperr.DatabaseUnavailable(err))
+		return
+	}
 	s.internalError(w, r, err)
 }
 

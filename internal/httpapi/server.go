@@ -5,13 +5,13 @@ package httpapi
 
 import (
 	"compress/gzip"
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/gzhttp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/lookahead"
@@ -108,6 +109,7 @@ type Server struct {
 	report  *report.Service
 	ws      *wsGate // WebSocket connection caps, shared by all of this handler's sockets
 	reads   *readBudget
+	healthy *healthCheck // /health's database check, apart from the pool
 	auth    *auth.Service
 	// retention pins runs and studies and prunes old ones (over store).
 	retention *retention.Service
@@ -138,6 +140,7 @@ func New(cfg Config, deps Deps) http.Handler {
 	}
 	if deps.Store != nil {
 		s.retention = retention.New(deps.Store, s.log)
+		s.healthy = newHealthCheck(deps.Store.Pool)
 	}
 	if s.report = deps.Report; s.report == nil && s.results != nil {
 		s.report = report.New(s.results, s.data.Bars)
@@ -205,10 +208,9 @@ func (s *Server) root(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if err := s.store.Pool.Ping(ctx); err != nil {
+	if err := s.healthy.check(r.Context()); err != nil {
 		s.log.WarnContext(r.Context(), "health check failed", "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(int(apperr.DatabaseRetryAfter/time.Second)))
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{
 			"status": "unavailable",
 			"detail": fmt.Sprintf("database unreachable: %v", err),
