@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,12 +74,13 @@ func runBias(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func printBias(w io.Writer, class, symbols string, rep *bias.Report, elapsed time.Duration) {
-	fmt.Fprintf(w, "%s on %s: %d bars, %d cuts at bars %v, %d lines compared (%.1f runs' work, %s)\n",
-		class, symbols, rep.Bars, rep.Cuts, rep.CutBars, rep.Lines, rep.Runs, elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s on %s: %s, %s at %s %v, %s compared (%.1f runs' work, %s)\n",
+		class, symbols, counted(rep.Bars, "bar", "bars"), counted(rep.Cuts, "cut", "cuts"), plural(len(rep.CutBars), "bar", "bars"), rep.CutBars,
+		counted(rep.Lines, "line", "lines"), rep.Runs, elapsed.Round(time.Millisecond))
 	if !rep.Lookahead {
 		fmt.Fprintln(w, "no look-ahead: every line, order and state before each cut equals the full run's")
 	} else {
-		fmt.Fprintf(w, "LOOK-AHEAD: %d things read bars after the bar they were computed for\n", len(rep.Findings))
+		fmt.Fprintf(w, "LOOK-AHEAD: %s after the bar %s computed for\n", counted(len(rep.Findings), "value reads bars", "values read bars"), plural(len(rep.Findings), "it was", "they were"))
 		for _, f := range rep.Findings {
 			what := f.What
 			if f.Call != "" && f.Call != f.What && !strings.HasPrefix(f.What, f.Call) {
@@ -98,4 +100,31 @@ func printBias(w io.Writer, class, symbols string, rep *bias.Report, elapsed tim
 			}
 		}
 	}
+}
+
+// plural is one for a count of 1 and many otherwise: "1 line", never "1 lines".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// counted is n, grouped in thousands, and the noun that fits it ("1 line", "2,400 lines").
+func counted(n int, one, many string) string {
+	return groupThousands(n) + " " + plural(n, one, many)
+}
+
+// groupThousands writes n with a comma between groups of three digits.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }

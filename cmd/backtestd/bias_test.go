@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/backtestd/backtestd/internal/bias"
 )
 
 func TestBiasCommand(t *testing.T) {
@@ -74,5 +76,34 @@ func TestBiasCommand(t *testing.T) {
 	var out, errb bytes.Buffer
 	if err := runBias(context.Background(), []string{"--data", data}, &out, &errb); err == nil || !strings.Contains(err.Error(), "required") {
 		t.Errorf("missing --strategy: %v", err)
+	}
+}
+
+// TestPrintBiasCounts: every count agrees with its noun, one or many.
+func TestPrintBiasCounts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		rep  bias.Report
+		want []string
+	}{
+		{"one of each", bias.Report{Lookahead: true, Findings: []bias.Finding{{What: "this.sig", Kind: "line"}}, Cuts: 1, CutBars: []int{5}, Bars: 1, Lines: 1, Runs: 1},
+			[]string{": 1 bar, 1 cut at bar [5], 1 line compared", "LOOK-AHEAD: 1 value reads bars after the bar it was computed for"}},
+		{"several", bias.Report{Lookahead: true, Findings: []bias.Finding{{What: "a", Kind: "line"}, {What: "b", Kind: "line"}}, Cuts: 2, CutBars: []int{5, 9}, Bars: 2500, Lines: 3, Runs: 2.5},
+			[]string{": 2,500 bars, 2 cuts at bars [5 9], 3 lines compared", "LOOK-AHEAD: 2 values read bars after the bar they were computed for"}},
+	}
+	for _, tc := range tests {
+		var out bytes.Buffer
+		printBias(&out, "S", "X", &tc.rep, 0)
+		for _, w := range tc.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s: output lacks %q:\n%s", tc.name, w, out.String())
+			}
+		}
+		for _, bad := range []string{"1 lines", "1 bars", "1 cuts", "things"} {
+			if strings.Contains(out.String(), bad) {
+				t.Errorf("%s: output says %q:\n%s", tc.name, bad, out.String())
+			}
+		}
 	}
 }
