@@ -241,6 +241,15 @@ func parseRows(sc *bufio.Scanner, lay layout, lineNo int, loc *time.Location, ba
 			}
 		}
 		t := bar.Time
+		// A price of 0 or below is refused at its line, as the importer would refuse the
+		// bar: reported here, it is listed by line with the file's other bad lines.
+		for k, v := range [4]float64{bar.Open, bar.High, bar.Low, bar.Close} {
+			if !(v > 0) {
+				fields = splitFields(b, fields)
+				c.err = errf(lineNo, "%s %s is not positive (prices must be greater than 0)", priceNames[k], fields[[4]int{lay.open, lay.high, lay.low, lay.close}[k]])
+				return c
+			}
+		}
 		if bar.High < bar.Low {
 			fields = splitFields(b, fields)
 			c.err = errf(lineNo, "high %s is below low %s", fields[lay.high], fields[lay.low])

@@ -59,6 +59,8 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{head + "2020-01-02,1,2,1,1,1\n2020-01-03,x,2,1,1,1\n", 3, `open "x" is not a number`},
 		{head + "2020-01-02,10,9.5,10.1,10,1\n", 2, "high 9.5 is below low 10.1"},
+		{head + "2020-01-02,1,2,1,1,1\n2020-01-03,-1,2,1,1,1\n", 3, "open -1 is not positive"},
+		{head + "2020-01-02,1,2,1,0,1\n", 2, "close 0 is not positive"},
 		{head + "2020-01-02,1,2,1,1,1\n2020-01-02,1,2,1,1,1\n", 3, "duplicate date 2020-01-02"},
 		{head + "2020-13-02,1,2,1,1,1\n", 2, "unparsable date"},
 		{head + "2020-01-02,1,2,1\n", 2, "expected 6 fields, got 4"},

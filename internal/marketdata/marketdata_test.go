@@ -624,6 +624,13 @@ func TestParseCSVListsEveryBadLine(t *testing.T) {
 			"2024-01-04,1,2,1,2,10\n" + // 6: before the previous row's
 			"2024-01-08,1,2,1\n" + // 7: short
 			"2024-01-09,1,2,1,2,10\n", []int{3, 5, 6, 7}},
+		{"a negative open among them", "date,open,high,low,close,volume\n" +
+			"2024-01-02,1,2,1,2,10\n" + // 2
+			"2024-01-03,x,2,1,2,10\n" + // 3: not a number
+			"2024-01-04,-1,2,1,2,10\n" + // 4: negative open
+			"2024-01-05,1,0.5,1,2,10\n", []int{3, 4, 5}},
+		// Alone, it is line 3 of the file, not "index 1" of the bars.
+		{"a negative open alone", "date,open,high,low,close,volume\n2024-01-02,1,2,1,2,10\n2024-01-03,-1,2,1,2,10\n", []int{3}},
 		{"the last line", "date,open,high,low,close,volume\n2024-01-02,1,2,1,2,10\n2024-01-03,1,2,1,2,-1", []int{3}},
 		{"a bad header stops there", "day,open,high,low,close\n2024-01-02,1,2,1,2\nnonsense\n", []int{1}},
 	}
