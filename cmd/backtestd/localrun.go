@@ -255,8 +255,8 @@ func printSummary(w io.Writer, info *jsrt.StrategyInfo, sym string, bars []engin
 		{"sharpe ratio", fmtOpt(s.SharpeRatio, "%.4f")},
 		{"max drawdown", fmt.Sprintf("%.2f (%.2f%%)", s.MaxDrawdown, s.MaxDrawdownPct)},
 		{"max drawdown duration", fmt.Sprintf("%d days", s.MaxDrawdownDuration)},
-		{"trades", fmt.Sprintf("%d (won %d, lost %d)", s.TotalTrades, s.Won, s.Lost)},
-		{"win rate", fmt.Sprintf("%.2f%%", s.WinRate)},
+		{"trades", tradeCounts(s)},
+		{"win rate", fmt.Sprintf("%.2f%% of closed", s.WinRate)},
 		{"profit factor", fmtOpt(s.ProfitFactor, "%.3f")},
 		{"avg win / avg loss", fmtOpt(s.AvgWin, "%.2f") + " / " + fmtOpt(s.AvgLoss, "%.2f")},
 		{"sqn", fmt.Sprintf("%.3f", s.SQN)},
@@ -271,6 +271,16 @@ func printSummary(w io.Writer, info *jsrt.StrategyInfo, sym string, bars []engin
 		fmt.Fprintf(w, "  strategy %d %-12s %d orders, %d fills, trades %d (won %d, lost %d), net pnl %.2f, sqn %.3f\n",
 			i, st.Name, st.Orders, st.Executions, st.Trades, st.Won, st.Lost, st.PnLClosed, st.SQN.Value)
 	}
+}
+
+// tradeCounts is the summary's trades as every place counts them: the total includes a trade
+// still open at the end, which is neither won nor lost.
+func tradeCounts(s engine.Summary) string {
+	closed := s.Won + s.Lost
+	if open := s.TotalTrades - closed; open > 0 {
+		return fmt.Sprintf("%d (won %d, lost %d, %d open)", s.TotalTrades, s.Won, s.Lost, open)
+	}
+	return fmt.Sprintf("%d (won %d, lost %d)", s.TotalTrades, s.Won, s.Lost)
 }
 
 func mul100(p *float64) *float64 {

@@ -56,12 +56,17 @@ var DefaultLosses = []float64{0.1, 0.25, 0.5}
 
 // Input is what a simulation resamples: the result's starting capital, its closed trades'
 // net pnl (shuffle, bootstrap) and its returns per bar (block), and its calendar span in
-// years, which turns a final value into a CAGR.
+// years, which turns a final value into a CAGR. Run, when given, is the result's own figures
+// as its summary states them (engine.CurveFiguresOf: final value, CAGR, max drawdown of the
+// curve bar by bar); Answer.Original then reads those, so "this run" is the same number
+// wherever it is shown. Without it Original is the figures of the result's own path in the
+// method's steps, which, trade by trade, misses the falls within a trade.
 type Input struct {
 	InitialCash float64
 	PnL         []float64
 	Returns     []float64
 	Years       float64
+	Run         *Figures
 }
 
 // Options choose the method, the number of runs, the seed, the block length (block only; 0
@@ -119,8 +124,9 @@ type Fan struct {
 	P95   []float64 `json:"p95"`
 }
 
-// Answer is a simulation's outcome. Original is the figures of the result's own path (its
-// trades in their order, or its returns), for comparison with the spread.
+// Answer is a simulation's outcome. Original is "this run", for comparison with the spread:
+// its final value, CAGR and max drawdown are Input.Run's when given (the summary's), and its
+// longest drawdown is in the method's steps, of its own trades in their order or its returns.
 type Answer struct {
 	Method          Method            `json:"method"`
 	Runs            int               `json:"runs"`
@@ -195,6 +201,9 @@ func Run(ctx context.Context, in Input, opts Options) (*Answer, error) {
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6d6f6e746563726c)) // "montecrl": any fixed second word
 	p := newPath(in, opts, fanSteps)
 	a.Original = p.walk(in.PnL, in.Returns, nil)
+	if in.Run != nil {
+		a.Original.FinalValue, a.Original.CAGR, a.Original.MaxDrawdownPct = in.Run.FinalValue, in.Run.CAGR, in.Run.MaxDrawdownPct
+	}
 	finals := make([]float64, opts.Runs)
 	cagrs := make([]float64, opts.Runs)
 	dds := make([]float64, opts.Runs)
@@ -224,7 +233,7 @@ func Run(ctx context.Context, in Input, opts Options) (*Answer, error) {
 	}
 	// percentiles sorts its slice, which histogram needs.
 	a.FinalValue, a.MaxDrawdownPct, a.LongestDrawdown = percentiles(finals), percentiles(dds), percentiles(longest)
-	if a.Original.CAGR != nil {
+	if in.Years > 0 { // the paths have a CAGR
 		c := percentiles(cagrs)
 		a.CAGR = &c
 	}

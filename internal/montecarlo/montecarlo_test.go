@@ -88,6 +88,30 @@ func TestOriginalPath(t *testing.T) {
 	}
 }
 
+// TestOriginalIsTheRun: with the run's own figures given, "this run" reads them in every
+// method (the same max drawdown whether trades or bars are resampled), and keeps the
+// path's longest drawdown in the method's steps.
+func TestOriginalIsTheRun(t *testing.T) {
+	t.Parallel()
+	cagr := 0.13
+	own := Figures{FinalValue: 1130.25, CAGR: &cagr, MaxDrawdownPct: 14.5}
+	for _, m := range Methods {
+		in := input()
+		in.Run = &own
+		a := run(t, in, Options{Method: m, Runs: 10, Seed: 1})
+		o := a.Original
+		if o.FinalValue != own.FinalValue || o.CAGR == nil || *o.CAGR != cagr || o.MaxDrawdownPct != own.MaxDrawdownPct {
+			t.Errorf("%s: original %+v, want the run's %+v", m, o, own)
+		}
+		if m != Block && o.LongestDrawdown != 5 {
+			t.Errorf("%s: longest drawdown %d trades, want the path's 5", m, o.LongestDrawdown)
+		}
+		if a.CAGR == nil {
+			t.Errorf("%s: no CAGR percentiles", m)
+		}
+	}
+}
+
 // TestKnownCases: paths whose spread is known without simulating.
 func TestKnownCases(t *testing.T) {
 	t.Parallel()

@@ -26,14 +26,16 @@ func (svc *Service) MonteCarloCost(ctx context.Context, taskID string, runs int)
 }
 
 // MonteCarlo simulates taskID's result (montecarlo.Run): its closed trades' net pnl in the
-// order they closed, its returns per bar and its calendar span. Options the result cannot
+// order they closed, its returns per bar and its calendar span; "this run" is the stored
+// summary's final value, CAGR (annual_return) and max drawdown. Options the result cannot
 // take are an invalid apperr; a task without a result is the not-found one.
 func (svc *Service) MonteCarlo(ctx context.Context, taskID string, opts montecarlo.Options) (*montecarlo.Answer, error) {
 	s, err := svc.results.Load(ctx, taskID, results.EquityValues|results.RoundTrips)
 	if err != nil {
 		return nil, err
 	}
-	in := montecarlo.Input{InitialCash: s.Run.InitialCash, Returns: engine.BarReturns(s.Run.InitialCash, s.Equity)}
+	in := montecarlo.Input{InitialCash: s.Run.InitialCash, Returns: engine.BarReturns(s.Run.InitialCash, s.Equity),
+		Run: &montecarlo.Figures{FinalValue: s.Summary.FinalValue, CAGR: s.Summary.AnnualReturn, MaxDrawdownPct: s.Summary.MaxDrawdownPct}}
 	if n := len(s.Equity); n > 1 {
 		in.Years = s.Equity[n-1].Time.Sub(s.Equity[0].Time).Hours() / 24 / 365.25
 	}
