@@ -79,9 +79,12 @@ type Delta struct {
 
 // EquityDifference is b's equity less a's, bar by bar (matched by time), sampled.
 type EquityDifference struct {
-	MaxAbs float64       `json:"max_abs"`
-	Final  float64       `json:"final"`
-	Points []EquityPoint `json:"points"` // at most MaxEquityPoints, evenly spaced
+	MaxAbs float64 `json:"max_abs"`
+	// Largest is the difference of that size with its sign (b − a): a page that shows
+	// "largest" shows which run was ahead, −120.33 rather than 120.33.
+	Largest float64       `json:"largest"`
+	Final   float64       `json:"final"`
+	Points  []EquityPoint `json:"points"` // at most MaxEquityPoints, evenly spaced
 }
 
 // EquityPoint is the equity of both runs at one bar.
@@ -460,7 +463,9 @@ func equityDifference(a, b []engine.EquityPoint) EquityDifference {
 	d.Points = []EquityPoint{}
 	for i := 0; i < n; i++ {
 		diff := b[i].Value - a[i].Value
-		d.MaxAbs = max(d.MaxAbs, math.Abs(diff))
+		if math.Abs(diff) > d.MaxAbs {
+			d.MaxAbs, d.Largest = math.Abs(diff), diff
+		}
 		if i%step == 0 || i == n-1 {
 			d.Points = append(d.Points, EquityPoint{Time: a[i].Time, A: a[i].Value, B: b[i].Value})
 		}

@@ -1,6 +1,7 @@
 package rundiff
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -194,5 +195,28 @@ func TestComparePrints(t *testing.T) {
 				t.Errorf("first %v", c.First)
 			}
 		})
+	}
+}
+
+// TestLargestKeepsItsSign: the largest equity difference keeps its sign, b − a.
+func TestLargestKeepsItsSign(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		shift []float64 // added to b's equity, bar by bar
+		want  float64
+	}{
+		{"b behind", []float64{0, -5, -120.33, -7, 2}, -120.33},
+		{"b ahead", []float64{0, 5, 120.33, -7, 2}, 120.33},
+		{"equal", nil, 0},
+	} {
+		a, b := base("a"), base("b")
+		b.Equity = slices.Clone(b.Equity)
+		for i, s := range tt.shift {
+			b.Equity[i].Value += s
+		}
+		d := Compare(a, b).Equity
+		if math.Abs(d.Largest-tt.want) > 1e-9 || math.Abs(d.MaxAbs-math.Abs(tt.want)) > 1e-9 {
+			t.Errorf("%s: largest %v, max_abs %v, want %v", tt.name, d.Largest, d.MaxAbs, tt.want)
+		}
 	}
 }

@@ -1923,6 +1923,8 @@ export interface components {
       equity: {
         /** @description Largest absolute difference of the equity */
         max_abs?: number;
+        /** @description The largest difference of the equity, bar by bar, with its sign (b − a): its size is max_abs. */
+        largest?: number;
         /** @description b's final equity less a's. */
         final?: number;
         /** @description Up to 500 evenly sampled bars with both equities. */

@@ -136,7 +136,7 @@ function renderDiff(out: HTMLElement, a: string, b: string, d: RunDiff): void {
     h('p', { id: 'diff-verdict', 'data-identical': String(d.identical) }, h('strong', null, d.identical ? 'Identical' : 'Different'), ` — `, h('a', { href: href(`/results/${a}`) }, a), ' against ', h('a', { href: href(`/results/${b}`) }, b), fd ? `; they part at bar ${fd.bar} (${fd.date}): ${fd.what}.` : '.'),
     h('section', { 'aria-labelledby': 'h-causes' }, h('h2', { id: 'h-causes' }, 'Causes'), d.causes.length ? h('ul', { class: 'causes', id: 'diff-causes' }, d.causes.map((c) => h('li', null, c))) : h('p', { class: 'muted' }, 'Same provenance.')),
     d.code_diff ? h('section', { 'aria-labelledby': 'h-code' }, h('h2', { id: 'h-code' }, 'Code'), h('pre', { class: 'code-diff', id: 'diff-code' }, d.code_diff.split('\n').map((l) => h('span', { class: l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : '' }, l + '\n')))) : '',
-    h('section', { 'aria-labelledby': 'h-eq' }, h('h2', { id: 'h-eq' }, 'Equity difference'), h('p', { class: 'muted' }, `Final ${fmtMoney(d.equity.final)}, largest ${fmtMoney(d.equity.max_abs)} (${b} − ${a}).`), panel.el),
+    h('section', { 'aria-labelledby': 'h-eq' }, h('h2', { id: 'h-eq' }, 'Equity difference'), h('p', { class: 'muted' }, `Final ${fmtMoney(d.equity.final)}, largest ${fmtMoney(d.equity.largest ?? d.equity.max_abs)} (${b} − ${a}).`), panel.el),
     h(
       'section',
       { 'aria-labelledby': 'h-dtrades' },
