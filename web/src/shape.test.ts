@@ -115,6 +115,11 @@ describe('prepareChartOption', () => {
     expect(o.series[1].tooltip.valueFormatter(-1.23456)).toBe('−1.23%');
     const shallow = overlayDrawdown(eq, { title: 'Drawdown', type: 'line', series: [{ type: 'line', data: [0, 4.2] }] }) as Record<string, any>;
     expect(shallow.yAxis[1]).toMatchObject({ max: 0, min: -5 });
+    // its half-way tick is −2.5%, and reads so (it read −3%)
+    expect(shallow.yAxis[1].interval).toBe(2.5);
+    expect(shallow.yAxis[1].axisLabel.formatter(-2.5)).toBe('−2.5%');
+    expect(shallow.yAxis[1].axisLabel.formatter(-5)).toBe('−5%');
+    expect(shallow.yAxis[1].axisLabel.formatter(-1.25)).toBe('−1.25%');
     expect(overlayDrawdown(o, { title: 'Drawdown', type: 'line', series: [{ data: [1] }] })).toBe(o); // already has one
   });
   it('rounds tooltip values and keeps the tooltip inside the chart', () => {

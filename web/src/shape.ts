@@ -515,7 +515,8 @@ export function overlayDrawdown(equity: Record<string, unknown>, drawdown: Chart
     max: 0,
     min: -bottom,
     interval: bottom / 2,
-    axisLabel: { color: pal.down, formatter: (v: number) => `${fmtNumber(v, 0)}%` },
+    // A tick of −2.5% reads −2.5%, not −3%: as many decimals as the tick has (up to 2).
+    axisLabel: { color: pal.down, formatter: (v: number) => `${fmtNumber(v, tickDigits(v))}%` },
     nameTextStyle: { color: pal.down },
   };
   const yAxis = [...(ys.length ? ys : [{ type: 'value', scale: true }]).map((y) => ({ ...y, gridIndex: 0 })), ddAxis];
@@ -586,4 +587,10 @@ export function maPeriods(params: Record<string, unknown> | null | undefined): n
     if (/(^|_)(fast|slow|period|window|length|len|lookback|ma|sma|ema)(_|$)|period/i.test(k)) out.add(v);
   }
   return [...out].sort((a, b) => a - b).slice(0, 3);
+}
+
+/** The decimals a tick value needs to read exactly, up to 2: 50 → 0, 2.5 → 1, 1.25 → 2. */
+export function tickDigits(v: number): number {
+  for (let d = 0; d < 2; d++) if (Math.abs(Math.round(v * 10 ** d) - v * 10 ** d) < 1e-9) return d;
+  return 2;
 }
