@@ -31,11 +31,17 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   main.append(loading('Loading the result…'));
   let summary: Record<string, unknown>;
   let task: Task | null = null;
+  // The task is asked for apart: when the result is missing, it tells why.
+  let taskGone = false;
+  const taskP = backtests.getTask(tid).catch((e) => {
+    taskGone = e instanceof ApiError && e.status === 404;
+    return null;
+  });
   try {
-    [summary, task] = await Promise.all([api.getSummary(tid), backtests.getTask(tid).catch(() => null)]);
+    [summary, task] = await Promise.all([api.getSummary(tid), taskP]);
   } catch (e) {
-    const notYet = e instanceof ApiError && e.status === 404;
-    main.replaceChildren(errorBox(e), notYet ? h('p', null, 'The result exists once the run has completed. ', h('a', { href: href(`/runs/${tid}`) }, `Watch ${tid}`)) : '');
+    task = await taskP;
+    main.replaceChildren(errorBox(e), missingResult(tid, e, task, taskGone));
     return;
   }
   main.replaceChildren();
@@ -428,7 +434,7 @@ function analysisTable(a: TradeAnalysis): HTMLElement {
   const cols: [string, SideStats][] = [['All', a.all], ['Long', a.long], ['Short', a.short]];
   const rows: [string, string, (s: SideStats) => string, ((s: SideStats) => number | null)?][] = [
     ['Trades', 'Closed round trips, and how many of them won', (s) => `${fmtInt(s.trades)} (${fmtInt(s.won)} won)`],
-    ['Win rate', 'Share of trades with a positive net P&L', (s) => fmtPctFraction(s.winRate, 1)],
+    ['Win rate', 'Share of trades with a positive net P&L', (s) => fmtPctFraction(s.winRate)],
     ['Net P&L', 'Sum of the net P&L', (s) => fmtMoney(s.netPnL), (s) => s.netPnL],
     ['Expectancy', 'Mean net P&L per trade: what one more trade is worth on average', (s) => fmtMoney(s.expectancy), (s) => s.expectancy],
     ['Average return', 'Mean return per trade on its entry value', (s) => fmtPctFraction(s.avgReturn), (s) => s.avgReturn],
@@ -623,7 +629,7 @@ function symbolTable(rows: SymbolResult[]): HTMLElement {
             h('td', { class: 'num' }, `${fmtInt(r.trades)} (${fmtInt(r.won)} won, ${fmtInt(r.lost)} lost)`),
             h('td', { class: 'num' }, fmtInt(r.open_trades)),
             h('td', { class: 'num' }, fmtMoney(r.commission)),
-            h('td', { class: 'num' }, fmtPctFraction(r.exposure, 1)),
+            h('td', { class: 'num' }, fmtPctFraction(r.exposure)),
             h('td', { class: 'num' }, r.final_size ? `${fmtNumber(r.final_size, 0)} @ ${fmtNumber(r.final_price, 2)}` : '—'),
           ),
         ),
@@ -666,4 +672,25 @@ function lookaheadButton(task: Task, box: () => HTMLElement): HTMLButtonElement 
       .finally(() => { btn.disabled = false; });
   }, 'btn small', { 'data-lookahead-check': '' });
   return btn;
+}
+
+/**
+ * Why a run has no result, under the API's error: gone (deleted, or pruned by retention,
+ * which deletes the run whole), ended without one (failed, cancelled), or not finished yet.
+ */
+export function missingResult(tid: string, e: unknown, task: Task | null, taskGone: boolean): HTMLElement | string {
+  if (!(e instanceof ApiError) || e.status !== 404) return '';
+  if (taskGone || !task) {
+    return h(
+      'p',
+      { id: 'result-missing', 'data-why': 'gone' },
+      `There is no run ${tid}: it was deleted, or pruned by retention (runs older than the retention age are deleted with their results unless pinned), or never existed. `,
+      h('a', { href: href('/runs') }, 'All runs'),
+    );
+  }
+  if (task.status === 'failed' || task.status === 'cancelled') {
+    return h('p', { id: 'result-missing', 'data-why': task.status }, `The run ${task.status === 'failed' ? 'failed' : 'was cancelled'}: it has no result. `, h('a', { href: href(`/runs/${tid}`) }, `See ${tid}`));
+  }
+  if (task.status === 'completed') return h('p', { id: 'result-missing', 'data-why': 'completed' }, 'The run completed, but its result is not stored. ', h('a', { href: href(`/runs/${tid}`) }, `See ${tid}`));
+  return h('p', { id: 'result-missing', 'data-why': 'pending' }, 'The result exists once the run has completed. ', h('a', { href: href(`/runs/${tid}`) }, `Watch ${tid}`));
 }

@@ -830,7 +830,7 @@ async function renderOverfitting(sid: string, box: HTMLElement): Promise<void> {
       card(
         'deflated_sharpe',
         'Deflated Sharpe Ratio',
-        fmtPctFraction(dsr.probability, 1),
+        fmtPctFraction(dsr.probability),
         (dsr.probability ?? 0) >= 0.95 ? 'Unlikely to be luck' : 'May well be luck',
         `Sharpe ${fmtNumber(dsr.sharpe, 4)} per bar against ${fmtNumber(dsr.expected, 4)} expected from ${fmtInt(dsr.trials)} trials of luck, over ${fmtInt(dsr.periods)} bars`,
         ex.deflated_sharpe,
@@ -842,7 +842,7 @@ async function renderOverfitting(sid: string, box: HTMLElement): Promise<void> {
       card(
         'pbo',
         'Probability of Backtest Overfitting',
-        fmtPctFraction(pbo.probability, 1),
+        fmtPctFraction(pbo.probability),
         (pbo.probability ?? 1) < 0.1 ? 'The winner keeps winning' : (pbo.probability ?? 1) < 0.5 ? 'Some overfitting' : 'The ranking is mostly luck',
         `${fmtInt(pbo.splits)} ways of halving ${fmtInt(pbo.blocks)} blocks of ${fmtInt(pbo.periods)} bars, ${fmtInt(pbo.trials)} combinations`,
         ex.pbo,
