@@ -60,8 +60,8 @@ func (s *Service) Audit(ctx context.Context, f AuditFilter) ([]AuditRecord, erro
 	if f.Limit == 0 {
 		f.Limit = 100
 	}
-	if f.Limit < 1 || f.Limit > 1000 || f.Skip < 0 || f.Skip > 1<<30 {
-		return nil, apperr.Invalid("limit must be 1 to 1000 and skip at least 0")
+	if f.Limit < 1 || f.Limit > 1000 || f.Skip < 0 || f.Skip > store.MaxOffset {
+		return nil, apperr.Invalid("limit must be 1 to 1000 and skip 0 to %d", store.MaxOffset)
 	}
 	rows, err := s.st.ListAudit(ctx, s.st.Pool, store.ListAuditParams{Actor: f.Actor, Action: f.Action, Since: f.Since, Until: f.Until, Skip: int32(f.Skip), Lim: int32(f.Limit)})
 	if err != nil {

@@ -1,19 +1,19 @@
 package httpapi
 
 import (
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/store"
 )
 
 // Paging bounds of the list routes (api/openapi.yaml documents them). skip is an SQL
-// OFFSET, so at most the largest int4; limit is 1 to the route's maximum.
+// OFFSET, so at most the largest int4 (store.MaxOffset); limit is 1 to the route's maximum.
 const (
-	maxSkip = math.MaxInt32
+	maxSkip = store.MaxOffset
 
 	symbolsDefaultLimit  = 100
 	tradesDefaultLimit   = 100

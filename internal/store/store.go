@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/multitracer"
@@ -22,6 +24,11 @@ import (
 
 	"github.com/backtestd/backtestd/db"
 )
+
+// MaxOffset is the largest skip a paged list takes: its OFFSET is an int4 query
+// parameter. The API's paging (internal/httpapi) and the audit log (internal/auth) both
+// bound skip by it, and api/openapi.yaml's Skip parameter gives it (a test checks).
+const MaxOffset = math.MaxInt32
 
 const idleInTx = "idle_in_transaction_session_timeout"
 
@@ -103,7 +110,9 @@ func (s *Store) WithTxNoWait(ctx context.Context, fn func(db DBTX) error) error 
 }
 
 // Migrate applies the goose migrations and River's own migrations. Concurrent callers
-// (several processes starting at once) are serialised by a Postgres advisory lock.
+// (several processes starting at once) are serialised by goose's lock table (goose_lock:
+// a row with a lease its holder renews), not an advisory lock, which any role, a BI login
+// included, could hold and so keep every process from starting.
 func Migrate(ctx context.Context, url string, log *slog.Logger) error {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
@@ -134,11 +143,13 @@ func migrateGoose(ctx context.Context, sqlDB *sql.DB, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	locker, err := lock.NewPostgresSessionLocker()
+	// Tried every 200 ms (goose's default is 5 s, which a process starting beside another
+	// would wait for nothing) for goose's 5 minutes.
+	locker, err := lock.NewPostgresTableLocker(lock.WithTableLockTimeout(200*time.Millisecond, 1500))
 	if err != nil {
 		return fmt.Errorf("migration lock: %w", err)
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations, goose.WithSessionLocker(locker))
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations, goose.WithLocker(locker))
 	if err != nil {
 		return fmt.Errorf("goose: %w", err)
 	}
