@@ -502,7 +502,7 @@ footer{margin-top:24px;color:var(--muted);font-size:11px}
 
 {{if .Strategies}}<section>
 <h2>By strategy</h2>
-<div class="scroll"><table id="strategies"><thead><tr><th class="l">#</th><th class="l">Strategy</th><th>Orders</th><th>Fills</th><th title="Closed round trips (won, lost)">Trades</th><th title="Round trips still open at the end">Open</th><th title="Of its closed round trips">Net P&amp;L</th><th>Commission</th><th>SQN</th><th title="Bar of its first next(): the end of its own warm-up">First next</th></tr></thead><tbody>
+<div class="scroll"><table id="strategies"><thead><tr><th class="l">#</th><th class="l">Strategy</th><th>Orders</th><th>Fills</th><th title="Closed round trips (won, lost)">Trades</th><th title="Round trips still open at the end">Open</th><th title="Of its closed round trips">Net P&amp;L</th><th>Commission</th><th title="Of its own closed round trips; the run&#39;s SQN counts every strategy&#39;s">SQN</th><th title="Bar of its first next(): the end of its own warm-up">First next</th></tr></thead><tbody>
 {{range .Strategies}}<tr data-strategy="{{.Index}}"><td class="l muted">{{.Index}}</td><th class="l">{{.Name}}</th><td>{{.Orders}}</td><td>{{.Fills}}</td><td>{{.Trades}}</td><td>{{.Open}}</td><td class="{{.PnLClass}}">{{.PnL}}</td><td>{{.Commission}}</td><td>{{.SQN}}</td><td>{{.FirstNext}}</td></tr>
 {{end}}</tbody></table></div>
 <p class="muted">The strategies ran on one broker: the cash and each feed's position are shared, the orders, fills and round trips are each strategy's own.</p>
