@@ -751,10 +751,13 @@ export interface paths {
      * @description Checks a user's name and password and opens a session: the answer sets the
      * `backtestd_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and carries the
      * `csrf_token` that writes made with the cookie must send in `X-CSRF-Token`. A name over
-     * 200 bytes is a 400 before anything else. Every attempt is charged to its address and
-     * name before the password is checked (a success gives it back): after 10, one more is
-     * allowed every 30 s, and the rest get 429 with `Retry-After`. Failed sign-ins are
-     * recorded in the audit log, refused ones once per address or name every 5 minutes.
+     * 200 bytes is a 400 before anything else. Every attempt is charged before the password
+     * is checked (a success gives it back) to its address and name together (10, then one
+     * every 30 s), its address (30, then one every 10 s) and the whole service (100, then
+     * one a second; an address and name that signed in within 30 days are exempt); past
+     * any of them the answer is 429 with `Retry-After`. Failures from one address never
+     * keep the user out from another. Failed sign-ins are recorded in the audit log,
+     * refused ones once per limit every 5 minutes.
      * Passwords are checked a few at a time; beyond 256 waiting the answer is 503 with
      * `Retry-After`.
      */
@@ -829,24 +832,25 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
-    /** @description One thing that read the future, at the first bar where the run on cut data differs from the full run. */
+    /** @description One thing that read the future: at the first bar where the run on cut data differs from the full run, or (kind `read`) at the bar where the strategy read a later bar of a series `ind.Compute` handed it. */
     LookaheadFinding: {
       /** @enum {string} */
-      kind: "line" | "orders" | "state" | "error";
-      /** @description The line (`this.sig`, `this.bb.top`, or `ind.Compute at code line 7`), `orders`, `this.<property>`, or the cut run's error. */
+      kind: "line" | "orders" | "state" | "read" | "error";
+      /** @description The line (`this.sig`, `this.bb.top`, or `ind.Compute at code line 7`), `orders`, `this.<property>`, the series read (`ind.Compute input at code line 3`), or the cut run's error. */
       what: string;
-      /** @description What made the line. */
+      /** @description What made the line, or handed the strategy the series read. */
       call?: string;
-      /** @description 0-based index of the first differing bar (of the line's feed; of the first feed for orders and state). */
+      /** @description 0-based index of the first differing bar (of the line's feed; of the first feed for orders and state); for a read, of the bar at which it was made (of the series' feed). */
       bar: number;
       /** Format: date-time */
       time: string;
-      /** @description The cut run had the first cut_at bars of the first feed. */
+      /** @description The cut run had the first cut_at bars of the first feed. For a read, the bars of the first feed before the bar read: a run cut there has no such bar. */
       cut_at: number;
-      /** @description The value or decision in the full run. */
+      /** @description The value or decision in the full run; for a read, the value read. */
       full: string;
-      /** @description And in the cut run. */
+      /** @description And in the cut run (`undefined` for a read). */
       cut: string;
+      /** @description In words; for a read, which code read which bar, how many bars ahead. */
       detail: string;
     };
     /** @description Information, not look-ahead. How many bars from a later start until a line agrees (to 1e-9 of its scale) with the full run from then on. */
@@ -1038,15 +1042,23 @@ export interface components {
       objective?: number | null;
       initial_cash?: number | null;
       final_value?: number | null;
+      /** @description A fraction, as the summary's. */
       total_return?: number | null;
+      /** @description A fraction, as the summary's. */
       annual_return?: number | null;
+      /** @description As the summary's: annualised by the bar frequency. */
       sharpe_ratio?: number | null;
+      /** @description Money. */
       max_drawdown?: number | null;
+      /** @description A percent. */
       max_drawdown_pct?: number | null;
+      /** @description Calendar days from the peak to the recovery, or to the last bar. */
       max_drawdown_duration?: number | null;
+      /** @description A trade still open at the end included. */
       total_trades?: number | null;
       won?: number | null;
       lost?: number | null;
+      /** @description A percent: won over closed trades × 100. */
       win_rate?: number | null;
       profit_factor?: number | null;
       avg_win?: number | null;
@@ -1433,12 +1445,14 @@ export interface components {
       session_id?: string;
       /** @description In lists only, for a task with a stored result, its key figures. */
       figures?: {
-        /** @description Percent. */
+        /** @description A fraction (0.05 is 5%): the summary's total_return. */
         total_return: number;
-        /** @description Percent. */
+        /** @description A percent (4.1 is 4.1%): the summary's max_drawdown_pct. */
         max_drawdown_pct: number;
+        /** @description The summary's sharpe_ratio (annualised by the bar frequency). */
         sharpe_ratio: number | null;
         total_trades: number;
+        /** @description Money. */
         final_value: number;
       };
       /** @description Attempt history (GET of one task only); a retry adds an attempt. */
@@ -1478,7 +1492,7 @@ export interface components {
       /** @enum {string} */
       unit: "trades" | "bars";
       initial_cash: number;
-      /** @description The figures of the result's own path. */
+      /** @description This run: final_value, cagr and max_drawdown_pct are the summary's (final_value, annual_return, max_drawdown_pct) in every method; longest_drawdown is its own path's, in the method's steps. */
       original: {
         final_value: number;
         cagr: number | null;
@@ -1561,18 +1575,35 @@ export interface components {
        */
       bar_time: string | null;
     };
+    /**
+     * @description The run's headline figures, each defined once (docs/backtests.md, "What each figure
+     * means") and the same value wherever it is shown: the statistics record, the runs list,
+     * the comparison, the HTML report, bi_results.
+     */
     Summary: {
+      /** @description Money. */
       initial_cash?: number;
+      /** @description Money. */
       final_value?: number;
+      /** @description A fraction: final_value / initial_cash − 1 (0.05 is 5%). */
       total_return?: number;
+      /** @description A fraction: compound annual growth over the calendar span (days / 365.25); the statistics' cagr. */
       annual_return?: number | null;
+      /** @description Mean / population sd of the returns per bar × √N, N the bars a year of the bar frequency (252 daily, 52 weekly, 12 monthly, 252 × bars a day intraday); on daily bars backtrader's sharpe.daily_annualized. The statistics' sharpe_ratio. */
       sharpe_ratio?: number | null;
+      /** @description Money: the largest fall from a running peak. */
       max_drawdown?: number;
+      /** @description A percent (4.1 is 4.1%): that fall over its peak; the statistics' max_drawdown. */
       max_drawdown_pct?: number;
+      /** @description Round trips, a trade still open at the end included. */
       total_trades?: number;
+      /** @description A percent (45.5 is 45.5%): won over closed trades × 100; a trade still open is neither won nor lost. */
       win_rate?: number | null;
+      /** @description Gross won pnl over the absolute gross lost pnl of closed trades; null without a loss. */
       profit_factor?: number | null;
+      /** @description Money. */
       avg_win?: number | null;
+      /** @description Money. */
       avg_loss?: number | null;
     };
     Trade: {
@@ -1624,7 +1655,7 @@ export interface components {
     /** @description backtrader's analyzers as the run computed them; each figure null where undefined. */
     Analyzers: {
       sharpe?: {
-        /** @description Daily returns × √252, no risk-free rate. */
+        /** @description backtrader's: returns per calendar day × √252 whatever the bars, no risk-free rate. Equal to the summary's sharpe_ratio on daily bars only. */
         daily_annualized?: number | null;
         /** @description SharpeRatio: yearly returns less 1%. */
         default?: number | null;
@@ -1643,7 +1674,7 @@ export interface components {
       trades?: {
         [key: string]: unknown;
       };
-      /** @description Returns per day: log return (rtot), per day (ravg), annualised over 252 days (rnorm, rnorm100 in percent). */
+      /** @description backtrader's Returns per period of the bars (a day on daily and intraday bars, a week or a month on weekly or monthly ones): log return (rtot), per period (ravg, over `days` periods), annualised over `tann` periods a year (252, 52 or 12: rnorm = exp(ravg × tann) − 1, rnorm100 in percent). */
       returns?: {
         rtot?: number | null;
         ravg?: number | null;
@@ -1762,12 +1793,19 @@ export interface components {
      * @description The spec's statistics record, in groups of metrics, each with its explanation.
      *
      * - **Curve**: total_return, cagr, sharpe_ratio, annual_volatility, sqn, r_squared,
-     *   max_drawdown, max_drawdown_duration.
-     * - **Trade**: win_rate, avg_trade, avg_win, avg_loss, best_trade, worst_trade,
-     *   avg_trade_duration, total_trades.
+     *   max_drawdown, max_drawdown_duration. total_return, cagr and sharpe_ratio are the
+     *   summary's total_return, annual_return and sharpe_ratio, sqn the run's, and max_drawdown (a
+     *   percent, the key the reference fixes) the summary's max_drawdown_pct: the same
+     *   values. max_drawdown_duration is in calendar days from the peak to the recovery (or
+     *   the last bar): the drawdown table's longest row.
+     * - **Trade**: win_rate (a percent of the closed trades, the summary's), avg_trade,
+     *   avg_win, avg_loss, best_trade, worst_trade, avg_trade_duration, total_trades (an open
+     *   trade included).
      * - **Time**: win_month_pct, avg_win_month, avg_loss_month, best_month, worst_month,
      *   win_year_pct, best_year, worst_year.
-     * - **Risk** (the tearsheet metrics, as quantstats defines them; docs/backtests.md):
+     * - **Risk** (the tearsheet metrics, as quantstats defines them, except calmar_ratio =
+     *   cagr / (max_drawdown / 100) and recovery_factor = total_return / (max_drawdown / 100),
+     *   signed; docs/backtests.md):
      *   sortino_ratio, calmar_ratio, omega_ratio, value_at_risk, expected_shortfall,
      *   tail_ratio, ulcer_index, kelly_criterion, skew, kurtosis,
      *   probabilistic_sharpe_ratio, max_consecutive_wins, max_consecutive_losses,
@@ -2233,7 +2271,11 @@ export interface operations {
       };
       401: components["responses"]["Unauthenticated"];
       403: components["responses"]["Forbidden"];
-      /** @description The database is unreachable. */
+      /**
+       * @description The database is unreachable, with `Retry-After`. The check opens a connection of
+       * its own (not one of the pool that requests share, which heavy reads may hold) and
+       * its answer is reused for a second.
+       */
       503: {
         content: {
           "application/json": {
@@ -2627,7 +2669,7 @@ export interface operations {
         symbol?: string;
         /**
          * @description What to order by: creation time or one of the result's key figures
-         * (`max_drawdown` is the percentage). Tasks without that figure come last either way,
+         * (`max_drawdown` is `max_drawdown_pct`, the percentage). Tasks without that figure come last either way,
          * newest first; ties are newest first descending and oldest first ascending (`asc`
          * is the exact reverse of `desc`).
          */
@@ -3923,10 +3965,13 @@ export interface operations {
    * @description Checks a user's name and password and opens a session: the answer sets the
    * `backtestd_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and carries the
    * `csrf_token` that writes made with the cookie must send in `X-CSRF-Token`. A name over
-   * 200 bytes is a 400 before anything else. Every attempt is charged to its address and
-   * name before the password is checked (a success gives it back): after 10, one more is
-   * allowed every 30 s, and the rest get 429 with `Retry-After`. Failed sign-ins are
-   * recorded in the audit log, refused ones once per address or name every 5 minutes.
+   * 200 bytes is a 400 before anything else. Every attempt is charged before the password
+   * is checked (a success gives it back) to its address and name together (10, then one
+   * every 30 s), its address (30, then one every 10 s) and the whole service (100, then
+   * one a second; an address and name that signed in within 30 days are exempt); past
+   * any of them the answer is 429 with `Retry-After`. Failures from one address never
+   * keep the user out from another. Failed sign-ins are recorded in the audit log,
+   * refused ones once per limit every 5 minutes.
    * Passwords are checked a few at a time; beyond 256 waiting the answer is 503 with
    * `Retry-After`.
    */
@@ -4229,7 +4274,7 @@ export interface operations {
         since?: string;
         /** @description A date (its whole day included) or RFC 3339 time (excluded). */
         until?: string;
-        skip?: number;
+        skip?: components["parameters"]["Skip"];
         limit?: number;
       };
     };
