@@ -291,12 +291,12 @@ func loadStrategy(rt *goja.Runtime, g *guard, code string, compiled *Compiled, b
 	}
 	info = &StrategyInfo{ClassName: name}
 	doc := docComment(code, chosen.pos)
-	info.Description = firstDocLine(doc)
 	params, perr := extractParams(rt, cls, doc, compiled.lits.forOwner(name))
 	if perr != nil {
 		return nil, nil, loadFailed("static params: "+perr.Error(), 0, 0)
 	}
 	info.Params = params
+	info.Description = docSummary(doc, params)
 	return cls, info, nil
 }
 
@@ -543,13 +543,44 @@ func docComment(code string, pos int) []string {
 	return lines
 }
 
-func firstDocLine(doc []string) string {
+// docSummary is the doc comment's text before its parameter lines ("fast: …", "slow - …")
+// and tags ("@param"), its lines joined: a sentence that runs onto a second line is kept
+// whole rather than cut at the first line's end. The page's docSummary (web/src/shape.ts)
+// reads a template's comment by the same rule.
+func docSummary(doc []string, params []Param) string {
+	var out []string
 	for _, l := range doc {
-		if !strings.HasPrefix(l, "@") {
-			return l
+		if strings.HasPrefix(l, "@") || paramLine(l, params) {
+			break
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, " ")
+}
+
+// paramLine reports whether doc line l describes a parameter: it starts with a word followed
+// by ":" or " - ", a declared parameter's name (any word when none is declared).
+func paramLine(l string, params []Param) bool {
+	n := 0
+	for n < len(l) && isIdentByte(l[n]) {
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	rest := strings.TrimLeft(l[n:], " \t")
+	if !strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "- ") && !strings.HasPrefix(rest, "— ") {
+		return false
+	}
+	if len(params) == 0 {
+		return true
+	}
+	for _, p := range params {
+		if p.Name == l[:n] {
+			return true
 		}
 	}
-	return ""
+	return false
 }
 
 func isIdentByte(c byte) bool {

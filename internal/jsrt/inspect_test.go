@@ -210,3 +210,29 @@ func TestRunRefusesAsyncNext(t *testing.T) {
 		t.Fatalf("got %v (%+v)", err, re)
 	}
 }
+
+// TestDocSummary: a strategy's description is its doc comment's text before the parameter
+// lines, whole: a sentence that runs onto a second line does not stop mid-sentence.
+func TestDocSummary(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, code, want string
+	}{
+		{"one line", smaCrossSrc, "Moving-average crossover."},
+		{"a sentence over two lines", "/**\n * Buys when the fast average crosses above\n * the slow one, and sells when it crosses back.\n * fast: period of the fast average\n */\nclass S extends Strategy {\n  static params = { fast: 5 };\n  next() {}\n}\n",
+			"Buys when the fast average crosses above the slow one, and sells when it crosses back."},
+		{"stops at a tag", "/**\n * Holds.\n * @author x\n */\nclass S extends Strategy {\n  next() {}\n}\n", "Holds."},
+		{"a colon in the text is not a parameter", "/**\n * Ratio: the fast over\n * the slow average.\n * fast - period\n */\nclass S extends Strategy {\n  static params = { fast: 5 };\n  next() {}\n}\n",
+			"Ratio: the fast over the slow average."},
+		{"no comment", "class S extends Strategy {\n  next() {}\n}\n", ""},
+	}
+	for _, tt := range tests {
+		info, err := Inspect(context.Background(), tt.code)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if info.Description != tt.want {
+			t.Errorf("%s: description %q, want %q", tt.name, info.Description, tt.want)
+		}
+	}
+}
