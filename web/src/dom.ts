@@ -1,5 +1,7 @@
 // Tiny DOM helpers: h() builds elements, toast() reports, confirmDialog() asks.
 
+import { inlineCodeParts } from './shape';
+
 type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, unknown>;
 
@@ -162,4 +164,9 @@ export function dateInput(attrs: Attrs): HTMLInputElement {
   el.addEventListener('input', check);
   el.addEventListener('change', check);
   return el;
+}
+
+/** Text with `inline code` in backticks: the code in <code>, the backticks gone (inlineCodeParts). */
+export function withInlineCode(text: string): (Node | string)[] {
+  return inlineCodeParts(text).map((p) => (p.code ? h('code', null, p.text) : p.text));
 }

@@ -22,6 +22,8 @@ import {
   docSummary,
   differingParams,
   insertLogLine,
+  inlineCodeParts,
+  tickDigits,
 } from './shape';
 import { detailOf, isEnvelope, listOf, basePath } from './api';
 
@@ -291,4 +293,22 @@ describe('insertLogLine', () => {
     expect(insertLogLine(lines, { timestamp: 5, attempt: 1, m: 'e2' })).toBe(5); // same time: after
     expect(lines.map((l) => l.m).join('')).toBe('abcdee2f');
   });
+});
+
+describe('inlineCodeParts', () => {
+  it('marks the code between backticks and drops the backticks', () => {
+    expect(inlineCodeParts('Buys when `fast` crosses `slow`.')).toEqual([
+      { text: 'Buys when ', code: false },
+      { text: 'fast', code: true },
+      { text: ' crosses ', code: false },
+      { text: 'slow', code: true },
+      { text: '.', code: false },
+    ]);
+  });
+  it('keeps a backtick without its pair', () => expect(inlineCodeParts('a `b')).toEqual([{ text: 'a ', code: false }, { text: '`b', code: false }]));
+  it('leaves plain text alone', () => expect(inlineCodeParts('plain')).toEqual([{ text: 'plain', code: false }]));
+});
+
+describe('tickDigits', () => {
+  it('gives a tick the decimals it has, up to 2', () => expect([50, 2.5, 1.25, 0.125].map(tickDigits)).toEqual([0, 1, 2, 2]));
 });

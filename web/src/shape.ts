@@ -594,3 +594,15 @@ export function tickDigits(v: number): number {
   for (let d = 0; d < 2; d++) if (Math.abs(Math.round(v * 10 ** d) - v * 10 ** d) < 1e-9) return d;
   return 2;
 }
+
+/** Text split at its backticks: the `inline code` parts marked, a backtick without its pair kept as text. */
+export function inlineCodeParts(text: string): { text: string; code: boolean }[] {
+  const parts = text.split('`');
+  const out: { text: string; code: boolean }[] = [];
+  parts.forEach((p, i) => {
+    const code = i % 2 === 1 && i < parts.length - 1;
+    const t = i % 2 === 1 && !code ? '`' + p : p;
+    if (t) out.push({ text: t, code });
+  });
+  return out;
+}

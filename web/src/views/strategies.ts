@@ -1,7 +1,7 @@
 // Strategies: the list, templates, and the editor page with parameters and version history.
 
 import { ApiError, strategies as api, type ParamInfo, type Strategy, type StrategyVersion, type Template } from '../api';
-import { button, clear, confirmDialog, download, empty, errorBox, field, h, loading, toast } from '../dom';
+import { button, clear, confirmDialog, download, empty, errorBox, field, h, loading, toast, withInlineCode } from '../dom';
 import { fmtDateTime, fmtInt, fmtParamValue } from '../format';
 import { href, navigate, setLeaveGuard } from '../router';
 import { diffStats, docSummary, lineDiff, parseLoadError } from '../shape';
@@ -90,7 +90,7 @@ export async function strategiesView(main: HTMLElement): Promise<void> {
               'li',
               { class: 'card template' },
               h('h3', null, t.name),
-              h('p', { class: 'muted' }, docSummary(t.code, Object.keys(t.params ?? {})) || t.description || ''),
+              h('p', { class: 'muted' }, withInlineCode(docSummary(t.code, Object.keys(t.params ?? {})) || t.description || '')),
               h('a', { class: 'btn', href: href(`/strategies/new?template=${encodeURIComponent(templateKey(t))}`), 'aria-label': `Use template ${t.name}` }, 'Use template'),
             ),
           ),
