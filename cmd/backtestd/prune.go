@@ -14,7 +14,7 @@ import (
 	"github.com/backtestd/backtestd/service"
 )
 
-// pruneCmd is `backtestd prune --older-than 180d [--export FILE] [--dry-run]`.
+// pruneCmd is `backtestd prune --older-than 180d [--export FILE] [--dry-run] [--force]`.
 func pruneCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -24,6 +24,7 @@ func pruneCmd(ctx context.Context, args []string, getenv func(string) string, st
 	dryRun := fs.Bool("dry-run", false, "only count what would be deleted")
 	vacuum := fs.Bool("vacuum", true, "vacuum the result tables afterwards, so that new results reuse the space at once")
 	batch := fs.Int("batch", retention.DefaultBatch, "runs or studies deleted per transaction")
+	force := fs.Bool("force", false, "allow an age under one day (which deletes nearly every finished run)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: backtestd prune --older-than 180d [--export FILE] [--dry-run]\n\n"+
 			"Deletes finished runs (with results, logs and attempts) and studies created before the age,\n"+
@@ -45,10 +46,13 @@ func pruneCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("prune: %w", err)
 	}
+	if err := retention.CheckAge(age, *force); err != nil {
+		return fmt.Errorf("prune: %w", err)
+	}
 	if *batch < 1 {
 		return errors.New("prune: --batch must be at least 1")
 	}
-	o := retention.Options{Before: time.Now().Add(-age), DryRun: *dryRun, Vacuum: *vacuum, Batch: *batch}
+	o := retention.Options{Before: time.Now().Add(-age), DryRun: *dryRun, Vacuum: *vacuum, Batch: *batch, Force: *force}
 	if *export != "" && !*dryRun {
 		f, err := os.OpenFile(*export, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {

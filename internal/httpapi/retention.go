@@ -57,10 +57,12 @@ func pinMessage(what, id string, pinned bool) string {
 type pruneRequest struct {
 	OlderThan string `json:"older_than"` // an age: 180d, 26w, 36h
 	DryRun    bool   `json:"dry_run"`
+	Force     bool   `json:"force"` // an age under one day (retention.CheckAge)
 }
 
 // prune serves POST /api/admin/prune: deletes finished, unpinned runs and studies older
-// than the age, in batches (see internal/retention), then vacuums; dry_run only counts.
+// than the age, in batches (see internal/retention), then vacuums; dry_run only counts. An
+// age under one day needs "force": true.
 // It answers when done.
 func (s *Server) prune(w http.ResponseWriter, r *http.Request) error {
 	var req pruneRequest
@@ -74,7 +76,10 @@ func (s *Server) prune(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return apperr.Invalid("Invalid older_than: %v", err)
 	}
-	rep, err := s.retention.Prune(r.Context(), retention.Options{Before: time.Now().Add(-age), DryRun: req.DryRun, Vacuum: true})
+	if err := retention.CheckAge(age, req.Force); err != nil {
+		return err
+	}
+	rep, err := s.retention.Prune(r.Context(), retention.Options{Before: time.Now().Add(-age), DryRun: req.DryRun, Vacuum: true, Force: req.Force})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/engine"
@@ -43,12 +45,19 @@ func TestPinAndPruneRoutes(t *testing.T) {
 		{"bad age", "POST", "/api/admin/prune", `{"older_than":"forever"}`, 400},
 		{"wrong type", "POST", "/api/admin/prune", `{"older_than":180}`, 422},
 		{"unknown field", "POST", "/api/admin/prune", `{"older_than":"180d","vacuum":false}`, 422},
+		{"age under a day", "POST", "/api/admin/prune", `{"older_than":"1ns"}`, 400},
+		{"a day in a tiny fraction", "POST", "/api/admin/prune", `{"older_than":"1e-9d"}`, 400},
+		{"23 hours, dry run", "POST", "/api/admin/prune", `{"older_than":"23h","dry_run":true}`, 400},
+		{"forced, dry run", "POST", "/api/admin/prune", `{"older_than":"1ns","dry_run":true,"force":true}`, 200},
 	} {
 		if code, out := call(tc.method, tc.path, tc.body); code != tc.want {
 			t.Errorf("%s: %d %v, want %d", tc.name, code, out, tc.want)
 		}
 	}
 
+	if code, out := call("POST", "/api/admin/prune", `{"older_than":"1ns"}`); !strings.Contains(fmt.Sprint(out["detail"]), `"force": true`) {
+		t.Errorf("an age under a day: %d %v, want a detail that says how to force it", code, out)
+	}
 	code, out := call("POST", "/api/admin/prune", `{"older_than":"180d","dry_run":true}`)
 	if code != 200 || out["tasks"] != 1.0 || out["dry_run"] != true {
 		t.Fatalf("dry run: %d %v", code, out)

@@ -150,7 +150,7 @@ func TestSavesAndDeletesKeepTheMonthsExact(t *testing.T) {
 	}
 
 	// A prune of every run left.
-	rep, err := retention.New(b.Store, nil).Prune(b.Ctx, retention.Options{Before: time.Now().Add(time.Hour), Batch: 2})
+	rep, err := retention.New(b.Store, nil).Prune(b.Ctx, retention.Options{Before: time.Now().Add(time.Hour), Batch: 2, Force: true})
 	if err != nil || rep.Tasks != 3 {
 		t.Fatalf("prune: %+v, %v", rep, err)
 	}

@@ -28,6 +28,21 @@ import (
 // wait on a prune.
 const DefaultBatch = 200
 
+// MinAge is the youngest age a prune takes unless forced: one typed by mistake (1ns, 1e-9d,
+// 36s for 36d) would otherwise delete every finished run in one go.
+const MinAge = 24 * time.Hour
+
+// CheckAge refuses (400) a prune of what is younger than MinAge unless force. It is the
+// one owner of the rule: `backtestd prune`, POST /api/admin/prune and Prune itself (the
+// daily RETENTION prune included) ask it.
+func CheckAge(age time.Duration, force bool) error {
+	if age >= MinAge || force {
+		return nil
+	}
+	return apperr.Invalid("Refusing to prune runs and studies younger than one day: the age %s would delete nearly every finished run. "+
+		"Give an age of at least 1d, or force it (--force on the command line, \"force\": true in the API) if that is what you mean", age)
+}
+
 // Options say what Prune deletes and how.
 type Options struct {
 	// Before: runs and studies created before it go (finished and unpinned ones only).
@@ -43,6 +58,8 @@ type Options struct {
 	Vacuum bool
 	// DryRun counts what would go without deleting or exporting anything.
 	DryRun bool
+	// Force allows a Before less than MinAge ago (see CheckAge).
+	Force bool
 }
 
 // Report is what Prune deleted (or, for a dry run, would delete).
@@ -77,6 +94,9 @@ type syncer interface{ Sync() error }
 // batches already committed stay deleted (and exported) and the report counts them.
 func (s *Service) Prune(ctx context.Context, o Options) (Report, error) {
 	rep := Report{Before: o.Before, DryRun: o.DryRun}
+	if err := CheckAge(time.Since(o.Before), o.Force); err != nil {
+		return rep, err
+	}
 	if o.Batch <= 0 {
 		o.Batch = DefaultBatch
 	}

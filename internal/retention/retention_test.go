@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,8 +195,47 @@ func TestPinUnknown(t *testing.T) {
 			t.Errorf("%s: %v, want not found", name, err)
 		}
 	}
-	if _, err := svc.Prune(b.Ctx, retention.Options{Before: time.Now(), Vacuum: true}); err != nil {
+	if _, err := svc.Prune(b.Ctx, retention.Options{Before: time.Now(), Vacuum: true, Force: true}); err != nil {
 		t.Errorf("prune of an empty database: %v", err)
+	}
+}
+
+// TestPruneRefusesAnAgeUnderADay: an age under retention.MinAge (1ns, 1e-9d as parsed, 23h)
+// deletes nothing and says how to force it, unless forced; a dry run too.
+func TestPruneRefusesAnAgeUnderADay(t *testing.T) {
+	t.Parallel()
+	b := fixture(t)
+	svc := retention.New(b.Store, nil)
+	before := count(t, b, `SELECT count(*) FROM tasks`)
+	for _, tt := range []struct {
+		age         time.Duration
+		force, dry  bool
+		wantRefused bool
+	}{
+		{time.Nanosecond, false, false, true},
+		{time.Duration(1e-9 * float64(24*time.Hour)), false, false, true},
+		{23 * time.Hour, false, true, true},
+		{retention.MinAge - time.Second, false, false, true},
+		{retention.MinAge, false, true, false},
+		{time.Nanosecond, true, true, false},
+	} {
+		err := retention.CheckAge(tt.age, tt.force)
+		_, perr := svc.Prune(b.Ctx, retention.Options{Before: time.Now().Add(-tt.age), Force: tt.force, DryRun: tt.dry})
+		for _, err := range []error{err, perr} {
+			e, ok := apperr.As(err)
+			refused := ok && e.Kind == apperr.KindInvalid && strings.Contains(e.Detail, "younger than one day") && strings.Contains(e.Detail, "--force")
+			if refused != tt.wantRefused || (!tt.wantRefused && err != nil) {
+				t.Errorf("age %v force %v: %v, want refused %v", tt.age, tt.force, err, tt.wantRefused)
+			}
+		}
+	}
+	if after := count(t, b, `SELECT count(*) FROM tasks`); after != before {
+		t.Errorf("%d runs left of %d: a refused prune deleted some", after, before)
+	}
+	// Forced, it deletes every finished run, young (task_4) or old; the running one stays.
+	rep, err := svc.Prune(b.Ctx, retention.Options{Before: time.Now().Add(-time.Nanosecond), Force: true})
+	if err != nil || rep.Tasks != 4 || count(t, b, `SELECT count(*) FROM tasks WHERE id = 'task_5'`) != 1 {
+		t.Errorf("forced prune: %+v %v, want the 4 finished runs", rep, err)
 	}
 }
 
