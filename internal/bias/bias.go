@@ -236,7 +236,7 @@ func Check(ctx context.Context, feeds []engine.Feed, run RunFunc) (*Report, erro
 		t, rt := time.Unix(0, r.Time).UTC(), time.Unix(0, r.IndexTime).UTC()
 		add(Finding{Kind: "read", What: r.What, Call: r.Call, Bar: r.Bar, Time: t,
 			CutAt: sort.Search(n, func(i int) bool { return !base[i].Time.Before(rt) }), Full: r.Value, Cut: "undefined",
-			Detail: fmt.Sprintf("at bar %d (%s), %s read bar %d (%s), %d bars ahead", r.Bar, fmtWhen(t), r.Where, r.Index, fmtWhen(rt), r.Index-r.Bar)})
+			Detail: fmt.Sprintf("at bar %d (%s), %s read bar %d (%s), %s", r.Bar, fmtWhen(t), r.Where, r.Index, fmtWhen(rt), ahead(r.Index-r.Bar))})
 	}
 	sort.SliceStable(rep.Findings, func(i, j int) bool { return rep.Findings[i].Time.Before(rep.Findings[j].Time) })
 	rep.Lookahead = len(rep.Findings) > 0
@@ -360,6 +360,14 @@ func compare(full, tr *Trace, idx []map[int64]int, horizon int64, base []engine.
 		}
 	}
 	return out
+}
+
+// ahead is how far ahead a read was.
+func ahead(k int) string {
+	if k == 1 {
+		return "the next bar"
+	}
+	return fmt.Sprintf("%d bars ahead", k)
 }
 
 // fmtWhen is a bar's time: its date, or its date and time of day when it has one.

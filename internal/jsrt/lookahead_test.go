@@ -319,6 +319,12 @@ var futureReads = []struct {
   next() { this.n++; if (this.n === 10) this.buy({ size: 1 }); }
   notifyOrder(o) { const i = this.data.close.length - 1; if (o.status === 'Completed') this.seen = this.h[i + 3]; }}`,
 		"ind.Compute input 2 at code line 2", 10, 13, "notifyOrder() at code line 4"},
+	{"at() and a loop in next", `class S extends Strategy {
+  init() { ind.Compute(this.data.low, l => { this.lows = l.filter(() => true); return l; }); }
+  next() {
+    const i = this.data.close.length - 1;
+    if (i === 700) { let k = 0; for (const x of this.lows) { if (x > 1e9) k++; } this.k = k + this.lows.at(i); }
+  }}`, "ind.Compute input at code line 2", 700, 701, "next() at code line 5 read bar 701"},
 }
 
 func TestLookaheadFutureReads(t *testing.T) {
@@ -379,5 +385,57 @@ func TestLinesHideTheFuture(t *testing.T) {
   }}`
 	if _, err := Run(context.Background(), RunConfig{Code: code, Feeds: lookaheadFeeds(400), OnLog: func(engine.LogEntry) {}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkComputeApply is a single run of a strategy whose indicators are its own
+// (ind.Compute and ind.Apply, which a run of the check watches): an ordinary run hands
+// plain arrays and must not pay for the watching.
+func BenchmarkComputeApply(b *testing.B) {
+	code := `class S extends Strategy {
+  init() {
+    this.m = ind.Compute(this.data.close, c => { const out = []; let s = 0;
+      for (let i = 0; i < c.length; i++) { s += c[i]; if (i >= 20) s -= c[i - 20]; out.push(i >= 19 ? s / 20 : NaN); } return out; });
+    this.d = ind.Apply([this.data.close, this.m], (c, m) => c - m);
+  }
+  next() { if (this.position.size === 0 && this.d[0] < 0) this.buy({ size: 1 }); else if (this.position.size > 0 && this.d[0] > 0) this.close(); }}`
+	cfg := RunConfig{Code: code, Compiled: Compile(code), Feeds: lookaheadFeeds(5000), OnLog: func(engine.LogEntry) {}}
+	for b.Loop() {
+		if _, err := Run(context.Background(), cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestWatchedArraysBehaveAsArrays: the arrays a run of the check hands ind.Compute behave
+// as the plain arrays of an ordinary run (else the check would judge another program).
+func TestWatchedArraysBehaveAsArrays(t *testing.T) {
+	t.Parallel()
+	code := `class S extends Strategy {
+  init() {
+    ind.Compute(this.data.close, c => {
+      const checks = {
+        isArray: Array.isArray(c), instance: c instanceof Array, ctor: c.constructor === Array,
+        tag: Object.prototype.toString.call(c) === '[object Array]', keys: Object.keys(c).length === c.length,
+        forIn: (() => { let k = 0; for (const _ in c) k++; return k === c.length; })(), number: typeof c[0] === 'number',
+        json: JSON.stringify(c.slice(0, 2)) === '[' + c[0] + ',' + c[1] + ']', copies: Array.isArray(c.slice()) && Array.isArray(c.map(x => x)),
+        spread: [...c].length === c.length && Math.max(...c) === c.reduce((a, b) => Math.max(a, b), -Infinity),
+        outside: c[c.length] === undefined && c[-1] === undefined, concat: c.concat([1]).length === c.length + 1,
+      };
+      for (const [k, ok] of Object.entries(checks)) if (!ok) throw new Error('the input array differs from a plain one: ' + k);
+      c.push(1); c.pop(); c[0] = c[0];
+      return c;
+    });
+  }}`
+	cfg := RunConfig{Code: code, Feeds: lookaheadFeeds(300), OnLog: func(engine.LogEntry) {}}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatalf("ordinary run: %v", err)
+	}
+	rep, err := Lookahead(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if rep.Lookahead {
+		t.Fatalf("flagged: %+v", rep.Findings)
 	}
 }
