@@ -264,7 +264,7 @@ func TestFiguresAgreeEverywhere(t *testing.T) {
 			// bi_results, through SQL.
 			var bi struct {
 				totalReturn, annual, sharpe, maxDD, maxDDPct, winRatePct, calmar, recovery float64
-				duration, trades, won, lost                                               int
+				duration, trades, won, lost                                                int
 			}
 			if err := e.st.Pool.QueryRow(ctx, `SELECT total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct,
 				win_rate_pct, calmar_ratio, recovery_factor, max_drawdown_duration, total_trades, won, lost FROM bi_results WHERE task_id = $1`, id).
