@@ -37,7 +37,8 @@ const strategies = [SmaCross, { strategy: SmaCross, params: { fast: 5, slow: 20,
 // several-strategy backtest through the service (API, River workers, the sandboxed runner,
 // PostgreSQL) and checks that each figure is one value wherever it is shown: the summary,
 // the statistics record, the runs list, the comparison (JSON and CSV), the HTML report,
-// Monte Carlo's "this run" in each method and bi_results; and that it is the value this test
+// Monte Carlo's "this run" in each method, bi_results, and the leaderboard row and objective
+// of a study of the same combination; and that it is the value this test
 // computes itself from the equity curve (the JSON export's) and the round trips (the trades
 // route): the Sharpe ratio annualised by the bar frequency, CAGR, Calmar, the signed recovery
 // factor, the max drawdown and its duration, the win rate over closed trades, and the trades
@@ -105,6 +106,31 @@ func TestFiguresAgreeEverywhere(t *testing.T) {
 			t.Fatalf("%s: submit %d %v", c.name, status, body)
 		}
 		ids[i] = id
+	}
+	// Each run of one strategy again as a study of that one combination: its trial's figures
+	// and its objective (sharpe_ratio, the default) must be the run's.
+	studies := make([]string, len(cases))
+	for i, c := range cases {
+		var req map[string]any
+		if err := json.Unmarshal([]byte(c.request), &req); err != nil {
+			t.Fatal(err)
+		}
+		if req["strategy_id"] != "str_1" {
+			continue
+		}
+		params, _ := req["strategy_params"].(map[string]any)
+		fast, slow := 10.0, 30.0
+		if params != nil {
+			fast, slow = params["fast"].(float64), params["slow"].(float64)
+		}
+		delete(req, "strategy_params")
+		req["space"] = map[string]any{"fast": []float64{fast}, "slow": []float64{slow}}
+		raw, _ := json.Marshal(req)
+		status, body := e.do(t, "POST", "/api/studies", string(raw))
+		if status != 200 {
+			t.Fatalf("%s: study %d %v", c.name, status, body)
+		}
+		studies[i] = field(body, "id").(string)
 	}
 	for i, c := range cases {
 		waitFor(t, 5*time.Minute, func() bool {
@@ -339,6 +365,29 @@ func TestFiguresAgreeEverywhere(t *testing.T) {
 			}
 			for _, k := range []string{"max_drawdown_duration", "calmar_ratio", "recovery_factor", "cagr"} {
 				same("comparison", k, compared[k], stat(k))
+			}
+
+			// The study of the same combination: its leaderboard row and objective.
+			if studies[i] != "" {
+				e.waitStudy(t, studies[i], "completed")
+				var board struct {
+					Trials []map[string]any `json:"trials"`
+				}
+				getJSONInto(t, e.srv.URL+"/api/studies/"+studies[i]+"/results", &board)
+				if len(board.Trials) != 1 || board.Trials[0]["status"] != "completed" {
+					t.Fatalf("study %s: %v", studies[i], board.Trials)
+				}
+				row := board.Trials[0]
+				for _, k := range []string{"total_return", "annual_return", "sharpe_ratio", "max_drawdown_pct", "max_drawdown", "win_rate", "total_trades", "final_value"} {
+					v, _ := row[k].(float64)
+					same("study leaderboard", k, v, s(k))
+				}
+				if v, _ := row["objective"].(float64); v != s("sharpe_ratio") {
+					t.Errorf("study objective %v, the run's sharpe_ratio %v", row["objective"], s("sharpe_ratio"))
+				}
+				if v, _ := row["max_drawdown_duration"].(float64); v != stat("max_drawdown_duration") {
+					t.Errorf("study max_drawdown_duration %v, statistics %v", row["max_drawdown_duration"], stat("max_drawdown_duration"))
+				}
 			}
 
 			// Monte Carlo's "this run", in each method.
