@@ -59,6 +59,27 @@ func TestRunLocalJSON(t *testing.T) {
 			t.Errorf("summary lacks %s", k)
 		}
 	}
+	// One value per figure: the summary's and the statistics record's are the same numbers,
+	// as in the service (TestFiguresAgreeEverywhere).
+	stat := map[string]any{}
+	for _, g := range v.Statistics.Groups {
+		for _, m := range g.(map[string]any)["metrics"].([]any) {
+			m := m.(map[string]any)
+			stat[m["key"].(string)] = m["value"]
+		}
+	}
+	for sk, stk := range map[string]string{"total_return": "total_return", "annual_return": "cagr", "sharpe_ratio": "sharpe_ratio",
+		"max_drawdown_pct": "max_drawdown", "win_rate": "win_rate", "total_trades": "total_trades", "sqn": "sqn",
+		"max_drawdown_duration": "max_drawdown_duration"} {
+		if got, want := stat[stk], v.Result.Summary[sk]; got == nil || got != want {
+			t.Errorf("statistics %s = %v, summary %s = %v", stk, got, sk, want)
+		}
+	}
+	// The win rate is over the closed trades: won / (won + lost).
+	won, lost := v.Result.Summary["won"].(float64), v.Result.Summary["lost"].(float64)
+	if wr := v.Result.Summary["win_rate"].(float64); won+lost == 0 || wr != won/(won+lost)*100 {
+		t.Errorf("win rate %v, want %v of %v closed", wr, won, won+lost)
+	}
 	if !strings.Contains(errb.String(), "trade closed") {
 		t.Errorf("strategy logs not echoed: %q", errb.String())
 	}
