@@ -290,15 +290,15 @@ func Import(ctx context.Context, cfg Config, log *slog.Logger, source, symbol, n
 	return md.Import(ctx, source, symbol, name, tf, loc, bars)
 }
 
-// CreateBIRole creates or updates a PostgreSQL login role that reads only the bi_* views
-// (`backtestd bi-role create`), and returns the views it may read.
-func CreateBIRole(ctx context.Context, cfg Config, log *slog.Logger, name, password string) ([]string, error) {
+// CreateBIRole creates or updates a PostgreSQL login role that reads only the bi_* views,
+// with the limits of o (`backtestd bi-role create`), and returns the views it may read.
+func CreateBIRole(ctx context.Context, cfg Config, log *slog.Logger, name, password string, o store.BIRoleOptions) (store.BIRole, error) {
 	db, err := openDatabase(ctx, cfg, orDefault(log))
 	if err != nil {
-		return nil, err
+		return store.BIRole{}, err
 	}
 	defer db.Close()
-	return db.Store.CreateBIRole(ctx, name, password)
+	return db.Store.CreateBIRole(ctx, name, password, o)
 }
 
 // Prune deletes finished, unpinned runs and studies as o says (`backtestd prune`; see

@@ -16,6 +16,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/config"
+	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/service"
 )
 
@@ -289,7 +290,8 @@ func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // biRoleCmd is `backtestd bi-role create NAME`: a PostgreSQL login role that can read
-// only the bi_* views (run again to update its password and grant views added since).
+// only the bi_* views, with limits on its sessions (run again to update its password and
+// limits, grant views added since and apply what a newer version takes away).
 func biRoleCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	const usage = "usage: backtestd bi-role create NAME   (password from the prompt or stdin)\n"
 	if len(args) == 0 || args[0] != "create" {
@@ -299,6 +301,11 @@ func biRoleCmd(ctx context.Context, args []string, getenv func(string) string, s
 	fs := flag.NewFlagSet("bi-role create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := addDBFlags(fs, getenv)
+	def := store.DefaultBIRoleOptions
+	o := def
+	fs.IntVar(&o.ConnectionLimit, "connection-limit", def.ConnectionLimit, "most sessions the role may hold at once")
+	fs.DurationVar(&o.StatementTimeout, "statement-timeout", def.StatementTimeout, "the role's statement_timeout (a default its sessions may change)")
+	fs.DurationVar(&o.IdleInTransactionTimeout, "idle-in-transaction-timeout", def.IdleInTransactionTimeout, "the role's idle_in_transaction_session_timeout (a default its sessions may change)")
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	pos, err := parseWithArgs(fs, args[1:])
 	if err != nil {
@@ -316,10 +323,15 @@ func biRoleCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	views, err := service.CreateBIRole(ctx, cfg, newLogger(stderr, cfg.LogLevel), pos[0], password)
+	role, err := service.CreateBIRole(ctx, cfg, newLogger(stderr, cfg.LogLevel), pos[0], password, o)
 	if err != nil {
 		return publicError(err)
 	}
-	fmt.Fprintf(stdout, "role %s can read %s\n", pos[0], strings.Join(views, ", "))
+	fmt.Fprintf(stdout, "role %s can read %s\n", pos[0], strings.Join(role.Views, ", "))
+	fmt.Fprintf(stdout, "at most %d connections; statement_timeout %s, idle_in_transaction_session_timeout %s (defaults the role may change for its own sessions)\n",
+		o.ConnectionLimit, o.StatementTimeout, o.IdleInTransactionTimeout)
+	for _, w := range role.Warnings {
+		fmt.Fprintln(stderr, "warning: "+w)
+	}
 	return nil
 }

@@ -24,8 +24,10 @@ SELECT count(*) FILTER (WHERE inserted)::bigint AS inserted,
 FROM up;
 
 -- name: LockSymbolBars :exec
--- Serialises imports of one symbol until the end of the transaction.
-SELECT pg_advisory_xact_lock(hashtext('backtestd:bars:' || @source::text || '/' || @symbol::text));
+-- Serialises imports of one symbol until the end of the transaction (a row lock only the
+-- service can take, as LockOwner).
+INSERT INTO backtestd_private.service_locks (name) VALUES ('bars:' || @source::text || '/' || @symbol::text)
+ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name;
 
 -- name: FirstBarTime :one
 SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts LIMIT 1;

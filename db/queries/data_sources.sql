@@ -39,8 +39,10 @@ SET name = CASE WHEN EXCLUDED.name = '' THEN symbols.name ELSE EXCLUDED.name END
 SELECT count(*) FROM symbols WHERE source = $1 AND is_sample;
 
 -- name: LockDataSource :exec
--- Serialises start-up seeding between processes sharing one database.
-SELECT pg_advisory_xact_lock(hashtext('backtestd:data_source:' || @name::text));
+-- Serialises start-up seeding between processes sharing one database, until the end of
+-- the transaction (a row lock only the service can take, as LockOwner).
+INSERT INTO backtestd_private.service_locks (name) VALUES ('data_source:' || @name::text)
+ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name;
 
 -- name: DefaultSourceAndSymbol :one
 -- The data source a request without one takes, and its default symbol (marketdata.Default).

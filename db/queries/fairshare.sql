@@ -2,8 +2,11 @@
 
 -- name: LockOwner :exec
 -- Serialises starting the work of one owner until the end of the transaction, so that two
--- workers cannot both start the owner's next unit past their limit.
-SELECT pg_advisory_xact_lock(hashtext('backtestd.owner:' || @owner::text));
+-- workers cannot both start the owner's next unit past their limit. A row lock in the
+-- service's private schema (migration 00087), not an advisory lock: a BI login could hold
+-- the advisory key and keep the owner's runs pending.
+INSERT INTO backtestd_private.service_locks (name) VALUES ('owner:' || @owner::text)
+ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name;
 
 -- name: CountOwnerUnits :one
 -- The units of work the owner runs now, besides the one starting (task_id, or job_id of a

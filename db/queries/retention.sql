@@ -67,10 +67,9 @@ ORDER BY s.created_at, s.id;
 -- Deletes the studies with their combinations, parameters, folds and batches (cascades).
 DELETE FROM studies WHERE id = ANY(@ids::text[]);
 
--- name: TryRetentionLock :one
--- One scheduled prune at a time among the processes sharing the database (a session lock,
--- released by ReleaseRetentionLock or when the connection ends).
-SELECT pg_try_advisory_lock(7411893605);
-
--- name: ReleaseRetentionLock :exec
-SELECT pg_advisory_unlock(7411893605);
+-- name: TryRetentionLock :exec
+-- One scheduled prune at a time among the processes sharing the database: run in a
+-- transaction kept open for the prune, it fails at once (lock_not_available) while another
+-- process holds it; the lock goes when that transaction or its connection ends. A table of
+-- the service's private schema, which a BI login cannot lock (it could hold an advisory key).
+LOCK TABLE backtestd_private.retention_lock IN EXCLUSIVE MODE NOWAIT;

@@ -219,10 +219,14 @@ WHERE study_id = $1 AND fold = $2 AND status = 'testing';
 UPDATE study_folds SET status = 'failed', error = $3, finished_at = now()
 WHERE study_id = $1 AND fold = $2 AND status = 'testing';
 
--- name: TryLockStudyJob :one
--- Keeps two reapers from handing on the same orphaned study job (a job River has running
--- that holds no lease) until the end of the transaction; false when another has it.
-SELECT pg_try_advisory_xact_lock(hashtextextended('backtestd.study-job', @job_id::bigint));
+-- name: TryLockStudyOrphans :one
+-- Keeps two reapers from handing on the same orphaned study jobs (jobs River has running
+-- that hold no lease) until the end of the transaction; false when another reaper has
+-- them. One lock for all of them: a row of the service's private schema, which a BI login
+-- cannot take (an advisory key per job could be held by any role).
+SELECT count(*) > 0 FROM (
+    SELECT name FROM backtestd_private.service_locks WHERE name = 'study-orphans' FOR UPDATE SKIP LOCKED
+) l;
 
 -- name: StudyJobHasLease :one
 SELECT EXISTS (SELECT 1 FROM study_batches WHERE job_id = @job_id)::bool;

@@ -13,8 +13,10 @@ import (
 // Channel is the Postgres NOTIFY channel all task events travel on.
 const Channel = "backtestd_events"
 
-// MaxPayload is the largest NOTIFY payload the publisher sends (Postgres refuses 8,000 bytes).
-const MaxPayload = 7900
+// MaxPayload is the largest event (its JSON) the publisher sends in one NOTIFY: sealed
+// (seal.go: nonce, tag, base64) it takes sealedLen(5900) = 7,907 bytes, under the 8,000
+// bytes Postgres refuses (MaxNotify).
+const MaxPayload = 5900
 
 // Event kinds on the task channel (`/ws/{task_id}`), as api/openapi.yaml describes them.
 const (

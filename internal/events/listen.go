@@ -26,7 +26,17 @@ type Listener struct {
 	readyOnce sync.Once
 	ready     chan struct{}
 	listened  bool
+
+	// Notifications dropped because they did not open under the key (another role's
+	// NOTIFY): counted, and logged at most once per dropLogEvery.
+	dropped     int
+	lastDropLog time.Time
+	replays     replays
 }
+
+// dropLogEvery spaces the warnings about dropped notifications, so that a role that
+// floods the channel does not flood the log too.
+const dropLogEvery = time.Minute
 
 // NewListener returns a listener for the database at url delivering to hub.
 func NewListener(url string, hub *Hub, log *slog.Logger) *Listener {
@@ -73,6 +83,10 @@ func (l *Listener) listen(ctx context.Context) (connected bool, err error) {
 		return false, err
 	}
 	defer conn.Close(context.Background())
+	s, err := loadSealer(ctx, conn)
+	if err != nil {
+		return false, err
+	}
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
 		return false, err
 	}
@@ -87,11 +101,31 @@ func (l *Listener) listen(ctx context.Context) (connected bool, err error) {
 		if err != nil {
 			return true, err
 		}
+		plain, nonce, err := s.open(n.Payload)
+		if err != nil {
+			l.drop(n.PID, "not sealed with the service's key: another role notifies on the events channel")
+			continue
+		}
 		var m Message
-		if err := json.Unmarshal([]byte(n.Payload), &m); err != nil {
+		if err := json.Unmarshal(plain, &m); err != nil {
 			l.log.Warn("ignoring malformed event", "err", err)
 			continue
 		}
+		if !l.replays.fresh(nonce, m.SentAt, time.Now()) {
+			l.drop(n.PID, "a sealed event sent again, or older than the replay window (or clocks that differ by more)")
+			continue
+		}
 		l.hub.Deliver(m)
+	}
+}
+
+// drop counts a notification that the service did not send, from the backend pid, and
+// says so (why: the last one's reason) in the log at most once per dropLogEvery.
+func (l *Listener) drop(pid uint32, why string) {
+	l.dropped++
+	if now := time.Now(); now.Sub(l.lastDropLog) >= dropLogEvery {
+		l.log.Warn("dropped notifications the service did not send", "why", why,
+			"channel", Channel, "dropped", l.dropped, "last_sender_pid", pid)
+		l.dropped, l.lastDropLog = 0, now
 	}
 }

@@ -16,18 +16,22 @@ type Execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// Publisher sends events with NOTIFY. It is safe for concurrent use.
+// Publisher sends events with NOTIFY, each sealed with the channel's key (seal.go). It is
+// safe for concurrent use.
 type Publisher struct {
-	db Execer
+	db   Execer
+	keys *keyring
 }
 
-// NewPublisher returns a publisher that notifies through db (typically the pool).
-func NewPublisher(db Execer) *Publisher { return &Publisher{db: db} }
+// NewPublisher returns a publisher that notifies through db (typically the pool), which
+// also reads the channel's key on the first publication.
+func NewPublisher(db store.DBTX) *Publisher { return &Publisher{db: db, keys: &keyring{db: db}} }
 
 // Via is a publisher that sends through db instead: a transaction, whose events are then
 // delivered when it commits (PostgreSQL holds a transaction's notifications until then),
-// or a store.Pipeline, where they also travel with its other statements.
-func (p *Publisher) Via(db Execer) *Publisher { return &Publisher{db: db} }
+// or a store.Pipeline, where they also travel with its other statements. The key is still
+// read through p's database.
+func (p *Publisher) Via(db Execer) *Publisher { return &Publisher{db: db, keys: p.keys} }
 
 // Publish sends m. A message whose payload would exceed MaxPayload is split (log batches)
 // or has its log or error text shortened, so Publish never fails for size.
@@ -66,7 +70,15 @@ func (p *Publisher) Publish(ctx context.Context, m Message) error {
 		}
 		return fmt.Errorf("%s event of %d bytes exceeds the NOTIFY limit", m.Event, len(b))
 	}
-	if _, err := p.db.Exec(ctx, "SELECT pg_notify($1, $2)", Channel, string(b)); err != nil {
+	s, err := p.keys.get(ctx)
+	if err != nil {
+		return fmt.Errorf("publish %s event: %w", m.Event, err)
+	}
+	payload, err := s.seal(b)
+	if err != nil {
+		return fmt.Errorf("seal %s event: %w", m.Event, err)
+	}
+	if _, err := p.db.Exec(ctx, "SELECT pg_notify($1, $2)", Channel, payload); err != nil {
 		return fmt.Errorf("notify %s event: %w", m.Event, err)
 	}
 	return nil

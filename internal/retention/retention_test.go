@@ -16,6 +16,7 @@ import (
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
 	"github.com/backtestd/backtestd/internal/retention"
+	"github.com/backtestd/backtestd/internal/store"
 )
 
 // fixture: four real completed runs and a running one, two studies, and some log lines.
@@ -240,3 +241,36 @@ func TestPruneRefusesAnAgeUnderADay(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// A scheduled prune runs under the retention lock: while another process holds it, it
+// prunes nothing (that process prunes the same runs), and once it is free, it prunes. The
+// lock's transaction has no transaction id, so it holds VACUUM back from nothing.
+func TestScheduledPruneOneAtATime(t *testing.T) {
+	t.Parallel()
+	b := fixture(t)
+	svc := retention.New(b.Store, nil)
+	other, err := b.Store.Pool.Begin(b.Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback(b.Ctx) //nolint:errcheck
+	if err := store.New().TryRetentionLock(b.Ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	var xid *string
+	if err := other.QueryRow(b.Ctx, `SELECT backend_xid::text FROM pg_stat_activity WHERE pid = pg_backend_pid()`).Scan(&xid); err != nil || xid != nil {
+		t.Fatalf("the lock's transaction has id %v (%v)", xid, err)
+	}
+	age := 180 * 24 * time.Hour
+	retention.Scheduled(svc, b.Ctx, age)
+	if n := count(t, b, `SELECT count(*) FROM tasks`); n != 5 {
+		t.Fatalf("%d tasks left while another process held the lock, want 5", n)
+	}
+	if err := other.Rollback(b.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	retention.Scheduled(svc, b.Ctx, age)
+	if n := count(t, b, `SELECT count(*) FROM tasks`); n != 2 { // task_4 is new, task_5 is running
+		t.Fatalf("%d tasks left after the scheduled prune, want 2", n)
+	}
+}

@@ -172,7 +172,8 @@ func (q *Queries) ListBars(ctx context.Context, db DBTX, arg ListBarsParams) ([]
 }
 
 const lockSymbolBars = `-- name: LockSymbolBars :exec
-SELECT pg_advisory_xact_lock(hashtext('backtestd:bars:' || $1::text || '/' || $2::text))
+INSERT INTO backtestd_private.service_locks (name) VALUES ('bars:' || $1::text || '/' || $2::text)
+ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
 `
 
 type LockSymbolBarsParams struct {
@@ -180,7 +181,8 @@ type LockSymbolBarsParams struct {
 	Symbol string `json:"symbol"`
 }
 
-// Serialises imports of one symbol until the end of the transaction.
+// Serialises imports of one symbol until the end of the transaction (a row lock only the
+// service can take, as LockOwner).
 func (q *Queries) LockSymbolBars(ctx context.Context, db DBTX, arg LockSymbolBarsParams) error {
 	_, err := db.Exec(ctx, lockSymbolBars, arg.Source, arg.Symbol)
 	return err

@@ -207,10 +207,12 @@ func (q *Queries) ListSymbols(ctx context.Context, db DBTX, arg ListSymbolsParam
 }
 
 const lockDataSource = `-- name: LockDataSource :exec
-SELECT pg_advisory_xact_lock(hashtext('backtestd:data_source:' || $1::text))
+INSERT INTO backtestd_private.service_locks (name) VALUES ('data_source:' || $1::text)
+ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
 `
 
-// Serialises start-up seeding between processes sharing one database.
+// Serialises start-up seeding between processes sharing one database, until the end of
+// the transaction (a row lock only the service can take, as LockOwner).
 func (q *Queries) LockDataSource(ctx context.Context, db DBTX, name string) error {
 	_, err := db.Exec(ctx, lockDataSource, name)
 	return err

@@ -41,12 +41,15 @@ func (q *Queries) CountOwnerUnits(ctx context.Context, db DBTX, arg CountOwnerUn
 
 const lockOwner = `-- name: LockOwner :exec
 
-SELECT pg_advisory_xact_lock(hashtext('backtestd.owner:' || $1::text))
+INSERT INTO backtestd_private.service_locks (name) VALUES ('owner:' || $1::text)
+ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
 `
 
 // The fair share's queries (internal/fairshare): what one user runs at once.
 // Serialises starting the work of one owner until the end of the transaction, so that two
-// workers cannot both start the owner's next unit past their limit.
+// workers cannot both start the owner's next unit past their limit. A row lock in the
+// service's private schema (migration 00087), not an advisory lock: a BI login could hold
+// the advisory key and keep the owner's runs pending.
 func (q *Queries) LockOwner(ctx context.Context, db DBTX, owner string) error {
 	_, err := db.Exec(ctx, lockOwner, owner)
 	return err

@@ -218,24 +218,15 @@ func (q *Queries) PrunableTasks(ctx context.Context, db DBTX, arg PrunableTasksP
 	return items, nil
 }
 
-const releaseRetentionLock = `-- name: ReleaseRetentionLock :exec
-SELECT pg_advisory_unlock(7411893605)
+const tryRetentionLock = `-- name: TryRetentionLock :exec
+LOCK TABLE backtestd_private.retention_lock IN EXCLUSIVE MODE NOWAIT
 `
 
-func (q *Queries) ReleaseRetentionLock(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, releaseRetentionLock)
+// One scheduled prune at a time among the processes sharing the database: run in a
+// transaction kept open for the prune, it fails at once (lock_not_available) while another
+// process holds it; the lock goes when that transaction or its connection ends. A table of
+// the service's private schema, which a BI login cannot lock (it could hold an advisory key).
+func (q *Queries) TryRetentionLock(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, tryRetentionLock)
 	return err
-}
-
-const tryRetentionLock = `-- name: TryRetentionLock :one
-SELECT pg_try_advisory_lock(7411893605)
-`
-
-// One scheduled prune at a time among the processes sharing the database (a session lock,
-// released by ReleaseRetentionLock or when the connection ends).
-func (q *Queries) TryRetentionLock(ctx context.Context, db DBTX) (bool, error) {
-	row := db.QueryRow(ctx, tryRetentionLock)
-	var pg_try_advisory_lock bool
-	err := row.Scan(&pg_try_advisory_lock)
-	return pg_try_advisory_lock, err
 }

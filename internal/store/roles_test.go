@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -29,15 +30,16 @@ func TestCreateBIRole(t *testing.T) {
 		_, _ = st.Pool.Exec(context.Background(), `DROP OWNED BY `+pgx.Identifier{name}.Sanitize())
 		_, _ = st.Pool.Exec(context.Background(), `DROP ROLE IF EXISTS `+pgx.Identifier{name}.Sanitize())
 	})
-	views, err := st.CreateBIRole(ctx, name, "s3cret-pw")
+	role, err := st.CreateBIRole(ctx, name, "s3cret-pw", store.DefaultBIRoleOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
+	views := role.Views
 	if !strings.Contains(strings.Join(views, ","), "bi_results") || !strings.Contains(strings.Join(views, ","), "bi_audit") {
 		t.Fatalf("views granted: %v", views)
 	}
 	// Again: updates the password, no error.
-	if _, err := st.CreateBIRole(ctx, name, "other-pw"); err != nil {
+	if _, err := st.CreateBIRole(ctx, name, "other-pw", store.DefaultBIRoleOptions); err != nil {
 		t.Fatalf("second run: %v", err)
 	}
 	u, err := url.Parse(dbURL)
@@ -61,11 +63,20 @@ func TestCreateBIRole(t *testing.T) {
 		}
 	}
 	// A role it did not make is left alone.
-	if _, err := st.CreateBIRole(ctx, "postgres", "x-password"); err == nil {
+	if _, err := st.CreateBIRole(ctx, "postgres", "x-password", store.DefaultBIRoleOptions); err == nil {
 		t.Error("bi-role create changed the postgres role")
 	}
-	if _, err := st.CreateBIRole(ctx, "Robert'); DROP TABLE tasks;--", "x"); err == nil {
+	if _, err := st.CreateBIRole(ctx, "Robert'); DROP TABLE tasks;--", "x", store.DefaultBIRoleOptions); err == nil {
 		t.Error("a hostile role name was accepted")
+	}
+	for _, o := range []store.BIRoleOptions{
+		{ConnectionLimit: 0, StatementTimeout: time.Second, IdleInTransactionTimeout: time.Second},
+		{ConnectionLimit: 1, StatementTimeout: 0, IdleInTransactionTimeout: time.Second},
+		{ConnectionLimit: 1, StatementTimeout: time.Second, IdleInTransactionTimeout: time.Microsecond},
+	} {
+		if _, err := st.CreateBIRole(ctx, name, "other-pw", o); err == nil {
+			t.Errorf("limits %+v accepted", o)
+		}
 	}
 }
 

@@ -36,6 +36,20 @@ type AuditLog struct {
 	RequestID  string    `json:"request_id"`
 }
 
+type BacktestdPrivateEventKey struct {
+	ID        int32     `json:"id"`
+	Key       []byte    `json:"key"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type BacktestdPrivateRetentionLock struct {
+	ID int32 `json:"id"`
+}
+
+type BacktestdPrivateServiceLock struct {
+	Name string `json:"name"`
+}
+
 type Bar struct {
 	Source    string    `json:"source"`
 	Symbol    string    `json:"symbol"`

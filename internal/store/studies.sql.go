@@ -1266,15 +1266,19 @@ func (q *Queries) StudyTrialSummaries(ctx context.Context, db DBTX, arg StudyTri
 	return items, nil
 }
 
-const tryLockStudyJob = `-- name: TryLockStudyJob :one
-SELECT pg_try_advisory_xact_lock(hashtextextended('backtestd.study-job', $1::bigint))
+const tryLockStudyOrphans = `-- name: TryLockStudyOrphans :one
+SELECT count(*) > 0 FROM (
+    SELECT name FROM backtestd_private.service_locks WHERE name = 'study-orphans' FOR UPDATE SKIP LOCKED
+) l
 `
 
-// Keeps two reapers from handing on the same orphaned study job (a job River has running
-// that holds no lease) until the end of the transaction; false when another has it.
-func (q *Queries) TryLockStudyJob(ctx context.Context, db DBTX, jobID int64) (bool, error) {
-	row := db.QueryRow(ctx, tryLockStudyJob, jobID)
-	var pg_try_advisory_xact_lock bool
-	err := row.Scan(&pg_try_advisory_xact_lock)
-	return pg_try_advisory_xact_lock, err
+// Keeps two reapers from handing on the same orphaned study jobs (jobs River has running
+// that hold no lease) until the end of the transaction; false when another reaper has
+// them. One lock for all of them: a row of the service's private schema, which a BI login
+// cannot take (an advisory key per job could be held by any role).
+func (q *Queries) TryLockStudyOrphans(ctx context.Context, db DBTX) (bool, error) {
+	row := db.QueryRow(ctx, tryLockStudyOrphans)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
 }

@@ -146,9 +146,16 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 }
 
 // orphans finds, in tx, the study jobs River has had running for the lease timeout that
-// hold no lease and that no reaper has cancelled yet, and locks them for this reaper
-// (another reaper skips them). They are returned as lost batches.
+// hold no lease and that no reaper has cancelled yet, under a lock for this reaper until
+// tx ends (another reaper meanwhile skips them all: it would find the same ones). They are
+// returned as lost batches.
 func (s *Service) orphans(ctx context.Context, tx pgx.Tx) ([]store.ReapStudyBatchesRow, error) {
+	if ok, err := s.q.TryLockStudyOrphans(ctx, tx); err != nil || !ok {
+		if err != nil {
+			return nil, fmt.Errorf("lock the orphaned study jobs: %w", err)
+		}
+		return nil, nil
+	}
 	res, err := s.queue.JobListTx(ctx, tx, river.NewJobListParams().
 		Kinds(BatchArgs{}.Kind(), FoldArgs{}.Kind()).
 		States(rivertype.JobStateRunning).
@@ -161,13 +168,7 @@ func (s *Service) orphans(ctx context.Context, tx pgx.Tx) ([]store.ReapStudyBatc
 	}
 	var out []store.ReapStudyBatchesRow
 	for _, j := range res.Jobs {
-		if ok, err := s.q.TryLockStudyJob(ctx, tx, j.ID); err != nil || !ok {
-			if err != nil {
-				return nil, fmt.Errorf("lock study job %d: %w", j.ID, err)
-			}
-			continue
-		}
-		// Under the lock, again: another reaper may have handed it on since the list was
+		// Again, row by row: another reaper may have handed it on since the list was
 		// read, or its worker may have taken its lease after all.
 		cur, err := s.queue.JobGetTx(ctx, tx, j.ID)
 		if err != nil {

@@ -1,0 +1,4 @@
+package retention
+
+// Scheduled is one prune of Schedule, for the tests.
+var Scheduled = (*Service).scheduled
