@@ -5,7 +5,6 @@ package apperr
 
 import (
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -54,32 +53,32 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Invalid is a 400 with the given detail.
 func Invalid(format string, a ...any) error {
-	return &Error{Kind: KindInvalid, Detail: fmt.Sprintf(format, a...)}
+	return &Error{Kind: KindInvalid, Detail: sprintf(format, a...)}
 }
 
 // Unprocessable is a 422 with the given detail.
 func Unprocessable(format string, a ...any) error {
-	return &Error{Kind: KindUnprocessable, Detail: fmt.Sprintf(format, a...)}
+	return &Error{Kind: KindUnprocessable, Detail: sprintf(format, a...)}
 }
 
 // NotFound is a 404 with the given detail.
 func NotFound(format string, a ...any) error {
-	return &Error{Kind: KindNotFound, Detail: fmt.Sprintf(format, a...)}
+	return &Error{Kind: KindNotFound, Detail: sprintf(format, a...)}
 }
 
 // Conflict is a 409 with the given detail.
 func Conflict(format string, a ...any) error {
-	return &Error{Kind: KindConflict, Detail: fmt.Sprintf(format, a...)}
+	return &Error{Kind: KindConflict, Detail: sprintf(format, a...)}
 }
 
 // Unauthenticated is a 401 with the given detail.
 func Unauthenticated(format string, a ...any) error {
-	return &Error{Kind: KindUnauthenticated, Detail: fmt.Sprintf(format, a...)}
+	return &Error{Kind: KindUnauthenticated, Detail: sprintf(format, a...)}
 }
 
 // Forbidden is a 403 with the given detail.
 func Forbidden(format string, a ...any) error {
-	return &Error{Kind: KindForbidden, Detail: fmt.Sprintf(format, a...)}
+	return &Error{Kind: KindForbidden, Detail: sprintf(format, a...)}
 }
 
 // As returns the *Error in err's chain, if any.

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/backtestd/backtestd/internal/apperr"
 )
 
 // ParamError is a parameter validation failure; Message is the API's error text.
@@ -36,11 +38,11 @@ func ValidateParams(info *StrategyInfo, in map[string]any) (map[string]any, erro
 	for _, name := range names {
 		p, ok := decl[name]
 		if !ok {
-			return nil, &ParamError{Name: name, Message: "Unknown parameter: " + name}
+			return nil, &ParamError{Name: name, Message: "Unknown parameter: " + apperr.Quote(name)}
 		}
 		v, ok := coerce(p.Type, in[name])
 		if !ok {
-			return nil, &ParamError{Name: name, Message: fmt.Sprintf("Parameter '%s': expected %s, got %s", name, p.Type, typeName(in[name]))}
+			return nil, &ParamError{Name: name, Message: fmt.Sprintf("Parameter '%s': expected %s, got %s", apperr.Quote(name), p.Type, typeName(in[name]))}
 		}
 		out[name] = v
 	}

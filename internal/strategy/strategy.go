@@ -181,7 +181,7 @@ func load(ctx context.Context, insp Inspector, code string) (*jsrt.StrategyInfo,
 	if err != nil {
 		var le *jsrt.LoadError
 		if errors.As(err, &le) {
-			return nil, &CodeError{Detail: "Invalid strategy code: " + le.Message, Line: le.Line, Column: le.Column}
+			return nil, &CodeError{Detail: "Invalid strategy code: " + apperr.Quote(le.Message), Line: le.Line, Column: le.Column}
 		}
 		return nil, err
 	}

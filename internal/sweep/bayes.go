@@ -50,7 +50,7 @@ type Bayes struct {
 
 // Bayes is a model-based search of s for objective o, seeded with seed.
 func (s Space) Bayes(o Objective, seed uint64) (*Bayes, error) {
-	if err := s.check(0); err != nil {
+	if err := s.check(0, false); err != nil {
 		return nil, err
 	}
 	b := &Bayes{names: s.Names(), seed: seed, minimize: o.Minimize}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
 )
@@ -35,14 +37,14 @@ func ParseParam(s string) (string, []any, error) {
 	name, spec, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" || strings.TrimSpace(spec) == "" {
-		return "", nil, fmt.Errorf("want name=start:stop:step or name=v1,v2,..., got %q", s)
+		return "", nil, fmt.Errorf("want name=start:stop:step or name=v1,v2,..., got %q", apperr.Quote(s))
 	}
 	if parts := strings.Split(spec, ":"); len(parts) == 3 {
 		var f [3]float64
 		for i, p := range parts {
 			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil {
-				return "", nil, fmt.Errorf("%s: %q is not a number", name, p)
+				return "", nil, fmt.Errorf("%s: %q is not a number", apperr.Quote(name), apperr.Quote(p))
 			}
 			f[i] = v
 		}
@@ -123,7 +125,7 @@ func (s Space) Size() int {
 
 // Grid is every combination, the last parameter by name varying fastest.
 func (s Space) Grid() ([]map[string]any, error) {
-	if err := s.check(s.Size()); err != nil {
+	if err := s.check(s.Size(), true); err != nil {
 		return nil, err
 	}
 	return s.pick(nil), nil
@@ -135,7 +137,7 @@ func (s Space) Random(samples int, seed uint64) ([]map[string]any, error) {
 	if samples < 1 {
 		return nil, fmt.Errorf("samples must be at least 1")
 	}
-	if err := s.check(samples); err != nil {
+	if err := s.check(samples, false); err != nil {
 		return nil, err
 	}
 	total := s.Size()
@@ -180,7 +182,19 @@ func (s Space) randomLarge(samples int, r *rand.Rand) []map[string]any {
 	return out
 }
 
-func (s Space) check(n int) error {
+// total is the exact number of combinations of the whole grid, however large (Size stops
+// counting past MaxCombinations*1000): what a refusal of a grid says.
+func (s Space) total() *big.Int {
+	n := big.NewInt(1)
+	for _, vals := range s {
+		n.Mul(n, big.NewInt(int64(len(vals))))
+	}
+	return n
+}
+
+// check refuses an empty space and more than MaxCombinations runs: n of them, or the whole
+// grid when grid is set (its exact size, not Size's).
+func (s Space) check(n int, grid bool) error {
 	if len(s) == 0 {
 		return fmt.Errorf("give at least one parameter to vary")
 	}
@@ -190,7 +204,11 @@ func (s Space) check(n int) error {
 		}
 	}
 	if n > MaxCombinations {
-		return fmt.Errorf("%d combinations, more than the %d a study may run: use fewer values, a constraint, or a random or bayes sample", n, MaxCombinations)
+		count := strconv.Itoa(n)
+		if grid {
+			count = s.total().String()
+		}
+		return fmt.Errorf("%s combinations, more than the %d a study may run: use fewer values, a constraint, or a random or bayes sample", count, MaxCombinations)
 	}
 	return nil
 }

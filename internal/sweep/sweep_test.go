@@ -75,6 +75,20 @@ func TestGridAndRandom(t *testing.T) {
 	if _, err := big.Grid(); err == nil || !strings.Contains(err.Error(), "40000 combinations") {
 		t.Errorf("40,000 combinations: %v", err)
 	}
+	// Past where Size stops counting, a refusal still gives the grid's real size.
+	for _, tt := range []struct {
+		space Space
+		want  string
+	}{
+		{Space{"a": make([]any, 10000), "b": make([]any, 10000)}, "100000000 combinations"},
+		{Space{"a": make([]any, 10000), "b": make([]any, 10000), "c": make([]any, 10000)}, "1000000000000 combinations"},
+		{Space{"a": make([]any, 10000), "b": make([]any, 10000), "c": make([]any, 10000), "d": make([]any, 10000), "e": make([]any, 10000)},
+			"100000000000000000000 combinations"},
+	} {
+		if _, err := tt.space.Grid(); err == nil || !strings.HasPrefix(err.Error(), tt.want+", more than the 10000") {
+			t.Errorf("a grid of %s: %v", tt.want, err)
+		}
+	}
 	if c, err := big.Random(50, 1); err != nil || len(c) != 50 {
 		t.Errorf("a sample of a big grid: %d %v", len(c), err)
 	}
