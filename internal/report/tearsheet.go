@@ -488,16 +488,16 @@ footer{margin-top:24px;color:var(--muted);font-size:11px}
 {{end}}</tbody></table></div>
 <p class="muted">Each cell sums the returns per bar of the month (as the statistics' best and worst month do); blank: no bars.</p>
 <h2>Yearly returns</h2>
-<table id="yearly-returns"><thead><tr><th class="l">Year</th><th>Return</th><th>Max drawdown</th><th>Value at year end</th><th>Trades closed</th></tr></thead><tbody>
+<div class="scroll"><table id="yearly-returns"><thead><tr><th class="l">Year</th><th>Return</th><th>Max drawdown</th><th>Value at year end</th><th>Trades closed</th></tr></thead><tbody>
 {{range .Yearly}}<tr><th class="l">{{.Year}}</th><td class="{{.ReturnClass}}">{{.Return}}</td><td>{{.MaxDrawdown}}</td><td>{{.End}}</td><td>{{.Trades}}</td></tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></div>
 </section>
 
 <section>
 <h2>Parameters</h2>
-{{if .Params}}<table id="parameters"><thead><tr><th class="l">Name</th><th class="l">Value</th><th class="l">Default</th><th class="l">Type</th><th class="l">Description</th></tr></thead><tbody>
+{{if .Params}}<div class="scroll"><table id="parameters"><thead><tr><th class="l">Name</th><th class="l">Value</th><th class="l">Default</th><th class="l">Type</th><th class="l">Description</th></tr></thead><tbody>
 {{range .Params}}<tr><td class="l"><code>{{.Name}}</code></td><td class="l{{if .Changed}} changed{{end}}" data-key="{{.Name}}">{{.Value}}</td><td class="l">{{.Default}}</td><td class="l">{{.Type}}</td><td class="l wrap">{{.Description}}</td></tr>
-{{end}}</tbody></table>{{else}}<p class="muted">The strategy has no parameters.</p>{{end}}
+{{end}}</tbody></table></div>{{else}}<p class="muted">The strategy has no parameters.</p>{{end}}
 </section>
 
 {{if .Strategies}}<section>

@@ -936,8 +936,9 @@ async function renderWalkForward(sid: string, box: HTMLElement, axes: string[]):
             'tr',
             { 'data-fold': String(f.fold), 'data-status': f.status },
             h('td', null, String(f.fold)),
-            h('td', null, `${f.train_start?.slice(0, 10)} → ${f.train_end?.slice(0, 10)}`),
-            h('td', null, `${f.test_start?.slice(0, 10)} → ${f.test_end?.slice(0, 10)}`),
+            // A range may break after its arrow, never inside a date: the table fits at 1440 px.
+            h('td', null, h('span', { class: 'nw' }, `${f.train_start?.slice(0, 10)} →`), ' ', h('span', { class: 'nw' }, f.train_end?.slice(0, 10) ?? '')),
+            h('td', null, h('span', { class: 'nw' }, `${f.test_start?.slice(0, 10)} →`), ' ', h('span', { class: 'nw' }, f.test_end?.slice(0, 10) ?? '')),
             h('td', null, f.status === 'completed' || f.params ? fmtParams(f.params, axes) : h('span', { class: 'muted' }, f.error ?? f.status)),
             h('td', { class: 'num' }, fmtNumber(f.is_objective, 4)),
             h('td', { class: 'num' }, fmtNumber(f.oos_objective, 4)),
