@@ -164,8 +164,10 @@ function renderDiff(out: HTMLElement, a: string, b: string, d: RunDiff): void {
   panel.set({
     animation: false,
     tooltip: { trigger: 'axis', confine: true },
-    legend: { top: 0, data: [a, b, `${b} − ${a}`] },
-    grid: { left: 56, right: 56, top: 40, bottom: 40 },
+    // The legend sits below, on one line that scrolls: above, it wrapped at 390 px and covered
+    // the axis titles (Equity, Difference), which keep the top to themselves.
+    legend: { type: 'scroll', bottom: 0, data: [a, b, `${b} − ${a}`] },
+    grid: { left: 56, right: 56, top: 40, bottom: 64 },
     xAxis: { type: 'category', data: pts.map((p) => (p.time ?? '').slice(0, 10)) },
     yAxis: [{ type: 'value', scale: true, name: 'Equity' }, { type: 'value', scale: true, name: 'Difference', splitLine: { show: false } }],
     series: [
