@@ -35,7 +35,7 @@ func analyzerGroup(a engine.Analyzers) statGroup {
 		{Key: "returns_rtot", Label: "Log return", Value: opt(rtot100, 2, "%"), Note: "Returns: rtot, the log of the final value over the initial cash"},
 		{Key: "returns_ravg", Label: "Log return per " + period, Value: opt(ravg100, 4, "%"), Note: "Returns: ravg, rtot over the " + period + "s of the run"},
 		{Key: "returns_rnorm100", Label: "Annualised (" + tann + " " + period + "s)", Value: opt(a.Returns.Normal100, 2, "%"), Note: "Returns: rnorm100, exp(ravg × " + tann + ") − 1"},
-		{Key: "vwr", Label: "VWR", Value: opt(a.VWR, 3, ""), Note: "VWR: the annualised return reduced by the variability of the daily values (tau 0.20, sdev_max 2.0)"},
+		{Key: "vwr", Label: "VWR", Value: opt(a.VWR, 3, ""), Note: "VWR: the annualised return reduced by the variability of the values per " + period + " (tau 0.20, sdev_max 2.0)"},
 		{Key: "calmar", Label: "Calmar (36 months)", Value: opt(a.Calmar.Value, 6, ""), Note: "Calmar: the log return per month over 36 months over the largest monthly drawdown in percent"},
 		{Key: "sharpe_annualized", Label: "Sharpe, yearly (SharpeRatio_A)", Value: opt(a.Sharpe.Annualized, 3, ""), Note: "SharpeRatio_A: yearly returns less 1%, population deviation"},
 		{Key: "sharpe_monthly_annualized", Label: "Sharpe, monthly × √12", Value: opt(a.Sharpe.MonthlyAnnualized, 3, ""), Note: "SharpeRatio_A(timeframe=Months): monthly returns less 1% a year, × √12"},
