@@ -817,8 +817,9 @@ export interface paths {
      * @description Deletes completed, failed and cancelled runs (with results, trades, equity, logs and
      * attempts) and studies (with their combinations) created longer ago than `older_than`,
      * except pinned ones, in batches of 200 that never hold up the service, then vacuums the
-     * result tables. Answers when done. `dry_run` only counts. To keep a copy of what goes,
-     * use `backtestd prune --export FILE` instead.
+     * result tables. Answers when done. `dry_run` only counts. An `older_than` under one day
+     * (`1ns`, `1e-9d`, `23h`) is a 400 that says so, unless `force` is true. To keep a copy
+     * of what goes, use `backtestd prune --export FILE` instead.
      */
     post: operations["prune"];
   };
@@ -1439,6 +1440,7 @@ export interface components {
       end_date?: string;
       initial_cash?: number;
       commission?: number;
+      /** @description The values the strategy ran with: the request's, over the strategy's saved values, and every other declared parameter at its default (tasks stored before these were recorded had the defaults filled in by a migration). */
       strategy_params?: {
         [key: string]: unknown;
       };
@@ -1981,6 +1983,7 @@ export interface components {
           strategy_id: string;
           strategy_name: string;
           strategy_version: number;
+          /** @description The values the run took, defaults included (the task's strategy_params). */
           params: {
             [key: string]: unknown;
           };
@@ -4223,8 +4226,9 @@ export interface operations {
    * @description Deletes completed, failed and cancelled runs (with results, trades, equity, logs and
    * attempts) and studies (with their combinations) created longer ago than `older_than`,
    * except pinned ones, in batches of 200 that never hold up the service, then vacuums the
-   * result tables. Answers when done. `dry_run` only counts. To keep a copy of what goes,
-   * use `backtestd prune --export FILE` instead.
+   * result tables. Answers when done. `dry_run` only counts. An `older_than` under one day
+   * (`1ns`, `1e-9d`, `23h`) is a 400 that says so, unless `force` is true. To keep a copy
+   * of what goes, use `backtestd prune --export FILE` instead.
    */
   prune: {
     requestBody: {
@@ -4237,6 +4241,11 @@ export interface operations {
           older_than: string;
           /** @default false */
           dry_run?: boolean;
+          /**
+           * @description Allow an `older_than` under one day.
+           * @default false
+           */
+          force?: boolean;
         };
       };
     };
