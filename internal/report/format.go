@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -39,7 +40,7 @@ func formatNumber(v float64, digits int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return missing
 	}
-	s := strconv.FormatFloat(math.Abs(v), 'f', digits, 64)
+	s := roundHalfAway(math.Abs(v), digits)
 	intPart, frac, _ := strings.Cut(s, ".")
 	var b strings.Builder
 	if v < 0 && strings.ContainsAny(s, "123456789") {
@@ -56,6 +57,23 @@ func formatNumber(v float64, digits int) string {
 		b.WriteString(frac)
 	}
 	return b.String()
+}
+
+// roundHalfAway writes v (not negative) with digits decimals, a tie rounded away from zero
+// on the exact value, as the page's Intl.NumberFormat does: 12.25 is 12.3, where strconv
+// rounds the tie to even (12.2) and the report read 12.2 days beside the page's 12.3.
+func roundHalfAway(v float64, digits int) string {
+	r := new(big.Rat).SetFloat64(v)
+	r.Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil)))
+	r.Add(r, big.NewRat(1, 2))
+	n := new(big.Int).Quo(r.Num(), r.Denom()).String()
+	if digits == 0 {
+		return n
+	}
+	if len(n) <= digits {
+		n = strings.Repeat("0", digits-len(n)+1) + n
+	}
+	return n[:len(n)-digits] + "." + n[len(n)-digits:]
 }
 
 // format writes v (nil: missing) as f says.
@@ -80,7 +98,13 @@ func formatValue(v float64, f numFormat) string { return format(&v, f) }
 // conventional writes a statistic's display text (engine.Metric.Display: "-3.53%", "1234.50",
 // "12 days") by the convention: its number grouped and with "−", its unit kept. The
 // statistics record owns each figure's unit and decimals; only the typography changes.
-func conventional(display string) string {
+func conventional(display string) string { return conventionalOf(display, nil) }
+
+// conventionalOf is conventional with the figure's value: the number is written from value
+// (scaled as display shows it, ×100 for a fraction in percent) with display's decimals, so a
+// tie rounds as the page rounds it, not as display was rounded. A nil value, or a display
+// that does not show it, leaves display's own number.
+func conventionalOf(display string, value *float64) string {
 	end := 0
 	for end < len(display) && strings.IndexByte("-0123456789.", display[end]) >= 0 {
 		end++
@@ -97,7 +121,17 @@ func conventional(display string) string {
 	if _, frac, ok := strings.Cut(num, "."); ok {
 		digits = len(frac)
 	}
-	if rest == " days" && num == "1" {
+	if value != nil && !math.IsNaN(*value) && !math.IsInf(*value, 0) {
+		// The display rounded value or value×100 to digits decimals: whichever it shows.
+		tol := 0.5*math.Pow(10, -float64(digits)) + 1e-9*math.Max(1, math.Abs(v))
+		switch {
+		case math.Abs(*value-v) <= tol:
+			v = *value
+		case math.Abs(*value*100-v) <= tol:
+			v = *value * 100
+		}
+	}
+	if rest == " days" && formatNumber(v, digits) == "1" {
 		rest = " day"
 	}
 	return formatNumber(v, digits) + rest

@@ -65,6 +65,48 @@ func TestConventionalDisplay(t *testing.T) {
 	}
 }
 
+// TestConventionalOfValue: a statistic is written from its value with its display's
+// decimals and unit, a tie rounded away from zero as the page rounds it.
+func TestConventionalOfValue(t *testing.T) {
+	t.Parallel()
+	v := func(f float64) *float64 { return &f }
+	tests := []struct {
+		display string
+		value   *float64
+		want    string
+	}{
+		{"12.2 days", v(12.25), "12.3 days"}, // the engine's %.1f rounded the tie to even
+		{"-12.2 days", v(-12.25), "−12.3 days"},
+		{"12.12%", v(0.12125), "12.13%"}, // a fraction shown in percent
+		{"1.12", v(1.125), "1.13"},
+		{"3127 days", v(3127), "3,127 days"},
+		{"1 days", v(1), "1 day"},
+		{"5.00%", nil, "5.00%"},
+		{"0.30", v(7), "0.30"}, // a display that does not show the value keeps its own number
+	}
+	for _, tt := range tests {
+		if got := conventionalOf(tt.display, tt.value); got != tt.want {
+			t.Errorf("conventionalOf(%q, %v) = %q, want %q", tt.display, deref(tt.value), got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		v      float64
+		digits int
+		want   string
+	}{{12.25, 1, "12.3"}, {0.125, 2, "0.13"}, {2.5, 0, "3"}, {0.001, 2, "0.00"}, {1234.5, 0, "1235"}} {
+		if got := roundHalfAway(tt.v, tt.digits); got != tt.want {
+			t.Errorf("roundHalfAway(%v, %d) = %q, want %q", tt.v, tt.digits, got, tt.want)
+		}
+	}
+}
+
+func deref(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
+}
+
 func TestNiceTicks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

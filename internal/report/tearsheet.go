@@ -186,7 +186,7 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, ve
 	for _, g := range stats.Groups {
 		sg := statGroup{Name: g.Name}
 		for _, m := range g.Metrics {
-			sg.Metrics = append(sg.Metrics, figure{Key: m.Key, Label: m.Label, Value: conventional(m.Display), Note: m.Explanation})
+			sg.Metrics = append(sg.Metrics, figure{Key: m.Key, Label: m.Label, Value: conventionalOf(m.Display, m.Value), Note: m.Explanation})
 		}
 		t.Stats = append(t.Stats, sg)
 	}
