@@ -215,6 +215,9 @@ func (h *host) watchRead(a *watchedArray, idx int) {
 	}
 	feeds := h.eng.Feeds()
 	bars := feeds[src.feed].Bars
+	if j >= len(bars) { // names no bar of the feed (a replayed feed's input, of coarser bars, is shorter)
+		return
+	}
 	var cur int           // the current bar, of the source's feed
 	var at time.Time      // and its time
 	hook := "ind.Apply"   // who read

@@ -390,7 +390,7 @@ func TestLinesHideTheFuture(t *testing.T) {
 
 // BenchmarkComputeApply is a single run of a strategy whose indicators are its own
 // (ind.Compute and ind.Apply, which a run of the check watches): an ordinary run hands
-// plain arrays and must not pay for the watching.
+// plain arrays and must not pay for the watching (single); and a check of it (check).
 func BenchmarkComputeApply(b *testing.B) {
 	code := `class S extends Strategy {
   init() {
@@ -400,11 +400,20 @@ func BenchmarkComputeApply(b *testing.B) {
   }
   next() { if (this.position.size === 0 && this.d[0] < 0) this.buy({ size: 1 }); else if (this.position.size > 0 && this.d[0] > 0) this.close(); }}`
 	cfg := RunConfig{Code: code, Compiled: Compile(code), Feeds: lookaheadFeeds(5000), OnLog: func(engine.LogEntry) {}}
-	for b.Loop() {
-		if _, err := Run(context.Background(), cfg); err != nil {
-			b.Fatal(err)
+	b.Run("single", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Run(context.Background(), cfg); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("check", func(b *testing.B) { // watched arrays: the Compute function reads them
+		for b.Loop() {
+			if _, err := Lookahead(context.Background(), cfg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // TestWatchedArraysBehaveAsArrays: the arrays a run of the check hands ind.Compute behave
