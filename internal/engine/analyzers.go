@@ -67,33 +67,30 @@ func analyze(r *Result, opened int, returns bool) {
 		dd.FinalPct, dd.FinalMoney, dd.FinalLenBars = last.Drawdown, last.DrawdownMoney, ddLen
 	}
 	r.Analyzers.Drawdown = dd
-	r.Analyzers.Sharpe = sharpe(r.InitialCash, eq)
+	cf := CurveFiguresOf(r.InitialCash, eq)
+	r.Analyzers.Sharpe = sharpe(r.InitialCash, eq, cf)
 	r.Analyzers.TradeAnalyzer = tradeAnalyzer(r.Trades, opened)
 	r.Analyzers.SQN = sqn(r.Trades)
 	if returns {
-		analyzeReturns(r)
+		analyzeReturns(r, cf.PerYear)
 	}
-	r.Summary = summarize(r)
+	r.Summary = summarize(r, cf)
 }
 
 // sharpe is backtrader's SharpeRatio analyzers: DailyAnnualized over the returns per
-// calendar day (TimeReturn with timeframe Days, whatever the bars: on daily bars the same as
-// the run's sharpe_ratio, on others not), Default over the yearly returns less 1%.
-func sharpe(initial float64, eq []EquityPoint) SharpeResult {
+// calendar day (TimeReturn with timeframe Days) × √252 whatever the bars, Default over the
+// yearly returns less 1%. On daily bars DailyAnnualized is the curve's Sharpe ratio (cf's):
+// the same returns and formula, so it is taken from there rather than computed twice.
+func sharpe(initial float64, eq []EquityPoint, cf CurveFigures) SharpeResult {
 	var s SharpeResult
 	if len(eq) == 0 {
 		return s
 	}
-	buf, _ := periodReturns.Get().(*[]float64)
-	if buf == nil {
-		buf = new([]float64)
-	}
-	defer periodReturns.Put(buf)
-	// perYear 252: one return per calendar day, as on daily bars.
-	rets := SharpeReturns(eq, 252, *buf)
-	defer func() { *buf = rets[:0] }()
-	if m, sd := meanPopSD(rets); sd != 0 && !math.IsNaN(sd) {
-		s.DailyAnnualized = ptr(math.Sqrt(252) * (m / sd))
+	if cf.PerYear == 252 {
+		s.DailyAnnualized = cf.SharpeRatio
+	} else {
+		// perYear 252: one return per calendar day, as on daily bars.
+		s.DailyAnnualized, _ = sharpeRatio(eq, 252)
 	}
 	yr := yearlyReturns(initial, eq)
 	// backtrader's yearly risk-free rate (1+0.01)^(1/1) - 1, which is 0.010000000000000009.
@@ -240,11 +237,11 @@ func sqn(trades []Trade) SQNResult {
 
 func days(a, b time.Time) float64 { return b.Sub(a).Hours() / 24 }
 
-// summarize is the run's summary: the curve's figures from their owner (CurveFiguresOf),
-// the trades' from the trade analyzer, the win rate over closed trades (WinRate).
-func summarize(r *Result) Summary {
+// summarize is the run's summary: the curve's figures from their owner (cf, CurveFiguresOf
+// of r.Equity), the trades' from the trade analyzer, the win rate over closed trades
+// (WinRate).
+func summarize(r *Result, cf CurveFigures) Summary {
 	s := Summary{InitialCash: r.InitialCash, FinalValue: r.FinalValue}
-	cf := CurveFiguresOf(r.InitialCash, r.Equity)
 	s.TotalReturn = cf.TotalReturn
 	s.AnnualReturn = cf.CAGR
 	s.SharpeRatio = cf.SharpeRatio

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 )
@@ -47,19 +46,30 @@ func PeriodsPerYear(equity []EquityPoint) float64 {
 	if len(equity) < 2 {
 		return 252
 	}
-	gaps := make([]time.Duration, len(equity)-1)
-	for i := 1; i < len(equity); i++ {
-		gaps[i-1] = equity[i].Time.Sub(equity[i-1].Time)
-	}
-	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
-	g := gaps[len(gaps)/2]
+	// The median gap g = gaps[m/2] of the m gaps sorted is at least x exactly when at most
+	// m/2 gaps are shorter than x: counting the gaps under each bound finds its class
+	// without sorting (every run's summary asks this, so it is a pass without allocating).
 	const day = 24 * time.Hour
+	m := len(equity) - 1
+	var under20d, under4d, under20h int
+	for i := 1; i < len(equity); i++ {
+		g := equity[i].Time.Sub(equity[i-1].Time)
+		if g < 20*day {
+			under20d++
+			if g < 4*day {
+				under4d++
+				if g < 20*time.Hour {
+					under20h++
+				}
+			}
+		}
+	}
 	switch {
-	case g >= 20*day:
+	case under20d <= m/2:
 		return 12
-	case g >= 4*day:
+	case under4d <= m/2:
 		return 52
-	case g >= 20*time.Hour:
+	case under20h <= m/2:
 		return 252
 	}
 	days := 0

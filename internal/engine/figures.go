@@ -55,8 +55,14 @@ func CurveFiguresOf(initialCash float64, eq []EquityPoint) CurveFigures {
 	f.CAGR = CAGR(initialCash, eq)
 	f.SharpeRatio, f.Volatility = sharpeRatio(eq, f.PerYear)
 	for _, p := range eq {
-		f.MaxDrawdown = math.Max(f.MaxDrawdown, p.DrawdownMoney)
-		f.MaxDrawdownPct = math.Max(f.MaxDrawdownPct, p.Drawdown)
+		// Plain comparisons: math.Max's care for NaN and −0 costs more than the rest of the
+		// pass, and a curve's drawdowns are finite and at least 0.
+		if p.DrawdownMoney > f.MaxDrawdown {
+			f.MaxDrawdown = p.DrawdownMoney
+		}
+		if p.Drawdown > f.MaxDrawdownPct {
+			f.MaxDrawdownPct = p.Drawdown
+		}
 	}
 	f.MaxDrawdownDuration = MaxDrawdownDuration(eq)
 	if f.MaxDrawdownPct > 0 {
@@ -143,9 +149,19 @@ func sharpeRatio(eq []EquityPoint, perYear float64) (sharpe, vol *float64) {
 // below), rounded to whole days: the longest row of the drawdown table (DrawdownPeriods).
 // 0 without a fall.
 func MaxDrawdownDuration(eq []EquityPoint) int {
-	best := 0.0
-	for _, p := range DrawdownPeriods(eq, 0) {
-		best = math.Max(best, p.Days)
+	// DrawdownPeriods' falls, without building them: a fall runs from the running peak to
+	// the first point at or above it, or to the last point.
+	best, peak := 0.0, 0
+	for i, p := range eq {
+		if p.Value >= eq[peak].Value {
+			if i > peak+1 { // the points between were below the peak
+				best = math.Max(best, days(eq[peak].Time, p.Time))
+			}
+			peak = i
+		}
+	}
+	if last := len(eq) - 1; last > peak {
+		best = math.Max(best, days(eq[peak].Time, eq[last].Time))
 	}
 	return int(math.Round(best))
 }

@@ -284,8 +284,9 @@ func values(p []PeriodValue) []float64 {
 	return out
 }
 
-// analyzeReturns fills the returns family of r.Analyzers from r.Equity.
-func analyzeReturns(r *Result) {
+// analyzeReturns fills the returns family of r.Analyzers from r.Equity, whose bars make
+// perYear a year (PeriodsPerYear).
+func analyzeReturns(r *Result, perYear float64) {
 	a := &r.Analyzers
 	eq := r.Equity
 	per := indexPeriods(eq)
@@ -299,8 +300,8 @@ func analyzeReturns(r *Result) {
 	// here are calendar days with a point, which on weekly or monthly bars are the weeks or
 	// months; intraday bars are counted by day, as the reference's daily analyzers are.
 	tann := 252.0
-	if n := PeriodsPerYear(eq); n < 252 {
-		tann = n
+	if perYear < 252 {
+		tann = perYear
 	}
 	var ravg float64
 	a.Returns, ravg = returnsOf(r.InitialCash, final, len(days), tann)
