@@ -127,8 +127,15 @@ func NewClient(pool *pgxpool.Pool, cfg Config, exec Executor) (*Client, error) {
 		RescueStuckJobsAfter: rescue,
 		RetryPolicy:          retryPolicy{},
 		FetchCooldown:        5 * time.Millisecond,
-		FetchPollInterval:    500 * time.Millisecond,
+		FetchPollInterval:    100 * time.Millisecond,
 		Logger:               cfg.Logger,
+		// River listens on its own channels (river_insert, river_leadership, river_control)
+		// and acts on whatever arrives there, and PostgreSQL lets any role NOTIFY on any
+		// channel: a BI login's pg_notify('public.river_control', '{"action":"cancel",...}')
+		// cancelled a user's running backtest (issue 46). Poll-only, River listens to
+		// nothing: a new job is fetched at the next poll (FetchPollInterval), and a
+		// cancelled run in another process stops at its next lease renewal.
+		PollOnly: true,
 	}
 	if cfg.Workers > 0 {
 		if exec == nil {

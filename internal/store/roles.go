@@ -33,7 +33,7 @@ type BIRoleOptions struct {
 // DefaultBIRoleOptions are `bi-role create`'s defaults: a few dashboards' sessions, and
 // queries of the bi_* views (a year of results answers in seconds, docs/sql.md) well
 // within a minute.
-var DefaultBIRoleOptions = BIRoleOptions{ConnectionLimit: 5, StatementTimeout: time.Minute, IdleInTransactionTimeout: time.Minute}
+var DefaultBIRoleOptions = BIRoleOptions{ConnectionLimit: 10, StatementTimeout: time.Minute, IdleInTransactionTimeout: time.Minute}
 
 // BIRole is what CreateBIRole did.
 type BIRole struct {
