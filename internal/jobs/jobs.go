@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 )
 
@@ -127,15 +126,8 @@ func NewClient(pool *pgxpool.Pool, cfg Config, exec Executor) (*Client, error) {
 		RescueStuckJobsAfter: rescue,
 		RetryPolicy:          retryPolicy{},
 		FetchCooldown:        5 * time.Millisecond,
-		FetchPollInterval:    100 * time.Millisecond,
+		FetchPollInterval:    500 * time.Millisecond,
 		Logger:               cfg.Logger,
-		// River listens on its own channels (river_insert, river_leadership, river_control)
-		// and acts on whatever arrives there, and PostgreSQL lets any role NOTIFY on any
-		// channel: a BI login's pg_notify('public.river_control', '{"action":"cancel",...}')
-		// cancelled a user's running backtest (issue 46). Poll-only, River listens to
-		// nothing: a new job is fetched at the next poll (FetchPollInterval), and a
-		// cancelled run in another process stops at its next lease renewal.
-		PollOnly: true,
 	}
 	if cfg.Workers > 0 {
 		if exec == nil {
@@ -146,7 +138,8 @@ func NewClient(pool *pgxpool.Pool, cfg Config, exec Executor) (*Client, error) {
 			river.QueueDefault: {MaxWorkers: 2},
 		}
 	}
-	client, err := river.NewClient(riverpgxv5.New(pool), rc)
+	// The driver's listener passes on only the service's own notifications (listener.go).
+	client, err := river.NewClient[pgx.Tx](newDriver(pool, cfg.Logger), rc)
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)
 	}
