@@ -67,7 +67,7 @@ func TestHomeAndUploadInBrowser(t *testing.T) {
 				waitJS(`document.querySelectorAll('#recent-runs tbody tr').length > 0 && document.querySelectorAll('#recent-studies tbody tr').length > 0`, 20*time.Second),
 				chromedp.Evaluate(`[...document.querySelectorAll('#recent-runs tbody tr')].map(r => [r.dataset.task].concat([...r.cells].map(c => c.textContent)))`, &rows),
 				chromedp.Evaluate(`[...document.querySelectorAll('#recent-studies tbody tr')].map(r => r.dataset.study)`, &studies),
-				chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth + 1`, &overflow),
+				chromedp.Evaluate(fmt.Sprintf(`document.documentElement.scrollWidth > %d`, size.w+1), &overflow),
 			))
 			if len(rows) != len(newest) {
 				t.Fatalf("start page lists %d runs, the API's newest are %d", len(rows), len(newest))

@@ -242,7 +242,7 @@ func TestResultsInBrowser(t *testing.T) {
 
 			var overflow bool
 			must(t, chromedp.Run(ctx, chromedp.Navigate(results), waitJS(`document.querySelectorAll('#trades tbody tr').length > 0`, 20*time.Second),
-				chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth + 1`, &overflow)))
+				chromedp.Evaluate(fmt.Sprintf(`document.documentElement.scrollWidth > %d`, size.w+1), &overflow)))
 			if overflow {
 				t.Errorf("results page wider than %d px", size.w)
 			}

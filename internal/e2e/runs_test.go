@@ -128,7 +128,7 @@ func TestRunsListInBrowser(t *testing.T) {
 			}
 
 			var overflow bool
-			must(t, chromedp.Run(ctx, chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth + 1`, &overflow)))
+			must(t, chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(`document.documentElement.scrollWidth > %d`, size.w+1), &overflow)))
 			if overflow {
 				t.Errorf("runs page wider than %d px", size.w)
 			}

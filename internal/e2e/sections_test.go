@@ -38,8 +38,10 @@ class Peek extends Strategy {
 // screen or whose content spills out of it (scrollWidth beyond clientWidth) or is clipped;
 // a chart drawn with no size. A table in a .table-wrap may scroll sideways: wide tables are
 // listed apart (scrolls) so the test can say which must fit.
-const sectionProblemsJS = `((sel) => {
-  const vw = window.innerWidth, out = {bad: [], scrolls: [], charts: 0};
+// vw is the screen's width as the test set it: under mobile emulation window.innerWidth grows
+// with a page wider than the screen, so a check against it could not fail.
+const sectionProblemsJS = `((sel, vw) => {
+  const out = {bad: [], scrolls: [], charts: 0};
   const roots = [...document.querySelectorAll(sel)];
   if (!roots.length) { out.bad.push('nothing matches ' + sel); return out; }
   if (document.documentElement.scrollWidth > vw + 1) out.bad.push('page is ' + document.documentElement.scrollWidth + ' px wide');
@@ -247,7 +249,7 @@ func TestNewSectionsInBrowser(t *testing.T) {
 			check := func(what, sel, shot string, minCharts int, mayScroll ...string) {
 				t.Helper()
 				var r sectionReport
-				must(t, chromedp.Run(ctx, chromedp.Evaluate(sectionProblemsJS+`(`+fmt.Sprintf("%q", sel)+`)`, &r)))
+				must(t, chromedp.Run(ctx, chromedp.Evaluate(sectionProblemsJS+fmt.Sprintf("(%q, %d)", sel, size.w), &r)))
 				for _, b := range r.Bad {
 					t.Errorf("%s at %d px: %s", what, size.w, b)
 				}

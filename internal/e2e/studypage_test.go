@@ -50,7 +50,7 @@ func TestStudyPageInBrowser(t *testing.T) {
 			wider := func(page string) {
 				t.Helper()
 				var over []string
-				must(t, chromedp.Run(ctx, chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth + 1 ? [String(document.documentElement.scrollWidth)].concat([...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-wrap')).slice(0, 8).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right))) : []`, &over)))
+				must(t, chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(`((vw) => document.documentElement.scrollWidth > vw + 1 ? [String(document.documentElement.scrollWidth)].concat([...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right > vw + 1 && !e.closest('.table-wrap')).slice(0, 8).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right))) : [])(%d)`, size.w), &over)))
 				if len(over) > 0 {
 					t.Errorf("%s is %s px wide on a %d px screen; out of it: %v", page, over[0], size.w, over[1:])
 				}
