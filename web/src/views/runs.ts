@@ -634,8 +634,12 @@ export async function taskView(main: HTMLElement, params: Record<string, string>
   // Retry runs the same version again; this runs the strategy as it is now, same settings.
   const rerunLatest = async () => {
     try {
+      // The values this run took (defaults included) that the current version still declares:
+      // a parameter the code has dropped since is left out rather than refused.
+      const declared = new Set(Object.keys((await strategyAPI.getStrategy(task.strategy_id!)).params ?? {}));
+      const kept = Object.fromEntries(Object.entries((task.strategy_params ?? {}) as Record<string, unknown>).filter(([k]) => declared.has(k)));
       const again = await backtests.createTask({
-        strategy_id: task.strategy_id!, strategy_params: task.strategy_params ?? {}, data_source: task.data_source, symbols: task.symbols ?? (task.symbol ? [task.symbol] : undefined),
+        strategy_id: task.strategy_id!, strategy_params: kept, data_source: task.data_source, symbols: task.symbols ?? (task.symbol ? [task.symbol] : undefined),
         timeframe: task.timeframe as BacktestRequest['timeframe'], benchmark: task.benchmark, start_date: task.start_date!, end_date: task.end_date!, initial_cash: task.initial_cash, commission: task.commission,
       });
       toast(`Started ${again.task_id} with the latest code.`, 'ok');
