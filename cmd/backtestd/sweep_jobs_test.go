@@ -17,6 +17,10 @@ import (
 // statistics, the best's statistics) is the same to the last bit whatever --jobs is, and
 // the same as the build before its runs shared a batch and its splits were computed in
 // parallel (main at 82576d6: testdata/sweep-82576d6*.json, its --json output less the time).
+// The files were written again when each figure got one owner (docs/backtests.md, "What each
+// figure means"): the win rate over closed trades, the drawdown duration from peak to
+// recovery and the statistics unrounded changed those figures and, through the unrounded
+// annual volatility, the second study's objective; every other figure is the same to the bit.
 func TestSweepSameWithAnyJobs(t *testing.T) {
 	t.Parallel()
 	data := refData(t, "orcl.csv")
