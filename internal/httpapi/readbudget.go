@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -33,8 +34,16 @@ const (
 // once. Each read is admitted with its estimate (report.Service's *Cost) before it loads
 // anything, so that concurrent reads of long results queue for memory instead of growing
 // the process until it is killed; a read larger than the whole budget is refused outright.
+//
+// Heavy reads are also CPU-bound (encoding and compressing tens of MB each), so at most
+// `slots` of them run at once, fewer than the process's CPUs: as many as the memory budget
+// admits (two or three charts of 300,000 bars) can take every core of a small machine, and
+// the request path (/health, the page's small reads) and the collector would wait behind
+// them. A read waits for its slot as for its memory, within the same wait.
 type readBudget struct {
 	sem     *semaphore.Weighted
+	slots   *semaphore.Weighted
+	nslots  int64
 	total   int64
 	wait    time.Duration
 	stall   time.Duration
@@ -54,11 +63,26 @@ func newReadBudget(cfg Config) *readBudget {
 		b.stall = DefaultReadStall
 	}
 	b.sem = semaphore.NewWeighted(b.total)
+	b.nslots = int64(cfg.ReadConcurrency)
+	if b.nslots <= 0 {
+		b.nslots = int64(DefaultReadConcurrency())
+	}
+	b.slots = semaphore.NewWeighted(b.nslots)
 	return b
 }
 
-// admit takes need bytes of the budget for a read of what, waiting up to b.wait for them;
-// release gives them back. A read over the whole budget is a 413; one that waited in vain,
+// slottedFrom is the estimate from which a heavy read takes one of the slots: about
+// 20,000 bars of candlestick chart. Below it a read is done in milliseconds, and the page's
+// eight charts of a daily run should not queue behind one another.
+const slottedFrom = 4 << 20
+
+// DefaultReadConcurrency is how many heavy reads run at once by default: one CPU fewer
+// than the process may use (GOMAXPROCS), at least one, so that one CPU is always left to
+// everything else.
+func DefaultReadConcurrency() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// admit takes need bytes of the budget, and a slot for a read of slottedFrom or more, for a
+// read of what, waiting up to b.wait for both; release gives them back. A read over the whole budget is a 413; one that waited in vain,
 // or found too many waiting, a 503 with Retry-After (set on w).
 func (b *readBudget) admit(ctx context.Context, w http.ResponseWriter, need int64, what string) (release func(), err error) {
 	if need <= 0 {
@@ -69,20 +93,40 @@ func (b *readBudget) admit(ctx context.Context, w http.ResponseWriter, need int6
 			"%s needs about %s of memory, more than the %s that large reads may hold at once: a service with READ_MEMORY_MB=%d or more serves it",
 			what, mib(need), mib(b.total), (need+(1<<20)-1)>>20)}
 	}
-	if !b.sem.TryAcquire(need) {
+	slot := need >= slottedFrom // a short result's read takes milliseconds: no slot
+	mem := b.sem.TryAcquire(need)
+	if !mem || (slot && !b.slots.TryAcquire(1)) {
 		if b.waiters.Add(1) > maxReadWaiters {
 			b.waiters.Add(-1)
+			if mem {
+				b.sem.Release(need)
+			}
 			return nil, b.busy(w)
 		}
 		ctx, cancel := context.WithTimeout(ctx, b.wait)
-		err := b.sem.Acquire(ctx, need)
+		var err error
+		if !mem {
+			err = b.sem.Acquire(ctx, need)
+			mem = err == nil
+		}
+		if err == nil && slot {
+			err = b.slots.Acquire(ctx, 1)
+		}
 		cancel()
 		b.waiters.Add(-1)
 		if err != nil {
+			if mem {
+				b.sem.Release(need)
+			}
 			return nil, b.busy(w)
 		}
 	}
-	return sync.OnceFunc(func() { b.sem.Release(need) }), nil
+	return sync.OnceFunc(func() {
+		if slot {
+			b.slots.Release(1)
+		}
+		b.sem.Release(need)
+	}), nil
 }
 
 // guard returns w with a write deadline of b.stall renewed at every write of the answer,

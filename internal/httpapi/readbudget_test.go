@@ -206,7 +206,9 @@ func TestHeavyReadsShareABudget(t *testing.T) {
 		// Room for two charts; their clients read the headers, then nothing more.
 		// The stall limit is long enough that a slow machine still sends the third chart
 		// while the first two hold their shares.
-		srv := e.serve(t, Config{ReadMemory: 2*size + size/2, ReadWait: 300 * time.Millisecond, ReadStall: 15 * time.Second})
+		// Two slots or more, so that memory, not the slots (TestHealthApartFromHeavyReads), is
+		// what holds the third chart back.
+		srv := e.serve(t, Config{ReadMemory: 2*size + size/2, ReadWait: 300 * time.Millisecond, ReadStall: 15 * time.Second, ReadConcurrency: 3})
 		healthDone := watchHealth(t, srv)
 		var conns []net.Conn
 		for range 2 {

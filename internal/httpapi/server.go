@@ -64,6 +64,9 @@ type Config struct {
 	// heavy answer; 0 means DefaultReadWait and DefaultReadStall.
 	ReadMemory          int64
 	ReadWait, ReadStall time.Duration
+	// ReadConcurrency is how many heavy reads run at once; 0 means DefaultReadConcurrency
+	// (one fewer than GOMAXPROCS, at least 1).
+	ReadConcurrency int
 }
 
 // Deps are the parts the API talks to.
