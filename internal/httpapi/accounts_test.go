@@ -104,8 +104,8 @@ func TestSignInBurst(t *testing.T) {
 			}
 		}
 	}
-	// The address and vic had all 10 of their attempts (the 200-byte name went to the
-	// address only: see internal/auth/limit.go).
+	// vic from this address had all 10 of its attempts: the 200-byte name was charged to
+	// its own pair and to the address, which allows 30 (internal/auth/limit.go).
 	if count[401] != 10 || count[429] != n-10 {
 		t.Errorf("48 wrong sign-ins at once: %v, want 10 × 401 and %d × 429", count, n-10)
 	}
