@@ -99,6 +99,14 @@ func fitData(t *testing.T, srv *server) (routes []fitRoute, daily, weekly, pair 
 	return routes, daily, weekly, pair
 }
 
+// fitParts are the parts of some pages shot alone (<repo>/screenshots/fit-<part>-<width>.png):
+// where the issue saw a legend over the axis titles, dates broken in two, a label on three lines.
+var fitParts = map[string]map[string]string{
+	"diff":          {"diff-equity": `section[aria-labelledby="h-eq"]`},
+	"results-daily": {"drawdown-table": `.drawdowns-table`},
+	"results-pair":  {"charts-head": `section[aria-labelledby="h-charts"] .section-head`},
+}
+
 // TestEveryPageFits visits every route of the page (web/src/main.ts) with real data behind
 // it at 390 px, as a phone shows it: no page is wider than the screen (a wide table scrolls
 // in its own frame). At 1440 px the same pages fit, the walk-forward folds table is not cut
@@ -148,6 +156,10 @@ func TestEveryPageFits(t *testing.T) {
 					t.Errorf("%s (%s) is %d px wide in a %d px window; sticking out: %q", r.name, r.path, width, size.w, wide)
 				}
 				screenshot(t, ctx, shots, fmt.Sprintf("fit-%s-%d", r.name, size.w))
+				// The parts the issue named, shot alone for review.
+				for name, sel := range fitParts[r.name] {
+					sectionShot(t, ctx, fmt.Sprintf("fit-%s-%d", name, size.w), sel)
+				}
 			}
 			if size.w < 600 {
 				if e := errs.list(); len(e) > 0 {
@@ -166,8 +178,9 @@ func TestEveryPageFits(t *testing.T) {
 						chromedp.Evaluate(`(() => { const w = document.querySelector('#wf-folds').closest('.table-wrap') || document.querySelector('#wf-folds').parentElement; return {ScrollW: w.scrollWidth, ClientW: w.clientWidth}; })()`, &folds)))
 				case "results-pair":
 					must(t, chromedp.Run(ctx, chromedp.Navigate(srv.url+r.path), waitJS(r.ready, 45*time.Second),
+						// The line boxes of the label's text: one when it reads on one line.
 						chromedp.Evaluate(`(() => { const l = [...document.querySelectorAll('label.inline')].find(l => l.textContent.startsWith('Price charts of')); if (!l || l.hidden) return -1;
-							const lh = parseFloat(getComputedStyle(l).lineHeight) || 20; return l.getBoundingClientRect().height / Math.max(lh, l.querySelector('select').getBoundingClientRect().height); })()`, &lines)))
+							const r = document.createRange(); r.selectNodeContents(l.firstChild); return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; })()`, &lines)))
 				}
 			}
 			if folds.ClientW == 0 || folds.ScrollW > folds.ClientW+1 {
