@@ -168,30 +168,36 @@ func roundedTimes(in []engine.Bar) []engine.Bar {
 // negative, times within MinDay..MaxDay and strictly ascending.
 func checkBars(bars []engine.Bar) error {
 	for i, b := range bars {
-		bad := func(format string, a ...any) error {
-			return apperr.Invalid("Invalid bar at index %d (%s): %s", i, b.Time.UTC().Format(time.RFC3339), fmt.Sprintf(format, a...))
-		}
-		for _, v := range [...]float64{b.Open, b.High, b.Low, b.Close} {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return bad("prices must be finite numbers")
-			}
-		}
-		if b.High < b.Low {
-			return bad("high %v is below low %v", b.High, b.Low)
-		}
-		if name, v, ok := nonPositivePrice(b.Open, b.High, b.Low, b.Close); ok {
-			return bad("%s %v is not positive (prices must be greater than 0)", name, v)
-		}
-		switch {
-		case b.Volume < 0:
-			return bad("volume %d is negative", b.Volume)
-		case !InDateRange(b.Time):
-			return bad("the date is out of range (%s)", DateRangeText)
-		case i > 0 && !b.Time.After(bars[i-1].Time):
-			return bad("not after the previous bar's time (bars must be ascending without duplicates)")
+		if msg := barProblem(bars, i); msg != "" {
+			return apperr.Invalid("Invalid bar at index %d (%s): %s", i, b.Time.UTC().Format(time.RFC3339), msg)
 		}
 	}
 	return nil
+}
+
+// barProblem is what is wrong with bars[i] by checkBars' rules; "" when nothing is.
+func barProblem(bars []engine.Bar, i int) string {
+	b := bars[i]
+	for _, v := range [...]float64{b.Open, b.High, b.Low, b.Close} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return "prices must be finite numbers"
+		}
+	}
+	if b.High < b.Low {
+		return fmt.Sprintf("high %v is below low %v", b.High, b.Low)
+	}
+	if name, v, ok := nonPositivePrice(b.Open, b.High, b.Low, b.Close); ok {
+		return fmt.Sprintf("%s %v is not positive (prices must be greater than 0)", name, v)
+	}
+	switch {
+	case b.Volume < 0:
+		return fmt.Sprintf("volume %d is negative", b.Volume)
+	case !InDateRange(b.Time):
+		return fmt.Sprintf("the date is out of range (%s)", DateRangeText)
+	case i > 0 && !b.Time.After(bars[i-1].Time):
+		return "not after the previous bar's time (bars must be ascending without duplicates)"
+	}
+	return ""
 }
 
 // nonPositivePrice returns the first of open, high, low and close that is not greater than 0.
@@ -318,21 +324,67 @@ func ParseCSV(r io.Reader, loc *time.Location) ([]engine.Bar, error) {
 	}
 	bars, err := barcsv.ParseIn(bytes.NewReader(data), 4096, loc)
 	if err == nil {
+		// The rows read, checked as the import checks them, each bad one by its line.
+		if err := badBars(data, bars); err != nil {
+			return nil, err
+		}
 		return bars, nil
 	}
 	var pe *barcsv.Error
 	if !errors.As(err, &pe) {
 		return nil, apperr.Invalid("Invalid CSV: %v", err)
 	}
-	bad := badLines(data, loc, pe)
-	detail := fmt.Sprintf("Invalid CSV at line %d: %s", pe.Line, pe.Msg)
+	return nil, linesError(badLines(data, loc, pe))
+}
+
+// badBars is the 400 listing every bar of a parsed CSV that the import would refuse (a date
+// out of range, say), each by its line in the file rather than its index among the bars;
+// nil when none is. data's rows are its lines after the header that are not blank, as the
+// parser reads them.
+func badBars(data []byte, bars []engine.Bar) error {
+	var bad []apperr.LineError
+	for i := range bars {
+		if msg := barProblem(bars, i); msg != "" {
+			bad = append(bad, apperr.LineError{Line: i, Message: msg})
+			if len(bad) == MaxReportedLines {
+				break
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	rows, header := make([]int, 0, len(bars)), false
+	for n, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		if !header {
+			header = true
+			continue
+		}
+		rows = append(rows, n+1)
+	}
+	if len(rows) != len(bars) { // cannot happen: then the bars' indexes are all there is
+		return checkBars(bars)
+	}
+	for i := range bad {
+		bad[i].Line = rows[bad[i].Line]
+	}
+	return linesError(bad)
+}
+
+// linesError is the 400 of a CSV with bad lines: the first named in the detail, every one
+// (up to MaxReportedLines) in lines.
+func linesError(bad []apperr.LineError) error {
+	detail := fmt.Sprintf("Invalid CSV at line %d: %s", bad[0].Line, bad[0].Message)
 	switch n := len(bad); {
 	case n == MaxReportedLines:
 		detail += fmt.Sprintf(" (and more: the first %d bad lines are listed)", n)
 	case n > 1:
 		detail += fmt.Sprintf(" (%d bad lines in all)", n)
 	}
-	return nil, &apperr.Error{Kind: apperr.KindInvalid, Detail: detail, Lines: bad}
+	return &apperr.Error{Kind: apperr.KindInvalid, Detail: detail, Lines: bad}
 }
 
 // badLines lists the bad lines of data, the first being first. The parser stops at a bad

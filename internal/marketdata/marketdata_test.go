@@ -93,12 +93,12 @@ func TestAggregate(t *testing.T) {
 			bar("2024-03-01T00:00:00Z", 10, 12, 8, 9.25, 1500),
 			bar("2024-03-04T00:00:00Z", 20, 21, 19, 20.5, 600),
 		}},
-		{"1w starts Monday", daily, "1w", []engine.Bar{
-			bar("2024-01-29T00:00:00Z", 1, 3, 0.5, 2.1, 60),
+		{"1w from Monday, dated by its first day", daily, "1w", []engine.Bar{
+			bar("2024-01-30T00:00:00Z", 1, 3, 0.5, 2.1, 60),
 			bar("2024-02-05T00:00:00Z", 2.1, 4, 2, 3.9, 40),
 		}},
-		{"1M calendar month", daily, "1M", []engine.Bar{
-			bar("2024-01-01T00:00:00Z", 1, 3, 0.5, 2.5, 30),
+		{"1M calendar month, dated by its first day", daily, "1M", []engine.Bar{
+			bar("2024-01-30T00:00:00Z", 1, 3, 0.5, 2.5, 30),
 			bar("2024-02-01T00:00:00Z", 2.5, 4, 2, 3.9, 70),
 		}},
 	}
@@ -555,7 +555,7 @@ func TestImportBounds(t *testing.T) {
 }
 
 // TestParseBounds checks that ParseJSON names the bar index of a price or date out of
-// bounds, and that CSV bars out of bounds are refused by the import with their index.
+// bounds, and that a CSV bar out of bounds is refused by its line in the file.
 func TestParseBounds(t *testing.T) {
 	t.Parallel()
 	const dates = "dates must be from 1900-01-01 to 2200-01-01"
@@ -585,13 +585,20 @@ func TestParseBounds(t *testing.T) {
 	b := setup(t, false)
 	csvCases := []struct{ name, body, want string }{
 		{"edges", "date,open,high,low,close,volume\n1900-01-01,1,1,1,1,0\n2200-01-01,1,1,1,1,0\n", ""},
-		{"zero price", "date,open,high,low,close,volume\n2024-01-02,1,1,1,1,0\n\n2024-01-03,0,1,0,1,0\n", "Invalid bar at index 1 (2024-01-03T00:00:00Z): open 0 is not positive (prices must be greater than 0)"},
-		{"year 1899", "date,open,high,low,close,volume\n1899-06-30,1,1,1,1,0\n", "Invalid bar at index 0 (1899-06-30T00:00:00Z): the date is out of range (" + dates + ")"},
-		{"year 2201", "date,open,high,low,close,volume\n2201-06-30,1,1,1,1,0\n", "Invalid bar at index 0 (2201-06-30T00:00:00Z): the date is out of range (" + dates + ")"},
+		// Refused by the parser, each by its line in the file (a blank line counted).
+		{"zero price", "date,open,high,low,close,volume\n2024-01-02,1,1,1,1,0\n\n2024-01-03,0,1,0,1,0\n", "Invalid CSV at line 4: open 0 is not positive (prices must be greater than 0)"},
+		{"year 1899", "date,open,high,low,close,volume\n\n1899-06-30,1,1,1,1,0\n", "Invalid CSV at line 3: the date is out of range (" + dates + ")"},
+		{"year 2201", "date,open,high,low,close,volume\n2024-01-02,1,1,1,1,0\n2201-06-30,1,1,1,1,0\n2202-06-30,1,1,1,1,0\n", "Invalid CSV at line 3: the date is out of range (" + dates + ") (2 bad lines in all)"},
 	}
 	for i, tc := range csvCases {
 		t.Run("csv "+tc.name, func(t *testing.T) {
 			bars, err := marketdata.ParseCSV(strings.NewReader(tc.body), time.UTC)
+			if tc.want != "" && strings.HasPrefix(tc.want, "Invalid CSV") {
+				if e, ok := apperr.As(err); !ok || e.Kind != apperr.KindInvalid || e.Detail != tc.want {
+					t.Errorf("got %v, want a 400 %q", err, tc.want)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
