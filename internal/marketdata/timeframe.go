@@ -101,13 +101,19 @@ func bucket(tf string, t time.Time, loc *time.Location) time.Time {
 }
 
 // Aggregate folds bars (ascending) into tf intervals of loc's calendar: first open, highest
-// high, lowest low, last close, summed volume. Each result bar is stamped with its
-// interval's start. loc matters only for intraday bars; dates are folded as they are.
+// high, lowest low, last close, summed volume. An intraday or daily bar is stamped with its
+// interval's start; a weekly or monthly bar with the date of its first bar, the day trading
+// in it began: stamped with its Monday or the 1st, a range from 2015-01-01 would start with
+// a bar dated 2014-12-29 that holds only 2015's prices (a year row of its own in the yearly
+// table, a period that starts before the request's). loc matters only for intraday bars;
+// dates are folded as they are.
 func Aggregate(bars []engine.Bar, tf string, loc *time.Location) []engine.Bar {
 	out := make([]engine.Bar, 0, len(bars)/2+1)
+	firstDay := tf == "1w" || tf == "1M"
+	var cur time.Time // the interval of out's last bar
 	for _, b := range bars {
 		k := bucket(tf, b.Time, loc)
-		if n := len(out); n > 0 && out[n-1].Time.Equal(k) {
+		if n := len(out); n > 0 && cur.Equal(k) {
 			o := &out[n-1]
 			o.High = max(o.High, b.High)
 			o.Low = min(o.Low, b.Low)
@@ -115,7 +121,12 @@ func Aggregate(bars []engine.Bar, tf string, loc *time.Location) []engine.Bar {
 			o.Volume += b.Volume
 			continue
 		}
-		out = append(out, engine.Bar{Time: k, Open: b.Open, High: b.High, Low: b.Low, Close: b.Close, Volume: b.Volume})
+		cur = k
+		stamp := k
+		if firstDay {
+			stamp = bucket("1d", b.Time, loc)
+		}
+		out = append(out, engine.Bar{Time: stamp, Open: b.Open, High: b.High, Low: b.Low, Close: b.Close, Volume: b.Volume})
 	}
 	return out
 }

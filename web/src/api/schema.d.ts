@@ -649,7 +649,8 @@ export interface paths {
      * low, duplicate or unparsable date) refuses the whole import with its line number (CSV)
      * or index (JSON). A CSV's 400 lists every bad line in `errors` (`{line, message}`, up to
      * 50; `detail` names the first and the count). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
-     * (by UTC day); a bar outside is refused with its index (and time). The answer counts
+     * (by UTC day); a bar outside is refused with its line (CSV, listed with the other bad
+     * lines) or its index (JSON). The answer counts
      * new, updated and unchanged bars.
      *
      * Times without an offset (`2024-07-01 09:30`) are read in the symbol's time zone:
@@ -3757,7 +3758,8 @@ export interface operations {
    * low, duplicate or unparsable date) refuses the whole import with its line number (CSV)
    * or index (JSON). A CSV's 400 lists every bad line in `errors` (`{line, message}`, up to
    * 50; `detail` names the first and the count). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
-   * (by UTC day); a bar outside is refused with its index (and time). The answer counts
+   * (by UTC day); a bar outside is refused with its line (CSV, listed with the other bad
+   * lines) or its index (JSON). The answer counts
    * new, updated and unchanged bars.
    *
    * Times without an offset (`2024-07-01 09:30`) are read in the symbol's time zone:
