@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/config"
+	"github.com/backtestd/backtestd/internal/httpapi"
 	"github.com/backtestd/backtestd/service"
 )
 
@@ -53,7 +54,10 @@ func openApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, er
 		}
 		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
-	return &app{svc: svc, srv: newHTTPServer(cfg, svc.Handler()), ln: ln, log: log}, nil
+	srv := newHTTPServer(cfg, svc.Handler())
+	// Requests with ambiguous framing (Content-Length and Transfer-Encoding) are refused
+	// and their connection closed (see httpapi.GuardFraming).
+	return &app{svc: svc, srv: srv, ln: httpapi.GuardFraming(srv, ln), log: log}, nil
 }
 
 // Addr is the address the app listens on, with the port the system chose for ":0".

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -194,6 +195,13 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		return c, fs, fmt.Errorf("log-level: want debug, info, warn or error, got %q", level)
 	}
 	c.CORSOrigins = split(cors, ",")
+	for _, o := range c.CORSOrigins {
+		// Compared with a browser's Origin header, which is scheme://host[:port] exactly; an
+		// entry with a path would never match, and the page it names would be refused.
+		if u, err := url.Parse(o); o != "*" && (err != nil || u.Scheme == "" || u.Host == "" || strings.TrimSuffix(u.Path, "/") != "" || u.RawQuery != "") {
+			return c, fs, fmt.Errorf("cors-origins: want origins such as https://dash.example.com (scheme and host, no path), or *, got %q", o)
+		}
+	}
 	c.AllowedHosts = split(hosts, ",")
 	for _, h := range c.AllowedHosts {
 		if strings.ContainsAny(h, "/@ ") {

@@ -41,7 +41,8 @@ func TestLoad(t *testing.T) {
 			tt.check(t, c)
 		})
 	}
-	for _, bad := range [][]string{{"-workers", "x"}, {"-log-level", "loud"}, {"-run-timeout", "soon"}, {"-sample-data", "maybe"}, {"-cpu-slots", "-2"}, {"-rescue-after", "soon"}, {"-allowed-hosts", "https://bt.example.com"}, {"-allowed-hosts", "bt.example.com/ui"}, {"-read-memory-mb", "0"}, {"-read-memory-mb", "lots"}} {
+	for _, bad := range [][]string{{"-workers", "x"}, {"-log-level", "loud"}, {"-run-timeout", "soon"}, {"-sample-data", "maybe"}, {"-cpu-slots", "-2"}, {"-rescue-after", "soon"}, {"-allowed-hosts", "https://bt.example.com"}, {"-allowed-hosts", "bt.example.com/ui"}, {"-read-memory-mb", "0"}, {"-read-memory-mb", "lots"},
+		{"-cors-origins", "dash.example.com"}, {"-cors-origins", "https://dash.example.com/app"}, {"-cors-origins", "https://a.example, *x"}} {
 		if _, _, err := Load("serve", bad, getenv); err == nil {
 			t.Errorf("Load(%v) accepted bad input", bad)
 		}

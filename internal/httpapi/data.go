@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -140,10 +143,22 @@ func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// CSV or JSON, declared as such: neither is a type another site's page may send
+	// without a CORS preflight (text/plain and forms are), and JSON passes the same
+	// checks as every JSON body (validJSON).
+	if err := requireMediaType(r, "text/csv", "application/json"); err != nil {
+		return err
+	}
 	body := http.MaxBytesReader(w, r.Body, importBodyLimit)
 	var bars []engine.Bar
-	if strings.Contains(r.Header.Get("Content-Type"), "json") {
-		bars, err = marketdata.ParseJSON(body, loc)
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+		var raw []byte
+		if raw, err = io.ReadAll(body); err == nil {
+			if err = validJSON(raw); err != nil {
+				return err
+			}
+			bars, err = marketdata.ParseJSON(bytes.NewReader(raw), loc)
+		}
 	} else {
 		bars, err = marketdata.ParseCSV(body, loc)
 	}

@@ -11,8 +11,10 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,6 +54,7 @@ var statusOf = map[apperr.Kind]int{
 	apperr.KindUnauthenticated: http.StatusUnauthorized,
 	apperr.KindForbidden:       http.StatusForbidden,
 	apperr.KindTooManyRequests: http.StatusTooManyRequests,
+	kindUnsupportedMediaType:   http.StatusUnsupportedMediaType,
 }
 
 // statusClientClosed is nginx's code for a request whose client went away before the answer.
@@ -159,16 +162,21 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // decodeJSON reads a JSON object from r's body into dst, refusing bodies over maxBytes,
 // trailing data, and (when strict) unknown fields. Errors are apperr values with a
 // detail that tells the user what to fix.
+//
+// The body must be declared application/json exactly (parameters such as charset=utf-8
+// allowed), or the answer is 415: the types a page elsewhere may send without asking
+// first (text/plain, forms) are never read as JSON. The body passes validJSON (depth,
+// duplicate keys, surrogates, UTF-8) before the decoder sees it.
 func decodeJSON(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64, strict bool) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
-		return &apperr.Error{Kind: apperr.KindInvalid, Detail: "Content-Type must be application/json"}
+	if err := requireMediaType(r, "application/json"); err != nil {
+		return err
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
 	if err != nil {
 		return jsonError(err, maxBytes)
 	}
-	if !safeText(raw, true) {
-		return errInvalidText
+	if err := validJSON(raw); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if strict {
@@ -181,6 +189,27 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64,
 		return apperr.Invalid("Malformed JSON: unexpected data after the JSON object")
 	}
 	return nil
+}
+
+// kindUnsupportedMediaType is this package's own error kind for 415: a body of a type
+// the route does not take. apperr has no such kind, as only the HTTP layer looks at types.
+const kindUnsupportedMediaType apperr.Kind = 1000
+
+// requireMediaType refuses, with 415, a request whose Content-Type is not one of types
+// (compared as media types: case aside, parameters such as charset allowed; a missing
+// Content-Type is refused too). Checking the media type itself, not whether the header
+// mentions it, matters: "text/plain; charset=application/json" is a type a page on any
+// site may send without a CORS preflight.
+func requireMediaType(r *http.Request, types ...string) error {
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && slices.Contains(types, mt) {
+		return nil
+	}
+	want := strings.Join(types, " or ")
+	if ct == "" {
+		return &apperr.Error{Kind: kindUnsupportedMediaType, Detail: fmt.Sprintf("Content-Type must be %s; the request has none", want)}
+	}
+	return &apperr.Error{Kind: kindUnsupportedMediaType, Detail: fmt.Sprintf("Content-Type must be %s, got %s", want, quoteInput(ct))}
 }
 
 func jsonError(err error, maxBytes int64) error {

@@ -40,7 +40,7 @@ func TestPinAndPruneRoutes(t *testing.T) {
 	}{
 		{"unknown task", "POST", "/api/backtests/task_404/pin", "", 404},
 		{"unknown study", "DELETE", "/api/studies/study_404/pin", "", 404},
-		{"no body", "POST", "/api/admin/prune", "", 400},
+		{"no body, so no Content-Type", "POST", "/api/admin/prune", "", 415},
 		{"no age", "POST", "/api/admin/prune", `{}`, 422},
 		{"bad age", "POST", "/api/admin/prune", `{"older_than":"forever"}`, 400},
 		{"wrong type", "POST", "/api/admin/prune", `{"older_than":180}`, 422},

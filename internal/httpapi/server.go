@@ -153,6 +153,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		return r
 	}
 	outer := chi.NewRouter()
+	outer.Use(checkFraming) // for requests outside BasePath too, so each is counted (framedConn.next)
 	outer.Mount(cfg.BasePath, r)
 	return outer
 }
@@ -171,7 +172,7 @@ func compression() func(http.Handler) http.Handler {
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(s.httpm.measure, withRequestID, s.recoverer, logRequests(s.log), s.hostGuard(), s.cors(), securityHeaders, refuseBadText, compression(), s.gate(r))
+	r.Use(checkFraming, s.httpm.measure, withRequestID, s.recoverer, logRequests(s.log), s.hostGuard(), s.cors(), securityHeaders, s.refuseCrossSite(), refuseBadText, compression(), s.gate(r))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})

@@ -291,6 +291,7 @@ func TestDecodeJSON(t *testing.T) {
 			t.Parallel()
 			rec := httptest.NewRecorder()
 			req := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
 			var dst target
 			err := decodeJSON(rec, req, &dst, 100, tt.strict)
 			if tt.wantStatus == 0 {

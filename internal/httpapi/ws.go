@@ -2,12 +2,9 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -81,21 +78,15 @@ const (
 )
 
 func (s *Server) upgrader() *websocket.Upgrader {
-	origins := s.cfg.CORSOrigins
 	// With accounts a browser's cookie opens the socket, so a page elsewhere must not:
 	// only this service's own origin and listed ones (no cross-site WebSocket hijacking).
-	anyOK := anyOrigin(origins) && s.auth == nil
+	anyOK := anyOrigin(s.cfg.CORSOrigins) && s.auth == nil
 	return &websocket.Upgrader{
 		ReadBufferSize:  1024,
 		WriteBufferSize: 1024,
-		CheckOrigin: func(r *http.Request) bool {
-			o := r.Header.Get("Origin")
-			if anyOK || o == "" || slices.Contains(origins, o) {
-				return true
-			}
-			u, err := url.Parse(o)
-			return err == nil && strings.EqualFold(u.Host, r.Host)
-		},
+		// The same rule as a write's (crossSite): a browser's upgrade from another site is
+		// refused unless its origin is listed.
+		CheckOrigin: func(r *http.Request) bool { return anyOK || s.crossSite(r) == nil },
 	}
 }
 
@@ -400,7 +391,7 @@ func (s *Server) wsProgress(tasks *taskHandlers, studies *studyHandlers) http.Ha
 				Channel string `json:"channel"`
 				TaskID  string `json:"task_id"`
 			}
-			if json.Unmarshal(msg, &m) != nil {
+			if decodeMessage(msg, &m) != nil {
 				return
 			}
 			switch m.Action {
@@ -428,7 +419,7 @@ func (s *Server) wsLogs(w http.ResponseWriter, r *http.Request) {
 				SessionID string `json:"session_id"`
 			} `json:"data"`
 		}
-		if json.Unmarshal(msg, &m) != nil {
+		if decodeMessage(msg, &m) != nil {
 			return
 		}
 		name := m.Event
