@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -84,6 +85,22 @@ func TestAppOnPortZero(t *testing.T) {
 		`backtestd_db_pool_connections{pool="workers",state="idle"}`, `backtestd_runner_processes`, `backtestd_runner_busy 0`,
 		`backtestd_http_request_duration_seconds_count{code="200",method="GET",route="/api/backtests/{task_id}"}`,
 		`go_goroutines`, `process_resident_memory_bytes`)
+
+	// The listener is wrapped in httpapi.GuardFraming: a request with both Content-Length
+	// and Transfer-Encoding is answered 400 and its connection closed, so the request
+	// smuggled behind it is never answered.
+	conn, err := net.Dial("tcp", a.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.WriteString(conn, "POST /api/backtests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"+
+		"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+	answer, _ := io.ReadAll(conn) // to the server's close
+	conn.Close()
+	if !strings.HasPrefix(string(answer), "HTTP/1.1 400 ") || strings.Count(string(answer), "HTTP/1.1 ") != 1 {
+		t.Errorf("Content-Length with Transfer-Encoding: %q, want one 400 and the connection closed", answer)
+	}
 
 	stop() // as SIGTERM does
 	select {
