@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -37,7 +38,10 @@ func checkJSON(b []byte) error {
 	type frame struct {
 		object  bool
 		wantKey bool // in an object, the next string is a key
-		keys    map[string]struct{}
+		// The object's keys so far: a slice searched in order while it is short (most
+		// objects), then a set of folded keys, so a large object costs no more than linear.
+		keys   []string
+		folded map[string]struct{}
 	}
 	var stack []frame
 	for i := 0; i < len(b); {
@@ -68,14 +72,26 @@ func checkJSON(b []byte) error {
 			if isKey {
 				f := &stack[top]
 				f.wantKey = false
-				folded := foldKey(key)
-				if _, dup := f.keys[folded]; dup {
+				dup := false
+				if f.folded == nil {
+					for _, k := range f.keys {
+						dup = dup || strings.EqualFold(k, key)
+					}
+					if f.keys = append(f.keys, key); len(f.keys) > 16 {
+						f.folded = map[string]struct{}{}
+						for _, k := range f.keys[:len(f.keys)-1] {
+							f.folded[foldKey(k)] = struct{}{}
+						}
+					}
+				}
+				if f.folded != nil && !dup {
+					fk := foldKey(key)
+					_, dup = f.folded[fk]
+					f.folded[fk] = struct{}{}
+				}
+				if dup {
 					return badJSON("Duplicate key %s at byte %d: a key may appear only once in an object (keys that differ only in letter case count as the same)", quoteInput(key), i)
 				}
-				if f.keys == nil {
-					f.keys = map[string]struct{}{}
-				}
-				f.keys[folded] = struct{}{}
 			}
 			if end < 0 { // unterminated: the decoder says so
 				return nil

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"regexp"
@@ -34,6 +35,8 @@ func TestCheckJSON(t *testing.T) {
 		{"duplicate key differing in case", `{"role":"viewer","Role":"admin"}`, `Duplicate key "Role"`},
 		{"duplicate key written with an escape", `{"role":"viewer","r\u006fle":"admin"}`, `Duplicate key "role"`},
 		{"duplicate key deep inside", `{"a":[{"b":{"c":1,"c":2}}]}`, `Duplicate key "c"`},
+		{"duplicate among many keys", `{` + manyKeys(40) + `,"K7":0}`, `Duplicate key "K7"`},
+		{"many keys, none twice", `{` + manyKeys(40) + `}`, ""},
 		{"same key in sibling objects", `{"a":{"k":1},"b":{"k":2},"k":[{"k":1},{"k":2}]}`, ""},
 		{"a value equal to a key", `{"k":"k","j":"k"}`, ""},
 		{"long duplicate key quoted cut to 200 bytes", `{"` + long + `":1,"` + long + `":2}`, `"` + strings.Repeat("k", 200) + `… (5000 bytes)"`},
@@ -65,6 +68,15 @@ func TestCheckJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyKeys is n members "k0":0, "k1":1, ...
+func manyKeys(n int) string {
+	var m []string
+	for i := range n {
+		m = append(m, fmt.Sprintf(`"k%d":%d`, i, i))
+	}
+	return strings.Join(m, ",")
 }
 
 // TestJSONBodiesChecked sends bodies through the API: every JSON route and the JSON bar
@@ -132,5 +144,28 @@ func TestJSONCheckBoundsMatchDocs(t *testing.T) {
 		if n, _ := strconv.Atoi(string(m[1])); n != MaxJSONDepth {
 			t.Errorf("%s says %d levels, the code enforces %d", f.path, n, MaxJSONDepth)
 		}
+	}
+}
+
+// BenchmarkCheckJSON is what the scan adds to a body before decoding: a strategy upload
+// (one long string) and bars as JSON (many small objects), 1 MiB each.
+func BenchmarkCheckJSON(b *testing.B) {
+	code := `{"name":"S","code":` + strconv.Quote(strings.Repeat("const x = a[i] + \"q\"; // é\n", 1<<20/30)) + `}`
+	var bars strings.Builder
+	bars.WriteString("[")
+	for bars.Len() < 1<<20 {
+		bars.WriteString(`{"datetime":"2024-01-02","open":1.5,"high":2.25,"low":0.5,"close":1.75,"volume":1000},`)
+	}
+	barsDoc := strings.TrimSuffix(bars.String(), ",") + "]"
+	for _, c := range []struct{ name, doc string }{{"strategy", code}, {"bars", barsDoc}} {
+		b.Run(c.name, func(b *testing.B) {
+			doc := []byte(c.doc)
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				if err := validJSON(doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
