@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/gorilla/websocket"
 
 	"github.com/backtestd/backtestd/internal/store"
 )
@@ -245,6 +247,41 @@ func TestCrossSiteUnderBasePath(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != c.want {
 			t.Errorf("Origin %s, Sec-Fetch-Site %q: %d, want %d", c.origin, c.site, resp.StatusCode, c.want)
+		}
+	}
+}
+
+// TestCrossSiteWebSocket: a WebSocket upgrade follows the same rule as a write, accounts
+// off: a page elsewhere cannot open one (by Origin, or by Sec-Fetch-Site), the service's
+// own page, a page behind a proxy and a client without Origin can.
+func TestCrossSiteWebSocket(t *testing.T) {
+	t.Parallel()
+	e := newTaskEnv(t, 0)
+	url := "ws" + strings.TrimPrefix(e.srv.URL, "http") + "/ws/logs"
+	for _, c := range []struct {
+		name string
+		h    http.Header
+		want int
+	}{
+		{"no Origin", nil, 101},
+		{"own origin", http.Header{"Origin": {e.srv.URL}}, 101},
+		{"own origin, same-origin", http.Header{"Origin": {e.srv.URL}, "Sec-Fetch-Site": {"same-origin"}}, 101},
+		{"behind a proxy", http.Header{"Origin": {"https://bt.example.com"}, "X-Forwarded-Host": {"bt.example.com"}}, 101},
+		{"another site", http.Header{"Origin": {"http://evil.example"}}, 403},
+		{"another site, cross-site", http.Header{"Origin": {"http://evil.example"}, "Sec-Fetch-Site": {"cross-site"}}, 403},
+		{"cross-site with no Origin", http.Header{"Sec-Fetch-Site": {"cross-site"}}, 403},
+	} {
+		d := websocket.Dialer{HandshakeTimeout: 30 * time.Second}
+		conn, resp, err := d.Dial(url, c.h)
+		if conn != nil {
+			conn.Close()
+		}
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		if status != c.want {
+			t.Errorf("%s: %d %v, want %d", c.name, status, err, c.want)
 		}
 	}
 }
