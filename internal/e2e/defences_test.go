@@ -23,7 +23,8 @@ const cspWatch = `window.__csp = []; document.addEventListener('securitypolicyvi
 // TestBrowserDefences, with Chromium as the victim: the page (editor, result charts with a
 // tooltip, a run's live log) and the API docs work under their Content-Security-Policy
 // with no violation and no console error; a page on another site can neither frame the
-// page, nor read the API, nor delete a strategy through it; and a name rebound to the
+// page, nor read the API, nor delete a strategy, pin or delete a run or start one through
+// it, not even with requests that need no preflight (a form POST, a text/plain fetch); and a name rebound to the
 // service's address (DNS rebinding) gets 421 instead of the page.
 func TestBrowserDefences(t *testing.T) {
 	chromium := requireBrowser(t)
@@ -43,15 +44,22 @@ func TestBrowserDefences(t *testing.T) {
 	// browser resolves evil.example to 127.0.0.1, as a rebinding DNS server would.
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, `<!doctype html><iframe id="f" src="%[1]s/ui/"></iframe><script>
+		fmt.Fprintf(w, `<!doctype html><iframe id="f" src="%[1]s/ui/"></iframe>
+<iframe name="sink"></iframe><form id="del" method="POST" target="sink" action="%[1]s/api/backtests/%[3]s/delete"></form><script>
 window.__result = (async () => {
   const out = {};
+  // Requests a page may send without a preflight, not reading the answer (the red team's):
+  // a pin, a backtest as text/plain naming JSON, and a form POST deleting the run.
+  await fetch(%[1]q + '/api/backtests/%[3]s/pin', {method: 'POST', mode: 'no-cors'}).catch(() => {});
+  await fetch(%[1]q + '/api/backtests', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain; charset=application/json'},
+    body: JSON.stringify({strategy_id: '%[2]s', start_date: '2015-01-01', end_date: '2019-12-31'})}).catch(() => {});
+  await new Promise(done => { document.querySelector('iframe[name=sink]').onload = done; document.getElementById('del').submit(); setTimeout(done, 10000); });
   try { const r = await fetch(%[1]q + '/api/strategies'); out.read = 'read ' + r.status + ' ' + (await r.text()).length; } catch (e) { out.read = 'blocked'; }
   try { const r = await fetch(%[1]q + '/api/strategies/%[2]s', {method: 'DELETE'}); out.del = 'sent ' + r.status; } catch (e) { out.del = 'blocked'; }
   try { const r = await fetch(%[1]q + '/api/strategies/%[2]s', {method: 'DELETE', headers: {'Content-Type': 'application/json'}}); out.delJSON = 'sent ' + r.status; } catch (e) { out.delJSON = 'blocked'; }
   return out;
 })();
-</script>`, srv.url, strat.ID)
+</script>`, srv.url, strat.ID, task.TaskID)
 	}))
 	defer evil.Close()
 	eu, err := url.Parse(evil.URL)
@@ -112,6 +120,17 @@ window.__result = (async () => {
 	}
 	if err := getJSON(srv.url+"/api/strategies/"+strat.ID, &left); err != nil || left.ID != strat.ID {
 		t.Errorf("the strategy after the attacker's page: %+v %v", left, err)
+	}
+	var run struct {
+		Status   string  `json:"status"`
+		PinnedAt *string `json:"pinned_at"`
+	}
+	if err := getJSON(srv.url+"/api/backtests/"+task.TaskID, &run); err != nil || run.Status != "completed" || run.PinnedAt != nil {
+		t.Errorf("the run after the attacker's page: %+v %v, want it completed, not deleted, not pinned", run, err)
+	}
+	var runs []map[string]any
+	if err := getJSON(srv.url+"/api/backtests", &runs); err != nil || len(runs) != 1 {
+		t.Errorf("runs after the attacker's page: %d %v, want the one run", len(runs), err)
 	}
 
 	// DNS rebinding: the service's own port under the attacker's name.
