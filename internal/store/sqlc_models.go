@@ -169,7 +169,7 @@ type BiResult struct {
 	TotalTrades              int32           `json:"total_trades"`
 	Won                      int32           `json:"won"`
 	Lost                     int32           `json:"lost"`
-	WinRate                  *float64        `json:"win_rate"`
+	WinRatePct               *float64        `json:"win_rate_pct"`
 	ProfitFactor             *float64        `json:"profit_factor"`
 	AvgWin                   *float64        `json:"avg_win"`
 	AvgLoss                  *float64        `json:"avg_loss"`
@@ -269,7 +269,7 @@ type BiStudyResult struct {
 	TotalTrades         *int32          `json:"total_trades"`
 	Won                 *int32          `json:"won"`
 	Lost                *int32          `json:"lost"`
-	WinRate             *float64        `json:"win_rate"`
+	WinRatePct          *float64        `json:"win_rate_pct"`
 	ProfitFactor        *float64        `json:"profit_factor"`
 	AvgWin              *float64        `json:"avg_win"`
 	AvgLoss             *float64        `json:"avg_loss"`
