@@ -13,13 +13,13 @@ import (
 
 // serveRaw serves the API (without a database: the routes used here need none) on a
 // loopback port, with GuardFraming when guard is set, and returns its address.
-func serveRaw(t *testing.T, guard bool) string {
+func serveRaw(t *testing.T, guard bool, basePath string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: New(Config{}, Deps{Logger: quietLogger()}), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: New(Config{BasePath: basePath}, Deps{Logger: quietLogger()}), ReadHeaderTimeout: 10 * time.Second}
 	served := ln
 	if guard {
 		served = GuardFraming(srv, ln)
@@ -77,43 +77,49 @@ func TestAmbiguousFraming(t *testing.T) {
 	cases := []struct {
 		name   string
 		guard  bool
+		base   string // BASE_PATH
 		raw    string
 		status []int // the answers, in order
 		closed bool
 		detail string // in the last answer's body
 	}{
-		{"net/http alone: both lengths are served and the next request too", false,
+		{"net/http alone: both lengths are served and the next request too", false, "",
 			"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + next,
 			[]int{404, 200}, false, ""},
-		{"net/http alone: differing lengths are 400 and closed", false,
+		{"net/http alone: differing lengths are 400 and closed", false, "",
 			"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nhello" + next,
 			[]int{400}, true, ""},
-		{"Content-Length and Transfer-Encoding", true,
+		{"Content-Length and Transfer-Encoding", true, "",
 			"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + next,
 			[]int{400}, true, "both Content-Length and Transfer-Encoding"},
-		{"Transfer-Encoding first, lower case", true,
+		{"Transfer-Encoding first, lower case", true, "",
 			"POST /api/backtests HTTP/1.1\r\nHost: 127.0.0.1\r\ntransfer-encoding: chunked\r\ncontent-length: 40\r\n\r\n0\r\n\r\n" + next,
 			[]int{400}, true, "ambiguous message framing"},
-		{"differing lengths", true,
+		{"differing lengths", true, "",
 			"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nhello" + next,
 			[]int{400}, true, ""},
-		{"an ambiguous request behind clean ones", true,
+		{"an ambiguous request behind clean ones", true, "",
 			"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello" +
 				"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n0\r\nTrailer: x\r\n\r\n" +
 				"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + next,
 			[]int{404, 404, 400}, true, "both Content-Length"},
-		{"clean requests keep the connection", true,
+		{"clean requests keep the connection", true, "",
 			"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello" +
 				"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n" + next,
 			[]int{404, 404, 200}, false, ""},
-		{"after an Upgrade that was not taken the next request is refused", true,
+		{"after an Upgrade that was not taken the next request is refused", true, "",
 			"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: upgrade\r\nUpgrade: foo\r\n\r\n" + next,
 			[]int{200, 400}, true, "could not follow"},
+		{"under BASE_PATH, each request counted once, outside it too", true, "/bt",
+			"POST /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\nhi" +
+				"GET /bt/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" +
+				"POST /bt/x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + next,
+			[]int{404, 200, 400}, true, "both Content-Length"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			resps, bodies, closed := exchange(t, serveRaw(t, c.guard), c.raw)
+			resps, bodies, closed := exchange(t, serveRaw(t, c.guard, c.base), c.raw)
 			var got []int
 			for _, r := range resps {
 				got = append(got, r.StatusCode)
