@@ -12,24 +12,30 @@ import (
 
 // healthFresh is how long a database check answers /health before the next one: a
 // monitor polling every second or a burst of probes costs one check a second at most.
-// healthTimeout bounds one check.
+// healthTimeout bounds one check. healthIdle is how long the check's connection stays open
+// after its last use.
 const (
 	healthFresh   = time.Second
 	healthTimeout = 2 * time.Second
+	healthIdle    = time.Minute
 )
 
 // healthCheck answers whether the database can be reached, for /health. It does not
 // borrow from the service's pool: heavy reads (charts of long results, exports) may hold
 // every pooled connection for seconds, and /health waiting behind them said the service
-// was down when it was only busy (2.4 s seen during six chart reads). Each check opens a
-// connection of its own with the pool's settings, pings and closes it, and its answer is
-// reused for healthFresh; concurrent callers share one check.
+// was down when it was only busy. It pings on a connection of its own, opened with the
+// pool's settings on first use (and again after a failure), kept while /health is asked
+// and closed after healthIdle without, so that it costs the database nothing between
+// monitors' visits and no backend start per check. Its answer is reused for healthFresh;
+// concurrent callers share one check.
 type healthCheck struct {
 	cfg *pgx.ConnConfig
 
-	mu  sync.Mutex // held during a check, so that callers share it
-	at  time.Time  // when err was found; zero: never checked
-	err error
+	mu   sync.Mutex // held during a check, so that callers share it
+	at   time.Time  // when err was found; zero: never checked
+	err  error
+	conn *pgx.Conn   // nil: none open
+	idle *time.Timer // closes conn healthIdle after the last check
 }
 
 func newHealthCheck(pool *pgxpool.Pool) *healthCheck {
@@ -45,19 +51,44 @@ func (h *healthCheck) check(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healthTimeout)
 	defer cancel()
-	h.err = ping(ctx, h.cfg)
+	h.err = h.ping(ctx)
 	h.at = time.Now()
+	if h.idle == nil {
+		h.idle = time.AfterFunc(healthIdle, h.closeIdle)
+	} else {
+		h.idle.Reset(healthIdle)
+	}
 	return h.err
 }
 
-func ping(ctx context.Context, cfg *pgx.ConnConfig) error {
-	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
+// ping pings on h.conn, opening it first if need be; a connection that failed is closed,
+// so that the next check opens a new one. h.mu is held.
+func (h *healthCheck) ping(ctx context.Context) error {
+	if h.conn == nil || h.conn.IsClosed() {
+		conn, err := pgx.ConnectConfig(ctx, h.cfg.Copy())
+		if err != nil {
+			h.conn = nil
+			return fmt.Errorf("connect: %w", err)
+		}
+		h.conn = conn
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if err := conn.Ping(ctx); err != nil {
+	if err := h.conn.Ping(ctx); err != nil {
+		_ = h.conn.Close(context.WithoutCancel(ctx))
+		h.conn = nil
 		return fmt.Errorf("ping: %w", err)
 	}
 	return nil
+}
+
+// closeIdle closes the connection when no check used it for healthIdle.
+func (h *healthCheck) closeIdle() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.conn == nil || time.Since(h.at) < healthIdle {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), healthTimeout)
+	defer cancel()
+	_ = h.conn.Close(ctx)
+	h.conn = nil
 }
