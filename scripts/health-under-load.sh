@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # health-under-load.sh [BASE] [ROUNDS] [HOGS]: GET /health while six full-resolution
 # candlestick charts of a 300,000-bar result are read at once (issue 46 item 7), on this
-# working tree (AFTER=HEAD: the last commit instead, untouched by edits under way) and on BASE (a commit; default 8903613, the build before /health checked on a
-# connection of its own and heavy reads were bounded below GOMAXPROCS), alternately, ROUNDS
-# times (default 3), with HOGS busy loops (default 0) taking CPUs as a loaded machine's
-# other work would. Each line is one run of BenchmarkHealthUnderHeavyReads: /health's p50,
-# p99 and max, and those of a ping through the pool at the same moments.
+# working tree (AFTER=HEAD: the last commit instead, untouched by edits under way) and on BASE
+# (a commit; default 4118a94, the build before /health checked on a connection of its own and
+# heavy reads were bounded below GOMAXPROCS), alternately, ROUNDS times (default 3), with HOGS
+# busy loops (default 0) taking CPUs as a loaded machine's other work would. Each line is one
+# run of BenchmarkHealthUnderHeavyReads: /health's p50, p99 and max, and the p99 and max of a
+# ping through the pool at the same moments.
 set -euo pipefail
-base=${1:-8903613}
+base=${1:-4118a94}
 rounds=${2:-3}
 hogs=${3:-0}
 root=$(git rev-parse --show-toplevel)

@@ -22,7 +22,7 @@ import (
 // reports /health's latency (p50, p99, max, in ms) and, sampled at the same moments, that of
 // a ping through the service's connection pool (what /health did before it checked on a
 // connection of its own). scripts/health-under-load.sh runs it on this build and on an
-// earlier one, alternately:
+// earlier one, alternately (docs/performance.md, "Health under heavy reads"):
 //
 //	go test -run x -bench HealthUnderHeavyReads -benchtime 1x ./internal/httpapi
 func BenchmarkHealthUnderHeavyReads(b *testing.B) {
