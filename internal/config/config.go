@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/backtestd/backtestd/internal/retention"
 )
 
 // Config is every setting of the service. docs/configuration.md lists them.
@@ -135,6 +137,10 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	if keep != "" && keep != "0" {
 		if c.Retention, err = ParseAge(keep); err != nil {
 			return c, fs, fmt.Errorf("retention: %w", err)
+		}
+		// The daily prune would refuse it every day (retention.CheckAge); say so at start.
+		if c.Retention < retention.MinAge {
+			return c, fs, fmt.Errorf("retention: %q is under one day and would delete nearly every finished run: give at least 1d, or leave it empty to keep everything", keep)
 		}
 	}
 	if c.Workers, err = strconv.Atoi(workers); err != nil || c.Workers < 0 {

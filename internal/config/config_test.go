@@ -2,6 +2,7 @@ package config
 
 import (
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 )
@@ -177,5 +178,14 @@ func TestParseAge(t *testing.T) {
 		return ""
 	}); err == nil {
 		t.Error("RETENTION=forever was accepted")
+	}
+	// Under a day the daily prune would delete nearly every finished run: refused at start.
+	for _, age := range []string{"1ns", "1e-9d", "23h", "0.5d"} {
+		if _, _, err := Load("serve", []string{"-retention", age}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "under one day") {
+			t.Errorf("-retention %s: %v, want a refusal", age, err)
+		}
+	}
+	if c, _, err := Load("serve", []string{"-retention", "1d"}, func(string) string { return "" }); err != nil || c.Retention != 24*time.Hour {
+		t.Errorf("-retention 1d: %v, %v", c.Retention, err)
 	}
 }
