@@ -1363,7 +1363,7 @@ export interface components {
       /** @description Several feeds instead of `symbol`: the strategy's `this.datas[i]` in this order, aligned by time. At most 20, each once, each a symbol of the data source with bars in the range (a 400 names every one that is not). `symbol`, when also given, must be the first. */
       symbols?: string[];
       /**
-       * @description The bars' interval. Bars are aggregated from the coarsest stored timeframe below it (first open, highest high, lowest low, last close, summed volume; weeks start on Monday); a timeframe finer than every stored one is a 400.
+       * @description The bars' interval. Bars are aggregated from the coarsest stored timeframe below it (first open, highest high, lowest low, last close, summed volume; weeks start on Monday, and a weekly or monthly bar is dated by its first bar's day); a timeframe finer than every stored one is a 400.
        * @default 1d
        * @enum {string}
        */
