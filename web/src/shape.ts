@@ -337,7 +337,8 @@ const GROUP_NAMES: Record<string, string> = { curve: 'Curve', trade: 'Trade', tr
 /**
  * Brings the statistics answer into its groups of {key, label, value, display, explanation},
  * whatever its exact form: groups as a list, groups as an object, or a flat record. Missing
- * labels, display strings and explanations come from the spec's table.
+ * labels and display strings come from the spec's table; explanations only from the answer,
+ * whose statistics own them (a second copy here drifted from them).
  */
 export function normaliseStatistics(raw: unknown): StatGroup[] {
   const byKey = new Map<string, StatDef>(STAT_DEFS.map((d) => [d.key, d]));
@@ -346,7 +347,7 @@ export function normaliseStatistics(raw: unknown): StatGroup[] {
     let value = v;
     let label = def?.label ?? key;
     let display: string | undefined;
-    let explanation = def?.explanation ?? '';
+    let explanation = '';
     if (v && typeof v === 'object' && !Array.isArray(v)) {
       const o = v as Record<string, unknown>;
       value = o.value ?? o.raw ?? null;
