@@ -78,13 +78,17 @@ func printBias(w io.Writer, class, symbols string, rep *bias.Report, elapsed tim
 		class, symbols, counted(rep.Bars, "bar", "bars"), counted(rep.Cuts, "cut", "cuts"), plural(len(rep.CutBars), "bar", "bars"), rep.CutBars,
 		counted(rep.Lines, "line", "lines"), rep.Runs, elapsed.Round(time.Millisecond))
 	if !rep.Lookahead {
-		fmt.Fprintln(w, "no look-ahead: every line, order and state before each cut equals the full run's")
+		fmt.Fprintln(w, "no look-ahead: every line, order and state before each cut equals the full run's, and no code read an ind.Compute input ahead of its bar")
 	} else {
 		fmt.Fprintf(w, "LOOK-AHEAD: %s after the bar %s computed for\n", counted(len(rep.Findings), "value reads bars", "values read bars"), plural(len(rep.Findings), "it was", "they were"))
 		for _, f := range rep.Findings {
 			what := f.What
 			if f.Call != "" && f.Call != f.What && !strings.HasPrefix(f.What, f.Call) {
 				what += " (" + f.Call + ")"
+			}
+			if f.Kind == "read" { // no cut run: the read itself is the proof
+				fmt.Fprintf(w, "  %-6s %s: %s (value %s)\n", f.Kind, what, f.Detail, f.Full)
+				continue
 			}
 			fmt.Fprintf(w, "  %-6s %s: first at bar %d (%s), with the data cut at bar %d: %s, cut run %s\n",
 				f.Kind, what, f.Bar, f.Time.Format(time.DateOnly), f.CutAt, f.Full, f.Cut)

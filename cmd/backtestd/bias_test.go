@@ -91,6 +91,11 @@ func TestPrintBiasCounts(t *testing.T) {
 			[]string{": 1 bar, 1 cut at bar [5], 1 line compared", "LOOK-AHEAD: 1 value reads bars after the bar it was computed for"}},
 		{"several", bias.Report{Lookahead: true, Findings: []bias.Finding{{What: "a", Kind: "line"}, {What: "b", Kind: "line"}}, Cuts: 2, CutBars: []int{5, 9}, Bars: 2500, Lines: 3, Runs: 2.5},
 			[]string{": 2,500 bars, 2 cuts at bars [5 9], 3 lines compared", "LOOK-AHEAD: 2 values read bars after the bar they were computed for"}},
+		{"a read says where it was made", bias.Report{Lookahead: true, Findings: []bias.Finding{{What: "ind.Compute input at code line 2", Kind: "read", Bar: 41, CutAt: 46, Full: "107.3", Cut: "undefined",
+			Detail: "at bar 41 (1970-02-11), next() at code line 3 read bar 46 (1970-02-16), 5 bars ahead"}}, Cuts: 1, CutBars: []int{5}, Bars: 100, Lines: 1, Runs: 1},
+			[]string{"read   ind.Compute input at code line 2: at bar 41 (1970-02-11), next() at code line 3 read bar 46 (1970-02-16), 5 bars ahead (value 107.3)"}},
+		{"clean", bias.Report{Cuts: 1, CutBars: []int{5}, Bars: 100, Lines: 1, Runs: 1},
+			[]string{"no look-ahead: every line, order and state before each cut equals the full run's, and no code read an ind.Compute input ahead of its bar"}},
 	}
 	for _, tc := range tests {
 		var out bytes.Buffer
