@@ -51,13 +51,13 @@ func TestPartialFillsInBrowser(t *testing.T) {
 		t.Fatalf("%d of the first %d fills are partial: the filler did not split the orders", partial, len(fills.Trades))
 	}
 
-	ctx, errs := newBrowser(t, chromium, 1440, 900, 2*time.Minute)
+	ctx, errs := newBrowser(t, chromium, 1440, 900, 4*time.Minute)
 	var got []bool
 	must(t, chromedp.Run(ctx,
 		chromedp.Navigate(srv.url+"/ui/results/"+task.TaskID),
-		waitJS(`document.querySelector('#trades-tab-executions') !== null`, 30*time.Second),
+		waitJS(`document.querySelector('#trades-tab-executions') !== null`, 90*time.Second),
 		chromedp.Click(`#trades-tab-executions`),
-		waitJS(`document.querySelectorAll('#trades .fills tbody tr').length > 0`, 10*time.Second),
+		waitJS(`document.querySelectorAll('#trades .fills tbody tr').length > 0`, 60*time.Second),
 		chromedp.Evaluate(`[...document.querySelectorAll('#trades .fills tbody tr')].map(r => r.querySelector('.fill-partial')?.textContent === 'Partial')`, &got),
 	))
 	if len(got) != len(want) {
