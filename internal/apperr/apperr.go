@@ -12,16 +12,17 @@ import (
 type Kind int
 
 const (
-	KindInternal        Kind = iota // 500, cause logged
-	KindInvalid                     // 400: the request cannot be served as asked
-	KindUnprocessable               // 422: well-formed JSON with wrong types or missing fields
-	KindNotFound                    // 404
-	KindConflict                    // 409: not allowed in the resource's current state
-	KindTooLarge                    // 413
-	KindUnavailable                 // 503
-	KindUnauthenticated             // 401: no identity, or one that is not valid
-	KindForbidden                   // 403: an identity that may not do this
-	KindTooManyRequests             // 429
+	KindInternal             Kind = iota // 500, cause logged
+	KindInvalid                          // 400: the request cannot be served as asked
+	KindUnprocessable                    // 422: well-formed JSON with wrong types or missing fields
+	KindNotFound                         // 404
+	KindConflict                         // 409: not allowed in the resource's current state
+	KindTooLarge                         // 413
+	KindUnavailable                      // 503
+	KindUnauthenticated                  // 401: no identity, or one that is not valid
+	KindForbidden                        // 403: an identity that may not do this
+	KindTooManyRequests                  // 429
+	KindUnsupportedMediaType             // 415: a body of a type the route does not take
 )
 
 // Error is an error with a kind and a public detail.

@@ -45,16 +45,16 @@ func (s *Server) handle(h handlerFunc) http.HandlerFunc {
 }
 
 var statusOf = map[apperr.Kind]int{
-	apperr.KindInvalid:         http.StatusBadRequest,
-	apperr.KindUnprocessable:   http.StatusUnprocessableEntity,
-	apperr.KindNotFound:        http.StatusNotFound,
-	apperr.KindConflict:        http.StatusConflict,
-	apperr.KindTooLarge:        http.StatusRequestEntityTooLarge,
-	apperr.KindUnavailable:     http.StatusServiceUnavailable,
-	apperr.KindUnauthenticated: http.StatusUnauthorized,
-	apperr.KindForbidden:       http.StatusForbidden,
-	apperr.KindTooManyRequests: http.StatusTooManyRequests,
-	kindUnsupportedMediaType:   http.StatusUnsupportedMediaType,
+	apperr.KindInvalid:              http.StatusBadRequest,
+	apperr.KindUnprocessable:        http.StatusUnprocessableEntity,
+	apperr.KindNotFound:             http.StatusNotFound,
+	apperr.KindConflict:             http.StatusConflict,
+	apperr.KindTooLarge:             http.StatusRequestEntityTooLarge,
+	apperr.KindUnavailable:          http.StatusServiceUnavailable,
+	apperr.KindUnauthenticated:      http.StatusUnauthorized,
+	apperr.KindForbidden:            http.StatusForbidden,
+	apperr.KindTooManyRequests:      http.StatusTooManyRequests,
+	apperr.KindUnsupportedMediaType: http.StatusUnsupportedMediaType,
 }
 
 // statusClientClosed is nginx's code for a request whose client went away before the answer.
@@ -191,10 +191,6 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64,
 	return nil
 }
 
-// kindUnsupportedMediaType is this package's own error kind for 415: a body of a type
-// the route does not take. apperr has no such kind, as only the HTTP layer looks at types.
-const kindUnsupportedMediaType apperr.Kind = 1000
-
 // requireMediaType refuses, with 415, a request whose Content-Type is not one of types
 // (compared as media types: case aside, parameters such as charset allowed; a missing
 // Content-Type is refused too). Checking the media type itself, not whether the header
@@ -207,9 +203,9 @@ func requireMediaType(r *http.Request, types ...string) error {
 	}
 	want := strings.Join(types, " or ")
 	if ct == "" {
-		return &apperr.Error{Kind: kindUnsupportedMediaType, Detail: fmt.Sprintf("Content-Type must be %s; the request has none", want)}
+		return &apperr.Error{Kind: apperr.KindUnsupportedMediaType, Detail: fmt.Sprintf("Content-Type must be %s; the request has none", want)}
 	}
-	return &apperr.Error{Kind: kindUnsupportedMediaType, Detail: fmt.Sprintf("Content-Type must be %s, got %s", want, quoteInput(ct))}
+	return &apperr.Error{Kind: apperr.KindUnsupportedMediaType, Detail: fmt.Sprintf("Content-Type must be %s, got %s", want, quoteInput(ct))}
 }
 
 func jsonError(err error, maxBytes int64) error {
