@@ -35,6 +35,15 @@ func TestDrawdownPeriods(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := DrawdownPeriods(curve(c.values...), c.n)
+			// MaxDrawdownDuration walks the falls without building them: the longest is the
+			// table's longest row.
+			longest := 0.0
+			for _, p := range DrawdownPeriods(curve(c.values...), 0) {
+				longest = math.Max(longest, p.Days)
+			}
+			if d := MaxDrawdownDuration(curve(c.values...)); d != int(math.Round(longest)) {
+				t.Errorf("MaxDrawdownDuration %d, the longest fall of the table %v days", d, longest)
+			}
 			if len(got) != len(c.want) {
 				t.Fatalf("got %d periods %+v, want %d", len(got), got, len(c.want))
 			}
