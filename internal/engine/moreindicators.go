@@ -170,6 +170,12 @@ func UltimateOscillator(high, low, close Series, p1, p2, p3 int) Series {
 
 // DMI returns Wilder's directional movement: +DI, -DI, ADX and ADXR.
 func DMI(high, low, close Series, period int) (plusDI, minusDI, adx, adxr Series) {
+	return DirectionalMovement(high, low, close, period, SMMA)
+}
+
+// DirectionalMovement is DMI with backtrader's movav (SMMA by default) for the true
+// range, the directional moves and the ADX.
+func DirectionalMovement(high, low, close Series, period int, ma MovAv) (plusDI, minusDI, adx, adxr Series) {
 	n := len(close.Vals)
 	pdm, mdm := nanSeries(n), nanSeries(n)
 	first := max(high.First, low.First) + 1
@@ -183,13 +189,13 @@ func DMI(high, low, close Series, period int) (plusDI, minusDI, adx, adxr Series
 			mdm[i] = dn
 		}
 	}
-	atr := ATR(high, low, close, period)
+	atr := ma(TrueRange(high, low, close), period)
 	di := func(dm []float64) Series {
-		return binary(SMMA(Series{Vals: dm, First: first}, period), atr, func(m, a float64) float64 { return 100.0 * m / a })
+		return binary(ma(Series{Vals: dm, First: first}, period), atr, func(m, a float64) float64 { return 100.0 * m / a })
 	}
 	plusDI, minusDI = di(pdm), di(mdm)
 	dx := binary(plusDI, minusDI, func(p, m float64) float64 { return math.Abs(p-m) / (p + m) })
-	adx = scale(100.0, SMMA(dx, period))
+	adx = scale(100.0, ma(dx, period))
 	adxr = binary(adx, Delay(adx, period), func(a, b float64) float64 { return (a + b) / 2.0 })
 	return
 }
