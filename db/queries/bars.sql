@@ -1,6 +1,8 @@
 -- name: UpsertBars :one
 -- Inserts or updates one chunk of bars of a symbol and timeframe, reporting how many rows
--- were new and how many changed (identical rows are left alone and counted in neither).
+-- were new and how many changed (identical rows are left alone and counted in neither) and
+-- the earliest of them. The rows written hold since version @version (migration 00089: the
+-- update moves each replaced row to bar_history).
 -- ON CONFLICT finds each row's match through the primary key whatever the planner thinks of
 -- the input's size (an UPDATE ... FROM plus an anti-joined INSERT planned a quadratic join
 -- on a freshly loaded table).
@@ -9,18 +11,19 @@ WITH input AS (
            unnest(@high::float8[]) AS high, unnest(@low::float8[]) AS low,
            unnest(@close::float8[]) AS close, unnest(@volume::int8[]) AS volume
 ), up AS (
-    INSERT INTO bars (source, symbol, timeframe, ts, open, high, low, close, volume)
-    SELECT @source::text, @symbol::text, @timeframe::text, i.ts, i.open, i.high, i.low, i.close, i.volume
+    INSERT INTO bars (source, symbol, timeframe, ts, open, high, low, close, volume, since_version)
+    SELECT @source::text, @symbol::text, @timeframe::text, i.ts, i.open, i.high, i.low, i.close, i.volume, @version::int
     FROM input i
     ON CONFLICT (source, symbol, timeframe, ts) DO UPDATE
     SET open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low, close = EXCLUDED.close,
-        volume = EXCLUDED.volume
+        volume = EXCLUDED.volume, since_version = EXCLUDED.since_version
     WHERE (bars.open, bars.high, bars.low, bars.close, bars.volume)
           IS DISTINCT FROM (EXCLUDED.open, EXCLUDED.high, EXCLUDED.low, EXCLUDED.close, EXCLUDED.volume)
-    RETURNING (xmax = 0) AS inserted
+    RETURNING (xmax = 0) AS inserted, ts
 )
 SELECT count(*) FILTER (WHERE inserted)::bigint AS inserted,
-       count(*) FILTER (WHERE NOT inserted)::bigint AS updated
+       count(*) FILTER (WHERE NOT inserted)::bigint AS updated,
+       min(ts) AS first_ts
 FROM up;
 
 -- name: LockSymbolBars :exec

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
@@ -33,6 +34,7 @@ func (s *Server) mountData(r chi.Router) {
 			r.Post("/update", s.handle(s.dataUpdate))
 			r.Get("/{symbol}", s.handle(s.dataBars))
 			r.Get("/{symbol}/chart", s.handle(s.dataChart))
+			r.Get("/{symbol}/versions", s.handle(s.dataVersions))
 			r.Post("/{symbol}/bars", s.handle(s.dataImport))
 		})
 	})
@@ -79,8 +81,8 @@ func requiredDay(r *http.Request, name string) (time.Time, error) {
 }
 
 // symbolBars reads the bars the symbol routes ask for: source and symbol from the path,
-// start_date and end_date (required) and timeframe (default 1d) from the query. loc is the
-// symbol's time zone.
+// start_date and end_date (required), timeframe (default 1d) and version (default the
+// latest) from the query. loc is the symbol's time zone.
 func (s *Server) symbolBars(r *http.Request) (bars []engine.Bar, tf string, loc *time.Location, err error) {
 	source, symbol := chi.URLParam(r, "source"), chi.URLParam(r, "symbol")
 	if err := s.data.CheckSource(r.Context(), source); err != nil {
@@ -95,8 +97,22 @@ func (s *Server) symbolBars(r *http.Request) (bars []engine.Bar, tf string, loc 
 		return nil, "", nil, err
 	}
 	tf = queryDefault(r, "timeframe", marketdata.DefaultTimeframe)
-	bars, loc, err = s.data.Bars(r.Context(), source, symbol, start, end, tf)
+	version, err := queryInt(r, "version", 0, 1, math.MaxInt32)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	bars, loc, err = s.data.BarsAt(r.Context(), source, symbol, start, end, tf, version)
 	return bars, tf, loc, err
+}
+
+// dataVersions lists a symbol's immutable bar versions, newest first.
+func (s *Server) dataVersions(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.data.Versions(r.Context(), chi.URLParam(r, "source"), chi.URLParam(r, "symbol"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(list))
+	return nil
 }
 
 func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {

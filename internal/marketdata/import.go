@@ -32,6 +32,7 @@ type ImportResult struct {
 	Inserted  int    `json:"inserted"`  // new bars
 	Updated   int    `json:"updated"`   // stored bars whose values changed
 	Unchanged int    `json:"unchanged"` // stored bars already identical
+	Version   int    `json:"version"`   // the symbol's latest version after the import (a new one when bars changed)
 	First     string `json:"first"`     // first bar's time, RFC 3339 (empty without bars)
 	Last      string `json:"last"`
 }
@@ -214,12 +215,21 @@ func nonPositivePrice(open, high, low, close float64) (name string, v float64, f
 }
 
 // storeBars writes ascending bars inside tx (which holds LockSymbolBars): the stretch that
-// overlaps the stored bars of the timeframe is upserted, the rest COPYed.
+// overlaps the stored bars of the timeframe is upserted, the rest COPYed. The bars written
+// make the symbol's next version (versions.go); an import that writes none makes none.
 func storeBars(ctx context.Context, tx pgx.Tx, source, symbol, tf string, bars []engine.Bar, res *ImportResult) error {
+	latest, err := LatestVersion(ctx, tx, source, symbol)
+	if err != nil {
+		return err
+	}
+	version := latest + 1
+	res.Version = latest
 	var lo, hi int // bars[lo:hi] may collide with stored bars
+	empty := false
 	first, err := q.FirstBarTime(ctx, tx, store.FirstBarTimeParams{Source: source, Symbol: symbol, Timeframe: tf})
 	switch {
 	case errors.Is(err, store.ErrNotFound): // nothing stored: no overlap
+		empty = true
 	case err != nil:
 		return fmt.Errorf("first stored bar: %w", err)
 	default:
@@ -233,32 +243,52 @@ func storeBars(ctx context.Context, tx pgx.Tx, source, symbol, tf string, bars [
 			hi = lo
 		}
 	}
-	if err := upsertBars(ctx, tx, source, symbol, tf, bars[lo:hi], res); err != nil {
+	var up ImportResult
+	firstChanged, err := upsertBars(ctx, tx, source, symbol, tf, version, bars[lo:hi], &up)
+	if err != nil {
 		return err
 	}
-	fresh := len(bars) - (hi - lo)
-	if fresh == 0 {
+	var copied int64
+	if fresh := len(bars) - (hi - lo); fresh > 0 {
+		src := &copySource{source: source, symbol: symbol, tf: tf, version: int32(version), parts: [][]engine.Bar{bars[:lo], bars[hi:]}}
+		if copied, err = tx.CopyFrom(ctx, pgx.Identifier{"bars"}, barColumns, src); err != nil {
+			return fmt.Errorf("copy bars: %w", err)
+		}
+		// The copied bars lie before and after the stored ones: the earliest is bars[0]
+		// when any came before, else the first after.
+		if lo > 0 {
+			firstChanged = &bars[0].Time
+		} else if firstChanged == nil {
+			firstChanged = &bars[hi].Time
+		}
+	}
+	res.Inserted += up.Inserted + int(copied)
+	res.Updated += up.Updated
+	if firstChanged == nil { // nothing changed: no version
 		return nil
 	}
-	src := &copySource{source: source, symbol: symbol, tf: tf, parts: [][]engine.Bar{bars[:lo], bars[hi:]}}
-	n, err := tx.CopyFrom(ctx, pgx.Identifier{"bars"}, barColumns, src)
-	if err != nil {
-		return fmt.Errorf("copy bars: %w", err)
+	var series []engine.Bar
+	if empty {
+		series = bars
 	}
-	res.Inserted += int(n)
+	if err := newVersion(ctx, tx, source, symbol, tf, version, series, int64(up.Updated), int64(up.Inserted)+copied, *firstChanged); err != nil {
+		return err
+	}
+	res.Version = version
 	return nil
 }
 
 // barColumns are the bars table's columns in copySource's order.
-var barColumns = []string{"source", "symbol", "timeframe", "ts", "open", "high", "low", "close", "volume"}
+var barColumns = []string{"source", "symbol", "timeframe", "ts", "open", "high", "low", "close", "volume", "since_version"}
 
 // copySource feeds bars to COPY without allocating per row: Values hands out pointers into
 // the bars and one reused slice, which pgx encodes before asking for the next row.
 type copySource struct {
 	source, symbol, tf string
+	version            int32
 	parts              [][]engine.Bar
 	cur                *engine.Bar
-	row                [9]any
+	row                [10]any
 }
 
 func (s *copySource) Next() bool {
@@ -275,17 +305,18 @@ func (s *copySource) Next() bool {
 
 func (s *copySource) Values() ([]any, error) {
 	b := s.cur
-	s.row = [9]any{&s.source, &s.symbol, &s.tf, &b.Time, &b.Open, &b.High, &b.Low, &b.Close, &b.Volume}
+	s.row = [10]any{&s.source, &s.symbol, &s.tf, &b.Time, &b.Open, &b.High, &b.Low, &b.Close, &b.Volume, &s.version}
 	return s.row[:], nil
 }
 
 func (s *copySource) Err() error { return nil }
 
-// upsertBars inserts or updates bars that may already be stored, in chunks.
-func upsertBars(ctx context.Context, db store.DBTX, source, symbol, tf string, bars []engine.Bar, res *ImportResult) error {
+// upsertBars inserts or updates bars that may already be stored, in chunks, as of version;
+// first is the earliest bar it inserted or changed, nil when none.
+func upsertBars(ctx context.Context, db store.DBTX, source, symbol, tf string, version int, bars []engine.Bar, res *ImportResult) (first *time.Time, err error) {
 	n := min(len(bars), upsertChunk)
 	p := store.UpsertBarsParams{
-		Source: source, Symbol: symbol, Timeframe: tf,
+		Source: source, Symbol: symbol, Timeframe: tf, Version: int32(version),
 		Ts: make([]time.Time, 0, n), Open: make([]float64, 0, n), High: make([]float64, 0, n),
 		Low: make([]float64, 0, n), Close: make([]float64, 0, n), Volume: make([]int64, 0, n),
 	}
@@ -302,12 +333,16 @@ func upsertBars(ctx context.Context, db store.DBTX, source, symbol, tf string, b
 		}
 		row, err := q.UpsertBars(ctx, db, p)
 		if err != nil {
-			return fmt.Errorf("upsert bars: %w", err)
+			return nil, fmt.Errorf("upsert bars: %w", err)
 		}
 		res.Inserted += int(row.Inserted)
 		res.Updated += int(row.Updated)
+		if t, ok := row.FirstTs.(time.Time); ok && first == nil { // chunks ascend: the first chunk's is the earliest
+			t = t.UTC()
+			first = &t
+		}
 	}
-	return nil
+	return first, nil
 }
 
 // MaxReportedLines caps the bad lines a failed CSV import names.

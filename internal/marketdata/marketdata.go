@@ -180,6 +180,12 @@ func ParseDay(name, s string) (time.Time, error) {
 // timeframes. An unknown source is a 404. Intraday days are those of the symbol's time
 // zone, loc, which is returned with the bars.
 func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end time.Time, tf string) (bars []engine.Bar, loc *time.Location, err error) {
+	return svc.BarsAt(ctx, source, symbol, start, end, tf, 0)
+}
+
+// BarsAt is Bars as version of the symbol held them (versions.go); version 0 reads the
+// latest bars, a version the symbol does not have is a 400.
+func (svc *Service) BarsAt(ctx context.Context, source, symbol string, start, end time.Time, tf string, version int) (bars []engine.Bar, loc *time.Location, err error) {
 	if !ValidTimeframe(tf) {
 		return nil, nil, retrieval("unsupported timeframe '%s' (use one of %s)", tf, timeframeList())
 	}
@@ -191,6 +197,11 @@ func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end 
 	}
 	if loc, err = svc.symbolZone(ctx, source, symbol); err != nil {
 		return nil, nil, err
+	}
+	if version != 0 {
+		if err := CheckVersion(ctx, svc.st.Pool, source, symbol, version); err != nil {
+			return nil, nil, err
+		}
 	}
 	stored, err := storedTimeframes(ctx, svc.st.Pool, source, symbol)
 	if err != nil {
@@ -204,7 +215,7 @@ func (svc *Service) Bars(ctx context.Context, source, symbol string, start, end 
 		return nil, nil, retrieval("%s", err.Error())
 	}
 	lo, hi := Span(from, loc, start, end)
-	if bars, err = readBars(ctx, svc.st.Pool, source, symbol, from, lo, hi); err != nil {
+	if bars, err = readBarsAt(ctx, svc.st.Pool, source, symbol, from, lo, hi, version); err != nil {
 		return nil, nil, err
 	}
 	if from == tf {

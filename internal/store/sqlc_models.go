@@ -51,15 +51,30 @@ type BacktestdPrivateServiceLock struct {
 }
 
 type Bar struct {
-	Source    string    `json:"source"`
-	Symbol    string    `json:"symbol"`
-	Timeframe string    `json:"timeframe"`
-	Ts        time.Time `json:"ts"`
-	Open      float64   `json:"open"`
-	High      float64   `json:"high"`
-	Low       float64   `json:"low"`
-	Close     float64   `json:"close"`
-	Volume    int64     `json:"volume"`
+	Source       string    `json:"source"`
+	Symbol       string    `json:"symbol"`
+	Timeframe    string    `json:"timeframe"`
+	Ts           time.Time `json:"ts"`
+	Open         float64   `json:"open"`
+	High         float64   `json:"high"`
+	Low          float64   `json:"low"`
+	Close        float64   `json:"close"`
+	Volume       int64     `json:"volume"`
+	SinceVersion int32     `json:"since_version"`
+}
+
+type BarHistory struct {
+	Source      string    `json:"source"`
+	Symbol      string    `json:"symbol"`
+	Timeframe   string    `json:"timeframe"`
+	Ts          time.Time `json:"ts"`
+	Open        float64   `json:"open"`
+	High        float64   `json:"high"`
+	Low         float64   `json:"low"`
+	Close       float64   `json:"close"`
+	Volume      int64     `json:"volume"`
+	FromVersion int32     `json:"from_version"`
+	ToVersion   int32     `json:"to_version"`
 }
 
 type BarPrint struct {
@@ -75,6 +90,22 @@ type BarRange struct {
 	FirstTs   time.Time `json:"first_ts"`
 	LastTs    time.Time `json:"last_ts"`
 	Bars      int64     `json:"bars"`
+}
+
+type BarVersion struct {
+	Source       string     `json:"source"`
+	Symbol       string     `json:"symbol"`
+	Version      int32      `json:"version"`
+	Timeframe    string     `json:"timeframe"`
+	Sha256       *string    `json:"sha256"`
+	Bars         int64      `json:"bars"`
+	FirstTs      *time.Time `json:"first_ts"`
+	LastTs       *time.Time `json:"last_ts"`
+	Changed      int64      `json:"changed"`
+	Added        int64      `json:"added"`
+	Removed      int64      `json:"removed"`
+	FirstChanged *time.Time `json:"first_changed"`
+	CreatedAt    time.Time  `json:"created_at"`
 }
 
 type BiAudit struct {

@@ -1,0 +1,174 @@
+package marketdata
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/provenance"
+	"github.com/backtestd/backtestd/internal/store"
+)
+
+// Version is one immutable version of a symbol's bars of one timeframe (migration 00089):
+// what GET /api/data/{source}/{symbol}/versions lists.
+type Version struct {
+	Version      int        `json:"version"`
+	Timeframe    string     `json:"timeframe"`
+	SHA256       string     `json:"sha256"` // provenance.FingerprintOf the version's bars of the timeframe
+	Bars         int64      `json:"bars"`
+	First        *time.Time `json:"first"`
+	Last         *time.Time `json:"last"`
+	CreatedAt    time.Time  `json:"created_at"`
+	Changes      Changes    `json:"changes"`
+	FirstChanged *time.Time `json:"first_changed"` // earliest bar changed, added or removed; null when none
+}
+
+// Changes is what a version changed against the version before.
+type Changes struct {
+	Changed int64 `json:"changed"`
+	Added   int64 `json:"added"`
+	Removed int64 `json:"removed"`
+}
+
+// Versions lists a symbol's versions, newest first. An unknown source is a 404, an unknown
+// symbol a 404. Versions made by the migration carry no fingerprint until first listed:
+// it is computed here from the version's bars and kept.
+func (svc *Service) Versions(ctx context.Context, source, symbol string) ([]Version, error) {
+	if err := svc.CheckSource(ctx, source); err != nil {
+		return nil, err
+	}
+	if _, found, err := svc.storedZone(ctx, source, symbol); err != nil {
+		return nil, err
+	} else if !found {
+		return nil, apperr.NotFound("Unknown symbol '%s' in data source '%s'", symbol, source)
+	}
+	rows, err := q.ListBarVersions(ctx, svc.st.Pool, store.ListBarVersionsParams{Source: source, Symbol: symbol})
+	if err != nil {
+		return nil, fmt.Errorf("versions of %s/%s: %w", source, symbol, err)
+	}
+	out := make([]Version, len(rows))
+	for i, r := range rows {
+		v := Version{
+			Version: int(r.Version), Timeframe: r.Timeframe, Bars: r.Bars, First: utcPtr(r.FirstTs), Last: utcPtr(r.LastTs),
+			CreatedAt: r.CreatedAt.UTC(), FirstChanged: utcPtr(r.FirstChanged),
+			Changes: Changes{Changed: r.Changed, Added: r.Added, Removed: r.Removed},
+		}
+		if r.Sha256 != nil {
+			v.SHA256 = *r.Sha256
+		} else if v.SHA256, err = svc.fillFingerprint(ctx, source, symbol, r.Timeframe, int(r.Version)); err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// fillFingerprint computes and keeps the fingerprint of a version that has none.
+func (svc *Service) fillFingerprint(ctx context.Context, source, symbol, tf string, version int) (string, error) {
+	bars, err := readBarsAt(ctx, svc.st.Pool, source, symbol, tf, minDate, maxDate.AddDate(0, 0, 1), version)
+	if err != nil {
+		return "", err
+	}
+	sum := provenance.FingerprintOf(bars).SHA256
+	if err := q.SetBarVersionSHA256(ctx, svc.st.Pool, store.SetBarVersionSHA256Params{
+		Sha256: &sum, Source: source, Symbol: symbol, Version: int32(version), Timeframe: tf,
+	}); err != nil {
+		return "", fmt.Errorf("keep fingerprint of %s/%s version %d: %w", source, symbol, version, err)
+	}
+	return sum, nil
+}
+
+// LatestVersion is a symbol's newest version number, 0 before its first import.
+func LatestVersion(ctx context.Context, db store.DBTX, source, symbol string) (int, error) {
+	v, err := q.LatestBarVersion(ctx, db, store.LatestBarVersionParams{Source: source, Symbol: symbol})
+	if err != nil {
+		return 0, fmt.Errorf("latest version of %s/%s: %w", source, symbol, err)
+	}
+	return int(v), nil
+}
+
+// CheckVersion answers a 400 unless version is one of the symbol's versions (1 up to its
+// latest).
+func CheckVersion(ctx context.Context, db store.DBTX, source, symbol string, version int) error {
+	latest, err := LatestVersion(ctx, db, source, symbol)
+	if err != nil {
+		return err
+	}
+	if version < 1 || version > latest {
+		if latest == 0 {
+			return apperr.Invalid("Unknown version %d of %s/%s: it has no versions", version, source, symbol)
+		}
+		return apperr.Invalid("Unknown version %d of %s/%s: its versions are 1 to %d", version, source, symbol, latest)
+	}
+	return nil
+}
+
+// VersionAt is the version of a symbol current at time at: the newest made at or before
+// it. A time before the symbol's first version is a 400.
+func VersionAt(ctx context.Context, db store.DBTX, source, symbol string, at time.Time) (int, error) {
+	v, err := q.BarVersionAt(ctx, db, store.BarVersionAtParams{Source: source, Symbol: symbol, At: at})
+	if err != nil {
+		return 0, fmt.Errorf("version of %s/%s at %s: %w", source, symbol, at.Format(time.RFC3339), err)
+	}
+	if v == 0 {
+		return 0, apperr.Invalid("as_of %s is before the first version of %s/%s", at.UTC().Format(time.RFC3339), source, symbol)
+	}
+	return int(v), nil
+}
+
+// readBarsAt reads bars of one stored timeframe as version held them; version 0 reads the
+// latest bars.
+func readBarsAt(ctx context.Context, db store.DBTX, source, symbol, tf string, from, until time.Time, version int) ([]engine.Bar, error) {
+	if version == 0 {
+		return readBars(ctx, db, source, symbol, tf, from, until)
+	}
+	rows, err := q.ListBarsAt(ctx, db, store.ListBarsAtParams{
+		Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until, Version: int32(version),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read bars %s/%s/%s version %d: %w", source, symbol, tf, version, err)
+	}
+	out := make([]engine.Bar, len(rows))
+	for i, r := range rows {
+		out[i] = engine.Bar{Time: r.Ts.UTC(), Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume}
+	}
+	return out, nil
+}
+
+// newVersion records version as the symbol's newest after storeBars wrote the bars of tf
+// that changed (changed updated, added inserted, the earliest of them first): its
+// fingerprint is over the timeframe's whole series as it now stands. fresh are the bars of
+// an import into a timeframe that held none, which are then the whole series.
+func newVersion(ctx context.Context, tx pgx.Tx, source, symbol, tf string, version int, fresh []engine.Bar, changed, added int64, first time.Time) error {
+	series := fresh
+	if series == nil {
+		var err error
+		if series, err = readBars(ctx, tx, source, symbol, tf, minDate, maxDate.AddDate(0, 0, 1)); err != nil {
+			return err
+		}
+	}
+	fp := provenance.FingerprintOf(series)
+	p := store.InsertBarVersionParams{
+		Source: source, Symbol: symbol, Version: int32(version), Timeframe: tf, Sha256: &fp.SHA256,
+		Bars: int64(len(series)), Changed: changed, Added: added, FirstChanged: &first,
+	}
+	if len(series) > 0 {
+		p.FirstTs, p.LastTs = &series[0].Time, &series[len(series)-1].Time
+	}
+	if err := q.InsertBarVersion(ctx, tx, p); err != nil {
+		return fmt.Errorf("record version %d of %s/%s: %w", version, source, symbol, err)
+	}
+	return nil
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
