@@ -116,9 +116,9 @@ type TradeState struct {
 	TradeID    int     // the strategy's own grouping of orders (backtrader's tradeid)
 	Size       float64 // current signed size
 	MaxSize    float64 // largest signed size held
-	Price      float64 // average entry price
+	Price      float64 // average entry price (backtrader's trade.price)
 	ExitPrice  float64
-	EntryPrice float64 // raw entry fill price (position average after scale-ins)
+	EntryPrice float64 // Price as round trips report it: its first fill's own price, not size*price/size
 	PnL        float64 // gross
 	PnLComm    float64 // net
 	Commission float64

@@ -375,8 +375,15 @@ func (e *Engine) tradeUpdate(o *Order, size, price, comm float64, t time.Time, o
 	tr.IsClosed = old != 0 && tr.Size == 0
 	var pnl float64
 	if math.Abs(tr.Size) > math.Abs(old) {
+		// backtrader's trade.price: the average of the fills that grew this trade, not the
+		// feed's position (which other tradeids and strategies share); a fill that flips
+		// the trade's sign without growing it keeps it.
 		tr.Price = (old*tr.Price + size*price) / tr.Size
-		tr.EntryPrice = e.pos[feed].Price
+		if old == 0 {
+			tr.EntryPrice = price
+		} else {
+			tr.EntryPrice = (tr.EntryPrice*old + size*price) / tr.Size
+		}
 		if math.Abs(tr.Size) > math.Abs(tr.MaxSize) {
 			tr.MaxSize = tr.Size
 		}
