@@ -51,6 +51,7 @@ type feedEntry struct {
 	key     feedKey
 	version int64
 	bars    []engine.Bar
+	data    int // the symbol's bar version (versions.go) the bars are, read in the same snapshot
 
 	printOnce sync.Once // the fingerprint is made on first use, once per cached series
 	print     provenance.Fingerprint
@@ -147,16 +148,20 @@ func (f *Feeds) AtPrint(ctx context.Context, source, symbol, tf string, start, e
 		return nil, provenance.Feed{}, nil, err
 	}
 	var fp provenance.Fingerprint
-	if e != nil {
+	if e != nil && e.key.tf == tf {
 		fp = e.fingerprint()
 	} else {
 		fp = provenance.FingerprintOf(bars)
 	}
-	return bars, provenance.FeedOf(symbol, tf, loc.String(), bars, fp), fp.Prints, nil
+	feed := provenance.FeedOf(symbol, tf, loc.String(), bars, fp)
+	if e != nil {
+		feed.Version = e.data
+	}
+	return bars, feed, fp.Prints, nil
 }
 
-// at is At with the cache entry of the bars when they are stored ones (nil when aggregated)
-// and the symbol's time zone.
+// at is At with the cache entry of the stored bars they are or are aggregated from (nil
+// when none) and the symbol's time zone.
 func (f *Feeds) at(ctx context.Context, source, symbol, tf string, start, end time.Time) ([]engine.Bar, *feedEntry, *time.Location, error) {
 	if err := CheckTimeframe(tf); err != nil {
 		return nil, nil, time.UTC, err
@@ -178,7 +183,9 @@ func (f *Feeds) at(ctx context.Context, source, symbol, tf string, start, end ti
 	if err != nil || src == tf {
 		return entryBars(e), e, st.loc, err
 	}
-	return Aggregate(e.bars, tf, calendar(src, st.loc)), nil, st.loc, nil
+	// The entry the aggregate is made from goes back too, for its version; its key's
+	// timeframe tells it from the bars at tf.
+	return Aggregate(e.bars, tf, calendar(src, st.loc)), e, st.loc, nil
 }
 
 func entryBars(e *feedEntry) []engine.Bar {
@@ -233,6 +240,7 @@ func (f *Feeds) sourceTimeframe(ctx context.Context, source, symbol, tf string) 
 // read loads the bars and the version they belong to from one snapshot and keeps them.
 func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) (*feedEntry, error) {
 	var version int64
+	var data int
 	var bars []engine.Bar
 	err := f.db.WithSnapshot(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -245,13 +253,16 @@ func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) (*
 			return fmt.Errorf("bars version of %s/%s: %w", key.source, key.symbol, err)
 		}
 		version = row.BarsVersion
+		if data, err = LatestVersion(ctx, tx, key.source, key.symbol); err != nil {
+			return err
+		}
 		bars, err = readBars(ctx, tx, key.source, key.symbol, key.tf, from, until)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	e := &feedEntry{key: key, version: version, bars: bars}
+	e := &feedEntry{key: key, version: version, bars: bars, data: data}
 	f.keep(e)
 	return e, nil
 }

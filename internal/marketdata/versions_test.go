@@ -69,6 +69,14 @@ func TestVersions(t *testing.T) {
 		t.Errorf("latest bars: %d, %v", len(latest), err)
 	}
 
+	// A run's read names the version it read, stored or aggregated.
+	for _, tf := range []string{"1d", "1w"} {
+		_, feed, _, err := marketdata.NewFeeds(tb.store, 0).AtPrint(tb.ctx, "builtin", "VER", tf, v2[0].Time, v2[len(v2)-1].Time)
+		if err != nil || feed.Version != 2 {
+			t.Errorf("feed at %s: version %d, %v; want 2", tf, feed.Version, err)
+		}
+	}
+
 	// Storage: the second version kept one replaced row, beside the 10,001 latest ones.
 	var history, current int
 	if err := tb.store.Pool.QueryRow(tb.ctx, `SELECT (SELECT count(*) FROM bar_history WHERE symbol = 'VER'), (SELECT count(*) FROM bars WHERE symbol = 'VER')`).Scan(&history, &current); err != nil {

@@ -34,6 +34,9 @@ type Feed struct {
 	First     *time.Time `json:"first"`
 	Last      *time.Time `json:"last"`
 	SHA256    string     `json:"sha256"` // see Fingerprint
+	// Version is the symbol's bar version read (marketdata versions); absent in runs made
+	// before versions, or whose bars the version migration could not match.
+	Version int `json:"version,omitempty"`
 }
 
 // Settings are a run's resolved settings, defaults included.
