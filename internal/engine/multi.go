@@ -14,7 +14,10 @@ type member struct {
 	s         Strategy
 	minPeriod []int // per feed, in bars
 	firstNext int   // 1-based step of its first next, 0 before
-	opened    int   // its trades notified as opened (its TradeAnalyzer's total)
+	// atMinPeriod: at this step its feed furthest from its warm-up has just reached it
+	// (backtrader's minperstatus 0, when it calls nextstart instead of next)
+	atMinPeriod bool
+	opened      int // its trades notified as opened (its TradeAnalyzer's total)
 }
 
 func newMember(feeds int) member {
@@ -24,6 +27,12 @@ func newMember(feeds int) member {
 	}
 	return m
 }
+
+// AtMinPeriod reports whether the strategy being stepped has, at this step, every feed
+// at or past its warm-up and one exactly at it: backtrader calls nextstart then instead
+// of next, on one step with a single feed and on every step a slower feed (a weekly one
+// beside a daily one) stays at its minimum period.
+func (e *Engine) AtMinPeriod() bool { return e.members[e.owner].atMinPeriod }
 
 // SetOwner makes strategy i (0-based, in the order RunAll will be given them) the one
 // being set up: the orders Submit makes and the warm-up RequireMinPeriod asks for are
@@ -115,11 +124,17 @@ func (e *Engine) stepMember(i int, notes []note) error {
 			}
 		}
 	}
+	// backtrader's _getminperstatus: the most bars any feed still lacks; with feeds of
+	// several timeframes the slowest can sit exactly at its minimum period for several
+	// steps, each of which is a nextstart
+	status := math.MinInt
 	for k, c := range e.cursor {
-		if c+1 < m.minPeriod[k] {
-			return s.Prenext(e)
-		}
+		status = max(status, m.minPeriod[k]-(c+1))
 	}
+	if status > 0 {
+		return s.Prenext(e)
+	}
+	m.atMinPeriod = status == 0
 	if m.firstNext == 0 {
 		m.firstNext = e.strategyLen()
 		if i == 0 {

@@ -351,13 +351,15 @@ func (h *host) call(name string) error {
 	return err
 }
 
-// Next implements engine.Strategy. The first call goes to nextStart when the strategy
-// defines one (backtrader's nextstart, whose default calls next).
-func (h *host) Next(*engine.Engine) error {
+// Next implements engine.Strategy. The first call, and every call at a step where a
+// feed sits exactly at its minimum period (engine.AtMinPeriod: several with feeds of
+// several timeframes), goes to nextStart when the strategy defines one (backtrader's
+// nextstart, whose default calls next).
+func (h *host) Next(e *engine.Engine) error {
 	if h.sig != nil {
 		h.signalStep()
 	}
-	if !h.started {
+	if first := !h.started; first || e.AtMinPeriod() {
 		h.started = true
 		if h.nextStart != nil {
 			_, err := h.nextStart(h.inst)

@@ -1528,6 +1528,40 @@ FILTER_STRATEGIES = {
 # ---- end of Data filters ----
 
 
+# ---- nextstart with feeds of two timeframes (issue 47, H3): tests/test_data_multiframe.py ----
+class MultiFrameNextStart(bt.Strategy):
+    """tests/test_data_multiframe.py's setup: backtrader's 2006 daily and weekly feeds of
+    its own datas (no resampling), an SMA(30) on each. nextstart runs on every daily bar
+    of the week in which the weekly feed reaches its 30th bar (147-151) and sells 1 each
+    time; the bar after the last, next() places a buy Limit at 1.0 (open to the end) of as
+    many as the bar number of that last nextstart (backtrader's test's chkmin, 151) and, a
+    bar later, one of as many as the next() calls so far (nextstart's default calls next)."""
+    params = dict(period=30)
+
+    def __init__(self):
+        bt.ind.SMA(self.data0, period=self.p.period)
+        bt.ind.SMA(self.data1, period=self.p.period)
+        self.chkmin, self.nextcalls = 0, 0
+
+    def nextstart(self):
+        self.chkmin = len(self)
+        self.sell(data=self.data0, size=1)
+        super(MultiFrameNextStart, self).nextstart()
+
+    def next(self):
+        self.nextcalls += 1
+        if len(self) == self.chkmin + 1:
+            self.buy(data=self.data0, size=self.chkmin, exectype=bt.Order.Limit, price=1.0)
+        elif len(self) == self.chkmin + 2:
+            self.buy(data=self.data0, size=self.nextcalls, exectype=bt.Order.Limit, price=1.0)
+
+
+MULTIFRAME_STRATEGIES = {
+    "multiframe_nextstart": (MultiFrameNextStart, [("bt2006_day.csv", "bt2006_week.csv")]),
+}
+# ---- end of nextstart with two timeframes ----
+
+
 STRATEGIES = {
     # Timers (h-analyzers)
     "timer_monthly": (TimerMonthly, ["orcl.csv", "nvda.csv"]),
@@ -1563,6 +1597,7 @@ STRATEGIES.update(FUTURES_STRATEGIES)
 STRATEGIES.update(FILTER_STRATEGIES)  # Data filters (h-filters)
 STRATEGIES.update(MULTI_STRATEGIES)
 STRATEGIES.update(SIGNAL_STRATEGIES)  # Signals (h-signals)
+STRATEGIES.update(MULTIFRAME_STRATEGIES)  # nextstart with two timeframes (issue 47)
 
 
 # How times are written: dates, or date and time for an intraday strategy (see run).
