@@ -38,8 +38,8 @@ func (h *host) indArg(v goja.Value, feed int, name string) *line {
 	return nil
 }
 
-// indParams reads an indicator's parameters given after its inputs: positionally
-// (ind.MACD(close, 12, 26, 9)) or as one options object (ind.MACD(close, {fast: 12})).
+// indParams reads the parameters of ind.Apply given after its inputs: positionally or as
+// one options object (the registry's indicators read theirs with indGiven).
 type indParams struct {
 	h    *host
 	call goja.FunctionCall
@@ -66,19 +66,6 @@ func (p indParams) arg(key string, i int) goja.Value {
 	return p.call.Argument(p.at + i)
 }
 
-// period reads an integer parameter (a period or a count of bars).
-func (p indParams) period(key string, i, def int) int {
-	v := p.arg(key, i)
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return def
-	}
-	f := v.ToFloat()
-	if f != math.Trunc(f) || f < 1 || f > 1e7 {
-		p.h.throw("%s: %s must be a positive integer, got %s", p.name, key, v.String())
-	}
-	return int(f)
-}
-
 // periodOrZero reads a count of bars that may be 0 (default 0).
 func (p indParams) periodOrZero(key string) int {
 	v := p.arg(key, 0)
@@ -90,19 +77,6 @@ func (p indParams) periodOrZero(key string) int {
 		p.h.throw("%s: %s must be an integer of 0 or more, got %s", p.name, key, v.String())
 	}
 	return int(f)
-}
-
-// num reads a number parameter.
-func (p indParams) num(key string, i int, def float64) float64 {
-	v := p.arg(key, i)
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return def
-	}
-	f := v.ToFloat()
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		p.h.throw("%s: %s must be a number, got %s", p.name, key, v.String())
-	}
-	return f
 }
 
 // output registers s as a line of feed and returns its script object.
@@ -125,168 +99,248 @@ func (h *host) lineObject(l *line) *goja.Object {
 	return o
 }
 
-func (h *host) multi(feed int, names []string, ss ...engine.Series) *goja.Object {
-	o := h.rt.NewObject()
-	for i, s := range ss {
-		l := h.output(s, feed)
-		_ = o.Set(names[i], l)
-		if i == 0 {
-			_ = o.DefineDataProperty("_first", l, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
-		}
-	}
-	return o
-}
-
 func (h *host) indObject() *goja.Object {
-	o := newLazyFuncs(h.rt, len(indicatorNames))
-	one := func(name string, def int, f func(engine.Series, int) engine.Series) {
-		key := "period"
-		if name == "Delay" {
-			key = "ago"
+	names := indicatorNames()
+	o := newLazyFuncs(h.rt, len(names))
+	for _, n := range names {
+		if d := lookupInd(n); d != nil {
+			h.bindInd(o, n, d)
 		}
-		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
-			in := h.indArg(call.Argument(0), -1, name)
-			n := h.params(call, 1, name).period(key, 0, def)
-			s, k := h.memoised(in, name+"/"+strconv.Itoa(n), func() engine.Series { return f(in.s, n) })
-			return h.outputKeyed(s, in.feed, k)
-		})
 	}
-	one("SMA", 30, engine.SMA)
-	one("EMA", 30, engine.EMA)
-	one("WMA", 30, engine.WMA)
-	one("SMMA", 30, engine.SMMA)
-	one("RSI", 14, engine.RSI)
-	one("Highest", 30, engine.Highest)
-	one("Lowest", 30, engine.Lowest)
-	one("ROC", 12, engine.ROC)
-	one("Momentum", 12, engine.Momentum)
-	one("StdDev", 20, engine.StdDev)
-	one("Delay", 1, engine.Delay)
-	one("DEMA", 30, engine.DEMA)
-	one("TEMA", 30, engine.TEMA)
-	one("HMA", 30, engine.HMA)
-	one("ZLEMA", 30, engine.ZLEMA)
-	one("TRIX", 15, engine.TRIX)
-	_ = o.Set("KAMA", func(call goja.FunctionCall) goja.Value {
-		in := h.indArg(call.Argument(0), -1, "KAMA")
-		p := h.params(call, 1, "KAMA")
-		return h.output(engine.KAMA(in.s, p.period("period", 0, 30), p.period("fast", 1, 2), p.period("slow", 2, 30)), in.feed)
-	})
-	_ = o.Set("StochRSI", func(call goja.FunctionCall) goja.Value {
-		in := h.indArg(call.Argument(0), -1, "StochRSI")
-		p := h.params(call, 1, "StochRSI")
-		return h.output(engine.StochRSI(in.s, p.period("rsiperiod", 0, 14), p.period("period", 1, 14)), in.feed)
-	})
-
-	_ = o.Set("MACD", func(call goja.FunctionCall) goja.Value {
-		in := h.indArg(call.Argument(0), -1, "MACD")
-		p := h.params(call, 1, "MACD")
-		m, s, hi := engine.MACD(in.s, p.period("fast", 0, 12), p.period("slow", 1, 26), p.period("signal", 2, 9))
-		return h.multi(in.feed, []string{"macd", "signal", "histo"}, m, s, hi)
-	})
-	boll := func(call goja.FunctionCall) goja.Value {
-		in := h.indArg(call.Argument(0), -1, "BollingerBands")
-		p := h.params(call, 1, "BollingerBands")
-		mid, top, bot := engine.Bollinger(in.s, p.period("period", 0, 20), p.num("devfactor", 1, 2.0))
-		return h.multi(in.feed, []string{"mid", "top", "bot"}, mid, top, bot)
-	}
-	_ = o.Set("BollingerBands", boll)
-	_ = o.Set("Bollinger", boll)
-	hlc := func(call goja.FunctionCall, name string) (hi, lo, cl *line) {
-		d, ok := call.Argument(0).(*goja.Object)
-		if ok {
-			for k, x := range h.datas {
-				if x == d {
-					return h.views[k].column(1), h.views[k].column(2), h.views[k].column(3)
-				}
-			}
-		}
-		h.throw("%s: expected a data feed (e.g. this.data)", name)
-		return
-	}
-	_ = o.Set("ATR", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "ATR")
-		return h.output(engine.ATR(hi.s, lo.s, cl.s, h.params(call, 1, "ATR").period("period", 0, 14)), cl.feed)
-	})
-	_ = o.Set("TrueRange", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "TrueRange")
-		return h.output(engine.TrueRange(hi.s, lo.s, cl.s), cl.feed)
-	})
-	_ = o.Set("Stochastic", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "Stochastic")
-		p := h.params(call, 1, "Stochastic")
-		k, d := engine.Stochastic(hi.s, lo.s, cl.s, p.period("period", 0, 14), p.period("dfast", 1, 3), p.period("dslow", 2, 3))
-		return h.multi(cl.feed, []string{"k", "d"}, k, d)
-	})
-	_ = o.Set("CCI", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "CCI")
-		p := h.params(call, 1, "CCI")
-		return h.output(engine.CCI(hi.s, lo.s, cl.s, p.period("period", 0, 20), p.num("factor", 1, 0.015)), cl.feed)
-	})
-	_ = o.Set("WilliamsR", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "WilliamsR")
-		return h.output(engine.WilliamsR(hi.s, lo.s, cl.s, h.params(call, 1, "WilliamsR").period("period", 0, 14)), cl.feed)
-	})
-	_ = o.Set("Aroon", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "Aroon")
-		up, down, osc := engine.Aroon(hi.s, lo.s, h.params(call, 1, "Aroon").period("period", 0, 14))
-		return h.multi(cl.feed, []string{"up", "down", "osc"}, up, down, osc)
-	})
-	_ = o.Set("UltimateOscillator", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "UltimateOscillator")
-		p := h.params(call, 1, "UltimateOscillator")
-		return h.output(engine.UltimateOscillator(hi.s, lo.s, cl.s, p.period("p1", 0, 7), p.period("p2", 1, 14), p.period("p3", 2, 28)), cl.feed)
-	})
-	dmi := func(call goja.FunctionCall, name string) (cl *line, plus, minus, adx, adxr engine.Series) {
-		hi, lo, c := hlc(call, name)
-		plus, minus, adx, adxr = engine.DMI(hi.s, lo.s, c.s, h.params(call, 1, name).period("period", 0, 14))
-		return c, plus, minus, adx, adxr
-	}
-	_ = o.Set("DMI", func(call goja.FunctionCall) goja.Value {
-		cl, plus, minus, adx, adxr := dmi(call, "DMI")
-		return h.multi(cl.feed, []string{"plusDI", "minusDI", "adx", "adxr"}, plus, minus, adx, adxr)
-	})
-	_ = o.Set("ADX", func(call goja.FunctionCall) goja.Value {
-		cl, _, _, adx, _ := dmi(call, "ADX")
-		return h.output(adx, cl.feed)
-	})
-	_ = o.Set("ParabolicSAR", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "ParabolicSAR")
-		p := h.params(call, 1, "ParabolicSAR")
-		return h.output(engine.ParabolicSAR(hi.s, lo.s, cl.s, p.num("af", 0, 0.02), p.num("afmax", 1, 0.2)), cl.feed)
-	})
-	_ = o.Set("Ichimoku", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "Ichimoku")
-		p := h.params(call, 1, "Ichimoku")
-		tk, kj, sa, sb := engine.Ichimoku(hi.s, lo.s, p.period("tenkan", 0, 9), p.period("kijun", 1, 26), p.period("senkou", 2, 52), p.period("senkou_lead", 3, 26))
-		return h.multi(cl.feed, []string{"tenkan", "kijun", "senkouA", "senkouB"}, tk, kj, sa, sb)
-	})
-	_ = o.Set("Donchian", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "Donchian")
-		up, mid, low := engine.Donchian(hi.s, lo.s, h.params(call, 1, "Donchian").period("period", 0, 20))
-		return h.multi(cl.feed, []string{"upper", "mid", "lower"}, up, mid, low)
-	})
-	_ = o.Set("Keltner", func(call goja.FunctionCall) goja.Value {
-		hi, lo, cl := hlc(call, "Keltner")
-		p := h.params(call, 1, "Keltner")
-		up, mid, low := engine.Keltner(hi.s, lo.s, cl.s, p.period("period", 0, 20), p.period("atrperiod", 1, 10), p.num("mult", 2, 2))
-		return h.multi(cl.feed, []string{"upper", "mid", "lower"}, up, mid, low)
-	})
-	_ = o.Set("OBV", func(call goja.FunctionCall) goja.Value {
-		_, _, cl := hlc(call, "OBV")
-		return h.output(engine.OBV(cl.s, h.views[cl.feed].column(4).s), cl.feed)
-	})
-	two := func(name string, f func(a, b engine.Series) engine.Series) {
-		_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
-			a, b, feed := h.pair(call, name)
-			return h.output(f(a.s, b.s), feed)
-		})
-	}
-	two("CrossOver", engine.CrossOver)
-	two("CrossUp", engine.CrossUp)
-	two("CrossDown", engine.CrossDown)
 	h.lineOps(o)
 	return h.rt.NewDynamicObject(lazyInd{o})
+}
+
+// The indicators the engine had before the registry, each under backtrader's class name
+// with its aliases (and the project's older names of lines and parameters).
+func init() {
+	p := func(name string, def int) IndParam { return IndParam{Name: name, Kind: ParamPeriod, Default: def} }
+	f := func(name string, def float64) IndParam { return IndParam{Name: name, Kind: ParamFloat, Default: def} }
+	ma := func(name, def string) IndParam { return IndParam{Name: name, Kind: ParamMovAv, Default: def} }
+	band := func(up, low float64) []IndParam { return []IndParam{f("upperband", up), f("lowerband", low)} }
+	line := func(fn func(engine.Series, int) engine.Series) func(IndIn, IndArgs) []engine.Series {
+		return func(in IndIn, a IndArgs) []engine.Series { return []engine.Series{fn(in.Lines[0], a.Int("period"))} }
+	}
+	movav := func(name, family string, aliases []string, ln string, fn func(engine.Series, int) engine.Series) {
+		registerInd(IndDef{Name: name, Aliases: aliases, Family: family, Input: InLine, MovAv: true,
+			Params: []IndParam{p("period", 30)}, Lines: []string{ln}, Compute: line(fn)})
+	}
+	movav("MovingAverageSimple", "sma", []string{"SMA", "SimpleMovingAverage"}, "sma", engine.SMA)
+	movav("ExponentialMovingAverage", "ema", []string{"EMA", "MovingAverageExponential"}, "ema", engine.EMA)
+	movav("WeightedMovingAverage", "wma", []string{"WMA", "MovingAverageWeighted"}, "wma", engine.WMA)
+	movav("SmoothedMovingAverage", "smma", []string{"SMMA", "WilderMA", "MovingAverageSmoothed", "MovingAverageWilder", "ModifiedMovingAverage"}, "smma", engine.SMMA)
+	movav("DoubleExponentialMovingAverage", "dema", []string{"DEMA", "MovingAverageDoubleExponential"}, "dema", engine.DEMA)
+	movav("TripleExponentialMovingAverage", "dema", []string{"TEMA", "MovingAverageTripleExponential"}, "tema", engine.TEMA)
+	movav("HullMovingAverage", "hma", []string{"HMA", "HullMA"}, "hma", engine.HMA)
+	movav("ZeroLagExponentialMovingAverage", "zlema", []string{"ZLEMA", "ZeroLagEma"}, "zlema", engine.ZLEMA)
+	registerInd(IndDef{Name: "AdaptiveMovingAverage", Aliases: []string{"KAMA", "MovingAverageAdaptive"}, Family: "kama", Input: InLine, MovAv: true,
+		Params: []IndParam{p("period", 30), p("fast", 2), p("slow", 30)}, Lines: []string{"kama"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{engine.KAMA(in.Lines[0], a.Int("period"), a.Int("fast"), a.Int("slow"))}
+		}})
+	registerInd(IndDef{Name: "Trix", Aliases: []string{"TRIX"}, Family: "trix", Input: InLine,
+		Params: []IndParam{p("period", 15)}, Lines: []string{"trix"}, Compute: line(engine.TRIX)})
+	registerInd(IndDef{Name: "RelativeStrengthIndex", Aliases: []string{"RSI", "RSI_SMMA", "RSI_Wilder"}, Family: "rsi", Input: InLine,
+		Params: append([]IndParam{p("period", 14)}, band(70, 30)...), Lines: []string{"rsi"}, Compute: line(engine.RSI)})
+	registerInd(IndDef{Name: "Highest", Aliases: []string{"MaxN"}, Family: "basicops", Input: InLine,
+		Params: []IndParam{p("period", 1)}, Lines: []string{"highest"}, Compute: line(engine.Highest)})
+	registerInd(IndDef{Name: "Lowest", Aliases: []string{"MinN"}, Family: "basicops", Input: InLine,
+		Params: []IndParam{p("period", 1)}, Lines: []string{"lowest"}, Compute: line(engine.Lowest)})
+	registerInd(IndDef{Name: "RateOfChange", Aliases: []string{"ROC"}, Family: "momentum", Input: InLine,
+		Params: []IndParam{p("period", 12)}, Lines: []string{"roc"}, Compute: line(engine.ROC)})
+	registerInd(IndDef{Name: "Momentum", Family: "momentum", Input: InLine,
+		Params: []IndParam{p("period", 12)}, Lines: []string{"momentum"}, Compute: line(engine.Momentum)})
+	registerInd(IndDef{Name: "StandardDeviation", Aliases: []string{"StdDev"}, Family: "deviation", Input: InLine,
+		Params: []IndParam{p("period", 20), ma("movav", "SMA"), {Name: "safepow", Kind: ParamBool, Default: true}}, Lines: []string{"stddev"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{stdDev(in.Lines[0], a.MovAv("movav")(in.Lines[0], a.Int("period")), a.MovAv("movav"), a.Int("period"), a.Bool("safepow"))}
+		}})
+	registerInd(IndDef{Name: "Delay", Family: "project", NotBacktrader: true, Input: InLine,
+		Doc:    "the line ago bars back (backtrader's line(-ago))",
+		Params: []IndParam{p("ago", 1)}, Lines: []string{"delay"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{engine.Delay(in.Lines[0], a.Int("ago"))}
+		}})
+	macd := func(in IndIn, a IndArgs) []engine.Series {
+		m := a.MovAv("movav")
+		x := engine.Sub(m(in.Lines[0], a.Int("period_me1")), m(in.Lines[0], a.Int("period_me2")))
+		sig := m(x, a.Int("period_signal"))
+		return []engine.Series{x, sig, engine.Sub(x, sig)}
+	}
+	macdParams := []IndParam{{Name: "period_me1", Kind: ParamPeriod, Default: 12, Compat: []string{"fast"}},
+		{Name: "period_me2", Kind: ParamPeriod, Default: 26, Compat: []string{"slow"}},
+		{Name: "period_signal", Kind: ParamPeriod, Default: 9, Compat: []string{"signal"}}, ma("movav", "EMA")}
+	registerInd(IndDef{Name: "MACD", Family: "macd", Input: InLine, Params: macdParams,
+		Lines: []string{"macd", "signal"}, ExtraLines: []string{"histo"}, Compute: macd})
+	registerInd(IndDef{Name: "MACDHisto", Aliases: []string{"MACDHistogram"}, Family: "macd", Input: InLine, Params: macdParams,
+		Lines: []string{"macd", "signal", "histo"}, Compute: macd})
+	registerInd(IndDef{Name: "BollingerBands", Aliases: []string{"BBands", "Bollinger"}, Family: "bollinger", Input: InLine,
+		Params: []IndParam{p("period", 20), f("devfactor", 2.0), ma("movav", "SMA")}, Lines: []string{"mid", "top", "bot"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			m, period, dev := a.MovAv("movav"), a.Int("period"), a.Float("devfactor")
+			mid := m(in.Lines[0], period)
+			sd := stdDev(in.Lines[0], mid, m, period, true)
+			top := engine.Add(mid, mapSeries(sd, func(s float64) float64 { return dev * s }))
+			bot := engine.Sub(mid, mapSeries(sd, func(s float64) float64 { return dev * s }))
+			return []engine.Series{mid, top, bot}
+		}})
+	registerInd(IndDef{Name: "AverageTrueRange", Aliases: []string{"ATR"}, Family: "atr", Input: InFeed,
+		Params: []IndParam{p("period", 14), ma("movav", "SMMA")}, Lines: []string{"atr"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{a.MovAv("movav")(engine.TrueRange(in.High, in.Low, in.Close), a.Int("period"))}
+		}})
+	registerInd(IndDef{Name: "TrueRange", Aliases: []string{"TR"}, Family: "atr", Input: InFeed, Lines: []string{"tr"},
+		Compute: func(in IndIn, _ IndArgs) []engine.Series {
+			return []engine.Series{engine.TrueRange(in.High, in.Low, in.Close)}
+		}})
+	registerInd(IndDef{Name: "Stochastic", Aliases: []string{"StochasticSlow"}, Family: "stochastic", Input: InFeed,
+		Params: append(append([]IndParam{p("period", 14), {Name: "period_dfast", Kind: ParamPeriod, Default: 3, Compat: []string{"dfast"}}, ma("movav", "SMA")},
+			band(80, 20)...), IndParam{Name: "safediv", Kind: ParamBool, Default: false}, f("safezero", 0),
+			IndParam{Name: "period_dslow", Kind: ParamPeriod, Default: 3, Compat: []string{"dslow"}}),
+		Positional: []string{"period", "period_dfast", "period_dslow"},
+		Lines:      []string{"percK", "percD"}, CompatLines: map[string]string{"k": "percK", "d": "percD"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			m := a.MovAv("movav")
+			kfast := stochFast(in, a.Int("period"), a.Bool("safediv"), a.Float("safezero"))
+			k := m(kfast, a.Int("period_dfast"))
+			return []engine.Series{k, m(k, a.Int("period_dslow"))}
+		}})
+	for _, c := range []struct {
+		name, ln string
+		fn       func(a, b engine.Series) engine.Series
+	}{{"CrossOver", "crossover", engine.CrossOver}, {"CrossUp", "cross", engine.CrossUp}, {"CrossDown", "cross", engine.CrossDown}} {
+		registerInd(IndDef{Name: c.name, Family: "crossover", Input: InTwoLines, Lines: []string{c.ln},
+			Compute: func(in IndIn, _ IndArgs) []engine.Series { return []engine.Series{c.fn(in.Lines[0], in.Lines[1])} }})
+	}
+	registerInd(IndDef{Name: "CommodityChannelIndex", Aliases: []string{"CCI"}, Family: "cci", Input: InFeed,
+		Params: append([]IndParam{p("period", 20), f("factor", 0.015)}, band(100, -100)...), Lines: []string{"cci"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{engine.CCI(in.High, in.Low, in.Close, a.Int("period"), a.Float("factor"))}
+		}})
+	registerInd(IndDef{Name: "WilliamsR", Family: "williams", Input: InFeed,
+		Params: append([]IndParam{p("period", 14)}, band(-20, -80)...), Lines: []string{"percR"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{engine.WilliamsR(in.High, in.Low, in.Close, a.Int("period"))}
+		}})
+	registerInd(IndDef{Name: "AroonUpDownOscillator", Aliases: []string{"AroonUpDownOsc", "Aroon"}, Family: "aroon", Input: InFeed,
+		Params: append([]IndParam{p("period", 14)}, band(70, 30)...), Lines: []string{"aroonup", "aroondown", "aroonosc"},
+		CompatLines: map[string]string{"up": "aroonup", "down": "aroondown", "osc": "aroonosc"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			up, down, osc := engine.Aroon(in.High, in.Low, a.Int("period"))
+			return []engine.Series{up, down, osc}
+		}})
+	registerInd(IndDef{Name: "UltimateOscillator", Family: "ultimateoscillator", Input: InFeed,
+		Params: append([]IndParam{p("p1", 7), p("p2", 14), p("p3", 28)}, band(70, 30)...), Lines: []string{"uo"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{engine.UltimateOscillator(in.High, in.Low, in.Close, a.Int("p1"), a.Int("p2"), a.Int("p3"))}
+		}})
+	// DMI is backtrader's alias of DirectionalMovementIndex (adx, plusDI, minusDI); here it is
+	// DirectionalMovement's, which has those lines and adxr, as ind.DMI had before.
+	registerInd(IndDef{Name: "DirectionalMovement", Aliases: []string{"DM", "DMI"}, Family: "directionalmove", Input: InFeed,
+		Params: []IndParam{p("period", 14)}, Lines: []string{"adx", "adxr", "plusDI", "minusDI"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			plus, minus, adx, adxr := engine.DMI(in.High, in.Low, in.Close, a.Int("period"))
+			return []engine.Series{adx, adxr, plus, minus}
+		}})
+	registerInd(IndDef{Name: "AverageDirectionalMovementIndex", Aliases: []string{"ADX"}, Family: "directionalmove", Input: InFeed,
+		Params: []IndParam{p("period", 14)}, Lines: []string{"adx"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			_, _, adx, _ := engine.DMI(in.High, in.Low, in.Close, a.Int("period"))
+			return []engine.Series{adx}
+		}})
+	registerInd(IndDef{Name: "ParabolicSAR", Aliases: []string{"PSAR"}, Family: "psar", Input: InFeed,
+		Params: []IndParam{f("af", 0.02), f("afmax", 0.2)}, Lines: []string{"psar"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{engine.ParabolicSAR(in.High, in.Low, in.Close, a.Float("af"), a.Float("afmax"))}
+		}})
+	registerInd(IndDef{Name: "Ichimoku", Family: "ichimoku", Input: InFeed,
+		Params:      []IndParam{p("tenkan", 9), p("kijun", 26), p("senkou", 52), p("senkou_lead", 26)},
+		Lines:       []string{"tenkan_sen", "kijun_sen", "senkou_span_a", "senkou_span_b"},
+		CompatLines: map[string]string{"tenkan": "tenkan_sen", "kijun": "kijun_sen", "senkouA": "senkou_span_a", "senkouB": "senkou_span_b"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			tk, kj, sa, sb := engine.Ichimoku(in.High, in.Low, a.Int("tenkan"), a.Int("kijun"), a.Int("senkou"), a.Int("senkou_lead"))
+			return []engine.Series{tk, kj, sa, sb}
+		}})
+	registerInd(IndDef{Name: "StochRSI", Family: "project", NotBacktrader: true, Input: InLine,
+		Doc:    "the stochastic of the RSI, in percent: 100 * (rsi - lowest rsi) / (highest rsi - lowest rsi) over period bars",
+		Params: []IndParam{p("rsiperiod", 14), p("period", 14)}, Lines: []string{"stochrsi"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{engine.StochRSI(in.Lines[0], a.Int("rsiperiod"), a.Int("period"))}
+		}})
+	registerInd(IndDef{Name: "Donchian", Family: "project", NotBacktrader: true, Input: InFeed,
+		Doc:    "the highest high and lowest low of the last period bars, and their middle",
+		Params: []IndParam{p("period", 20)}, Lines: []string{"upper", "mid", "lower"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			up, mid, low := engine.Donchian(in.High, in.Low, a.Int("period"))
+			return []engine.Series{up, mid, low}
+		}})
+	registerInd(IndDef{Name: "Keltner", Family: "project", NotBacktrader: true, Input: InFeed,
+		Doc:    "an EMA of the close with bands mult average true ranges (atrperiod) around it",
+		Params: []IndParam{p("period", 20), p("atrperiod", 10), f("mult", 2)}, Lines: []string{"upper", "mid", "lower"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			up, mid, low := engine.Keltner(in.High, in.Low, in.Close, a.Int("period"), a.Int("atrperiod"), a.Float("mult"))
+			return []engine.Series{up, mid, low}
+		}})
+	registerInd(IndDef{Name: "OBV", Family: "project", NotBacktrader: true, Input: InFeed,
+		Doc:   "on-balance volume: from 0, the volume added on a bar that closes up, subtracted on one that closes down",
+		Lines: []string{"obv"},
+		Compute: func(in IndIn, _ IndArgs) []engine.Series {
+			return []engine.Series{engine.OBV(in.Close, in.Volume)}
+		}})
+}
+
+// stdDev is backtrader's StandardDeviation of x about mean (a moving average of x over
+// period bars): sqrt(movav(x^2) - mean^2), the difference taken as 0 when below it
+// (safepow) or NaN.
+func stdDev(x, mean engine.Series, m MovAvFunc, period int, safepow bool) engine.Series {
+	sq := mapSeries(x, func(v float64) float64 { return v * v })
+	return binarySeries(m(sq, period), mean, func(a, b float64) float64 {
+		v := a - b*b
+		if v < 0 && safepow {
+			v = 0
+		}
+		return math.Sqrt(v)
+	})
+}
+
+// stochFast is backtrader's fast %K: 100 * (close - lowest low) / (highest high - lowest
+// low) over period bars; with safediv a zero range gives safezero.
+func stochFast(in IndIn, period int, safediv bool, safezero float64) engine.Series {
+	hh, ll := engine.Highest(in.High, period), engine.Lowest(in.Low, period)
+	num, den := engine.Sub(in.Close, ll), engine.Sub(hh, ll)
+	return binarySeries(num, den, func(a, b float64) float64 {
+		if safediv && b == 0 {
+			return safezero
+		}
+		return 100.0 * (a / b)
+	})
+}
+
+// mapSeries is f(x) bar by bar from x's first value.
+func mapSeries(x engine.Series, f func(float64) float64) engine.Series {
+	out := make([]float64, len(x.Vals))
+	for i := range out {
+		if i < x.First {
+			out[i] = math.NaN()
+		} else {
+			out[i] = f(x.Vals[i])
+		}
+	}
+	return engine.Series{Vals: out, First: x.First}
+}
+
+// binarySeries is f(a, b) bar by bar from the later of their first values.
+func binarySeries(a, b engine.Series, f func(x, y float64) float64) engine.Series {
+	first := max(a.First, b.First)
+	out := make([]float64, len(a.Vals))
+	for i := range out {
+		if i < first {
+			out[i] = math.NaN()
+		} else {
+			out[i] = f(a.Vals[i], b.Vals[i])
+		}
+	}
+	return engine.Series{Vals: out, First: first}
 }
 
 // pair resolves two inputs of which one may be a number (a constant line of the other's

@@ -124,7 +124,7 @@ func stubIndicators(rt *goja.Runtime) *goja.Object {
 	fail := func(goja.FunctionCall) goja.Value {
 		panic(rt.NewTypeError("indicators can only be created in init()"))
 	}
-	for _, n := range indicatorNames {
+	for _, n := range indicatorNames() {
 		_ = o.Set(n, named(rt, n, fail))
 	}
 	return o

@@ -38,14 +38,6 @@ const preludeSrc = `(function (host) {
   return Strategy;
 })`
 
-// indicatorNames lists the functions of the global ind namespace.
-var indicatorNames = []string{
-	"SMA", "EMA", "WMA", "SMMA", "RSI", "MACD", "BollingerBands", "Bollinger", "ATR", "TrueRange",
-	"Stochastic", "CrossOver", "CrossUp", "CrossDown", "Highest", "Lowest", "ROC", "Momentum",
-	"StdDev", "Delay", "DEMA", "TEMA", "HMA", "ZLEMA", "TRIX", "KAMA", "StochRSI", "CCI", "WilliamsR", "Aroon",
-	"UltimateOscillator", "DMI", "ADX", "ParabolicSAR", "Ichimoku", "Donchian", "Keltner", "OBV", "Add", "Sub", "Mul", "Div", "Max", "Min", "Gt", "Ge", "Lt", "Le", "Eq", "Ne", "Apply", "Compute",
-}
-
 // The host's own scripts, compiled once: a goja Program is immutable and runs in any
 // number of runtimes at once, so a run does not parse and compile them again.
 var (

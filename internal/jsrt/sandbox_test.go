@@ -511,7 +511,7 @@ func TestLinesYouComputeWith(t *testing.T) {
 	h := &host{rt: goja.New()}
 	keys := h.indObject().Keys()
 	sort.Strings(keys)
-	names := append([]string(nil), indicatorNames...)
+	names := append([]string(nil), indicatorNames()...)
 	sort.Strings(names)
 	if strings.Join(keys, ",") != strings.Join(names, ",") {
 		t.Errorf("ind has %v, indicatorNames %v", keys, names)
