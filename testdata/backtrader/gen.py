@@ -1006,8 +1006,77 @@ class OrderHistoryCross(MultiCross):
     params = dict(fast=10, slow=30, size=2)
 
 
+class MultiCopy(bt.Strategy):
+    """samples/multi-copy's TheStrategy without its prints (two of them on one feed, the
+    sample without --copydata): a MACD and a 10/30 SMA crossover each buy half the stake
+    on a cross up and close the feed's (shared) position, or half of it when it is the
+    stake, on a cross down. One strategy's close sells what the other holds too, so its
+    trades open on fills that close the other's holding and flip sign without growing."""
+    params = dict(stake=100, macd1=12, macd2=26, macdsig=9, sma1=10, sma2=30)
+
+    def __init__(self):
+        self.smasig = bt.ind.CrossOver(bt.ind.SMA(period=self.p.sma1), bt.ind.SMA(period=self.p.sma2))
+        macd = bt.ind.MACD(period_me1=self.p.macd1, period_me2=self.p.macd2, period_signal=self.p.macdsig)
+        self.macdsig = bt.ind.CrossOver(macd.macd, macd.signal)
+
+    def next(self):
+        buysize = self.p.stake // 2
+        if self.macdsig[0] > 0.0:
+            self.buy(size=buysize)
+        if self.smasig[0] > 0.0:
+            self.buy(size=buysize)
+        size = self.position.size
+        if size == self.p.stake:
+            size //= 2
+        if self.macdsig[0] < 0.0:
+            self.close(size=size)
+        if self.smasig[0] < 0.0:
+            self.close(size=size)
+
+
+class MultiCopy2(MultiCopy):
+    """samples/multi-copy's TheStrategy2: the same with other periods and twice the stake."""
+    params = dict(stake=200, macd1=15, macd2=22, macdsig=7, sma1=15, sma2=50)
+
+
+class FlipLong(bt.Strategy):
+    """On the 2nd bar of every `every` buys 10; on the `every`/2th sells 25, more than the shared
+    position (its 10 and FlipHold's 5), so its fill closes the position and opens a short:
+    its trade flips from +10 to -5 on the closing part, keeping its price, and grows to -15
+    on the opening part; on the 3*`every`/4th, buys 15, whose closing part and opening part
+    close its trade."""
+    params = dict(every=40)
+
+    def next(self):
+        k = len(self) % self.p.every
+        if k == 2:
+            self.buy(size=10)
+        elif k == self.p.every // 2:
+            self.sell(size=25)
+        elif k == 3 * self.p.every // 4:
+            self.buy(size=15)
+
+
+class FlipHold(bt.Strategy):
+    """Holds 5 from the 5th to the 35th bar of every `every` (beside FlipLong)."""
+    params = dict(every=40)
+
+    def next(self):
+        k = len(self) % self.p.every
+        if k == 5:
+            self.buy(size=5)
+        elif k == self.p.every - 5:
+            self.sell(size=5)
+
+
+MULTI_COPY = [MultiCopy, MultiCopy2]
+MULTI_FLIP = [FlipLong, FlipHold]
+
+
 MULTI_STRATEGIES = {
     "multi_strategies": (MULTI_RUN, ["orcl.csv", "nvda.csv"]),
+    "multi_copy": (MULTI_COPY, ["yhoo.csv", "orcl.csv"]),
+    "multi_flip": (MULTI_FLIP, ["orcl.csv"]),
     "multi_opposed": (MULTI_OPPOSED, ["orcl.csv", "yhoo.csv"]),
     "order_history": (OrderHistory, ["estx50_day.csv"]),
     "order_history_cross": (OrderHistoryCross, ["estx50_day.csv"]),
@@ -1615,9 +1684,10 @@ class Recorder(bt.Analyzer):
         self.equity, self.executions, self.events, self.trades = [], [], [], []
         self.first_next = None
         self.last_fill = None
-        # The largest size of each trade (the engine's Trade.Size) and its entry price (the
-        # position's average price after the last fill that grew the trade: the fill price
-        # unless it was added to): followed fill by fill per tradeid, as backtrader's
+        # The largest size of each trade (the engine's Trade.Size) and its entry price (as
+        # backtrader's trade.price, the average of the fills that grew the trade, which a
+        # fill flipping its sign without growing it keeps; its first fill's own price, as the
+        # position's, where trade.price has size*price/size): followed fill by fill per tradeid, as backtrader's
         # Strategy._addnotification books the closing and the opening part of each fill,
         # since notify_trade only comes when a trade opens and closes; closed trades' per
         # tradeid in the order they closed (one feed: they close in order).
@@ -1663,7 +1733,7 @@ class Recorder(bt.Analyzer):
         if old == 0:
             st["max"] = None
         if abs(new) > abs(old):
-            st["entry"] = bit.pprice
+            st["entry"] = bit.price if old == 0 else (st["entry"] * old + size * bit.price) / new
             if st["max"] is None or abs(new) > abs(st["max"]):
                 st["max"] = new
         st["size"], st["closed"] = new, old != 0 and new == 0
