@@ -104,12 +104,13 @@ var routeAccess = map[string]access{
 	"GET /api/results/{task_id}/export":     {auth.Signed, ""},
 	"GET /api/results/{task_id}/diff":       {auth.Signed, ""},
 
-	"GET /api/data/sources":                 {auth.Signed, ""},
-	"GET /api/data/{source}/symbols":        {auth.Signed, ""},
-	"POST /api/data/{source}/update":        {auth.Admin, "data.update"},
-	"GET /api/data/{source}/{symbol}":       {auth.Signed, ""},
-	"GET /api/data/{source}/{symbol}/chart": {auth.Signed, ""},
-	"POST /api/data/{source}/{symbol}/bars": {auth.Admin, "data.import"},
+	"GET /api/data/sources":                    {auth.Signed, ""},
+	"GET /api/data/{source}/symbols":           {auth.Signed, ""},
+	"POST /api/data/{source}/update":           {auth.Admin, "data.update"},
+	"GET /api/data/{source}/{symbol}":          {auth.Signed, ""},
+	"GET /api/data/{source}/{symbol}/chart":    {auth.Signed, ""},
+	"GET /api/data/{source}/{symbol}/versions": {auth.Signed, ""},
+	"POST /api/data/{source}/{symbol}/bars":    {auth.Admin, "data.import"},
 }
 
 // unmatched is the rule of a request no route matches: signed in, so that an anonymous
