@@ -86,3 +86,14 @@ SELECT r.initial_cash, r.sqn, s.record
 FROM results r
 LEFT JOIN result_statistics s ON s.task_id = r.task_id
 WHERE r.task_id = $1;
+
+-- name: SetResultFindings :exec
+-- The run's findings (internal/findings), written with its result in the same transaction.
+UPDATE results SET findings = $2 WHERE task_id = $1;
+
+-- name: ResultFindings :one
+-- A result's stored findings (NULL: stored before findings existed) and what names the
+-- look-ahead checks that speak of it.
+SELECT r.findings, t.strategy_id, t.strategy_version, t.data_source, t.symbols, t.timeframe
+FROM results r JOIN tasks t ON t.id = r.task_id
+WHERE r.task_id = $1;

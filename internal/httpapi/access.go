@@ -103,6 +103,7 @@ var routeAccess = map[string]access{
 	"GET /api/results/{task_id}/montecarlo": {auth.Signed, ""},
 	"GET /api/results/{task_id}/export":     {auth.Signed, ""},
 	"GET /api/results/{task_id}/diff":       {auth.Signed, ""},
+	"GET /api/results/{task_id}/findings":   {auth.Signed, ""},
 
 	"GET /api/data/sources":                    {auth.Signed, ""},
 	"GET /api/data/{source}/symbols":           {auth.Signed, ""},

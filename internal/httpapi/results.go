@@ -30,6 +30,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/montecarlo", s.handle(s.resultMonteCarlo))
 			r.Get("/export", s.handle(s.resultExport))
 			r.Get("/diff", s.handle(s.resultDiff))
+			r.Get("/findings", s.handle(s.resultFindings))
 		})
 	})
 }
@@ -61,6 +62,15 @@ func (s *Server) resultSummary(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, ok(sum))
+	return nil
+}
+
+func (s *Server) resultFindings(w http.ResponseWriter, r *http.Request) error {
+	fs, err := s.results.Findings(r.Context(), chi.URLParam(r, "task_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(fs))
 	return nil
 }
 

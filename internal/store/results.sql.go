@@ -79,7 +79,7 @@ func (q *Queries) DeleteResult(ctx context.Context, db DBTX, taskID string) erro
 }
 
 const getResult = `-- name: GetResult :one
-SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol, benchmark_return, alpha, beta, correlation, tracking_error, information_ratio, task_strategy_id, task_strategy_version, task_symbol, by_strategy FROM results WHERE task_id = $1
+SELECT task_id, attempt, initial_cash, final_value, final_cash, total_return, annual_return, sharpe_ratio, max_drawdown, max_drawdown_pct, max_drawdown_duration, total_trades, won, lost, win_rate, profit_factor, avg_win, avg_loss, sqn, bars, analyzers, created_at, by_symbol, benchmark_return, alpha, beta, correlation, tracking_error, information_ratio, task_strategy_id, task_strategy_version, task_symbol, by_strategy, findings FROM results WHERE task_id = $1
 `
 
 func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result, error) {
@@ -119,6 +119,7 @@ func (q *Queries) GetResult(ctx context.Context, db DBTX, taskID string) (Result
 		&i.TaskStrategyVersion,
 		&i.TaskSymbol,
 		&i.ByStrategy,
+		&i.Findings,
 	)
 	return i, err
 }
@@ -205,7 +206,7 @@ func (q *Queries) GetResultStatistics(ctx context.Context, db DBTX, taskID strin
 }
 
 const getResultWithTask = `-- name: GetResultWithTask :one
-SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, r.benchmark_return, r.alpha, r.beta, r.correlation, r.tracking_error, r.information_ratio, r.task_strategy_id, r.task_strategy_version, r.task_symbol, r.by_strategy, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
+SELECT r.task_id, r.attempt, r.initial_cash, r.final_value, r.final_cash, r.total_return, r.annual_return, r.sharpe_ratio, r.max_drawdown, r.max_drawdown_pct, r.max_drawdown_duration, r.total_trades, r.won, r.lost, r.win_rate, r.profit_factor, r.avg_win, r.avg_loss, r.sqn, r.bars, r.analyzers, r.created_at, r.by_symbol, r.benchmark_return, r.alpha, r.beta, r.correlation, r.tracking_error, r.information_ratio, r.task_strategy_id, r.task_strategy_version, r.task_symbol, r.by_strategy, r.findings, t.status, t.data_source, t.symbol, t.symbols, t.timeframe, t.benchmark, t.timezone, t.start_date, t.end_date,
        t.strategy_id, t.strategy_version, t.strategy_params, t.commission,
        COALESCE(s.name, '')::text AS strategy_name
 FROM results r
@@ -248,6 +249,7 @@ type GetResultWithTaskRow struct {
 	TaskStrategyVersion *int32          `json:"task_strategy_version"`
 	TaskSymbol          *string         `json:"task_symbol"`
 	ByStrategy          json.RawMessage `json:"by_strategy"`
+	Findings            json.RawMessage `json:"findings"`
 	Status              string          `json:"status"`
 	DataSource          string          `json:"data_source"`
 	Symbol              string          `json:"symbol"`
@@ -301,6 +303,7 @@ func (q *Queries) GetResultWithTask(ctx context.Context, db DBTX, taskID string)
 		&i.TaskStrategyVersion,
 		&i.TaskSymbol,
 		&i.ByStrategy,
+		&i.Findings,
 		&i.Status,
 		&i.DataSource,
 		&i.Symbol,
@@ -619,4 +622,50 @@ func (q *Queries) PageResultTrades(ctx context.Context, db DBTX, arg PageResultT
 		return nil, err
 	}
 	return items, nil
+}
+
+const resultFindings = `-- name: ResultFindings :one
+SELECT r.findings, t.strategy_id, t.strategy_version, t.data_source, t.symbols, t.timeframe
+FROM results r JOIN tasks t ON t.id = r.task_id
+WHERE r.task_id = $1
+`
+
+type ResultFindingsRow struct {
+	Findings        json.RawMessage `json:"findings"`
+	StrategyID      string          `json:"strategy_id"`
+	StrategyVersion int32           `json:"strategy_version"`
+	DataSource      string          `json:"data_source"`
+	Symbols         []string        `json:"symbols"`
+	Timeframe       string          `json:"timeframe"`
+}
+
+// A result's stored findings (NULL: stored before findings existed) and what names the
+// look-ahead checks that speak of it.
+func (q *Queries) ResultFindings(ctx context.Context, db DBTX, taskID string) (ResultFindingsRow, error) {
+	row := db.QueryRow(ctx, resultFindings, taskID)
+	var i ResultFindingsRow
+	err := row.Scan(
+		&i.Findings,
+		&i.StrategyID,
+		&i.StrategyVersion,
+		&i.DataSource,
+		&i.Symbols,
+		&i.Timeframe,
+	)
+	return i, err
+}
+
+const setResultFindings = `-- name: SetResultFindings :exec
+UPDATE results SET findings = $2 WHERE task_id = $1
+`
+
+type SetResultFindingsParams struct {
+	TaskID   string          `json:"task_id"`
+	Findings json.RawMessage `json:"findings"`
+}
+
+// The run's findings (internal/findings), written with its result in the same transaction.
+func (q *Queries) SetResultFindings(ctx context.Context, db DBTX, arg SetResultFindingsParams) error {
+	_, err := db.Exec(ctx, setResultFindings, arg.TaskID, arg.Findings)
+	return err
 }

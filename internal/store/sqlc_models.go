@@ -146,6 +146,17 @@ type BiExecution struct {
 	Strategy   int16       `json:"strategy"`
 }
 
+type BiFinding struct {
+	TaskID    string      `json:"task_id"`
+	Seq       int32       `json:"seq"`
+	Finding   interface{} `json:"finding"`
+	Severity  interface{} `json:"severity"`
+	Title     interface{} `json:"title"`
+	Detail    interface{} `json:"detail"`
+	Value     float64     `json:"value"`
+	Threshold float64     `json:"threshold"`
+}
+
 type BiLookaheadCheck struct {
 	StrategyID      string          `json:"strategy_id"`
 	StrategyVersion int32           `json:"strategy_version"`
@@ -419,6 +430,7 @@ type Result struct {
 	TaskStrategyVersion *int32          `json:"task_strategy_version"`
 	TaskSymbol          *string         `json:"task_symbol"`
 	ByStrategy          json.RawMessage `json:"by_strategy"`
+	Findings            json.RawMessage `json:"findings"`
 }
 
 type ResultEquity struct {

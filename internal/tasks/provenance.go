@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/events"
+	"github.com/backtestd/backtestd/internal/findings"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/provenance"
 	"github.com/backtestd/backtestd/internal/store"
@@ -24,6 +25,8 @@ type runRecord struct {
 	chunk store.InsertTaskLogChunkParams
 	steps int
 	task  store.Task
+	// findings are the run's own (internal/findings), stored with its result.
+	findings []findings.Finding
 }
 
 // flushLogs stores and publishes the run's last lines when its completion could not
@@ -55,6 +58,15 @@ func newRunRecord(t store.Task) *runRecord {
 			InitialCash: t.InitialCash, Commission: t.Commission,
 		},
 	}}
+}
+
+// declaredParams is how many parameters a version declares (its stored jsrt.Param list).
+func declaredParams(declared json.RawMessage) int {
+	var ps []jsrt.Param
+	if len(declared) == 0 || json.Unmarshal(declared, &ps) != nil {
+		return 0
+	}
+	return len(ps)
 }
 
 // version records the code run and its parameters: the declared defaults, overlaid by the

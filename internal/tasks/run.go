@@ -17,6 +17,7 @@ import (
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/fairshare"
+	"github.com/backtestd/backtestd/internal/findings"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/results"
@@ -165,6 +166,9 @@ func (s *Service) complete(ctx context.Context, row store.Task, res *engine.Resu
 		if err := results.Save(ctx, p, row.ID, int(row.Attempt), res, bench); err != nil {
 			return err
 		}
+		if err := results.SaveFindings(ctx, p, row.ID, rec.findings); err != nil {
+			return err
+		}
 		done, reproduction = true, c.Reproduction
 		if reproduction || sumErr != nil {
 			return nil // published after the commit: see below
@@ -304,6 +308,7 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 	// The last lines and the 100% go with the completion (complete).
 	rec.lines, rec.chunk = sink.handOver()
 	rec.steps = prog.total
+	rec.findings = findings.Of(findings.Run{Result: res, Feeds: feeds, Parameters: declaredParams(ver.Params)})
 	return res, benchBars, nil, nil
 }
 
