@@ -55,6 +55,13 @@ func (e *Engine) SetCheatOnClose(on bool) { e.coc = on }
 // either: a bar stamped with the session end time ends the session anyway.
 func (e *Engine) SetEndOfSessionBar(on bool) { e.eosbar = on }
 
+// SetInt2Pnl is backtrader's broker.set_int2pnl (on by default): the credit interest a
+// feed's position owes goes into the commission, and so the trade's pnlcomm, of the next
+// fill that reduces it. Off, the interest is taken from the cash all the same but no
+// commission or trade carries it (backtrader's advice where several strategies share a
+// position, whose interest would go to whichever closes first).
+func (e *Engine) SetInt2Pnl(on bool) { e.noInt2Pnl = !on }
+
 // Filler limits how much of an order a bar fills, from the bar's volume (backtrader's
 // broker fillers): what it leaves stays pending and fills on later bars, the order being
 // Partial until it is Completed.

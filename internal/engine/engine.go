@@ -189,6 +189,8 @@ type Engine struct {
 	filler   Filler
 	credit   []float64   // per feed, interest charged and not yet added to a closing commission
 	credited []time.Time // per feed, when its position last changed or was charged interest
+	// noInt2Pnl keeps the interest out of closing commissions (SetInt2Pnl(false)).
+	noInt2Pnl bool
 
 	// members are the run's strategies (one unless RunAll runs several), each with its own
 	// warm-up; owner is the one being called, whose orders Submit makes (multi.go).

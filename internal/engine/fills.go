@@ -292,7 +292,7 @@ func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
 	if execSize := closed + opened; execSize != 0 {
 		pos.update(execSize, price)
 		e.credited[o.Feed] = t
-		if closed != 0 { // backtrader's int2pnl: interest owed goes into the closing commission
+		if closed != 0 && !e.noInt2Pnl { // backtrader's int2pnl: interest owed goes into the closing commission
 			closedComm += e.credit[o.Feed]
 			e.credit[o.Feed] = 0
 		}

@@ -312,6 +312,7 @@ func (h *host) brokerObject() *goja.Object {
 	}
 	_ = b.methods.Set("setCoc", flag("setCoc", h.eng.SetCheatOnClose))
 	_ = b.methods.Set("setEosBar", flag("setEosBar", h.eng.SetEndOfSessionBar))
+	_ = b.methods.Set("setInt2Pnl", flag("setInt2Pnl", h.eng.SetInt2Pnl))
 	_ = b.methods.Set("setFiller", func(call goja.FunctionCall) goja.Value {
 		var f engine.Filler
 		if a := call.Argument(0); !goja.IsUndefined(a) && !goja.IsNull(a) {

@@ -723,6 +723,15 @@ class CreditInterestLong(CreditInterest):
     params = dict(interest=0.03, interest_long=True)
 
 
+class CreditInterestNoPnl(CreditInterestLong):
+    """CreditInterestLong with broker.set_int2pnl(False): the interest is taken from the
+    cash but kept out of the closing fills' commissions and the trades' pnlcomm."""
+
+    def __init__(self):
+        super(CreditInterestNoPnl, self).__init__()
+        self.broker.set_int2pnl(False)
+
+
 class Leverage(bt.Strategy):
     """setcommission(leverage=`leverage`): an SMA crossover buys `leverage` times what the
     cash pays for (95% of it) and closes on the cross down; a long position takes its value
@@ -765,6 +774,7 @@ ORDER_STRATEGIES = {
     "volume_bar_point": (VolumeBarPoint, ["nvda.csv"]),
     "credit_interest": (CreditInterest, ["orcl.csv", "yhoo.csv"]),
     "credit_interest_long": (CreditInterestLong, ["orcl.csv"]),
+    "credit_interest_int2pnl": (CreditInterestNoPnl, ["orcl.csv", "yhoo.csv"]),
     "leverage": (Leverage, ["orcl.csv", "nvda.csv"]),
 }
 # ---- end of the orders and broker block ----
