@@ -50,3 +50,10 @@ ORDER BY ts;
 DELETE FROM bar_history h
 WHERE h.source = @source AND h.symbol = @symbol AND h.to_version <= @keep_from::int
   AND NOT EXISTS (SELECT 1 FROM unnest(@kept::int[]) k WHERE k >= h.from_version AND k < h.to_version);
+
+-- name: InsertTaskDataVersions :exec
+INSERT INTO task_data_versions (task_id, symbol, version)
+SELECT @task_id::text, unnest(@symbols::text[]), unnest(@versions::int[]);
+
+-- name: TaskDataVersions :many
+SELECT symbol, version FROM task_data_versions WHERE task_id = @task_id;

@@ -91,9 +91,11 @@ func (e *taskEnv) trades(t *testing.T, id string) []map[string]any {
 }
 
 // TestProvenanceAndReproduction: a run records its provenance (the code's sha256, the engine,
-// the exact fingerprint of the bars it read, its resolved settings and parameters) in the
-// task, the JSON export and bi_results; reproducing it with the data unchanged is identical;
-// after one bar is re-imported with another close, the reproduction differs and names the bar.
+// the exact fingerprint and version of the bars it read, its resolved settings and
+// parameters) in the task, the JSON export and bi_results; reproducing it with the data
+// unchanged is identical. After one bar is re-imported with another close (version 2), a
+// reproduction still runs on version 1 and is identical, a new run on the latest bars
+// differs and the diff names the bar, and a run as_of version 1's time equals the original.
 func TestProvenanceAndReproduction(t *testing.T) {
 	t.Parallel()
 	e := newTaskEnv(t, 2)
@@ -121,7 +123,7 @@ func TestProvenanceAndReproduction(t *testing.T) {
 	want := provenance.FingerprintOf(bars)
 	last := bars[len(bars)-1].Time.Format(time.RFC3339)
 	if feed["symbol"] != "PROVX" || feed["timeframe"] != "1d" || feed["timezone"] != "UTC" || feed["bars"] != float64(len(bars)) ||
-		feed["first"] != "2002-06-01T00:00:00Z" || feed["last"] != last || feed["sha256"] != want.SHA256 {
+		feed["first"] != "2002-06-01T00:00:00Z" || feed["last"] != last || feed["sha256"] != want.SHA256 || feed["version"] != float64(1) {
 		t.Errorf("feed %v, want sha256 %s, last %s", feed, want.SHA256, last)
 	}
 	if params := p["parameters"].(map[string]any); params["fast"] != float64(10) || params["slow"] != float64(30) {
@@ -160,9 +162,54 @@ func TestProvenanceAndReproduction(t *testing.T) {
 	e.importBars(t, []engine.Bar{b})
 
 	rep = e.reproduce(t, id)
+	if rep["outcome"] != "identical" || len(rep["causes"].([]any)) != 0 {
+		t.Fatalf("reproduction after a re-import (recorded version 1): %v", rep)
+	}
+	latest := e.runProv(t, `{}`)
+	if v := field(latest, "provenance", "data").([]any)[0].(map[string]any)["version"]; v != float64(2) {
+		t.Errorf("a run after the re-import read version %v, want 2", v)
+	}
 	wantCause := fmt.Sprintf("data: PROVX changed: 1 bar differs, first %s", b.Time.Format(time.DateOnly))
-	if rep["outcome"] != "differs" || !slices.Contains(anyStrings(rep["causes"]), wantCause) {
-		t.Fatalf("changed bar: %v, want the cause %q", rep, wantCause)
+	code, body := e.do(t, "GET", "/api/results/"+id+"/diff?against="+latest["task_id"].(string), "")
+	if code != 200 || field(body, "data", "identical") != false || !slices.Contains(anyStrings(field(body, "data", "causes")), wantCause) {
+		t.Fatalf("diff with a run on the changed bar: %d %v, want the cause %q", code, body, wantCause)
+	}
+
+	// The versions: newest first, what version 2 changed; each version's bars.
+	code, body = e.do(t, "GET", "/api/data/testsrc/PROVX/versions", "")
+	if code != 200 {
+		t.Fatalf("versions: %d %v", code, body)
+	}
+	versions := field(body, "data").([]any)
+	v2, v1 := versions[0].(map[string]any), versions[1].(map[string]any)
+	changedBars := append([]engine.Bar(nil), bars...)
+	changedBars[changed] = b
+	if len(versions) != 2 || v2["version"] != float64(2) || v1["version"] != float64(1) ||
+		v1["sha256"] != want.SHA256 || v2["sha256"] != provenance.FingerprintOf(changedBars).SHA256 ||
+		fmt.Sprint(v2["changes"]) != "map[added:0 changed:1 removed:0]" || v2["bars"] != float64(len(bars)) ||
+		parseTime(t, v2["first_changed"].(string)) != b.Time {
+		t.Fatalf("versions: %v", versions)
+	}
+	for _, c := range []struct {
+		q     string
+		close float64
+	}{{"&version=1", bars[changed].Close}, {"&version=2", b.Close}, {"", b.Close}} {
+		code, body := e.do(t, "GET", "/api/data/testsrc/PROVX?start_date=2002-06-01&end_date=2004-12-31"+c.q, "")
+		if code != 200 || field(body, "data", "bars").([]any)[changed].(map[string]any)["close"] != c.close {
+			t.Errorf("bars%s: %d, close of the changed bar %v, want %v", c.q, code, field(body, "data", "bars").([]any)[changed], c.close)
+		}
+	}
+
+	// A run as of version 1's time equals the original run.
+	asOf := v1["created_at"].(string)
+	code, body = e.do(t, "POST", "/api/backtests", `{"strategy_id":"str_1","symbol":"PROVX","start_date":"2002-06-01","end_date":"2004-12-31","as_of":"`+asOf+`"}`)
+	if code != 200 {
+		t.Fatalf("as_of %s: %d %v", asOf, code, body)
+	}
+	then := e.waitStatus(t, body.(map[string]any)["task_id"].(string), "completed")
+	code, body = e.do(t, "GET", "/api/results/"+id+"/diff?against="+then["task_id"].(string), "")
+	if code != 200 || field(body, "data", "identical") != true {
+		t.Fatalf("diff with the run as of %s: %d %v", asOf, code, body)
 	}
 
 	// Bad input.
@@ -174,6 +221,23 @@ func TestProvenanceAndReproduction(t *testing.T) {
 	} {
 		if code, body := e.do(t, "POST", c.path, ""); code != c.status {
 			t.Errorf("%s: %d %v, want %d", c.path, code, body, c.status)
+		}
+	}
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+		says               string
+	}{
+		{"GET", "/api/data/testsrc/PROVX?start_date=2002-06-01&end_date=2004-12-31&version=3", "", 400, "Unknown version 3"},
+		{"GET", "/api/data/testsrc/PROVX?start_date=2002-06-01&end_date=2004-12-31&version=x", "", 400, "Invalid version"},
+		{"GET", "/api/data/testsrc/PROVX?start_date=2002-06-01&end_date=2004-12-31&version=0", "", 400, "Invalid version"},
+		{"GET", "/api/data/testsrc/NOPE/versions", "", 404, "NOPE"},
+		{"POST", "/api/backtests", `{"strategy_id":"str_1","symbol":"PROVX","start_date":"2002-06-01","end_date":"2004-12-31","as_of":"2001-01-01T00:00:00Z"}`, 400, "before the first version"},
+		{"POST", "/api/backtests", `{"strategy_id":"str_1","symbol":"PROVX","start_date":"2002-06-01","end_date":"2004-12-31","as_of":"yesterday"}`, 400, "Invalid as_of"},
+	} {
+		code, body := e.do(t, c.method, c.path, c.body)
+		if code != c.status || !strings.Contains(fmt.Sprint(body), c.says) {
+			t.Errorf("%s %s %s: %d %v, want %d saying %q", c.method, c.path, c.body, code, body, c.status, c.says)
 		}
 	}
 }

@@ -45,6 +45,7 @@ type Feeds struct {
 type feedKey struct {
 	source, symbol, tf string
 	from, until        int64 // unix nanoseconds
+	version            int   // the bar version read (versions.go); 0 the latest
 }
 
 type feedEntry struct {
@@ -106,13 +107,13 @@ func (f *Feeds) Zone(ctx context.Context, source, symbol string) (*time.Location
 // storedEntry returns the stored bars of symbol at timeframe tf on the days start..end (see
 // Span), through the cache, with the cache entry they belong to (one not kept when too big).
 // The bars are shared with other callers and must not be modified.
-func (f *Feeds) storedEntry(ctx context.Context, source, symbol, tf string, st symbolState, start, end time.Time) (*feedEntry, error) {
+func (f *Feeds) storedEntry(ctx context.Context, source, symbol, tf string, version int, st symbolState, start, end time.Time) (*feedEntry, error) {
 	from, until := Span(tf, st.loc, start, end)
-	key := feedKey{source: source, symbol: symbol, tf: tf, from: from.UnixNano(), until: until.UnixNano()}
+	key := feedKey{source: source, symbol: symbol, tf: tf, from: from.UnixNano(), until: until.UnixNano(), version: version}
 	if e, ok := f.cached(key, st.version); ok {
 		return e, nil
 	}
-	flight := fmt.Sprintf("%q %q %q %d %d %d", source, symbol, tf, key.from, key.until, st.version)
+	flight := fmt.Sprintf("%q %q %q %d %d %d %d", source, symbol, tf, key.from, key.until, st.version, version)
 	v, err, _ := f.load.Do(flight, func() (any, error) {
 		if e, ok := f.cached(key, st.version); ok {
 			return e, nil
@@ -135,7 +136,7 @@ func (f *Feeds) storedEntry(ctx context.Context, source, symbol, tf string, st s
 // stored timeframe below it. A tf finer than every stored one is an apperr 400 naming the
 // finest stored; an unknown symbol gives no bars. The slice must not be modified.
 func (f *Feeds) At(ctx context.Context, source, symbol, tf string, start, end time.Time) ([]engine.Bar, error) {
-	bars, _, _, err := f.at(ctx, source, symbol, tf, start, end)
+	bars, _, _, err := f.at(ctx, source, symbol, tf, start, end, 0)
 	return bars, err
 }
 
@@ -143,7 +144,18 @@ func (f *Feeds) At(ctx context.Context, source, symbol, tf string, start, end ti
 // prints: the fingerprint is kept with a cached series (made once per series and
 // bars_version) and computed afresh for aggregated bars.
 func (f *Feeds) AtPrint(ctx context.Context, source, symbol, tf string, start, end time.Time) ([]engine.Bar, provenance.Feed, []provenance.Print, error) {
-	bars, e, loc, err := f.at(ctx, source, symbol, tf, start, end)
+	return f.AtPrintVersion(ctx, source, symbol, tf, start, end, 0)
+}
+
+// AtPrintVersion is AtPrint reading version of the symbol's bars (versions.go); 0 reads the
+// latest. A version the symbol does not have is an apperr 400.
+func (f *Feeds) AtPrintVersion(ctx context.Context, source, symbol, tf string, start, end time.Time, version int) ([]engine.Bar, provenance.Feed, []provenance.Print, error) {
+	if version != 0 {
+		if err := CheckVersion(ctx, f.db.Pool, source, symbol, version); err != nil {
+			return nil, provenance.Feed{}, nil, err
+		}
+	}
+	bars, e, loc, err := f.at(ctx, source, symbol, tf, start, end, version)
 	if err != nil {
 		return nil, provenance.Feed{}, nil, err
 	}
@@ -162,7 +174,7 @@ func (f *Feeds) AtPrint(ctx context.Context, source, symbol, tf string, start, e
 
 // at is At with the cache entry of the stored bars they are or are aggregated from (nil
 // when none) and the symbol's time zone.
-func (f *Feeds) at(ctx context.Context, source, symbol, tf string, start, end time.Time) ([]engine.Bar, *feedEntry, *time.Location, error) {
+func (f *Feeds) at(ctx context.Context, source, symbol, tf string, start, end time.Time, version int) ([]engine.Bar, *feedEntry, *time.Location, error) {
 	if err := CheckTimeframe(tf); err != nil {
 		return nil, nil, time.UTC, err
 	}
@@ -172,14 +184,14 @@ func (f *Feeds) at(ctx context.Context, source, symbol, tf string, start, end ti
 	}
 	// Bars at tf itself mean tf is stored, and so is what it is made from: the usual case
 	// costs no look-up of the stored timeframes.
-	if e, err := f.storedEntry(ctx, source, symbol, tf, st, start, end); err != nil || len(e.bars) > 0 {
+	if e, err := f.storedEntry(ctx, source, symbol, tf, version, st, start, end); err != nil || len(e.bars) > 0 {
 		return entryBars(e), e, st.loc, err
 	}
 	src, err := f.sourceTimeframe(ctx, source, symbol, tf)
 	if err != nil || src == "" {
 		return []engine.Bar{}, nil, st.loc, err
 	}
-	e, err := f.storedEntry(ctx, source, symbol, src, st, start, end)
+	e, err := f.storedEntry(ctx, source, symbol, src, version, st, start, end)
 	if err != nil || src == tf {
 		return entryBars(e), e, st.loc, err
 	}
@@ -253,10 +265,12 @@ func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) (*
 			return fmt.Errorf("bars version of %s/%s: %w", key.source, key.symbol, err)
 		}
 		version = row.BarsVersion
-		if data, err = LatestVersion(ctx, tx, key.source, key.symbol); err != nil {
-			return err
+		if data = key.version; data == 0 {
+			if data, err = LatestVersion(ctx, tx, key.source, key.symbol); err != nil {
+				return err
+			}
 		}
-		bars, err = readBars(ctx, tx, key.source, key.symbol, key.tf, from, until)
+		bars, err = readBarsAt(ctx, tx, key.source, key.symbol, key.tf, from, until, key.version)
 		return err
 	})
 	if err != nil {

@@ -70,6 +70,22 @@ func (q *Queries) InsertBarVersion(ctx context.Context, db DBTX, arg InsertBarVe
 	return err
 }
 
+const insertTaskDataVersions = `-- name: InsertTaskDataVersions :exec
+INSERT INTO task_data_versions (task_id, symbol, version)
+SELECT $1::text, unnest($2::text[]), unnest($3::int[])
+`
+
+type InsertTaskDataVersionsParams struct {
+	TaskID   string   `json:"task_id"`
+	Symbols  []string `json:"symbols"`
+	Versions []int32  `json:"versions"`
+}
+
+func (q *Queries) InsertTaskDataVersions(ctx context.Context, db DBTX, arg InsertTaskDataVersionsParams) error {
+	_, err := db.Exec(ctx, insertTaskDataVersions, arg.TaskID, arg.Symbols, arg.Versions)
+	return err
+}
+
 const latestBarVersion = `-- name: LatestBarVersion :one
 
 SELECT coalesce(max(version), 0)::int AS version FROM bar_versions WHERE source = $1 AND symbol = $2
@@ -268,4 +284,33 @@ func (q *Queries) SetBarVersionSHA256(ctx context.Context, db DBTX, arg SetBarVe
 		arg.Timeframe,
 	)
 	return err
+}
+
+const taskDataVersions = `-- name: TaskDataVersions :many
+SELECT symbol, version FROM task_data_versions WHERE task_id = $1
+`
+
+type TaskDataVersionsRow struct {
+	Symbol  string `json:"symbol"`
+	Version int32  `json:"version"`
+}
+
+func (q *Queries) TaskDataVersions(ctx context.Context, db DBTX, taskID string) ([]TaskDataVersionsRow, error) {
+	rows, err := db.Query(ctx, taskDataVersions, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []TaskDataVersionsRow
+	for rows.Next() {
+		var i TaskDataVersionsRow
+		if err := rows.Scan(&i.Symbol, &i.Version); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

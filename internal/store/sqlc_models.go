@@ -709,6 +709,12 @@ type TaskAttempt struct {
 	Interruptions json.RawMessage `json:"interruptions"`
 }
 
+type TaskDataVersion struct {
+	TaskID  string `json:"task_id"`
+	Symbol  string `json:"symbol"`
+	Version int32  `json:"version"`
+}
+
 type TaskLog struct {
 	ID      int32       `json:"id"`
 	TaskID  string      `json:"task_id"`

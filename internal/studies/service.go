@@ -185,6 +185,9 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 	if err != nil {
 		return Study{}, err
 	}
+	if r.DataVersions != nil { // a study's batches read the latest bars (docs/data.md "Versions")
+		return Study{}, apperr.Invalid("as_of is not supported on studies: run backtests with as_of instead")
+	}
 	space, err := parseSpace(req.Space, r.Strategy)
 	if err != nil {
 		return Study{}, err

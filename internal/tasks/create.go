@@ -36,6 +36,9 @@ func (s *Service) Create(ctx context.Context, req Request) (Task, error) {
 		if row, err = s.q.CreateTask(ctx, tx, r.row()); err != nil {
 			return fmt.Errorf("insert task: %w", err)
 		}
+		if err := s.saveDataVersions(ctx, tx, row.ID, r.DataVersions); err != nil {
+			return err
+		}
 		return s.enqueue(ctx, tx, &row)
 	})
 	if err != nil {
@@ -65,6 +68,9 @@ type Resolved struct {
 	// Effective is StrategyParams with every other declared parameter at its default
 	// (strategy.Effective): what the task records, the values its run takes.
 	Effective json.RawMessage
+	// DataVersions are the bar versions it runs on by symbol (as_of, a reproduction); nil
+	// runs on the latest bars.
+	DataVersions map[string]int
 }
 
 // row is the task r makes, as stored.
@@ -168,6 +174,10 @@ func (s *Service) Resolve(ctx context.Context, req Request) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
+	versions, err := s.asOfVersions(ctx, req.AsOf, source, withBenchmark(symbols, bench))
+	if err != nil {
+		return Resolved{}, err
+	}
 	params, err := strategy.MergeParams(sv.Params, sv.ParamValues, req.StrategyParams)
 	if err != nil {
 		return Resolved{}, err
@@ -183,7 +193,7 @@ func (s *Service) Resolve(ctx context.Context, req Request) (Resolved, error) {
 		StrategyID: sv.ID, StrategyVersion: sv.Version, DataSource: source,
 		Symbols: symbols, Timeframe: tf, Benchmark: bench, Timezone: zone.String(),
 		StartDate: start, EndDate: end, InitialCash: cash, Commission: comm,
-		StrategyParams: params, SessionID: session, CreatedBy: req.By,
+		StrategyParams: params, SessionID: session, CreatedBy: req.By, DataVersions: versions,
 	}
 	if len(sv.Params) > 0 {
 		if err := json.Unmarshal(sv.Params, &r.Strategy.Params); err != nil {

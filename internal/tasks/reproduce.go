@@ -72,6 +72,7 @@ func (s *Service) Reproduce(ctx context.Context, by *string, id string) (Task, e
 	if err != nil {
 		return Task{}, err
 	}
+	r.DataVersions = recordedVersions(prov) // the bars the original read, whatever was imported since
 	var row store.Task
 	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -80,6 +81,9 @@ func (s *Service) Reproduce(ctx context.Context, by *string, id string) (Task, e
 		}
 		if err := s.q.InsertReproduction(ctx, tx, store.InsertReproductionParams{TaskID: row.ID, OfTask: id}); err != nil {
 			return fmt.Errorf("record reproduction of %s: %w", id, err)
+		}
+		if err := s.saveDataVersions(ctx, tx, row.ID, r.DataVersions); err != nil {
+			return err
 		}
 		return s.enqueue(ctx, tx, &row)
 	})

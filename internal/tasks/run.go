@@ -232,11 +232,15 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 	if !ver.Found {
 		return nil, nil, &failure{msg: fmt.Sprintf("Strategy version not found: %s version %d", t.StrategyID, t.StrategyVersion), permanent: true}, nil
 	}
+	versions, err := s.dataVersions(ctx, t.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	feeds := make([]engine.Feed, len(t.Symbols))
 	steps := 0
 	var benchBars []engine.Bar
 	for i, sym := range withBenchmark(t.Symbols, t.Benchmark) {
-		bars, fp, prints, err := s.feeds.AtPrint(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate)
+		bars, fp, prints, err := s.feeds.AtPrintVersion(ctx, t.DataSource, sym, t.Timeframe, t.StartDate, t.EndDate, versions[sym])
 		if ae, ok := apperr.As(err); ok { // the stored bars changed since the task was made
 			return nil, nil, &failure{msg: "Data retrieval failed: " + ae.Detail, permanent: true}, nil
 		}

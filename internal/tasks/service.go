@@ -135,6 +135,9 @@ type Request struct {
 	InitialCash *float64 `json:"initial_cash"`
 	Commission  *float64 `json:"commission"`
 	SessionID   *string  `json:"session_id"`
+	// AsOf (RFC 3339) runs on each symbol's bar version current at that time; nil on the
+	// latest bars.
+	AsOf *string `json:"as_of"`
 	// By is the user submitting it, the task's owner (not read from JSON); nil for nobody.
 	By *string `json:"-"`
 }
