@@ -114,6 +114,12 @@ type IndDef struct {
 	// CompatLines are other names of lines (Stochastic's k for percK), kept for the
 	// strategies written before the lines took backtrader's names.
 	CompatLines map[string]string
+	// FutureLines are lines whose value at a bar is a later bar's (Ichimoku's chikou_span,
+	// the Fractal study's), for charts: each is made only when the strategy first reads
+	// it, so the look-ahead check flags a strategy that reads one and no other. Their last
+	// bar is not compared with backtrader's, whose runonce writes it from a negative index
+	// (Ichimoku's chikou_span there is the close of bar chikou-1; here NaN).
+	FutureLines []string
 	// MovAv marks a moving average: InLine, a "period" parameter, one line; usable as
 	// another indicator's ParamMovAv.
 	MovAv bool
@@ -519,7 +525,16 @@ func (h *host) bindInd(o *lazyFuncs, name string, d *IndDef) {
 		}
 		obj := h.rt.NewObject()
 		ls := make(map[string]*goja.Object, len(out))
+		futures := make(map[string]goja.Value, len(d.FutureLines))
 		for i, ln := range d.AllLines() {
+			if slices.Contains(d.FutureLines, ln) {
+				futures[ln] = h.futureLine(out[i], feed)
+				_ = obj.DefineAccessorProperty(ln, futures[ln], nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+				if i == 0 {
+					_ = obj.DefineAccessorProperty("_first", futures[ln], nil, goja.FLAG_FALSE, goja.FLAG_FALSE)
+				}
+				continue
+			}
 			l := h.output(out[i], feed)
 			ls[ln] = l
 			_ = obj.Set(ln, l)
@@ -528,9 +543,27 @@ func (h *host) bindInd(o *lazyFuncs, name string, d *IndDef) {
 			}
 		}
 		for _, c := range sortedKeys(d.CompatLines) {
+			if get, ok := futures[d.CompatLines[c]]; ok {
+				_ = obj.DefineAccessorProperty(c, get, nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+				continue
+			}
 			_ = obj.Set(c, ls[d.CompatLines[c]])
 		}
 		return obj
+	})
+}
+
+// futureLine is a getter of a FutureLines line: the line is made (and traced, for the
+// look-ahead check) on the first read. Its warm-up counts from the indicator's creation,
+// as every line's, so that a first read after it does not start one again.
+func (h *host) futureLine(s engine.Series, feed int) goja.Value {
+	h.eng.RequireMinPeriod(feed, s.First+1)
+	var l *goja.Object
+	return h.rt.ToValue(func(goja.FunctionCall) goja.Value {
+		if l == nil {
+			l = h.output(s, feed)
+		}
+		return l
 	})
 }
 
@@ -610,11 +643,7 @@ func (h *host) indGiven(call goja.FunctionCall, at int, name string, d *IndDef, 
 			given[p.Name] = v.String()
 		case ParamList:
 			given[p.Name] = v.Export()
-		default:
-			if _, isNum := v.Export().(string); isNum {
-				given[p.Name] = v.String()
-				return
-			}
+		default: // a number, or what JavaScript makes one of ("30"), as before the registry
 			given[p.Name] = v.ToFloat()
 		}
 	}
