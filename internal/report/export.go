@@ -268,7 +268,11 @@ func (svc *Service) ExportHTML(ctx context.Context, taskID string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	return html(s, stats, bars, version)
+	fs, err := svc.results.Findings(ctx, taskID)
+	if err != nil {
+		return "", err
+	}
+	return html(s, stats, bars, version, fs)
 }
 
 // wallClock writes the report's bar times (as results.FormatTime gives them) as the page

@@ -232,7 +232,7 @@ func TestTearsheetShapes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			page, err := html(tc.s, engine.Statistics{}, nil, tc.version)
+			page, err := html(tc.s, engine.Statistics{}, nil, tc.version, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/backtestd/backtestd/internal/engine"
+	"github.com/backtestd/backtestd/internal/findings"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/provenance"
 	"github.com/backtestd/backtestd/internal/results"
@@ -97,11 +99,13 @@ type tearsheet struct {
 	Params                 []paramRow
 	Zone                   string
 	Generated              string
+	Findings               []findings.Finding // critical first, then warnings, then information
 }
 
 // html writes the report of s with its statistics record; benchBars are the benchmark's and
 // version the strategy version the run used (nil when it is not stored).
-func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, version *results.StrategyVersion) (string, error) {
+// fs are its findings (results.Service.Findings).
+func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, version *results.StrategyVersion, fs []findings.Finding) (string, error) {
 	clock, zone := wallClock(s.Run)
 	loc := time.UTC
 	if zone != "" {
@@ -110,7 +114,9 @@ func html(s *results.Stored, stats engine.Statistics, benchBars []engine.Bar, ve
 		}
 	}
 	intraday := marketdata.Intraday(s.Run.Timeframe)
-	t := tearsheet{Task: s.TaskID, Zone: zone, Months: MonthNames, MultiFeed: len(s.Run.Symbols) > 1}
+	t := tearsheet{Task: s.TaskID, Zone: zone, Months: MonthNames, MultiFeed: len(s.Run.Symbols) > 1, Findings: slices.Clone(fs)}
+	rank := map[findings.Severity]int{findings.Critical: 0, findings.Warning: 1, findings.Info: 2}
+	slices.SortStableFunc(t.Findings, func(a, b findings.Finding) int { return rank[a.Severity] - rank[b.Severity] })
 
 	name := s.Run.StrategyName
 	if name == "" && version != nil {
@@ -445,6 +451,8 @@ td.pos.h1{background:rgba(27,138,90,.1)}td.pos.h2{background:rgba(27,138,90,.22)
 td.neg.h1{background:rgba(198,40,40,.1)}td.neg.h2{background:rgba(198,40,40,.22)}td.neg.h3{background:rgba(198,40,40,.36)}td.neg.h4{background:rgba(198,40,40,.5)}
 td.changed{font-weight:600}
 footer{margin-top:24px;color:var(--muted);font-size:11px}
+ul.findings{list-style:none;margin:0;padding:0}li.finding{padding:2px 0 2px 8px;border-left:3px solid var(--line);margin:3px 0}
+li.finding.warning{border-left-color:#bf8700}li.finding.critical{border-left-color:var(--neg)}li.finding.info{color:var(--muted)}
 @page{size:A4;margin:14mm 12mm}
 @media print{
  body{margin:0;max-width:none;padding:0;font-size:10px}
@@ -463,6 +471,11 @@ footer{margin-top:24px;color:var(--muted);font-size:11px}
 <dl class="facts">{{range .Facts}}<dt>{{.Label}}</dt><dd data-key="{{.Key}}">{{.Value}}</dd>{{end}}</dl>
 </header>
 
+{{if .Findings}}<section aria-label="Findings" id="findings">
+<h2>Findings</h2>
+<ul class="findings">{{range .Findings}}<li class="finding {{.Severity}}" data-finding="{{.ID}}" data-severity="{{.Severity}}"><strong>{{.Severity}}: {{.Title}}.</strong> {{.Detail}}</li>{{end}}</ul>
+</section>
+{{end}}
 <section aria-label="Headline figures">
 <ul class="cards" id="headline">{{range .Headline}}<li class="card" data-key="{{.Key}}"><span class="label">{{.Label}}</span><span class="value {{.Tone}}">{{.Value}}</span></li>{{end}}</ul>
 </section>

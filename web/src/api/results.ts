@@ -1,11 +1,13 @@
 // Results: summary, statistics, trade pages, charts, exports and comparisons.
 import { get, qs, request } from './client';
-import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, MonteCarlo, RoundTrip, RunDiff, StrategyResult, Summary, SymbolResult } from './types';
+import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, Finding, MonteCarlo, RoundTrip, RunDiff, StrategyResult, Summary, SymbolResult } from './types';
 
 const one = (id: string) => `/api/results/${encodeURIComponent(id)}`;
 
 export const getSummary = (id: string) => get<Summary & Record<string, unknown>>(`${one(id)}/summary`);
 export const getStatistics = (id: string) => get<unknown>(`${one(id)}/statistics`);
+/** What the result should be read with: the run's findings, then its version's look-ahead verdict. */
+export const getFindings = (id: string) => get<Finding[]>(`${one(id)}/findings`);
 export const getFills = (id: string, skip: number, limit: number) => get<{ total: number; trades: Fill[] }>(`${one(id)}/trades${qs({ skip, limit, kind: 'executions' })}`);
 export const getRoundTrips = (id: string, skip: number, limit: number) => get<{ total: number; trades: RoundTrip[] }>(`${one(id)}/trades${qs({ skip, limit, kind: 'round_trips' })}`);
 /** Every round trip of a result (pages of 1,000), for the trade analysis. */

@@ -494,6 +494,24 @@ export interface paths {
       };
     };
   };
+  "/api/results/{task_id}/findings": {
+    /**
+     * What the result should be read with
+     * @description The run's findings, computed when it completed and stored (too few trades for its
+     * parameters, profit resting on a few trades, fills on bars of volume 0 or outside the
+     * bar's range, an open position carrying the result, time in market), then what the
+     * look-ahead checks of its strategy version say (the verdict, or that it was never
+     * checked, and the warm-up when the check measured it), read when asked. Rules and
+     * thresholds: docs/backtests.md "Findings". A result stored before findings existed has
+     * one `not_computed` finding in place of the run's own.
+     */
+    get: operations["resultFindings"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
   "/api/results/{task_id}/statistics": {
     /** Statistics record */
     get: operations["resultStatistics"];
@@ -1913,6 +1931,25 @@ export interface components {
       causes: string[];
       /** Format: date-time */
       checked_at?: string | null;
+    };
+    Finding: {
+      /**
+       * @description The rule.
+       * @enum {string}
+       */
+      id: "trades_per_parameter" | "profit_concentration" | "fills_zero_volume" | "fills_outside_range" | "open_position_at_end" | "time_in_market" | "lookahead" | "warmup" | "not_computed";
+      /**
+       * @description `info` describes the run; `warning`: the figures may mislead; `critical`: they cannot be trusted.
+       * @enum {string}
+       */
+      severity: "info" | "warning" | "critical";
+      title: string;
+      /** @description What was found */
+      detail: string;
+      /** @description The measured value, in the unit the rule names (a count, or a percent for profit_concentration, open_position_at_end and time_in_market). */
+      value: number | null;
+      /** @description The rule's limit in the same unit; null for what is information only. */
+      threshold: number | null;
     };
     RunDiff: {
       /** @description Summary, round trips, fills and equity equal to the bit. */
@@ -3434,6 +3471,34 @@ export interface operations {
       };
       413: components["responses"]["ReadTooLarge"];
       503: components["responses"]["ReadBusy"];
+    };
+  };
+  /**
+   * What the result should be read with
+   * @description The run's findings, computed when it completed and stored (too few trades for its
+   * parameters, profit resting on a few trades, fills on bars of volume 0 or outside the
+   * bar's range, an open position carrying the result, time in market), then what the
+   * look-ahead checks of its strategy version say (the verdict, or that it was never
+   * checked, and the warm-up when the check measured it), read when asked. Rules and
+   * thresholds: docs/backtests.md "Findings". A result stored before findings existed has
+   * one `not_computed` finding in place of the run's own.
+   */
+  resultFindings: {
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope with `data` = the findings, the run's own first. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Finding"][];
+          };
+        };
+      };
+      404: components["responses"]["ResultNotFound"];
     };
   };
   /** Statistics record */

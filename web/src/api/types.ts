@@ -25,6 +25,7 @@ export type Comparison = S['Comparison'];
 export type Provenance = S['Provenance'];
 export type Reproduction = S['Reproduction'];
 export type RunDiff = S['RunDiff'];
+export type Finding = S['Finding'];
 export type SymbolResult = S['SymbolResult'];
 export type StrategyResult = S['StrategyResult'];
 export type Analyzers = S['Analyzers'];

@@ -1,6 +1,6 @@
 // Results of one run: summary cards, statistics, charts with export, trades, result exports.
 
-import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type RoundTrip, type StrategyResult, type SymbolResult, type Task, type BacktestRequest } from '../api';
+import { ApiError, backtests, results as api, strategies, type ChartConfig, type DrawdownPeriod, type Fill, type Finding, type RoundTrip, type StrategyResult, type SymbolResult, type Task, type BacktestRequest } from '../api';
 import { chartPanel, type ChartPanel } from '../charts';
 import { button, clear, download, empty, errorBox, h, keepFocus, loading, toast } from '../dom';
 import { barClock, fmtBarTime, type BarClock, fmtInt, fmtMoney, fmtNumber, fmtPct, fmtPctFraction, signClass, signedStat, summaryCards } from '../format';
@@ -26,6 +26,24 @@ const CHARTS: [string, string][] = [
   ['returns_histogram', 'Returns per bar (%)'],
 ];
 
+// findingsList shows what the result should be read with: warnings and critical findings
+// first, as cards, then the information in one muted list (docs/backtests.md, Findings).
+export function findingsList(fs: Finding[]): HTMLElement {
+  const rank = { critical: 0, warning: 1, info: 2 } as const;
+  const sorted = [...fs].sort((a, b) => rank[a.severity] - rank[b.severity]);
+  const item = (f: Finding) =>
+    h('li', { class: `finding finding-${f.severity}`, 'data-finding': f.id, 'data-severity': f.severity }, h('span', { class: `status finding-chip` }, f.severity), ' ', h('strong', null, f.title), h('span', { class: 'finding-detail' }, ` ${f.detail}`));
+  const serious = sorted.filter((f) => f.severity !== 'info');
+  const info = sorted.filter((f) => f.severity === 'info');
+  return h(
+    'div',
+    { class: 'card findings' },
+    h('h2', { class: 'findings-head' }, serious.length ? `Findings: ${serious.length} to read before trusting the figures` : 'Findings: nothing suspect'),
+    serious.length ? h('ul', { class: 'findings-list' }, serious.map(item)) : null,
+    info.length ? h('ul', { class: 'findings-list muted small' }, info.map(item)) : null,
+  );
+}
+
 export async function resultView(main: HTMLElement, params: Record<string, string>): Promise<void> {
   const tid = params.task;
   main.append(loading('Loading the result…'));
@@ -50,6 +68,11 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
   const strategyName = task?.strategy_id ? await strategies.getStrategy(task.strategy_id).then((s) => s.name, () => task!.strategy_id) : '';
   const lookaheadBox = h('div', { id: 'lookahead' }, task?.lookahead === true ? lookaheadNote('run') : '');
   const reproBox = h('div', { id: 'reproduce' }, task?.reproduction ? reproductionCard(tid, task.reproduction) : '');
+  const findingsBox = h('section', { id: 'findings', 'aria-label': 'Findings' });
+  void api.getFindings(tid).then(
+    (fs) => findingsBox.replaceChildren(findingsList(fs)),
+    () => {},
+  );
   const exportBtn = (fmt: string, label: string) => button(label, () => void exportResult(tid, fmt), 'btn small', { 'data-result-export': fmt });
   main.append(
     h(
@@ -63,6 +86,7 @@ export async function resultView(main: HTMLElement, params: Record<string, strin
     task ? h('p', { class: 'muted', id: 'result-subtitle' }, [strategyName && strategyName !== task.strategy_id ? `${strategyName} (${task.strategy_id} v${task.strategy_version})` : task.strategy_id, (task.symbols ?? [task.symbol]).join(', '), task.timeframe && task.timeframe !== '1d' ? task.timeframe : '', task.benchmark && task.benchmark !== task.symbol ? `benchmark ${task.benchmark}` : '', task.start_date && `${task.start_date} → ${task.end_date}`, clock.intraday ? `times in ${clock.tz}` : ''].filter(Boolean).join(' · ')) : '',
     lookaheadBox,
     reproBox,
+    findingsBox,
     h('section', { 'aria-label': 'Summary' }, h('ul', { class: 'cards summary', id: 'summary-cards' }, summaryCards(summary).map((c) => h('li', { class: 'card stat-card', 'data-key': c.key }, h('span', { class: 'label' }, c.label), h('span', { class: `value ${c.tone}` }, c.display))))),
   );
 
