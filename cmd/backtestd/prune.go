@@ -70,6 +70,6 @@ func pruneCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if *dryRun {
 		verb = "would delete"
 	}
-	fmt.Fprintf(stdout, "%s %d runs and %d studies created before %s\n", verb, rep.Tasks, rep.Studies, o.Before.UTC().Format(time.RFC3339))
+	fmt.Fprintf(stdout, "%s %d runs and %d studies created before %s, and the bars of %d unreferenced bar versions\n", verb, rep.Tasks, rep.Studies, o.Before.UTC().Format(time.RFC3339), rep.Versions)
 	return err
 }

@@ -13,7 +13,7 @@ VALUES (@source, @symbol, @version, @timeframe, @sha256, @bars, @first_ts, @last
 -- name: ListBarVersions :many
 -- A symbol's versions, newest first.
 SELECT version, timeframe, sha256, bars, first_ts, last_ts, changed, added, removed,
-       first_changed, created_at
+       first_changed, created_at, pruned_at
 FROM bar_versions WHERE source = @source AND symbol = @symbol
 ORDER BY version DESC, timeframe;
 
@@ -43,17 +43,47 @@ SELECT ts, open, high, low, close, volume FROM (
 ) v
 ORDER BY ts;
 
--- name: PruneBarHistory :execrows
--- Removes the rows of versions older than @keep_from that no kept version needs: a history
--- row is needed while a version in [from_version, to_version) is kept. @kept are the
--- referenced older versions (results and studies).
-DELETE FROM bar_history h
-WHERE h.source = @source AND h.symbol = @symbol AND h.to_version <= @keep_from::int
-  AND NOT EXISTS (SELECT 1 FROM unnest(@kept::int[]) k WHERE k >= h.from_version AND k < h.to_version);
-
 -- name: InsertTaskDataVersions :exec
 INSERT INTO task_data_versions (task_id, symbol, version)
 SELECT @task_id::text, unnest(@symbols::text[]), unnest(@versions::int[]);
 
 -- name: TaskDataVersions :many
 SELECT symbol, version FROM task_data_versions WHERE task_id = @task_id;
+
+-- name: BarVersionState :one
+-- Whether a symbol has a version and whether retention removed its bars.
+SELECT coalesce(bool_or(pruned_at IS NOT NULL), false)::boolean AS pruned, count(*) > 0 AS found
+FROM bar_versions WHERE source = @source AND symbol = @symbol AND version = @version;
+
+-- name: PrunableBarVersions :many
+-- Versions retention may remove: not a symbol's latest, not removed already, and named by
+-- no stored run's provenance nor by a task that is to run on it (task_data_versions).
+-- Runs a prune of what was created before @gone_before would delete count as gone (a dry
+-- run's count); the zero time counts none.
+WITH kept AS (
+    SELECT p.provenance #>> '{settings,data_source}' AS source, d ->> 'symbol' AS symbol, (d ->> 'version')::int AS version
+    FROM run_provenance p JOIN tasks t ON t.id = p.task_id, jsonb_array_elements(p.provenance -> 'data') d
+    WHERE d ? 'version'
+      AND NOT (t.created_at < @gone_before::timestamptz AND t.pinned_at IS NULL AND t.status IN ('completed', 'failed', 'cancelled'))
+    UNION
+    SELECT t.data_source, v.symbol, v.version FROM task_data_versions v JOIN tasks t ON t.id = v.task_id
+), latest AS (
+    SELECT source, symbol, max(version) AS version FROM bar_versions GROUP BY source, symbol
+)
+SELECT DISTINCT b.source, b.symbol, b.version
+FROM bar_versions b JOIN latest l ON l.source = b.source AND l.symbol = b.symbol
+WHERE b.version < l.version AND b.pruned_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.source = b.source AND k.symbol = b.symbol AND k.version = b.version)
+ORDER BY b.source, b.symbol, b.version;
+
+-- name: MarkBarVersionsPruned :execrows
+UPDATE bar_versions SET pruned_at = now()
+WHERE source = @source AND symbol = @symbol AND version = ANY(@versions::int[]) AND pruned_at IS NULL;
+
+-- name: DeleteUnneededBarHistory :execrows
+-- Deletes the replaced bars of a symbol that no version still holding its bars needs.
+DELETE FROM bar_history h
+WHERE h.source = @source AND h.symbol = @symbol
+  AND NOT EXISTS (SELECT 1 FROM bar_versions v
+                  WHERE v.source = h.source AND v.symbol = h.symbol AND v.pruned_at IS NULL
+                    AND v.version >= h.from_version AND v.version < h.to_version);

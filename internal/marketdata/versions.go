@@ -25,6 +25,9 @@ type Version struct {
 	CreatedAt    time.Time  `json:"created_at"`
 	Changes      Changes    `json:"changes"`
 	FirstChanged *time.Time `json:"first_changed"` // earliest bar changed, added or removed; null when none
+	// PrunedAt is when retention removed the version's bars (nothing referenced it); null
+	// while they are kept.
+	PrunedAt *time.Time `json:"pruned_at"`
 }
 
 // Changes is what a version changed against the version before.
@@ -54,11 +57,12 @@ func (svc *Service) Versions(ctx context.Context, source, symbol string) ([]Vers
 	for i, r := range rows {
 		v := Version{
 			Version: int(r.Version), Timeframe: r.Timeframe, Bars: r.Bars, First: utcPtr(r.FirstTs), Last: utcPtr(r.LastTs),
-			CreatedAt: r.CreatedAt.UTC(), FirstChanged: utcPtr(r.FirstChanged),
+			CreatedAt: r.CreatedAt.UTC(), FirstChanged: utcPtr(r.FirstChanged), PrunedAt: utcPtr(r.PrunedAt),
 			Changes: Changes{Changed: r.Changed, Added: r.Added, Removed: r.Removed},
 		}
 		if r.Sha256 != nil {
 			v.SHA256 = *r.Sha256
+		} else if r.PrunedAt != nil { // its bars are gone: no fingerprint to make
 		} else if v.SHA256, err = svc.fillFingerprint(ctx, source, symbol, r.Timeframe, int(r.Version)); err != nil {
 			return nil, err
 		}
@@ -92,13 +96,20 @@ func LatestVersion(ctx context.Context, db store.DBTX, source, symbol string) (i
 }
 
 // CheckVersion answers a 400 unless version is one of the symbol's versions (1 up to its
-// latest).
+// latest) whose bars retention kept.
 func CheckVersion(ctx context.Context, db store.DBTX, source, symbol string, version int) error {
-	latest, err := LatestVersion(ctx, db, source, symbol)
+	st, err := q.BarVersionState(ctx, db, store.BarVersionStateParams{Source: source, Symbol: symbol, Version: int32(version)})
 	if err != nil {
-		return err
+		return fmt.Errorf("version %d of %s/%s: %w", version, source, symbol, err)
 	}
-	if version < 1 || version > latest {
+	if st.Pruned {
+		return apperr.Invalid("Version %d of %s/%s was removed by retention (no kept run referenced it)", version, source, symbol)
+	}
+	if !st.Found {
+		latest, err := LatestVersion(ctx, db, source, symbol)
+		if err != nil {
+			return err
+		}
 		if latest == 0 {
 			return apperr.Invalid("Unknown version %d of %s/%s: it has no versions", version, source, symbol)
 		}
@@ -116,6 +127,9 @@ func VersionAt(ctx context.Context, db store.DBTX, source, symbol string, at tim
 	}
 	if v == 0 {
 		return 0, apperr.Invalid("as_of %s is before the first version of %s/%s", at.UTC().Format(time.RFC3339), source, symbol)
+	}
+	if err := CheckVersion(ctx, db, source, symbol, int(v)); err != nil {
+		return 0, err
 	}
 	return int(v), nil
 }

@@ -66,6 +66,7 @@ type Options struct {
 type Report struct {
 	Tasks    int64     `json:"tasks"`
 	Studies  int64     `json:"studies"`
+	Versions int64     `json:"versions"` // bar versions whose bars went (see pruneVersions)
 	Before   time.Time `json:"before"`
 	DryRun   bool      `json:"dry_run"`
 	Vacuumed bool      `json:"vacuumed"`
@@ -109,6 +110,10 @@ func (s *Service) Prune(ctx context.Context, o Options) (Report, error) {
 		})
 		if err != nil {
 			return rep, fmt.Errorf("count prunable runs: %w", err)
+		}
+		// The versions only the runs counted above name are counted too.
+		if rep.Versions, err = s.pruneVersions(ctx, true, o.Before); err != nil {
+			return rep, err
 		}
 		return rep, nil
 	}
@@ -172,6 +177,10 @@ func (s *Service) Prune(ctx context.Context, o Options) (Report, error) {
 				}
 			}
 		}
+	}
+	var err error
+	if rep.Versions, err = s.pruneVersions(ctx, false, time.Time{}); err != nil {
+		return rep, fmt.Errorf("prune bar versions: %w", err)
 	}
 	if o.Vacuum && rep.Tasks+rep.Studies > 0 {
 		if err := s.st.VacuumResults(ctx); err != nil {

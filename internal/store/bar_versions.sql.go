@@ -30,6 +30,52 @@ func (q *Queries) BarVersionAt(ctx context.Context, db DBTX, arg BarVersionAtPar
 	return version, err
 }
 
+const barVersionState = `-- name: BarVersionState :one
+SELECT coalesce(bool_or(pruned_at IS NOT NULL), false)::boolean AS pruned, count(*) > 0 AS found
+FROM bar_versions WHERE source = $1 AND symbol = $2 AND version = $3
+`
+
+type BarVersionStateParams struct {
+	Source  string `json:"source"`
+	Symbol  string `json:"symbol"`
+	Version int32  `json:"version"`
+}
+
+type BarVersionStateRow struct {
+	Pruned bool `json:"pruned"`
+	Found  bool `json:"found"`
+}
+
+// Whether a symbol has a version and whether retention removed its bars.
+func (q *Queries) BarVersionState(ctx context.Context, db DBTX, arg BarVersionStateParams) (BarVersionStateRow, error) {
+	row := db.QueryRow(ctx, barVersionState, arg.Source, arg.Symbol, arg.Version)
+	var i BarVersionStateRow
+	err := row.Scan(&i.Pruned, &i.Found)
+	return i, err
+}
+
+const deleteUnneededBarHistory = `-- name: DeleteUnneededBarHistory :execrows
+DELETE FROM bar_history h
+WHERE h.source = $1 AND h.symbol = $2
+  AND NOT EXISTS (SELECT 1 FROM bar_versions v
+                  WHERE v.source = h.source AND v.symbol = h.symbol AND v.pruned_at IS NULL
+                    AND v.version >= h.from_version AND v.version < h.to_version)
+`
+
+type DeleteUnneededBarHistoryParams struct {
+	Source string `json:"source"`
+	Symbol string `json:"symbol"`
+}
+
+// Deletes the replaced bars of a symbol that no version still holding its bars needs.
+func (q *Queries) DeleteUnneededBarHistory(ctx context.Context, db DBTX, arg DeleteUnneededBarHistoryParams) (int64, error) {
+	result, err := db.Exec(ctx, deleteUnneededBarHistory, arg.Source, arg.Symbol)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const insertBarVersion = `-- name: InsertBarVersion :exec
 INSERT INTO bar_versions (source, symbol, version, timeframe, sha256, bars, first_ts, last_ts,
                           changed, added, removed, first_changed)
@@ -107,7 +153,7 @@ func (q *Queries) LatestBarVersion(ctx context.Context, db DBTX, arg LatestBarVe
 
 const listBarVersions = `-- name: ListBarVersions :many
 SELECT version, timeframe, sha256, bars, first_ts, last_ts, changed, added, removed,
-       first_changed, created_at
+       first_changed, created_at, pruned_at
 FROM bar_versions WHERE source = $1 AND symbol = $2
 ORDER BY version DESC, timeframe
 `
@@ -129,6 +175,7 @@ type ListBarVersionsRow struct {
 	Removed      int64      `json:"removed"`
 	FirstChanged *time.Time `json:"first_changed"`
 	CreatedAt    time.Time  `json:"created_at"`
+	PrunedAt     *time.Time `json:"pruned_at"`
 }
 
 // A symbol's versions, newest first.
@@ -153,6 +200,7 @@ func (q *Queries) ListBarVersions(ctx context.Context, db DBTX, arg ListBarVersi
 			&i.Removed,
 			&i.FirstChanged,
 			&i.CreatedAt,
+			&i.PrunedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -232,33 +280,71 @@ func (q *Queries) ListBarsAt(ctx context.Context, db DBTX, arg ListBarsAtParams)
 	return items, nil
 }
 
-const pruneBarHistory = `-- name: PruneBarHistory :execrows
-DELETE FROM bar_history h
-WHERE h.source = $1 AND h.symbol = $2 AND h.to_version <= $3::int
-  AND NOT EXISTS (SELECT 1 FROM unnest($4::int[]) k WHERE k >= h.from_version AND k < h.to_version)
+const markBarVersionsPruned = `-- name: MarkBarVersionsPruned :execrows
+UPDATE bar_versions SET pruned_at = now()
+WHERE source = $1 AND symbol = $2 AND version = ANY($3::int[]) AND pruned_at IS NULL
 `
 
-type PruneBarHistoryParams struct {
+type MarkBarVersionsPrunedParams struct {
 	Source   string  `json:"source"`
 	Symbol   string  `json:"symbol"`
-	KeepFrom int32   `json:"keep_from"`
-	Kept     []int32 `json:"kept"`
+	Versions []int32 `json:"versions"`
 }
 
-// Removes the rows of versions older than @keep_from that no kept version needs: a history
-// row is needed while a version in [from_version, to_version) is kept. @kept are the
-// referenced older versions (results and studies).
-func (q *Queries) PruneBarHistory(ctx context.Context, db DBTX, arg PruneBarHistoryParams) (int64, error) {
-	result, err := db.Exec(ctx, pruneBarHistory,
-		arg.Source,
-		arg.Symbol,
-		arg.KeepFrom,
-		arg.Kept,
-	)
+func (q *Queries) MarkBarVersionsPruned(ctx context.Context, db DBTX, arg MarkBarVersionsPrunedParams) (int64, error) {
+	result, err := db.Exec(ctx, markBarVersionsPruned, arg.Source, arg.Symbol, arg.Versions)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const prunableBarVersions = `-- name: PrunableBarVersions :many
+WITH kept AS (
+    SELECT p.provenance #>> '{settings,data_source}' AS source, d ->> 'symbol' AS symbol, (d ->> 'version')::int AS version
+    FROM run_provenance p JOIN tasks t ON t.id = p.task_id, jsonb_array_elements(p.provenance -> 'data') d
+    WHERE d ? 'version'
+      AND NOT (t.created_at < $1::timestamptz AND t.pinned_at IS NULL AND t.status IN ('completed', 'failed', 'cancelled'))
+    UNION
+    SELECT t.data_source, v.symbol, v.version FROM task_data_versions v JOIN tasks t ON t.id = v.task_id
+), latest AS (
+    SELECT source, symbol, max(version) AS version FROM bar_versions GROUP BY source, symbol
+)
+SELECT DISTINCT b.source, b.symbol, b.version
+FROM bar_versions b JOIN latest l ON l.source = b.source AND l.symbol = b.symbol
+WHERE b.version < l.version AND b.pruned_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.source = b.source AND k.symbol = b.symbol AND k.version = b.version)
+ORDER BY b.source, b.symbol, b.version
+`
+
+type PrunableBarVersionsRow struct {
+	Source  string `json:"source"`
+	Symbol  string `json:"symbol"`
+	Version int32  `json:"version"`
+}
+
+// Versions retention may remove: not a symbol's latest, not removed already, and named by
+// no stored run's provenance nor by a task that is to run on it (task_data_versions).
+// Runs a prune of what was created before @gone_before would delete count as gone (a dry
+// run's count); the zero time counts none.
+func (q *Queries) PrunableBarVersions(ctx context.Context, db DBTX, goneBefore time.Time) ([]PrunableBarVersionsRow, error) {
+	rows, err := db.Query(ctx, prunableBarVersions, goneBefore)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []PrunableBarVersionsRow
+	for rows.Next() {
+		var i PrunableBarVersionsRow
+		if err := rows.Scan(&i.Source, &i.Symbol, &i.Version); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const setBarVersionSHA256 = `-- name: SetBarVersionSHA256 :exec

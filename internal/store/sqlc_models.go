@@ -106,6 +106,7 @@ type BarVersion struct {
 	Removed      int64      `json:"removed"`
 	FirstChanged *time.Time `json:"first_changed"`
 	CreatedAt    time.Time  `json:"created_at"`
+	PrunedAt     *time.Time `json:"pruned_at"`
 }
 
 type BiAudit struct {
