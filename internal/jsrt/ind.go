@@ -253,13 +253,16 @@ func init() {
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
 			return []engine.Series{engine.ParabolicSAR(in.High, in.Low, in.Close, a.Float("af"), a.Float("afmax"))}
 		}})
+	// chikou_span is the close chikou bars ahead (backtrader's data.close(chikou)): for
+	// charts; a strategy that reads it reads the future, which the look-ahead check flags.
 	registerInd(IndDef{Name: "Ichimoku", Family: "ichimoku", Input: InFeed,
-		Params:      []IndParam{p("tenkan", 9), p("kijun", 26), p("senkou", 52), p("senkou_lead", 26)},
-		Lines:       []string{"tenkan_sen", "kijun_sen", "senkou_span_a", "senkou_span_b"},
+		Params:      []IndParam{p("tenkan", 9), p("kijun", 26), p("senkou", 52), p("senkou_lead", 26), p("chikou", 26)},
+		Lines:       []string{"tenkan_sen", "kijun_sen", "senkou_span_a", "senkou_span_b", "chikou_span"},
 		CompatLines: map[string]string{"tenkan": "tenkan_sen", "kijun": "kijun_sen", "senkouA": "senkou_span_a", "senkouB": "senkou_span_b"},
+		FutureLines: []string{"chikou_span"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
 			tk, kj, sa, sb := engine.Ichimoku(in.High, in.Low, a.Int("tenkan"), a.Int("kijun"), a.Int("senkou"), a.Int("senkou_lead"))
-			return []engine.Series{tk, kj, sa, sb}
+			return []engine.Series{tk, kj, sa, sb, engine.Chikou(in.Close, a.Int("chikou"))}
 		}})
 	registerInd(IndDef{Name: "StochRSI", Family: "project", NotBacktrader: true, Input: InLine,
 		Doc:    "the stochastic of the RSI, in percent: 100 * (rsi - lowest rsi) / (highest rsi - lowest rsi) over period bars",

@@ -147,9 +147,10 @@ func init() {
 	registerInd(IndDef{Name: "WilliamsAD", Family: "williams", Input: InFeed, Lines: []string{"ad"},
 		Compute: func(in IndIn, _ IndArgs) []engine.Series { return series(engine.WilliamsAD(in.High, in.Low, in.Close)) }})
 	registerInd(IndDef{Name: "Fractal", Family: "fractal", Input: InFeed,
-		Doc:    "backtrader's Fractal study: a value is written two bars back, so the lines read the future (for charts; the look-ahead check flags a strategy that trades on them)",
-		Params: []IndParam{p("period", 5), f("bardist", 0.015), {Name: "shift_to_potential_fractal", Kind: ParamInt, Default: 2}},
-		Lines:  []string{"fractal_bearish", "fractal_bullish"},
+		Doc:         "backtrader's Fractal study: a value is written two bars back, so the lines read the future (for charts; the look-ahead check flags a strategy that trades on them)",
+		Params:      []IndParam{p("period", 5), f("bardist", 0.015), {Name: "shift_to_potential_fractal", Kind: ParamInt, Default: 2}},
+		Lines:       []string{"fractal_bearish", "fractal_bullish"},
+		FutureLines: []string{"fractal_bearish", "fractal_bullish"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
 			be, bu := engine.Fractal(in.High, in.Low, a.Int("period"), a.Float("bardist"), a.Int("shift_to_potential_fractal"))
 			return series(be, bu)

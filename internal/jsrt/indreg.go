@@ -528,8 +528,10 @@ func (h *host) bindInd(o *lazyFuncs, name string, d *IndDef) {
 		futures := make(map[string]goja.Value, len(d.FutureLines))
 		for i, ln := range d.AllLines() {
 			if slices.Contains(d.FutureLines, ln) {
-				futures[ln] = h.futureLine(out[i], feed)
-				_ = obj.DefineAccessorProperty(ln, futures[ln], nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+				futures[ln] = h.futureLine(out[i], feed, "ind."+name+"."+ln)
+				// not enumerable: what walks the object's lines (the look-ahead check's
+				// naming of lines) must not make it
+				_ = obj.DefineAccessorProperty(ln, futures[ln], nil, goja.FLAG_FALSE, goja.FLAG_FALSE)
 				if i == 0 {
 					_ = obj.DefineAccessorProperty("_first", futures[ln], nil, goja.FLAG_FALSE, goja.FLAG_FALSE)
 				}
@@ -544,7 +546,7 @@ func (h *host) bindInd(o *lazyFuncs, name string, d *IndDef) {
 		}
 		for _, c := range sortedKeys(d.CompatLines) {
 			if get, ok := futures[d.CompatLines[c]]; ok {
-				_ = obj.DefineAccessorProperty(c, get, nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+				_ = obj.DefineAccessorProperty(c, get, nil, goja.FLAG_FALSE, goja.FLAG_FALSE)
 				continue
 			}
 			_ = obj.Set(c, ls[d.CompatLines[c]])
@@ -553,15 +555,18 @@ func (h *host) bindInd(o *lazyFuncs, name string, d *IndDef) {
 	})
 }
 
-// futureLine is a getter of a FutureLines line: the line is made (and traced, for the
-// look-ahead check) on the first read. Its warm-up counts from the indicator's creation,
-// as every line's, so that a first read after it does not start one again.
-func (h *host) futureLine(s engine.Series, feed int) goja.Value {
+// futureLine is a getter of a FutureLines line: the line is made (and traced as call,
+// for the look-ahead check) on the first read. Its warm-up counts from the indicator's
+// creation, as every line's, so that a first read after it does not start one again.
+func (h *host) futureLine(s engine.Series, feed int, call string) goja.Value {
 	h.eng.RequireMinPeriod(feed, s.First+1)
 	var l *goja.Object
 	return h.rt.ToValue(func(goja.FunctionCall) goja.Value {
 		if l == nil {
 			l = h.output(s, feed)
+			if tr := h.tracer; tr != nil {
+				tr.t.Lines[len(tr.t.Lines)-1].Call = call
+			}
 		}
 		return l
 	})

@@ -83,8 +83,19 @@ const strategies = [A, { strategy: A, params: {} }, B];`, ""},
 	{"unnamed future line", `class S extends Strategy {
   init() { this.x = ind.CrossOver(this.data.close, ind.Compute(this.data.close, c => c.map((_, i) => c[Math.min(i + 2, c.length - 1)]))); }
   next() { if (this.position.size === 0 && this.x[0] > 0) this.buy({ size: 1 }); else if (this.position.size > 0 && this.x[0] < 0) this.close(); }}`, "ind.Compute at code line 2"},
+	// Lines of the registry that read ahead (IndDef.FutureLines), for charts.
+	{"Ichimoku's chikou span", `class S extends Strategy {
+  init() { this.ich = ind.Ichimoku(this.data); this.sig = this.ich.chikou_span; }` + trader + `}`, "this.sig"},
+	{"the Fractal study", `class S extends Strategy {
+  init() { this.f = ind.Fractal(this.data); }
+  next() {
+    if (this.position.size === 0 && this.f.fractal_bullish[0] > 0) this.buy({ size: 1 });
+    else if (this.position.size > 0 && this.f.fractal_bearish[0] > 0) this.close();
+  }}`, "ind.Fractal.fractal_bullish at code line 4"},
 
 	// Causal strategies: never flagged.
+	{"Ichimoku without its chikou span, a Fractal not read", `class S extends Strategy {
+  init() { this.ich = ind.Ichimoku(this.data); this.f = ind.Fractal(this.data); this.sig = this.ich.tenkan_sen; }` + trader + `}`, ""},
 	{"EMA and RSI", `class S extends Strategy {
   init() { this.e = ind.EMA(this.data.close, 20); this.r = ind.RSI(this.data.close, 14); this.sig = this.e; }
   next() { if (this.position.size === 0 && this.r[0] < 35) this.buy({ size: 1 }); else if (this.position.size > 0 && this.r[0] > 60) this.close(); }}`, ""},
