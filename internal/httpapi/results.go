@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/report"
+	"github.com/backtestd/backtestd/internal/tabular"
 )
 
 // mountResults mounts Result routes under /api/results.
@@ -231,6 +233,9 @@ type csvEnvelope struct {
 func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "task_id")
 	format := queryDefault(r, "format", "json")
+	if table := r.URL.Query().Get("table"); table != "" || format == "parquet" {
+		return s.resultExportTable(w, r, id, table, format)
+	}
 	if err := report.CheckExportFormat(format); err != nil {
 		return err
 	}
@@ -269,6 +274,47 @@ func (s *Server) resultExport(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusOK)
 		_ = doc.WriteJSON(w) // an error is the client gone
 	}
+	return nil
+}
+
+// resultExportTable answers one table of a result (report.ExportTables) as plain CSV or
+// Parquet, with no envelope, for a notebook to read as it is.
+func (s *Server) resultExportTable(w http.ResponseWriter, r *http.Request, id, table, format string) error {
+	if table == "" {
+		return apperr.Invalid("format=%s exports one table: add table=%s", format, strings.Join(report.ExportTables, "|"))
+	}
+	if err := report.CheckExportTable(table, format); err != nil {
+		return err
+	}
+	cost, err := s.report.ExportCost(r.Context(), id, format)
+	if err != nil {
+		return err
+	}
+	w, done, err := s.heavy(w, r, cost, fmt.Sprintf("The %s %s export of %s", table, format, id))
+	if err != nil {
+		return err
+	}
+	defer done()
+	t, err := s.report.ExportTable(r.Context(), id, table)
+	if err != nil {
+		return err
+	}
+	return writeTable(w, t, format, fmt.Sprintf("backtest-%s-%s", id, table))
+}
+
+// writeTable answers t in format (tabular.Formats) as a download named name.
+func writeTable(w http.ResponseWriter, t tabular.Table, format, name string) error {
+	// Parquet's footer comes last, so the file is built before the status is sent: a
+	// failure is still an error answer, not a truncated file.
+	var b bytes.Buffer
+	if err := tabular.Write(&b, t, format); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	w.Header().Set("Content-Type", tabular.ContentType(format))
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s.%s"`, name, format))
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b.Bytes()) // an error is the client gone
 	return nil
 }
 
