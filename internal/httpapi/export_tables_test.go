@@ -335,3 +335,88 @@ func pandasPython(t *testing.T) string {
 	}
 	return py
 }
+
+// TestStudyResultsExport exports a study's leaderboard as plain CSV and as Parquet: every
+// combination, in the leaderboard's order, its parameters as columns (integers as
+// integers), its objective as the JSON leaderboard's.
+func TestStudyResultsExport(t *testing.T) {
+	t.Parallel()
+	e := newTaskEnvAccounts(t, 2, true)
+	code, body := e.do(t, "POST", "/api/studies", fmt.Sprintf(studyBody, `,"objective":"total_return"`))
+	if code != 200 {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	id := body.(map[string]any)["id"].(string)
+	e.waitStudy(t, id, "completed")
+	_, out := e.do(t, "GET", "/api/studies/"+id+"/results?limit=1000", "")
+	board := out.(map[string]any)
+	var trials []map[string]any
+	for _, x := range board["trials"].([]any) {
+		trials = append(trials, x.(map[string]any))
+	}
+	if total := int(board["total"].(float64)); total != len(trials) || total != 7 {
+		t.Fatalf("the leaderboard lists %d of %d combinations, want 7", len(trials), total)
+	}
+	param := func(i int, name string) string { return fmt.Sprint(trials[i]["params"].(map[string]any)[name]) }
+	objective := func(i int) string { return strconv.FormatFloat(trials[i]["objective"].(float64), 'f', -1, 64) }
+
+	t.Run("csv", func(t *testing.T) {
+		status, h, b := e.getRaw(t, e.token, "/api/studies/"+id+"/results?format=csv")
+		if status != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/csv") {
+			t.Fatalf("%d %s: %.300s", status, h.Get("Content-Type"), b)
+		}
+		header, rows := csvTable(t, b)
+		if len(rows) != len(trials) {
+			t.Fatalf("%d rows, the leaderboard has %d", len(rows), len(trials))
+		}
+		if strings.Join(header[:3], ",") != "idx,fast,slow" {
+			t.Errorf("header %q: want idx and the parameters first", header)
+		}
+		for i, r := range rows {
+			if r["idx"] != fmt.Sprint(trials[i]["idx"]) || r["fast"] != param(i, "fast") || r["slow"] != param(i, "slow") ||
+				r["objective"] != objective(i) || r["status"] != "completed" {
+				t.Errorf("row %d %v, the leaderboard's %v", i, r, trials[i])
+			}
+		}
+	})
+	t.Run("parquet", func(t *testing.T) {
+		status, h, b := e.getRaw(t, e.token, "/api/studies/"+id+"/results?format=parquet")
+		if status != 200 || h.Get("Content-Type") != "application/vnd.apache.parquet" {
+			t.Fatalf("%d %s: %.300s", status, h.Get("Content-Type"), b)
+		}
+		idx, fields, rows := parquetTable(t, b)
+		if len(rows) != len(trials) {
+			t.Fatalf("%d rows, the leaderboard has %d", len(rows), len(trials))
+		}
+		for _, name := range []string{"fast", "slow", "idx", "total_trades"} {
+			if k := fields[idx[name]].Type().Kind(); k != parquet.Int64 {
+				t.Errorf("column %s of kind %v, want INT64", name, k)
+			}
+		}
+		if k := fields[idx["objective"]].Type().Kind(); k != parquet.Double {
+			t.Errorf("objective of kind %v, want DOUBLE", k)
+		}
+		for i, r := range rows {
+			got := []string{strconv.FormatInt(r[idx["fast"]].Int64(), 10), strconv.FormatInt(r[idx["slow"]].Int64(), 10),
+				strconv.FormatFloat(r[idx["objective"]].Double(), 'f', -1, 64)}
+			if want := []string{param(i, "fast"), param(i, "slow"), objective(i)}; strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("row %d: %q, the leaderboard's %q", i, got, want)
+			}
+		}
+	})
+	t.Run("bad requests", func(t *testing.T) {
+		for _, c := range []struct {
+			path, token string
+			status      int
+		}{
+			{"/api/studies/" + id + "/results?format=xlsx", e.token, 400},
+			{"/api/studies/study_nope/results?format=csv", e.token, 404},
+			{"/api/studies/" + id + "/results?format=csv&fold=9", e.token, 400},
+			{"/api/studies/" + id + "/results?format=parquet", "", 401},
+		} {
+			if status, _, b := e.getRaw(t, c.token, c.path); status != c.status {
+				t.Errorf("GET %s: %d %s, want %d", c.path, status, b, c.status)
+			}
+		}
+	})
+}

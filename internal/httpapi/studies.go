@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -11,6 +12,7 @@ import (
 	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/studies"
+	"github.com/backtestd/backtestd/internal/tabular"
 )
 
 // studyBodyLimit bounds POST /api/studies: a space may list many values.
@@ -118,17 +120,35 @@ func (h *studyHandlers) retry(w http.ResponseWriter, r *http.Request) error {
 
 // results is the leaderboard: ?sort=<metric>|pareto&order=asc|desc&pareto=<metric>[:dir],<metric>[:dir]&skip&limit.
 func (h *studyHandlers) results(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if format := q.Get("format"); format != "" && format != "json" {
+		return h.resultsTable(w, r, format)
+	}
 	skip, limit, err := paging(r, taskListDefaultLimit, taskListMaxLimit)
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
 	b, err := h.svc.Results(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(q.Get("fold")), strings.TrimSpace(q.Get("sort")), strings.TrimSpace(q.Get("order")), strings.TrimSpace(q.Get("pareto")), skip, limit)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, b)
 	return nil
+}
+
+// resultsTable answers every combination of the leaderboard (?fold, sort, order, pareto as
+// for JSON) as plain CSV or Parquet, its parameters as columns.
+func (h *studyHandlers) resultsTable(w http.ResponseWriter, r *http.Request, format string) error {
+	if !slices.Contains(tabular.Formats, format) {
+		return apperr.Invalid("Unsupported format: %q (use json, %s)", format, strings.Join(tabular.Formats, " or "))
+	}
+	q := r.URL.Query()
+	id := chi.URLParam(r, "study_id")
+	t, err := h.svc.ResultsTable(r.Context(), id, strings.TrimSpace(q.Get("fold")), strings.TrimSpace(q.Get("sort")), strings.TrimSpace(q.Get("order")), strings.TrimSpace(q.Get("pareto")))
+	if err != nil {
+		return err
+	}
+	return writeTable(w, t, format, "study-"+id+"-results")
 }
 
 // convergence is the objective of each finished trial in plan order and the best so far: ?fold.
