@@ -13,6 +13,17 @@ import "math"
 // of backtrader's movav parameters.
 type MovAv func(in Series, period int) Series
 
+// WarmUntil is in with no value before bar first (a later warm-up, as backtrader's
+// ParabolicSAR period).
+func WarmUntil(in Series, first int) Series {
+	if first <= in.First {
+		return in
+	}
+	out := nanSeries(len(in.Vals))
+	copy(out[min(first, len(out)):], in.Vals[min(first, len(in.Vals)):])
+	return Series{Vals: out, First: first}
+}
+
 // lagged is f(x[i], y[i-1]) from the bar after y's first (backtrader's x - y(-1)).
 func lagged(x, y Series, f func(cur, prev float64) float64) Series {
 	n := len(x.Vals)

@@ -36,6 +36,9 @@ func TestMiscIndicatorSemantics(t *testing.T) {
 		// strictly below the current value, over the window that holds it
 		{"PercentRank", PercentRank(Line([]float64{3, 1, 2, 2, 5}), 3), []float64{nan, nan, 1.0 / 3, 1.0 / 3, 2.0 / 3}},
 		{"UpMove", UpMove(close), []float64{nan, 1, 1, 1, 1}},
+		// a later warm-up (ParabolicSAR's period); an earlier one changes nothing
+		{"WarmUntil", WarmUntil(close, 2), []float64{nan, nan, 12, 13, 14}},
+		{"WarmUntil before the first", WarmUntil(UpMove(close), 0), []float64{nan, 1, 1, 1, 1}},
 		{"DownMove", DownMove(close), []float64{nan, -1, -1, -1, -1}},
 		{"TrueHigh", TrueHigh(Line([]float64{5, 9, 3}), Line([]float64{6, 4, 8})), []float64{nan, 9, 4}},
 		{"TrueLow", TrueLow(Line([]float64{5, 9, 3}), Line([]float64{6, 4, 8})), []float64{nan, 6, 3}},

@@ -107,11 +107,17 @@ func KAMA(in Series, period, fast, slow int) Series {
 // CCI is the commodity channel index of the typical price (high+low+close)/3:
 // (tp - sma(tp)) / (factor * sma(|tp - sma(tp)|)).
 func CCI(high, low, close Series, period int, factor float64) Series {
+	return CCIWith(high, low, close, period, factor, SMA)
+}
+
+// CCIWith is CCI with backtrader's movav (SMA by default) for the mean and the mean
+// deviation.
+func CCIWith(high, low, close Series, period int, factor float64, ma MovAv) Series {
 	tp := binary(binary(high, low, func(h, l float64) float64 { return h + l }), close, func(hl, c float64) float64 { return (hl + c) / 3.0 })
-	mean := SMA(tp, period)
+	mean := ma(tp, period)
 	dev := Sub(tp, mean)
 	absdev := binary(tp, mean, func(x, m float64) float64 { return math.Abs(x - m) })
-	meandev := SMA(absdev, period)
+	meandev := ma(absdev, period)
 	return binary(dev, meandev, func(d, m float64) float64 { return d / (factor * m) })
 }
 

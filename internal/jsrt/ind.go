@@ -213,9 +213,9 @@ func init() {
 			Compute: func(in IndIn, _ IndArgs) []engine.Series { return []engine.Series{c.fn(in.Lines[0], in.Lines[1])} }})
 	}
 	registerInd(IndDef{Name: "CommodityChannelIndex", Aliases: []string{"CCI"}, Family: "cci", Input: InFeed,
-		Params: append([]IndParam{p("period", 20), f("factor", 0.015)}, band(100, -100)...), Lines: []string{"cci"},
+		Params: append([]IndParam{p("period", 20), f("factor", 0.015), ma("movav", "SMA")}, band(100, -100)...), Lines: []string{"cci"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
-			return []engine.Series{engine.CCI(in.High, in.Low, in.Close, a.Int("period"), a.Float("factor"))}
+			return []engine.Series{engine.CCIWith(in.High, in.Low, in.Close, a.Int("period"), a.Float("factor"), engine.MovAv(a.MovAv("movav")))}
 		}})
 	registerInd(IndDef{Name: "WilliamsR", Family: "williams", Input: InFeed,
 		Params: append([]IndParam{p("period", 14)}, band(-20, -80)...), Lines: []string{"percR"},
@@ -237,21 +237,24 @@ func init() {
 	// DMI is backtrader's alias of DirectionalMovementIndex (adx, plusDI, minusDI); here it is
 	// DirectionalMovement's, which has those lines and adxr, as ind.DMI had before.
 	registerInd(IndDef{Name: "DirectionalMovement", Aliases: []string{"DM", "DMI"}, Family: "directionalmove", Input: InFeed,
-		Params: []IndParam{p("period", 14)}, Lines: []string{"adx", "adxr", "plusDI", "minusDI"},
+		Params: []IndParam{p("period", 14), ma("movav", "SMMA")}, Lines: []string{"adx", "adxr", "plusDI", "minusDI"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
-			plus, minus, adx, adxr := engine.DMI(in.High, in.Low, in.Close, a.Int("period"))
+			plus, minus, adx, adxr := engine.DirectionalMovement(in.High, in.Low, in.Close, a.Int("period"), engine.MovAv(a.MovAv("movav")))
 			return []engine.Series{adx, adxr, plus, minus}
 		}})
 	registerInd(IndDef{Name: "AverageDirectionalMovementIndex", Aliases: []string{"ADX"}, Family: "directionalmove", Input: InFeed,
-		Params: []IndParam{p("period", 14)}, Lines: []string{"adx"},
+		Params: []IndParam{p("period", 14), ma("movav", "SMMA")}, Lines: []string{"adx"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
-			_, _, adx, _ := engine.DMI(in.High, in.Low, in.Close, a.Int("period"))
+			_, _, adx, _ := engine.DirectionalMovement(in.High, in.Low, in.Close, a.Int("period"), engine.MovAv(a.MovAv("movav")))
 			return []engine.Series{adx}
 		}})
 	registerInd(IndDef{Name: "ParabolicSAR", Aliases: []string{"PSAR"}, Family: "psar", Input: InFeed,
-		Params: []IndParam{f("af", 0.02), f("afmax", 0.2)}, Lines: []string{"psar"},
+		// period is backtrader's warm-up only: values before bar period are NaN (it is 2
+		// at least: backtrader needs two bars to start)
+		Params: []IndParam{p("period", 2), f("af", 0.02), f("afmax", 0.2)}, Lines: []string{"psar"},
+		Positional: []string{"af", "afmax"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
-			return []engine.Series{engine.ParabolicSAR(in.High, in.Low, in.Close, a.Float("af"), a.Float("afmax"))}
+			return []engine.Series{engine.WarmUntil(engine.ParabolicSAR(in.High, in.Low, in.Close, a.Float("af"), a.Float("afmax")), a.Int("period")-1)}
 		}})
 	// chikou_span is the close chikou bars ahead (backtrader's data.close(chikou)): for
 	// charts; a strategy that reads it reads the future, which the look-ahead check flags.
