@@ -100,13 +100,12 @@ func (h *host) lineObject(l *line) *goja.Object {
 }
 
 func (h *host) indObject() *goja.Object {
-	names := indicatorNames()
-	o := newLazyFuncs(h.rt, len(names))
-	for _, n := range names {
-		if d := lookupInd(n); d != nil {
-			h.bindInd(o, n, d)
-		}
-	}
+	props := indProps()
+	o := newLazyFuncs(h.rt, len(props)+len(lineOperations)+2)
+	// The registry's hundreds of names cost a run one copy of a slice: each function is
+	// made when a strategy first reads its name.
+	o.props = append(o.props, props...)
+	o.make = func(name string) any { return h.indFunc(name, lookupInd(name)) }
 	h.lineOps(o)
 	return h.rt.NewDynamicObject(lazyInd{o})
 }
@@ -536,6 +535,8 @@ var lineOperations = func() []lineOp {
 // properties, as on a plain object; it cannot freeze one.
 type lazyFuncs struct {
 	rt *goja.Runtime
+	// make makes the function of a property that has neither fn nor v (ind's indicators).
+	make func(name string) any
 	// The properties in the order defined (Object.keys). A slice, not a map: the host
 	// looks a name up only on a script's first read of it, and a run makes some 80 of them.
 	props []lazyProp
@@ -578,7 +579,11 @@ func (o *lazyFuncs) Get(key string) goja.Value {
 	}
 	p := &o.props[i]
 	if p.v == nil {
-		p.v, p.fn = named(o.rt, key, p.fn), nil
+		fn := p.fn
+		if fn == nil && o.make != nil {
+			fn = o.make(key)
+		}
+		p.v, p.fn = named(o.rt, key, fn), nil
 	}
 	return p.v
 }

@@ -313,7 +313,14 @@ var lineOperationNames = map[string]struct{}{
 var (
 	indNamesOnce sync.Once
 	indNames     []string
+	indPropList  []lazyProp // the registry's names in ind's order, their functions unmade
 )
+
+// indProps are ind's indicator names as lazyFuncs properties to be made on first read.
+func indProps() []lazyProp {
+	indicatorNames()
+	return indPropList
+}
 
 // indicatorNames lists the functions of the global ind namespace: the legacy names, then
 // the registry's others.
@@ -330,6 +337,11 @@ func indicatorNames() []string {
 					seen[n] = true
 					indNames = append(indNames, n)
 				}
+			}
+		}
+		for _, n := range indNames {
+			if lookupInd(n) != nil {
+				indPropList = append(indPropList, lazyProp{name: n})
 			}
 		}
 	})
@@ -482,10 +494,10 @@ func (p IndParam) normalise(v any) (any, error) {
 	return nil, fmt.Errorf("has an unknown kind")
 }
 
-// bindInd makes ind.<name> for an entry: inputs, then parameters positionally or as one
+// indFunc is ind.<name> for an entry: inputs, then parameters positionally or as one
 // options object; a line for one line out, else an object of the named lines.
-func (h *host) bindInd(o *lazyFuncs, name string, d *IndDef) {
-	_ = o.Set(name, func(call goja.FunctionCall) goja.Value {
+func (h *host) indFunc(name string, d *IndDef) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
 		var in IndIn
 		var feed int
 		var keys []string // memo keys of the inputs, "" when one has none
@@ -552,7 +564,7 @@ func (h *host) bindInd(o *lazyFuncs, name string, d *IndDef) {
 			_ = obj.Set(c, ls[d.CompatLines[c]])
 		}
 		return obj
-	})
+	}
 }
 
 // futureLine is a getter of a FutureLines line: the line is made (and traced as call,
