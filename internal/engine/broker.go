@@ -62,6 +62,47 @@ func (e *Engine) SetEndOfSessionBar(on bool) { e.eosbar = on }
 // position, whose interest would go to whichever closes first).
 func (e *Engine) SetInt2Pnl(on bool) { e.noInt2Pnl = !on }
 
+// Compensate makes the fills of orders on feed k move feed other's position instead of
+// its own, as backtrader's data.compensate(other): such an order is priced and filled on
+// k's bars, but the position it opens or closes, the trade it books (named for other), the
+// interest it settles and its cash go to other; k's own position stays as it is, and, as in
+// backtrader, the cash check before acceptance still tries the order against k's.
+func (e *Engine) Compensate(k, other int) error {
+	switch {
+	case k < 0 || k >= len(e.feeds) || other < 0 || other >= len(e.feeds):
+		return fmt.Errorf("compensate: unknown data feed (%d, %d of %d)", k, other, len(e.feeds))
+	case k == other:
+		return fmt.Errorf("compensate: feed %d cannot compensate itself", k)
+	case e.compensating(other) || e.isCompensated(k):
+		return fmt.Errorf("compensate: feed %d compensates another or feed %d is compensated: one level only", other, k)
+	}
+	if e.compensates == nil {
+		e.compensates = map[int]int{}
+	}
+	e.compensates[k] = other
+	return nil
+}
+
+func (e *Engine) compensating(k int) bool { _, ok := e.compensates[k]; return ok }
+
+func (e *Engine) isCompensated(k int) bool {
+	for _, o := range e.compensates {
+		if o == k {
+			return true
+		}
+	}
+	return false
+}
+
+// posFeed is the feed whose position orders on feed k move: k's own, or the one it
+// compensates.
+func (e *Engine) posFeed(k int) int {
+	if o, ok := e.compensates[k]; ok {
+		return o
+	}
+	return k
+}
+
 // Filler limits how much of an order a bar fills, from the bar's volume (backtrader's
 // broker fillers): what it leaves stays pending and fills on later bars, the order being
 // Partial until it is Completed.

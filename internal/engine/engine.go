@@ -191,6 +191,8 @@ type Engine struct {
 	credited []time.Time // per feed, when its position last changed or was charged interest
 	// noInt2Pnl keeps the interest out of closing commissions (SetInt2Pnl(false)).
 	noInt2Pnl bool
+	// compensates maps a feed to the feed whose position its fills move (Compensate).
+	compensates map[int]int
 
 	// members are the run's strategies (one unless RunAll runs several), each with its own
 	// warm-up; owner is the one being called, whose orders Submit makes (multi.go).

@@ -94,7 +94,7 @@ func (e *Engine) tryFills() {
 				e.execute(o, price, b.Time, e.cursor[o.Feed])
 			}
 		}
-		e.flow[o.Feed] += e.cash - before
+		e.flow[e.posFeed(o.Feed)] += e.cash - before
 		if o.Status == Completed {
 			e.bracketize(o, false)
 		}
@@ -242,8 +242,12 @@ func (e *Engine) fillPrice(o *Order, b *Bar) (float64, bool) {
 // at (a Close order's or cheat-on-close's may be an earlier bar's), its trade the current
 // bar; a filler reads the volume of the feed's bar vbar.
 func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
-	pos := &e.pos[o.Feed]
+	pf := e.posFeed(o.Feed) // the feed whose position moves (backtrader's compensate)
+	pos := &e.pos[pf]
 	t := e.feeds[o.Feed].Bars[e.cursor[o.Feed]].Time
+	if c := e.cursor[pf]; pf != o.Feed && c >= 0 {
+		t = e.feeds[pf].Bars[c].Time // backtrader dates the trade by the compensated feed
+	}
 	size := o.Remaining
 	if e.filler.Kind != "" {
 		size = e.filler.size(o, &e.feeds[o.Feed].Bars[vbar])
@@ -291,10 +295,10 @@ func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
 	}
 	if execSize := closed + opened; execSize != 0 {
 		pos.update(execSize, price)
-		e.credited[o.Feed] = t
+		e.credited[pf] = t
 		if closed != 0 && !e.noInt2Pnl { // backtrader's int2pnl: interest owed goes into the closing commission
-			closedComm += e.credit[o.Feed]
-			e.credit[o.Feed] = 0
+			closedComm += e.credit[pf]
+			e.credit[pf] = 0
 		}
 		prev := o.ExecSize
 		o.ExecSize += execSize
@@ -323,10 +327,10 @@ func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
 		e.notify(o)
 		var last *TradeState
 		if closed != 0 {
-			last = e.tradeUpdate(o, closed, price, closedComm, t, false)
+			last = e.tradeUpdate(o, pf, closed, price, closedComm, t, false)
 		}
 		if opened != 0 {
-			last = e.tradeUpdate(o, opened, price, openedComm, t, true)
+			last = e.tradeUpdate(o, pf, opened, price, openedComm, t, true)
 		}
 		// As backtrader, a trade is notified as opened once per fill, if the last trade
 		// the fill updated has just opened (so backtrader's TradeAnalyzer counts it).
@@ -345,14 +349,13 @@ func (e *Engine) execute(o *Order, price float64, at time.Time, vbar int) {
 	}
 }
 
-// tradeUpdate is backtrader's Trade.update for one execution bit of o: the part that
-// closed (reduced) the feed's position or the part that opened (added to) it. As in
+// tradeUpdate is backtrader's Trade.update for one execution bit of o on feed's position
+// (o's feed, or the one it compensates): the part that closed (reduced) the position or the part that opened (added to) it. As in
 // backtrader's Strategy._addnotification, trades are kept per feed and tradeid, and the
 // position, which is the feed's across tradeids, decides which part is which: a closing
 // part goes to the tradeid's latest trade even when that one is closed (it opens again,
 // under its old ref), an opening part starts a new trade when the latest one is closed.
-func (e *Engine) tradeUpdate(o *Order, size, price, comm float64, t time.Time, opening bool) *TradeState {
-	feed := o.Feed
+func (e *Engine) tradeUpdate(o *Order, feed int, size, price, comm float64, t time.Time, opening bool) *TradeState {
 	key := tradeKey{o.Owner, feed, o.TradeID}
 	tr := e.trades[key]
 	if tr == nil || (opening && tr.IsClosed) {

@@ -36,6 +36,7 @@ type dataView struct {
 	date  goja.Value
 
 	setSessionEnd goja.Value
+	compensate    goja.Value
 }
 
 func (d *dataView) column(c int) *line {
@@ -111,6 +112,8 @@ func (d *dataView) Get(key string) goja.Value {
 		return d.date
 	case "setSessionEnd":
 		return d.setSessionEnd
+	case "compensate":
+		return d.compensate
 	case "contract":
 		return d.h.contract(d.feed)
 	}
@@ -123,7 +126,7 @@ func (d *dataView) Has(key string) bool {
 			return true
 		}
 	}
-	return key == "symbol" || key == "length" || key == "date" || key == "setSessionEnd" || key == "contract"
+	return key == "symbol" || key == "length" || key == "date" || key == "setSessionEnd" || key == "compensate" || key == "contract"
 }
 func (d *dataView) Delete(string) bool { return false }
 func (d *dataView) Keys() []string {
@@ -146,6 +149,15 @@ func (h *host) dataObject(k int) *goja.Object {
 		end := time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second
 		if err := h.eng.SetSessionEnd(k, end); err != nil {
 			h.throw("setSessionEnd: %s", err.Error())
+		}
+	})
+	// backtrader's data.compensate(other): this feed's fills move other's position.
+	d.compensate = named(rt, "compensate", func(v goja.Value) {
+		if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+			h.throw("compensate expects one of this.datas or its index")
+		}
+		if err := h.eng.Compensate(k, h.feedOf(v)); err != nil {
+			h.throw("%s", err.Error())
 		}
 	})
 	d.date = named(rt, "date", func(ago int) string {

@@ -732,6 +732,35 @@ class CreditInterestNoPnl(CreditInterestLong):
         self.broker.set_int2pnl(False)
 
 
+class Compensate(bt.Strategy):
+    """samples/future-spot without its random parts, on orcl and orcl_fut (orcl 0.3% dearer,
+    a future over its spot): data1 (the second feed) compensates
+    data0 (`data1.compensate(data0)`), so orders on data1, priced and filled on data1's
+    bars, move data0's position and trades. Flat, it buys `size` of data0 on even bars and
+    sells `size`/2 of data1 (a short of data0) on odd ones; `hold` bars later it closes
+    a long by selling data1 and a short by buying data0."""
+    params = dict(hold=10, size=10)
+
+    def __init__(self):
+        self.data1.compensate(self.data0)
+        self.entered = 0
+
+    def next(self):
+        pos = self.getposition(self.data0).size
+        if not pos:
+            if len(self) - self.entered > self.p.hold:
+                if len(self) % 2 == 0:
+                    self.buy(data=self.data0, size=self.p.size)
+                else:
+                    self.sell(data=self.data1, size=self.p.size // 2)
+                self.entered = len(self)
+        elif len(self) - self.entered >= self.p.hold:
+            if pos > 0:
+                self.sell(data=self.data1, size=pos)
+            else:
+                self.buy(data=self.data0, size=-pos)
+
+
 class Leverage(bt.Strategy):
     """setcommission(leverage=`leverage`): an SMA crossover buys `leverage` times what the
     cash pays for (95% of it) and closes on the cross down; a long position takes its value
@@ -775,6 +804,7 @@ ORDER_STRATEGIES = {
     "credit_interest": (CreditInterest, ["orcl.csv", "yhoo.csv"]),
     "credit_interest_long": (CreditInterestLong, ["orcl.csv"]),
     "credit_interest_int2pnl": (CreditInterestNoPnl, ["orcl.csv", "yhoo.csv"]),
+    "compensate": (Compensate, [("orcl.csv", "orcl_fut.csv")]),
     "leverage": (Leverage, ["orcl.csv", "nvda.csv"]),
 }
 # ---- end of the orders and broker block ----
@@ -1711,7 +1741,9 @@ class Recorder(bt.Analyzer):
             # can differ from it in the last bit.
             self.last_fill = o.executed.exbits[-1].price
             bit = o.executed.exbits[-1]
-            key = (o.data._name, o.tradeid)
+            # a compensating feed's fills are booked to the compensated feed's trades
+            tdata = o.data._compensate if o.data._compensate is not None else o.data
+            key = (tdata._name, o.tradeid)
             if bit.closed:
                 self.track(key, bit.closed, bit, False)
             if bit.opened:
