@@ -55,11 +55,8 @@ func monteCarloOptions(r *http.Request) (montecarlo.Options, error) {
 	if opts.Block, err = queryInt(r, "block", 0, 1, 1<<30); err != nil {
 		return opts, err
 	}
-	opts.Seed = 1
-	if raw := strings.TrimSpace(r.URL.Query().Get("seed")); raw != "" {
-		if opts.Seed, err = strconv.ParseUint(raw, 10, 64); err != nil || opts.Seed > maxSeed {
-			return opts, apperr.Invalid("Invalid seed '%s': expected an integer from 0 to %d", r.URL.Query().Get("seed"), uint64(maxSeed))
-		}
+	if opts.Seed, err = querySeed(r); err != nil {
+		return opts, err
 	}
 	if raw := strings.TrimSpace(r.URL.Query().Get("loss")); raw != "" {
 		opts.Losses = []float64{}
@@ -75,4 +72,51 @@ func monteCarloOptions(r *http.Request) (montecarlo.Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// resultSignificance tests whether a result's closed trades beat chance (montecarlo.Test):
+// method random_entries|ttest (default random_entries), runs (random_entries: default
+// montecarlo.DefaultRuns), seed (default 1). Random runs hold their metric and the bars'
+// opens while they work: a heavy read, sized as a Monte Carlo simulation of the result.
+func (s *Server) resultSignificance(w http.ResponseWriter, r *http.Request) error {
+	opts := montecarlo.SigOptions{Method: queryDefault(r, "method", montecarlo.RandomEntries)}
+	if opts.Method != montecarlo.RandomEntries && opts.Method != montecarlo.TTest {
+		return apperr.Invalid("Unsupported method '%s': %s or %s", opts.Method, montecarlo.RandomEntries, montecarlo.TTest)
+	}
+	var err error
+	if opts.Runs, err = queryInt(r, "runs", 0, 1, montecarlo.MaxRuns); err != nil {
+		return err
+	}
+	if opts.Seed, err = querySeed(r); err != nil {
+		return err
+	}
+	id := chi.URLParam(r, "task_id")
+	cost, err := s.report.MonteCarloCost(r.Context(), id, opts.Runs)
+	if err != nil {
+		return err
+	}
+	w, done, err := s.heavy(w, r, cost, "The significance test of "+id)
+	if err != nil {
+		return err
+	}
+	defer done()
+	a, err := s.report.Significance(r.Context(), id, opts)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ok(a))
+	return nil
+}
+
+// querySeed reads a simulation's seed (default 1), exact in a JSON number.
+func querySeed(r *http.Request) (uint64, error) {
+	raw := strings.TrimSpace(r.URL.Query().Get("seed"))
+	if raw == "" {
+		return 1, nil
+	}
+	seed, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil || seed > maxSeed {
+		return 0, apperr.Invalid("Invalid seed '%s': expected an integer from 0 to %d", r.URL.Query().Get("seed"), uint64(maxSeed))
+	}
+	return seed, nil
 }

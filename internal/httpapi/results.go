@@ -33,6 +33,7 @@ func (s *Server) mountResults(r chi.Router) {
 			r.Get("/export", s.handle(s.resultExport))
 			r.Get("/diff", s.handle(s.resultDiff))
 			r.Get("/findings", s.handle(s.resultFindings))
+			r.Get("/significance", s.handle(s.resultSignificance))
 		})
 	})
 }

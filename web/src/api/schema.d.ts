@@ -512,6 +512,21 @@ export interface paths {
       };
     };
   };
+  "/api/results/{task_id}/significance": {
+    /**
+     * Whether the trades beat chance
+     * @description Tests the mean closed-trade return (percent, before commission) against random
+     * entries of the same count, sides and holding periods on the same bars
+     * (`random_entries`), or against zero with a one-sided t test (`ttest`).
+     * docs/backtests.md "Significance of a result".
+     */
+    get: operations["resultSignificance"];
+    parameters: {
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+  };
   "/api/results/{task_id}/statistics": {
     /** Statistics record */
     get: operations["resultStatistics"];
@@ -1931,6 +1946,28 @@ export interface components {
       causes: string[];
       /** Format: date-time */
       checked_at?: string | null;
+    };
+    Significance: {
+      /** @enum {string} */
+      method: "random_entries" | "ttest";
+      /** @description Random sets drawn (0 for ttest). */
+      runs: number;
+      /** @description The seed (0 for ttest). */
+      seed: number;
+      /** @enum {string} */
+      metric: "mean_trade_return_pct";
+      /** @description Closed trades tested. */
+      trades: number;
+      /** @description The run's mean closed-trade return in percent. */
+      observed: number;
+      /** @description random_entries: (k + 1) / (runs + 1), k the sets at least as good; ttest: one-sided. */
+      p_value: number;
+      /** @description The random sets' metric (random_entries); null for ttest. */
+      percentiles: components["schemas"]["Percentiles"] | null;
+      /** @description ttest only. */
+      t_statistic?: number;
+      /** @description ttest only: trades − 1. */
+      df?: number;
     };
     Finding: {
       /**
@@ -3499,6 +3536,51 @@ export interface operations {
         };
       };
       404: components["responses"]["ResultNotFound"];
+    };
+  };
+  /**
+   * Whether the trades beat chance
+   * @description Tests the mean closed-trade return (percent, before commission) against random
+   * entries of the same count, sides and holding periods on the same bars
+   * (`random_entries`), or against zero with a one-sided t test (`ttest`).
+   * docs/backtests.md "Significance of a result".
+   */
+  resultSignificance: {
+    parameters: {
+      query?: {
+        method?: "random_entries" | "ttest";
+        /** @description Random sets (random_entries); runs × closed trades at most 20,000,000. */
+        runs?: number;
+        seed?: number;
+      };
+      path: {
+        task_id: components["parameters"]["TaskID"];
+      };
+    };
+    responses: {
+      /** @description Envelope with `data` = the test's answer. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Significance"];
+          };
+        };
+      };
+      /** @description A bad method, runs or seed, too much work, no closed trade, or (t test) fewer than 2 trades or returns that do not vary. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      404: components["responses"]["ResultNotFound"];
+      413: components["responses"]["ReadTooLarge"];
+      /** @description Trades on a feed the strategy made, or bars no longer stored. */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["ReadBusy"];
     };
   };
   /** Statistics record */
