@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Indicators of backtrader's oscillator, directional-movement, pivot-point, Heikin-Ashi,
 // Hurst, OLS and contributed modules (accdecoscillator.py, awesomeoscillator.py, atr.py,
@@ -409,4 +412,232 @@ func OLSTransformation(y, x Series, period int) (spread, spreadMean, spreadStd, 
 	})
 	zscore = Div(Sub(spread, spreadMean), spreadStd)
 	return
+}
+
+// Coint returns the Engle-Granger cointegration test of y0 on y1 over the last period
+// bars, as statsmodels' coint (backtrader's CointN): the regression of y0 on y1 and the
+// deterministic terms of trend ("c" a constant, "ct" and a time trend, "ctt" and its
+// square, "n" none), then the augmented Dickey-Fuller t statistic of its residuals (no
+// deterministic terms, the lag chosen by AIC up to 12*(n/100)^(1/4)) as score, and
+// MacKinnon's (1994, 2010 tables) asymptotic p-value of it. An unknown trend gives NaN.
+func Coint(y0, y1 Series, period int, trend string) (score, pvalue Series) {
+	n := len(y0.Vals)
+	sc, pv := nanSeries(n), nanSeries(n)
+	first := max(y0.First, y1.First) + period - 1
+	p, known := mackinnon[trend]
+	for i := first; i < n && known; i++ {
+		sc[i] = engleGranger(y0.Vals[i-period+1:i+1], y1.Vals[i-period+1:i+1], trend)
+		pv[i] = p.pvalue(sc[i])
+	}
+	return Series{Vals: sc, First: first}, Series{Vals: pv, First: first}
+}
+
+// engleGranger is coint's test statistic (statsmodels.tsa.stattools.coint).
+func engleGranger(y0, y1 []float64, trend string) float64 {
+	n := len(y0)
+	cols := [][]float64{y1}
+	if trend != "n" {
+		c, t, t2 := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range c {
+			c[i], t[i], t2[i] = 1, float64(i+1), float64((i+1)*(i+1))
+		}
+		cols = append(cols, c)
+		if trend == "ct" || trend == "ctt" {
+			cols = append(cols, t)
+		}
+		if trend == "ctt" {
+			cols = append(cols, t2)
+		}
+	}
+	fit, ok := olsFit(cols, y0)
+	if !ok {
+		return math.NaN()
+	}
+	m := mean(y0)
+	tss := 0.0
+	for _, v := range y0 {
+		tss += (v - m) * (v - m)
+	}
+	if 1-fit.ssr/tss >= 1-100*math.Sqrt(0x1p-52) {
+		return math.Inf(-1) // (almost) collinear: statsmodels gives -inf
+	}
+	return adfNoTrend(fit.resid)
+}
+
+// adfNoTrend is adfuller(x, regression="n", autolag="aic")'s t statistic.
+func adfNoTrend(x []float64) float64 {
+	nobs := len(x)
+	maxlag := min(nobs/2-1, int(math.Ceil(12*math.Pow(float64(nobs)/100, 0.25))))
+	if maxlag < 0 {
+		return math.NaN()
+	}
+	xdiff := make([]float64, nobs-1)
+	for i := range xdiff {
+		xdiff[i] = x[i+1] - x[i]
+	}
+	// columns: the level x[t], then xdiff[t-1] ... xdiff[t-lags], for t from lags on
+	design := func(lags, ncols int) ([][]float64, []float64) {
+		rows := len(xdiff) - lags
+		cols := make([][]float64, ncols)
+		for j := range cols {
+			cols[j] = make([]float64, rows)
+			for r := range rows {
+				t := lags + r
+				if j == 0 {
+					cols[j][r] = x[t]
+				} else {
+					cols[j][r] = xdiff[t-j]
+				}
+			}
+		}
+		return cols, xdiff[lags:]
+	}
+	full, y := design(maxlag, maxlag+1)
+	best, bestAIC := -1, math.Inf(1)
+	for k := 1; k <= maxlag+1; k++ {
+		fit, ok := olsFit(full[:k], y)
+		if !ok {
+			continue
+		}
+		nn := float64(len(y))
+		llf := -nn/2*math.Log(2*math.Pi) - nn/2*math.Log(fit.ssr/nn) - nn/2
+		if aic := -2*llf + 2*float64(k); aic < bestAIC || best < 0 {
+			best, bestAIC = k, aic
+		}
+	}
+	if best < 0 {
+		return math.NaN()
+	}
+	lags := best - 1
+	cols, yy := design(lags, lags+1)
+	fit, ok := olsFit(cols, yy)
+	if !ok {
+		return math.NaN()
+	}
+	scale := fit.ssr / float64(len(yy)-len(cols))
+	return fit.beta[0] / math.Sqrt(scale*fit.inv00)
+}
+
+type olsResult struct {
+	beta  []float64
+	resid []float64
+	ssr   float64
+	inv00 float64 // (X'X)^-1 [0,0]
+}
+
+// olsFit is the least-squares fit of y on the columns cols, by Householder QR; ok is
+// false for a rank-deficient design.
+func olsFit(cols [][]float64, y []float64) (olsResult, bool) {
+	k, n := len(cols), len(y)
+	if k == 0 || n < k {
+		return olsResult{}, false
+	}
+	a := make([][]float64, k) // columns, reduced in place to R above the diagonal
+	for j := range cols {
+		a[j] = slices.Clone(cols[j])
+	}
+	b := slices.Clone(y)
+	for j := range k {
+		norm := 0.0
+		for i := j; i < n; i++ {
+			norm = math.Hypot(norm, a[j][i])
+		}
+		if norm == 0 {
+			return olsResult{}, false
+		}
+		if a[j][j] > 0 {
+			norm = -norm
+		}
+		// v = a[j][j:] - norm*e1, H = I - 2vv'/v'v applied to the columns right of j and b
+		a[j][j] -= norm
+		vv := 0.0
+		for i := j; i < n; i++ {
+			vv += a[j][i] * a[j][i]
+		}
+		apply := func(c []float64) {
+			d := 0.0
+			for i := j; i < n; i++ {
+				d += a[j][i] * c[i]
+			}
+			f := 2 * d / vv
+			for i := j; i < n; i++ {
+				c[i] -= f * a[j][i]
+			}
+		}
+		for jj := j + 1; jj < k; jj++ {
+			apply(a[jj])
+		}
+		apply(b)
+		a[j][j] = norm // R's diagonal; below it, the reflector (unused from here)
+	}
+	// R beta = (Q'y)[:k]
+	beta := make([]float64, k)
+	for j := k - 1; j >= 0; j-- {
+		s := b[j]
+		for jj := j + 1; jj < k; jj++ {
+			s -= a[jj][j] * beta[jj]
+		}
+		beta[j] = s / a[j][j]
+	}
+	// (X'X)^-1 = R^-1 R^-T: its [0,0] is the squared norm of the first row of R^-1
+	rinv := make([]float64, k) // first row of R^-1
+	for j := range k {
+		s := 0.0
+		if j == 0 {
+			s = 1
+		}
+		for jj := range j {
+			s -= rinv[jj] * a[j][jj]
+		}
+		rinv[j] = s / a[j][j]
+	}
+	inv00 := 0.0
+	for _, v := range rinv {
+		inv00 += v * v
+	}
+	resid := make([]float64, n)
+	ssr := 0.0
+	for i := range y {
+		f := 0.0
+		for j := range k {
+			f += cols[j][i] * beta[j]
+		}
+		resid[i] = y[i] - f
+		ssr += resid[i] * resid[i]
+	}
+	return olsResult{beta: beta, resid: resid, ssr: ssr, inv00: inv00}, true
+}
+
+// mackinnonCoefs are MacKinnon's tables for two variables (statsmodels' adfvalues, N=2).
+type mackinnonCoefs struct {
+	max, min, star float64
+	small, large   []float64 // polynomial coefficients, lowest degree first
+}
+
+var mackinnon = map[string]mackinnonCoefs{
+	"c":   {0.92, -18.86, -2.62, []float64{2.92, 1.5012, 0.039796}, []float64{2.1945, 0.64695, -0.29198, -0.042377000000000005}},
+	"ct":  {0.63, -21.15, -3.19, []float64{3.6646, 1.5419, 0.036448}, []float64{2.85, 0.5272, -0.36622, -0.051695000000000005}},
+	"ctt": {0.79, -21.1, -3.51, []float64{4.3534, 1.6016, 0.037947}, []float64{3.4713, 0.5967, -0.32507, -0.042286000000000004}},
+	"n":   {1.51, -19.62, -1.53, []float64{1.9129, 1.3857, 0.035322}, []float64{1.5578, 0.8558, -0.20830000000000004, -0.033549}},
+}
+
+// pvalue is mackinnonp: the normal CDF of the table's polynomial at stat.
+func (m mackinnonCoefs) pvalue(stat float64) float64 {
+	switch {
+	case math.IsNaN(stat):
+		return math.NaN()
+	case stat > m.max:
+		return 1
+	case stat < m.min:
+		return 0
+	}
+	c := m.large
+	if stat <= m.star {
+		c = m.small
+	}
+	v := 0.0
+	for i := len(c) - 1; i >= 0; i-- {
+		v = v*stat + c[i]
+	}
+	return 0.5 * math.Erfc(-v/math.Sqrt2)
 }

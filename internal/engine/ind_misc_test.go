@@ -98,3 +98,26 @@ func TestPairwiseSum(t *testing.T) {
 		}
 	}
 }
+
+// Coint's edges: outside MacKinnon's tables the p-value is 0 or 1, an unknown trend
+// gives no value; its values against statsmodels are TestRegistryParity's (CointN).
+func TestCointEdges(t *testing.T) {
+	if p := mackinnon["c"].pvalue(-30); p != 0 {
+		t.Errorf("p-value far below the table: %v, want 0", p)
+	}
+	if p := mackinnon["c"].pvalue(5); p != 1 {
+		t.Errorf("p-value above the table: %v, want 1", p)
+	}
+	x := Line([]float64{1, 3, 2, 5, 4, 6, 8, 7, 9, 12, 10, 11})
+	y := Line([]float64{2, 1, 4, 3, 6, 5, 7, 9, 8, 10, 13, 12})
+	s, p := Coint(x, y, 10, "x")
+	for i := range s.Vals {
+		if !math.IsNaN(s.Vals[i]) || !math.IsNaN(p.Vals[i]) {
+			t.Fatalf("unknown trend: bar %d has %v, %v", i, s.Vals[i], p.Vals[i])
+		}
+	}
+	s, p = Coint(x, y, 10, "c")
+	if s.First != 9 || math.IsNaN(p.Vals[9]) || p.Vals[9] < 0 || p.Vals[9] > 1 {
+		t.Errorf("first value at %d, p-value %v", s.First, p.Vals[9])
+	}
+}

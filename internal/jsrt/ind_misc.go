@@ -162,6 +162,14 @@ func init() {
 			s, i := engine.OLSSlopeIntercept(in.Lines[0], in.Lines[1], a.Int("period"))
 			return series(s, i)
 		}})
+	registerInd(IndDef{Name: "CointN", Family: "ols", Input: InTwoLines,
+		Doc:    "statsmodels' coint (Engle-Granger) over period bars: score and p-value; trend c, ct, ctt or n (another gives NaN)",
+		Params: []IndParam{p("period", 10), {Name: "trend", Kind: ParamString, Default: "c"}},
+		Lines:  []string{"score", "pvalue"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			s, pv := engine.Coint(in.Lines[0], in.Lines[1], a.Int("period"), a.Str("trend"))
+			return series(s, pv)
+		}})
 	registerInd(IndDef{Name: "OLS_TransformationN", Family: "ols", Input: InTwoLines, Params: []IndParam{p("period", 10)},
 		Lines: []string{"spread", "spread_mean", "spread_std", "zscore"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {

@@ -526,7 +526,7 @@ func TestRegistryThroughInd(t *testing.T) {
 	}
 	for i, c := range calls {
 		switch {
-		case got[i] == nil && math.IsNaN(c.want):
+		case got[i] == nil && (math.IsNaN(c.want) || math.IsInf(c.want, 0)): // JSON has neither (CointN's -Inf score of collinear lines)
 		case got[i] == nil || *got[i] != c.want:
 			t.Errorf("%s.%s = %v, want %v", c.js, c.line, got[i], c.want)
 		}
