@@ -285,9 +285,11 @@ func SessionFilter(f Feed, start, end time.Duration) (Feed, error) {
 // by their average ((open+high+low)/3), at the session start of the bar's day, with the
 // part of the volume closeVol leaves (truncated to a whole number); then the close alone
 // (open, high, low and close at the close) at the session end, with the rest of the volume.
-// Both are whole bars: backtrader's replaydata(timeframe=Days) of the split feed, which the
-// filter is made for, ends the day's bar at the session end, so each part is a bar of its
-// own, as adddata would deliver them.
+// Both are whole bars, as adddata delivers them and as backtrader's
+// replaydata(timeframe=Days) does for a feed declared in days (a replay to the feed's own
+// timeframe ends a bar at each bar). For a feed declared in minutes, which the filter is
+// made for, that replay makes the two parts one day bar: Replay(..., "days", 1) of the
+// returned feed.
 func DaySplitterClose(f Feed, closeVol float64, start, end time.Duration) (Feed, error) {
 	if !(closeVol >= 0 && closeVol <= 1) {
 		return Feed{}, fmt.Errorf("daysplitter_close: closevol must be from 0 to 1, got %v", closeVol)

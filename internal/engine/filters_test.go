@@ -108,8 +108,41 @@ func TestReplay(t *testing.T) {
 	if err != nil || fmt.Sprint(two.Replay.Last) != "[8]" {
 		t.Errorf("compression 2: %v, last %v", err, two.Replay.Last)
 	}
-	if _, err := Replay(filterBars(rows...), "days", 1); err == nil {
-		t.Error("days: no error")
+	if _, err := Replay(filterBars(rows...), "hours", 1); err == nil || !strings.Contains(err.Error(), "'days', 'weeks', 'months' or 'years'") {
+		t.Errorf("hours: %v", err)
+	}
+}
+
+// A daily feed split by DaySplitter_Close and replayed to days, as backtrader replays the
+// split bars of a feed declared in minutes: the two parts form one day bar, the second
+// completing it with the day's close and both volumes.
+func TestReplayDaySplit(t *testing.T) {
+	src := filterBars([4]float64{10, 12, 9, 11}, [4]float64{11, 13, 10, 12.5}, [4]float64{12, 12.5, 11, 11.5})
+	split, err := DaySplitterClose(src, 0.5, 0, DefaultSessionEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Replay(split, "days", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := got.Replay
+	if fmt.Sprint(r.Index) != "[0 0 1 1 2 2]" || fmt.Sprint(r.Last) != "[1 3 5]" {
+		t.Fatalf("index %v, last %v", r.Index, r.Last)
+	}
+	first, whole := r.Bars[2], r.Bars[3]
+	if first.Open != 11 || first.High != 13 || first.Low != 10 || first.Close != 34.0/3 || first.Volume != src.Bars[1].Volume/2 {
+		t.Errorf("the second day's open-high-low part: %+v", first)
+	}
+	if whole.Open != 11 || whole.High != 13 || whole.Low != 10 || whole.Close != 12.5 || whole.Volume != src.Bars[1].Volume || !whole.Time.Equal(split.Bars[3].Time) {
+		t.Errorf("the second day completed by its close part: %+v", whole)
+	}
+	two, err := Replay(split, "days", 2)
+	if err != nil || fmt.Sprint(two.Replay.Last) != "[3 5]" {
+		t.Errorf("compression 2: %v, last %v", err, two.Replay.Last)
+	}
+	if _, err := Replay(split, "days", 0); err == nil {
+		t.Error("compression 0: no error")
 	}
 }
 

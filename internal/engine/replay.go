@@ -15,13 +15,16 @@ type Replayed struct {
 	Last  []int
 }
 
-// Replay returns f replayed in bars of `compression` weeks, months or years (timeframe):
-// the feed itself, which the broker still fills against bar by bar (backtrader fills a
-// replayed feed's orders at its ticks' prices), with its Replay set. Unlike Resample,
-// nothing waits for the next period: each bar of f is a step, and a coarser bar's
-// length (a trade's bars, the strategy's length) counts coarser bars.
+// Replay returns f replayed in bars of `compression` days, weeks, months or years
+// (timeframe): the feed itself, which the broker still fills against bar by bar
+// (backtrader fills a replayed feed's orders at its ticks' prices), with its Replay set.
+// Unlike Resample, nothing waits for the next period: each bar of f is a step, and a
+// coarser bar's length (a trade's bars, the strategy's length) counts coarser bars. Days
+// are calendar dates, as backtrader's replay to days of an intraday feed (a feed
+// declared in minutes) whose session ends by midnight; a feed of one bar a day replayed
+// to days keeps its bars.
 func Replay(f Feed, timeframe string, compression int) (Feed, error) {
-	period, err := periodOf("replay", timeframe, compression)
+	period, err := periodOf("replay", timeframe, compression, true)
 	if err != nil {
 		return Feed{}, err
 	}

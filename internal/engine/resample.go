@@ -17,7 +17,7 @@ import (
 // so the engine's timeline delivers it there, and the returned feed's Stamps hold the
 // times the strategy sees.
 func Resample(f Feed, timeframe string, compression int) (Feed, error) {
-	period, err := periodOf("resample", timeframe, compression)
+	period, err := periodOf("resample", timeframe, compression, false)
 	if err != nil {
 		return Feed{}, err
 	}
@@ -51,10 +51,16 @@ func Resample(f Feed, timeframe string, compression int) (Feed, error) {
 }
 
 // periodOf numbers the weeks, months or years (timeframe) of times, in order, for
-// Resample and Replay (op, in their errors).
-func periodOf(op, timeframe string, compression int) (func(t time.Time) int, error) {
+// Resample and Replay (op, in their errors); the days (calendar dates) too when days.
+func periodOf(op, timeframe string, compression int, days bool) (func(t time.Time) int, error) {
 	var period func(t time.Time) int
 	switch timeframe {
+	case "days":
+		if days {
+			period = func(t time.Time) int { y, m, d := t.Date(); return y*10000 + int(m)*100 + d }
+			break
+		}
+		return nil, fmt.Errorf("%s: timeframe must be 'weeks', 'months' or 'years', got %q", op, timeframe)
 	case "weeks":
 		period = func(t time.Time) int { y, w := t.ISOWeek(); return y*100 + w }
 	case "months":
@@ -62,6 +68,9 @@ func periodOf(op, timeframe string, compression int) (func(t time.Time) int, err
 	case "years":
 		period = func(t time.Time) int { return t.Year() }
 	default:
+		if days {
+			return nil, fmt.Errorf("%s: timeframe must be 'days', 'weeks', 'months' or 'years', got %q", op, timeframe)
+		}
 		return nil, fmt.Errorf("%s: timeframe must be 'weeks', 'months' or 'years', got %q", op, timeframe)
 	}
 	if compression < 1 {

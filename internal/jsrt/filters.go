@@ -28,10 +28,20 @@ var filterKeys = map[string][]string{
 	"barreplayer_open": nil, // backtrader's DayStepsFilter
 }
 
-// reshaping are the filters that add or drop bars: the last of their feed's filters, and
-// not combined with resampling or replay, whose bars backtrader would build past them.
+// reshaping are the filters that add or drop bars: not combined with resampling, whose
+// bars backtrader would build past them, and, but for those in anyPlace, the last of
+// their feed's filters.
 var reshaping = map[string]string{"renko": "Renko", "calendardays": "CalendarDays", "sessionfiller": "SessionFiller",
 	"barreplayer_open": "BarReplayer_Open", "sessionfilter": "SessionFilter", "daysplitter_close": "DaySplitter_Close"}
+
+// anyPlace are the reshaping filters others may follow: SessionFilter takes a bar out of
+// the stream before the filters after it see it, which then work on the bars it keeps.
+var anyPlace = map[string]bool{"sessionfilter": true}
+
+// beforeReplay are the filters a static replay may follow: backtrader runs a feed's
+// filters on each bar before its replay, and these read nothing but the bar itself (the
+// others read the bars before it, which are then the replayed bar as it stands).
+var beforeReplay = map[string]bool{"sessionfilter": true, "daysplitter_close": true}
 
 // filtered returns feeds with the filters the strategy class declares in its static
 // filters (backtrader's data.addfilter) applied to them, in order: an object or an array
@@ -46,15 +56,14 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 	out := slices.Clone(feeds)
 	last := make([]string, len(feeds)) // a feed's filter that must be its last
 	declared := func(key string) bool { return hasStatic(cls, key) }
-	if declared("replay") && len(specs) > 0 {
-		for _, s := range specs {
-			if m, ok := s.(map[string]any); ok && strings.EqualFold(fmt.Sprint(m["filter"]), "DaySplitter_Close") {
-				return nil, errors.New("static replay cannot be combined with static filters: DaySplitter_Close's two bars a day are what backtrader's replaydata(timeframe=Days) of the split feed delivers, so leave static replay out")
+	if declared("replay") {
+		for i, s := range specs {
+			m, _ := s.(map[string]any)
+			name, _ := m["filter"].(string)
+			if _, known := filterKeys[strings.ToLower(name)]; known && !beforeReplay[strings.ToLower(name)] {
+				return nil, fmt.Errorf("filters[%d]: %v cannot be combined with static replay: backtrader runs it before the replay on the bars the replay rebuilds, which is not imitated; SessionFilter and DaySplitter_Close can", i, m["filter"])
 			}
 		}
-		// backtrader runs a feed's filters before its replay on the bars the replay has
-		// rebuilt (Heikin-Ashi's previous candle is the last week): refused, not imitated
-		return nil, errors.New("static replay cannot be combined with static filters")
 	}
 	resampled := declared("resample")
 	for i, s := range specs {
@@ -98,7 +107,9 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 			if resampled {
 				return nil, fmt.Errorf("filters[%d]: %s cannot be combined with static resample", i, nm)
 			}
-			last[data] = nm
+			if !anyPlace[kind] {
+				last[data] = nm
+			}
 		}
 		switch kind {
 		case "heikinashi":

@@ -19,9 +19,10 @@ import (
 
 // TestSampleTasksMatchBacktrader runs the examples that declare a data filter (static
 // filters), a replay (static replay) or signals (static signals, signalAdd), and the
-// CalendarDays, BarReplayer_Open, DaySplitter_Close, SessionFilter, two-feed replay and
-// short-exit signal fixtures' twins, through the task queue on the imported reference data
-// (ORCL and NVDA daily, backtrader's ES 5-minute bars), and compares every stored
+// CalendarDays, BarReplayer_Open, DaySplitter_Close (alone and replayed to days),
+// SessionFilter (alone and followed by SessionFiller), two-feed replay and short-exit
+// signal fixtures' twins, through the task queue on the imported reference data (ORCL and
+// NVDA daily, backtrader's ES 5-minute bars, whole and with gaps), and compares every stored
 // execution, equity point, round trip's length and the final value with what backtrader
 // did (testdata/backtrader/expected/<fixture>.json): a task runs what `backtestd run`
 // runs, the filtered or replayed feeds and the signals included.
@@ -34,7 +35,7 @@ func TestSampleTasksMatchBacktrader(t *testing.T) {
 	b := setup(t, opts{workers: 2, runTimeout: 8 * time.Minute})
 	md := marketdata.NewService(b.store, nil)
 	for _, f := range []struct{ symbol, interval, file string }{
-		{"ORCL", "1d", "orcl.csv"}, {"NVDA", "1d", "nvda.csv"}, {"ES", "5m", "es_min5.csv"},
+		{"ORCL", "1d", "orcl.csv"}, {"NVDA", "1d", "nvda.csv"}, {"ES", "5m", "es_min5.csv"}, {"ESG", "5m", "es_min5_gaps.csv"},
 	} {
 		bars := ownData(t, f.file)
 		if bars == nil {
@@ -59,6 +60,8 @@ func TestSampleTasksMatchBacktrader(t *testing.T) {
 		{"day_steps_open", []string{"ORCL"}, "", whole, "day_steps_open__orcl.json"},
 		{"day_split_close", []string{"ORCL"}, "", whole, "day_split_close__orcl.json"},
 		{"session_filter", []string{"ES"}, "5m", [2]string{"2006-01-01", "2006-01-31"}, "session_filter__es_min5.json"},
+		{"session_filter_filler", []string{"ESG"}, "5m", [2]string{"2006-01-01", "2006-01-31"}, "session_filter_filler__es_min5_gaps.json"},
+		{"day_split_replay", []string{"ORCL"}, "", whole, "day_split_replay__orcl.json"},
 		{"replay_pairs", []string{"ORCL", "NVDA"}, "", [2]string{"2000-01-01", "2014-12-31"}, "replay_pairs__orcl_nvda.json"},
 		{"signals", []string{"ORCL"}, "", whole, "signals__orcl.json"},
 		{"signals_short_exit", []string{"ORCL"}, "", whole, "signals_short_exit__orcl.json"},

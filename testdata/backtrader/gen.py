@@ -1616,6 +1616,51 @@ class ReplayPairsMonths(ReplayPairs):
     params = dict(period=6, size=10)
 
 
+# ---- Filters with replay, filters in turn (issue 51, H5) ----
+class DaySplitReplay(bt.Strategy):
+    """samples/pinkfish-challenge with bt.filters.DaySplitter_Close: a feed declared in
+    minutes, each daily bar split in two and replaydata(timeframe=Days), so the two parts
+    form one day bar (the length counts days, the second part completes the day with its
+    close and both volumes). On a day's first part (the length grown), flat, when the
+    high is the Highest(high, `highperiod`) of the days, a buy at market (filled at the
+    day's close part); `sellafter` days after the entry a sell at market."""
+    params = dict(highperiod=20, sellafter=2, size=10)
+    stamp_time = True
+    data_kwargs = dict(timeframe=bt.TimeFrame.Minutes, compression=1)
+    filters = [(bt.filters.DaySplitter_Close, {})]
+    replay = dict(timeframe=bt.TimeFrame.Days)
+
+    def __init__(self):
+        self.highest = bt.ind.Highest(self.data.high, period=self.p.highperiod)
+        self.lcontrol = 0
+        self.inmarket = 0
+
+    def next(self):
+        if not self.position:
+            if len(self.data) > self.lcontrol and self.data.high[0] == self.highest[0]:
+                self.buy(size=self.p.size)
+                self.inmarket = len(self)
+        elif len(self) - self.inmarket >= self.p.sellafter:
+            self.sell(size=self.position.size)
+        self.lcontrol = len(self.data)
+
+
+class SessionFilterFiller(SessionFillerCross):
+    """bt.filters.SessionFilter, then bt.filters.SessionFiller(fill_vol=0) on 5-minute bars
+    with the feed's session 10:00-15:55: the bars outside it dropped, then the missing bars
+    inside it filled at the last close (es_min5_gaps lacks some), and SessionFillerCross's
+    SMA crossover."""
+    data_kwargs = dict(sessionstart=datetime.time(10, 0), sessionend=datetime.time(15, 55))
+    filters = [(bt.filters.SessionFilter, {}), (bt.filters.SessionFiller, dict(fill_vol=0))]
+
+
+FILTER51_STRATEGIES = {
+    "day_split_replay": (DaySplitReplay, ["yhoo.csv", "orcl.csv"]),
+    "session_filter_filler": (SessionFilterFiller, ["es_min5_gaps.csv"]),
+}
+# ---- end of issue 51 (H5) ----
+
+
 FILTER_STRATEGIES = {
     "day_steps_open": (DayStepsOpen, ["orcl.csv", "nvda.csv"]),
     "day_split_close": (DaySplitClose, ["orcl.csv", "nvda.csv"]),
@@ -1704,6 +1749,7 @@ STRATEGIES = {
 STRATEGIES.update(ORDER_STRATEGIES)
 STRATEGIES.update(FUTURES_STRATEGIES)
 STRATEGIES.update(FILTER_STRATEGIES)  # Data filters (h-filters)
+STRATEGIES.update(FILTER51_STRATEGIES)  # filters with replay, in turn (issue 51)
 STRATEGIES.update(MULTI_STRATEGIES)
 STRATEGIES.update(SIGNAL_STRATEGIES)  # Signals (h-signals)
 STRATEGIES.update(MULTIFRAME_STRATEGIES)  # nextstart with two timeframes (issue 47)
