@@ -140,7 +140,7 @@ func init() {
 	registerInd(IndDef{Name: "Trix", Aliases: []string{"TRIX"}, Family: "trix", Input: InLine,
 		Params: []IndParam{p("period", 15)}, Lines: []string{"trix"}, Compute: line(engine.TRIX)})
 	registerInd(IndDef{Name: "RelativeStrengthIndex", Aliases: []string{"RSI", "RSI_SMMA", "RSI_Wilder"}, Family: "rsi", Input: InLine,
-		Params: append([]IndParam{p("period", 14)}, band(70, 30)...), Lines: []string{"rsi"}, Compute: line(engine.RSI)})
+		Params: rsiParams(14, "SMMA", false, 1), Positional: []string{"period", "upperband", "lowerband"}, Lines: []string{"rsi"}, Compute: rsiCompute})
 	registerInd(IndDef{Name: "Highest", Aliases: []string{"MaxN"}, Family: "basicops", Input: InLine,
 		Params: []IndParam{p("period", 1)}, Lines: []string{"highest"}, Compute: line(engine.Highest)})
 	registerInd(IndDef{Name: "Lowest", Aliases: []string{"MinN"}, Family: "basicops", Input: InLine,
