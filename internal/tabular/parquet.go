@@ -30,6 +30,8 @@ func nodeOf(k Kind) parquet.Node {
 		return parquet.String()
 	case Bool:
 		return parquet.Leaf(parquet.BooleanType)
+	case Date:
+		return parquet.Date()
 	}
 	panic(fmt.Sprintf("tabular: kind %d", k))
 }
@@ -109,6 +111,12 @@ func valueOf(col Column, v any) (parquet.Value, error) {
 			return bad()
 		}
 		return parquet.Int64Value(t.UnixMicro()), nil
+	case Date:
+		t, ok := v.(time.Time)
+		if !ok {
+			return bad()
+		}
+		return parquet.Int32Value(int32(t.UTC().Truncate(24*time.Hour).Unix() / 86400)), nil
 	case Float:
 		f, ok := v.(float64)
 		if !ok {

@@ -18,13 +18,15 @@ import (
 type Kind uint8
 
 // Column kinds. Parquet writes Time as a timestamp (microseconds, UTC), Float as a double,
-// Int as a 64-bit integer, String as UTF-8 text, Bool as a boolean.
+// Int as a 64-bit integer, String as UTF-8 text, Bool as a boolean, Date (a time.Time at
+// midnight UTC) as a date.
 const (
 	Time Kind = iota
 	Float
 	Int
 	String
 	Bool
+	Date
 )
 
 // Column is one typed column of a Table.
@@ -84,7 +86,7 @@ func WriteCSV(w io.Writer, t Table) error {
 	dates := make([]bool, len(t.Columns))
 	for c, col := range t.Columns {
 		header[c] = col.Name
-		dates[c] = col.Kind == Time && allDates(col, t.Rows)
+		dates[c] = col.Kind == Date || col.Kind == Time && allDates(col, t.Rows)
 	}
 	if err := cw.Write(header); err != nil {
 		return err
