@@ -241,9 +241,9 @@ func PGO(high, low, close Series, period int, ma MovAv) Series {
 	return Div(Sub(close, ma(close, period)), ATR(high, low, close, period))
 }
 
-// TrixSignal is Trix and its signal, ma(trix, sigperiod).
-func TrixSignal(in Series, period, sigperiod int, ma MovAv) (trix, signal Series) {
-	trix = TRIX(in, period)
+// TrixSignal is Trix (TRIXWith) and its signal, ma(trix, sigperiod).
+func TrixSignal(in Series, period, rocperiod, sigperiod int, ma MovAv) (trix, signal Series) {
+	trix = TRIXWith(in, period, rocperiod, ma)
 	return trix, ma(trix, sigperiod)
 }
 

@@ -41,36 +41,52 @@ func sumN(in Series, period int) Series {
 }
 
 // DEMA is the double exponential moving average: 2*ema - ema(ema).
-func DEMA(in Series, period int) Series {
-	e := EMA(in, period)
-	return Sub(scale(2.0, e), EMA(e, period))
+func DEMA(in Series, period int) Series { return DEMAWith(in, period, EMA) }
+
+// DEMAWith is DEMA over another moving average (backtrader's _movav): 2*ma - ma(ma).
+func DEMAWith(in Series, period int, ma MovAv) Series {
+	e := ma(in, period)
+	return Sub(scale(2.0, e), ma(e, period))
 }
 
 // TEMA is the triple exponential moving average: 3*ema1 - 3*ema2 + ema3.
-func TEMA(in Series, period int) Series {
-	e1 := EMA(in, period)
-	e2 := EMA(e1, period)
-	e3 := EMA(e2, period)
+func TEMA(in Series, period int) Series { return TEMAWith(in, period, EMA) }
+
+// TEMAWith is TEMA over another moving average (backtrader's _movav).
+func TEMAWith(in Series, period int, ma MovAv) Series {
+	e1 := ma(in, period)
+	e2 := ma(e1, period)
+	e3 := ma(e2, period)
 	return Add(Sub(scale(3.0, e1), scale(3.0, e2)), e3)
 }
 
 // HMA is the Hull moving average: wma(2*wma(period/2) - wma(period), sqrt(period)).
-func HMA(in Series, period int) Series {
-	w := WMA(in, period)
-	w2 := scale(2.0, WMA(in, period/2))
-	return WMA(Sub(w2, w), int(math.Sqrt(float64(period))))
+func HMA(in Series, period int) Series { return HMAWith(in, period, WMA) }
+
+// HMAWith is HMA over another moving average than the WMA (backtrader's _movav).
+func HMAWith(in Series, period int, ma MovAv) Series {
+	w := ma(in, period)
+	w2 := scale(2.0, ma(in, period/2))
+	return ma(Sub(w2, w), int(math.Sqrt(float64(period))))
 }
 
 // ZLEMA is the zero-lag EMA: ema(2*x - x(-lag)), lag = (period-1)/2.
-func ZLEMA(in Series, period int) Series {
+func ZLEMA(in Series, period int) Series { return ZLEMAWith(in, period, EMA) }
+
+// ZLEMAWith is ZLEMA over another moving average (backtrader's _movav).
+func ZLEMAWith(in Series, period int, ma MovAv) Series {
 	lag := (period - 1) / 2
-	return EMA(Sub(scale(2.0, in), Delay(in, lag)), period)
+	return ma(Sub(scale(2.0, in), Delay(in, lag)), period)
 }
 
 // TRIX is the one-bar rate of change, in percent, of a triple EMA.
-func TRIX(in Series, period int) Series {
-	e3 := EMA(EMA(EMA(in, period), period), period)
-	return binary(e3, Delay(e3, 1), func(x, y float64) float64 { return 100.0 * (x/y - 1.0) })
+func TRIX(in Series, period int) Series { return TRIXWith(in, period, 1, EMA) }
+
+// TRIXWith is the rate of change over rocperiod bars, in percent, of a triple ma
+// (backtrader's Trix with _rocperiod and _movav).
+func TRIXWith(in Series, period, rocperiod int, ma MovAv) Series {
+	e3 := ma(ma(ma(in, period), period), period)
+	return binary(e3, Delay(e3, rocperiod), func(x, y float64) float64 { return 100.0 * (x/y - 1.0) })
 }
 
 // KAMA is Kaufman's adaptive moving average: exponential smoothing whose factor follows

@@ -128,17 +128,28 @@ func init() {
 	movav("ExponentialMovingAverage", "ema", []string{"EMA", "MovingAverageExponential"}, "ema", engine.EMA)
 	movav("WeightedMovingAverage", "wma", []string{"WMA", "MovingAverageWeighted"}, "wma", engine.WMA)
 	movav("SmoothedMovingAverage", "smma", []string{"SMMA", "WilderMA", "MovingAverageSmoothed", "MovingAverageWilder", "ModifiedMovingAverage"}, "smma", engine.SMMA)
-	movav("DoubleExponentialMovingAverage", "dema", []string{"DEMA", "MovingAverageDoubleExponential"}, "dema", engine.DEMA)
-	movav("TripleExponentialMovingAverage", "dema", []string{"TEMA", "MovingAverageTripleExponential"}, "tema", engine.TEMA)
-	movav("HullMovingAverage", "hma", []string{"HMA", "HullMA"}, "hma", engine.HMA)
-	movav("ZeroLagExponentialMovingAverage", "zlema", []string{"ZLEMA", "ZeroLagEma"}, "zlema", engine.ZLEMA)
+	// the moving averages of others (backtrader's _movav)
+	movavOf := func(name, family string, aliases []string, ln, def string, fn func(engine.Series, int, engine.MovAv) engine.Series) {
+		registerInd(IndDef{Name: name, Aliases: aliases, Family: family, Input: InLine, MovAv: true,
+			Params: []IndParam{p("period", 30), ma("_movav", def)}, Lines: []string{ln},
+			Compute: func(in IndIn, a IndArgs) []engine.Series {
+				return []engine.Series{fn(in.Lines[0], a.Int("period"), engine.MovAv(a.MovAv("_movav")))}
+			}})
+	}
+	movavOf("DoubleExponentialMovingAverage", "dema", []string{"DEMA", "MovingAverageDoubleExponential"}, "dema", "EMA", engine.DEMAWith)
+	movavOf("TripleExponentialMovingAverage", "dema", []string{"TEMA", "MovingAverageTripleExponential"}, "tema", "EMA", engine.TEMAWith)
+	movavOf("HullMovingAverage", "hma", []string{"HMA", "HullMA"}, "hma", "WMA", engine.HMAWith)
+	movavOf("ZeroLagExponentialMovingAverage", "zlema", []string{"ZLEMA", "ZeroLagEma"}, "zlema", "EMA", engine.ZLEMAWith)
 	registerInd(IndDef{Name: "AdaptiveMovingAverage", Aliases: []string{"KAMA", "MovingAverageAdaptive"}, Family: "kama", Input: InLine, MovAv: true,
 		Params: []IndParam{p("period", 30), p("fast", 2), p("slow", 30)}, Lines: []string{"kama"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
 			return []engine.Series{engine.KAMA(in.Lines[0], a.Int("period"), a.Int("fast"), a.Int("slow"))}
 		}})
 	registerInd(IndDef{Name: "Trix", Aliases: []string{"TRIX"}, Family: "trix", Input: InLine,
-		Params: []IndParam{p("period", 15)}, Lines: []string{"trix"}, Compute: line(engine.TRIX)})
+		Params: []IndParam{p("period", 15), p("_rocperiod", 1), ma("_movav", "EMA")}, Lines: []string{"trix"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			return []engine.Series{engine.TRIXWith(in.Lines[0], a.Int("period"), a.Int("_rocperiod"), engine.MovAv(a.MovAv("_movav")))}
+		}})
 	registerInd(IndDef{Name: "RelativeStrengthIndex", Aliases: []string{"RSI", "RSI_SMMA", "RSI_Wilder"}, Family: "rsi", Input: InLine,
 		Params: rsiParams(14, "SMMA", false, 1), Positional: []string{"period", "upperband", "lowerband"}, Lines: []string{"rsi"}, Compute: rsiCompute})
 	registerInd(IndDef{Name: "Highest", Aliases: []string{"MaxN"}, Family: "basicops", Input: InLine,

@@ -208,9 +208,9 @@ func init() {
 			return []engine.Series{l[0], l[1], l[2], engine.BollingerPct(src(in), l[1], l[2])}
 		}})
 	registerInd(IndDef{Name: "TrixSignal", Family: "trix", Input: InLine,
-		Params: []IndParam{p("period", 15), p("sigperiod", 9)}, Lines: []string{"trix", "signal"},
+		Params: []IndParam{p("period", 15), p("_rocperiod", 1), ma("_movav", "EMA"), p("sigperiod", 9)}, Lines: []string{"trix", "signal"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
-			t, s := engine.TrixSignal(src(in), a.Int("period"), a.Int("sigperiod"), engine.EMA)
+			t, s := engine.TrixSignal(src(in), a.Int("period"), a.Int("_rocperiod"), a.Int("sigperiod"), engine.MovAv(a.MovAv("_movav")))
 			return []engine.Series{t, s}
 		}})
 	registerInd(IndDef{Name: "KnowSureThing", Aliases: []string{"KST"}, Family: "kst", Input: InLine,
