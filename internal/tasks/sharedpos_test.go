@@ -53,6 +53,46 @@ func TestSharedPositionTasksMatchBacktrader(t *testing.T) {
 	}
 }
 
+// TestCompensateTaskMatchesBacktrader runs the compensate fixture's twin (orders on
+// ORCL_FUT moving ORCL's position, data.compensate) through the task queue on the two
+// imported feeds and compares every stored fill, round trip's length, equity point and
+// the final value with what backtrader did.
+func TestCompensateTaskMatchesBacktrader(t *testing.T) {
+	t.Parallel()
+	b := setup(t, opts{workers: 1})
+	md := marketdata.NewService(b.store, nil)
+	for _, f := range []struct{ symbol, file string }{{"ORCL", "orcl.csv"}, {"ORCL_FUT", "orcl_fut.csv"}} {
+		bars := ownData(t, f.file)
+		if bars == nil {
+			bars = readRef(t, f.file)
+		}
+		if _, err := md.Import(b.ctx, "testsrc", f.symbol, "", "1d", time.UTC, bars); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, err := os.ReadFile(filepath.Join("..", "..", "testdata", "backtrader", "strategies", "compensate.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := req(b.strategy(t, string(code)))
+	r.StartDate, r.EndDate = sp("2000-01-01"), sp("2014-12-31")
+	r.Symbols = []string{"ORCL", "ORCL_FUT"}
+	task := b.create(t, r)
+	if got := b.wait(t, task.TaskID, tasks.StatusCompleted, tasks.StatusFailed); got.Status != tasks.StatusCompleted {
+		t.Fatalf("task %s: %s", got.Status, deref(got.Error))
+	}
+	stored, err := results.NewService(b.store.Pool).Load(b.ctx, task.TaskID, results.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range stored.Trades {
+		if tr.Symbol != "ORCL" {
+			t.Fatalf("round trip on %s: a compensating feed's fills book the compensated feed's trades", tr.Symbol)
+		}
+	}
+	checkFixture(t, stored, "compensate__orcl_orcl_fut.json")
+}
+
 // checkStrategiesFixture compares a stored run of several strategies with a fixture's
 // `strategies`: each strategy's fills and closed round trips, in order.
 func checkStrategiesFixture(t *testing.T, stored *results.Stored, file string) {
