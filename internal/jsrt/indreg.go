@@ -500,19 +500,19 @@ func (h *host) indFunc(name string, d *IndDef) func(goja.FunctionCall) goja.Valu
 	return func(call goja.FunctionCall) goja.Value {
 		var in IndIn
 		var feed int
-		var keys []string // memo keys of the inputs, "" when one has none
+		var src *line // the input of an InLine entry
 		at := 1
 		switch d.Input {
 		case InLine:
-			l := h.indArg(call.Argument(0), -1, name)
-			in.Lines, feed, keys = []engine.Series{l.s}, l.feed, []string{l.key}
+			src = h.indArg(call.Argument(0), -1, name)
+			in.Lines, feed = []engine.Series{src.s}, src.feed
 		case InFeed:
 			v := h.feedViewOf(call.Argument(0), name)
 			in.Open, in.High, in.Low, in.Close, in.Volume = v.column(0).s, v.column(1).s, v.column(2).s, v.column(3).s, v.column(4).s
-			feed, keys = v.feed, []string{"data" + strconv.Itoa(v.feed)}
+			feed = v.feed
 		case InTwoLines:
 			a, b, f := h.pair(call, name)
-			in.Lines, feed, keys, at = []engine.Series{a.s, b.s}, f, []string{a.key, b.key}, 2
+			in.Lines, feed, at = []engine.Series{a.s, b.s}, f, 2
 		}
 		given, memoable := h.indGiven(call, at, name, d, feed)
 		args, err := d.args(given)
@@ -523,9 +523,10 @@ func (h *host) indFunc(name string, d *IndDef) func(goja.FunctionCall) goja.Valu
 		var out []engine.Series
 		key := ""
 		// memoised as before the registry: indicators of one line in and one out
-		if memoable && h.memo != nil && d.Input == InLine && !slices.Contains(keys, "") && len(d.AllLines()) == 1 {
-			key = d.Name + "/" + memoParams(d, args) + "(" + strings.Join(keys, ",") + ")"
-			out = []engine.Series{h.memo.get(key, func() engine.Series { return compute()[0] })}
+		if memoable && src != nil && len(d.AllLines()) == 1 {
+			var s engine.Series
+			s, key = h.memoised(src, d.Name+"/"+memoParams(d, args), func() engine.Series { return compute()[0] })
+			out = []engine.Series{s}
 		} else {
 			out = compute()
 		}
