@@ -109,6 +109,21 @@ func TestStudyPageInBrowser(t *testing.T) {
 				waitJS(`document.querySelector('#wf-cards') !== null && document.querySelectorAll('#study-board-table tbody tr[data-status="completed"]').length === 4`, 20*time.Second),
 				waitJS(`Number(document.querySelector('#study-heatmap [data-points]')?.dataset.points) > 0`, 20*time.Second),
 			))
+			// The surface around the best: a row per varied parameter, as the API's.
+			var surface struct {
+				Parameters []struct {
+					Name string `json:"name"`
+				} `json:"parameters"`
+			}
+			must(t, getJSON(srv.url+"/api/studies/"+st.ID+"/surface", &surface))
+			var surfRows []string
+			must(t, chromedp.Run(ctx,
+				waitJS(`document.querySelectorAll('#study-surface tr[data-param]').length > 0`, 20*time.Second),
+				chromedp.Evaluate(`[...document.querySelectorAll('#study-surface tr[data-param]')].map(r => r.dataset.param)`, &surfRows),
+			))
+			if len(surfRows) != len(surface.Parameters) || len(surfRows) == 0 {
+				t.Errorf("the page's surface rows %v, the API's parameters %+v", surfRows, surface.Parameters)
+			}
 
 			// Sharpe heads one column; the first row reads as the API's figures.
 			var heads []string

@@ -125,6 +125,42 @@ func TestStudy(t *testing.T) {
 	if code != 200 || body.(map[string]any)["trials"] != 7.0 || body.(map[string]any)["explanations"] == nil {
 		t.Fatalf("overfitting: %d %v", code, body)
 	}
+	// The surface: each parameter's slice through the best is the leaderboard's objective
+	// of the combination with that value and the other parameter at the best's.
+	code, body = e.do(t, "GET", "/api/studies/study_1/surface", "")
+	if code != 200 {
+		t.Fatalf("surface: %d %v", code, body)
+	}
+	surf := body.(map[string]any)
+	_, body = e.do(t, "GET", "/api/studies/study_1/results?limit=100", "")
+	objOf := map[string]any{}
+	for _, r := range body.(map[string]any)["trials"].([]any) {
+		row := r.(map[string]any)
+		p, _ := json.Marshal(row["params"])
+		objOf[string(p)] = row["objective"]
+	}
+	bp := best["params"].(map[string]any)
+	if fmt.Sprint(surf["best"]) != fmt.Sprint(bp) || surf["objective"] != best["objective"] || surf["metric"] != "total_return" {
+		t.Errorf("surface best %v %v, study best %v", surf["best"], surf["objective"], best)
+	}
+	for _, sl := range surf["parameters"].([]any) {
+		sl := sl.(map[string]any)
+		name := sl["name"].(string)
+		for i, v := range sl["values"].([]any) {
+			combo := map[string]any{}
+			for k, w := range bp {
+				combo[k] = w
+			}
+			combo[name] = v
+			key, _ := json.Marshal(combo)
+			if got, want := sl["objective"].([]any)[i], objOf[string(key)]; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("surface %s=%v: %v, leaderboard %v", name, v, got, want)
+			}
+		}
+	}
+	if surf["findings"] == nil || (surf["spike"] == true) != (len(surf["findings"].([]any)) == 1) {
+		t.Errorf("surface spike %v with findings %v", surf["spike"], surf["findings"])
+	}
 	var n, np int
 	if err := e.st.Pool.QueryRow(e.ctx, `SELECT (SELECT count(*) FROM bi_study_results WHERE study_id = 'study_1' AND final_value > 0),
 		(SELECT count(*) FROM bi_study_params WHERE study_id = 'study_1' AND num IS NOT NULL)`).Scan(&n, &np); err != nil || n != 7 || np != 14 {
@@ -225,7 +261,7 @@ func TestStudyErrors(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d with %q", c.name, code, text, c.status, c.want)
 		}
 	}
-	for _, path := range []string{"/api/studies/study_9", "/api/studies/study_9/walk-forward", "/api/studies/study_9/results", "/api/studies/study_9/overfitting", "/api/studies/study_9/heatmap?x=a&y=b"} {
+	for _, path := range []string{"/api/studies/study_9", "/api/studies/study_9/walk-forward", "/api/studies/study_9/results", "/api/studies/study_9/overfitting", "/api/studies/study_9/heatmap?x=a&y=b", "/api/studies/study_9/surface"} {
 		if code, body := e.do(t, "GET", path, ""); code != 404 {
 			t.Errorf("%s: %d %v, want 404", path, code, body)
 		}

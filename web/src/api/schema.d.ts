@@ -352,6 +352,12 @@ export interface paths {
      * objectives (`pareto`): 1 on the Pareto front (no other combination is at least as good
      * on both and better on one), 2 on the front of the rest, and so on; `sort=pareto` lists
      * by that rank, then objective.
+     *
+     * `format=csv` or `format=parquet` answers every combination (no paging) as one table
+     * without an envelope: `idx`, the parameters as columns (named as the parameters, or
+     * `param_<name>` where a name is one of the fixed columns; integers, numbers, booleans
+     * or text as their values are), then `status`, `error`, `objective`, `pareto_rank` and
+     * the run summary's figures, null where a combination has none.
      */
     get: operations["studyResults"];
     parameters: {
@@ -397,6 +403,23 @@ export interface paths {
      * study's figures change.
      */
     get: operations["studyOverfitting"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/studies/{study_id}/surface": {
+    /**
+     * The parameter surface around the best combination
+     * @description For each varied parameter, the objective at each of its values with the other
+     * parameters at the best combination's (null where that combination did not run), and
+     * the best's plateau score: its neighbours' (one step away in one parameter) mean
+     * objective over its own when maximising, its own over theirs when minimising (1 is
+     * flat). A score under 0.5 is a spike, returned as a `plateau_spike` warning finding.
+     * docs/studies.md "The parameter surface".
+     */
+    get: operations["studySurface"];
     parameters: {
       path: {
         study_id: components["parameters"]["StudyID"];
@@ -471,6 +494,20 @@ export interface paths {
      * empty row, a trades section) and `content_type` = `text/csv`; when some order filled in
      * parts, the trades section has a sixth column, `status` (`Partial` or `Completed`, the
      * order's status after that fill). `html`: a standalone report page.
+     *
+     * With `table`, one table of the result for a notebook, without an envelope: `csv` is
+     * plain `text/csv` (one header row; `pandas.read_csv(url)` reads it as it is), `parquet`
+     * is `application/vnd.apache.parquet` with typed columns (times as UTC timestamps,
+     * counts as 64-bit integers, figures as doubles, nullable where a figure can be
+     * missing). Tables: `trades` (round trips: seq, tradeid, symbol, strategy, is_open,
+     * entry_date, exit_date, size, entry_price, exit_price, bars_held, pnl_gross, pnl_net,
+     * commission), `executions` (fills: date, symbol, strategy, type, price, size, value,
+     * commission, pnl, order_ref, status), `equity` (date, value, cash, return, drawdown,
+     * drawdown_money) and `statistics` (group, key, label, value, display). `strategy` is
+     * the strategy's label in a run of several, its name otherwise. Rows are the API's:
+     * every fill, round trip, equity point and statistic. In CSV a column of midnights is
+     * written as dates, any other time column as RFC 3339; text a spreadsheet would
+     * evaluate gets a leading `'`.
      */
     get: operations["resultExport"];
     parameters: {
@@ -1181,6 +1218,38 @@ export interface components {
       explanations?: {
         [key: string]: string;
       };
+    };
+    StudySurface: {
+      study_id: string;
+      /** @description The walk-forward fold (from 1) whose in-sample combinations it maps; 1 otherwise. */
+      fold: number;
+      /** @description The study's status when computed: a running study's surface changes. */
+      status: string;
+      /** @description The objective. */
+      metric: string;
+      /** @enum {string} */
+      direction: "max" | "min";
+      /** @description The best combination's parameters. */
+      best: {
+        [key: string]: unknown;
+      };
+      /** @description The best combination's objective. */
+      objective: number;
+      parameters: ({
+          name: string;
+          values: unknown[];
+          /** @description The objective at each value, the other parameters at the best's. */
+          objective: (number | null)[];
+          /** @description The index of the best combination's value. */
+          best: number;
+        })[];
+      /** @description Neighbours of the best that ran. */
+      neighbours: number;
+      /** @description The plateau score (1: flat); null without a neighbour or when the objectives' signs differ. */
+      plateau: number | null;
+      /** @description Plateau under 0.5. */
+      spike: boolean;
+      findings: components["schemas"]["Finding"][];
     };
     Overfitting: {
       study_id?: string;
@@ -1974,7 +2043,7 @@ export interface components {
        * @description The rule.
        * @enum {string}
        */
-      id: "trades_per_parameter" | "profit_concentration" | "fills_zero_volume" | "fills_outside_range" | "open_position_at_end" | "time_in_market" | "lookahead" | "warmup" | "not_computed";
+      id: "trades_per_parameter" | "profit_concentration" | "fills_zero_volume" | "fills_outside_range" | "open_position_at_end" | "time_in_market" | "lookahead" | "warmup" | "not_computed" | "plateau_spike";
       /**
        * @description `info` describes the run; `warning`: the figures may mislead; `critical`: they cannot be trusted.
        * @enum {string}
@@ -3131,10 +3200,17 @@ export interface operations {
    * objectives (`pareto`): 1 on the Pareto front (no other combination is at least as good
    * on both and better on one), 2 on the front of the rest, and so on; `sort=pareto` lists
    * by that rank, then objective.
+   *
+   * `format=csv` or `format=parquet` answers every combination (no paging) as one table
+   * without an envelope: `idx`, the parameters as columns (named as the parameters, or
+   * `param_<name>` where a name is one of the fixed columns; integers, numbers, booleans
+   * or text as their values are), then `status`, `error`, `objective`, `pareto_rank` and
+   * the run summary's figures, null where a combination has none.
    */
   studyResults: {
     parameters: {
       query?: {
+        format?: "json" | "csv" | "parquet";
         /** @description A summary metric, `objective`, or `pareto` (by Pareto rank, then objective). */
         sort?: string;
         /**
@@ -3155,10 +3231,12 @@ export interface operations {
       };
     };
     responses: {
-      /** @description One page of the leaderboard. */
+      /** @description One page of the leaderboard, or every combination as CSV or Parquet. */
       200: {
         content: {
           "application/json": components["schemas"]["StudyBoard"];
+          "text/csv": string;
+          "application/vnd.apache.parquet": string;
         };
       };
       400: components["responses"]["BadRequest"];
@@ -3247,6 +3325,41 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * The parameter surface around the best combination
+   * @description For each varied parameter, the objective at each of its values with the other
+   * parameters at the best combination's (null where that combination did not run), and
+   * the best's plateau score: its neighbours' (one step away in one parameter) mean
+   * objective over its own when maximising, its own over theirs when minimising (1 is
+   * flat). A score under 0.5 is a spike, returned as a `plateau_spike` warning finding.
+   * docs/studies.md "The parameter surface".
+   */
+  studySurface: {
+    parameters: {
+      query?: {
+        fold?: components["parameters"]["Fold"];
+      };
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description The surface. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["StudySurface"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      404: components["responses"]["StudyNotFound"];
+      /** @description No completed combination with an objective yet. */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   /**
@@ -3431,11 +3544,27 @@ export interface operations {
    * empty row, a trades section) and `content_type` = `text/csv`; when some order filled in
    * parts, the trades section has a sixth column, `status` (`Partial` or `Completed`, the
    * order's status after that fill). `html`: a standalone report page.
+   *
+   * With `table`, one table of the result for a notebook, without an envelope: `csv` is
+   * plain `text/csv` (one header row; `pandas.read_csv(url)` reads it as it is), `parquet`
+   * is `application/vnd.apache.parquet` with typed columns (times as UTC timestamps,
+   * counts as 64-bit integers, figures as doubles, nullable where a figure can be
+   * missing). Tables: `trades` (round trips: seq, tradeid, symbol, strategy, is_open,
+   * entry_date, exit_date, size, entry_price, exit_price, bars_held, pnl_gross, pnl_net,
+   * commission), `executions` (fills: date, symbol, strategy, type, price, size, value,
+   * commission, pnl, order_ref, status), `equity` (date, value, cash, return, drawdown,
+   * drawdown_money) and `statistics` (group, key, label, value, display). `strategy` is
+   * the strategy's label in a run of several, its name otherwise. Rows are the API's:
+   * every fill, round trip, equity point and statistic. In CSV a column of midnights is
+   * written as dates, any other time column as RFC 3339; text a spreadsheet would
+   * evaluate gets a leading `'`.
    */
   resultExport: {
     parameters: {
       query?: {
-        format?: "json" | "csv" | "html";
+        format?: "json" | "csv" | "html" | "parquet";
+        /** @description One table as plain CSV or Parquet; required with `format=parquet`. */
+        table?: "trades" | "executions" | "equity" | "statistics";
       };
       path: {
         task_id: components["parameters"]["TaskID"];
@@ -3445,6 +3574,8 @@ export interface operations {
       /** @description The export. */
       200: {
         content: {
+          "text/csv": string;
+          "application/vnd.apache.parquet": string;
           "application/json": OneOf<[components["schemas"]["Result"], {
             code?: string;
             message?: string;
@@ -3456,7 +3587,7 @@ export interface operations {
           "text/html": unknown;
         };
       };
-      /** @description `Unsupported export format: <value>`. */
+      /** @description `Unsupported export format: <value>`, an unknown `table`, `format=parquet` without `table`, or `table` with `json` or `html`. */
       400: {
         content: {
           "application/json": components["schemas"]["Error"];

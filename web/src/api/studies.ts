@@ -1,7 +1,7 @@
 // Parameter studies: start, list, read, cancel, retry, and their leaderboard, heatmap,
 // overfitting statistics and promotion to a backtest.
 import { del, get, post, qs } from './client';
-import type { ChartConfig, Overfitting, Study, StudyBoard, StudyConvergence, StudyRequest, Task, WalkForward } from './types';
+import type { ChartConfig, Overfitting, Study, StudySurface, StudyBoard, StudyConvergence, StudyRequest, Task, WalkForward } from './types';
 
 const one = (id: string) => `/api/studies/${encodeURIComponent(id)}`;
 
@@ -19,6 +19,8 @@ export const heatmap = (id: string, x: string, y: string, metric: string, agg: s
 /** Each finished combination's objective in plan order and the best so far. */
 export const convergence = (id: string) => get<StudyConvergence>(`${one(id)}/convergence`);
 export const overfitting = (id: string) => get<Overfitting>(`${one(id)}/overfitting`);
+/** The objective around the best combination, parameter by parameter, and its plateau score. */
+export const surface = (id: string) => get<StudySurface>(`${one(id)}/surface`);
 /** The walk-forward analysis: fold table, stitched out-of-sample curve, efficiency. */
 export const walkForward = (id: string) => get<WalkForward>(`${one(id)}/walk-forward`);
 /** Runs combination idx of the study as an ordinary backtest task. */

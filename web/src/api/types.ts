@@ -45,5 +45,6 @@ export type StudyBoard = S['StudyBoard'];
 export type StudyTrial = S['StudyTrial'];
 export type StudyConvergence = S['StudyConvergence'];
 export type Overfitting = S['Overfitting'];
+export type StudySurface = S['StudySurface'];
 export type WalkForward = S['WalkForward'];
 export type WalkForwardFold = S['WalkForwardFold'];

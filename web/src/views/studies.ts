@@ -4,7 +4,7 @@
 // folds with their stitched out-of-sample curve, the convergence of the search (best so far
 // per trial), the Pareto front marked on the leaderboard, and "open as backtest".
 
-import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
+import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type StudySurface, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
 import { chartPanel } from '../charts';
 import { bestReachedAt, convergenceOption } from '../convergence';
 import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast, dateInput } from '../dom';
@@ -417,6 +417,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
   const boardBox = h('div', { id: 'study-board' }, loading('Loading the leaderboard…'));
   const heatBox = h('div', { id: 'study-heatmap' });
   const overBox = h('div', { id: 'study-overfitting' });
+  const surfBox = h('div', { id: 'study-surface' });
   const convBox = h('div', { id: 'study-convergence' });
   const wfBox = st.walk_forward ? h('div', { id: 'study-wf' }) : null;
   const space = Object.entries(st.space ?? {});
@@ -452,6 +453,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
     h('section', { 'aria-labelledby': 'h-conv' }, h('h2', { id: 'h-conv' }, 'Convergence'), convBox),
     h('section', { 'aria-labelledby': 'h-heat' }, h('h2', { id: 'h-heat' }, 'Heatmap'), heatBox),
     h('section', { 'aria-labelledby': 'h-over' }, h('h2', { id: 'h-over' }, 'Is the winner luck?'), overBox),
+    h('section', { 'aria-labelledby': 'h-surface' }, h('h2', { id: 'h-surface' }, 'Around the best'), surfBox),
   );
 
   const board = leaderboard(sid, st, boardBox);
@@ -527,9 +529,11 @@ export async function studyView(main: HTMLElement, params: Record<string, string
       finishedShown = true;
       heat?.load();
       void renderOverfitting(sid, overBox);
+      void renderSurface(sid, surfBox);
       if (wfBox) void renderWalkForward(sid, wfBox, axes);
     } else if (active) {
       if (!overBox.childElementCount) overBox.append(empty('Shown when the study has finished.'));
+      if (!surfBox.childElementCount) surfBox.append(empty('Shown when the study has finished.'));
       if (wfBox && !wfBox.childElementCount) wfBox.append(empty('Shown when the study has finished.'));
       if (s.done && heat && !heat.loaded) heat.load();
     }
@@ -807,6 +811,50 @@ function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void;
   for (const s of [xSel, ySel, metricSel, aggSel]) s.addEventListener('change', load);
   box.append(h('div', { class: 'row heat-controls' }, field('X', xSel), field('Y', ySel), field('Metric', metricSel), field('Other parameters', aggSel)), panel.el);
   return out;
+}
+
+// renderSurface shows the objective at each value of each parameter, the others at the best
+// combination's, and whether the best sits on a plateau or a spike.
+async function renderSurface(sid: string, box: HTMLElement): Promise<void> {
+  box.replaceChildren(loading('Computing…'));
+  let s: StudySurface;
+  try {
+    s = await api.surface(sid);
+  } catch (e) {
+    box.replaceChildren(errorBox(e));
+    return;
+  }
+  const score = s.plateau == null ? 'no score' : `plateau ${fmtNumber(s.plateau, 2)}`;
+  const verdict = s.plateau == null ? 'Not enough neighbours to judge.' : s.spike ? 'On a spike: its neighbours keep under half of its objective.' : 'On a plateau: its neighbours keep most of its objective.';
+  box.replaceChildren(
+    h('p', { id: 'surface-verdict', class: s.spike ? 'card finding finding-warning' : 'muted' }, `${fmtInt(s.neighbours)} neighbours, ${score}. ${verdict}`),
+    ...s.findings.map((f) => h('p', { class: 'muted small', 'data-finding': f.id }, f.detail)),
+    h(
+      'div',
+      { class: 'scroll' },
+      h(
+        'table',
+        { class: 'surface-table' },
+        h('thead', null, h('tr', null, h('th', null, 'Parameter'), h('th', null, `${s.metric} at each value (the others at the best's)`))),
+        h(
+          'tbody',
+          null,
+          s.parameters.map((p) =>
+            h(
+              'tr',
+              { 'data-param': p.name },
+              h('th', { scope: 'row' }, p.name),
+              h(
+                'td',
+                null,
+                p.values.map((v, i) => h('span', { class: i === p.best ? 'surface-cell best' : 'surface-cell' }, `${fmtParamValue(v)}: ${p.objective[i] == null ? '–' : fmtNumber(p.objective[i]!, 4)}`)),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 async function renderOverfitting(sid: string, box: HTMLElement): Promise<void> {
