@@ -47,9 +47,6 @@ ORDER BY ts;
 INSERT INTO task_data_versions (task_id, symbol, version)
 SELECT @task_id::text, unnest(@symbols::text[]), unnest(@versions::int[]);
 
--- name: TaskDataVersions :many
-SELECT symbol, version FROM task_data_versions WHERE task_id = @task_id;
-
 -- name: BarVersionState :one
 -- Whether a symbol has a version and whether retention removed its bars.
 SELECT coalesce(bool_or(pruned_at IS NOT NULL), false)::boolean AS pruned, count(*) > 0 AS found

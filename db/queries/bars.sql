@@ -52,8 +52,11 @@ WHERE EXISTS (SELECT 1 FROM bars b WHERE b.source = @source AND b.symbol = @symb
 SELECT ts FROM bars WHERE source = $1 AND symbol = $2 AND timeframe = $3 ORDER BY ts DESC LIMIT 1;
 
 -- name: BarsVersion :one
--- bars_version is raised by every statement that changes the symbol's bars (migration 00027).
-SELECT bars_version, timezone FROM symbols WHERE source = @source AND symbol = @symbol;
+-- bars_version is raised by every statement that changes the symbol's bars (migration 00027);
+-- data_version is the symbol's latest bar version (migration 00089), 0 before any.
+SELECT bars_version, timezone,
+       (SELECT coalesce(max(v.version), 0) FROM bar_versions v WHERE v.source = @source AND v.symbol = @symbol)::int AS data_version
+FROM symbols WHERE source = @source AND symbol = @symbol;
 
 -- name: SymbolTimezone :one
 SELECT timezone FROM symbols WHERE source = @source AND symbol = @symbol;

@@ -12,11 +12,14 @@ SELECT code, params, origin, class_name FROM strategy_versions WHERE strategy_id
 
 -- name: TaskRunVersion :one
 -- What a worker reads before a run, in one round trip: whether the task's data source
--- exists, and the exact strategy version it records (found false when there is none).
+-- exists, the exact strategy version it records (found false when there is none), and the
+-- bar versions it runs on by symbol (task_data_versions; {} for the latest bars).
 SELECT EXISTS (SELECT 1 FROM data_sources d WHERE d.name = @data_source) AS source_exists,
        (v.strategy_id IS NOT NULL)::bool AS found,
        COALESCE(v.code, '')::text AS code, COALESCE(v.params, '[]')::jsonb AS params,
-       COALESCE(v.origin, '')::text AS origin, COALESCE(v.class_name, '')::text AS class_name
+       COALESCE(v.origin, '')::text AS origin, COALESCE(v.class_name, '')::text AS class_name,
+       COALESCE((SELECT jsonb_object_agg(dv.symbol, dv.version) FROM task_data_versions dv WHERE dv.task_id = @task_id::text),
+                '{}')::jsonb AS data_versions
 FROM (SELECT 1) AS one
 LEFT JOIN strategy_versions v ON v.strategy_id = @strategy_id AND v.version = @version;
 

@@ -266,9 +266,7 @@ func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) (*
 		}
 		version = row.BarsVersion
 		if data = key.version; data == 0 {
-			if data, err = LatestVersion(ctx, tx, key.source, key.symbol); err != nil {
-				return err
-			}
+			data = int(row.DataVersion)
 		}
 		bars, err = readBarsAt(ctx, tx, key.source, key.symbol, key.tf, from, until, key.version)
 		return err

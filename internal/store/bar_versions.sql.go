@@ -371,32 +371,3 @@ func (q *Queries) SetBarVersionSHA256(ctx context.Context, db DBTX, arg SetBarVe
 	)
 	return err
 }
-
-const taskDataVersions = `-- name: TaskDataVersions :many
-SELECT symbol, version FROM task_data_versions WHERE task_id = $1
-`
-
-type TaskDataVersionsRow struct {
-	Symbol  string `json:"symbol"`
-	Version int32  `json:"version"`
-}
-
-func (q *Queries) TaskDataVersions(ctx context.Context, db DBTX, taskID string) ([]TaskDataVersionsRow, error) {
-	rows, err := db.Query(ctx, taskDataVersions, taskID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []TaskDataVersionsRow
-	for rows.Next() {
-		var i TaskDataVersionsRow
-		if err := rows.Scan(&i.Symbol, &i.Version); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}

@@ -11,7 +11,9 @@ import (
 )
 
 const barsVersion = `-- name: BarsVersion :one
-SELECT bars_version, timezone FROM symbols WHERE source = $1 AND symbol = $2
+SELECT bars_version, timezone,
+       (SELECT coalesce(max(v.version), 0) FROM bar_versions v WHERE v.source = $1 AND v.symbol = $2)::int AS data_version
+FROM symbols WHERE source = $1 AND symbol = $2
 `
 
 type BarsVersionParams struct {
@@ -22,13 +24,15 @@ type BarsVersionParams struct {
 type BarsVersionRow struct {
 	BarsVersion int64  `json:"bars_version"`
 	Timezone    string `json:"timezone"`
+	DataVersion int32  `json:"data_version"`
 }
 
-// bars_version is raised by every statement that changes the symbol's bars (migration 00027).
+// bars_version is raised by every statement that changes the symbol's bars (migration 00027);
+// data_version is the symbol's latest bar version (migration 00089), 0 before any.
 func (q *Queries) BarsVersion(ctx context.Context, db DBTX, arg BarsVersionParams) (BarsVersionRow, error) {
 	row := db.QueryRow(ctx, barsVersion, arg.Source, arg.Symbol)
 	var i BarsVersionRow
-	err := row.Scan(&i.BarsVersion, &i.Timezone)
+	err := row.Scan(&i.BarsVersion, &i.Timezone, &i.DataVersion)
 	return i, err
 }
 

@@ -850,13 +850,16 @@ const taskRunVersion = `-- name: TaskRunVersion :one
 SELECT EXISTS (SELECT 1 FROM data_sources d WHERE d.name = $1) AS source_exists,
        (v.strategy_id IS NOT NULL)::bool AS found,
        COALESCE(v.code, '')::text AS code, COALESCE(v.params, '[]')::jsonb AS params,
-       COALESCE(v.origin, '')::text AS origin, COALESCE(v.class_name, '')::text AS class_name
+       COALESCE(v.origin, '')::text AS origin, COALESCE(v.class_name, '')::text AS class_name,
+       COALESCE((SELECT jsonb_object_agg(dv.symbol, dv.version) FROM task_data_versions dv WHERE dv.task_id = $2::text),
+                '{}')::jsonb AS data_versions
 FROM (SELECT 1) AS one
-LEFT JOIN strategy_versions v ON v.strategy_id = $2 AND v.version = $3
+LEFT JOIN strategy_versions v ON v.strategy_id = $3 AND v.version = $4
 `
 
 type TaskRunVersionParams struct {
 	DataSource string `json:"data_source"`
+	TaskID     string `json:"task_id"`
 	StrategyID string `json:"strategy_id"`
 	Version    int32  `json:"version"`
 }
@@ -868,12 +871,19 @@ type TaskRunVersionRow struct {
 	Params       json.RawMessage `json:"params"`
 	Origin       string          `json:"origin"`
 	ClassName    string          `json:"class_name"`
+	DataVersions json.RawMessage `json:"data_versions"`
 }
 
 // What a worker reads before a run, in one round trip: whether the task's data source
-// exists, and the exact strategy version it records (found false when there is none).
+// exists, the exact strategy version it records (found false when there is none), and the
+// bar versions it runs on by symbol (task_data_versions; {} for the latest bars).
 func (q *Queries) TaskRunVersion(ctx context.Context, db DBTX, arg TaskRunVersionParams) (TaskRunVersionRow, error) {
-	row := db.QueryRow(ctx, taskRunVersion, arg.DataSource, arg.StrategyID, arg.Version)
+	row := db.QueryRow(ctx, taskRunVersion,
+		arg.DataSource,
+		arg.TaskID,
+		arg.StrategyID,
+		arg.Version,
+	)
 	var i TaskRunVersionRow
 	err := row.Scan(
 		&i.SourceExists,
@@ -882,6 +892,7 @@ func (q *Queries) TaskRunVersion(ctx context.Context, db DBTX, arg TaskRunVersio
 		&i.Params,
 		&i.Origin,
 		&i.ClassName,
+		&i.DataVersions,
 	)
 	return i, err
 }

@@ -67,16 +67,3 @@ func (s *Service) saveDataVersions(ctx context.Context, tx pgx.Tx, id string, ve
 	}
 	return nil
 }
-
-// dataVersions are the versions task id runs on, by symbol (empty: the latest of each).
-func (s *Service) dataVersions(ctx context.Context, id string) (map[string]int, error) {
-	rows, err := s.q.TaskDataVersions(ctx, s.db.Pool, id)
-	if err != nil {
-		return nil, fmt.Errorf("data versions of %s: %w", id, err)
-	}
-	out := make(map[string]int, len(rows))
-	for _, r := range rows {
-		out[r.Symbol] = int(r.Version)
-	}
-	return out, nil
-}

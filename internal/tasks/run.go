@@ -222,7 +222,7 @@ func (s *Service) run(ctx context.Context, t store.Task, rec *runRecord) (*engin
 // runEngine is run without the benchmark's values: it returns the benchmark's bars. rec
 // gets the run's provenance.
 func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (*engine.Result, []engine.Bar, *failure, error) {
-	ver, err := s.q.TaskRunVersion(ctx, s.db.Pool, store.TaskRunVersionParams{DataSource: t.DataSource, StrategyID: t.StrategyID, Version: t.StrategyVersion})
+	ver, err := s.q.TaskRunVersion(ctx, s.db.Pool, store.TaskRunVersionParams{DataSource: t.DataSource, TaskID: t.ID, StrategyID: t.StrategyID, Version: t.StrategyVersion})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("look up data source and strategy version: %w", err)
 	}
@@ -232,9 +232,9 @@ func (s *Service) runEngine(ctx context.Context, t store.Task, rec *runRecord) (
 	if !ver.Found {
 		return nil, nil, &failure{msg: fmt.Sprintf("Strategy version not found: %s version %d", t.StrategyID, t.StrategyVersion), permanent: true}, nil
 	}
-	versions, err := s.dataVersions(ctx, t.ID)
-	if err != nil {
-		return nil, nil, nil, err
+	var versions map[string]int // the bar versions it runs on (as_of, a reproduction); none: the latest
+	if err := json.Unmarshal(ver.DataVersions, &versions); err != nil {
+		return nil, nil, nil, fmt.Errorf("data versions of %s: %w", t.ID, err)
 	}
 	feeds := make([]engine.Feed, len(t.Symbols))
 	steps := 0
