@@ -163,8 +163,8 @@ func init() {
 			return series(s, i)
 		}})
 	registerInd(IndDef{Name: "CointN", Family: "ols", Input: InTwoLines,
-		Doc:    "statsmodels' coint (Engle-Granger) over period bars: score and p-value; trend c, ct, ctt or n (another gives NaN)",
-		Params: []IndParam{p("period", 10), {Name: "trend", Kind: ParamString, Default: "c"}},
+		Doc:    "statsmodels' coint (Engle-Granger) over period bars: score and p-value",
+		Params: []IndParam{p("period", 10), {Name: "trend", Kind: ParamString, Default: "c", Options: []string{"c", "ct", "ctt", "n"}}},
 		Lines:  []string{"score", "pvalue"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
 			s, pv := engine.Coint(in.Lines[0], in.Lines[1], a.Int("period"), a.Str("trend"))

@@ -95,6 +95,8 @@ type IndParam struct {
 	// Compat are other names the parameter takes, which the project accepted before it
 	// followed backtrader (MACD's fast for period_me1).
 	Compat []string
+	// Options are the values a ParamString takes (CointN's trend); none: any string.
+	Options []string
 }
 
 // IndDef is one indicator of the registry.
@@ -442,6 +444,9 @@ func (p IndParam) normalise(v any) (any, error) {
 		s, ok := v.(string)
 		if !ok {
 			return nil, fmt.Errorf("must be a string, got %v", v)
+		}
+		if len(p.Options) > 0 && !slices.Contains(p.Options, s) {
+			return nil, fmt.Errorf("must be one of %s, got %q", strings.Join(p.Options, ", "), s)
 		}
 		return s, nil
 	case ParamMovAv:

@@ -595,6 +595,7 @@ func TestIndParamsThroughInd(t *testing.T) {
 		{`ind.BollingerBands(this.data.close, { movav: ind.CrossOver })`, "BollingerBands: movav must be a moving average"},
 		{`ind.StdDev(this.data.close, { safepow: 1 })`, "StdDev: safepow must be true or false"},
 		{`ind.ATR(this.data.close)`, "ATR: expected a data feed"},
+		{`ind.CointN(this.data.close, this.data.open, { trend: 'x' })`, `CointN: trend must be one of c, ct, ctt, n, got "x"`},
 	} {
 		code := "class E extends Strategy { init() { " + c.js + "; } }"
 		_, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: bars}}})
