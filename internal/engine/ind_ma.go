@@ -39,6 +39,22 @@ func ApplyN(in Series, period int, f func(w []float64) float64) Series {
 	return Series{Vals: out, First: first}
 }
 
+// ReduceN folds each window of the last period values with f from the oldest, starting
+// from init when it is given, else from the oldest value (Python's functools.reduce, as
+// backtrader's ReduceN).
+func ReduceN(in Series, period int, f func(acc, x float64) float64, init *float64) Series {
+	return ApplyN(in, period, func(w []float64) float64 {
+		acc, rest := w[0], w[1:]
+		if init != nil {
+			acc, rest = *init, w
+		}
+		for _, x := range rest {
+			acc = f(acc, x)
+		}
+		return acc
+	})
+}
+
 // truthCount is, per bar, 1 when the number of true (non-zero, as Python's bool of a
 // float: NaN is true) values among the last period ones passes ok, else 0.
 func truthCount(in Series, period int, ok func(trues int) bool) Series {
@@ -77,17 +93,12 @@ func AllN(in Series, period int) Series {
 	return truthCount(in, period, func(t int) bool { return t == period })
 }
 
-// FindIndex is how many bars back the highest (or lowest) of the last period values is:
-// the most recent such bar when first is set (backtrader's FindFirstIndex), else the
-// oldest (FindLastIndex).
-func FindIndex(in Series, period int, highest, first bool) Series {
+// FindIndex is how many bars back, among the last period values, the value eval gives of
+// them (backtrader's _evalfunc: max, min) is: the most recent such bar when first is set
+// (backtrader's FindFirstIndex), else the oldest (FindLastIndex); NaN where none equals it.
+func FindIndex(in Series, period int, eval func(w []float64) float64, first bool) Series {
 	return ApplyN(in, period, func(w []float64) float64 {
-		m := w[0]
-		for _, v := range w[1:] {
-			if (highest && v > m) || (!highest && v < m) {
-				m = v
-			}
-		}
+		m := eval(w)
 		if first {
 			for i := len(w) - 1; i >= 0; i-- {
 				if w[i] == m {
@@ -100,7 +111,7 @@ func FindIndex(in Series, period int, highest, first bool) Series {
 				return float64(len(w) - 1 - i)
 			}
 		}
-		return math.NaN() // only a NaN window: Python's next() would raise
+		return math.NaN() // Python's next() would raise: no bar holds it
 	})
 }
 

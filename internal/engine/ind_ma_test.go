@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -12,6 +13,8 @@ func TestMAFamilySemantics(t *testing.T) {
 	x := Line([]float64{1, 3, 3, 2, 0, 0, 4})
 	flat := Line([]float64{5, 5, 5, 5})
 	up := Line([]float64{1, 2, 3, 4})
+	maxOf := func(w []float64) float64 { return slices.Max(w) }
+	minOf := func(w []float64) float64 { return slices.Min(w) }
 	tests := []struct {
 		name string
 		got  Series
@@ -23,10 +26,10 @@ func TestMAFamilySemantics(t *testing.T) {
 		{"AnyN", AnyN(x, 2), []float64{nan, 1, 1, 1, 1, 0, 1}},
 		{"AllN", AllN(x, 2), []float64{nan, 1, 1, 1, 0, 0, 0}},
 		// ties: the most recent (first looking back) or the oldest (last looking back)
-		{"FindFirstIndexHighest", FindIndex(x, 3, true, true), []float64{nan, nan, 0, 1, 2, 2, 0}},
-		{"FindLastIndexHighest", FindIndex(x, 3, true, false), []float64{nan, nan, 1, 2, 2, 2, 0}},
-		{"FindFirstIndexLowest", FindIndex(x, 3, false, true), []float64{nan, nan, 2, 0, 0, 0, 1}},
-		{"FindLastIndexLowest", FindIndex(x, 3, false, false), []float64{nan, nan, 2, 0, 0, 1, 2}},
+		{"FindFirstIndexHighest", FindIndex(x, 3, maxOf, true), []float64{nan, nan, 0, 1, 2, 2, 0}},
+		{"FindLastIndexHighest", FindIndex(x, 3, maxOf, false), []float64{nan, nan, 1, 2, 2, 2, 0}},
+		{"FindFirstIndexLowest", FindIndex(x, 3, minOf, true), []float64{nan, nan, 2, 0, 0, 0, 1}},
+		{"FindLastIndexLowest", FindIndex(x, 3, minOf, false), []float64{nan, nan, 2, 0, 0, 1, 2}},
 		{"UpDay", UpDay(x, 1), []float64{nan, 2, 0, 0, 0, 0, 4}},
 		{"DownDay over 2 bars", DownDay(x, 2), []float64{nan, nan, 0, 1, 3, 2, 0}},
 		{"UpDayBool", UpDayBool(x, 1), []float64{nan, 1, 0, 0, 0, 0, 1}},

@@ -41,7 +41,7 @@ func init() {
 		}})
 	registerInd(IndDef{Name: "ExponentialSmoothingDynamic", Aliases: []string{"ExpSmoothingDynamic"}, Family: "basicops", Input: InLine,
 		Doc:    "exponential smoothing whose alpha, required, is a line of the input's feed",
-		Params: []IndParam{p("period", 1), {Name: "alpha", Kind: ParamLine}}, Lines: []string{"av"},
+		Params: []IndParam{p("period", 1), {Name: "alpha", Kind: ParamLine, Required: true}}, Lines: []string{"av"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
 			return one(engine.ExpSmoothingDynamic(src(in), a.Int("period"), a.Line("alpha")))
 		}})
@@ -59,28 +59,41 @@ func init() {
 			}))
 		}})
 	registerInd(IndDef{Name: "ApplyN", Family: "basicops", Input: InLine,
-		Params: []IndParam{p("period", 1), {Name: "func", Kind: ParamFunc}}, Lines: []string{"apply"},
+		Params: []IndParam{p("period", 1), {Name: "func", Kind: ParamFunc, Required: true}}, Lines: []string{"apply"},
 		Compute: func(in IndIn, a IndArgs) []engine.Series {
 			return one(engine.ApplyN(src(in), a.Int("period"), a.Func("func")))
 		}})
+	registerInd(IndDef{Name: "ReduceN", Family: "basicops", Input: InLine,
+		Doc:        "function folds the window from its oldest value (or initializer) as Python's reduce; a script function gets [accumulated, value]",
+		Params:     []IndParam{p("period", 1), {Name: "function", Kind: ParamFunc, Required: true}, {Name: "initializer", Kind: ParamFloat}},
+		Positional: []string{"function", "period"}, Lines: []string{"reduced"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			fn := a.Func("function")
+			var init *float64
+			if a.Given("initializer") {
+				v := a.Float("initializer")
+				init = &v
+			}
+			pair := make([]float64, 2)
+			return one(engine.ReduceN(src(in), a.Int("period"), func(acc, x float64) float64 {
+				pair[0], pair[1] = acc, x
+				return fn(pair)
+			}, init))
+		}})
 	for _, c := range []struct {
-		name, eval     string
-		highest, first bool
-	}{{"FindFirstIndex", "", false, true}, {"FindFirstIndexHighest", "max", true, true}, {"FindFirstIndexLowest", "min", false, true},
-		{"FindLastIndex", "", false, false}, {"FindLastIndexHighest", "max", true, false}, {"FindLastIndexLowest", "min", false, false}} {
+		name, eval string
+		first      bool
+	}{{"FindFirstIndex", "", true}, {"FindFirstIndexHighest", "max", true}, {"FindFirstIndexLowest", "min", true},
+		{"FindLastIndex", "", false}, {"FindLastIndexHighest", "max", false}, {"FindLastIndexLowest", "min", false}} {
 		var def any
 		if c.eval != "" {
 			def = c.eval
 		}
 		registerInd(IndDef{Name: c.name, Family: "basicops", Input: InLine,
-			Doc:    "bars back to the highest (_evalfunc max) or lowest (min) of the last period values",
-			Params: []IndParam{p("period", 1), {Name: "_evalfunc", Kind: ParamString, Default: def}}, Lines: []string{"index"},
+			Doc:    "bars back to the value _evalfunc (max, min, a function) gives of the last period values",
+			Params: []IndParam{p("period", 1), {Name: "_evalfunc", Kind: ParamFunc, Default: def, Required: true}}, Lines: []string{"index"},
 			Compute: func(in IndIn, a IndArgs) []engine.Series {
-				highest := c.highest
-				if a.Given("_evalfunc") {
-					highest = a.Str("_evalfunc") == "max"
-				}
-				return one(engine.FindIndex(src(in), a.Int("period"), highest, c.first))
+				return one(engine.FindIndex(src(in), a.Int("period"), a.Func("_evalfunc"), c.first))
 			}})
 	}
 
@@ -147,7 +160,15 @@ func init() {
 		}})
 	periodOp("RateOfChange100", []string{"ROC100"}, "momentum", "roc100", 12, engine.ROC100)
 	periodOp("PercentChange", []string{"PctChange"}, "percentchange", "pctchange", 30, engine.PercentChange)
-	periodOp("PercentRank", []string{"PctRank"}, "percentrank", "pctrank", 50, engine.PercentRank)
+	// func without a value is backtrader's own: the fraction of the window below its last value
+	registerInd(IndDef{Name: "PercentRank", Aliases: []string{"PctRank"}, Family: "percentrank", Input: InLine,
+		Params: []IndParam{p("period", 50), {Name: "func", Kind: ParamFunc}}, Lines: []string{"pctrank"},
+		Compute: func(in IndIn, a IndArgs) []engine.Series {
+			if a.Given("func") {
+				return one(engine.ApplyN(src(in), a.Int("period"), a.Func("func")))
+			}
+			return one(engine.PercentRank(src(in), a.Int("period")))
+		}})
 
 	// rsi.py, rmi.py, lrsi.py
 	periodOp("UpDay", nil, "rsi", "upday", 1, engine.UpDay)

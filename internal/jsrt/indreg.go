@@ -97,6 +97,9 @@ type IndParam struct {
 	Compat []string
 	// Options are the values a ParamString takes (CointN's trend); none: any string.
 	Options []string
+	// Required marks a parameter without a default that the indicator cannot compute
+	// without (ApplyN's func): calling it without one is an error naming the parameter.
+	Required bool
 }
 
 // IndDef is one indicator of the registry.
@@ -391,6 +394,9 @@ func (d *IndDef) args(given map[string]any) (IndArgs, error) {
 		v, err := p.normalise(vals[p.Name])
 		if err != nil {
 			return IndArgs{}, fmt.Errorf("%s: %s %w", d.Name, p.Name, err)
+		}
+		if v == nil && p.Required {
+			return IndArgs{}, fmt.Errorf("%s needs the parameter %s (%s)", d.Name, p.Name, p.Kind)
 		}
 		vals[p.Name] = v
 	}

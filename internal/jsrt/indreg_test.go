@@ -449,6 +449,9 @@ func sameDefault(p *IndParam, bt any) bool {
 		}
 		return true
 	}
+	if p.Kind == ParamFunc && p.Default == nil && bt == "<lambda>" {
+		return true // the class's own function, which Compute uses when none is given
+	}
 	return fmt.Sprint(p.Default) == fmt.Sprint(bt) || p.Default == nil && bt == nil
 }
 
