@@ -78,8 +78,14 @@ func readBarFile(path string, loc *time.Location) ([]engine.Bar, error) {
 	if strings.HasSuffix(strings.ToLower(path), ".json") {
 		return marketdata.ParseJSON(f, loc)
 	}
+	if isParquet(path) {
+		return marketdata.ParseParquet(f, loc)
+	}
 	return marketdata.ParseCSV(f, loc)
 }
+
+// isParquet is whether a bars file is read as Parquet: its name ends in .parquet.
+func isParquet(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".parquet") }
 
 // publicError shows an apperr's detail without its internal cause.
 func publicError(err error) error {

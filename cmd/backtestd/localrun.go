@@ -23,6 +23,7 @@ import (
 	"github.com/backtestd/backtestd/internal/barcsv"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/jsrt"
+	"github.com/backtestd/backtestd/internal/marketdata"
 )
 
 // paramFlags collects repeatable --param k=v flags.
@@ -187,7 +188,12 @@ func readFeed(path, from, to string) ([]engine.Bar, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	bars, err := barcsv.ParseFile(f, st.Size(), time.UTC)
+	var bars []engine.Bar
+	if isParquet(path) {
+		bars, err = marketdata.ParseParquet(f, time.UTC)
+	} else {
+		bars, err = barcsv.ParseFile(f, st.Size(), time.UTC)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/report"
+	"github.com/backtestd/backtestd/internal/tabular"
 )
 
 // importBodyLimit bounds a bar import body (about 2.5 million CSV rows).
@@ -116,11 +117,18 @@ func (s *Server) dataVersions(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) dataBars(w http.ResponseWriter, r *http.Request) error {
+	format := queryDefault(r, "format", "json")
+	if format != "json" && format != "parquet" {
+		return apperr.Invalid("Unsupported format: %q (use json or parquet)", format)
+	}
 	bars, tf, loc, err := s.symbolBars(r)
 	if err != nil {
 		return err
 	}
 	symbol := chi.URLParam(r, "symbol")
+	if format == "parquet" {
+		return writeBarsParquet(w, bars, chi.URLParam(r, "source")+"-"+symbol+"-"+tf)
+	}
 	out := make([]barJSON, len(bars))
 	for i, b := range bars {
 		out[i] = barJSON{Datetime: marketdata.FormatBarTime(b.Time, tf), Open: b.Open, High: b.High, Low: b.Low, Close: b.Close, Volume: b.Volume}
@@ -162,12 +170,15 @@ func (s *Server) dataImport(w http.ResponseWriter, r *http.Request) error {
 	// CSV or JSON, declared as such: neither is a type another site's page may send
 	// without a CORS preflight (text/plain and forms are), and JSON passes the same
 	// checks as every JSON body (validJSON).
-	if err := requireMediaType(r, "text/csv", "application/json"); err != nil {
+	if err := requireMediaType(r, "text/csv", "application/json", marketdata.ParquetContentType); err != nil {
 		return err
 	}
 	body := http.MaxBytesReader(w, r.Body, importBodyLimit)
 	var bars []engine.Bar
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == marketdata.ParquetContentType {
+		bars, err = marketdata.ParseParquet(body, loc)
+	} else if mt == "application/json" {
 		var raw []byte
 		if raw, err = io.ReadAll(body); err == nil {
 			if err = validJSON(raw); err != nil {
@@ -222,5 +233,20 @@ func (s *Server) dataUpdate(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, Envelope{Code: "ok", Message: msg, Data: map[string]any{
 		"job_id": id, "source": source, "symbol": symbol, "force": force, "already_pending": dup,
 	}})
+	return nil
+}
+
+// writeBarsParquet answers bars as a Parquet bars file (tabular.WriteBars), the layout the
+// import reads back.
+func writeBarsParquet(w http.ResponseWriter, bars []engine.Bar, name string) error {
+	var b bytes.Buffer
+	if err := tabular.WriteBars(&b, bars); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	w.Header().Set("Content-Type", tabular.ParquetContentType)
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s.parquet"`, name))
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b.Bytes()) // an error is the client gone
 	return nil
 }
