@@ -40,7 +40,7 @@ func BenchmarkIndicators(b *testing.B) {
 	sma := lookupInd("SMA")
 	defs = append([]*IndDef{sma}, slices.DeleteFunc(defs, func(d *IndDef) bool { return d == sma })...)
 	for _, d := range defs {
-		if slices.ContainsFunc(d.Params, func(p IndParam) bool { return p.Default == nil }) {
+		if needsGiven(d) {
 			continue // a function or line to give: its cases are the fixtures'
 		}
 		args, err := d.args(nil)

@@ -45,7 +45,7 @@ func TestIndicatorDocs(t *testing.T) {
 // from the first bar. ok is false when a parameter has no default.
 func indMinPeriod(d *IndDef, bars []engine.Bar) (int, bool) {
 	args, err := d.args(nil)
-	if err != nil || slices.ContainsFunc(d.Params, func(p IndParam) bool { return p.Default == nil }) {
+	if err != nil || needsGiven(d) {
 		return 0, false
 	}
 	c := columnsOf(bars)
@@ -61,6 +61,12 @@ func indMinPeriod(d *IndDef, bars []engine.Bar) (int, bool) {
 		first = max(first, s.First)
 	}
 	return first + 1, true
+}
+
+// needsGiven reports whether an entry has a parameter it cannot compute without
+// (IndParam.Required: a function, a line): its cases are the fixtures'.
+func needsGiven(d *IndDef) bool {
+	return slices.ContainsFunc(d.Params, func(p IndParam) bool { return p.Required && p.Default == nil })
 }
 
 func paramDoc(p IndParam) string {
