@@ -146,7 +146,7 @@ func TestReadBarsRefuses(t *testing.T) {
 			_, problems, err := ReadBars(c.data, time.UTC)
 			var rows []string
 			for _, p := range problems {
-				rows = append(rows, strconv.Itoa(p.Row) + ": " + p.Msg)
+				rows = append(rows, strconv.Itoa(p.Row)+": "+p.Msg)
 			}
 			switch {
 			case c.name == "a corrupt page":
@@ -177,4 +177,3 @@ func corrupt(b []byte) []byte {
 	}
 	return out
 }
-
