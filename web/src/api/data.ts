@@ -1,6 +1,6 @@
 // Market data: sources, symbols, bars and imports.
 import { get, listOf, qs, request } from './client';
-import type { Bar, ChartConfig, DataSource, SymbolInfo } from './types';
+import type { Bar, BarVersion, ChartConfig, DataSource, SymbolInfo } from './types';
 
 const symbolPath = (source: string, symbol: string) => `/api/data/${encodeURIComponent(source)}/${encodeURIComponent(symbol)}`;
 
@@ -9,6 +9,8 @@ export const listSymbols = async (source: string, search: string, limit: number)
   listOf<SymbolInfo>(await get(`/api/data/${encodeURIComponent(source)}/symbols${qs({ search, limit })}`), 'symbols');
 export const getBars = (source: string, symbol: string, q: { start_date?: string; end_date?: string; timeframe?: string }) =>
   get<{ bars: Bar[]; timeframe?: string }>(`${symbolPath(source, symbol)}${qs(q)}`);
+/** The symbol's immutable bar versions, newest first, with what each changed. */
+export const getVersions = (source: string, symbol: string) => get<BarVersion[]>(`${symbolPath(source, symbol)}/versions`);
 /** The bars of getBars as a candlestick chart (price, moving averages, volume). */
 export const getBarsChart = (source: string, symbol: string, q: { start_date?: string; end_date?: string; timeframe?: string }) =>
   get<ChartConfig>(`${symbolPath(source, symbol)}/chart${qs(q)}`);

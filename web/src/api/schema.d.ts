@@ -695,6 +695,22 @@ export interface paths {
       };
     };
   };
+  "/api/data/{source}/{symbol}/versions": {
+    /**
+     * Bar versions of a symbol
+     * @description The symbol's immutable bar versions, newest first (docs/reproducibility.md "Bar
+     * versions"). An import that inserts or changes bars makes the next version; one that
+     * changes nothing makes none. `changes` and `first_changed` compare a version with the
+     * one before.
+     */
+    get: operations["dataVersions"];
+    parameters: {
+      path: {
+        source: components["parameters"]["Source"];
+        symbol: components["parameters"]["Symbol"];
+      };
+    };
+  };
   "/api/data/{source}/{symbol}/chart": {
     /**
      * Candlestick chart of historical bars
@@ -721,12 +737,23 @@ export interface paths {
      * 50; `detail` names the first and the count). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
      * (by UTC day); a bar outside is refused with its line (CSV, listed with the other bad
      * lines) or its index (JSON). The answer counts
-     * new, updated and unchanged bars.
+     * new, updated and unchanged bars and gives `version`, the symbol's latest bar version
+     * after the import (a new one when any bar was inserted or changed).
      *
      * Times without an offset (`2024-07-01 09:30`) are read in the symbol's time zone:
      * `timezone` when given, else the one its earlier imports used (UTC for a new symbol).
      * Dates stay dates and RFC 3339 times keep their offset; bars are stored in UTC. A
      * `timezone` other than the one the symbol's stored bars were read in is a 409.
+     *
+     * A Parquet body (`application/vnd.apache.parquet`) has a time column `datetime` or
+     * `date` (a timestamp in milliseconds, microseconds or nanoseconds, or a date), `open`,
+     * `high`, `low`, `close` (any integer or floating type) and optionally `volume` (an
+     * integer type, or a float that is whole); other columns are refused, as in CSV, but for
+     * pandas's `__index_level_N__`. A timestamp adjusted to UTC is that instant, one that is
+     * not is read in the symbol's time zone, and a date stays a date. A file that is not
+     * Parquet, or lacks or mistypes a column, is a 400 saying so; bad rows (a null, the
+     * rules above) are listed in `errors` as a CSV's lines are, `line` being the 1-based row.
+     * A file of more than 8,000,000 rows is refused.
      */
     post: operations["importBars"];
     parameters: {
@@ -1491,6 +1518,11 @@ export interface components {
       commission?: number;
       /** @description Session log channel to publish to: with accounts, the submitter's own session of that name (`/ws/logs`). */
       session_id?: string;
+      /**
+       * Format: date-time
+       * @description RFC 3339. Run each symbol (feeds and benchmark) on its bar version current at this time, the newest created at or before it (docs/reproducibility.md "Bar versions"). A time before a symbol's first version, or one whose version retention removed, is a 400. Studies refuse it (400): their batches read the latest bars.
+       */
+      as_of?: string;
     };
     Task: {
       /** @description In GET of one task only; null until the run completed (and for runs from before provenance was kept). */
@@ -1962,6 +1994,36 @@ export interface components {
       /** @description Each strategy's part of a run of several (empty for one); the trades' `strategy` indexes it. The CSV export then adds a `strategy` column (the strategy's name) to its trades. */
       strategies?: components["schemas"]["StrategyResult"][];
     };
+    BarVersion: {
+      version: number;
+      /** @description The stored timeframe the version changed. */
+      timeframe: string;
+      /** @description The provenance fingerprint of the version's whole series of that timeframe (empty for a version retention removed before it was computed). */
+      sha256: string;
+      bars: number;
+      /** Format: date-time */
+      first: string | null;
+      /** Format: date-time */
+      last: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** @description Against the version before, by bar time. */
+      changes: {
+        changed?: number;
+        added?: number;
+        removed?: number;
+      };
+      /**
+       * Format: date-time
+       * @description The earliest bar changed
+       */
+      first_changed: string | null;
+      /**
+       * Format: date-time
+       * @description When retention removed the version's bars (nothing referenced it); null while kept.
+       */
+      pruned_at: string | null;
+    };
     /** @description What a run read and what ran it (docs/reproducibility.md). */
     Provenance: {
       /** @description Hex sha256 of the strategy version's code text. */
@@ -1981,6 +2043,8 @@ export interface components {
           last: string | null;
           /** @description Hex sha256 over each bar's UTC time (unix ns), open, high, low, close (IEEE-754 bits) and volume, 8 bytes little-endian each: exactly the bars the run read. */
           sha256: string;
+          /** @description The symbol's bar version read; absent for runs made before versions that migration 00092 could not match. A reproduction reads it again. */
+          version?: number;
         })[];
       /** @description The resolved settings, defaults included. */
       settings: {
@@ -3958,6 +4022,14 @@ export interface operations {
         start_date: string;
         end_date: string;
         timeframe?: "1m" | "5m" | "15m" | "1h" | "4h" | "1d" | "1w" | "1M";
+        /** @description The symbol's bar version to read (`/versions`); omitted reads the latest. A version the symbol does not have, or one retention removed, is a 400. */
+        version?: number;
+        /**
+         * @description `parquet`: the bars as a Parquet file without an envelope, in the layout the
+         * import reads (`date` for daily and coarser bars, else `datetime` as a UTC
+         * timestamp; `open`, `high`, `low`, `close` doubles; `volume` a 64-bit integer).
+         */
+        format?: "json" | "parquet";
       };
       path: {
         source: components["parameters"]["Source"];
@@ -3966,7 +4038,8 @@ export interface operations {
     };
     responses: {
       /**
-       * @description Envelope with `{symbol, timeframe, timezone, bars}`. Intraday bars are read on the
+       * @description Envelope with `{symbol, timeframe, timezone, bars}`, or with `format=parquet` the
+       * bars as `application/vnd.apache.parquet`. Intraday bars are read on the
        * days of the symbol's time zone and their datetimes are UTC instants (RFC 3339);
        * daily and coarser bars are dates, made per day of that zone.
        */
@@ -3981,15 +4054,47 @@ export interface operations {
               bars?: components["schemas"]["Bar"][];
             };
           };
+          "application/vnd.apache.parquet": string;
         };
       };
-      /** @description `Data retrieval failed: <cause>`, or dates that do not parse. */
+      /** @description `Data retrieval failed: <cause>`, dates that do not parse, or an unsupported `format`. */
       400: {
         content: {
           "application/json": components["schemas"]["Error"];
         };
       };
       404: components["responses"]["SourceNotFound"];
+    };
+  };
+  /**
+   * Bar versions of a symbol
+   * @description The symbol's immutable bar versions, newest first (docs/reproducibility.md "Bar
+   * versions"). An import that inserts or changes bars makes the next version; one that
+   * changes nothing makes none. `changes` and `first_changed` compare a version with the
+   * one before.
+   */
+  dataVersions: {
+    parameters: {
+      path: {
+        source: components["parameters"]["Source"];
+        symbol: components["parameters"]["Symbol"];
+      };
+    };
+    responses: {
+      /** @description Envelope whose `data` is the list. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["BarVersion"][];
+          };
+        };
+      };
+      /** @description Unknown data source or symbol. */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   /**
@@ -4038,12 +4143,23 @@ export interface operations {
    * 50; `detail` names the first and the count). Prices must be greater than 0 and dates from 1900-01-01 to 2200-01-01
    * (by UTC day); a bar outside is refused with its line (CSV, listed with the other bad
    * lines) or its index (JSON). The answer counts
-   * new, updated and unchanged bars.
+   * new, updated and unchanged bars and gives `version`, the symbol's latest bar version
+   * after the import (a new one when any bar was inserted or changed).
    *
    * Times without an offset (`2024-07-01 09:30`) are read in the symbol's time zone:
    * `timezone` when given, else the one its earlier imports used (UTC for a new symbol).
    * Dates stay dates and RFC 3339 times keep their offset; bars are stored in UTC. A
    * `timezone` other than the one the symbol's stored bars were read in is a 409.
+   *
+   * A Parquet body (`application/vnd.apache.parquet`) has a time column `datetime` or
+   * `date` (a timestamp in milliseconds, microseconds or nanoseconds, or a date), `open`,
+   * `high`, `low`, `close` (any integer or floating type) and optionally `volume` (an
+   * integer type, or a float that is whole); other columns are refused, as in CSV, but for
+   * pandas's `__index_level_N__`. A timestamp adjusted to UTC is that instant, one that is
+   * not is read in the symbol's time zone, and a date stays a date. A file that is not
+   * Parquet, or lacks or mistypes a column, is a 400 saying so; bad rows (a null, the
+   * rules above) are listed in `errors` as a CSV's lines are, `line` being the 1-based row.
+   * A file of more than 8,000,000 rows is refused.
    */
   importBars: {
     parameters: {
@@ -4064,6 +4180,7 @@ export interface operations {
       content: {
         "text/csv": string;
         "application/json": components["schemas"]["Bar"][];
+        "application/vnd.apache.parquet": string;
       };
     };
     responses: {
@@ -4536,6 +4653,8 @@ export interface operations {
           "application/json": {
             tasks?: number;
             studies?: number;
+            /** @description Bar versions whose bars went: not a symbol's latest, named by no kept run or waiting task (docs/operations.md). */
+            versions?: number;
             /**
              * Format: date-time
              * @description Runs and studies created before this went.

@@ -26,6 +26,7 @@ export type Provenance = S['Provenance'];
 export type Reproduction = S['Reproduction'];
 export type RunDiff = S['RunDiff'];
 export type Finding = S['Finding'];
+export type BarVersion = S['BarVersion'];
 export type SymbolResult = S['SymbolResult'];
 export type StrategyResult = S['StrategyResult'];
 export type Analyzers = S['Analyzers'];

@@ -1,6 +1,6 @@
-// Data: sources, symbols, a symbol's bars as a chart, and CSV import with a report.
+// Data: sources, symbols, a symbol's bars as a chart and its bar versions, and CSV import with a report.
 
-import { ApiError, data as api, type DataSource } from '../api';
+import { ApiError, data as api, type BarVersion, type DataSource } from '../api';
 import { chartPanel } from '../charts';
 import { clear, empty, errorBox, field, h, loading, toast, dateInput } from '../dom';
 import { barClock, fmtBarTime, fmtInt, fmtRange, rangeFor } from '../format';
@@ -157,6 +157,7 @@ export async function symbolView(main: HTMLElement, params: Record<string, strin
   const tfSel = h('select', { id: 'bars-timeframe' }, ['1d', '1w', '1M', '4h', '1h', '15m', '5m', '1m'].map((tf) => h('option', { value: tf, selected: tf === timeframe }, tf))) as HTMLSelectElement;
   const info = h('p', { class: 'muted', 'aria-live': 'polite' });
   const panel = chartPanel(`${source}_${symbol}`, `${symbol} bars`, { height: 480 });
+  const versionsBox = h('section', { id: 'versions', 'aria-labelledby': 'h-versions' });
   const load = async () => {
     info.textContent = 'Loading bars…';
     panel.chart.showLoading({ text: 'Loading…' });
@@ -182,6 +183,49 @@ export async function symbolView(main: HTMLElement, params: Record<string, strin
     form,
     info,
     panel.el,
+    versionsBox,
+  );
+  void api.getVersions(source, symbol).then(
+    (vs) => versionsBox.replaceChildren(h('h2', { id: 'h-versions' }, 'Versions'), versionsTable(vs)),
+    (e) => versionsBox.replaceChildren(h('h2', { id: 'h-versions' }, 'Versions'), errorBox(e)),
   );
   await load();
+}
+
+// versionsTable lists a symbol's bar versions, newest first: what each import changed against
+// the version before, its fingerprint (the one a run's provenance records) and whether
+// retention removed its bars (docs/reproducibility.md, Bar versions).
+function versionsTable(vs: BarVersion[]): HTMLElement {
+  if (!vs.length) return empty('No versions: nothing imported yet.');
+  const changed = (v: BarVersion) => {
+    const c = v.changes ?? {};
+    const parts = [c.added ? `${fmtInt(c.added)} added` : '', c.changed ? `${fmtInt(c.changed)} changed` : '', c.removed ? `${fmtInt(c.removed)} removed` : ''].filter(Boolean);
+    return parts.length ? `${parts.join(', ')}${v.first_changed ? ` from ${v.first_changed.slice(0, 10)}` : ''}` : '—';
+  };
+  return h(
+    'div',
+    { class: 'scroll' },
+    h(
+      'table',
+      { id: 'versions-table', class: 'table' },
+      h('thead', null, h('tr', null, ...['Version', 'Timeframe', 'Bars', 'First → last', 'Imported', 'Changes', 'sha256'].map((c) => h('th', null, c)))),
+      h(
+        'tbody',
+        null,
+        vs.map((v) =>
+          h(
+            'tr',
+            { 'data-version': String(v.version) },
+            h('td', null, String(v.version), v.pruned_at ? h('span', { class: 'muted small' }, ' (bars pruned)') : ''),
+            h('td', null, v.timeframe),
+            h('td', { class: 'num' }, fmtInt(v.bars)),
+            h('td', null, v.first && v.last ? `${v.first.slice(0, 10)} → ${v.last.slice(0, 10)}` : '—'),
+            h('td', null, v.created_at.slice(0, 19).replace('T', ' ')),
+            h('td', { class: 'version-changes' }, changed(v)),
+            h('td', { class: 'mono small', title: v.sha256 }, v.sha256 ? v.sha256.slice(0, 12) : '—'),
+          ),
+        ),
+      ),
+    ),
+  );
 }
