@@ -69,6 +69,18 @@ func needsGiven(d *IndDef) bool {
 	return slices.ContainsFunc(d.Params, func(p IndParam) bool { return p.Required && p.Default == nil })
 }
 
+// anchorOf is the anchor a markdown heading of family makes (GitHub's: lower case, what
+// is not a letter, digit, '-' or '_' dropped).
+func anchorOf(family string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(family) {
+		if r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 func paramDoc(p IndParam) string {
 	var v string
 	switch x := p.Default.(type) {
@@ -149,7 +161,7 @@ on every bar, warm-up included (` + "`testdata/backtrader/indicators/all`" + `, 
 		if e.name != e.class {
 			items[i] += " (" + e.class + ")"
 		}
-		items[i] += " [" + e.family + "](#" + e.family + ")"
+		items[i] += " [" + e.family + "](#" + anchorOf(e.family) + ")"
 	}
 	b.WriteString(strings.Join(items, " · ") + "\n\n")
 	for _, f := range names {
