@@ -22,6 +22,11 @@ import (
 
 func TestMain(m *testing.M) {
 	service.RunnerMain() // the test binary is also the app's runner process
+	// A child process that is the program itself (see mcp_test.go).
+	if os.Getenv(asMainEnv) == "1" {
+		main() // exits with 1 on an error
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

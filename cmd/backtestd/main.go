@@ -10,6 +10,7 @@
 //	backtestd token     manage API tokens
 //	backtestd bi-role   create a read-only PostgreSQL role for BI tools
 //	backtestd prune     delete finished runs and studies older than an age
+//	backtestd mcp       the MCP tools over stdio, for an AI agent
 package main
 
 import (
@@ -54,6 +55,7 @@ commands:
   token     manage API tokens: token create|list|revoke
   bi-role   create a PostgreSQL role that reads only the bi_* views: bi-role create NAME
   prune     delete finished, unpinned runs and studies: prune --older-than 180d [--export FILE]
+  mcp       serve the MCP tools over stdio for an AI agent (docs/mcp.md)
 
 Run 'backtestd <command> -h' for a command's flags.
 `
@@ -98,6 +100,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return biRoleCmd(ctx, rest, getenv, stdin, stdout, stderr)
 	case "prune":
 		return pruneCmd(ctx, rest, getenv, stdout, stderr)
+	case "mcp":
+		return mcpCmd(ctx, rest, getenv, stdin, stdout, stderr)
 	case "pgctl":
 		return pgctl(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":

@@ -91,6 +91,8 @@ var routeAccess = map[string]access{
 	"GET /backtest/{id}":                       {auth.Signed, ""},
 	"GET /strategies":                          {auth.Signed, ""},
 	"GET /analyzers":                           {auth.Signed, ""},
+	// MCP (see isRelay): any signed-in user; each tool call is checked as its own route.
+	"POST /mcp": {auth.Signed, ""},
 
 	"GET /api/results/compare":                {auth.Signed, ""},
 	"GET /api/results/{task_id}/summary":      {auth.Signed, ""},
@@ -163,6 +165,20 @@ func accessOf(mux *chi.Mux, r *http.Request) access {
 	return unmatched
 }
 
+// mcpPath is where the MCP tools are served (internal/mcpserver).
+const mcpPath = "/mcp"
+
+// isRelay says whether r is an MCP request: a POST that only carries tool calls, each made
+// as a request of its own route with r's credentials and checked there, so it is not a
+// write itself (a read-only token reads through it) and is recorded by the calls it makes.
+func isRelay(r *http.Request) bool {
+	path := r.URL.Path
+	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePath != "" {
+		path = rc.RoutePath
+	}
+	return r.Method == http.MethodPost && path == mcpPath
+}
+
 type identityKey struct{}
 
 // identity is who the request comes from; nil for no credentials (public routes only).
@@ -222,7 +238,7 @@ func (s *Server) gate(mux *chi.Mux) func(http.Handler) http.Handler {
 				}
 				id = nil // a stale cookie does not stop the sign-in page
 			}
-			write := r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions
+			write := r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions && !isRelay(r)
 			if err := a.rule.Check(id, write); err != nil {
 				s.writeError(w, r, err)
 				return

@@ -25,6 +25,7 @@ import (
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/lookahead"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/mcpserver"
 	"github.com/backtestd/backtestd/internal/procstat"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
@@ -193,6 +194,8 @@ func (s *Server) routes() chi.Router {
 	s.mountUI(r)
 	s.mountAccounts(r)
 	r.Post("/api/admin/prune", s.handleIf(s.retention != nil, "Retention", s.prune))
+	// The MCP tools call this router in-process, with each MCP request's credentials.
+	r.Method(http.MethodPost, mcpPath, mcpserver.HTTPHandler(mcpserver.New(r, mcpserver.Options{}), s.cfg.MaxBody))
 	checkRoutes(r)
 	return r
 }
