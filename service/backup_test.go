@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -10,12 +11,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/pgcluster"
 	"github.com/backtestd/backtestd/internal/results/resultstest"
+	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/service"
 )
 
@@ -50,7 +53,21 @@ func TestDumpAndRestore(t *testing.T) {
 			t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
 		}
 	}
+	// A BI role (docs/sql.md) puts its GRANTs in the dump, and roles are the cluster's, not
+	// the dump's: the documented restore (--no-privileges, then bi-role create again) must
+	// work where the role does not exist, so the role is dropped before restoring.
+	biRole := fmt.Sprintf("bi_restore_%d", time.Now().UnixNano()%1_000_000_000)
+	biCfg, err := service.LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	biCfg.DatabaseURL = src
+	if _, err := service.CreateBIRole(ctx, biCfg, nil, biRole, "Restore-role-pw-48213", store.DefaultBIRoleOptions); err != nil {
+		t.Fatal(err)
+	}
 	run(dump, "--format=custom", "--file", file, "--dbname", src)
+	b.Exec(t, "DROP OWNED BY "+biRole)
+	b.Exec(t, "DROP ROLE "+biRole)
 
 	// A fresh, empty database beside the original.
 	name := "backtestd_restored_" + strings.ReplaceAll(strings.ToLower(t.Name()), "/", "_")
@@ -70,7 +87,19 @@ func TestDumpAndRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	restored := strings.Replace(src, "/"+cfg.Database, "/"+name, 1)
-	run(restore, "--no-owner", "--exit-on-error", "--dbname", restored, file)
+	run(restore, "--no-owner", "--no-privileges", "--exit-on-error", "--dbname", restored, file)
+	biCfg.DatabaseURL = restored
+	if _, err := service.CreateBIRole(ctx, biCfg, nil, biRole, "Restore-role-pw-48213", store.DefaultBIRoleOptions); err != nil {
+		t.Fatalf("bi-role create on the restored database: %v", err)
+	}
+	t.Cleanup(func() {
+		// Runs after the restored database is dropped, with the role's grants.
+		c, err := pgx.Connect(context.Background(), src)
+		if err == nil {
+			_, _ = c.Exec(context.Background(), "DROP ROLE IF EXISTS "+biRole)
+			c.Close(context.Background())
+		}
+	})
 
 	serve := func(url string) *httptest.Server {
 		t.Helper()
