@@ -243,3 +243,11 @@ SELECT idx, params, status, objective FROM study_trials WHERE study_id = $1 ORDE
 
 -- name: SetStudyTotal :exec
 UPDATE studies SET total = $2 WHERE id = $1;
+
+-- name: InsertStudyDataVersions :exec
+-- The bar versions a study with as_of runs on (migration 00098).
+INSERT INTO study_data_versions (study_id, symbol, version)
+SELECT @study_id::text, unnest(@symbols::text[]), unnest(@versions::int[]);
+
+-- name: StudyDataVersions :many
+SELECT symbol, version FROM study_data_versions WHERE study_id = $1;

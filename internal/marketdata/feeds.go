@@ -140,6 +140,18 @@ func (f *Feeds) At(ctx context.Context, source, symbol, tf string, start, end ti
 	return bars, err
 }
 
+// AtVersion is At reading version of the symbol's bars (versions.go); 0 reads the latest. A
+// version the symbol does not have, or whose bars retention removed, is an apperr 400.
+func (f *Feeds) AtVersion(ctx context.Context, source, symbol, tf string, start, end time.Time, version int) ([]engine.Bar, error) {
+	if version != 0 {
+		if err := CheckVersion(ctx, f.db.Pool, source, symbol, version); err != nil {
+			return nil, err
+		}
+	}
+	bars, _, _, err := f.at(ctx, source, symbol, tf, start, end, version)
+	return bars, err
+}
+
 // AtPrint is At with the provenance of exactly the bars it returns and their per-bar
 // prints: the fingerprint is kept with a cached series (made once per series and
 // bars_version) and computed afresh for aggregated bars.

@@ -86,3 +86,48 @@ func TestPruneVersions(t *testing.T) {
 		t.Errorf("second prune: %+v %v", again, err)
 	}
 }
+
+// TestPruneKeepsStudyVersions: a study made with as_of keeps the bar version it runs on
+// while it is kept; once a prune deletes the study, its version can go.
+func TestPruneKeepsStudyVersions(t *testing.T) {
+	t.Parallel()
+	b := resultstest.Setup(t)
+	if err := marketdata.EnsureBuiltin(b.Ctx, b.Store, false); err != nil {
+		t.Fatal(err)
+	}
+	data := marketdata.NewService(b.Store, nil)
+	bars := engine.RandomWalk(60, 4)
+	for v := 1; v <= 3; v++ {
+		bars = slices.Clone(bars)
+		bars[10*v].Volume += 100
+		if res, err := data.Import(b.Ctx, "builtin", "VS", "", "1d", time.UTC, bars); err != nil || res.Version != v {
+			t.Fatalf("import %d: %+v %v", v, res, err)
+		}
+	}
+	b.Exec(t, `INSERT INTO strategies (id, name, current_version) VALUES ('str_1', 'SmaCross', 1)`)
+	b.Exec(t, `INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, origin, content_hash)
+		VALUES ('str_1', 1, 'SmaCross', 'x', 'SmaCross', 'api', 'h')`)
+	for _, s := range []struct {
+		id, age string
+		version int
+	}{{"study_young", "1 day", 1}, {"study_old", "300 days", 2}} {
+		b.Exec(t, `INSERT INTO studies (id, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date,
+			initial_cash, commission, space, method, objective, direction, blocks, status, total, created_at)
+			VALUES ($1, 'str_1', 1, 'builtin', ARRAY['VS'], '1d', 'UTC', '2020-01-01', '2021-01-01', 10000, 0, '{"fast":[5]}',
+			        'grid', 'sharpe_ratio', 'max', 1, 'completed', 1, now() - $2::interval)`, s.id, s.age)
+		b.Exec(t, `INSERT INTO study_data_versions (study_id, symbol, version) VALUES ($1, 'VS', $2)`, s.id, s.version)
+	}
+	svc := retention.New(b.Store, nil)
+	before := time.Now().Add(-180 * 24 * time.Hour)
+	dry, err := svc.Prune(b.Ctx, retention.Options{Before: before, DryRun: true})
+	if err != nil || dry.Studies != 1 || dry.Versions != 1 {
+		t.Fatalf("dry run: %+v %v, want 1 study and 1 version (the old study's)", dry, err)
+	}
+	if rep, err := svc.Prune(b.Ctx, retention.Options{Before: before}); err != nil || rep.Studies != 1 || rep.Versions != 1 {
+		t.Fatalf("prune: %+v %v, want 1 study and 1 version", rep, err)
+	}
+	list, err := data.Versions(b.Ctx, "builtin", "VS")
+	if err != nil || len(list) != 3 || list[0].PrunedAt != nil || list[1].PrunedAt == nil || list[2].PrunedAt != nil {
+		t.Errorf("versions after the prune (newest first): %+v %v; want version 2 pruned, 1 kept by the young study", list, err)
+	}
+}

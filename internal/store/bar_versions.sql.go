@@ -307,6 +307,9 @@ WITH kept AS (
       AND NOT (t.created_at < $1::timestamptz AND t.pinned_at IS NULL AND t.status IN ('completed', 'failed', 'cancelled'))
     UNION
     SELECT t.data_source, v.symbol, v.version FROM task_data_versions v JOIN tasks t ON t.id = v.task_id
+    UNION
+    SELECT s.data_source, v.symbol, v.version FROM study_data_versions v JOIN studies s ON s.id = v.study_id
+    WHERE NOT (s.created_at < $1::timestamptz AND s.pinned_at IS NULL AND s.status IN ('completed', 'failed', 'cancelled'))
 ), latest AS (
     SELECT source, symbol, max(version) AS version FROM bar_versions GROUP BY source, symbol
 )
@@ -324,7 +327,8 @@ type PrunableBarVersionsRow struct {
 }
 
 // Versions retention may remove: not a symbol's latest, not removed already, and named by
-// no stored run's provenance nor by a task that is to run on it (task_data_versions).
+// no stored run's provenance nor by a task that is to run on it (task_data_versions) nor by a
+// study with as_of (study_data_versions).
 // Runs a prune of what was created before @gone_before would delete count as gone (a dry
 // run's count); the zero time counts none.
 func (q *Queries) PrunableBarVersions(ctx context.Context, db DBTX, goneBefore time.Time) ([]PrunableBarVersionsRow, error) {

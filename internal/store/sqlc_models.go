@@ -583,6 +583,12 @@ type StudyBatch struct {
 	Fold        *int32    `json:"fold"`
 }
 
+type StudyDataVersion struct {
+	StudyID string `json:"study_id"`
+	Symbol  string `json:"symbol"`
+	Version int32  `json:"version"`
+}
+
 type StudyFold struct {
 	StudyID           string          `json:"study_id"`
 	Fold              int32           `json:"fold"`

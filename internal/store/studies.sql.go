@@ -583,6 +583,23 @@ func (q *Queries) HoldStudyBatch(ctx context.Context, db DBTX, arg HoldStudyBatc
 	return err
 }
 
+const insertStudyDataVersions = `-- name: InsertStudyDataVersions :exec
+INSERT INTO study_data_versions (study_id, symbol, version)
+SELECT $1::text, unnest($2::text[]), unnest($3::int[])
+`
+
+type InsertStudyDataVersionsParams struct {
+	StudyID  string   `json:"study_id"`
+	Symbols  []string `json:"symbols"`
+	Versions []int32  `json:"versions"`
+}
+
+// The bar versions a study with as_of runs on (migration 00098).
+func (q *Queries) InsertStudyDataVersions(ctx context.Context, db DBTX, arg InsertStudyDataVersionsParams) error {
+	_, err := db.Exec(ctx, insertStudyDataVersions, arg.StudyID, arg.Symbols, arg.Versions)
+	return err
+}
+
 const listStudies = `-- name: ListStudies :many
 SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at FROM studies
 WHERE ($3::text IS NULL OR strategy_id = $3)
@@ -953,6 +970,35 @@ WHERE id = $1 AND status = 'pending'
 func (q *Queries) StartStudy(ctx context.Context, db DBTX, id string) error {
 	_, err := db.Exec(ctx, startStudy, id)
 	return err
+}
+
+const studyDataVersions = `-- name: StudyDataVersions :many
+SELECT symbol, version FROM study_data_versions WHERE study_id = $1
+`
+
+type StudyDataVersionsRow struct {
+	Symbol  string `json:"symbol"`
+	Version int32  `json:"version"`
+}
+
+func (q *Queries) StudyDataVersions(ctx context.Context, db DBTX, studyID string) ([]StudyDataVersionsRow, error) {
+	rows, err := db.Query(ctx, studyDataVersions, studyID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []StudyDataVersionsRow
+	for rows.Next() {
+		var i StudyDataVersionsRow
+		if err := rows.Scan(&i.Symbol, &i.Version); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const studyFolds = `-- name: StudyFolds :many

@@ -445,10 +445,15 @@ func (s *Service) Promote(ctx context.Context, id string, req PromoteRequest) (t
 	}
 	version := int(row.StrategyVersion)
 	start, end := row.StartDate.Format(time.DateOnly), row.EndDate.Format(time.DateOnly)
+	versions, err := s.dataVersions(ctx, id) // a study with as_of: the backtest reads its bars too
+	if err != nil {
+		return tasks.Task{}, err
+	}
 	return s.tasks.Create(ctx, tasks.Request{
 		StrategyID: &row.StrategyID, StrategyVersion: &version, StrategyParams: params,
 		DataSource: &row.DataSource, Symbols: row.Symbols, Timeframe: &row.Timeframe,
 		StartDate: &start, EndDate: &end, InitialCash: &row.InitialCash, Commission: &row.Commission, By: req.By,
+		Versions: versions,
 	})
 }
 

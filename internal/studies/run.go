@@ -261,9 +261,13 @@ func (s *Service) runConfig(ctx context.Context, row store.Study) (cfg jsrt.RunC
 	if err != nil {
 		return cfg, "", fmt.Errorf("load strategy version: %w", err)
 	}
+	versions, err := s.dataVersions(ctx, row.ID)
+	if err != nil {
+		return cfg, "", err
+	}
 	feeds := make([]engine.Feed, len(row.Symbols))
 	for i, sym := range row.Symbols {
-		bars, err := s.feeds.At(ctx, row.DataSource, sym, row.Timeframe, row.StartDate, row.EndDate)
+		bars, err := s.feeds.AtVersion(ctx, row.DataSource, sym, row.Timeframe, row.StartDate, row.EndDate, versions[sym])
 		if ae, ok := apperr.As(err); ok {
 			return cfg, "Data retrieval failed: " + ae.Detail, nil
 		}
@@ -278,6 +282,19 @@ func (s *Service) runConfig(ctx context.Context, row store.Study) (cfg jsrt.RunC
 	}
 	return jsrt.RunConfig{Code: ver.Code, Feeds: feeds, Cash: row.InitialCash, Commission: row.Commission,
 		TimeZone: row.Timezone, Owner: auth.OwnerOf(row.CreatedBy), WallTimeLimit: s.cfg.RunTimeout, MemoryLimit: s.cfg.MemoryLimit}, "", nil
+}
+
+// dataVersions are the bar versions study id reads by symbol (as_of); none: the latest.
+func (s *Service) dataVersions(ctx context.Context, id string) (map[string]int, error) {
+	rows, err := s.q.StudyDataVersions(ctx, s.db.Pool, id)
+	if err != nil {
+		return nil, fmt.Errorf("data versions of %s: %w", id, err)
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.Symbol] = int(r.Version)
+	}
+	return out, nil
 }
 
 // watch cancels the batch's runs soon after the study is cancelled.

@@ -185,9 +185,6 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 	if err != nil {
 		return Study{}, err
 	}
-	if r.DataVersions != nil { // a study's batches read the latest bars (docs/data.md "Versions")
-		return Study{}, apperr.Invalid("as_of is not supported on studies: run backtests with as_of instead")
-	}
 	space, err := parseSpace(req.Space, r.Strategy)
 	if err != nil {
 		return Study{}, err
@@ -297,7 +294,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 	var folds []store.CopyStudyFoldsParams
 	var wfJSON []byte
 	if wf := req.WalkForward; wf != nil {
-		if folds, err = s.planFolds(ctx, *wf, r.DataSource, r.Symbols, r.Timeframe, r.StartDate, r.EndDate); err != nil {
+		if folds, err = s.planFolds(ctx, *wf, r.DataSource, r.Symbols, r.DataVersions, r.Timeframe, r.StartDate, r.EndDate); err != nil {
 			return Study{}, err
 		}
 		if n := len(folds) * len(combos); n > sweep.MaxCombinations {
@@ -333,6 +330,18 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 		}
 		if err := s.insertTrials(ctx, tx, row.ID, 0, space, combos, nFolds); err != nil {
 			return err
+		}
+		if len(r.DataVersions) > 0 { // as_of: every batch and fold reads these versions
+			p := store.InsertStudyDataVersionsParams{StudyID: row.ID}
+			for _, sym := range r.Symbols {
+				if v := r.DataVersions[sym]; v > 0 {
+					p.Symbols = append(p.Symbols, sym)
+					p.Versions = append(p.Versions, int32(v))
+				}
+			}
+			if err := s.q.InsertStudyDataVersions(ctx, tx, p); err != nil {
+				return fmt.Errorf("record data versions of %s: %w", row.ID, err)
+			}
 		}
 		for i := range folds {
 			folds[i].StudyID = row.ID

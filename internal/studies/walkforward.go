@@ -71,14 +71,14 @@ func (w WalkForwardSpec) parse() (sweep.WalkForward, error) {
 
 // planFolds lays the walk-forward folds over the bars the study will run on (the union of
 // its symbols' bar times).
-func (s *Service) planFolds(ctx context.Context, spec WalkForwardSpec, source string, symbols []string, tf string, start, end time.Time) ([]store.CopyStudyFoldsParams, error) {
+func (s *Service) planFolds(ctx context.Context, spec WalkForwardSpec, source string, symbols []string, versions map[string]int, tf string, start, end time.Time) ([]store.CopyStudyFoldsParams, error) {
 	wf, err := spec.parse()
 	if err != nil {
 		return nil, err
 	}
 	var times []time.Time
 	for _, sym := range symbols {
-		bars, err := s.feeds.At(ctx, source, sym, tf, start, end)
+		bars, err := s.feeds.AtVersion(ctx, source, sym, tf, start, end, versions[sym])
 		if ae, ok := apperr.As(err); ok {
 			return nil, apperr.Invalid("walk_forward needs the study's bars: %s", ae.Detail)
 		}
@@ -392,7 +392,11 @@ func (s *Service) WalkForwardOf(ctx context.Context, id string) (WalkForward, er
 		}
 	}
 	in := report.ChartInput{InitialCash: row.InitialCash, Equity: out.Equity, Benchmark: row.Symbols[0]}
-	if bars, err := s.feeds.At(ctx, row.DataSource, row.Symbols[0], row.Timeframe, row.StartDate, row.EndDate); err == nil {
+	versions, err := s.dataVersions(ctx, row.ID)
+	if err != nil {
+		return WalkForward{}, err
+	}
+	if bars, err := s.feeds.AtVersion(ctx, row.DataSource, row.Symbols[0], row.Timeframe, row.StartDate, row.EndDate, versions[row.Symbols[0]]); err == nil {
 		in.BenchBars = window([]engine.Feed{{Bars: bars}}, out.Equity[0].Time, out.Equity[len(out.Equity)-1].Time)[0].Bars
 	}
 	out.Chart, err = report.BuildChart("equity", in)

@@ -178,6 +178,9 @@ func (s *Service) Resolve(ctx context.Context, req Request) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
+	if req.AsOf == nil && len(req.Versions) > 0 {
+		versions = req.Versions
+	}
 	params, err := strategy.MergeParams(sv.Params, sv.ParamValues, req.StrategyParams)
 	if err != nil {
 		return Resolved{}, err

@@ -138,6 +138,9 @@ type Request struct {
 	// AsOf (RFC 3339) runs on each symbol's bar version current at that time; nil on the
 	// latest bars.
 	AsOf *string `json:"as_of"`
+	// Versions, when AsOf is nil, are the bar versions to run on by symbol (not read from
+	// JSON): a study's combination promoted to a backtest runs on the study's.
+	Versions map[string]int `json:"-"`
 	// By is the user submitting it, the task's owner (not read from JSON); nil for nobody.
 	By *string `json:"-"`
 }
