@@ -82,6 +82,7 @@ var routeAccess = map[string]access{
 	"GET /api/studies/{study_id}/heatmap":      {auth.Signed, ""},
 	"GET /api/studies/{study_id}/convergence":  {auth.Signed, ""},
 	"GET /api/studies/{study_id}/overfitting":  {auth.Signed, ""},
+	"GET /api/studies/{study_id}/cpcv":         {auth.Signed, ""},
 	"GET /api/studies/{study_id}/surface":      {auth.Signed, ""},
 	"GET /api/studies/{study_id}/walk-forward": {auth.Signed, ""},
 	"POST /api/studies/{study_id}/promote":     {auth.Create, "task.run"},

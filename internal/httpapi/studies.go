@@ -39,6 +39,7 @@ func (s *Server) mountStudies(r chi.Router) {
 			r.Get("/heatmap", h.handle(h.heatmap))
 			r.Get("/convergence", h.handle(h.convergence))
 			r.Get("/overfitting", h.handle(h.overfitting))
+			r.Get("/cpcv", h.handle(h.cpcv))
 			r.Get("/surface", h.handle(h.surface))
 			r.Get("/walk-forward", h.handle(h.walkForward))
 			r.Post("/promote", h.handle(h.promote))
@@ -185,6 +186,18 @@ func (h *studyHandlers) walkForward(w http.ResponseWriter, r *http.Request) erro
 
 func (h *studyHandlers) overfitting(w http.ResponseWriter, r *http.Request) error {
 	o, err := h.svc.Overfitting(r.Context(), chi.URLParam(r, "study_id"), strings.TrimSpace(r.URL.Query().Get("fold")))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, o)
+	return nil
+}
+
+func (h *studyHandlers) cpcv(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	get := func(k string) string { return strings.TrimSpace(q.Get(k)) }
+	o, err := h.svc.CPCV(r.Context(), chi.URLParam(r, "study_id"), studies.CPCVRequest{
+		Groups: get("groups"), TestGroups: get("test_groups"), Embargo: get("embargo_bars"), Fold: get("fold")})
 	if err != nil {
 		return err
 	}

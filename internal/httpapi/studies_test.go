@@ -125,6 +125,26 @@ func TestStudy(t *testing.T) {
 	if code != 200 || body.(map[string]any)["trials"] != 7.0 || body.(map[string]any)["explanations"] == nil {
 		t.Fatalf("overfitting: %d %v", code, body)
 	}
+	// CPCV over the 7 combinations' returns: C(4, 2) = 6 splits, φ = 3 paths; bad N, k, E
+	// answer 400 before anything is computed.
+	code, body = e.do(t, "GET", "/api/studies/study_1/cpcv?groups=4&test_groups=2&embargo_bars=1", "")
+	if code != 200 {
+		t.Fatalf("cpcv: %d %v", code, body)
+	}
+	cv := body.(map[string]any)
+	if cv["trials"] != 7.0 || len(cv["splits"].([]any)) != 6 || len(cv["paths"].([]any)) != 3 || len(cv["combinations"].([]any)) != 7 {
+		t.Errorf("cpcv: %v", cv)
+	}
+	if p := cv["pbo"].(float64); p < 0 || p > 1 {
+		t.Errorf("cpcv PBO %v", p)
+	}
+	for q, want := range map[string]int{"": 400, "groups=4": 400, "groups=x&test_groups=2": 400, "groups=4&test_groups=4": 400,
+		"groups=4&test_groups=2&embargo_bars=-1": 400, "groups=40&test_groups=20": 400, "groups=4&test_groups=2&fold=9": 400,
+		"groups=4&test_groups=2&embargo_bars=100000": 422} {
+		if code, body := e.do(t, "GET", "/api/studies/study_1/cpcv?"+q, ""); code != want {
+			t.Errorf("cpcv?%s: %d %v, want %d", q, code, body, want)
+		}
+	}
 	// The surface: each parameter's slice through the best is the leaderboard's objective
 	// of the combination with that value and the other parameter at the best's.
 	code, body = e.do(t, "GET", "/api/studies/study_1/surface", "")
