@@ -281,7 +281,8 @@ func TestStudyErrors(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d with %q", c.name, code, text, c.status, c.want)
 		}
 	}
-	for _, path := range []string{"/api/studies/study_9", "/api/studies/study_9/walk-forward", "/api/studies/study_9/results", "/api/studies/study_9/overfitting", "/api/studies/study_9/heatmap?x=a&y=b", "/api/studies/study_9/surface"} {
+	for _, path := range []string{"/api/studies/study_9", "/api/studies/study_9/walk-forward", "/api/studies/study_9/results", "/api/studies/study_9/overfitting", "/api/studies/study_9/heatmap?x=a&y=b", "/api/studies/study_9/surface",
+		"/api/studies/study_9/cpcv?groups=4&test_groups=2"} {
 		if code, body := e.do(t, "GET", path, ""); code != 404 {
 			t.Errorf("%s: %d %v, want 404", path, code, body)
 		}

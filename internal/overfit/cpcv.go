@@ -68,8 +68,12 @@ type Distribution struct {
 	Max    float64 `json:"max"`
 }
 
-// binomial is C(n, k), or -1 when it exceeds limit.
+// binomial is C(n, k) for 0 ≤ k < n, or -1 when it exceeds limit. C(n, k) ≥ n for
+// 0 < k < n, so a larger n is refused before a product could overflow.
 func binomial(n, k, limit int) int {
+	if k > 0 && n > limit {
+		return -1
+	}
 	c := 1
 	for i := 1; i <= k; i++ {
 		c = c * (n - k + i) / i

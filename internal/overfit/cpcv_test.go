@@ -3,6 +3,7 @@ package overfit
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -142,6 +143,52 @@ func TestCPCVBounds(t *testing.T) {
 		_, err := CPCV(c.returns, c.groups, c.k, c.embarg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("N=%d k=%d E=%d: %v, want an error about %s", c.groups, c.k, c.embarg, err, c.want)
+		}
+	}
+}
+
+// FuzzCPCV: any N, k and E either fail the bounds or give C(N, k) splits whose training
+// bars keep E bars away from every test group, and φ paths that each take every group once.
+func FuzzCPCV(f *testing.F) {
+	f.Add(4, 2, 1, 40)
+	f.Add(6, 3, 0, 13)
+	f.Add(2, 1, 9, 20)
+	f.Fuzz(func(t *testing.T, groups, k, embargo, bars int) {
+		bars = max(0, min(bars, 300))
+		returns := noise(uint64(bars), 3, bars, 1)
+		got, err := CPCV(returns, groups, k, embargo)
+		if err != nil {
+			return
+		}
+		if len(got.Splits) != binomial(groups, k, MaxCPCVSplits) || len(got.Paths)*groups != k*len(got.Splits) {
+			t.Fatalf("N=%d k=%d: %d splits %d paths", groups, k, len(got.Splits), len(got.Paths))
+		}
+		for _, s := range got.Splits {
+			for _, tr := range s.Train {
+				for _, te := range s.Test {
+					if tr.From < te.To+embargo && te.From-embargo < tr.To {
+						t.Fatalf("split %d: training %v within %d bars of test %v", s.Index, tr, embargo, te)
+					}
+				}
+			}
+		}
+		for _, p := range got.Paths {
+			for g, si := range p.Splits {
+				if !slices.Contains(got.Splits[si].Groups, g) {
+					t.Fatalf("path %d takes group %d from split %d, which does not test it", p.Index, g, si)
+				}
+			}
+		}
+	})
+}
+
+func TestBinomial(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ n, k, limit, want int }{
+		{4, 2, 1000, 6}, {3, 0, 1000, 1}, {16, 8, 1000, -1}, {16, 8, 20000, 12870}, {math.MaxInt / 2, 2, 1000, -1}, {1001, 1, 1000, -1},
+	} {
+		if got := binomial(c.n, c.k, c.limit); got != c.want {
+			t.Errorf("C(%d, %d) limit %d = %d, want %d", c.n, c.k, c.limit, got, c.want)
 		}
 	}
 }
