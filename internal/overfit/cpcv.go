@@ -176,6 +176,18 @@ func CPCV(returns [][]float64, groups, k, embargo int) (CPCVResult, error) {
 		pathSplits[j] = make([]int, groups)
 	}
 	chosen := make([]int, 0)
+	// Per trial: the sum and sum of squares of each group's returns, and of all of them.
+	gsum, gsq := make([][]float64, n), make([][]float64, n)
+	tsum, tsq := make([]float64, n), make([]float64, n)
+	for i, r := range returns {
+		gsum[i], gsq[i] = make([]float64, groups), make([]float64, groups)
+		for g, gr := range out.GroupRanges {
+			for _, v := range r[gr.From:gr.To] {
+				gsum[i][g], gsq[i][g] = gsum[i][g]+v, gsq[i][g]+v*v
+			}
+			tsum[i], tsq[i] = tsum[i]+gsum[i][g], tsq[i]+gsq[i][g]
+		}
+	}
 	for si, test := range combinations(groups, k) {
 		isTest := make([]bool, t)
 		purged := make([]bool, t)
@@ -202,16 +214,27 @@ func CPCV(returns [][]float64, groups, k, embargo int) (CPCVResult, error) {
 		}
 		s := CPCVSplit{Index: si, Groups: test, Test: ranges(isTest), Train: ranges(train),
 			Purged: ranges(purged), Embargoed: ranges(embargoed), Best: -1}
+		var dropped []int
+		ok := 0.0
+		for b := range t {
+			if purged[b] || embargoed[b] {
+				dropped = append(dropped, b)
+			}
+			if isTest[b] {
+				ok++
+			}
+		}
+		tk := float64(t) - ok - float64(len(dropped))
 		oos := make([]float64, n)
 		for i, r := range returns {
-			var ts, tq, tk, os, oq, ok float64
-			for b, v := range r {
-				switch {
-				case train[b]:
-					ts, tq, tk = ts+v, tq+v*v, tk+1
-				case isTest[b]:
-					os, oq, ok = os+v, oq+v*v, ok+1
-				}
+			// From the groups' sums: a split costs N + dropped bars per trial, not T.
+			var os, oq float64
+			for _, g := range test {
+				os, oq = os+gsum[i][g], oq+gsq[i][g]
+			}
+			ts, tq := tsum[i]-os, tsq[i]-oq
+			for _, b := range dropped {
+				ts, tq = ts-r[b], tq-r[b]*r[b]
 			}
 			in := 0.0
 			if tk > 0 {

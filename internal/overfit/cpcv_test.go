@@ -192,3 +192,14 @@ func TestBinomial(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCPCV is the largest split count allowed near its bound: C(12, 6) = 924 splits
+// of 200 trials over 2,500 bars.
+func BenchmarkCPCV(b *testing.B) {
+	returns := noise(5, 200, 2500, -1)
+	for b.Loop() {
+		if _, err := CPCV(returns, 12, 6, 10); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
