@@ -204,7 +204,7 @@ function versionsTable(vs: BarVersion[]): HTMLElement {
   };
   return h(
     'div',
-    { class: 'scroll' },
+    { class: 'table-wrap' },
     h(
       'table',
       { id: 'versions-table', class: 'table' },

@@ -831,7 +831,7 @@ async function renderSurface(sid: string, box: HTMLElement): Promise<void> {
     ...s.findings.map((f) => h('p', { class: 'muted small', 'data-finding': f.id }, f.detail)),
     h(
       'div',
-      { class: 'scroll' },
+      { class: 'table-wrap' },
       h(
         'table',
         { class: 'surface-table' },
