@@ -25,7 +25,7 @@ import backtrader.indicators as btind  # noqa: E402
 import backtrader.studies  # noqa: E402,F401  (the Fractal study)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BARS = 1500  # the data files are cut to their first bars: enough for every warm-up and regime
+BARS = 750  # the data files are cut to their first bars: enough for every warm-up and regime
 DATA = os.environ.get("BACKTESTD_REFERENCE_DIR", os.path.join(HERE, "..", "..", "..", "shared", "reference"))
 DATA = os.path.join(DATA, "data")
 OUT = os.path.join(HERE, "indicators", "all")
