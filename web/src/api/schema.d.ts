@@ -21,6 +21,13 @@ export interface paths {
      */
     get: operations["metrics"];
   };
+  "/mcp": {
+    /**
+     * Model Context Protocol (streamable HTTP, stateless, JSON answers)
+     * @description The MCP tools (docs/mcp.md): one JSON-RPC message per request, authenticated as any route. Each tool call is an API call made with the request's credentials and checked by its own route's rule, so a viewer or read-only token reads through every tool and its writes are 403 tool errors.
+     */
+    post: operations["mcp"];
+  };
   "/health": {
     /** Health check (includes the database) */
     get: operations["health"];
@@ -403,6 +410,25 @@ export interface paths {
      * study's figures change.
      */
     get: operations["studyOverfitting"];
+    parameters: {
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+  };
+  "/api/studies/{study_id}/cpcv": {
+    /**
+     * Combinatorial purged cross-validation of choosing the best combination
+     * @description CPCV (López de Prado, ch. 12) over the completed combinations' per-bar returns: the
+     * bars cut into `groups` groups; each of the C(N, k) splits tests `test_groups` of
+     * them and trains on the rest less `embargo_bars` bars purged before and embargoed
+     * after each test group; the combination with the best training Sharpe ratio is
+     * chosen and judged on the test bars. Answers the splits' bar ranges, the
+     * φ = k/N·C(N, k) backtest paths with their out-of-sample Sharpe ratio, their
+     * distribution, and the PBO over the splits. docs/studies.md "Combinatorial purged
+     * cross-validation".
+     */
+    get: operations["studyCPCV"];
     parameters: {
       path: {
         study_id: components["parameters"]["StudyID"];
@@ -1278,6 +1304,52 @@ export interface components {
       spike: boolean;
       findings: components["schemas"]["Finding"][];
     };
+    /** @description Bars [from, to), counted from 0 in the study's bars. */
+    BarRange: {
+      from?: number;
+      to?: number;
+    };
+    CPCV: {
+      study_id?: string;
+      fold?: number;
+      status?: string;
+      groups?: number;
+      test_groups?: number;
+      embargo_bars?: number;
+      /** @description bars */
+      periods?: number;
+      /** @description combinations with returns */
+      trials?: number;
+      /** @description the study's index of each trial a split's best names */
+      combinations?: number[];
+      group_ranges?: components["schemas"]["BarRange"][];
+      splits?: {
+          index?: number;
+          test_groups?: number[];
+          test?: components["schemas"]["BarRange"][];
+          train?: components["schemas"]["BarRange"][];
+          purged?: components["schemas"]["BarRange"][];
+          embargoed?: components["schemas"]["BarRange"][];
+          best?: number;
+          train_sharpe?: number;
+          test_sharpe?: number;
+          logit?: number;
+        }[];
+      paths?: {
+          index?: number;
+          /** @description per group */
+          splits?: number[];
+          sharpe?: number;
+        }[];
+      distribution?: {
+        mean?: number;
+        sd?: number;
+        min?: number;
+        median?: number;
+        max?: number;
+      };
+      pbo?: number;
+    };
     Overfitting: {
       study_id?: string;
       fold?: number;
@@ -1520,7 +1592,7 @@ export interface components {
       session_id?: string;
       /**
        * Format: date-time
-       * @description RFC 3339. Run each symbol (feeds and benchmark) on its bar version current at this time, the newest created at or before it (docs/reproducibility.md "Bar versions"). A time before a symbol's first version, or one whose version retention removed, is a 400. Studies refuse it (400): their batches read the latest bars.
+       * @description RFC 3339. Run each symbol (feeds and benchmark) on its bar version current at this time, the newest created at or before it (docs/reproducibility.md "Bar versions"). A time before a symbol's first version, or one whose version retention removed, is a 400. On a study, every combination (and walk-forward fold) runs on those versions, and so does a combination promoted to a backtest.
        */
       as_of?: string;
     };
@@ -2460,6 +2532,29 @@ export interface operations {
       403: components["responses"]["Forbidden"];
     };
   };
+  /**
+   * Model Context Protocol (streamable HTTP, stateless, JSON answers)
+   * @description The MCP tools (docs/mcp.md): one JSON-RPC message per request, authenticated as any route. Each tool call is an API call made with the request's credentials and checked by its own route's rule, so a viewer or read-only token reads through every tool and its writes are 403 tool errors.
+   */
+  mcp: {
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC answer. */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Not signed in (accounts on). */
+      401: {
+        content: never;
+      };
+    };
+  };
   /** Health check (includes the database) */
   health: {
     parameters: {
@@ -3389,6 +3484,43 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       404: components["responses"]["StudyNotFound"];
+    };
+  };
+  /**
+   * Combinatorial purged cross-validation of choosing the best combination
+   * @description CPCV (López de Prado, ch. 12) over the completed combinations' per-bar returns: the
+   * bars cut into `groups` groups; each of the C(N, k) splits tests `test_groups` of
+   * them and trains on the rest less `embargo_bars` bars purged before and embargoed
+   * after each test group; the combination with the best training Sharpe ratio is
+   * chosen and judged on the test bars. Answers the splits' bar ranges, the
+   * φ = k/N·C(N, k) backtest paths with their out-of-sample Sharpe ratio, their
+   * distribution, and the PBO over the splits. docs/studies.md "Combinatorial purged
+   * cross-validation".
+   */
+  studyCPCV: {
+    parameters: {
+      query: {
+        groups: number;
+        /** @description fewer than groups; C(groups, test_groups) at most 1000 */
+        test_groups: number;
+        /** @description fewer than a group's bars */
+        embargo_bars?: number;
+        fold?: components["parameters"]["Fold"];
+      };
+      path: {
+        study_id: components["parameters"]["StudyID"];
+      };
+    };
+    responses: {
+      /** @description The cross-validation. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["CPCV"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      404: components["responses"]["StudyNotFound"];
+      422: components["responses"]["Unprocessable"];
     };
   };
   /**
