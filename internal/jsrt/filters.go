@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,14 +49,31 @@ var beforeReplay = map[string]bool{"sessionfilter": true, "daysplitter_close": t
 // of them, each {filter: 'HeikinAshi' | 'Renko', data: index of the feed (0), and the
 // filter's parameters}. A filter rewrites the feed the run trades on, as in backtrader,
 // where the broker fills against the filtered bars.
-func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
+func (h *host) filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 	specs, err := staticList(cls, "filters", "an object {filter, data, ...}")
 	if err != nil || specs == nil {
 		return feeds, err
 	}
+	specs, user, err := userFilterEntries(cls, specs, len(feeds))
+	if err != nil {
+		return nil, err
+	}
 	out := slices.Clone(feeds)
 	last := make([]string, len(feeds)) // a feed's filter that must be its last
 	declared := func(key string) bool { return hasStatic(cls, key) }
+	for k, u := range user {
+		if u == nil {
+			continue
+		}
+		for _, key := range []string{"replay", "resample"} {
+			if declared(key) {
+				return nil, fmt.Errorf("filters[%d]: a filter written in JavaScript cannot be combined with static %s: backtrader runs the %s in the same loop, on the bars it rebuilds, which is not imitated", u.at[0], key, key)
+			}
+		}
+		if out[k], err = h.userFiltered(out[k], k, u.entries, u.at); err != nil {
+			return nil, err
+		}
+	}
 	if declared("replay") {
 		for i, s := range specs {
 			m, _ := s.(map[string]any)
@@ -68,8 +86,11 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 	resampled := declared("resample")
 	for i, s := range specs {
 		m, ok := s.(map[string]any)
-		if !ok {
+		if !ok && s != nil {
 			return nil, fmt.Errorf("filters[%d] must be an object {filter, data, ...}", i)
+		}
+		if m == nil { // a filter written in JavaScript, run above
+			continue
 		}
 		name, _ := m["filter"].(string)
 		kind := strings.ToLower(name)
@@ -191,6 +212,58 @@ func filtered(cls *goja.Object, feeds []engine.Feed) ([]engine.Feed, error) {
 		}
 	}
 	return out, nil
+}
+
+// userFilters are the filters of one feed written in JavaScript: the entries of static
+// filters and their indexes there.
+type userFilters struct {
+	entries []*goja.Object
+	at      []int
+}
+
+// userFilterEntries takes the entries whose filter is a class or function of the
+// strategy file out of specs (leaving nil in their place) and groups them by feed. Such
+// a feed takes no built-in filter: backtrader runs all of a feed's filters in one loop
+// over one buffer, which the built-in ones, applied to the whole series, do not imitate.
+func userFilterEntries(cls *goja.Object, specs []any, nfeeds int) ([]any, []*userFilters, error) {
+	raw, _ := cls.Get("filters").(*goja.Object)
+	elem := func(i int) *goja.Object {
+		if raw.ClassName() != "Array" {
+			return raw
+		}
+		e, _ := raw.Get(strconv.Itoa(i)).(*goja.Object)
+		return e
+	}
+	user := make([]*userFilters, nfeeds)
+	builtin := make([]string, nfeeds)
+	out := slices.Clone(specs)
+	for i, s := range specs {
+		m, ok := s.(map[string]any)
+		if !ok {
+			continue
+		}
+		data, ok := m["data"].(int64)
+		if !ok && m["data"] != nil || data < 0 || data >= int64(nfeeds) {
+			return nil, nil, fmt.Errorf("filters[%d].data must be the index of one of the run's %d feeds, got %v", i, nfeeds, m["data"])
+		}
+		if _, isName := m["filter"].(string); isName || m["filter"] == nil {
+			builtin[data] = fmt.Sprint(m["filter"])
+			if user[data] != nil {
+				return nil, nil, fmt.Errorf("filters[%d]: %v cannot share this.datas[%d] with a filter written in JavaScript: backtrader runs them in one loop over one buffer, which is not imitated", i, m["filter"], data)
+			}
+			continue
+		}
+		if builtin[data] != "" {
+			return nil, nil, fmt.Errorf("filters[%d]: a filter written in JavaScript cannot share this.datas[%d] with %s: backtrader runs them in one loop over one buffer, which is not imitated", i, data, builtin[data])
+		}
+		if user[data] == nil {
+			user[data] = &userFilters{}
+		}
+		user[data].entries = append(user[data].entries, elem(i))
+		user[data].at = append(user[data].at, i)
+		out[i] = nil
+	}
+	return out, user, nil
 }
 
 // sessionFillerParams reads SessionFiller's parameters: the bars' size in minutes (no

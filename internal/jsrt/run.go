@@ -224,7 +224,7 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 	}
 	feeds, err := h.combined(cls, cfg.Feeds)
 	if err == nil {
-		feeds, err = filtered(cls, feeds)
+		feeds, err = h.filtered(cls, feeds)
 	}
 	if err == nil {
 		feeds, err = h.replayed(cls, feeds)
@@ -233,6 +233,12 @@ func (h *host) run(ctx context.Context, g *guard, cfg RunConfig) (*engine.Result
 		feeds, err = h.resampled(cls, feeds)
 	}
 	if err != nil {
+		if r := g.interrupted(err); r != nil { // a filter written in JavaScript ran past a limit
+			return nil, r
+		}
+		if re := (*RunError)(nil); errors.As(err, &re) {
+			return nil, re
+		}
 		return nil, &RunError{Kind: KindStrategy, Message: err.Error()}
 	}
 	eng, err := engine.New(engine.Config{Feeds: feeds, Cash: cfg.Cash, Commission: cfg.Commission, OnProgress: cfg.OnProgress, OnLog: cfg.OnLog, QuietEngine: cfg.QuietEngine, SummaryOnly: cfg.SummaryOnly, TradeFrom: cfg.TradeFrom})

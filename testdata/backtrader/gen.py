@@ -1654,6 +1654,102 @@ class SessionFilterFiller(SessionFillerCross):
     filters = [(bt.filters.SessionFilter, {}), (bt.filters.SessionFiller, dict(fill_vol=0))]
 
 
+# ---- Filters written by the user (issue 51, item 5): backtrader's samples' own classes ----
+def sample_module(folder, filename, name):
+    """Imports one of backtrader's samples/ scripts as module `name` (its classes use
+    backtrader's metaclasses, which look their module up in sys.modules)."""
+    import importlib.util
+    path = os.path.join(os.environ.get("BACKTRADER", "/tmp/bt-py"), "samples", folder, filename)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class WeekDaysCross(bt.Strategy):
+    """samples/weekdays-filler's own WeekDaysFiller(fillclose=True) on the feed: a bar at the
+    last close for each weekday without one, stamped at the session end; then an SMA
+    crossover over weekdays: long `size` when SMA(`fast`) crosses above SMA(`slow`), out
+    when it crosses under."""
+    params = dict(fast=5, slow=20, size=10)
+    filters = [(sample_module("weekdays-filler", "weekdaysfiller.py", "weekdaysfiller").WeekDaysFiller,
+                dict(fillclose=True))]
+
+    def __init__(self):
+        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
+                                      bt.ind.SMA(self.data.close, period=self.p.slow))
+
+    def next(self):
+        if not self.position and self.cross[0] > 0:
+            self.buy(size=self.p.size)
+        elif self.position and self.cross[0] < 0:
+            self.close()
+
+
+class DayStepsClose(bt.Strategy):
+    """samples/pinkfish-challenge's own DayStepsCloseFilter on a feed declared in days, run
+    as backtrader runs by default (preloaded): each day's open-high-low part is rewritten
+    with the day's whole bar, stamped at the session end, before the strategy runs, so the
+    strategy sees whole days. The sample's strategy: flat, when the high is the
+    Highest(high, `highperiod`), a buy at market; `sellafter` bars later a sell."""
+    params = dict(highperiod=20, sellafter=2, size=10)
+    filters = [(sample_module("pinkfish-challenge", "pinkfish-challenge.py", "pinkfish_challenge").DayStepsCloseFilter, {})]
+
+    def __init__(self):
+        self.highest = bt.ind.Highest(self.data.high, period=self.p.highperiod)
+        self.inmarket = 0
+
+    def next(self):
+        if not self.position:
+            if self.data.high[0] == self.highest[0]:
+                self.buy(size=self.p.size)
+                self.inmarket = len(self)
+        elif len(self) - self.inmarket >= self.p.sellafter:
+            self.sell(size=self.position.size)
+
+
+class InsideBarMerge(object):
+    """A filter class of the fixtures' own (not backtrader's): a bar inside the one before it
+    (its high at most, its low at least the previous bar's) is merged into that one, which
+    takes its close and both volumes, and leaves the stream."""
+
+    def __init__(self, data):
+        pass
+
+    def __call__(self, data):
+        if len(data) < 2 or data.high[0] > data.high[-1] or data.low[0] < data.low[-1]:
+            return False
+        bar = [data.lines[i][-1] for i in range(data.size())]
+        bar[data.Close] = data.close[0]
+        bar[data.Volume] = data.volume[-1] + data.volume[0]
+        data._updatebar(bar, ago=-1)
+        data.backwards()
+        return True
+
+
+def pull_close(data, weight=0.5):
+    """A filter function of the fixtures' own: the close pulled `weight` of the way to the
+    middle of the bar's range."""
+    data.close[0] = (1 - weight) * data.close[0] + weight * (data.high[0] + data.low[0]) / 2
+    return False
+
+
+class FilterChain(WeekDaysCross):
+    """WeekDaysCross's crossover on the feed through InsideBarMerge (a class), then
+    pull_close(weight=0.25) (a function)."""
+    params = dict(fast=5, slow=20, size=10)
+    filters = [(InsideBarMerge, {}), (pull_close, dict(weight=0.25))]
+
+
+USER_FILTER_STRATEGIES = {
+    "weekdays_filler": (WeekDaysCross, ["orcl.csv", "nvda.csv"]),
+    "day_steps_close": (DayStepsClose, ["yhoo.csv"]),
+    "filter_chain": (FilterChain, ["orcl.csv"]),
+}
+# ---- end of filters written by the user ----
+
+
 FILTER51_STRATEGIES = {
     "day_split_replay": (DaySplitReplay, ["yhoo.csv", "orcl.csv"]),
     "session_filter_filler": (SessionFilterFiller, ["es_min5_gaps.csv"]),
@@ -1750,6 +1846,7 @@ STRATEGIES.update(ORDER_STRATEGIES)
 STRATEGIES.update(FUTURES_STRATEGIES)
 STRATEGIES.update(FILTER_STRATEGIES)  # Data filters (h-filters)
 STRATEGIES.update(FILTER51_STRATEGIES)  # filters with replay, in turn (issue 51)
+STRATEGIES.update(USER_FILTER_STRATEGIES)  # filters written by the user (issue 51)
 STRATEGIES.update(MULTI_STRATEGIES)
 STRATEGIES.update(SIGNAL_STRATEGIES)  # Signals (h-signals)
 STRATEGIES.update(MULTIFRAME_STRATEGIES)  # nextstart with two timeframes (issue 47)
