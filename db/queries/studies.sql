@@ -2,10 +2,11 @@
 INSERT INTO studies (
     id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date,
     end_date, initial_cash, commission, strategy_params, space, method, samples, seed,
-    constraint_expr, objective, direction, blocks, total, excluded, created_by, walk_forward, folds
+    constraint_expr, objective, direction, blocks, total, excluded, created_by, walk_forward, folds,
+    validation
 ) VALUES (
     'study_' || nextval('study_seq'), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-    $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25
+    $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26
 )
 RETURNING *;
 

@@ -138,6 +138,29 @@ func TestStudy(t *testing.T) {
 	if p := cv["pbo"].(float64); p < 0 || p > 1 {
 		t.Errorf("cpcv PBO %v", p)
 	}
+	if cv["selection"] != "total_return" { // the study maximises total_return
+		t.Errorf("cpcv selection %v, want total_return", cv["selection"])
+	}
+	// A study that declares its validation: the route takes its parameters by default and
+	// chooses by Sharpe ratio, the default objective.
+	code, body = e.do(t, "POST", "/api/studies", fmt.Sprintf(studyBody, `,"validation":{"method":"cpcv","groups":4,"test_groups":2,"embargo_bars":1}`))
+	if code != 200 {
+		t.Fatalf("create with validation: %d %v", code, body)
+	}
+	sv := e.waitStudy(t, body.(map[string]any)["id"].(string), "completed")
+	if v, _ := sv["validation"].(map[string]any); v["method"] != "cpcv" || v["groups"] != 4.0 || v["test_groups"] != 2.0 || v["embargo_bars"] != 1.0 {
+		t.Errorf("study validation %v", sv["validation"])
+	}
+	code, body = e.do(t, "GET", "/api/studies/"+sv["id"].(string)+"/cpcv", "")
+	if code != 200 {
+		t.Fatalf("declared cpcv: %d %v", code, body)
+	}
+	if dv := body.(map[string]any); dv["groups"] != 4.0 || dv["test_groups"] != 2.0 || dv["embargo_bars"] != 1.0 || dv["selection"] != "sharpe_ratio" || len(dv["splits"].([]any)) != 6 {
+		t.Errorf("declared cpcv: %v", dv)
+	}
+	if code, body := e.do(t, "GET", "/api/studies/"+sv["id"].(string)+"/cpcv?test_groups=1", ""); code != 200 || len(body.(map[string]any)["splits"].([]any)) != 4 {
+		t.Errorf("declared cpcv with test_groups=1: %d %v", code, body)
+	}
 	for q, want := range map[string]int{"": 400, "groups=4": 400, "groups=x&test_groups=2": 400, "groups=4&test_groups=4": 400,
 		"groups=4&test_groups=2&embargo_bars=-1": 400, "groups=40&test_groups=20": 400, "groups=4&test_groups=2&fold=9": 400,
 		"groups=4&test_groups=2&embargo_bars=100000": 422} {
@@ -188,7 +211,7 @@ func TestStudy(t *testing.T) {
 	}
 
 	code, body = e.do(t, "GET", "/api/studies/", "")
-	if code != 200 || len(body.([]any)) != 1 {
+	if code != 200 || len(body.([]any)) != 2 { // study_1 and the one with a validation
 		t.Errorf("list: %d %v", code, body)
 	}
 	// Finished with nothing failed: nothing to cancel or retry.
@@ -274,6 +297,11 @@ func TestStudyErrors(t *testing.T) {
 		{"walk-forward fraction", `{` + base + `,"space":{"fast":[1]},"walk_forward":{"train":1.5,"test":"1y"}}`, 400, "whole number of bars"},
 		{"walk-forward too long", `{` + base + `,"space":{"fast":[1]},"walk_forward":{"train":"50y","test":"1y"}}`, 400, "no bar to test"},
 		{"walk-forward overlap", `{` + base + `,"space":{"fast":[1]},"walk_forward":{"train":"2y","test":"1y","step":"6M"}}`, 400, "overlap"},
+		{"validation method", `{` + base + `,"space":{"fast":[1]},"validation":{"method":"kfold","groups":4,"test_groups":2}}`, 400, `validation.method must be cpcv, got "kfold"`},
+		{"validation k", `{` + base + `,"space":{"fast":[1]},"validation":{"method":"cpcv","groups":4,"test_groups":4}}`, 400, "validation: "},
+		{"validation too many splits", `{` + base + `,"space":{"fast":[1]},"validation":{"method":"cpcv","groups":40,"test_groups":20}}`, 400, "validation: "},
+		{"validation type", `{` + base + `,"space":{"fast":[1]},"validation":{"method":"cpcv","groups":"4","test_groups":2}}`, 422, "validation.groups"},
+		{"validation and walk-forward", `{` + base + `,"space":{"fast":[1]},"validation":{"method":"cpcv","groups":4,"test_groups":2},"walk_forward":{"train":"2y","test":"1y"}}`, 400, "choose one"},
 	} {
 		code, body := e.do(t, "POST", "/api/studies", c.body)
 		text := fmt.Sprint(body)

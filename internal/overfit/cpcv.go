@@ -24,13 +24,16 @@ type CPCVSplit struct {
 	Train     []Range `json:"train"`       // the training bars: the rest, less purged and embargoed bars
 	Purged    []Range `json:"purged"`      // training bars dropped within E bars before a test group
 	Embargoed []Range `json:"embargoed"`   // training bars dropped within E bars after a test group
-	// Best is the trial (index into the returns given) whose Sharpe ratio on the training
-	// bars is highest; TrainSharpe that ratio, TestSharpe its ratio on the test bars.
+	// Best is the trial (index into the returns given) that ranks highest on the training
+	// bars by the selection; TrainSharpe its Sharpe ratio there, TestSharpe on the test
+	// bars; TrainReturn and TestReturn its compounded returns there.
 	Best        int     `json:"best"`
 	TrainSharpe float64 `json:"train_sharpe"`
 	TestSharpe  float64 `json:"test_sharpe"`
-	// Logit is λ = ln(ω/(1−ω)) of Best's relative rank ω out of sample among all trials
-	// (as in the PBO by CSCV); λ ≤ 0 counts towards PBO.
+	TrainReturn float64 `json:"train_return"`
+	TestReturn  float64 `json:"test_return"`
+	// Logit is λ = ln(ω/(1−ω)) of Best's relative rank ω out of sample among all trials,
+	// by the selection (as in the PBO by CSCV); λ ≤ 0 counts towards PBO.
 	Logit float64 `json:"logit"`
 }
 
@@ -42,6 +45,17 @@ type CPCVPath struct {
 	Sharpe float64 `json:"sharpe"` // per period, of the path's out-of-sample returns
 }
 
+// Selection is what a CPCV split chooses the trial by, on its training bars, and ranks the
+// trials by on its test bars.
+type Selection string
+
+const (
+	// BySharpe ranks by the per-bar Sharpe ratio.
+	BySharpe Selection = "sharpe_ratio"
+	// ByReturn ranks by the compounded return (the sum of ln(1+r)).
+	ByReturn Selection = "total_return"
+)
+
 // CPCVResult is a combinatorial purged cross-validation (López de Prado, Advances in
 // Financial Machine Learning, ch. 12) of a selection that picks the trial best in sample.
 type CPCVResult struct {
@@ -50,6 +64,7 @@ type CPCVResult struct {
 	Embargo     int         `json:"embargo_bars"` // E
 	Periods     int         `json:"periods"`      // T
 	Trials      int         `json:"trials"`
+	Selection   Selection   `json:"selection"`    // what each split chose its trial by
 	GroupRanges []Range     `json:"group_ranges"` // the bars of each group
 	Splits      []CPCVSplit `json:"splits"`       // C(N, k), in lexicographic order of their test groups
 	Paths       []CPCVPath  `json:"paths"`        // φ = k/N·C(N, k)
@@ -150,7 +165,10 @@ func ranges(in []bool) []Range {
 // outcomes overlap the test period) and after one (embargoed: serial correlation leaks
 // the test period into them). The chosen trial's test returns of the splits are assembled
 // into φ paths: path j takes, for each group, the j-th split (in split order) that tests it.
-func CPCV(returns [][]float64, groups, k, embargo int) (CPCVResult, error) {
+func CPCV(returns [][]float64, groups, k, embargo int, by Selection) (CPCVResult, error) {
+	if by != BySharpe && by != ByReturn {
+		return CPCVResult{}, fmt.Errorf("cpcv: selection must be %s or %s, got %q", BySharpe, ByReturn, by)
+	}
 	n := len(returns)
 	if n < 2 {
 		return CPCVResult{}, fmt.Errorf("cpcv: %d trials, want at least 2", n)
@@ -164,7 +182,7 @@ func CPCV(returns [][]float64, groups, k, embargo int) (CPCVResult, error) {
 	if err := CPCVBounds(t, groups, k, embargo); err != nil {
 		return CPCVResult{}, err
 	}
-	out := CPCVResult{Groups: groups, TestGroups: k, Embargo: embargo, Periods: t, Trials: n}
+	out := CPCVResult{Groups: groups, TestGroups: k, Embargo: embargo, Periods: t, Trials: n, Selection: by}
 	for g := range groups {
 		out.GroupRanges = append(out.GroupRanges, Range{From: g * t / groups, To: (g + 1) * t / groups})
 	}
@@ -176,16 +194,17 @@ func CPCV(returns [][]float64, groups, k, embargo int) (CPCVResult, error) {
 		pathSplits[j] = make([]int, groups)
 	}
 	chosen := make([]int, 0)
-	// Per trial: the sum and sum of squares of each group's returns, and of all of them.
-	gsum, gsq := make([][]float64, n), make([][]float64, n)
-	tsum, tsq := make([]float64, n), make([]float64, n)
+	// Per trial: the sum, sum of squares and sum of ln(1+r) of each group's returns, and
+	// of all of them.
+	gsum, gsq, glog := make([][]float64, n), make([][]float64, n), make([][]float64, n)
+	tsum, tsq, tlog := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, r := range returns {
-		gsum[i], gsq[i] = make([]float64, groups), make([]float64, groups)
+		gsum[i], gsq[i], glog[i] = make([]float64, groups), make([]float64, groups), make([]float64, groups)
 		for g, gr := range out.GroupRanges {
 			for _, v := range r[gr.From:gr.To] {
-				gsum[i][g], gsq[i][g] = gsum[i][g]+v, gsq[i][g]+v*v
+				gsum[i][g], gsq[i][g], glog[i][g] = gsum[i][g]+v, gsq[i][g]+v*v, glog[i][g]+math.Log1p(v)
 			}
-			tsum[i], tsq[i] = tsum[i]+gsum[i][g], tsq[i]+gsq[i][g]
+			tsum[i], tsq[i], tlog[i] = tsum[i]+gsum[i][g], tsq[i]+gsq[i][g], tlog[i]+glog[i][g]
 		}
 	}
 	for si, test := range combinations(groups, k) {
@@ -225,34 +244,40 @@ func CPCV(returns [][]float64, groups, k, embargo int) (CPCVResult, error) {
 			}
 		}
 		tk := float64(t) - ok - float64(len(dropped))
-		oos := make([]float64, n)
+		oos := make([]float64, n) // each trial's score on the test bars
+		bestIn := math.Inf(-1)
 		for i, r := range returns {
 			// From the groups' sums: a split costs N + dropped bars per trial, not T.
-			var os, oq float64
+			var os, oq, ol float64
 			for _, g := range test {
-				os, oq = os+gsum[i][g], oq+gsq[i][g]
+				os, oq, ol = os+gsum[i][g], oq+gsq[i][g], ol+glog[i][g]
 			}
-			ts, tq := tsum[i]-os, tsq[i]-oq
+			ts, tq, tl := tsum[i]-os, tsq[i]-oq, tlog[i]-ol
 			for _, b := range dropped {
-				ts, tq = ts-r[b], tq-r[b]*r[b]
+				ts, tq, tl = ts-r[b], tq-r[b]*r[b], tl-math.Log1p(r[b])
 			}
 			in := 0.0
 			if tk > 0 {
 				in = sharpe(ts, tq, tk)
 			}
-			oos[i] = sharpe(os, oq, ok)
-			if s.Best < 0 || in > s.TrainSharpe {
-				s.Best, s.TrainSharpe = i, in
+			trainScore, testSharpe := in, sharpe(os, oq, ok)
+			oos[i] = testSharpe
+			if by == ByReturn {
+				trainScore, oos[i] = tl, ol
+			}
+			if s.Best < 0 || trainScore > bestIn {
+				bestIn = trainScore
+				s.Best, s.TrainSharpe, s.TestSharpe = i, in, testSharpe
+				s.TrainReturn, s.TestReturn = math.Expm1(tl), math.Expm1(ol)
 			}
 		}
-		s.TestSharpe = oos[s.Best]
 		lower, ties := 0, 0
 		for i, v := range oos {
 			switch {
 			case i == s.Best:
-			case v < s.TestSharpe:
+			case v < oos[s.Best]:
 				lower++
-			case v == s.TestSharpe:
+			case v == oos[s.Best]:
 				ties++
 			}
 		}

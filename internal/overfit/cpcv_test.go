@@ -18,7 +18,7 @@ func TestCPCVHand(t *testing.T) {
 	for i, v := range a {
 		b[i] = -v
 	}
-	got, err := CPCV([][]float64{a, b}, 4, 2, 1)
+	got, err := CPCV([][]float64{a, b}, 4, 2, 1, BySharpe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestCPCVHand(t *testing.T) {
 // TestCPCVEdge: with one trial that truly earns more, every split chooses it and PBO is 0.
 func TestCPCVEdge(t *testing.T) {
 	t.Parallel()
-	got, err := CPCV(noise(3, 20, 600, 7), 6, 2, 5)
+	got, err := CPCV(noise(3, 20, 600, 7), 6, 2, 5, BySharpe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestCPCVBounds(t *testing.T) {
 		{ok[:1], 4, 2, 0, "trials"},
 		{[][]float64{make([]float64, 100), make([]float64, 99)}, 4, 2, 0, "returns"},
 	} {
-		_, err := CPCV(c.returns, c.groups, c.k, c.embarg)
+		_, err := CPCV(c.returns, c.groups, c.k, c.embarg, BySharpe)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("N=%d k=%d E=%d: %v, want an error about %s", c.groups, c.k, c.embarg, err, c.want)
 		}
@@ -156,7 +156,7 @@ func FuzzCPCV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, groups, k, embargo, bars int) {
 		bars = max(0, min(bars, 300))
 		returns := noise(uint64(bars), 3, bars, 1)
-		got, err := CPCV(returns, groups, k, embargo)
+		got, err := CPCV(returns, groups, k, embargo, BySharpe)
 		if err != nil {
 			return
 		}
@@ -198,8 +198,41 @@ func TestBinomial(t *testing.T) {
 func BenchmarkCPCV(b *testing.B) {
 	returns := noise(5, 200, 2500, -1)
 	for b.Loop() {
-		if _, err := CPCV(returns, 12, 6, 10); err != nil {
+		if _, err := CPCV(returns, 12, 6, 10, BySharpe); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCPCVSelection: a steady trial (A: +1%, +3%, ..., Sharpe 2 a bar) and a volatile one
+// that compounds to more (B: −5%, +15%, ..., Sharpe 0.5): by Sharpe each split chooses A,
+// by return B, whose compounded return over a group of 4 bars is (0.95·1.15)² − 1.
+func TestCPCVSelection(t *testing.T) {
+	t.Parallel()
+	a := []float64{.01, .03, .01, .03, .01, .03, .01, .03}
+	b := []float64{-.05, .15, -.05, .15, -.05, .15, -.05, .15}
+	for _, c := range []struct {
+		by   Selection
+		best int
+		ret  float64
+	}{
+		{BySharpe, 0, 1.01*1.03*1.01*1.03 - 1},
+		{ByReturn, 1, 0.95*1.15*0.95*1.15 - 1},
+	} {
+		got, err := CPCV([][]float64{a, b}, 2, 1, 0, c.by)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Selection != c.by || len(got.Splits) != 2 || got.PBO != 0 {
+			t.Fatalf("%s: selection %s, %d splits, PBO %v", c.by, got.Selection, len(got.Splits), got.PBO)
+		}
+		for _, s := range got.Splits {
+			if s.Best != c.best || math.Abs(s.TrainReturn-c.ret) > 1e-12 || math.Abs(s.TestReturn-c.ret) > 1e-12 {
+				t.Errorf("%s split %d: best %d, returns %v in and %v out, want %d and %v", c.by, s.Index, s.Best, s.TrainReturn, s.TestReturn, c.best, c.ret)
+			}
+		}
+	}
+	if _, err := CPCV([][]float64{a, b}, 2, 1, 0, "sqn"); err == nil || !strings.Contains(err.Error(), `selection must be sharpe_ratio or total_return, got "sqn"`) {
+		t.Errorf("error %v", err)
 	}
 }

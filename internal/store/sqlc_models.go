@@ -571,6 +571,7 @@ type Study struct {
 	WalkForward     json.RawMessage `json:"walk_forward"`
 	Folds           int32           `json:"folds"`
 	PinnedAt        *time.Time      `json:"pinned_at"`
+	Validation      json.RawMessage `json:"validation"`
 }
 
 type StudyBatch struct {

@@ -67,7 +67,7 @@ func (q *Queries) AdvanceStudyFolds(ctx context.Context, db DBTX, studyID string
 const cancelStudy = `-- name: CancelStudy :one
 UPDATE studies SET status = 'cancelled', completed_at = now()
 WHERE id = $1 AND status IN ('pending', 'running')
-RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at
+RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at, validation
 `
 
 func (q *Queries) CancelStudy(ctx context.Context, db DBTX, id string) (Study, error) {
@@ -107,6 +107,7 @@ func (q *Queries) CancelStudy(ctx context.Context, db DBTX, id string) (Study, e
 		&i.WalkForward,
 		&i.Folds,
 		&i.PinnedAt,
+		&i.Validation,
 	)
 	return i, err
 }
@@ -266,12 +267,13 @@ const createStudy = `-- name: CreateStudy :one
 INSERT INTO studies (
     id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date,
     end_date, initial_cash, commission, strategy_params, space, method, samples, seed,
-    constraint_expr, objective, direction, blocks, total, excluded, created_by, walk_forward, folds
+    constraint_expr, objective, direction, blocks, total, excluded, created_by, walk_forward, folds,
+    validation
 ) VALUES (
     'study_' || nextval('study_seq'), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-    $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25
+    $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26
 )
-RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at
+RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at, validation
 `
 
 type CreateStudyParams struct {
@@ -300,6 +302,7 @@ type CreateStudyParams struct {
 	CreatedBy       *string         `json:"created_by"`
 	WalkForward     json.RawMessage `json:"walk_forward"`
 	Folds           int32           `json:"folds"`
+	Validation      json.RawMessage `json:"validation"`
 }
 
 func (q *Queries) CreateStudy(ctx context.Context, db DBTX, arg CreateStudyParams) (Study, error) {
@@ -329,6 +332,7 @@ func (q *Queries) CreateStudy(ctx context.Context, db DBTX, arg CreateStudyParam
 		arg.CreatedBy,
 		arg.WalkForward,
 		arg.Folds,
+		arg.Validation,
 	)
 	var i Study
 	err := row.Scan(
@@ -365,6 +369,7 @@ func (q *Queries) CreateStudy(ctx context.Context, db DBTX, arg CreateStudyParam
 		&i.WalkForward,
 		&i.Folds,
 		&i.PinnedAt,
+		&i.Validation,
 	)
 	return i, err
 }
@@ -425,7 +430,7 @@ func (q *Queries) FinishStudy(ctx context.Context, db DBTX, id string) (string, 
 }
 
 const getStudy = `-- name: GetStudy :one
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at FROM studies WHERE id = $1
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at, validation FROM studies WHERE id = $1
 `
 
 func (q *Queries) GetStudy(ctx context.Context, db DBTX, id string) (Study, error) {
@@ -465,6 +470,7 @@ func (q *Queries) GetStudy(ctx context.Context, db DBTX, id string) (Study, erro
 		&i.WalkForward,
 		&i.Folds,
 		&i.PinnedAt,
+		&i.Validation,
 	)
 	return i, err
 }
@@ -508,7 +514,7 @@ func (q *Queries) GetStudyFold(ctx context.Context, db DBTX, arg GetStudyFoldPar
 }
 
 const getStudyForUpdate = `-- name: GetStudyForUpdate :one
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at FROM studies WHERE id = $1 FOR NO KEY UPDATE
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at, validation FROM studies WHERE id = $1 FOR NO KEY UPDATE
 `
 
 // Locks a study for a change by a user (cancel, retry). The weakest lock that keeps two
@@ -550,6 +556,7 @@ func (q *Queries) GetStudyForUpdate(ctx context.Context, db DBTX, id string) (St
 		&i.WalkForward,
 		&i.Folds,
 		&i.PinnedAt,
+		&i.Validation,
 	)
 	return i, err
 }
@@ -601,7 +608,7 @@ func (q *Queries) InsertStudyDataVersions(ctx context.Context, db DBTX, arg Inse
 }
 
 const listStudies = `-- name: ListStudies :many
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at FROM studies
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at, validation FROM studies
 WHERE ($3::text IS NULL OR strategy_id = $3)
 ORDER BY created_at DESC, id DESC
 LIMIT $1 OFFSET $2
@@ -656,6 +663,7 @@ func (q *Queries) ListStudies(ctx context.Context, db DBTX, arg ListStudiesParam
 			&i.WalkForward,
 			&i.Folds,
 			&i.PinnedAt,
+			&i.Validation,
 		); err != nil {
 			return nil, err
 		}
@@ -668,7 +676,7 @@ func (q *Queries) ListStudies(ctx context.Context, db DBTX, arg ListStudiesParam
 }
 
 const lockBayesStudy = `-- name: LockBayesStudy :one
-SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at FROM studies WHERE id = $1 AND method = 'bayes' AND status IN ('pending', 'running')
+SELECT id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at, validation FROM studies WHERE id = $1 AND method = 'bayes' AND status IN ('pending', 'running')
 FOR NO KEY UPDATE
 `
 
@@ -711,6 +719,7 @@ func (q *Queries) LockBayesStudy(ctx context.Context, db DBTX, id string) (Study
 		&i.WalkForward,
 		&i.Folds,
 		&i.PinnedAt,
+		&i.Validation,
 	)
 	return i, err
 }
@@ -834,7 +843,7 @@ func (q *Queries) RenewStudyBatch(ctx context.Context, db DBTX, arg RenewStudyBa
 const reopenStudy = `-- name: ReopenStudy :one
 UPDATE studies SET status = 'pending', error = NULL, completed_at = NULL
 WHERE id = $1 AND status IN ('completed', 'failed', 'cancelled')
-RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at
+RETURNING id, name, strategy_id, strategy_version, data_source, symbols, timeframe, timezone, start_date, end_date, initial_cash, commission, strategy_params, space, method, samples, seed, constraint_expr, objective, direction, blocks, status, total, excluded, error, overfitting, created_by, created_at, started_at, completed_at, walk_forward, folds, pinned_at, validation
 `
 
 func (q *Queries) ReopenStudy(ctx context.Context, db DBTX, id string) (Study, error) {
@@ -874,6 +883,7 @@ func (q *Queries) ReopenStudy(ctx context.Context, db DBTX, id string) (Study, e
 		&i.WalkForward,
 		&i.Folds,
 		&i.PinnedAt,
+		&i.Validation,
 	)
 	return i, err
 }

@@ -28,7 +28,7 @@ func fromRow(r store.Study, p store.StudyProgressRow) Study {
 		StartDate: r.StartDate.Format(time.DateOnly), EndDate: r.EndDate.Format(time.DateOnly),
 		InitialCash: r.InitialCash, Commission: r.Commission, StrategyParams: r.StrategyParams, Space: space,
 		Method: r.Method, Samples: r.Samples, Seed: r.Seed, Constraint: r.ConstraintExpr,
-		Objective: r.Objective, Direction: r.Direction, Blocks: int(r.Blocks), WalkForward: r.WalkForward, Folds: int(r.Folds),
+		Objective: r.Objective, Direction: r.Direction, Blocks: int(r.Blocks), WalkForward: r.WalkForward, Validation: r.Validation, Folds: int(r.Folds),
 		Total: int(r.Total), Excluded: int(r.Excluded), Done: int(p.Done), Failed: int(p.Failed), Cancelled: int(p.Cancelled),
 		Best: best, Error: r.Error, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
 		PinnedAt: r.PinnedAt,

@@ -123,6 +123,9 @@ type Request struct {
 	// WalkForward, when set, runs the study on each fold's training window and each
 	// fold's winner on the test window that follows.
 	WalkForward *WalkForwardSpec `json:"walk_forward"`
+	// Validation, when set, declares the study's combinatorial purged cross-validation,
+	// which GET /api/studies/{id}/cpcv answers.
+	Validation *Validation `json:"validation"`
 }
 
 // Study is a study as the API shows it.
@@ -151,6 +154,7 @@ type Study struct {
 	Direction       string           `json:"direction"`
 	Blocks          int              `json:"blocks"`
 	WalkForward     json.RawMessage  `json:"walk_forward"` // null: none
+	Validation      json.RawMessage  `json:"validation"`   // null: none
 	Folds           int              `json:"folds"`        // 1 without walk-forward analysis
 	Total           int              `json:"total"`        // combinations × folds
 	Excluded        int              `json:"excluded"`
@@ -305,6 +309,18 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 			return Study{}, fmt.Errorf("walk_forward: %w", err)
 		}
 	}
+	var validation []byte
+	if v := req.Validation; v != nil {
+		if req.WalkForward != nil {
+			return Study{}, apperr.Invalid("validation and walk_forward are two ways to test a study out of sample: choose one")
+		}
+		if err := v.check(); err != nil {
+			return Study{}, err
+		}
+		if validation, err = json.Marshal(v); err != nil {
+			return Study{}, fmt.Errorf("validation: %w", err)
+		}
+	}
 	nFolds := max(len(folds), 1)
 	total := len(combos) * nFolds
 	if method == "bayes" {
@@ -323,7 +339,7 @@ func (s *Service) Create(ctx context.Context, req Request) (Study, error) {
 			InitialCash: r.InitialCash, Commission: r.Commission, StrategyParams: r.StrategyParams, Space: spaceJSON,
 			Method: method, Samples: samples, Seed: seed, ConstraintExpr: constraint, Objective: objective,
 			Direction: direction, Blocks: int32(blocks), Total: int32(total), Excluded: int32(excluded), CreatedBy: req.By,
-			WalkForward: wfJSON, Folds: int32(nFolds),
+			WalkForward: wfJSON, Folds: int32(nFolds), Validation: validation,
 		})
 		if err != nil {
 			return fmt.Errorf("insert study: %w", err)

@@ -62,6 +62,7 @@ func TestSampleTasksMatchBacktrader(t *testing.T) {
 		{"session_filter", []string{"ES"}, "5m", [2]string{"2006-01-01", "2006-01-31"}, "session_filter__es_min5.json"},
 		{"session_filter_filler", []string{"ESG"}, "5m", [2]string{"2006-01-01", "2006-01-31"}, "session_filter_filler__es_min5_gaps.json"},
 		{"day_split_replay", []string{"ORCL"}, "", whole, "day_split_replay__orcl.json"},
+		{"weekdays_filler", []string{"ORCL"}, "", whole, "weekdays_filler__orcl.json"},
 		{"replay_pairs", []string{"ORCL", "NVDA"}, "", [2]string{"2000-01-01", "2014-12-31"}, "replay_pairs__orcl_nvda.json"},
 		{"signals", []string{"ORCL"}, "", whole, "signals__orcl.json"},
 		{"signals_short_exit", []string{"ORCL"}, "", whole, "signals_short_exit__orcl.json"},

@@ -422,8 +422,11 @@ export interface paths {
      * @description CPCV (López de Prado, ch. 12) over the completed combinations' per-bar returns: the
      * bars cut into `groups` groups; each of the C(N, k) splits tests `test_groups` of
      * them and trains on the rest less `embargo_bars` bars purged before and embargoed
-     * after each test group; the combination with the best training Sharpe ratio is
-     * chosen and judged on the test bars. Answers the splits' bar ranges, the
+     * after each test group; the combination that ranks best on the training bars is
+     * chosen and judged on the test bars: by compounded return when the study maximises
+     * total_return, annual_return or final_value, else by Sharpe ratio (`selection`).
+     * Each of groups, test_groups and embargo_bars defaults to the study's declared
+     * `validation`; without one, groups and test_groups are required. Answers the splits' bar ranges, the
      * φ = k/N·C(N, k) backtest paths with their out-of-sample Sharpe ratio, their
      * distribution, and the PBO over the splits. docs/studies.md "Combinatorial purged
      * cross-validation".
@@ -1071,7 +1074,22 @@ export interface components {
        */
       blocks?: number;
       walk_forward?: components["schemas"]["WalkForwardSpec"];
+      validation?: components["schemas"]["Validation"];
     });
+    /** @description The study's combinatorial purged cross-validation, which GET /api/studies/{study_id}/cpcv answers with these parameters by default. Not with walk_forward. */
+    Validation: {
+      /** @enum {string} */
+      method: "cpcv";
+      /** @description N: the groups the bars are cut into. */
+      groups: number;
+      /** @description k: the groups each split tests, fewer than N; C(N, k) at most 1000. */
+      test_groups: number;
+      /**
+       * @description E: training bars purged before and embargoed after each test group.
+       * @default 0
+       */
+      embargo_bars?: number;
+    };
     /** @description A number of bars, or a duration (`y` years, `M` months, `w` weeks, `d` days). */
     WalkForwardWindow: number | string;
     /**
@@ -1132,6 +1150,7 @@ export interface components {
       direction?: "max" | "min";
       blocks?: number;
       walk_forward?: components["schemas"]["WalkForwardSpec"];
+      validation?: components["schemas"]["Validation"] | null;
       /** @description Folds of the walk-forward analysis; 1 without one. */
       folds?: number;
       /** @description Combinations to run (times the folds); of `bayes`, the budget, lowered when the space allows no more. */
@@ -1320,6 +1339,11 @@ export interface components {
       periods?: number;
       /** @description combinations with returns */
       trials?: number;
+      /**
+       * @description what each split chose its combination by on the training bars, and ranks the combinations by on the test bars
+       * @enum {string}
+       */
+      selection?: "sharpe_ratio" | "total_return";
       /** @description the study's index of each trial a split's best names */
       combinations?: number[];
       group_ranges?: components["schemas"]["BarRange"][];
@@ -1333,6 +1357,10 @@ export interface components {
           best?: number;
           train_sharpe?: number;
           test_sharpe?: number;
+          /** @description compounded */
+          train_return?: number;
+          /** @description compounded */
+          test_return?: number;
           logit?: number;
         }[];
       paths?: {
@@ -3491,19 +3519,23 @@ export interface operations {
    * @description CPCV (López de Prado, ch. 12) over the completed combinations' per-bar returns: the
    * bars cut into `groups` groups; each of the C(N, k) splits tests `test_groups` of
    * them and trains on the rest less `embargo_bars` bars purged before and embargoed
-   * after each test group; the combination with the best training Sharpe ratio is
-   * chosen and judged on the test bars. Answers the splits' bar ranges, the
+   * after each test group; the combination that ranks best on the training bars is
+   * chosen and judged on the test bars: by compounded return when the study maximises
+   * total_return, annual_return or final_value, else by Sharpe ratio (`selection`).
+   * Each of groups, test_groups and embargo_bars defaults to the study's declared
+   * `validation`; without one, groups and test_groups are required. Answers the splits' bar ranges, the
    * φ = k/N·C(N, k) backtest paths with their out-of-sample Sharpe ratio, their
    * distribution, and the PBO over the splits. docs/studies.md "Combinatorial purged
    * cross-validation".
    */
   studyCPCV: {
     parameters: {
-      query: {
-        groups: number;
-        /** @description fewer than groups; C(groups, test_groups) at most 1000 */
-        test_groups: number;
-        /** @description fewer than a group's bars */
+      query?: {
+        /** @description default the study's validation's; required without one */
+        groups?: number;
+        /** @description fewer than groups; C(groups, test_groups) at most 1000; default the study's validation's; required without one */
+        test_groups?: number;
+        /** @description fewer than a group's bars; default the study's validation's, else 0 */
         embargo_bars?: number;
         fold?: components["parameters"]["Fold"];
       };
