@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,21 @@ func TestStudyPageInBrowser(t *testing.T) {
 			))
 			if len(surfRows) != len(surface.Parameters) || len(surfRows) == 0 {
 				t.Errorf("the page's surface rows %v, the API's parameters %+v", surfRows, surface.Parameters)
+			}
+			// The purged cross-validation, with the form's defaults (the study declares none):
+			// the page's PBO and splits are the API's.
+			var cv struct {
+				PBO    float64 `json:"pbo"`
+				Splits []any   `json:"splits"`
+			}
+			must(t, getJSON(srv.url+"/api/studies/"+st.ID+"/cpcv?groups=6&test_groups=2&embargo_bars=0", &cv))
+			var cvPage struct{ PBO, Splits, Rows string }
+			must(t, chromedp.Run(ctx,
+				waitJS(`document.querySelector('#cpcv-summary') !== null`, 20*time.Second),
+				chromedp.Evaluate(`(() => { const p = document.querySelector('#cpcv-summary'); return {PBO: p.dataset.pbo, Splits: p.dataset.splits, Rows: String(document.querySelectorAll('#cpcv-splits tbody tr').length)}; })()`, &cvPage),
+			))
+			if cvPage.PBO != strconv.FormatFloat(cv.PBO, 'f', -1, 64) || cvPage.Splits != "15" || cvPage.Rows != "15" || len(cv.Splits) != 15 {
+				t.Errorf("the page's cross-validation %+v, the API's PBO %v over %d splits", cvPage, cv.PBO, len(cv.Splits))
 			}
 
 			// Sharpe heads one column; the first row reads as the API's figures.

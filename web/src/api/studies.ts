@@ -1,7 +1,7 @@
 // Parameter studies: start, list, read, cancel, retry, and their leaderboard, heatmap,
 // overfitting statistics and promotion to a backtest.
 import { del, get, post, qs } from './client';
-import type { ChartConfig, Overfitting, Study, StudySurface, StudyBoard, StudyConvergence, StudyRequest, Task, WalkForward } from './types';
+import type { ChartConfig, CPCV, Overfitting, Study, StudySurface, StudyBoard, StudyConvergence, StudyRequest, Task, WalkForward } from './types';
 
 const one = (id: string) => `/api/studies/${encodeURIComponent(id)}`;
 
@@ -21,6 +21,9 @@ export const convergence = (id: string) => get<StudyConvergence>(`${one(id)}/con
 export const overfitting = (id: string) => get<Overfitting>(`${one(id)}/overfitting`);
 /** The objective around the best combination, parameter by parameter, and its plateau score. */
 export const surface = (id: string) => get<StudySurface>(`${one(id)}/surface`);
+/** Combinatorial purged cross-validation; each parameter left out takes the study's declared validation's. */
+export const cpcv = (id: string, groups?: number, testGroups?: number, embargoBars?: number) =>
+  get<CPCV>(`${one(id)}/cpcv${qs({ groups, test_groups: testGroups, embargo_bars: embargoBars })}`);
 /** The walk-forward analysis: fold table, stitched out-of-sample curve, efficiency. */
 export const walkForward = (id: string) => get<WalkForward>(`${one(id)}/walk-forward`);
 /** Runs combination idx of the study as an ordinary backtest task. */

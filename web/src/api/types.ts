@@ -47,5 +47,6 @@ export type StudyTrial = S['StudyTrial'];
 export type StudyConvergence = S['StudyConvergence'];
 export type Overfitting = S['Overfitting'];
 export type StudySurface = S['StudySurface'];
+export type CPCV = S['CPCV'];
 export type WalkForward = S['WalkForward'];
 export type WalkForwardFold = S['WalkForwardFold'];

@@ -4,7 +4,7 @@
 // folds with their stitched out-of-sample curve, the convergence of the search (best so far
 // per trial), the Pareto front marked on the leaderboard, and "open as backtest".
 
-import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type Overfitting, type ParamInfo, type StudySurface, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
+import { ApiError, data, strategies as strategyAPI, studies as api, type ChartConfig, type CPCV, type Overfitting, type ParamInfo, type StudySurface, type Study, type StudyRequest, type StudyTrial, type WalkForward } from '../api';
 import { chartPanel } from '../charts';
 import { bestReachedAt, convergenceOption } from '../convergence';
 import { button, confirmDialog, empty, errorBox, field, h, id, loading, toast, dateInput } from '../dom';
@@ -418,6 +418,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
   const heatBox = h('div', { id: 'study-heatmap' });
   const overBox = h('div', { id: 'study-overfitting' });
   const surfBox = h('div', { id: 'study-surface' });
+  const cpcvBox = h('div', { id: 'study-cpcv' });
   const convBox = h('div', { id: 'study-convergence' });
   const wfBox = st.walk_forward ? h('div', { id: 'study-wf' }) : null;
   const space = Object.entries(st.space ?? {});
@@ -454,6 +455,7 @@ export async function studyView(main: HTMLElement, params: Record<string, string
     h('section', { 'aria-labelledby': 'h-heat' }, h('h2', { id: 'h-heat' }, 'Heatmap'), heatBox),
     h('section', { 'aria-labelledby': 'h-over' }, h('h2', { id: 'h-over' }, 'Is the winner luck?'), overBox),
     h('section', { 'aria-labelledby': 'h-surface' }, h('h2', { id: 'h-surface' }, 'Around the best'), surfBox),
+    h('section', { 'aria-labelledby': 'h-cpcv' }, h('h2', { id: 'h-cpcv' }, 'Purged cross-validation'), cpcvBox),
   );
 
   const board = leaderboard(sid, st, boardBox);
@@ -530,10 +532,12 @@ export async function studyView(main: HTMLElement, params: Record<string, string
       heat?.load();
       void renderOverfitting(sid, overBox);
       void renderSurface(sid, surfBox);
+      cpcvForm(sid, st, cpcvBox);
       if (wfBox) void renderWalkForward(sid, wfBox, axes);
     } else if (active) {
       if (!overBox.childElementCount) overBox.append(empty('Shown when the study has finished.'));
       if (!surfBox.childElementCount) surfBox.append(empty('Shown when the study has finished.'));
+      if (!cpcvBox.childElementCount) cpcvBox.append(empty('Shown when the study has finished.'));
       if (wfBox && !wfBox.childElementCount) wfBox.append(empty('Shown when the study has finished.'));
       if (s.done && heat && !heat.loaded) heat.load();
     }
@@ -811,6 +815,72 @@ function heatmap(sid: string, axes: string[], box: HTMLElement): { load(): void;
   for (const s of [xSel, ySel, metricSel, aggSel]) s.addEventListener('change', load);
   box.append(h('div', { class: 'row heat-controls' }, field('X', xSel), field('Y', ySel), field('Metric', metricSel), field('Other parameters', aggSel)), panel.el);
   return out;
+}
+
+// cpcvForm cross-validates choosing the best combination (GET /api/studies/{id}/cpcv) with
+// the study's declared validation, or N, k and E the user sets.
+function cpcvForm(sid: string, st: Study, box: HTMLElement): void {
+  const v = st.validation;
+  const num = (name: string, value: number, min: number) => h('input', { type: 'number', name, min: String(min), step: '1', value: String(value) }) as HTMLInputElement;
+  const groups = num('groups', v?.groups ?? 6, 2);
+  const tests = num('test_groups', v?.test_groups ?? 2, 1);
+  const embargo = num('embargo_bars', v?.embargo_bars ?? 0, 0);
+  const out = h('div', { id: 'cpcv-out' });
+  const run = () => void renderCPCV(sid, Number(groups.value), Number(tests.value), Number(embargo.value), out);
+  box.replaceChildren(
+    h('p', { class: 'muted small' }, `The bars cut into N groups; each of the C(N, k) splits trains on the groups it does not test, less E bars purged before and embargoed after each test group, chooses the combination that ranks best there and judges it on the k test groups. ${v ? 'The study declares this validation.' : ''}`),
+    h('div', { class: 'row' }, field('Groups (N)', groups), field('Test groups (k)', tests), field('Embargo (bars)', embargo), button('Cross-validate', run, 'btn', { id: 'cpcv-run' })),
+    out,
+  );
+  run();
+}
+
+async function renderCPCV(sid: string, groups: number, tests: number, embargo: number, box: HTMLElement): Promise<void> {
+  box.replaceChildren(loading('Computing…'));
+  let c: CPCV;
+  try {
+    c = await api.cpcv(sid, groups, tests, embargo);
+  } catch (e) {
+    box.replaceChildren(errorBox(e));
+    return;
+  }
+  const splits = c.splits ?? [];
+  const d = c.distribution;
+  const pbo = c.pbo ?? 0;
+  const shown = splits.slice(0, 50);
+  box.replaceChildren(
+    h(
+      'p',
+      { id: 'cpcv-summary', class: pbo > 0.5 ? 'card finding finding-warning' : 'muted', 'data-pbo': String(pbo), 'data-splits': String(splits.length), 'data-paths': String((c.paths ?? []).length) },
+      `PBO ${fmtPctFraction(pbo, 0)} over ${fmtInt(splits.length)} splits, chosen by ${c.selection === 'total_return' ? 'compounded return' : 'Sharpe ratio'}. ` +
+        `${fmtInt((c.paths ?? []).length)} out-of-sample paths, Sharpe ratio per bar: mean ${fmtNumber(d?.mean, 4)}, median ${fmtNumber(d?.median, 4)}, from ${fmtNumber(d?.min, 4)} to ${fmtNumber(d?.max, 4)}.`,
+    ),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { id: 'cpcv-splits' },
+        h('thead', null, h('tr', null, h('th', null, 'Test groups'), h('th', null, 'Chosen'), h('th', { class: 'num' }, 'Sharpe in'), h('th', { class: 'num' }, 'Sharpe out'), h('th', { class: 'num' }, 'Return out'))),
+        h(
+          'tbody',
+          null,
+          shown.map((s) =>
+            h(
+              'tr',
+              { 'data-split': String(s.index) },
+              h('td', null, (s.test_groups ?? []).map((g) => g + 1).join(', ')),
+              h('td', null, `#${c.combinations?.[s.best ?? 0] ?? s.best}`),
+              h('td', { class: 'num' }, fmtNumber(s.train_sharpe, 4)),
+              h('td', { class: 'num' }, fmtNumber(s.test_sharpe, 4)),
+              h('td', { class: 'num' }, fmtPctFraction(s.test_return)),
+            ),
+          ),
+        ),
+      ),
+    ),
+    splits.length > shown.length ? h('p', { class: 'muted small' }, `The first ${shown.length} of ${fmtInt(splits.length)} splits; the API answers all.`) : '',
+  );
 }
 
 // renderSurface shows the objective at each value of each parameter, the others at the best
