@@ -2,7 +2,6 @@ package jsrt
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -52,26 +51,11 @@ func TestMAFamiliesThroughInd(t *testing.T) {
 			lookupInd("SMA").Compute(IndIn{Lines: []engine.Series{lookupInd("SMA").Compute(closeIn, mustArgs(t, "SMA", map[string]any{"period": 10}))[0]}},
 				mustArgs(t, "SMA", map[string]any{"period": 10}))[0].Vals[len(bars)-1]},
 	}
-	code := "class I extends Strategy {\n  init() {\n    const c = this.data.close;\n    this.v = ["
-	for _, c := range cases {
-		code += c.js + ", "
+	exprs := make([]string, len(cases))
+	for i, c := range cases {
+		exprs[i] = c.js
 	}
-	code += "];\n  }\n  stop() { this.log(JSON.stringify(this.v.map((l) => l[0]))); }\n}"
-	res, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: bars}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []float64
-	for _, l := range res.Logs {
-		if l.Source == "strategy" {
-			if err := json.Unmarshal([]byte(l.Message), &got); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if len(got) != len(cases) {
-		t.Fatalf("%d values, want %d", len(got), len(cases))
-	}
+	got := lastValues(t, bars, exprs)
 	for i, c := range cases {
 		if math.IsNaN(c.want) || math.Abs(got[i]-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
 			t.Errorf("%s = %v, want %v", c.js, got[i], c.want)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/backtestd/backtestd/internal/engine"
@@ -123,26 +124,11 @@ func TestIndicatorsThroughInd(t *testing.T) {
 		{`ind.Keltner(d, { mult: 1.5 }).lower`, last(kl)},
 		{`ind.OBV(d)`, last(engine.OBV(cl, vol))},
 	}
-	code := "class I extends Strategy {\n  init() {\n    const c = this.data.close, d = this.data;\n    this.lines = ["
-	for _, c := range cases {
-		code += c.js + ", "
+	exprs := make([]string, len(cases))
+	for i, c := range cases {
+		exprs[i] = c.js
 	}
-	code += "];\n  }\n  stop() { this.log(JSON.stringify(this.lines.map((l) => l[0]))); }\n}"
-	res, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: bars}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []float64
-	for _, l := range res.Logs {
-		if l.Source == "strategy" {
-			if err := json.Unmarshal([]byte(l.Message), &got); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if len(got) != len(cases) {
-		t.Fatalf("%d values, want %d", len(got), len(cases))
-	}
+	got := lastValues(t, bars, exprs)
 	for i, c := range cases {
 		if got[i] != c.want {
 			t.Errorf("%s = %v, want %v", c.js, got[i], c.want)
@@ -157,4 +143,28 @@ func columns(bars []engine.Bar) (hi, lo, cl, vol engine.Series) {
 		h[i], l[i], c[i], v[i] = b.High, b.Low, b.Close, float64(b.Volume)
 	}
 	return engine.Line(h), engine.Line(l), engine.Line(c), engine.Line(v)
+}
+
+// lastValues runs the indicator expressions exprs (with c the feed's close and d the feed)
+// on bars and returns each one's value on the last bar.
+func lastValues(t *testing.T, bars []engine.Bar, exprs []string) []float64 {
+	t.Helper()
+	code := "class I extends Strategy {\n  init() {\n    const c = this.data.close, d = this.data;\n    this.v = [" +
+		strings.Join(exprs, ", ") + "];\n  }\n  stop() { this.log(JSON.stringify(this.v.map((l) => l[0]))); }\n}"
+	res, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: bars}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, l := range res.Logs {
+		if l.Source == "strategy" {
+			if err := json.Unmarshal([]byte(l.Message), &got); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(got) != len(exprs) {
+		t.Fatalf("%d values, want %d", len(got), len(exprs))
+	}
+	return got
 }

@@ -566,26 +566,11 @@ func TestIndParamsThroughInd(t *testing.T) {
 		{`ind.ATR(d, { movav: ind.SMA })`, last("ATR", feed, map[string]any{"movav": "SMA"}, 0)},
 		{`ind.StdDev(c, 10, 'WMA')`, last("StdDev", closeIn, map[string]any{"period": 10, "movav": "WMA"}, 0)},
 	}
-	code := "class I extends Strategy {\n  init() {\n    const c = this.data.close, d = this.data;\n    this.v = ["
-	for _, c := range cases {
-		code += c.js + ", "
+	exprs := make([]string, len(cases))
+	for i, c := range cases {
+		exprs[i] = c.js
 	}
-	code += "];\n  }\n  stop() { this.log(JSON.stringify(this.v.map((l) => l[0]))); }\n}"
-	res, err := Run(context.Background(), RunConfig{Code: code, Feeds: []engine.Feed{{Symbol: "X", Bars: bars}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []float64
-	for _, l := range res.Logs {
-		if l.Source == "strategy" {
-			if err := json.Unmarshal([]byte(l.Message), &got); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if len(got) != len(cases) {
-		t.Fatalf("%d values, want %d", len(got), len(cases))
-	}
+	got := lastValues(t, bars, exprs)
 	for i, c := range cases {
 		if got[i] != c.want || math.IsNaN(c.want) {
 			t.Errorf("%s = %v, want %v", c.js, got[i], c.want)

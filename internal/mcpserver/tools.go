@@ -76,6 +76,7 @@ type studyInput struct {
 	Constraint *string        `json:"constraint,omitempty" jsonschema:"an expression over the parameters a combination must satisfy, e.g. fast < slow"`
 	Objective  *string        `json:"objective,omitempty" jsonschema:"the statistic to rank by, default sharpe_ratio"`
 	Direction  *string        `json:"direction,omitempty" jsonschema:"max (default) or min"`
+	Validation map[string]any `json:"validation,omitempty" jsonschema:"a combinatorial purged cross-validation to declare, e.g. {\"method\": \"cpcv\", \"groups\": 6, \"test_groups\": 2, \"embargo_bars\": 5}"`
 }
 
 type studyRef struct {
