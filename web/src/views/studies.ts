@@ -829,7 +829,7 @@ function cpcvForm(sid: string, st: Study, box: HTMLElement): void {
   const run = () => void renderCPCV(sid, Number(groups.value), Number(tests.value), Number(embargo.value), out);
   box.replaceChildren(
     h('p', { class: 'muted small' }, `The bars cut into N groups; each of the C(N, k) splits trains on the groups it does not test, less E bars purged before and embargoed after each test group, chooses the combination that ranks best there and judges it on the k test groups. ${v ? 'The study declares this validation.' : ''}`),
-    h('div', { class: 'row' }, field('Groups (N)', groups), field('Test groups (k)', tests), field('Embargo (bars)', embargo), button('Cross-validate', run, 'btn', { id: 'cpcv-run' })),
+    h('div', { class: 'row cpcv-controls' }, field('Groups (N)', groups), field('Test groups (k)', tests), field('Embargo (bars)', embargo), button('Cross-validate', run, 'btn', { id: 'cpcv-run' })),
     out,
   );
   run();
