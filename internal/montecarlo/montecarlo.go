@@ -27,17 +27,25 @@ const (
 	// Block draws the returns per bar in blocks of consecutive bars (a circular block
 	// bootstrap), which keeps the short-range dependence of the returns.
 	Block Method = "block"
+	// PricePaths reruns the strategy on price paths made by a block bootstrap of the bars'
+	// returns (PricePath); Paths collects the reruns' equity. Run does not take it.
+	PricePaths Method = "price_paths"
 )
+
+// compounds says whether m's paths are returns per bar (compounded) rather than trades'
+// pnl (added).
+func (m Method) compounds() bool { return m == Block || m == PricePaths }
 
 // unit names what one step of m's paths is.
 func (m Method) unit() string {
-	if m == Block {
+	if m.compounds() {
 		return "bars"
 	}
 	return "trades"
 }
 
-// Methods lists the methods in the order the API documents them.
+// Methods lists the methods Run simulates, in the order the API documents them (PricePaths,
+// which reruns the strategy, comes last).
 var Methods = []Method{Shuffle, Bootstrap, Block}
 
 // Bounds of a request. MaxWork bounds runs × steps, the simulation's cost in time (about
@@ -156,16 +164,16 @@ func invalid(format string, a ...any) error { return &InvalidError{msg: fmt.Spri
 
 // ParseMethod returns the Method named s, or an InvalidError.
 func ParseMethod(s string) (Method, error) {
-	if m := Method(s); slices.Contains(Methods, m) {
+	if m := Method(s); slices.Contains(Methods, m) || m == PricePaths {
 		return m, nil
 	}
-	return "", invalid("Unknown Monte Carlo method '%s' (use shuffle, bootstrap or block)", s)
+	return "", invalid("Unknown Monte Carlo method '%s' (use shuffle, bootstrap, block or price_paths)", s)
 }
 
 // Steps is the length of in's paths under m: trades for shuffle and bootstrap, bars for
-// block.
+// block and price_paths.
 func (in Input) Steps(m Method) int {
-	if m == Block {
+	if m.compounds() {
 		return len(in.Returns)
 	}
 	return len(in.PnL)
@@ -188,14 +196,7 @@ func Run(ctx context.Context, in Input, opts Options) (*Answer, error) {
 	}
 	steps := in.Steps(opts.Method)
 	a := &Answer{Method: opts.Method, Runs: opts.Runs, Seed: opts.Seed, Block: opts.Block, Steps: steps, Unit: opts.Method.unit(), InitialCash: in.InitialCash}
-	// The fan's steps: FanPoints evenly spread over 0..steps (all of them when fewer).
-	fanSteps := make([]int, 0, FanPoints)
-	for i := range FanPoints {
-		s := int(math.Round(float64(i) * float64(steps) / float64(FanPoints-1)))
-		if len(fanSteps) == 0 || s != fanSteps[len(fanSteps)-1] {
-			fanSteps = append(fanSteps, s)
-		}
-	}
+	fanSteps := fanSteps(steps)
 	a.Fan.Steps = fanSteps
 
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6d6f6e746563726c)) // "montecrl": any fixed second word
@@ -204,55 +205,91 @@ func Run(ctx context.Context, in Input, opts Options) (*Answer, error) {
 	if in.Run != nil {
 		a.Original.FinalValue, a.Original.CAGR, a.Original.MaxDrawdownPct = in.Run.FinalValue, in.Run.CAGR, in.Run.MaxDrawdownPct
 	}
-	finals := make([]float64, opts.Runs)
-	cagrs := make([]float64, opts.Runs)
-	dds := make([]float64, opts.Runs)
-	longest := make([]float64, opts.Runs)
-	fan := make([][]float64, len(fanSteps)) // fan[k][run]
-	for k := range fan {
-		fan[k] = make([]float64, opts.Runs)
-	}
-	losses := make([]int, len(opts.Losses))
+	t := newTally(opts.Runs, len(fanSteps), len(opts.Losses))
 	for run := range opts.Runs {
 		if run%64 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		f := p.draw(rng)
-		finals[run], dds[run], longest[run] = f.FinalValue, f.MaxDrawdownPct, float64(f.LongestDrawdown)
-		if f.CAGR != nil {
-			cagrs[run] = *f.CAGR
-		}
-		for k := range fan {
-			fan[k][run] = p.fan[k]
-		}
-		for i, l := range opts.Losses {
-			if p.low <= (1-l)*in.InitialCash {
-				losses[i]++
-			}
+		t.add(p, p.draw(rng))
+	}
+	t.answer(a, in, opts)
+	return a, nil
+}
+
+// fanSteps are FanPoints steps evenly spread over 0..steps (all of them when fewer).
+func fanSteps(steps int) []int {
+	out := make([]int, 0, FanPoints)
+	for i := range FanPoints {
+		s := int(math.Round(float64(i) * float64(steps) / float64(FanPoints-1)))
+		if len(out) == 0 || s != out[len(out)-1] {
+			out = append(out, s)
 		}
 	}
+	return out
+}
+
+// tally collects the runs' figures and fan points; answer turns them into an Answer's
+// percentiles, loss probabilities, fan and histograms. Every method's figures go through it.
+type tally struct {
+	n                           int
+	finals, cagrs, dds, longest []float64
+	fan                         [][]float64 // fan[k][run]
+	losses                      []int
+}
+
+func newTally(runs, fanPoints, losses int) *tally {
+	t := &tally{finals: make([]float64, runs), cagrs: make([]float64, runs), dds: make([]float64, runs),
+		longest: make([]float64, runs), fan: make([][]float64, fanPoints), losses: make([]int, losses)}
+	for k := range t.fan {
+		t.fan[k] = make([]float64, runs)
+	}
+	return t
+}
+
+// add records f, the figures of the path p walked last.
+func (t *tally) add(p *path, f Figures) {
+	run := t.n
+	t.n++
+	t.finals[run], t.dds[run], t.longest[run] = f.FinalValue, f.MaxDrawdownPct, float64(f.LongestDrawdown)
+	if f.CAGR != nil {
+		t.cagrs[run] = *f.CAGR
+	}
+	for k := range t.fan {
+		t.fan[k][run] = p.fan[k]
+	}
+	for i, l := range p.opts.Losses {
+		if p.low <= (1-l)*p.in.InitialCash {
+			t.losses[i]++
+		}
+	}
+}
+
+func (t *tally) answer(a *Answer, in Input, opts Options) {
 	// percentiles sorts its slice, which histogram needs.
-	a.FinalValue, a.MaxDrawdownPct, a.LongestDrawdown = percentiles(finals), percentiles(dds), percentiles(longest)
+	a.FinalValue, a.MaxDrawdownPct, a.LongestDrawdown = percentiles(t.finals), percentiles(t.dds), percentiles(t.longest)
 	if in.Years > 0 { // the paths have a CAGR
-		c := percentiles(cagrs)
+		c := percentiles(t.cagrs)
 		a.CAGR = &c
 	}
 	for i, l := range opts.Losses {
-		a.LossProbability = append(a.LossProbability, LossProbability{Loss: l, Probability: float64(losses[i]) / float64(opts.Runs)})
+		a.LossProbability = append(a.LossProbability, LossProbability{Loss: l, Probability: float64(t.losses[i]) / float64(t.n)})
 	}
-	a.Fan.P5, a.Fan.P25, a.Fan.P50, a.Fan.P75, a.Fan.P95 = make([]float64, len(fan)), make([]float64, len(fan)), make([]float64, len(fan)), make([]float64, len(fan)), make([]float64, len(fan))
-	for k, col := range fan {
+	n := len(t.fan)
+	a.Fan.P5, a.Fan.P25, a.Fan.P50, a.Fan.P75, a.Fan.P95 = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for k, col := range t.fan {
 		q := percentiles(col)
 		a.Fan.P5[k], a.Fan.P25[k], a.Fan.P50[k], a.Fan.P75[k], a.Fan.P95[k] = q.P5, q.P25, q.P50, q.P75, q.P95
 	}
-	a.FinalValueHist, a.MaxDrawdownHist = histogram(finals), histogram(dds)
-	return a, nil
+	a.FinalValueHist, a.MaxDrawdownHist = histogram(t.finals), histogram(t.dds)
 }
 
 // check validates opts against in, filling the defaults.
 func check(in Input, opts *Options) error {
 	if _, err := ParseMethod(string(opts.Method)); err != nil {
 		return err
+	}
+	if opts.Method == PricePaths {
+		return invalid("The price_paths method reruns the strategy; it is not simulated from a result alone")
 	}
 	if !(in.InitialCash > 0) {
 		return invalid("The result has no positive starting capital to simulate from")
@@ -280,6 +317,11 @@ func check(in Input, opts *Options) error {
 	} else if opts.Block != 0 {
 		return invalid("block is the block method's length; the %s method takes none", opts.Method)
 	}
+	return checkLosses(opts)
+}
+
+// checkLosses validates opts.Losses, filling the default.
+func checkLosses(opts *Options) error {
 	if opts.Losses == nil {
 		opts.Losses = DefaultLosses
 	}
@@ -308,7 +350,7 @@ type path struct {
 
 func newPath(in Input, opts Options, fanAt []int) *path {
 	p := &path{in: in, opts: opts, fanAt: fanAt, fan: make([]float64, len(fanAt))}
-	if opts.Method == Block {
+	if opts.Method.compounds() {
 		p.rets = make([]float64, len(in.Returns))
 	} else {
 		p.pnl = make([]float64, len(in.PnL))
@@ -344,7 +386,7 @@ func (p *path) draw(rng *rand.Rand) Figures {
 // walk follows the path of pnl (added to the capital) or, for block, of rets (compounded),
 // recording its equity at the fan's steps into fan when it is not nil.
 func (p *path) walk(pnl, rets []float64, fan []float64) Figures {
-	block := p.opts.Method == Block
+	block := p.opts.Method.compounds()
 	steps := len(pnl)
 	if block {
 		steps = len(rets)

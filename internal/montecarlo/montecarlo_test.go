@@ -185,7 +185,7 @@ func TestInvalid(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"unknown method", in, Options{Method: "walk"}, "Unknown Monte Carlo method 'walk' (use shuffle, bootstrap or block)"},
+		{"unknown method", in, Options{Method: "walk"}, "Unknown Monte Carlo method 'walk' (use shuffle, bootstrap, block or price_paths)"},
 		{"no trades", Input{InitialCash: 100, Returns: in.Returns}, Options{Method: Shuffle}, "The shuffle method resamples closed trades, and the result has none (the block method resamples its returns per bar)"},
 		{"one bar", Input{InitialCash: 100, Returns: []float64{0.1}}, Options{Method: Block}, "The block method needs at least 2 bars, the result has 1"},
 		{"too many runs", in, Options{Method: Shuffle, Runs: MaxRuns + 1}, "Invalid runs 10001: from 1 to 10000 for this result (10 trades a run, at most 20000000 in all)"},
