@@ -108,6 +108,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
 		Logger:  log,
 		Tasks:   s.tasks.svc,
 		Studies: s.tasks.studies,
+		Paths:   s.tasks.paths,
 		Lookahead: lookahead.New(lookahead.Config{Runner: s.runners, RunTimeout: cfg.RunTimeout,
 			MemoryLimit: uint64(cfg.RunMemoryMB) << 20}, s.db.Store, s.tasks.svc),
 		Hub:        hub,

@@ -13,6 +13,7 @@ import (
 	"github.com/backtestd/backtestd/internal/events"
 	"github.com/backtestd/backtestd/internal/jobs"
 	"github.com/backtestd/backtestd/internal/marketdata"
+	"github.com/backtestd/backtestd/internal/pricepaths"
 	"github.com/backtestd/backtestd/internal/retention"
 	"github.com/backtestd/backtestd/internal/runner"
 	"github.com/backtestd/backtestd/internal/store"
@@ -48,6 +49,7 @@ func newRunners(cfg config.Config, log *slog.Logger, serving bool) (*runner.Pool
 type taskRuntime struct {
 	svc     *tasks.Service
 	studies *studies.Service
+	paths   *pricepaths.Service
 	client  *jobs.Client
 	store   *store.Store
 	started bool
@@ -71,6 +73,8 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 		UserMaxRunning: cfg.UserMaxRunning}, st, log)
 	stud := studies.New(studies.Config{Runner: runners, RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
 		Lease: cfg.LeaseTimeout, UserMaxRunning: cfg.UserMaxRunning}, st, svc, log)
+	paths := pricepaths.New(pricepaths.Config{Runner: runners, RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
+		Logger: log}, st, svc)
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{
@@ -78,6 +82,7 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 		Register: func(w *river.Workers) {
 			registerJobWorkers(cfg, st, log)(w)
 			stud.AddWorker(w)
+			paths.AddWorker(w)
 		},
 	}, svc)
 	if err != nil {
@@ -86,7 +91,8 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 	}
 	svc.SetQueue(client)
 	stud.SetQueue(client)
-	rt := &taskRuntime{svc: svc, studies: stud, client: client, store: st, log: log, grace: cfg.ShutdownGrace}
+	paths.SetQueue(client)
+	rt := &taskRuntime{svc: svc, studies: stud, paths: paths, client: client, store: st, log: log, grace: cfg.ShutdownGrace}
 	if cfg.Workers > 0 {
 		// River gets a context that outlives ctx: stopWorkers stops it softly first.
 		if err := client.Start(context.WithoutCancel(ctx)); err != nil {

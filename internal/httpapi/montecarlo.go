@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/backtestd/backtestd/internal/apperr"
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/montecarlo"
 )
 
@@ -18,12 +19,16 @@ const maxSeed = 1<<53 - 1
 // shuffle|bootstrap|block (default shuffle), runs (default montecarlo.DefaultRuns, fewer for
 // long results), seed (default 1), block (block only), loss (comma-separated shares of the
 // capital). It holds the runs' figures and fan points while it works: a heavy read.
+// Method price_paths reruns the strategy in a job instead (resultPricePaths).
 func (s *Server) resultMonteCarlo(w http.ResponseWriter, r *http.Request) error {
 	opts, err := monteCarloOptions(r)
 	if err != nil {
 		return err
 	}
 	id := chi.URLParam(r, "task_id")
+	if opts.Method == montecarlo.PricePaths {
+		return s.resultPricePaths(w, r, id, opts)
+	}
 	cost, err := s.report.MonteCarloCost(r.Context(), id, opts.Runs)
 	if err != nil {
 		return err
@@ -36,6 +41,30 @@ func (s *Server) resultMonteCarlo(w http.ResponseWriter, r *http.Request) error 
 	a, err := s.report.MonteCarlo(r.Context(), id, opts)
 	if err != nil {
 		return err
+	}
+	writeJSON(w, http.StatusOK, ok(a))
+	return nil
+}
+
+// pricePathsPoll is the Retry-After of a price_paths answer still being computed.
+const pricePathsPoll = "1"
+
+// resultPricePaths answers method price_paths (pricepaths.Service.Get): 200 with the
+// answer once the reruns completed; until then 202 with their progress (and Retry-After),
+// the first request with these parameters starting them. The same request again reads the
+// stored answer.
+func (s *Server) resultPricePaths(w http.ResponseWriter, r *http.Request, id string, opts montecarlo.Options) error {
+	if s.paths == nil {
+		return &apperr.Error{Kind: apperr.KindUnavailable, Detail: "Monte Carlo on price paths is not available in this process"}
+	}
+	a, progress, err := s.paths.Get(r.Context(), id, auth.By(caller(r)), opts)
+	if err != nil {
+		return err
+	}
+	if progress != nil {
+		w.Header().Set("Retry-After", pricePathsPoll)
+		writeJSON(w, http.StatusAccepted, ok(progress))
+		return nil
 	}
 	writeJSON(w, http.StatusOK, ok(a))
 	return nil

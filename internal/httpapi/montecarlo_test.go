@@ -113,7 +113,7 @@ func TestMonteCarloRoute(t *testing.T) {
 		status      int
 		detail      string
 	}{
-		{"unknown method", "?method=walk", 400, "Unknown Monte Carlo method 'walk' (use shuffle, bootstrap or block)"},
+		{"unknown method", "?method=walk", 400, "Unknown Monte Carlo method 'walk' (use shuffle, bootstrap, block or price_paths)"},
 		{"runs zero", "?runs=0", 400, "Invalid runs '0': expected an integer from 1 to 10000"},
 		{"runs too many", "?runs=10001", 400, "Invalid runs '10001': expected an integer from 1 to 10000"},
 		{"runs not a number", "?runs=many", 400, "Invalid runs 'many': expected an integer from 1 to 10000"},

@@ -26,6 +26,7 @@ import (
 	"github.com/backtestd/backtestd/internal/lookahead"
 	"github.com/backtestd/backtestd/internal/marketdata"
 	"github.com/backtestd/backtestd/internal/mcpserver"
+	"github.com/backtestd/backtestd/internal/pricepaths"
 	"github.com/backtestd/backtestd/internal/procstat"
 	"github.com/backtestd/backtestd/internal/report"
 	"github.com/backtestd/backtestd/internal/results"
@@ -86,7 +87,9 @@ type Deps struct {
 	// Lookahead is the look-ahead check service; nil leaves its routes answering 503 and
 	// runs without a lookahead verdict.
 	Lookahead *lookahead.Service
-	Hub       *events.Hub // WebSocket fan-out fed by the process's event listener
+	// Paths is Monte Carlo on price paths; nil leaves method=price_paths answering 503.
+	Paths *pricepaths.Service
+	Hub   *events.Hub // WebSocket fan-out fed by the process's event listener
 	// Strategies is the strategy service; its inspector runs uploaded code in runner
 	// processes.
 	Strategies *strategy.Service
@@ -106,6 +109,7 @@ type Server struct {
 	tasks   *tasks.Service
 	studies *studies.Service
 	look    *lookahead.Service
+	paths   *pricepaths.Service
 	hub     *events.Hub
 	strat   *strategy.Service
 	data    *marketdata.Service
@@ -127,7 +131,7 @@ func New(cfg Config, deps Deps) http.Handler {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	cfg.BasePath = strings.TrimRight(cfg.BasePath, "/")
-	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, studies: deps.Studies, look: deps.Lookahead, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg), auth: deps.Auth, reads: newReadBudget(cfg)}
+	s := &Server{cfg: cfg, store: deps.Store, log: deps.Logger, tasks: deps.Tasks, studies: deps.Studies, look: deps.Lookahead, paths: deps.Paths, hub: deps.Hub, strat: deps.Strategies, ws: newWSGate(cfg), auth: deps.Auth, reads: newReadBudget(cfg)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
 
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/events"
@@ -24,6 +25,7 @@ import (
 	"github.com/backtestd/backtestd/internal/jsrt"
 	"github.com/backtestd/backtestd/internal/lookahead"
 	"github.com/backtestd/backtestd/internal/pgtest"
+	"github.com/backtestd/backtestd/internal/pricepaths"
 	"github.com/backtestd/backtestd/internal/runner/runnertest"
 	"github.com/backtestd/backtestd/internal/store"
 	"github.com/backtestd/backtestd/internal/studies"
@@ -94,13 +96,15 @@ func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 	pool := runnertest.Pool(t)
 	svc := tasks.New(tasks.Config{RunTimeout: 30 * time.Second, Runner: pool}, st, quietLogger())
 	stud := studies.New(studies.Config{Runner: pool, RunTimeout: 30 * time.Second}, st, svc, quietLogger())
+	paths := pricepaths.New(pricepaths.Config{Runner: pool, RunTimeout: 30 * time.Second, Logger: quietLogger()}, st, svc)
 	client, err := jobs.NewClient(st.Pool, jobs.Config{Workers: workers, RunTimeout: 30 * time.Second, Logger: quietLogger(),
-		Register: stud.AddWorker}, svc)
+		Register: func(w *river.Workers) { stud.AddWorker(w); paths.AddWorker(w) }}, svc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc.SetQueue(client)
 	stud.SetQueue(client)
+	paths.SetQueue(client)
 	if workers > 0 {
 		if err := client.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -120,7 +124,7 @@ func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 	<-l.Ready()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(svc.Collector())
-	deps := Deps{Store: st, Logger: quietLogger(), Tasks: svc, Studies: stud, Hub: hub, Strategies: StrategiesForTest(t, st), Metrics: reg,
+	deps := Deps{Store: st, Logger: quietLogger(), Tasks: svc, Studies: stud, Paths: paths, Hub: hub, Strategies: StrategiesForTest(t, st), Metrics: reg,
 		Lookahead: lookahead.New(lookahead.Config{Runner: pool, RunTimeout: 30 * time.Second}, st, svc)}
 	e := &taskEnv{ctx: ctx, st: st, hub: hub, strat: "str_1"}
 	if accounts {

@@ -34,11 +34,7 @@ func (svc *Service) MonteCarlo(ctx context.Context, taskID string, opts montecar
 	if err != nil {
 		return nil, err
 	}
-	in := montecarlo.Input{InitialCash: s.Run.InitialCash, Returns: engine.BarReturns(s.Run.InitialCash, s.Equity),
-		Run: &montecarlo.Figures{FinalValue: s.Summary.FinalValue, CAGR: s.Summary.AnnualReturn, MaxDrawdownPct: s.Summary.MaxDrawdownPct}}
-	if n := len(s.Equity); n > 1 {
-		in.Years = s.Equity[n-1].Time.Sub(s.Equity[0].Time).Hours() / 24 / 365.25
-	}
+	in := MonteCarloInput(s)
 	closed := slices.DeleteFunc(slices.Clone(s.Trades), func(t engine.Trade) bool { return t.IsOpen || t.CloseTime == nil })
 	slices.SortStableFunc(closed, func(a, b engine.Trade) int { return a.CloseTime.Compare(*b.CloseTime) })
 	for _, t := range closed {
@@ -50,4 +46,16 @@ func (svc *Service) MonteCarlo(ctx context.Context, taskID string, opts montecar
 		return nil, apperr.Invalid("%s", bad.Error())
 	}
 	return a, err
+}
+
+// MonteCarloInput is the part of a Monte Carlo input every method shares, from a result
+// loaded with its equity values: the starting capital, the returns per bar, the calendar
+// span, and "this run" as the stored summary states it.
+func MonteCarloInput(s *results.Stored) montecarlo.Input {
+	in := montecarlo.Input{InitialCash: s.Run.InitialCash, Returns: engine.BarReturns(s.Run.InitialCash, s.Equity),
+		Run: &montecarlo.Figures{FinalValue: s.Summary.FinalValue, CAGR: s.Summary.AnnualReturn, MaxDrawdownPct: s.Summary.MaxDrawdownPct}}
+	if n := len(s.Equity); n > 1 {
+		in.Years = s.Equity[n-1].Time.Sub(s.Equity[0].Time).Hours() / 24 / 365.25
+	}
+	return in
 }

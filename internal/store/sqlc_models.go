@@ -384,6 +384,20 @@ type LookaheadCheck struct {
 	CheckedAt       time.Time       `json:"checked_at"`
 }
 
+type MontecarloPath struct {
+	TaskID    string          `json:"task_id"`
+	Runs      int32           `json:"runs"`
+	Seed      int64           `json:"seed"`
+	Block     int32           `json:"block"`
+	Status    string          `json:"status"`
+	Done      int32           `json:"done"`
+	Answer    json.RawMessage `json:"answer"`
+	Error     *string         `json:"error"`
+	CreatedBy *string         `json:"created_by"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
 type PnlMonth struct {
 	StrategyID    string         `json:"strategy_id"`
 	Strategy      int16          `json:"strategy"`
