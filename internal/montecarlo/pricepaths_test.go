@@ -260,3 +260,42 @@ func TestPathsByHand(t *testing.T) {
 		t.Error("Run simulated price_paths from the result alone")
 	}
 }
+
+// FuzzPricePaths: any bars, runs and block either fail CheckPaths with an InvalidError or
+// lie within the bounds, and then every path of a consistent series is consistent, as long
+// as the series, and draws only its returns.
+func FuzzPricePaths(f *testing.F) {
+	f.Add(50, 0, 0, uint64(1))
+	f.Add(2, 1, 1, uint64(0))
+	f.Add(300, 1000, 299, uint64(7))
+	f.Add(1, 5, 3, uint64(2))
+	f.Add(400, -3, -1, uint64(9))
+	f.Fuzz(func(t *testing.T, bars, runs, block int, seed uint64) {
+		bars = bars % 5000
+		opts := Options{Method: PricePaths, Runs: runs, Block: block, Seed: seed}
+		err := CheckPaths(bars, &opts)
+		if err != nil {
+			var ie *InvalidError
+			if !errors.As(err, &ie) {
+				t.Fatalf("bars %d runs %d block %d: %v is not an InvalidError", bars, runs, block, err)
+			}
+			return
+		}
+		if opts.Runs < 1 || opts.Runs > MaxPathRuns || opts.Runs*bars > max(MaxPathWork, bars) || opts.Block < 1 || opts.Block > bars-1 {
+			t.Fatalf("bars %d: accepted runs %d block %d", bars, opts.Runs, opts.Block)
+		}
+		feed := []engine.Feed{{Symbol: "A", Bars: walkBars(bars, float64(seed%7))}}
+		path, err := PricePath(feed, opts.Block, seed, opts.Runs-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(path[0].Bars) != bars {
+			t.Fatalf("a path of %d bars from %d", len(path[0].Bars), bars)
+		}
+		for i, b := range path[0].Bars {
+			if !(b.High >= max(b.Open, b.Close) && min(b.Open, b.Close) >= b.Low && b.Low > 0) {
+				t.Fatalf("bar %d inconsistent: %+v", i, b)
+			}
+		}
+	})
+}

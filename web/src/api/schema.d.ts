@@ -684,6 +684,23 @@ export interface paths {
      * result's own path (`original`). The same seed gives the same answer. runs × steps is
      * bounded (20,000,000), so a long result takes fewer runs (the 400 says how many); the
      * simulation shares the heavy reads' memory budget.
+     *
+     * `price_paths` reruns the result's strategy version (in a runner process, like any
+     * run, with its parameters, cash, commission and the bars it read) on `runs` price
+     * paths made by a circular block bootstrap of the bars' returns: each path keeps the
+     * first bar and the dates; every later bar is a drawn bar's open, high, low and close
+     * relative to its previous close, times the path's previous close, with the drawn
+     * bar's volume, so every bar stays consistent (high ≥ max(open, close) ≥ min(open,
+     * close) ≥ low > 0). Blocks of `block` consecutive returns (default the cube root of
+     * the bars' returns, rounded; at most bars − 1) wrap from the last bar to the second.
+     * Several symbols are rebuilt from the same drawn bars (their bars must share their
+     * dates), which keeps their co-movement. Each rerun's equity curve is a path; the
+     * answer has the same figures and shape as the other methods (unit bars). runs is at
+     * most 1,000 and runs × bars at most 2,000,000 (default 100, fewer for long results),
+     * and the reruns together are held to the run time limit. The first request with a
+     * result, runs, seed and block starts the reruns as a job and answers 202 with their
+     * progress (poll the same URL); once they completed every such request answers 200
+     * with the stored answer. The same seed draws the same paths, so the same answer.
      */
     get: operations["resultMonteCarlo"];
     parameters: {
@@ -1719,10 +1736,10 @@ export interface components {
     };
     MonteCarlo: {
       /** @enum {string} */
-      method: "shuffle" | "bootstrap" | "block";
+      method: "shuffle" | "bootstrap" | "block" | "price_paths";
       runs: number;
       seed: number;
-      /** @description The block length (block method only). */
+      /** @description The block length (block and price_paths methods only). */
       block?: number;
       /** @description Steps of a path (trades or bars). */
       steps: number;
@@ -1756,6 +1773,23 @@ export interface components {
       };
       final_value_histogram: components["schemas"]["HistogramBin"][];
       max_drawdown_histogram: components["schemas"]["HistogramBin"][];
+    };
+    /** @description Reruns of a price_paths request not yet completed. */
+    MonteCarloProgress: {
+      /** @enum {string} */
+      method: "price_paths";
+      /**
+       * @description pending until a worker takes the job.
+       * @enum {string}
+       */
+      status: "pending" | "running";
+      runs: number;
+      seed: number;
+      block: number;
+      /** @description Reruns done. */
+      done: number;
+      /** @description Percent of the runs done. */
+      progress: number;
     };
     Percentiles: {
       p5: number;
@@ -4088,15 +4122,32 @@ export interface operations {
    * result's own path (`original`). The same seed gives the same answer. runs × steps is
    * bounded (20,000,000), so a long result takes fewer runs (the 400 says how many); the
    * simulation shares the heavy reads' memory budget.
+   *
+   * `price_paths` reruns the result's strategy version (in a runner process, like any
+   * run, with its parameters, cash, commission and the bars it read) on `runs` price
+   * paths made by a circular block bootstrap of the bars' returns: each path keeps the
+   * first bar and the dates; every later bar is a drawn bar's open, high, low and close
+   * relative to its previous close, times the path's previous close, with the drawn
+   * bar's volume, so every bar stays consistent (high ≥ max(open, close) ≥ min(open,
+   * close) ≥ low > 0). Blocks of `block` consecutive returns (default the cube root of
+   * the bars' returns, rounded; at most bars − 1) wrap from the last bar to the second.
+   * Several symbols are rebuilt from the same drawn bars (their bars must share their
+   * dates), which keeps their co-movement. Each rerun's equity curve is a path; the
+   * answer has the same figures and shape as the other methods (unit bars). runs is at
+   * most 1,000 and runs × bars at most 2,000,000 (default 100, fewer for long results),
+   * and the reruns together are held to the run time limit. The first request with a
+   * result, runs, seed and block starts the reruns as a job and answers 202 with their
+   * progress (poll the same URL); once they completed every such request answers 200
+   * with the stored answer. The same seed draws the same paths, so the same answer.
    */
   resultMonteCarlo: {
     parameters: {
       query?: {
-        method?: "shuffle" | "bootstrap" | "block";
-        /** @description Default 1,000 (fewer when runs × steps would pass 20,000,000). */
+        method?: "shuffle" | "bootstrap" | "block" | "price_paths";
+        /** @description Default 1,000 (fewer when runs × steps would pass 20,000,000); price_paths: default 100, at most 1,000 (fewer when runs × bars would pass 2,000,000). */
         runs?: number;
         seed?: number;
-        /** @description Block length in bars, block method only (at most the result's bars). */
+        /** @description Block length in bars, block and price_paths methods only (block at most the result's bars, price_paths at most its bars − 1). */
         block?: number;
         /** @description Comma-separated shares of the capital (above 0, at most 1; at most 10). */
         loss?: string;
@@ -4114,9 +4165,21 @@ export interface operations {
           };
         };
       };
+      /** @description price_paths only. The reruns are under way (or queued); poll the same URL. Retry-After says when. */
+      202: {
+        headers: {
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["MonteCarloProgress"];
+          };
+        };
+      };
       400: components["responses"]["BadRequest"];
       404: components["responses"]["ResultNotFound"];
       413: components["responses"]["ReadTooLarge"];
+      422: components["responses"]["Unprocessable"];
       503: components["responses"]["ReadBusy"];
     };
   };
