@@ -1,6 +1,6 @@
 // Results: summary, statistics, trade pages, charts, exports and comparisons.
 import { get, qs, request } from './client';
-import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, Finding, MonteCarlo, RoundTrip, RunDiff, StrategyResult, Summary, SymbolResult } from './types';
+import type { Analyzers, ChartConfig, Comparison, DrawdownPeriod, Fill, Finding, MonteCarlo, MonteCarloProgress, RoundTrip, RunDiff, StrategyResult, Summary, SymbolResult } from './types';
 
 const one = (id: string) => `/api/results/${encodeURIComponent(id)}`;
 
@@ -35,8 +35,19 @@ export const getAnalyzers = (id: string) => get<Analyzers>(`${one(id)}/analyzers
 /** The deepest drawdown periods of a result, deepest first. */
 export const getDrawdowns = (id: string, limit = 10) => get<DrawdownPeriod[]>(`${one(id)}/drawdowns${qs({ limit })}`);
 /** A Monte Carlo simulation of a result: its trades shuffled or bootstrapped, or its returns per bar block-bootstrapped. */
-export const getMonteCarlo = (id: string, o: { method: string; runs?: number; seed?: number; loss?: number[] }) =>
-  get<MonteCarlo>(`${one(id)}/montecarlo${qs({ method: o.method, runs: o.runs, seed: o.seed, loss: o.loss?.length ? o.loss.join(',') : undefined })}`);
+export const getMonteCarlo = (id: string, o: { method: string; runs?: number; seed?: number; block?: number; loss?: number[] }) =>
+  get<MonteCarlo>(`${one(id)}/montecarlo${qs({ method: o.method, runs: o.runs, seed: o.seed, block: o.block, loss: o.loss?.length ? o.loss.join(',') : undefined })}`);
+/**
+ * Monte Carlo on price paths: the strategy rerun on block-bootstrapped price paths. Until the
+ * reruns completed the service answers 202 with their progress (the first request starts
+ * them); then the answer, stored, for every request with the same runs, seed and block.
+ */
+export const getPricePaths = (id: string, o: { runs?: number; seed?: number; block?: number; loss?: number[] }) =>
+  get<MonteCarlo | MonteCarloProgress>(
+    `${one(id)}/montecarlo${qs({ method: 'price_paths', runs: o.runs, seed: o.seed, block: o.block, loss: o.loss?.length ? o.loss.join(',') : undefined })}`,
+  );
+/** Whether a price_paths answer is still the reruns' progress (202). */
+export const isProgress = (a: MonteCarlo | MonteCarloProgress): a is MonteCarloProgress => 'status' in a && 'done' in a;
 /** The export in format (json, csv or html): parsed JSON, or the text of the others. */
 export const getExport = (id: string, format: string) => request<unknown>('GET', `${one(id)}/export${qs({ format })}`);
 /** The trade-level diff of the result of a against that of b. */

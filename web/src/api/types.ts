@@ -33,6 +33,7 @@ export type Analyzers = S['Analyzers'];
 export type PeriodValue = S['PeriodValue'];
 export type DrawdownPeriod = S['DrawdownPeriod'];
 export type MonteCarlo = S['MonteCarlo'];
+export type MonteCarloProgress = S['MonteCarloProgress'];
 export type RoundTrip = S['RoundTrip'];
 export type Fill = S['Trade'];
 export type Me = S['Me'];

@@ -13,7 +13,11 @@ const METHODS: [string, string][] = [
   ['shuffle', 'Shuffle the trades'],
   ['bootstrap', 'Bootstrap the trades'],
   ['block', 'Block bootstrap of the returns'],
+  ['price_paths', 'Rerun on bootstrapped price paths'],
 ];
+
+/** How often a price_paths request still under way is asked again. */
+const POLL_MS = 1000;
 
 /**
  * The section for result tid. It simulates on first show: the trades shuffled, or the
@@ -23,12 +27,16 @@ export function monteCarloSection(tid: string, trades: number): HTMLElement {
   const methodSel = h('select', { name: 'method' }, METHODS.map(([v, l]) => h('option', { value: v, selected: v === (trades > 0 ? 'shuffle' : 'block') }, l))) as HTMLSelectElement;
   const runsIn = h('input', { name: 'runs', type: 'number', min: '1', max: '10000', step: '1', placeholder: '1000', inputmode: 'numeric' }) as HTMLInputElement;
   const seedIn = h('input', { name: 'seed', type: 'number', min: '0', step: '1', value: '1', inputmode: 'numeric' }) as HTMLInputElement;
+  const blockIn = h('input', { name: 'block', type: 'number', min: '1', step: '1', placeholder: 'auto', inputmode: 'numeric' }) as HTMLInputElement;
+  const blockField = field('Block', blockIn, 'Bars per drawn block (default: the cube root of the bars)');
+  const runsHelp = () => (methodSel.value === 'price_paths' ? 'Up to 1,000 reruns of the strategy (default 100)' : 'Up to 10,000 (fewer for long runs)');
+  const runsField = field('Runs', runsIn, runsHelp());
   const submit = h('button', { type: 'submit', class: 'btn primary' }, 'Simulate');
   const out = h('div', { id: 'montecarlo-result', 'aria-live': 'polite' });
   const form = h(
     'form',
     { class: 'run-form montecarlo-form', novalidate: true },
-    h('div', { class: 'form-row' }, field('Method', methodSel), field('Runs', runsIn, 'Up to 10,000 (fewer for long runs)'), field('Seed', seedIn, 'The same seed gives the same answer')),
+    h('div', { class: 'form-row' }, field('Method', methodSel), runsField, field('Seed', seedIn, 'The same seed gives the same answer'), blockField),
     h('div', { class: 'actions' }, submit),
   );
   const fan = chartPanel(`${tid}_montecarlo_fan`, 'Simulated equity paths (percentile bands)', { height: 380 });
@@ -43,7 +51,7 @@ export function monteCarloSection(tid: string, trades: number): HTMLElement {
     const quartile = (i: number) => (i === 1 || i === 3 ? 'num hide-sm' : 'num');
     const th = (t: string, cls = 'num') => h('th', { scope: 'col', class: cls }, t);
     out.replaceChildren(
-      h('p', { class: 'muted', id: 'montecarlo-note' }, `${a.runs.toLocaleString('en-US')} runs of ${a.steps.toLocaleString('en-US')} ${a.unit}${a.block ? ` (blocks of ${a.block} bars)` : ''}, seed ${a.seed}.${a.method === 'shuffle' ? ' Shuffling keeps the same trades, so every run ends at the same final value: only the path, and so the drawdowns, differ.' : ''}`),
+      h('p', { class: 'muted', id: 'montecarlo-note' }, `${a.runs.toLocaleString('en-US')} runs of ${a.steps.toLocaleString('en-US')} ${a.unit}${a.block ? ` (blocks of ${a.block} bars)` : ''}, seed ${a.seed}.${a.method === 'shuffle' ? ' Shuffling keeps the same trades, so every run ends at the same final value: only the path, and so the drawdowns, differ.' : ''}${a.method === 'price_paths' ? ' Each run is the strategy rerun on a price path of the bars drawn in blocks, every symbol on the same draws.' : ''}`),
       h(
         'div',
         { class: 'table-wrap' },
@@ -64,13 +72,47 @@ export function monteCarloSection(tid: string, trades: number): HTMLElement {
     finals.set(histogramOption(a.final_value_histogram, 'Final value', (v) => fmtMoney(v), pal.up));
     drawdowns.set(histogramOption(a.max_drawdown_histogram, 'Max drawdown', (v) => fmtPct(v, 1), pal.down));
   };
+  // The block length applies to the block methods only; the runs' bound depends on the method.
+  const syncForm = () => {
+    blockField.hidden = methodSel.value !== 'block' && methodSel.value !== 'price_paths';
+    runsIn.max = methodSel.value === 'price_paths' ? '1000' : '10000';
+    runsIn.placeholder = methodSel.value === 'price_paths' ? '100' : '1000';
+    const help = runsField.querySelector('.hint');
+    if (help) help.textContent = runsHelp();
+  };
+  methodSel.addEventListener('change', syncForm);
+  syncForm();
+  let generation = 0; // a newer simulation stops an older one's polling
+  // Reruns on price paths take a while: the service answers their progress until done.
+  const pricePaths = async (o: { runs?: number; seed?: number; block?: number }, gen: number): Promise<MonteCarlo | null> => {
+    for (;;) {
+      const a = await api.getPricePaths(tid, o);
+      if (!api.isProgress(a)) return a;
+      if (gen !== generation) return null;
+      out.replaceChildren(
+        loading(`Rerunning the strategy on price paths… ${a.done.toLocaleString('en-US')} of ${a.runs.toLocaleString('en-US')} (${Math.floor(a.progress)}%)`),
+      );
+      out.firstElementChild?.setAttribute('id', 'montecarlo-progress');
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      if (gen !== generation || !out.isConnected) return null;
+    }
+  };
   const simulate = async () => {
+    const gen = ++generation;
     out.replaceChildren(loading('Simulating…'));
     submit.setAttribute('disabled', '');
     try {
       const runs = runsIn.value.trim() ? Number(runsIn.value) : undefined;
       const seed = seedIn.value.trim() ? Number(seedIn.value) : undefined;
-      show(await api.getMonteCarlo(tid, { method: methodSel.value, runs, seed }));
+      const block = blockIn.value.trim() ? Number(blockIn.value) : undefined;
+      if (methodSel.value === 'price_paths') {
+        const a = await pricePaths({ runs, seed, block }, gen);
+        if (a && gen === generation) show(a);
+      } else if (methodSel.value === 'block') {
+        show(await api.getMonteCarlo(tid, { method: methodSel.value, runs, seed, block }));
+      } else {
+        show(await api.getMonteCarlo(tid, { method: methodSel.value, runs, seed }));
+      }
     } catch (e) {
       out.replaceChildren(errorBox(e));
       charts.hidden = true;
@@ -90,7 +132,11 @@ export function monteCarloSection(tid: string, trades: number): HTMLElement {
     'section',
     { 'aria-labelledby': 'h-montecarlo', id: 'montecarlo' },
     h('h2', { id: 'h-montecarlo' }, 'Monte Carlo'),
-    h('p', { class: 'muted' }, 'How much of this result was the luck of its order: the trades in random orders, drawn with replacement, or the returns per bar drawn in blocks.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'How much of this result was the luck of its order: the trades in random orders, drawn with replacement, or the returns per bar drawn in blocks; or how the strategy fares on price paths it has not seen: rerun on the bars drawn in blocks.',
+    ),
     form,
     out,
     charts,
