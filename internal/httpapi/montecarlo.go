@@ -57,7 +57,15 @@ func (s *Server) resultPricePaths(w http.ResponseWriter, r *http.Request, id str
 	if s.paths == nil {
 		return &apperr.Error{Kind: apperr.KindUnavailable, Detail: "Monte Carlo on price paths is not available in this process"}
 	}
-	a, progress, err := s.paths.Get(r.Context(), id, auth.By(caller(r)), opts)
+	// Starting reruns runs the strategy, as a backtest does: a viewer reads the reruns a
+	// researcher or an admin started.
+	var mayStart error
+	if s.auth != nil {
+		if err := auth.Create.Check(identity(r), true); err != nil {
+			mayStart = apperr.Forbidden("%s: Monte Carlo on price paths with these runs, seed and block has not been run, and starting it reruns the strategy", strings.TrimSuffix(err.Error(), "."))
+		}
+	}
+	a, progress, err := s.paths.Get(r.Context(), id, auth.By(caller(r)), mayStart, opts)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/backtestd/backtestd/internal/auth"
 	"github.com/backtestd/backtestd/internal/engine"
 )
 
@@ -200,4 +201,35 @@ func jsonEqual(t *testing.T, a, b any) bool {
 		t.Fatal(err)
 	}
 	return string(x) == string(y)
+}
+
+// TestPricePathsByRole: reruns on price paths run the strategy, so a viewer may not start
+// them (403, nothing stored) but reads those an admin started.
+func TestPricePathsByRole(t *testing.T) {
+	t.Parallel()
+	e := newTaskEnvAccounts(t, 1, true)
+	a := auth.NewService(e.st, 0)
+	if _, err := a.AddUser(e.ctx, "vic", auth.RoleViewer, teamPasswords["vic"]); err != nil {
+		t.Fatal(err)
+	}
+	vic, _, err := a.CreateToken(e.ctx, auth.Identity{}, auth.NewToken{User: "vic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := e.submit(t, "")["task_id"].(string)
+	e.waitStatus(t, id, "completed")
+	path := "/api/results/" + id + "/montecarlo?method=price_paths&runs=3&seed=2"
+	if code, body := e.doAs(t, vic, "GET", path, ""); code != 403 || !strings.Contains(fmt.Sprint(body), "the viewer role may only read: Monte Carlo on price paths") {
+		t.Fatalf("viewer starting reruns: %d %v, want 403", code, body)
+	}
+	var rows int
+	if err := e.st.Pool.QueryRow(e.ctx, `SELECT count(*) FROM montecarlo_paths`).Scan(&rows); err != nil || rows != 0 {
+		t.Fatalf("%d rows stored after the refusal (%v)", rows, err)
+	}
+	if code, body := e.pricePaths(t, id, "&runs=3&seed=2"); code != 200 {
+		t.Fatalf("admin: %d %v", code, body)
+	}
+	if code, body := e.doAs(t, vic, "GET", path, ""); code != 200 || body.(map[string]any)["data"].(map[string]any)["runs"] != 3.0 {
+		t.Fatalf("viewer reading the stored answer: %d %v", code, body)
+	}
 }

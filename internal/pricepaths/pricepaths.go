@@ -121,7 +121,11 @@ type Progress struct {
 // the reruns. Options the result cannot take are an invalid apperr; a task without a
 // result is the not-found one; reruns that failed (the strategy failed on a path, the
 // data are gone, the time limit passed) are an unprocessable one with the reason.
-func (s *Service) Get(ctx context.Context, taskID string, by *string, opts montecarlo.Options) (*montecarlo.Answer, *Progress, error) {
+//
+// mayStart is nil when the caller may start reruns (they run the strategy: the role that
+// may run backtests), else the error to answer where none were started yet; a caller
+// who may not start them reads those another started.
+func (s *Service) Get(ctx context.Context, taskID string, by *string, mayStart error, opts montecarlo.Options) (*montecarlo.Answer, *Progress, error) {
 	size, err := s.results.Size(ctx, taskID, false)
 	if err != nil {
 		return nil, nil, err
@@ -132,6 +136,9 @@ func (s *Service) Get(ctx context.Context, taskID string, by *string, opts monte
 	args := Args{TaskID: taskID, Runs: opts.Runs, Seed: opts.Seed, Block: opts.Block}
 	row, err := s.row(ctx, args)
 	if errors.Is(err, store.ErrNotFound) {
+		if mayStart != nil {
+			return nil, nil, mayStart
+		}
 		if row, err = s.start(ctx, args, by); err != nil {
 			return nil, nil, err
 		}

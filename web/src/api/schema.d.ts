@@ -4177,6 +4177,7 @@ export interface operations {
         };
       };
       400: components["responses"]["BadRequest"];
+      403: components["responses"]["Forbidden"];
       404: components["responses"]["ResultNotFound"];
       413: components["responses"]["ReadTooLarge"];
       422: components["responses"]["Unprocessable"];
