@@ -5,10 +5,17 @@
 SELECT coalesce(max(version), 0)::int AS version FROM bar_versions WHERE source = @source AND symbol = @symbol;
 
 -- name: InsertBarVersion :exec
-INSERT INTO bar_versions (source, symbol, version, timeframe, sha256, bars, first_ts, last_ts,
+INSERT INTO bar_versions (source, symbol, version, timeframe, sha256, sha256_state, bars, first_ts, last_ts,
                           changed, added, removed, first_changed)
-VALUES (@source, @symbol, @version, @timeframe, @sha256, @bars, @first_ts, @last_ts,
+VALUES (@source, @symbol, @version, @timeframe, @sha256, @sha256_state, @bars, @first_ts, @last_ts,
         @changed, @added, @removed, @first_changed);
+
+-- name: LastBarVersionOf :one
+-- The newest version of a symbol that changed timeframe @timeframe: its bars, last bar and
+-- fingerprint state (migration 00099; NULL when made before it).
+SELECT version, bars, last_ts, sha256_state FROM bar_versions
+WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
+ORDER BY version DESC LIMIT 1;
 
 -- name: ListBarVersions :many
 -- A symbol's versions, newest first.
@@ -48,9 +55,11 @@ INSERT INTO task_data_versions (task_id, symbol, version)
 SELECT @task_id::text, unnest(@symbols::text[]), unnest(@versions::int[]);
 
 -- name: BarVersionState :one
--- Whether a symbol has a version and whether retention removed its bars.
-SELECT coalesce(bool_or(pruned_at IS NOT NULL), false)::boolean AS pruned, count(*) > 0 AS found
-FROM bar_versions WHERE source = @source AND symbol = @symbol AND version = @version;
+-- Whether a symbol has a version, whether retention removed its bars, and the symbol's
+-- latest version (whose bars are the bars table's: read as the latest).
+SELECT coalesce(bool_or(v.pruned_at IS NOT NULL), false)::boolean AS pruned, count(*) > 0 AS found,
+       (SELECT coalesce(max(l.version), 0) FROM bar_versions l WHERE l.source = @source AND l.symbol = @symbol)::int AS latest
+FROM bar_versions v WHERE v.source = @source AND v.symbol = @symbol AND v.version = @version;
 
 -- name: PrunableBarVersions :many
 -- Versions retention may remove: not a symbol's latest, not removed already, and named by

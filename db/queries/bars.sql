@@ -73,6 +73,12 @@ SELECT EXISTS (
       AND ts >= @from_ts AND ts < @until_ts
 );
 
+-- name: BarRange :one
+-- A symbol's stored bars of one timeframe: first and last time and count (migration 00038's
+-- triggers keep them exact inside the writing transaction).
+SELECT first_ts, last_ts, bars FROM bar_ranges
+WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe;
+
 -- name: SymbolRanges :many
 -- The stored bars of some symbols of a source, by timeframe: first and last time and count
 -- (kept by triggers on bars, migration 00038).

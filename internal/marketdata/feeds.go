@@ -277,10 +277,13 @@ func (f *Feeds) read(ctx context.Context, key feedKey, from, until time.Time) (*
 			return fmt.Errorf("bars version of %s/%s: %w", key.source, key.symbol, err)
 		}
 		version = row.BarsVersion
+		read := key.version
 		if data = key.version; data == 0 {
 			data = int(row.DataVersion)
+		} else if data == int(row.DataVersion) { // the latest version: the bars table's rows
+			read = 0
 		}
-		bars, err = readBarsAt(ctx, tx, key.source, key.symbol, key.tf, from, until, key.version)
+		bars, err = readBarsAt(ctx, tx, key.source, key.symbol, key.tf, from, until, read)
 		return err
 	})
 	if err != nil {

@@ -225,11 +225,10 @@ func storeBars(ctx context.Context, tx pgx.Tx, source, symbol, tf string, bars [
 	version := latest + 1
 	res.Version = latest
 	var lo, hi int // bars[lo:hi] may collide with stored bars
-	empty := false
+	var appendedAfter time.Time
 	first, err := q.FirstBarTime(ctx, tx, store.FirstBarTimeParams{Source: source, Symbol: symbol, Timeframe: tf})
 	switch {
 	case errors.Is(err, store.ErrNotFound): // nothing stored: no overlap
-		empty = true
 	case err != nil:
 		return fmt.Errorf("first stored bar: %w", err)
 	default:
@@ -241,6 +240,9 @@ func storeBars(ctx context.Context, tx pgx.Tx, source, symbol, tf string, bars [
 		hi = sort.Search(len(bars), func(i int) bool { return bars[i].Time.After(last) })
 		if hi < lo {
 			hi = lo
+		}
+		if hi == 0 { // every bar after the stored ones
+			appendedAfter = last
 		}
 	}
 	var up ImportResult
@@ -267,11 +269,8 @@ func storeBars(ctx context.Context, tx pgx.Tx, source, symbol, tf string, bars [
 	if firstChanged == nil { // nothing changed: no version
 		return nil
 	}
-	var series []engine.Bar
-	if empty {
-		series = bars
-	}
-	if err := newVersion(ctx, tx, source, symbol, tf, version, series, int64(up.Updated), int64(up.Inserted)+copied, *firstChanged); err != nil {
+	w := written{bars: bars, changed: int64(up.Updated), added: int64(up.Inserted) + copied, first: *firstChanged, appendedAfter: appendedAfter}
+	if err := newVersion(ctx, tx, source, symbol, tf, version, w); err != nil {
 		return err
 	}
 	res.Version = version

@@ -2,6 +2,7 @@ package marketdata
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -98,24 +99,25 @@ func LatestVersion(ctx context.Context, db store.DBTX, source, symbol string) (i
 // CheckVersion answers a 400 unless version is one of the symbol's versions (1 up to its
 // latest) whose bars retention kept.
 func CheckVersion(ctx context.Context, db store.DBTX, source, symbol string, version int) error {
+	_, err := checkVersion(ctx, db, source, symbol, version)
+	return err
+}
+
+// checkVersion is CheckVersion also answering the symbol's latest version.
+func checkVersion(ctx context.Context, db store.DBTX, source, symbol string, version int) (latest int, err error) {
 	st, err := q.BarVersionState(ctx, db, store.BarVersionStateParams{Source: source, Symbol: symbol, Version: int32(version)})
 	if err != nil {
-		return fmt.Errorf("version %d of %s/%s: %w", version, source, symbol, err)
+		return 0, fmt.Errorf("version %d of %s/%s: %w", version, source, symbol, err)
 	}
-	if st.Pruned {
-		return apperr.Invalid("Version %d of %s/%s was removed by retention (no kept run referenced it)", version, source, symbol)
+	switch {
+	case st.Pruned:
+		return 0, apperr.Invalid("Version %d of %s/%s was removed by retention (no kept run referenced it)", version, source, symbol)
+	case st.Found:
+		return int(st.Latest), nil
+	case st.Latest == 0:
+		return 0, apperr.Invalid("Unknown version %d of %s/%s: it has no versions", version, source, symbol)
 	}
-	if !st.Found {
-		latest, err := LatestVersion(ctx, db, source, symbol)
-		if err != nil {
-			return err
-		}
-		if latest == 0 {
-			return apperr.Invalid("Unknown version %d of %s/%s: it has no versions", version, source, symbol)
-		}
-		return apperr.Invalid("Unknown version %d of %s/%s: its versions are 1 to %d", version, source, symbol, latest)
-	}
-	return nil
+	return 0, apperr.Invalid("Unknown version %d of %s/%s: its versions are 1 to %d", version, source, symbol, st.Latest)
 }
 
 // VersionAt is the version of a symbol current at time at: the newest made at or before
@@ -135,7 +137,8 @@ func VersionAt(ctx context.Context, db store.DBTX, source, symbol string, at tim
 }
 
 // readBarsAt reads bars of one stored timeframe as version held them; version 0 reads the
-// latest bars.
+// latest bars. Callers that know the symbol's latest version pass 0 for it: the latest
+// version's bars are the bars table's rows, read without bar_history.
 func readBarsAt(ctx context.Context, db store.DBTX, source, symbol, tf string, from, until time.Time, version int) ([]engine.Bar, error) {
 	if version == 0 {
 		return readBars(ctx, db, source, symbol, tf, from, until)
@@ -153,25 +156,72 @@ func readBarsAt(ctx context.Context, db store.DBTX, source, symbol, tf string, f
 	return out, nil
 }
 
+// written is what storeBars wrote of an import into one timeframe.
+type written struct {
+	bars           []engine.Bar // the import's bars, ascending
+	changed, added int64        // stored bars updated, bars inserted
+	first          time.Time    // the earliest bar changed or added
+	// appendedAfter is the time of the last bar stored before the import when every bar of
+	// the import lies after it (nothing was updated); zero otherwise.
+	appendedAfter time.Time
+}
+
 // newVersion records version as the symbol's newest after storeBars wrote the bars of tf
-// that changed (changed updated, added inserted, the earliest of them first): its
-// fingerprint is over the timeframe's whole series as it now stands. fresh are the bars of
-// an import into a timeframe that held none, which are then the whole series.
-func newVersion(ctx context.Context, tx pgx.Tx, source, symbol, tf string, version int, fresh []engine.Bar, changed, added int64, first time.Time) error {
-	series := fresh
-	if series == nil {
-		var err error
-		if series, err = readBars(ctx, tx, source, symbol, tf, minDate, maxDate.AddDate(0, 0, 1)); err != nil {
+// that changed. Its bars, first and last come from bar_ranges (exact inside the
+// transaction); removed counts the previous version's bars that the new one lacks (an
+// import only inserts and updates, so none: the bars it leaves out stay). Its fingerprint
+// is over the timeframe's whole series as it now stands, computed without reading the
+// series back when that can be avoided:
+//   - the series holds as many bars as the import: then it is the import's bars (each
+//     of them is stored, and nothing else), hashed in memory;
+//   - the import only appended after the previous version's last bar: the previous
+//     version's kept sha256 state (migration 00099) resumes over the appended bars;
+//   - otherwise (an import of part of the series that changed or inserted bars inside it)
+//     the series is read once in the transaction.
+func newVersion(ctx context.Context, tx pgx.Tx, source, symbol, tf string, version int, w written) error {
+	rng, err := q.BarRange(ctx, tx, store.BarRangeParams{Source: source, Symbol: symbol, Timeframe: tf})
+	if err != nil {
+		return fmt.Errorf("stored range of %s/%s/%s: %w", source, symbol, tf, err)
+	}
+	var prevBars int64
+	var prevLast *time.Time
+	var prevState []byte
+	switch prev, err := q.LastBarVersionOf(ctx, tx, store.LastBarVersionOfParams{Source: source, Symbol: symbol, Timeframe: tf}); {
+	case errors.Is(err, store.ErrNotFound): // the timeframe's first version
+	case err != nil:
+		return fmt.Errorf("previous version of %s/%s/%s: %w", source, symbol, tf, err)
+	default:
+		prevBars, prevLast, prevState = prev.Bars, prev.LastTs, prev.Sha256State
+	}
+	var h *provenance.SeriesHash
+	switch {
+	case rng.Bars == int64(len(w.bars)):
+		h = provenance.NewSeriesHash()
+		h.Write(w.bars)
+	case !w.appendedAfter.IsZero() && prevState != nil && prevLast != nil && prevLast.Equal(w.appendedAfter) && prevBars+w.added == rng.Bars:
+		if h, err = provenance.ResumeSeriesHash(prevState); err != nil {
 			return err
 		}
+		h.Write(w.bars)
+	default:
+		series, err := readBars(ctx, tx, source, symbol, tf, minDate, maxDate.AddDate(0, 0, 1))
+		if err != nil {
+			return err
+		}
+		h = provenance.NewSeriesHash()
+		h.Write(series)
 	}
-	fp := provenance.FingerprintOf(series)
+	state, err := h.State()
+	if err != nil {
+		return err
+	}
+	sum := h.Sum()
 	p := store.InsertBarVersionParams{
-		Source: source, Symbol: symbol, Version: int32(version), Timeframe: tf, Sha256: &fp.SHA256,
-		Bars: int64(len(series)), Changed: changed, Added: added, FirstChanged: &first,
-	}
-	if len(series) > 0 {
-		p.FirstTs, p.LastTs = &series[0].Time, &series[len(series)-1].Time
+		Source: source, Symbol: symbol, Version: int32(version), Timeframe: tf, Sha256: &sum, Sha256State: state,
+		Bars: rng.Bars, FirstTs: &rng.FirstTs, LastTs: &rng.LastTs,
+		Changed: w.changed, Added: w.added, FirstChanged: &w.first,
+		// Bars leave a timeframe only by SQL outside versioning; never counted below 0.
+		Removed: max(prevBars+w.added-rng.Bars, 0),
 	}
 	if err := q.InsertBarVersion(ctx, tx, p); err != nil {
 		return fmt.Errorf("record version %d of %s/%s: %w", version, source, symbol, err)

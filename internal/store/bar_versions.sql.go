@@ -31,8 +31,9 @@ func (q *Queries) BarVersionAt(ctx context.Context, db DBTX, arg BarVersionAtPar
 }
 
 const barVersionState = `-- name: BarVersionState :one
-SELECT coalesce(bool_or(pruned_at IS NOT NULL), false)::boolean AS pruned, count(*) > 0 AS found
-FROM bar_versions WHERE source = $1 AND symbol = $2 AND version = $3
+SELECT coalesce(bool_or(v.pruned_at IS NOT NULL), false)::boolean AS pruned, count(*) > 0 AS found,
+       (SELECT coalesce(max(l.version), 0) FROM bar_versions l WHERE l.source = $1 AND l.symbol = $2)::int AS latest
+FROM bar_versions v WHERE v.source = $1 AND v.symbol = $2 AND v.version = $3
 `
 
 type BarVersionStateParams struct {
@@ -42,15 +43,17 @@ type BarVersionStateParams struct {
 }
 
 type BarVersionStateRow struct {
-	Pruned bool `json:"pruned"`
-	Found  bool `json:"found"`
+	Pruned bool  `json:"pruned"`
+	Found  bool  `json:"found"`
+	Latest int32 `json:"latest"`
 }
 
-// Whether a symbol has a version and whether retention removed its bars.
+// Whether a symbol has a version, whether retention removed its bars, and the symbol's
+// latest version (whose bars are the bars table's: read as the latest).
 func (q *Queries) BarVersionState(ctx context.Context, db DBTX, arg BarVersionStateParams) (BarVersionStateRow, error) {
 	row := db.QueryRow(ctx, barVersionState, arg.Source, arg.Symbol, arg.Version)
 	var i BarVersionStateRow
-	err := row.Scan(&i.Pruned, &i.Found)
+	err := row.Scan(&i.Pruned, &i.Found, &i.Latest)
 	return i, err
 }
 
@@ -77,10 +80,10 @@ func (q *Queries) DeleteUnneededBarHistory(ctx context.Context, db DBTX, arg Del
 }
 
 const insertBarVersion = `-- name: InsertBarVersion :exec
-INSERT INTO bar_versions (source, symbol, version, timeframe, sha256, bars, first_ts, last_ts,
+INSERT INTO bar_versions (source, symbol, version, timeframe, sha256, sha256_state, bars, first_ts, last_ts,
                           changed, added, removed, first_changed)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-        $9, $10, $11, $12)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+        $10, $11, $12, $13)
 `
 
 type InsertBarVersionParams struct {
@@ -89,6 +92,7 @@ type InsertBarVersionParams struct {
 	Version      int32      `json:"version"`
 	Timeframe    string     `json:"timeframe"`
 	Sha256       *string    `json:"sha256"`
+	Sha256State  []byte     `json:"sha256_state"`
 	Bars         int64      `json:"bars"`
 	FirstTs      *time.Time `json:"first_ts"`
 	LastTs       *time.Time `json:"last_ts"`
@@ -105,6 +109,7 @@ func (q *Queries) InsertBarVersion(ctx context.Context, db DBTX, arg InsertBarVe
 		arg.Version,
 		arg.Timeframe,
 		arg.Sha256,
+		arg.Sha256State,
 		arg.Bars,
 		arg.FirstTs,
 		arg.LastTs,
@@ -130,6 +135,39 @@ type InsertTaskDataVersionsParams struct {
 func (q *Queries) InsertTaskDataVersions(ctx context.Context, db DBTX, arg InsertTaskDataVersionsParams) error {
 	_, err := db.Exec(ctx, insertTaskDataVersions, arg.TaskID, arg.Symbols, arg.Versions)
 	return err
+}
+
+const lastBarVersionOf = `-- name: LastBarVersionOf :one
+SELECT version, bars, last_ts, sha256_state FROM bar_versions
+WHERE source = $1 AND symbol = $2 AND timeframe = $3
+ORDER BY version DESC LIMIT 1
+`
+
+type LastBarVersionOfParams struct {
+	Source    string `json:"source"`
+	Symbol    string `json:"symbol"`
+	Timeframe string `json:"timeframe"`
+}
+
+type LastBarVersionOfRow struct {
+	Version     int32      `json:"version"`
+	Bars        int64      `json:"bars"`
+	LastTs      *time.Time `json:"last_ts"`
+	Sha256State []byte     `json:"sha256_state"`
+}
+
+// The newest version of a symbol that changed timeframe @timeframe: its bars, last bar and
+// fingerprint state (migration 00099; NULL when made before it).
+func (q *Queries) LastBarVersionOf(ctx context.Context, db DBTX, arg LastBarVersionOfParams) (LastBarVersionOfRow, error) {
+	row := db.QueryRow(ctx, lastBarVersionOf, arg.Source, arg.Symbol, arg.Timeframe)
+	var i LastBarVersionOfRow
+	err := row.Scan(
+		&i.Version,
+		&i.Bars,
+		&i.LastTs,
+		&i.Sha256State,
+	)
+	return i, err
 }
 
 const latestBarVersion = `-- name: LatestBarVersion :one

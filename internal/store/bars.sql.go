@@ -10,6 +10,32 @@ import (
 	"time"
 )
 
+const barRange = `-- name: BarRange :one
+SELECT first_ts, last_ts, bars FROM bar_ranges
+WHERE source = $1 AND symbol = $2 AND timeframe = $3
+`
+
+type BarRangeParams struct {
+	Source    string `json:"source"`
+	Symbol    string `json:"symbol"`
+	Timeframe string `json:"timeframe"`
+}
+
+type BarRangeRow struct {
+	FirstTs time.Time `json:"first_ts"`
+	LastTs  time.Time `json:"last_ts"`
+	Bars    int64     `json:"bars"`
+}
+
+// A symbol's stored bars of one timeframe: first and last time and count (migration 00038's
+// triggers keep them exact inside the writing transaction).
+func (q *Queries) BarRange(ctx context.Context, db DBTX, arg BarRangeParams) (BarRangeRow, error) {
+	row := db.QueryRow(ctx, barRange, arg.Source, arg.Symbol, arg.Timeframe)
+	var i BarRangeRow
+	err := row.Scan(&i.FirstTs, &i.LastTs, &i.Bars)
+	return i, err
+}
+
 const barsVersion = `-- name: BarsVersion :one
 SELECT bars_version, timezone,
        (SELECT coalesce(max(v.version), 0) FROM bar_versions v WHERE v.source = $1 AND v.symbol = $2)::int AS data_version

@@ -107,6 +107,7 @@ type BarVersion struct {
 	FirstChanged *time.Time `json:"first_changed"`
 	CreatedAt    time.Time  `json:"created_at"`
 	PrunedAt     *time.Time `json:"pruned_at"`
+	Sha256State  []byte     `json:"sha256_state"`
 }
 
 type BiAudit struct {
