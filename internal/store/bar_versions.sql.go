@@ -189,6 +189,68 @@ func (q *Queries) LatestBarVersion(ctx context.Context, db DBTX, arg LatestBarVe
 	return version, err
 }
 
+const listBarHistoryAt = `-- name: ListBarHistoryAt :many
+SELECT ts, open, high, low, close, volume FROM bar_history
+WHERE source = $1 AND symbol = $2 AND timeframe = $3
+  AND ts >= $4 AND ts < $5
+  AND from_version <= $6::int AND to_version > $6::int
+ORDER BY ts
+`
+
+type ListBarHistoryAtParams struct {
+	Source    string    `json:"source"`
+	Symbol    string    `json:"symbol"`
+	Timeframe string    `json:"timeframe"`
+	FromTs    time.Time `json:"from_ts"`
+	UntilTs   time.Time `json:"until_ts"`
+	Version   int32     `json:"version"`
+}
+
+type ListBarHistoryAtRow struct {
+	Ts     time.Time `json:"ts"`
+	Open   float64   `json:"open"`
+	High   float64   `json:"high"`
+	Low    float64   `json:"low"`
+	Close  float64   `json:"close"`
+	Volume int64     `json:"volume"`
+}
+
+// The replaced bars of one stored timeframe with from <= ts < until that version @version
+// held, oldest first.
+func (q *Queries) ListBarHistoryAt(ctx context.Context, db DBTX, arg ListBarHistoryAtParams) ([]ListBarHistoryAtRow, error) {
+	rows, err := db.Query(ctx, listBarHistoryAt,
+		arg.Source,
+		arg.Symbol,
+		arg.Timeframe,
+		arg.FromTs,
+		arg.UntilTs,
+		arg.Version,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListBarHistoryAtRow
+	for rows.Next() {
+		var i ListBarHistoryAtRow
+		if err := rows.Scan(
+			&i.Ts,
+			&i.Open,
+			&i.High,
+			&i.Low,
+			&i.Close,
+			&i.Volume,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listBarVersions = `-- name: ListBarVersions :many
 SELECT version, timeframe, sha256, bars, first_ts, last_ts, changed, added, removed,
        first_changed, created_at, pruned_at
@@ -250,56 +312,49 @@ func (q *Queries) ListBarVersions(ctx context.Context, db DBTX, arg ListBarVersi
 	return items, nil
 }
 
-const listBarsAt = `-- name: ListBarsAt :many
-SELECT ts, open, high, low, close, volume FROM (
-    SELECT b.ts, b.open, b.high, b.low, b.close, b.volume FROM bars b
-    WHERE b.source = $1::text AND b.symbol = $2::text AND b.timeframe = $3::text
-      AND b.ts >= $4::timestamptz AND b.ts < $5::timestamptz AND b.since_version <= $6::int
-    UNION ALL
-    SELECT h.ts, h.open, h.high, h.low, h.close, h.volume FROM bar_history h
-    WHERE h.source = $1::text AND h.symbol = $2::text AND h.timeframe = $3::text
-      AND h.ts >= $4::timestamptz AND h.ts < $5::timestamptz
-      AND h.from_version <= $6::int AND h.to_version > $6::int
-) v
+const listBarsSince = `-- name: ListBarsSince :many
+SELECT ts, open, high, low, close, volume, since_version FROM bars
+WHERE source = $1 AND symbol = $2 AND timeframe = $3
+  AND ts >= $4 AND ts < $5
 ORDER BY ts
 `
 
-type ListBarsAtParams struct {
+type ListBarsSinceParams struct {
 	Source    string    `json:"source"`
 	Symbol    string    `json:"symbol"`
 	Timeframe string    `json:"timeframe"`
 	FromTs    time.Time `json:"from_ts"`
 	UntilTs   time.Time `json:"until_ts"`
-	Version   int32     `json:"version"`
 }
 
-type ListBarsAtRow struct {
-	Ts     time.Time `json:"ts"`
-	Open   float64   `json:"open"`
-	High   float64   `json:"high"`
-	Low    float64   `json:"low"`
-	Close  float64   `json:"close"`
-	Volume int64     `json:"volume"`
+type ListBarsSinceRow struct {
+	Ts           time.Time `json:"ts"`
+	Open         float64   `json:"open"`
+	High         float64   `json:"high"`
+	Low          float64   `json:"low"`
+	Close        float64   `json:"close"`
+	Volume       int64     `json:"volume"`
+	SinceVersion int32     `json:"since_version"`
 }
 
-// Bars of one stored timeframe with from <= ts < until as version @version held them,
-// oldest first: the latest rows it already held and the replaced rows valid in it.
-func (q *Queries) ListBarsAt(ctx context.Context, db DBTX, arg ListBarsAtParams) ([]ListBarsAtRow, error) {
-	rows, err := db.Query(ctx, listBarsAt,
+// The latest bars of one stored timeframe with from <= ts < until, oldest first, with the
+// version each holds since: ListBars' index scan, for reading an older version (the rows
+// since a later version are left out and ListBarHistoryAt's put in their places).
+func (q *Queries) ListBarsSince(ctx context.Context, db DBTX, arg ListBarsSinceParams) ([]ListBarsSinceRow, error) {
+	rows, err := db.Query(ctx, listBarsSince,
 		arg.Source,
 		arg.Symbol,
 		arg.Timeframe,
 		arg.FromTs,
 		arg.UntilTs,
-		arg.Version,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []ListBarsAtRow
+	var items []ListBarsSinceRow
 	for rows.Next() {
-		var i ListBarsAtRow
+		var i ListBarsSinceRow
 		if err := rows.Scan(
 			&i.Ts,
 			&i.Open,
@@ -307,6 +362,7 @@ func (q *Queries) ListBarsAt(ctx context.Context, db DBTX, arg ListBarsAtParams)
 			&i.Low,
 			&i.Close,
 			&i.Volume,
+			&i.SinceVersion,
 		); err != nil {
 			return nil, err
 		}
