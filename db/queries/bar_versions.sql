@@ -12,7 +12,7 @@ VALUES (@source, @symbol, @version, @timeframe, @sha256, @sha256_state, @bars, @
 
 -- name: LastBarVersionOf :one
 -- The newest version of a symbol that changed timeframe @timeframe: its bars, last bar and
--- fingerprint state (migration 00099; NULL when made before it).
+-- fingerprint state (migration 00102; NULL when made before it).
 SELECT version, bars, last_ts, sha256_state FROM bar_versions
 WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
 ORDER BY version DESC LIMIT 1;

@@ -192,7 +192,7 @@ type written struct {
 //   - the series holds as many bars as the import: then it is the import's bars (each
 //     of them is stored, and nothing else), hashed in memory;
 //   - the import only appended after the previous version's last bar: the previous
-//     version's kept sha256 state (migration 00099) resumes over the appended bars;
+//     version's kept sha256 state (migration 00102) resumes over the appended bars;
 //   - otherwise (an import of part of the series that changed or inserted bars inside it)
 //     the series is read once in the transaction.
 func newVersion(ctx context.Context, tx pgx.Tx, source, symbol, tf string, version int, w written) error {

@@ -222,7 +222,7 @@ func TestVersionImports(t *testing.T) {
 	}
 	var versions [][]engine.Bar
 	for i, s := range steps {
-		if s.name == "append after a version without a kept state" { // as a version made before migration 00099
+		if s.name == "append after a version without a kept state" { // as a version made before migration 00102
 			if _, err := tb.store.Pool.Exec(tb.ctx, `UPDATE bar_versions SET sha256_state = NULL WHERE symbol = 'IMP'`); err != nil {
 				t.Fatal(err)
 			}

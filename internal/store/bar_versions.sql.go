@@ -157,7 +157,7 @@ type LastBarVersionOfRow struct {
 }
 
 // The newest version of a symbol that changed timeframe @timeframe: its bars, last bar and
-// fingerprint state (migration 00099; NULL when made before it).
+// fingerprint state (migration 00102; NULL when made before it).
 func (q *Queries) LastBarVersionOf(ctx context.Context, db DBTX, arg LastBarVersionOfParams) (LastBarVersionOfRow, error) {
 	row := db.QueryRow(ctx, lastBarVersionOf, arg.Source, arg.Symbol, arg.Timeframe)
 	var i LastBarVersionOfRow
