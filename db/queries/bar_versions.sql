@@ -35,23 +35,19 @@ WHERE source = @source AND symbol = @symbol AND version = @version AND timeframe
 SELECT coalesce(max(version), 0)::int AS version FROM bar_versions
 WHERE source = @source AND symbol = @symbol AND created_at <= @at;
 
--- name: ListBarsSince :many
--- The latest bars of one stored timeframe with from <= ts < until, oldest first, with the
--- version each holds since: ListBars' index scan, for reading an older version (the rows
--- since a later version are left out and ListBarHistoryAt's put in their places).
-SELECT ts, open, high, low, close, volume, since_version FROM bars
-WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
-  AND ts >= @from_ts AND ts < @until_ts
-ORDER BY ts;
-
--- name: ListBarHistoryAt :many
--- The replaced bars of one stored timeframe with from <= ts < until that version @version
--- held, oldest first.
-SELECT ts, open, high, low, close, volume FROM bar_history
-WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe
-  AND ts >= @from_ts AND ts < @until_ts
-  AND from_version <= @version::int AND to_version > @version::int
-ORDER BY ts;
+-- name: ListBarsAt :many
+-- Bars of one stored timeframe with from <= ts < until as version @version held them: the
+-- latest rows it already held and the replaced rows valid in it, in one statement (one
+-- snapshot, whatever imports commit meanwhile). Unordered: the caller sorts the few
+-- replaced rows into the latest ones, so that no sort of the union runs in the database.
+SELECT b.ts, b.open, b.high, b.low, b.close, b.volume FROM bars b
+WHERE b.source = @source::text AND b.symbol = @symbol::text AND b.timeframe = @timeframe::text
+  AND b.ts >= @from_ts::timestamptz AND b.ts < @until_ts::timestamptz AND b.since_version <= @version::int
+UNION ALL
+SELECT h.ts, h.open, h.high, h.low, h.close, h.volume FROM bar_history h
+WHERE h.source = @source::text AND h.symbol = @symbol::text AND h.timeframe = @timeframe::text
+  AND h.ts >= @from_ts::timestamptz AND h.ts < @until_ts::timestamptz
+  AND h.from_version <= @version::int AND h.to_version > @version::int;
 
 -- name: InsertTaskDataVersions :exec
 INSERT INTO task_data_versions (task_id, symbol, version)
@@ -59,7 +55,7 @@ SELECT @task_id::text, unnest(@symbols::text[]), unnest(@versions::int[]);
 
 -- name: BarVersionState :one
 -- Whether a symbol has a version, whether retention removed its bars, and the symbol's
--- latest version (whose bars are the bars table's: read as the latest).
+-- latest version.
 SELECT coalesce(bool_or(v.pruned_at IS NOT NULL), false)::boolean AS pruned, count(*) > 0 AS found,
        (SELECT coalesce(max(l.version), 0) FROM bar_versions l WHERE l.source = @source AND l.symbol = @symbol)::int AS latest
 FROM bar_versions v WHERE v.source = @source AND v.symbol = @symbol AND v.version = @version;

@@ -14,8 +14,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/backtestd/backtestd/internal/apperr"
 	"github.com/backtestd/backtestd/internal/engine"
 	"github.com/backtestd/backtestd/internal/store"
@@ -200,40 +198,25 @@ func (svc *Service) BarsAt(ctx context.Context, source, symbol string, start, en
 	if loc, err = svc.symbolZone(ctx, source, symbol); err != nil {
 		return nil, nil, err
 	}
-	var from string
-	read := func(db store.DBTX) error {
-		v := version
-		if v != 0 {
-			latest, err := checkVersion(ctx, db, source, symbol, v)
-			if err != nil {
-				return err
-			}
-			if v == latest { // the bars table's rows: the plain read
-				v = 0
-			}
+	if version != 0 {
+		if err := CheckVersion(ctx, svc.st.Pool, source, symbol, version); err != nil {
+			return nil, nil, err
 		}
-		stored, err := storedTimeframes(ctx, db, source, symbol)
-		if err != nil || len(stored) == 0 {
-			bars = []engine.Bar{}
-			return err
-		}
-		if from, err = readFrom(stored, symbol, tf); err != nil {
-			return retrieval("%s", err.Error())
-		}
-		lo, hi := Span(from, loc, start, end)
-		bars, err = readBarsAt(ctx, db, source, symbol, from, lo, hi, v)
-		return err
 	}
-	if version == 0 {
-		err = read(svc.st.Pool)
-	} else { // the version check and the read agree on which version is the latest
-		err = svc.st.WithSnapshot(ctx, func(tx pgx.Tx) error { return read(tx) })
-	}
+	stored, err := storedTimeframes(ctx, svc.st.Pool, source, symbol)
 	if err != nil {
 		return nil, nil, err
 	}
-	if from == "" {
-		return bars, loc, nil
+	if len(stored) == 0 {
+		return []engine.Bar{}, loc, nil
+	}
+	from, err := readFrom(stored, symbol, tf)
+	if err != nil {
+		return nil, nil, retrieval("%s", err.Error())
+	}
+	lo, hi := Span(from, loc, start, end)
+	if bars, err = readBarsAt(ctx, svc.st.Pool, source, symbol, from, lo, hi, version); err != nil {
+		return nil, nil, err
 	}
 	if from == tf {
 		return bars, loc, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -99,25 +100,19 @@ func LatestVersion(ctx context.Context, db store.DBTX, source, symbol string) (i
 // CheckVersion answers a 400 unless version is one of the symbol's versions (1 up to its
 // latest) whose bars retention kept.
 func CheckVersion(ctx context.Context, db store.DBTX, source, symbol string, version int) error {
-	_, err := checkVersion(ctx, db, source, symbol, version)
-	return err
-}
-
-// checkVersion is CheckVersion also answering the symbol's latest version.
-func checkVersion(ctx context.Context, db store.DBTX, source, symbol string, version int) (latest int, err error) {
 	st, err := q.BarVersionState(ctx, db, store.BarVersionStateParams{Source: source, Symbol: symbol, Version: int32(version)})
 	if err != nil {
-		return 0, fmt.Errorf("version %d of %s/%s: %w", version, source, symbol, err)
+		return fmt.Errorf("version %d of %s/%s: %w", version, source, symbol, err)
 	}
 	switch {
 	case st.Pruned:
-		return 0, apperr.Invalid("Version %d of %s/%s was removed by retention (no kept run referenced it)", version, source, symbol)
+		return apperr.Invalid("Version %d of %s/%s was removed by retention (no kept run referenced it)", version, source, symbol)
 	case st.Found:
-		return int(st.Latest), nil
+		return nil
 	case st.Latest == 0:
-		return 0, apperr.Invalid("Unknown version %d of %s/%s: it has no versions", version, source, symbol)
+		return apperr.Invalid("Unknown version %d of %s/%s: it has no versions", version, source, symbol)
 	}
-	return 0, apperr.Invalid("Unknown version %d of %s/%s: its versions are 1 to %d", version, source, symbol, st.Latest)
+	return apperr.Invalid("Unknown version %d of %s/%s: its versions are 1 to %d", version, source, symbol, st.Latest)
 }
 
 // VersionAt is the version of a symbol current at time at: the newest made at or before
@@ -137,38 +132,26 @@ func VersionAt(ctx context.Context, db store.DBTX, source, symbol string, at tim
 }
 
 // readBarsAt reads bars of one stored timeframe as version held them; version 0 reads the
-// latest bars. Callers that know the symbol's latest version pass 0 for it: the latest
-// version's bars are the bars table's rows, read without bar_history.
+// latest bars. A caller that knows, in the same snapshot, that version is the symbol's
+// latest passes 0: the latest version's bars are the bars table's rows.
 func readBarsAt(ctx context.Context, db store.DBTX, source, symbol, tf string, from, until time.Time, version int) ([]engine.Bar, error) {
 	if version == 0 {
 		return readBars(ctx, db, source, symbol, tf, from, until)
 	}
-	// Two ordered index scans merged here: the latest rows the version already held and
-	// the replaced rows valid in it (few), without a sort of the union in the database.
-	rows, err := q.ListBarsSince(ctx, db, store.ListBarsSinceParams{Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until})
-	if err != nil {
-		return nil, fmt.Errorf("read bars %s/%s/%s version %d: %w", source, symbol, tf, version, err)
-	}
-	old, err := q.ListBarHistoryAt(ctx, db, store.ListBarHistoryAtParams{
+	rows, err := q.ListBarsAt(ctx, db, store.ListBarsAtParams{
 		Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until, Version: int32(version),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read replaced bars %s/%s/%s version %d: %w", source, symbol, tf, version, err)
+		return nil, fmt.Errorf("read bars %s/%s/%s version %d: %w", source, symbol, tf, version, err)
 	}
-	out := make([]engine.Bar, 0, len(rows))
-	j := 0
-	for _, r := range rows {
-		if r.SinceVersion > int32(version) {
-			continue
-		}
-		for ; j < len(old) && old[j].Ts.Before(r.Ts); j++ {
-			h := old[j]
-			out = append(out, engine.Bar{Time: h.Ts.UTC(), Open: h.Open, High: h.High, Low: h.Low, Close: h.Close, Volume: h.Volume})
-		}
-		out = append(out, engine.Bar{Time: r.Ts.UTC(), Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume})
+	out := make([]engine.Bar, len(rows))
+	sorted := true
+	for i, r := range rows {
+		out[i] = engine.Bar{Time: r.Ts.UTC(), Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume}
+		sorted = sorted && (i == 0 || out[i-1].Time.Before(out[i].Time))
 	}
-	for _, h := range old[j:] {
-		out = append(out, engine.Bar{Time: h.Ts.UTC(), Open: h.Open, High: h.High, Low: h.Low, Close: h.Close, Volume: h.Volume})
+	if !sorted { // the replaced rows come after the latest ones
+		slices.SortFunc(out, func(a, b engine.Bar) int { return a.Time.Compare(b.Time) })
 	}
 	return out, nil
 }

@@ -49,7 +49,7 @@ type BarVersionStateRow struct {
 }
 
 // Whether a symbol has a version, whether retention removed its bars, and the symbol's
-// latest version (whose bars are the bars table's: read as the latest).
+// latest version.
 func (q *Queries) BarVersionState(ctx context.Context, db DBTX, arg BarVersionStateParams) (BarVersionStateRow, error) {
 	row := db.QueryRow(ctx, barVersionState, arg.Source, arg.Symbol, arg.Version)
 	var i BarVersionStateRow
@@ -189,68 +189,6 @@ func (q *Queries) LatestBarVersion(ctx context.Context, db DBTX, arg LatestBarVe
 	return version, err
 }
 
-const listBarHistoryAt = `-- name: ListBarHistoryAt :many
-SELECT ts, open, high, low, close, volume FROM bar_history
-WHERE source = $1 AND symbol = $2 AND timeframe = $3
-  AND ts >= $4 AND ts < $5
-  AND from_version <= $6::int AND to_version > $6::int
-ORDER BY ts
-`
-
-type ListBarHistoryAtParams struct {
-	Source    string    `json:"source"`
-	Symbol    string    `json:"symbol"`
-	Timeframe string    `json:"timeframe"`
-	FromTs    time.Time `json:"from_ts"`
-	UntilTs   time.Time `json:"until_ts"`
-	Version   int32     `json:"version"`
-}
-
-type ListBarHistoryAtRow struct {
-	Ts     time.Time `json:"ts"`
-	Open   float64   `json:"open"`
-	High   float64   `json:"high"`
-	Low    float64   `json:"low"`
-	Close  float64   `json:"close"`
-	Volume int64     `json:"volume"`
-}
-
-// The replaced bars of one stored timeframe with from <= ts < until that version @version
-// held, oldest first.
-func (q *Queries) ListBarHistoryAt(ctx context.Context, db DBTX, arg ListBarHistoryAtParams) ([]ListBarHistoryAtRow, error) {
-	rows, err := db.Query(ctx, listBarHistoryAt,
-		arg.Source,
-		arg.Symbol,
-		arg.Timeframe,
-		arg.FromTs,
-		arg.UntilTs,
-		arg.Version,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ListBarHistoryAtRow
-	for rows.Next() {
-		var i ListBarHistoryAtRow
-		if err := rows.Scan(
-			&i.Ts,
-			&i.Open,
-			&i.High,
-			&i.Low,
-			&i.Close,
-			&i.Volume,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const listBarVersions = `-- name: ListBarVersions :many
 SELECT version, timeframe, sha256, bars, first_ts, last_ts, changed, added, removed,
        first_changed, created_at, pruned_at
@@ -312,49 +250,55 @@ func (q *Queries) ListBarVersions(ctx context.Context, db DBTX, arg ListBarVersi
 	return items, nil
 }
 
-const listBarsSince = `-- name: ListBarsSince :many
-SELECT ts, open, high, low, close, volume, since_version FROM bars
-WHERE source = $1 AND symbol = $2 AND timeframe = $3
-  AND ts >= $4 AND ts < $5
-ORDER BY ts
+const listBarsAt = `-- name: ListBarsAt :many
+SELECT b.ts, b.open, b.high, b.low, b.close, b.volume FROM bars b
+WHERE b.source = $1::text AND b.symbol = $2::text AND b.timeframe = $3::text
+  AND b.ts >= $4::timestamptz AND b.ts < $5::timestamptz AND b.since_version <= $6::int
+UNION ALL
+SELECT h.ts, h.open, h.high, h.low, h.close, h.volume FROM bar_history h
+WHERE h.source = $1::text AND h.symbol = $2::text AND h.timeframe = $3::text
+  AND h.ts >= $4::timestamptz AND h.ts < $5::timestamptz
+  AND h.from_version <= $6::int AND h.to_version > $6::int
 `
 
-type ListBarsSinceParams struct {
+type ListBarsAtParams struct {
 	Source    string    `json:"source"`
 	Symbol    string    `json:"symbol"`
 	Timeframe string    `json:"timeframe"`
 	FromTs    time.Time `json:"from_ts"`
 	UntilTs   time.Time `json:"until_ts"`
+	Version   int32     `json:"version"`
 }
 
-type ListBarsSinceRow struct {
-	Ts           time.Time `json:"ts"`
-	Open         float64   `json:"open"`
-	High         float64   `json:"high"`
-	Low          float64   `json:"low"`
-	Close        float64   `json:"close"`
-	Volume       int64     `json:"volume"`
-	SinceVersion int32     `json:"since_version"`
+type ListBarsAtRow struct {
+	Ts     time.Time `json:"ts"`
+	Open   float64   `json:"open"`
+	High   float64   `json:"high"`
+	Low    float64   `json:"low"`
+	Close  float64   `json:"close"`
+	Volume int64     `json:"volume"`
 }
 
-// The latest bars of one stored timeframe with from <= ts < until, oldest first, with the
-// version each holds since: ListBars' index scan, for reading an older version (the rows
-// since a later version are left out and ListBarHistoryAt's put in their places).
-func (q *Queries) ListBarsSince(ctx context.Context, db DBTX, arg ListBarsSinceParams) ([]ListBarsSinceRow, error) {
-	rows, err := db.Query(ctx, listBarsSince,
+// Bars of one stored timeframe with from <= ts < until as version @version held them: the
+// latest rows it already held and the replaced rows valid in it, in one statement (one
+// snapshot, whatever imports commit meanwhile). Unordered: the caller sorts the few
+// replaced rows into the latest ones, so that no sort of the union runs in the database.
+func (q *Queries) ListBarsAt(ctx context.Context, db DBTX, arg ListBarsAtParams) ([]ListBarsAtRow, error) {
+	rows, err := db.Query(ctx, listBarsAt,
 		arg.Source,
 		arg.Symbol,
 		arg.Timeframe,
 		arg.FromTs,
 		arg.UntilTs,
+		arg.Version,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []ListBarsSinceRow
+	var items []ListBarsAtRow
 	for rows.Next() {
-		var i ListBarsSinceRow
+		var i ListBarsAtRow
 		if err := rows.Scan(
 			&i.Ts,
 			&i.Open,
@@ -362,7 +306,6 @@ func (q *Queries) ListBarsSince(ctx context.Context, db DBTX, arg ListBarsSinceP
 			&i.Low,
 			&i.Close,
 			&i.Volume,
-			&i.SinceVersion,
 		); err != nil {
 			return nil, err
 		}
