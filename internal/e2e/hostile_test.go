@@ -31,7 +31,7 @@ const (
 	hostileMemoryMB   = 512
 	hostileLogLines   = 1000
 	// loadLimit tells a bounded load from a hung one: the loader's own limit is 0.5 s and
-	// an idle machine answers within 2.5 s (docs/performance.md's figure), but with every core busy
+	// an idle machine answers within a few seconds, but with every core busy
 	// parsing 680,000 parentheses alone took 2.9 s, so the test leaves a wide margin and
 	// logs the time.
 	loadLimit = 20 * time.Second
