@@ -43,6 +43,9 @@ type filterBar struct {
 
 var filterLines = [...]string{"open", "high", "low", "close", "volume", "openinterest"}
 
+// filterColumns are the lines a filter's data shows: filterLines, then datetime (column 6).
+var filterColumns = [...]string{"open", "high", "low", "close", "volume", "openinterest", "datetime"}
+
 // filterFeed is one feed as its filters see it: backtrader's buffer, bar stack and stash,
 // and its load loop (feed.py's load, _last, _add2stack, _save2stack, _updatebar,
 // _fromstack and backwards), run as backtrader's preload runs them: every raw bar through
@@ -456,7 +459,7 @@ type filterDataView struct{ ff *filterFeed }
 
 func (d *filterDataView) Get(key string) goja.Value {
 	ff := d.ff
-	for k, n := range append(filterLines[:], "datetime") {
+	for k, n := range filterColumns {
 		if n == key {
 			if ff.lineObj[k] == nil {
 				ff.lineObj[k] = ff.h.rt.NewDynamicObject(&filterLineView{ff: ff, col: k})
@@ -479,7 +482,7 @@ func (d *filterDataView) Set(string, goja.Value) bool { return false }
 func (d *filterDataView) Has(key string) bool         { return d.Get(key) != nil }
 func (d *filterDataView) Delete(string) bool          { return false }
 func (d *filterDataView) Keys() []string {
-	return append(append(filterLines[:], "datetime", "length", "symbol"), "backwards", "add2stack", "save2stack", "updatebar", "bar", "date", "sessionStart", "sessionEnd")
+	return append(filterColumns[:], "length", "symbol", "backwards", "add2stack", "save2stack", "updatebar", "bar", "date", "sessionStart", "sessionEnd")
 }
 
 // filterLineView is one line of the buffer: [0] the current bar's value, [-n] n bars

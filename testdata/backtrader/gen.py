@@ -1667,24 +1667,13 @@ def sample_module(folder, filename, name):
     return mod
 
 
-class WeekDaysCross(bt.Strategy):
+class WeekDaysCross(CalendarCross):
     """samples/weekdays-filler's own WeekDaysFiller(fillclose=True) on the feed: a bar at the
-    last close for each weekday without one, stamped at the session end; then an SMA
-    crossover over weekdays: long `size` when SMA(`fast`) crosses above SMA(`slow`), out
-    when it crosses under."""
+    last close for each weekday without one, stamped at the session end; then CalendarCross's
+    SMA crossover over weekdays."""
     params = dict(fast=5, slow=20, size=10)
     filters = [(sample_module("weekdays-filler", "weekdaysfiller.py", "weekdaysfiller").WeekDaysFiller,
                 dict(fillclose=True))]
-
-    def __init__(self):
-        self.cross = bt.ind.CrossOver(bt.ind.SMA(self.data.close, period=self.p.fast),
-                                      bt.ind.SMA(self.data.close, period=self.p.slow))
-
-    def next(self):
-        if not self.position and self.cross[0] > 0:
-            self.buy(size=self.p.size)
-        elif self.position and self.cross[0] < 0:
-            self.close()
 
 
 class DayStepsClose(bt.Strategy):
