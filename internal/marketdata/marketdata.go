@@ -261,14 +261,14 @@ func storedTimeframes(ctx context.Context, db store.DBTX, source, symbol string)
 	return out, nil
 }
 
+// readBars reads the latest bars of one stored timeframe with from <= ts < until.
 func readBars(ctx context.Context, db store.DBTX, source, symbol, tf string, from, until time.Time) ([]engine.Bar, error) {
-	rows, err := q.ListBars(ctx, db, store.ListBarsParams{Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until})
+	out := make([]engine.Bar, 0, 1024)
+	err := q.EachBar(ctx, db, store.ListBarsParams{Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until}, func(r store.ListBarsRow) {
+		out = append(out, engine.Bar{Time: r.Ts, Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume})
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read bars %s/%s/%s: %w", source, symbol, tf, err)
-	}
-	out := make([]engine.Bar, len(rows))
-	for i, r := range rows {
-		out[i] = engine.Bar{Time: r.Ts.UTC(), Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume}
 	}
 	return out, nil
 }

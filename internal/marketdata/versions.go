@@ -138,17 +138,16 @@ func readBarsAt(ctx context.Context, db store.DBTX, source, symbol, tf string, f
 	if version == 0 {
 		return readBars(ctx, db, source, symbol, tf, from, until)
 	}
-	rows, err := q.ListBarsAt(ctx, db, store.ListBarsAtParams{
+	out := make([]engine.Bar, 0, 1024)
+	sorted := true
+	err := q.EachBarAt(ctx, db, store.ListBarsAtParams{
 		Source: source, Symbol: symbol, Timeframe: tf, FromTs: from, UntilTs: until, Version: int32(version),
+	}, func(r store.ListBarsRow) {
+		sorted = sorted && (len(out) == 0 || out[len(out)-1].Time.Before(r.Ts))
+		out = append(out, engine.Bar{Time: r.Ts, Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read bars %s/%s/%s version %d: %w", source, symbol, tf, version, err)
-	}
-	out := make([]engine.Bar, len(rows))
-	sorted := true
-	for i, r := range rows {
-		out[i] = engine.Bar{Time: r.Ts.UTC(), Open: r.Open, High: r.High, Low: r.Low, Close: r.Close, Volume: r.Volume}
-		sorted = sorted && (i == 0 || out[i-1].Time.Before(out[i].Time))
 	}
 	if !sorted { // the replaced rows come after the latest ones
 		slices.SortFunc(out, func(a, b engine.Bar) int { return a.Time.Compare(b.Time) })
