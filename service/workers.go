@@ -74,7 +74,7 @@ func startTaskRuntime(ctx context.Context, cfg config.Config, url string, runner
 	stud := studies.New(studies.Config{Runner: runners, RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
 		Lease: cfg.LeaseTimeout, UserMaxRunning: cfg.UserMaxRunning}, st, svc, log)
 	paths := pricepaths.New(pricepaths.Config{Runner: runners, RunTimeout: cfg.RunTimeout, MemoryLimit: uint64(cfg.RunMemoryMB) << 20,
-		Logger: log}, st, svc)
+		UserMaxRunning: cfg.UserMaxRunning, Logger: log}, st, svc)
 	// River reports routine work at info level; keep its warnings and errors.
 	riverLog := slog.New(levelFloor{h: log.Handler(), min: slog.LevelWarn}).With("component", "river")
 	client, err := jobs.NewClient(st.Pool, jobs.Config{

@@ -9,13 +9,19 @@ VALUES (@task_id, @runs, @seed, @block, @created_by)
 ON CONFLICT DO NOTHING;
 
 -- name: StartMonteCarloPaths :execrows
--- A job starts (or starts again after a retry): running, from no reruns done.
-UPDATE montecarlo_paths SET status = 'running', done = 0, updated_at = now()
+-- A job starts (or starts again after a retry): running, from no reruns done, worked by
+-- job @job_id (migration 00103).
+UPDATE montecarlo_paths SET status = 'running', done = 0, job_id = @job_id, updated_at = now()
 WHERE task_id = @task_id AND runs = @runs AND seed = @seed AND block = @block AND status IN ('pending', 'running');
 
 -- name: ProgressMonteCarloPaths :exec
 UPDATE montecarlo_paths SET done = @done, updated_at = now()
 WHERE task_id = @task_id AND runs = @runs AND seed = @seed AND block = @block AND status = 'running';
+
+-- name: TouchMonteCarloPaths :exec
+-- The running job is alive (fairshare counts a running row touched lately).
+UPDATE montecarlo_paths SET updated_at = now()
+WHERE task_id = @task_id AND runs = @runs AND seed = @seed AND block = @block AND status = 'running' AND job_id = @job_id;
 
 -- name: FinishMonteCarloPaths :exec
 -- The end: completed with its answer, or failed with its reason.

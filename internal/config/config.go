@@ -34,7 +34,7 @@ type Config struct {
 	Auth       string
 	SessionTTL time.Duration // SESSION_TTL: how long a sign-in lasts
 	// UserMaxRunning (USER_MAX_RUNNING) is how many units of work of one user (backtests,
-	// study batches, walk-forward folds) run at once over all workers; 0 no limit. Default:
+	// study batches, walk-forward folds, price-path jobs) run at once over all workers; 0 no limit. Default:
 	// half of WORKERS, at least 1.
 	UserMaxRunning int
 	StrategyDirs   []string      // STRATEGY_DIRS, colon-separated

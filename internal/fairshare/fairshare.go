@@ -1,7 +1,8 @@
 // Package fairshare is the one rule of how much work a user runs at once, for every kind
-// of work a user queues: backtests (internal/tasks), and study batches and walk-forward
-// folds' out-of-sample runs (internal/studies). Both packages call it; neither counts on
-// its own.
+// of work a user queues: backtests (internal/tasks), study batches and walk-forward folds'
+// out-of-sample runs (internal/studies), and price-path Monte Carlo reruns
+// (internal/pricepaths, counted as study jobs). Each package calls it; none counts on its
+// own.
 //
 //   - Admit: over all workers, one owner runs at most a limit of units at once (a running
 //     backtest is one unit, a running study job is one), and the owner's waiting backtests
@@ -37,7 +38,7 @@ type Kind int
 // Kinds of work, the first preferred.
 const (
 	Backtest Kind = iota // a single backtest (a task)
-	Study                // a study's job: a batch of combinations, or a fold's out-of-sample run
+	Study                // a study's job (a batch of combinations, a fold's out-of-sample run), or a price-path job
 )
 
 // ErrBusy refuses to start a unit whose owner already runs as many units as allowed.
@@ -83,7 +84,7 @@ func Admit(ctx context.Context, tx pgx.Tx, q *store.Queries, limit int, owner *s
 	if err := q.LockOwner(ctx, tx, *owner); err != nil {
 		return fmt.Errorf("lock owner: %w", err)
 	}
-	n, err := q.CountOwnerUnits(ctx, tx, store.CountOwnerUnitsParams{Owner: owner, TaskID: u.Task, JobID: u.Job})
+	n, err := q.CountOwnerUnits(ctx, tx, store.CountOwnerUnitsParams{Owner: owner, TaskID: u.Task, JobID: u.Job, PathsStaleSecs: PathsStale.Seconds()})
 	if err != nil {
 		return fmt.Errorf("count the owner's running work: %w", err)
 	}
@@ -92,6 +93,14 @@ func Admit(ctx context.Context, tx pgx.Tx, q *store.Queries, limit int, owner *s
 	}
 	return nil
 }
+
+// A price-path job (internal/pricepaths) counts as one unit of its requester while its row
+// is running: the job touches the row every PathsBeat, and a row untouched for PathsStale
+// (its worker died; River runs the job again later) stops counting.
+const (
+	PathsBeat  = 5 * time.Second
+	PathsStale = 30 * time.Second
+)
 
 // OwnerWait is how long a unit refused by Admit waits before it is tried again, plus up to
 // as much again (Wait).

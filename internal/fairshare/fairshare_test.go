@@ -63,9 +63,10 @@ func TestPriority(t *testing.T) {
 	}
 }
 
-// TestAdmitCountsEveryKindOfWork: the units of an owner are their running backtests and
-// their studies' jobs holding a lease (batches and folds), less the unit being admitted;
-// others' work, finished work and ownerless work do not count. The owner's pending
+// TestAdmitCountsEveryKindOfWork: the units of an owner are their running backtests, their
+// studies' jobs holding a lease (batches and folds) and the price-path jobs they asked for
+// that run and were touched lately, less the unit being admitted; others' work, finished
+// work, a dead job's stale row and ownerless work do not count. The owner's pending
 // backtests hold back their study's jobs.
 func TestAdmitCountsEveryKindOfWork(t *testing.T) {
 	t.Parallel()
@@ -81,7 +82,8 @@ func TestAdmitCountsEveryKindOfWork(t *testing.T) {
 			t.Fatalf("fixture %q: %v", sql, err)
 		}
 	}
-	exec(`INSERT INTO users (name, role, password_hash) VALUES ('alice', 'researcher', 'x'), ('bob', 'researcher', 'x'), ('carol', 'researcher', 'x')`)
+	exec(`INSERT INTO users (name, role, password_hash) VALUES ('alice', 'researcher', 'x'), ('bob', 'researcher', 'x'), ('carol', 'researcher', 'x'),
+		('dave', 'researcher', 'x'), ('erin', 'researcher', 'x')`)
 	exec(`INSERT INTO strategies (id, name, current_version) VALUES ('str_1', 'S', 1)`)
 	exec(`INSERT INTO strategy_versions (strategy_id, version, name, code, class_name, params, origin, content_hash)
 		VALUES ('str_1', 1, 'S', 'x', 'S', '[]', 'api', 'h')`)
@@ -115,6 +117,19 @@ func TestAdmitCountsEveryKindOfWork(t *testing.T) {
 		(201, 'study_2', '{0}', NULL, 1, 'w'),
 		(301, 'study_3', '{0}', NULL, 1, 'w'), (302, 'study_3', '{1}', NULL, 1, 'w')`)
 
+	// Price-path jobs on bob's completed result: carol asked for two running ones (jobs 401
+	// and 402), one of them untouched for longer than PathsStale (its worker died), a
+	// pending one and a completed one; dave's runs (dave asked, carol's count ignores it).
+	task("task_9", "'bob'", "completed")
+	exec(`INSERT INTO results (task_id, attempt, initial_cash, final_value, final_cash, total_return, max_drawdown,
+		max_drawdown_pct, total_trades, won, lost, bars) VALUES ('task_9', 1, 10000, 10000, 10000, 0, 0, 0, 0, 0, 0, 10)`)
+	exec(`INSERT INTO montecarlo_paths (task_id, runs, seed, block, status, created_by, job_id, updated_at) VALUES
+		('task_9', 10, 1, 5, 'running', 'carol', 401, now()),
+		('task_9', 10, 2, 5, 'running', 'carol', 402, now() - interval '1 minute'),
+		('task_9', 10, 3, 5, 'pending', 'carol', NULL, now()),
+		('task_9', 10, 4, 5, 'completed', 'carol', 404, now()),
+		('task_9', 10, 5, 5, 'running', 'dave', 405, now())`)
+
 	p := func(s string) *string { return &s }
 	bt := func(id string) fairshare.Unit { return fairshare.Unit{Kind: fairshare.Backtest, Task: id} }
 	job := func(id int64) fairshare.Unit { return fairshare.Unit{Kind: fairshare.Study, Job: id} }
@@ -134,14 +149,19 @@ func TestAdmitCountsEveryKindOfWork(t *testing.T) {
 		{"alice's new batch", p("alice"), job(104), 5, 5, 1, true},
 		{"bob: his task and his batch", p("bob"), bt("task_7"), 2, 2, 0, true},
 		{"bob's batch below his limit", p("bob"), job(202), 3, 2, 0, false},
-		{"carol runs nothing", p("carol"), bt("task_8"), 1, 0, 0, false},
+		{"carol's running price-path job counts, not the stale, pending or completed ones", p("carol"), bt("task_8"), 1, 1, 0, true},
+		{"carol's price-path job below her limit", p("carol"), job(406), 2, 1, 0, false},
+		{"carol's running price-path job leaves itself out", p("carol"), job(401), 1, 0, 0, false},
+		{"carol's stale job starting again", p("carol"), job(402), 1, 1, 0, true},
+		{"erin runs nothing", p("erin"), bt("task_8"), 1, 0, 0, false},
 		{"no limit", p("alice"), job(105), 0, 5, 1, false},
 		{"nobody's work is not limited", nil, job(303), 1, 0, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.owner != nil {
-				n, err := st.Queries.CountOwnerUnits(ctx, st.Pool, store.CountOwnerUnitsParams{Owner: tt.owner, TaskID: tt.unit.Task, JobID: tt.unit.Job})
+				n, err := st.Queries.CountOwnerUnits(ctx, st.Pool, store.CountOwnerUnitsParams{Owner: tt.owner, TaskID: tt.unit.Task, JobID: tt.unit.Job,
+					PathsStaleSecs: fairshare.PathsStale.Seconds()})
 				if err != nil {
 					t.Fatal(err)
 				}

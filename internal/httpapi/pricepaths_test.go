@@ -233,3 +233,48 @@ func TestPricePathsByRole(t *testing.T) {
 		t.Fatalf("viewer reading the stored answer: %d %v", code, body)
 	}
 }
+
+// TestPricePathsFairShare: a price-path job is one of its requester's units of work
+// (fairshare, USER_MAX_RUNNING=1 here). While root already runs one (another price-path
+// job, live: its row running and touched), root's new request stays pending, its job
+// snoozed rather than run and no attempt spent; once the other ends, it runs and answers.
+func TestPricePathsFairShare(t *testing.T) {
+	t.Parallel()
+	e := newTaskEnvShare(t, 2, true, 1)
+	id := e.submit(t, "")["task_id"].(string)
+	e.waitStatus(t, id, "completed")
+	if _, err := e.st.Pool.Exec(e.ctx, `INSERT INTO montecarlo_paths (task_id, runs, seed, block, status, created_by, job_id, updated_at)
+		VALUES ($1, 5, 999, 5, 'running', 'root', -1, now())`, id); err != nil {
+		t.Fatal(err)
+	}
+	code, body := e.do(t, "GET", "/api/results/"+id+"/montecarlo?method=price_paths&runs=3&seed=2", "")
+	if code != 202 {
+		t.Fatalf("first request: %d %v", code, body)
+	}
+	// Two of the job's snoozes at least (fairshare.Wait is 2 to 4 s), each a refusal.
+	for until := time.Now().Add(9 * time.Second); time.Now().Before(until); time.Sleep(200 * time.Millisecond) {
+		var status string
+		var attempt int
+		if err := e.st.Pool.QueryRow(e.ctx, `SELECT m.status, coalesce((SELECT max(j.attempt) FROM river_job j WHERE j.kind = 'montecarlo_paths'), 0)
+			FROM montecarlo_paths m WHERE m.task_id = $1 AND m.seed = 2`, id).Scan(&status, &attempt); err != nil {
+			t.Fatal(err)
+		}
+		if status != "pending" {
+			t.Fatalf("the request is %s while root runs as many units as allowed", status)
+		}
+		if attempt > 1 {
+			t.Fatalf("the refused job spent attempts: %d", attempt)
+		}
+	}
+	// The other job ends: the waiting one is admitted and completes.
+	if _, err := e.st.Pool.Exec(e.ctx, `UPDATE montecarlo_paths SET status = 'completed' WHERE task_id = $1 AND seed = 999`, id); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := e.pricePaths(t, id, "&runs=3&seed=2"); code != 200 {
+		t.Fatalf("after the other job ended: %d %v", code, body)
+	}
+	var jobID *int64
+	if err := e.st.Pool.QueryRow(e.ctx, `SELECT job_id FROM montecarlo_paths WHERE task_id = $1 AND seed = 2`, id).Scan(&jobID); err != nil || jobID == nil {
+		t.Fatalf("the completed row names no job: %v", err)
+	}
+}

@@ -60,6 +60,13 @@ func newTaskEnv(t *testing.T, workers int) *taskEnv { return newTaskEnvAccounts(
 // the API token of root, an admin, and str_1 is root's.
 func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 	t.Helper()
+	return newTaskEnvShare(t, workers, accounts, 0)
+}
+
+// newTaskEnvShare is newTaskEnvAccounts with a fair share: userMax units of work of one
+// user at once (USER_MAX_RUNNING; 0: none).
+func newTaskEnvShare(t *testing.T, workers int, accounts bool, userMax int) *taskEnv {
+	t.Helper()
 	ctx := context.Background()
 	url := pgtest.NewDatabase(t)
 	st, err := store.Open(ctx, url, 20)
@@ -94,9 +101,9 @@ func newTaskEnvAccounts(t *testing.T, workers int, accounts bool) *taskEnv {
 		VALUES ('str_1', 1, 'SmaCross', $1, 'SmaCross', $2, 'api', 'h')`, taskTestStrategy, params)
 
 	pool := runnertest.Pool(t)
-	svc := tasks.New(tasks.Config{RunTimeout: 30 * time.Second, Runner: pool}, st, quietLogger())
-	stud := studies.New(studies.Config{Runner: pool, RunTimeout: 30 * time.Second}, st, svc, quietLogger())
-	paths := pricepaths.New(pricepaths.Config{Runner: pool, RunTimeout: 30 * time.Second, Logger: quietLogger()}, st, svc)
+	svc := tasks.New(tasks.Config{RunTimeout: 30 * time.Second, Runner: pool, UserMaxRunning: userMax}, st, quietLogger())
+	stud := studies.New(studies.Config{Runner: pool, RunTimeout: 30 * time.Second, UserMaxRunning: userMax}, st, svc, quietLogger())
+	paths := pricepaths.New(pricepaths.Config{Runner: pool, RunTimeout: 30 * time.Second, UserMaxRunning: userMax, Logger: quietLogger()}, st, svc)
 	client, err := jobs.NewClient(st.Pool, jobs.Config{Workers: workers, RunTimeout: 30 * time.Second, Logger: quietLogger(),
 		Register: func(w *river.Workers) { stud.AddWorker(w); paths.AddWorker(w) }}, svc)
 	if err != nil {

@@ -38,12 +38,15 @@ type Runner interface {
 }
 
 // Config sets the runner and the limits: RunTimeout is the wall time of a job's reruns
-// together (0: jsrt.DefaultWallTimeLimit), MemoryLimit each rerun's budget.
+// together (0: jsrt.DefaultWallTimeLimit), MemoryLimit each rerun's budget, UserMaxRunning
+// the fair share (fairshare.Admit; 0: none): a job is one unit of work of the user who asked
+// for it, as a study job is.
 type Config struct {
-	Runner      Runner
-	RunTimeout  time.Duration
-	MemoryLimit uint64
-	Logger      *slog.Logger
+	Runner         Runner
+	RunTimeout     time.Duration
+	MemoryLimit    uint64
+	UserMaxRunning int
+	Logger         *slog.Logger
 }
 
 // Status of a request's row.
@@ -183,7 +186,8 @@ func (s *Service) start(ctx context.Context, a Args, by *string) (store.Montecar
 		if n == 0 {
 			return nil
 		}
-		if _, err := s.queue.InsertTx(ctx, tx, a, nil); err != nil {
+		opts := &river.InsertOpts{Priority: fairshare.Priority(fairshare.Study, by, s.cfg.UserMaxRunning)}
+		if _, err := s.queue.InsertTx(ctx, tx, a, opts); err != nil {
 			return fmt.Errorf("enqueue price paths of %s: %w", id, err)
 		}
 		return nil
@@ -236,10 +240,25 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[Args]) error {
 	if row.Status == StatusCompleted || row.Status == StatusFailed {
 		return nil
 	}
-	if _, err := s.db.Queries.StartMonteCarloPaths(ctx, s.db.Pool, store.StartMonteCarloPathsParams{TaskID: id, Runs: runs, Seed: seed, Block: block}); err != nil {
+	// Admitted under the requester's fair share and marked running in one transaction: the
+	// running row is what counts the job (fairshare.PathsBeat keeps it counted).
+	err = s.db.WithTx(ctx, func(tx pgx.Tx) error {
+		if err := fairshare.Admit(ctx, tx, s.db.Queries, s.cfg.UserMaxRunning, row.CreatedBy, fairshare.Unit{Kind: fairshare.Study, Job: job.ID}); err != nil {
+			return err
+		}
+		_, err := s.db.Queries.StartMonteCarloPaths(ctx, tx, store.StartMonteCarloPathsParams{TaskID: id, Runs: runs, Seed: seed, Block: block, JobID: &job.ID})
+		return err
+	})
+	if errors.Is(err, fairshare.ErrBusy) {
+		return river.JobSnooze(fairshare.Wait())
+	}
+	if err != nil {
 		return fmt.Errorf("start price paths of %s: %w", id, err)
 	}
-	answer, err := s.compute(ctx, a)
+	beat, stopBeat := context.WithCancel(ctx)
+	go s.beat(beat, a, job.ID)
+	answer, err := s.compute(ctx, a, row.CreatedBy)
+	stopBeat()
 	var f *failure
 	switch {
 	case errors.As(err, &f):
@@ -261,6 +280,24 @@ func (s *Service) Execute(ctx context.Context, job *river.Job[Args]) error {
 	return s.finish(ctx, a, StatusCompleted, body, nil)
 }
 
+// beat touches the running row of job every fairshare.PathsBeat until ctx ends, so that it
+// keeps counting as one of its requester's running units.
+func (s *Service) beat(ctx context.Context, a Args, job int64) {
+	id, runs, seed, block := a.key()
+	t := time.NewTicker(fairshare.PathsBeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.db.Queries.TouchMonteCarloPaths(ctx, s.db.Pool, store.TouchMonteCarloPathsParams{TaskID: id, Runs: runs, Seed: seed, Block: block, JobID: &job}); err != nil && ctx.Err() == nil {
+				s.log.Warn("touch price paths", "task", id, "err", err)
+			}
+		}
+	}
+}
+
 func (s *Service) finish(ctx context.Context, a Args, status string, answer json.RawMessage, msg *string) error {
 	id, runs, seed, block := a.key()
 	err := s.db.Queries.FinishMonteCarloPaths(ctx, s.db.Pool, store.FinishMonteCarloPathsParams{TaskID: id, Runs: runs, Seed: seed, Block: block,
@@ -272,8 +309,9 @@ func (s *Service) finish(ctx context.Context, a Args, status string, answer json
 }
 
 // compute reruns the strategy on every path and returns the answer, a *failure, or an
-// error worth a retry.
-func (s *Service) compute(ctx context.Context, a Args) (*montecarlo.Answer, error) {
+// error worth a retry. The CPU places go by the requester's share (the result's owner's
+// when nobody is named).
+func (s *Service) compute(ctx context.Context, a Args, by *string) (*montecarlo.Answer, error) {
 	cfg, err := s.tasks.Replay(ctx, a.TaskID)
 	if ae, ok := apperr.As(err); ok {
 		return nil, fail("%s", ae.Detail)
@@ -292,7 +330,11 @@ func (s *Service) compute(ctx context.Context, a Args) (*montecarlo.Answer, erro
 	if err != nil {
 		return nil, fail("%s", err.Error())
 	}
-	release, ok := s.cfg.Runner.Slot(ctx, cfg.Owner, fairshare.Study)
+	owner := cfg.Owner
+	if by != nil {
+		owner = *by
+	}
+	release, ok := s.cfg.Runner.Slot(ctx, owner, fairshare.Study)
 	if !ok {
 		return nil, fmt.Errorf("wait for a CPU place: %w", context.Cause(ctx))
 	}

@@ -12,14 +12,18 @@ import (
 const countOwnerUnits = `-- name: CountOwnerUnits :one
 SELECT ((SELECT count(*) FROM tasks t WHERE t.created_by = $1 AND t.status = 'running' AND t.id <> $2)
      + (SELECT count(*) FROM study_batches b JOIN studies s ON s.id = b.study_id
-        WHERE s.created_by = $1 AND b.job_id <> $3))::int AS units,
+        WHERE s.created_by = $1 AND b.job_id <> $3)
+     + (SELECT count(*) FROM montecarlo_paths m
+        WHERE m.created_by = $1 AND m.status = 'running' AND m.job_id IS DISTINCT FROM $3
+          AND m.updated_at > now() - make_interval(secs => $4::float8)))::int AS units,
     (SELECT count(*) FROM tasks t WHERE t.created_by = $1 AND t.status = 'pending' AND t.id <> $2)::int AS waiting_backtests
 `
 
 type CountOwnerUnitsParams struct {
-	Owner  *string `json:"owner"`
-	TaskID string  `json:"task_id"`
-	JobID  int64   `json:"job_id"`
+	Owner          *string `json:"owner"`
+	TaskID         string  `json:"task_id"`
+	JobID          int64   `json:"job_id"`
+	PathsStaleSecs float64 `json:"paths_stale_secs"`
 }
 
 type CountOwnerUnitsRow struct {
@@ -31,9 +35,16 @@ type CountOwnerUnitsRow struct {
 // study job): running backtests, and study jobs (batches, folds' out-of-sample runs) that
 // hold a lease. A lease is taken when a study job is admitted, so both count from their
 // admission until they end, the CPU wait included. Also: how many of the owner's
-// backtests wait to start (pending), which go before the owner's study jobs.
+// backtests wait to start (pending), which go before the owner's study jobs. A price-path
+// job (montecarlo_paths, migration 00103) counts while its row is running and was touched
+// within @paths_stale_secs (a dead worker's row stops counting then).
 func (q *Queries) CountOwnerUnits(ctx context.Context, db DBTX, arg CountOwnerUnitsParams) (CountOwnerUnitsRow, error) {
-	row := db.QueryRow(ctx, countOwnerUnits, arg.Owner, arg.TaskID, arg.JobID)
+	row := db.QueryRow(ctx, countOwnerUnits,
+		arg.Owner,
+		arg.TaskID,
+		arg.JobID,
+		arg.PathsStaleSecs,
+	)
 	var i CountOwnerUnitsRow
 	err := row.Scan(&i.Units, &i.WaitingBacktests)
 	return i, err

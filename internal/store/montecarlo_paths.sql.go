@@ -95,7 +95,7 @@ func (q *Queries) FinishMonteCarloPaths(ctx context.Context, db DBTX, arg Finish
 }
 
 const getMonteCarloPaths = `-- name: GetMonteCarloPaths :one
-SELECT task_id, runs, seed, block, status, done, answer, error, created_by, created_at, updated_at FROM montecarlo_paths WHERE task_id = $1 AND runs = $2 AND seed = $3 AND block = $4
+SELECT task_id, runs, seed, block, status, done, answer, error, created_by, created_at, updated_at, job_id FROM montecarlo_paths WHERE task_id = $1 AND runs = $2 AND seed = $3 AND block = $4
 `
 
 type GetMonteCarloPathsParams struct {
@@ -125,6 +125,7 @@ func (q *Queries) GetMonteCarloPaths(ctx context.Context, db DBTX, arg GetMonteC
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.JobID,
 	)
 	return i, err
 }
@@ -154,20 +155,23 @@ func (q *Queries) ProgressMonteCarloPaths(ctx context.Context, db DBTX, arg Prog
 }
 
 const startMonteCarloPaths = `-- name: StartMonteCarloPaths :execrows
-UPDATE montecarlo_paths SET status = 'running', done = 0, updated_at = now()
-WHERE task_id = $1 AND runs = $2 AND seed = $3 AND block = $4 AND status IN ('pending', 'running')
+UPDATE montecarlo_paths SET status = 'running', done = 0, job_id = $1, updated_at = now()
+WHERE task_id = $2 AND runs = $3 AND seed = $4 AND block = $5 AND status IN ('pending', 'running')
 `
 
 type StartMonteCarloPathsParams struct {
+	JobID  *int64 `json:"job_id"`
 	TaskID string `json:"task_id"`
 	Runs   int32  `json:"runs"`
 	Seed   int64  `json:"seed"`
 	Block  int32  `json:"block"`
 }
 
-// A job starts (or starts again after a retry): running, from no reruns done.
+// A job starts (or starts again after a retry): running, from no reruns done, worked by
+// job @job_id (migration 00103).
 func (q *Queries) StartMonteCarloPaths(ctx context.Context, db DBTX, arg StartMonteCarloPathsParams) (int64, error) {
 	result, err := db.Exec(ctx, startMonteCarloPaths,
+		arg.JobID,
 		arg.TaskID,
 		arg.Runs,
 		arg.Seed,
@@ -177,4 +181,29 @@ func (q *Queries) StartMonteCarloPaths(ctx context.Context, db DBTX, arg StartMo
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const touchMonteCarloPaths = `-- name: TouchMonteCarloPaths :exec
+UPDATE montecarlo_paths SET updated_at = now()
+WHERE task_id = $1 AND runs = $2 AND seed = $3 AND block = $4 AND status = 'running' AND job_id = $5
+`
+
+type TouchMonteCarloPathsParams struct {
+	TaskID string `json:"task_id"`
+	Runs   int32  `json:"runs"`
+	Seed   int64  `json:"seed"`
+	Block  int32  `json:"block"`
+	JobID  *int64 `json:"job_id"`
+}
+
+// The running job is alive (fairshare counts a running row touched lately).
+func (q *Queries) TouchMonteCarloPaths(ctx context.Context, db DBTX, arg TouchMonteCarloPathsParams) error {
+	_, err := db.Exec(ctx, touchMonteCarloPaths,
+		arg.TaskID,
+		arg.Runs,
+		arg.Seed,
+		arg.Block,
+		arg.JobID,
+	)
+	return err
 }

@@ -397,6 +397,7 @@ type MontecarloPath struct {
 	CreatedBy *string         `json:"created_by"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
+	JobID     *int64          `json:"job_id"`
 }
 
 type PnlMonth struct {
