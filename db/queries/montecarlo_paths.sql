@@ -28,6 +28,13 @@ WHERE task_id = @task_id AND runs = @runs AND seed = @seed AND block = @block AN
 UPDATE montecarlo_paths SET status = @status, done = @done, answer = @answer, error = @error, updated_at = now()
 WHERE task_id = @task_id AND runs = @runs AND seed = @seed AND block = @block AND status IN ('pending', 'running');
 
+-- name: DeleteDeadMonteCarloPaths :execrows
+-- A running request whose job gave no sign of life for @stale_secs (its worker died, and
+-- River may never run the job again): removed, so that the request starts anew.
+DELETE FROM montecarlo_paths
+WHERE task_id = @task_id AND runs = @runs AND seed = @seed AND block = @block AND status = 'running'
+  AND updated_at < now() - make_interval(secs => @stale_secs::float8);
+
 -- name: DeleteMonteCarloPaths :exec
 -- A job that gave up on an infrastructure failure: the next request starts again.
 DELETE FROM montecarlo_paths

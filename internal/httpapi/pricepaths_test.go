@@ -238,6 +238,8 @@ func TestPricePathsByRole(t *testing.T) {
 // (fairshare, USER_MAX_RUNNING=1 here). While root already runs one (another price-path
 // job, live: its row running and touched), root's new request stays pending, its job
 // snoozed rather than run and no attempt spent; once the other ends, it runs and answers.
+// A request whose job died (its row running, untouched for longer than PathsStale) starts
+// again when asked, rather than answering 202 forever.
 func TestPricePathsFairShare(t *testing.T) {
 	t.Parallel()
 	e := newTaskEnvShare(t, 2, true, 1)
@@ -276,5 +278,16 @@ func TestPricePathsFairShare(t *testing.T) {
 	var jobID *int64
 	if err := e.st.Pool.QueryRow(e.ctx, `SELECT job_id FROM montecarlo_paths WHERE task_id = $1 AND seed = 2`, id).Scan(&jobID); err != nil || jobID == nil {
 		t.Fatalf("the completed row names no job: %v", err)
+	}
+
+	if _, err := e.st.Pool.Exec(e.ctx, `INSERT INTO montecarlo_paths (task_id, runs, seed, block, status, done, created_by, job_id, updated_at)
+		VALUES ($1, 3, 7, 5, 'running', 1, 'root', -2, now() - interval '1 minute')`, id); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := e.pricePaths(t, id, "&runs=3&seed=7&block=5"); code != 200 {
+		t.Fatalf("the dead job's request: %d %v", code, body)
+	}
+	if err := e.st.Pool.QueryRow(e.ctx, `SELECT job_id FROM montecarlo_paths WHERE task_id = $1 AND seed = 7`, id).Scan(&jobID); err != nil || jobID == nil || *jobID == -2 {
+		t.Fatalf("the dead job's request was not worked by a new job: %v %v", jobID, err)
 	}
 }

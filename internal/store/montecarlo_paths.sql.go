@@ -40,6 +40,36 @@ func (q *Queries) CreateMonteCarloPaths(ctx context.Context, db DBTX, arg Create
 	return result.RowsAffected(), nil
 }
 
+const deleteDeadMonteCarloPaths = `-- name: DeleteDeadMonteCarloPaths :execrows
+DELETE FROM montecarlo_paths
+WHERE task_id = $1 AND runs = $2 AND seed = $3 AND block = $4 AND status = 'running'
+  AND updated_at < now() - make_interval(secs => $5::float8)
+`
+
+type DeleteDeadMonteCarloPathsParams struct {
+	TaskID    string  `json:"task_id"`
+	Runs      int32   `json:"runs"`
+	Seed      int64   `json:"seed"`
+	Block     int32   `json:"block"`
+	StaleSecs float64 `json:"stale_secs"`
+}
+
+// A running request whose job gave no sign of life for @stale_secs (its worker died, and
+// River may never run the job again): removed, so that the request starts anew.
+func (q *Queries) DeleteDeadMonteCarloPaths(ctx context.Context, db DBTX, arg DeleteDeadMonteCarloPathsParams) (int64, error) {
+	result, err := db.Exec(ctx, deleteDeadMonteCarloPaths,
+		arg.TaskID,
+		arg.Runs,
+		arg.Seed,
+		arg.Block,
+		arg.StaleSecs,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const deleteMonteCarloPaths = `-- name: DeleteMonteCarloPaths :exec
 DELETE FROM montecarlo_paths
 WHERE task_id = $1 AND runs = $2 AND seed = $3 AND block = $4 AND status IN ('pending', 'running')
