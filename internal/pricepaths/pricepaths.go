@@ -173,6 +173,27 @@ func (s *Service) Get(ctx context.Context, taskID string, by *string, mayStart e
 		Done: int(row.Done), Progress: 100 * float64(row.Done) / float64(args.Runs)}, nil
 }
 
+// restartDead starts row's request again, for the user who asked for it, when its job gave
+// no sign of life for fairshare.PathsStale, and returns the row as it now is. The dead row
+// is removed first, on its own: if the start then fails, the next request starts it, as
+// after a job that gave up.
+func (s *Service) restartDead(ctx context.Context, a Args, row store.MontecarloPath) (store.MontecarloPath, error) {
+	if time.Since(row.UpdatedAt) < fairshare.PathsStale/2 { // alive without a doubt: no write
+		return row, nil
+	}
+	id, runs, seed, block := a.key()
+	n, err := s.db.Queries.DeleteDeadMonteCarloPaths(ctx, s.db.Pool, store.DeleteDeadMonteCarloPathsParams{TaskID: id, Runs: runs, Seed: seed, Block: block,
+		StaleSecs: fairshare.PathsStale.Seconds()})
+	if err != nil {
+		return row, fmt.Errorf("remove dead price paths request of %s: %w", id, err)
+	}
+	if n == 0 { // alive after all, or finished meanwhile
+		return s.row(ctx, a)
+	}
+	s.log.Warn("price paths job gave no sign of life: started again", "task", id, "runs", runs, "seed", seed, "block", block)
+	return s.start(ctx, a, row.CreatedBy)
+}
+
 func (s *Service) row(ctx context.Context, a Args) (store.MontecarloPath, error) {
 	id, runs, seed, block := a.key()
 	return s.db.Queries.GetMonteCarloPaths(ctx, s.db.Pool, store.GetMonteCarloPathsParams{TaskID: id, Runs: runs, Seed: seed, Block: block})
@@ -181,37 +202,11 @@ func (s *Service) row(ctx context.Context, a Args) (store.MontecarloPath, error)
 // start stores a's row and enqueues its job in one transaction (a concurrent request that
 // stored it first enqueued it), and returns the row.
 func (s *Service) start(ctx context.Context, a Args, by *string) (store.MontecarloPath, error) {
-	return s.startAfter(ctx, a, by, false)
-}
-
-// restartDead starts row's request again when its job gave no sign of life for
-// fairshare.PathsStale, and returns the row as it now is.
-func (s *Service) restartDead(ctx context.Context, a Args, row store.MontecarloPath) (store.MontecarloPath, error) {
-	if time.Since(row.UpdatedAt) < fairshare.PathsStale/2 { // alive without a doubt: no write
-		return row, nil
-	}
-	return s.startAfter(ctx, a, row.CreatedBy, true)
-}
-
-// startAfter is start, first removing a's row if its job is dead (dead set): both in the
-// transaction that enqueues the new job.
-func (s *Service) startAfter(ctx context.Context, a Args, by *string, dead bool) (store.MontecarloPath, error) {
 	if s.queue == nil {
 		return store.MontecarloPath{}, errors.New("pricepaths: no job queue configured")
 	}
 	id, runs, seed, block := a.key()
 	err := s.db.WithTx(ctx, func(tx pgx.Tx) error {
-		if dead {
-			n, err := s.db.Queries.DeleteDeadMonteCarloPaths(ctx, tx, store.DeleteDeadMonteCarloPathsParams{TaskID: id, Runs: runs, Seed: seed, Block: block,
-				StaleSecs: fairshare.PathsStale.Seconds()})
-			if err != nil {
-				return fmt.Errorf("remove dead price paths request of %s: %w", id, err)
-			}
-			if n == 0 { // alive after all, or finished meanwhile
-				return nil
-			}
-			s.log.Warn("price paths job gave no sign of life: started again", "task", id, "runs", runs, "seed", seed, "block", block)
-		}
 		n, err := s.db.Queries.CreateMonteCarloPaths(ctx, tx, store.CreateMonteCarloPathsParams{TaskID: id, Runs: runs, Seed: seed, Block: block, CreatedBy: by})
 		if err != nil {
 			return fmt.Errorf("store price paths request of %s: %w", id, err)
